@@ -1,0 +1,28 @@
+"""simkit: how deadly are your rules? Monte Carlo and exact odds for RPG dying rules."""
+
+from importlib.metadata import PackageNotFoundError, version
+
+from .engine import simulate
+from .exact import ExactResult, solve
+from .models import REGISTRY, get_model, make_model
+from .models.dying import Dying
+from .params import ParamError
+from .result import Result
+
+try:
+    __version__ = version("simkit")
+except PackageNotFoundError:  # pragma: no cover - running from a source tree
+    __version__ = "0.0.0+unknown"
+
+__all__ = [
+    "simulate",
+    "solve",
+    "Result",
+    "ExactResult",
+    "ParamError",
+    "REGISTRY",
+    "get_model",
+    "make_model",
+    "Dying",
+    "__version__",
+]

@@ -1,0 +1,235 @@
+"""The ``simkit`` command.
+
+Verbs: ``models``, ``run``, ``exact`` (and those listed in ``EXTRA_COMMANDS``, each a
+module with ``configure(subparsers)`` and a ``run(args)`` set as the parser default).
+Bad input exits with status 2 and one line on stderr naming the parameter and what is
+allowed; output files are written atomically (complete or absent).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from importlib import import_module
+
+from .params import ParamError, parse_value, spec
+
+__all__ = ["main", "build_parser", "parse_sets", "model_from_args"]
+
+#: Modules adding verbs: each defines ``configure(subparsers)``.
+EXTRA_COMMANDS: list[str] = []
+
+
+class UsageError(Exception):
+    """Bad command line: exit status 2, one line."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, status 2, no usage dump
+        raise UsageError(message)
+
+
+def parse_count(text: str) -> int:
+    """``-n``: an integer, also written ``1e6`` or ``10**6``."""
+    t = text.strip().replace("_", "")
+    try:
+        if "**" in t:
+            a, b = t.split("**")
+            v = int(a) ** int(b)
+        elif "e" in t.lower():
+            f = float(t)
+            if not f.is_integer():
+                raise ValueError
+            v = int(f)
+        else:
+            v = int(t)
+    except (ValueError, OverflowError):
+        raise argparse.ArgumentTypeError(f"-n must be a positive integer (e.g. 100000 or 1e6), got {text!r}")
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"-n must be a positive integer (e.g. 100000 or 1e6), got {text!r}")
+    return v
+
+
+def parse_seed(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--seed must be a non-negative integer, got {text!r}")
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"--seed must be a non-negative integer, got {text!r}")
+    return v
+
+
+def parse_sets(model_cls, sets: list[str] | None) -> dict:
+    """``["key=value", ...]`` -> validated parameter dict for ``model_cls``."""
+    known = spec(model_cls)
+    out = {}
+    for item in sets or []:
+        if "=" not in item:
+            raise ParamError(f"--set {item!r} is malformed: write --set KEY=VALUE")
+        key, value = item.split("=", 1)
+        key = key.strip()
+        if key not in known:
+            raise ParamError(
+                f"--set {key}: unknown parameter for model {model_cls.name!r}; known: {', '.join(known)}"
+            )
+        out[key] = parse_value(key, known[key], value)
+    return out
+
+
+def model_from_args(args):
+    from .models import get_model, make_model
+
+    cls = get_model(args.model)
+    params = parse_sets(cls, args.set)
+    return make_model(args.model, getattr(args, "preset", None), **params)
+
+
+def _add_model_args(p):
+    p.add_argument("model", help="model name (see `simkit models`)")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="set a parameter (repeatable)")
+    p.add_argument("--preset", default=None, help="a named rule variant, e.g. pf2e-core")
+
+
+def _add_output_args(p, default="table"):
+    p.add_argument("--format", default=default, choices=("table", "csv", "json"), help="output format")
+    p.add_argument("-o", "--output", default=None, help="write to FILE instead of stdout")
+
+
+def emit(df, args) -> None:
+    """Print or atomically write a frame in the requested format."""
+    from .io import atomic_write, format_frame
+
+    text = format_frame(df, args.format)
+    if args.output:
+        with atomic_write(args.output) as fh:
+            fh.write(text)
+    else:
+        sys.stdout.write(text)
+
+
+def _cmd_models(args) -> int:
+    import pandas as pd
+
+    from .models import REGISTRY
+    from .params import describe
+
+    rows = []
+    for name, cls in REGISTRY.items():
+        if args.model and name != args.model:
+            continue
+        for r in describe(cls):
+            rows.append(dict(model=name, time_unit=cls.time_unit, outcomes=" ".join(cls.outcomes), **r))
+    if args.model and not rows:
+        from .models import get_model
+
+        get_model(args.model)
+    df = pd.DataFrame(rows)
+    if args.format == "table":
+        lines = []
+        for name, cls in REGISTRY.items():
+            if args.model and name != args.model:
+                continue
+            lines.append(f"{name}  ({cls.rule_ids}; step = 1 {cls.time_unit[:-1]}; outcomes: "
+                         f"{', '.join(cls.outcomes + ('unresolved',))})")
+            doc = (cls.__doc__ or "").strip().splitlines()
+            if doc:
+                lines.append(f"    {doc[0]}")
+            for r in describe(cls):
+                unit = f" [{r['unit']}]" if r["unit"] else ""
+                rule = f" ({r['rule']})" if r["rule"] else ""
+                lines.append(f"    {r['name']:<14} default {r['default']!s:<10} {r['allowed']}{unit}{rule}")
+                lines.append(f"    {'':<14} {r['help']}")
+            lines.append("")
+        sys.stdout.write("\n".join(lines))
+        return 0
+    emit(df, args)
+    return 0
+
+
+def _prepare_output(args):
+    if args.output:
+        from .io import check_writable
+
+        check_writable(args.output)
+
+
+def _cmd_run(args) -> int:
+    from .engine import simulate
+
+    model = model_from_args(args)
+    _prepare_output(args)
+    res = simulate(model, args.n, rng=args.seed, workers=args.workers)
+    df = res.summary(level=args.level, exact=not args.no_exact)
+    emit(df, args)
+    return 0
+
+
+def _cmd_exact(args) -> int:
+    from .exact import solve
+
+    model = model_from_args(args)
+    _prepare_output(args)
+    if not model.has_exact:
+        raise ParamError(f"model {model.name!r} has no exact solver; use `simkit run {model.name}`")
+    emit(solve(model).summary(), args)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    parser = _Parser(prog="simkit", description="How deadly are your rules? Monte Carlo and exact odds.")
+    parser.add_argument("--version", action="version", version=f"simkit {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    p = sub.add_parser("models", help="list models with parameters, defaults, ranges and rule ids")
+    p.add_argument("model", nargs="?", default=None, help="only this model")
+    _add_output_args(p)
+    p.set_defaults(func=_cmd_models)
+
+    p = sub.add_parser("run", help="Monte Carlo summary of a model")
+    _add_model_args(p)
+    p.add_argument("-n", type=parse_count, default=100_000, help="number of tracks (default 100000)")
+    p.add_argument("--seed", type=parse_seed, default=None, help="random seed (default: fresh entropy)")
+    p.add_argument("--workers", type=int, default=1, help="local worker processes")
+    p.add_argument("--level", type=float, default=0.95, help="confidence level of ci_low/ci_high")
+    p.add_argument("--no-exact", action="store_true", help="omit the exact column")
+    _add_output_args(p)
+    p.set_defaults(func=_cmd_run)
+
+    p = sub.add_parser("exact", help="exact outcome probabilities of a model")
+    _add_model_args(p)
+    _add_output_args(p)
+    p.set_defaults(func=_cmd_exact)
+
+    for mod in EXTRA_COMMANDS:
+        import_module(mod).configure(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``simkit`` console script."""
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return 2
+        if getattr(args, "level", None) is not None and not 0 < args.level < 1:
+            raise ParamError(f"--level must be in (0, 1), got {args.level}")
+        if getattr(args, "workers", None) is not None and not 1 <= args.workers <= 1024:
+            raise ParamError(f"--workers must be an integer in [1, 1024], got {args.workers}")
+        return int(args.func(args) or 0)
+    except (UsageError, ParamError) as exc:
+        print(f"simkit: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("simkit: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,223 @@
+"""Dice: d20 degrees of success (R0-05) and sums of dice, vectorised and exact.
+
+Degrees of success are coded as small integers so that they can index tables::
+
+    CRIT_FAIL = 0, FAIL = 1, SUCCESS = 2, CRIT_SUCCESS = 3
+
+R0-05: a total >= DC + 10 is a critical success, >= DC a success, <= DC - 10 a
+critical failure, anything else a failure; a natural 20 raises the degree one step
+and a natural 1 lowers it one step (never past the ends).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+
+import numpy as np
+
+__all__ = [
+    "CRIT_FAIL",
+    "FAIL",
+    "SUCCESS",
+    "CRIT_SUCCESS",
+    "DEGREES",
+    "degree",
+    "degrees",
+    "degree_table",
+    "degree_pmf",
+    "Dice",
+    "parse_dice",
+]
+
+CRIT_FAIL, FAIL, SUCCESS, CRIT_SUCCESS = 0, 1, 2, 3
+DEGREES = ("critical failure", "failure", "success", "critical success")
+
+
+def degree(roll: int, bonus: int, dc: int, *, natural: bool = True) -> int:
+    """Degree of success of one d20 check (R0-05), plain Python.
+
+    Parameters
+    ----------
+    roll : int
+        The natural d20 result, 1..20.
+    bonus : int
+        Everything added to the roll (modifier, penalties).
+    dc : int
+        The difficulty class.
+    natural : bool
+        Apply the natural 20 / natural 1 step (R0-05). Checks of seed 001 have no such
+        rule (A1-6).
+    """
+    total = roll + bonus
+    if total >= dc + 10:
+        d = CRIT_SUCCESS
+    elif total >= dc:
+        d = SUCCESS
+    elif total <= dc - 10:
+        d = CRIT_FAIL
+    else:
+        d = FAIL
+    if natural:
+        if roll == 20:
+            d = min(d + 1, CRIT_SUCCESS)
+        elif roll == 1:
+            d = max(d - 1, CRIT_FAIL)
+    return d
+
+
+def degree_table(bonus: int, dc: int, *, natural: bool = True) -> np.ndarray:
+    """Degree for every natural roll: an int8 array of shape (21,), index = roll.
+
+    Index 0 is unused (set to -1). Looking rolls up in this table with ``take`` is the
+    fast way to grade a vector of d20s against one (bonus, DC).
+    """
+    table = np.full(21, -1, dtype=np.int8)
+    for r in range(1, 21):
+        table[r] = degree(r, bonus, dc, natural=natural)
+    return table
+
+
+def degrees(rolls: np.ndarray, bonus, dc, *, natural: bool = True) -> np.ndarray:
+    """Vectorised degrees of success (R0-05) for arrays of natural rolls.
+
+    ``bonus`` and ``dc`` broadcast against ``rolls``. Returns int8 codes 0..3.
+    """
+    rolls = np.asarray(rolls)
+    total = rolls.astype(np.int32) + np.asarray(bonus, dtype=np.int32)
+    dc = np.asarray(dc, dtype=np.int32)
+    d = np.where(
+        total >= dc + 10,
+        CRIT_SUCCESS,
+        np.where(total >= dc, SUCCESS, np.where(total <= dc - 10, CRIT_FAIL, FAIL)),
+    ).astype(np.int8)
+    if natural:
+        d = np.where(rolls == 20, np.minimum(d + 1, CRIT_SUCCESS), d)
+        d = np.where(rolls == 1, np.maximum(d - 1, CRIT_FAIL), d)
+    return d.astype(np.int8)
+
+
+@lru_cache(maxsize=4096)
+def _degree_counts(bonus: int, dc: int, natural: bool) -> tuple[int, int, int, int]:
+    counts = [0, 0, 0, 0]
+    for r in range(1, 21):
+        counts[degree(r, bonus, dc, natural=natural)] += 1
+    return tuple(counts)  # type: ignore[return-value]
+
+
+def degree_pmf(bonus: int, dc: int, *, natural: bool = True, exact: bool = False):
+    """Exact probability of each degree of success for one d20 check.
+
+    Returns a float array of shape (4,) indexed by degree (CRIT_FAIL..CRIT_SUCCESS),
+    or a tuple of :class:`fractions.Fraction` with ``exact=True``.
+    """
+    counts = _degree_counts(int(bonus), int(dc), bool(natural))
+    if exact:
+        return tuple(Fraction(c, 20) for c in counts)
+    return np.array(counts, dtype=np.float64) / 20.0
+
+
+_DICE_RE = re.compile(r"^\s*(?:(\d+)\s*[dD]\s*(\d+))?\s*(?:([+-])\s*(\d+))?\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class Dice:
+    """A sum of identical dice plus a constant: ``count`` d ``sides`` + ``bonus``.
+
+    ``Dice.parse("2d6+3")``; ``"0"`` or ``"5"`` is a constant. The exact PMF is
+    computed by convolution; draws use the inverse CDF of that PMF with one uniform
+    per sum, so a draw costs the same for 1d6 and 20d6 and matches the PMF exactly.
+    """
+
+    count: int = 0
+    sides: int = 6
+    bonus: int = 0
+
+    def __post_init__(self):
+        if not 0 <= self.count <= 1000:
+            raise ValueError(f"dice count must be in [0, 1000], got {self.count}")
+        if not 1 <= self.sides <= 1000:
+            raise ValueError(f"dice sides must be in [1, 1000], got {self.sides}")
+
+    @classmethod
+    def parse(cls, text: str | Dice) -> Dice:
+        if isinstance(text, Dice):
+            return text
+        return parse_dice(text)
+
+    def __str__(self) -> str:
+        core = f"{self.count}d{self.sides}" if self.count else ""
+        if self.bonus or not core:
+            sign = "+" if self.bonus >= 0 and core else ("-" if self.bonus < 0 else "")
+            return f"{core}{sign}{abs(self.bonus)}"
+        return core
+
+    @property
+    def min(self) -> int:
+        return self.count + self.bonus
+
+    @property
+    def max(self) -> int:
+        return self.count * self.sides + self.bonus
+
+    @property
+    def mean(self) -> float:
+        return self.count * (self.sides + 1) / 2 + self.bonus
+
+    def pmf(self) -> tuple[np.ndarray, np.ndarray]:
+        """Exact distribution: (values, probabilities), values ascending."""
+        return _pmf(self.count, self.sides, self.bonus)
+
+    def cdf_at_least(self, threshold: int) -> float:
+        """P(sum >= threshold), exact up to float rounding."""
+        values, probs = self.pmf()
+        return float(probs[values >= threshold].sum())
+
+    def quantile(self, u):
+        """The sum whose CDF first exceeds ``u`` in [0, 1) (inverse CDF), vectorised.
+
+        ``quantile(rng.random(m))`` draws ``m`` sums with exactly the PMF's law.
+        """
+        values, probs = self.pmf()
+        cdf = np.cumsum(probs)
+        cdf[-1] = 1.0
+        idx = np.searchsorted(cdf, u, side="right")
+        return values[np.minimum(idx, len(values) - 1)].astype(np.int32)
+
+    def sample(self, rng, size) -> np.ndarray:
+        """Draw sums (int32) by inverse CDF, one uniform each."""
+        return self.quantile(rng.random(size))
+
+
+@lru_cache(maxsize=256)
+def _pmf(count: int, sides: int, bonus: int) -> tuple[np.ndarray, np.ndarray]:
+    probs = np.array([1.0])
+    one = np.full(sides, 1.0 / sides)
+    for _ in range(count):
+        probs = np.convolve(probs, one)
+    values = np.arange(count, count * sides + 1, dtype=np.int64) + bonus
+    if count == 0:
+        values = np.array([bonus], dtype=np.int64)
+    values.setflags(write=False)
+    probs.setflags(write=False)
+    return values, probs
+
+
+def parse_dice(text: str) -> Dice:
+    """Parse ``"NdX"``, ``"NdX+B"``, ``"NdX-B"`` or a constant ``"B"``."""
+    if not isinstance(text, str):
+        raise ValueError(f"dice must be a string like '2d6+3', got {text!r}")
+    if re.fullmatch(r"\s*[+-]?\d+\s*", text):
+        return Dice(0, 1, int(text))
+    m = _DICE_RE.match(text)
+    if not m or not text.strip():
+        raise ValueError(f"dice must look like '2d6+3', '1d8' or '4', got {text!r}")
+    count, sides, sign, const = m.groups()
+    bonus = int(const or 0) * (-1 if sign == "-" else 1)
+    if count is None:
+        if const is None:
+            raise ValueError(f"dice must look like '2d6+3', '1d8' or '4', got {text!r}")
+        return Dice(0, 1, bonus)
+    return Dice(int(count), int(sides), bonus)

@@ -1,0 +1,222 @@
+"""The Monte Carlo engine: any model, ``n`` tracks, bounded memory, any executor.
+
+Tracks are simulated in blocks of whole random streams (:mod:`simkit.streams`); each
+block keeps only its active tracks (compaction after every step), so memory is
+bounded by the block size, not by ``n``. The engine records, per outcome, a histogram
+of the step at which tracks absorbed; marks (a state field's value at absorption) and
+observations (a per-step histogram of a field over active tracks) when the model
+declares them. Integer counts are summed across blocks, so the order in which blocks
+finish, the number of workers and the executor do not change any number.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from concurrent.futures import Executor, ProcessPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .params import ParamError
+from .result import Result
+from .streams import STREAM_SIZE, BlockRng, resolve_seed, stream_generator
+
+__all__ = ["simulate", "Tally", "run_tracks"]
+
+#: Default tracks per block (a multiple of the stream size).
+DEFAULT_BLOCK = 2**20
+MAX_N = 10**13
+
+
+@dataclass
+class Tally:
+    """Integer counts of one or more blocks; adding tallies is exact and commutative."""
+
+    hist: np.ndarray  # (n_outcomes, horizon + 1) int64: absorptions by outcome and step
+    marks: dict = field(default_factory=dict)  # field -> (n_outcomes, max value + 1) int64
+    observed: dict = field(default_factory=dict)  # field -> (horizon + 1, max value + 1) int64
+
+    def __iadd__(self, other: Tally) -> Tally:
+        self.hist += other.hist
+        for d_self, d_other in ((self.marks, other.marks), (self.observed, other.observed)):
+            for k, v in d_other.items():
+                d_self[k] = _padded_add(d_self.get(k), v)
+        return self
+
+
+def _padded_add(a, b):
+    if a is None:
+        return b.copy()
+    if a.shape[1] < b.shape[1]:
+        a, b = b, a
+    out = a.copy()
+    out[:, : b.shape[1]] += b
+    return out
+
+
+def _bincount2(rows: np.ndarray, values: np.ndarray, n_rows: int) -> np.ndarray:
+    values = values.astype(np.int64, copy=False)
+    if values.size and values.min() < 0:
+        raise ValueError("marks and observations must be non-negative integers")
+    width = int(values.max()) + 1 if values.size else 1
+    flat = np.bincount(rows.astype(np.int64) * width + values, minlength=n_rows * width)
+    return flat.reshape(n_rows, width)
+
+
+def run_tracks(model, seed: int, first_stream: int, n_tracks: int, prefix=()) -> Tally:
+    """Simulate ``n_tracks`` tracks made of consecutive streams from ``first_stream``.
+
+    Every stream but the last is full (``STREAM_SIZE`` tracks). This is one block of
+    the engine, and the unit of work handed to an executor.
+    """
+    n_out = len(model.outcomes)
+    horizon = model.horizon
+    n_streams = math.ceil(n_tracks / STREAM_SIZE)
+    counts = [STREAM_SIZE] * n_streams
+    counts[-1] = n_tracks - STREAM_SIZE * (n_streams - 1)
+    gens = [stream_generator(seed, first_stream + j, prefix) for j in range(n_streams)]
+    brng = BlockRng(gens, counts)
+    tally = Tally(hist=np.zeros((n_out, horizon + 1), dtype=np.int64))
+    observe = getattr(model, "observe", None)
+
+    def absorb(state, codes, start, k):
+        # codes: -1 active, else outcome + n_out * offset (offset < k: absorbed at start + offset)
+        n_codes = n_out * k
+        if n_codes <= 24:
+            per_code = np.array([np.count_nonzero(codes == c) for c in range(n_codes)], dtype=np.int64)
+        else:
+            per_code = np.bincount(codes.astype(np.intp) + 1, minlength=n_codes + 1)[1:]
+        if not per_code.any():
+            return state
+        tally.hist[:, start : start + k] += per_code.reshape(k, n_out).T
+        keep = codes < 0
+        if model.marks:
+            done = ~keep
+            out = codes[done].astype(np.int64) % n_out
+            for name in model.marks:
+                tally.marks[name] = _padded_add(
+                    tally.marks.get(name), _bincount2(out, state[name][done], n_out)
+                )
+        brng.compact(keep)
+        return {name: v[keep] for name, v in state.items()}
+
+    def observe_now(state, t):
+        for name, values in observe(state, t).items():
+            row = np.full(values.shape, t, dtype=np.int64)
+            tally.observed[name] = _padded_add(tally.observed.get(name), _bincount2(row, values, horizon + 1))
+
+    state, codes = model.init(n_tracks, brng)
+    state = absorb(state, codes, 0, 1)
+    t = 0  # last step completed
+    while brng.n_active and t < horizon:
+        if observe is not None:
+            observe_now(state, t)
+        res = model.step(state, t + 1, brng)
+        codes, k = res if isinstance(res, tuple) else (res, 1)
+        if len(codes) != brng.n_active or not 1 <= k <= horizon - t:
+            raise RuntimeError(f"model {model.name!r} broke the step contract at step {t + 1}")
+        state = absorb(state, codes, t + 1, k)
+        t += k
+    if observe is not None and brng.n_active:
+        observe_now(state, t)
+    return tally
+
+
+def _check_n(n) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer, float)):
+        raise ParamError(f"n must be an integer in [1, {MAX_N:.0e}], got {n!r}")
+    if isinstance(n, float):
+        if not n.is_integer():
+            raise ParamError(f"n must be an integer in [1, {MAX_N:.0e}], got {n!r}")
+        n = int(n)
+    if not 1 <= n <= MAX_N:
+        raise ParamError(f"n must be an integer in [1, {MAX_N:.0e}], got {n}")
+    return int(n)
+
+
+def _blocks(n: int, block_size: int) -> list[tuple[int, int]]:
+    """(first stream, n tracks) of each block."""
+    per_block = max(1, math.ceil(block_size / STREAM_SIZE))
+    n_streams = math.ceil(n / STREAM_SIZE)
+    out = []
+    for first in range(0, n_streams, per_block):
+        last = min(first + per_block, n_streams)
+        tracks = min(n, last * STREAM_SIZE) - first * STREAM_SIZE
+        out.append((first, tracks))
+    return out
+
+
+def simulate(
+    model,
+    n: int = 100_000,
+    rng=None,
+    *,
+    block_size: int = DEFAULT_BLOCK,
+    workers: int = 1,
+    executor: Executor | None = None,
+    _prefix: tuple[int, ...] = (),
+) -> Result:
+    """Simulate ``n`` independent tracks of ``model``.
+
+    Parameters
+    ----------
+    model : Rules
+        A model's rules (e.g. ``simkit.models.Dying(dc=20, save_bonus=10)``).
+    n : int
+        Number of tracks, 1..1e13. Memory does not grow with ``n``.
+    rng : None, int, SeedSequence or numpy.random.Generator
+        The seed. The result records the integer seed that replays it.
+    block_size : int
+        Tracks per block (rounded up to whole streams of ``STREAM_SIZE``). Bounds
+        memory; does not change results.
+    workers : int
+        Local worker processes (1 = in this process). Does not change results.
+    executor : concurrent.futures.Executor, optional
+        Any executor (e.g. a Dask client's ``get_executor()``); overrides ``workers``.
+
+    Returns
+    -------
+    Result
+        Outcome counts, per-step absorption histograms, the model, seed and ``n``.
+    """
+    n = _check_n(n)
+    if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)) or block_size < 1:
+        raise ParamError(f"block_size must be a positive integer, got {block_size!r}")
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or not 1 <= workers <= 1024:
+        raise ParamError(f"workers must be an integer in [1, 1024], got {workers!r}")
+    seed = resolve_seed(rng)
+    blocks = _blocks(n, int(block_size))
+    total = None
+    if executor is None and (workers == 1 or len(blocks) == 1):
+        for first, tracks in blocks:
+            tally = run_tracks(model, seed, first, tracks, _prefix)
+            total = tally if total is None else _acc(total, tally)
+    else:
+        own = executor is None
+        ex = executor if executor is not None else _process_pool(min(workers, len(blocks)))
+        try:
+            futures = [ex.submit(run_tracks, model, seed, first, tracks, _prefix) for first, tracks in blocks]
+            for fut in futures:
+                tally = fut.result()
+                total = tally if total is None else _acc(total, tally)
+        finally:
+            if own:
+                ex.shutdown()
+    return Result(model=model, n=n, seed=seed, hist=total.hist, marks=total.marks, observed=total.observed)
+
+
+def _acc(total: Tally, tally: Tally) -> Tally:
+    total += tally
+    return total
+
+
+def _process_pool(workers: int) -> ProcessPoolExecutor:
+    import multiprocessing
+
+    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method))
+
+
+def default_workers() -> int:
+    return max(1, (os.cpu_count() or 1))

@@ -1,0 +1,118 @@
+"""The contract every model implements.
+
+A model is a frozen dataclass of rules (fields declared with :func:`simkit.params.param`)
+that also knows how to advance a block of tracks. It knows nothing of blocks, streams,
+workers, CSV or plots.
+
+Monte Carlo side (used by :func:`simkit.simulate`)
+    ``init(n, rng) -> (state, codes)``
+        ``state`` is a dict of arrays of shape ``(n,)`` (the per-track state);
+        ``codes`` an int8 array of shape ``(n,)``: ``-1`` for a track that starts in
+        the track, else the index in ``outcomes`` of the outcome it ends in at step 0.
+    ``step(state, t, rng) -> codes`` or ``(codes, k)``
+        Advance the active tracks through step ``t`` (1-based) and return their codes
+        (integers: negative = still active, else the outcome index). May update ``state``
+        arrays in place or replace them in the dict. A kernel may advance ``k`` steps
+        at once (never past the horizon): then a code is ``outcome + len(outcomes) *
+        offset`` for a track absorbed at step ``t + offset`` (``0 <= offset < k``).
+        Draws must have one row per active track (see
+        :class:`simkit.streams.BlockRng`).
+
+Exact side (used by :func:`simkit.solve`), for Markov models
+    ``exact_initial() -> {key: p}`` and ``exact_step(state, t) -> {key: p}``; a key
+    that is a ``str`` is an outcome, anything else (a tuple) a transient state.
+    ``exact_regime(t)`` returns a hashable: steps with equal regimes share their
+    transitions (the default, ``None`` for every step, says the chain is homogeneous).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..params import ParamError, check_value, spec
+
+__all__ = ["Rules", "ParamError"]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Rules:
+    """Base class of every model's rules (frozen; a variant is :meth:`replace`)."""
+
+    #: Name used by the registry and the CLI.
+    name: ClassVar[str] = ""
+    #: Time unit of one step ("rounds", "hours", "days", "falls").
+    time_unit: ClassVar[str] = "rounds"
+    #: Absorbing outcomes, in code order. ``unresolved`` is added by the engine.
+    outcomes: ClassVar[tuple[str, ...]] = ()
+    #: State fields whose value at absorption is histogrammed per outcome.
+    marks: ClassVar[tuple[str, ...]] = ()
+    #: Rule ids of RULES.md implemented by the model.
+    rule_ids: ClassVar[str] = ""
+    #: Whether ``exact_initial``/``exact_step`` are implemented.
+    has_exact: ClassVar[bool] = False
+    #: Name of the parameter holding the horizon.
+    horizon_param: ClassVar[str] = "max_rounds"
+
+    def __post_init__(self) -> None:
+        for fname, meta in spec(type(self)).items():
+            value = check_value(fname, meta, getattr(self, fname))
+            object.__setattr__(self, fname, value)
+        self.validate()
+
+    # -- hooks -----------------------------------------------------------------
+    def validate(self) -> None:
+        """Cross-field checks; raise :class:`ParamError` naming the parameters."""
+
+    @property
+    def horizon(self) -> int:
+        """Last step simulated; tracks still active after it are ``unresolved``."""
+        return int(getattr(self, self.horizon_param))
+
+    def init(self, n: int, rng) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        raise NotImplementedError
+
+    def step(self, state: dict[str, np.ndarray], t: int, rng) -> Any:
+        raise NotImplementedError
+
+    def exact_initial(self) -> dict:
+        raise NotImplementedError(f"model {self.name!r} has no exact solver")
+
+    def exact_step(self, state, t: int) -> dict:
+        raise NotImplementedError(f"model {self.name!r} has no exact solver")
+
+    def exact_regime(self, t: int):
+        return None
+
+    # -- conveniences ------------------------------------------------------------
+    def params(self) -> dict[str, Any]:
+        """The declared parameters and their values."""
+        return {k: getattr(self, k) for k in spec(type(self))}
+
+    def replace(self, **changes) -> Rules:
+        """A new rules object with some parameters changed (validated)."""
+        unknown = set(changes) - set(spec(type(self)))
+        if unknown:
+            raise ParamError(
+                f"unknown parameter {sorted(unknown)[0]!r} for model {self.name!r}; "
+                f"known: {', '.join(spec(type(self)))}"
+            )
+        return dataclasses.replace(self, **changes)
+
+    @classmethod
+    def from_params(cls, **params) -> Rules:
+        """Build from keyword parameters, rejecting unknown names clearly."""
+        known = spec(cls)
+        unknown = set(params) - set(known)
+        if unknown:
+            raise ParamError(
+                f"unknown parameter {sorted(unknown)[0]!r} for model {cls.name!r}; "
+                f"known: {', '.join(known)}"
+            )
+        return cls(**params)
+
+    @property
+    def all_outcomes(self) -> tuple[str, ...]:
+        return tuple(self.outcomes) + ("unresolved",)

@@ -1,0 +1,186 @@
+"""Declared parameters: one place for defaults, ranges, choices, units and rule ids.
+
+A model's rules are a frozen dataclass whose fields are made with :func:`param`. The
+field metadata drives validation (``__post_init__`` of :class:`~simkit.models.base.Rules`),
+parsing of ``--set KEY=VALUE`` strings, the ``simkit models`` listing, and sweeps.
+
+Kinds: ``int``, ``float``, ``bool``, ``choice`` (a string from ``choices``), ``dice``
+(a string like ``"2d6+3"``), ``policy`` (a choice or an integer). Any kind may be
+``optional`` (``None`` allowed, written ``none`` on the command line).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+from .dice import parse_dice
+
+__all__ = ["param", "ParamError", "spec", "parse_value", "check_value", "describe"]
+
+
+class ParamError(ValueError):
+    """A bad parameter value; the message names the parameter and what is allowed."""
+
+
+def param(
+    default: Any,
+    *,
+    kind: str,
+    help: str,
+    lo: float | None = None,
+    hi: float | None = None,
+    choices: tuple[str, ...] = (),
+    optional: bool = False,
+    unit: str = "",
+    rule: str = "",
+):
+    """A dataclass field carrying its own validation and documentation."""
+    meta = dict(
+        kind=kind,
+        help=help,
+        lo=lo,
+        hi=hi,
+        choices=tuple(choices),
+        optional=optional,
+        unit=unit,
+        rule=rule,
+    )
+    return dataclasses.field(default=default, metadata=meta)
+
+
+def spec(rules_cls) -> dict[str, dict]:
+    """Field name -> metadata (with ``default``), for every declared parameter."""
+    out = {}
+    for f in dataclasses.fields(rules_cls):
+        if "kind" in f.metadata:
+            out[f.name] = dict(f.metadata, default=f.default)
+    return out
+
+
+def allowed(meta: dict) -> str:
+    """Human text of what a parameter accepts."""
+    kind = meta["kind"]
+    if kind == "choice":
+        text = "one of " + ", ".join(meta["choices"])
+    elif kind == "policy":
+        text = "one of " + ", ".join(meta["choices"]) + f" or an integer in [{_fmt(meta['lo'])}, {_fmt(meta['hi'])}]"
+    elif kind == "bool":
+        text = "true or false"
+    elif kind == "dice":
+        text = "dice like '2d6+3'"
+    else:
+        text = f"{'an integer' if kind == 'int' else 'a number'} in [{_fmt(meta['lo'])}, {_fmt(meta['hi'])}]"
+    if meta["optional"]:
+        text += " or none"
+    return text
+
+
+def _fmt(x) -> str:
+    if x is None:
+        return "inf"
+    if isinstance(x, float) and x.is_integer():
+        return str(int(x))
+    return str(x)
+
+
+def check_value(name: str, meta: dict, value: Any) -> Any:
+    """Validate (and normalise) one value; raise :class:`ParamError` naming ``name``."""
+    def bad():
+        return ParamError(f"{name}={value!r} is not allowed: {name} must be {allowed(meta)}")
+
+    if value is None:
+        if meta["optional"]:
+            return None
+        raise bad()
+    kind = meta["kind"]
+    if kind == "bool":
+        if isinstance(value, (bool,)) or (isinstance(value, int) and value in (0, 1)):
+            return bool(value)
+        raise bad()
+    if kind == "choice":
+        if isinstance(value, str) and value in meta["choices"]:
+            return value
+        raise bad()
+    if kind == "dice":
+        try:
+            return str(parse_dice(value))
+        except ValueError:
+            raise bad() from None
+    if kind == "policy" and isinstance(value, str):
+        if value in meta["choices"]:
+            return value
+        raise bad()
+    if kind in ("int", "policy"):
+        if isinstance(value, bool):
+            raise bad()
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        elif hasattr(value, "__index__"):
+            value = int(value.__index__())
+        else:
+            raise bad()
+    elif kind == "float":
+        if isinstance(value, bool):
+            raise bad()
+        try:
+            value = float(value)
+        except (TypeError, ValueError):
+            raise bad() from None
+        if math.isnan(value):
+            raise bad()
+    lo, hi = meta["lo"], meta["hi"]
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        raise bad()
+    return value
+
+
+def parse_value(name: str, meta: dict, text: str) -> Any:
+    """Parse a command-line string for parameter ``name`` (then validate it)."""
+    t = text.strip()
+    kind = meta["kind"]
+    if t.lower() in ("none", "null", ""):
+        if meta["optional"]:
+            return None
+        raise ParamError(f"{name}={text!r} is not allowed: {name} must be {allowed(meta)}")
+    try:
+        if kind == "bool":
+            low = t.lower()
+            if low in ("true", "yes", "on", "1"):
+                return True
+            if low in ("false", "no", "off", "0"):
+                return False
+            raise ValueError
+        if kind in ("choice", "dice"):
+            return check_value(name, meta, t)
+        if kind == "policy":
+            if t in meta["choices"]:
+                return t
+            return check_value(name, meta, int(t))
+        if kind == "int":
+            return check_value(name, meta, int(t))
+        if kind == "float":
+            return check_value(name, meta, float(t))
+    except ParamError:
+        raise
+    except ValueError:
+        pass
+    raise ParamError(f"{name}={text!r} is not allowed: {name} must be {allowed(meta)}")
+
+
+def describe(rules_cls) -> list[dict]:
+    """Rows describing each parameter: name, default, allowed, unit, rule, help."""
+    rows = []
+    for name, meta in spec(rules_cls).items():
+        rows.append(
+            dict(
+                name=name,
+                default=meta["default"],
+                allowed=allowed(meta),
+                unit=meta["unit"],
+                rule=meta["rule"],
+                help=meta["help"],
+            )
+        )
+    return rows

@@ -1,0 +1,146 @@
+"""Monte Carlo results: counts, per-step histograms, tidy summaries with intervals."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+
+from .stats import proportion_ci
+
+__all__ = ["Result", "SUMMARY_COLUMNS"]
+
+#: Columns of :meth:`Result.summary` (a public contract, with ``exact`` when known).
+SUMMARY_COLUMNS = ("outcome", "count", "n", "p", "ci_low", "ci_high")
+
+
+@dataclass(frozen=True)
+class Result:
+    """What :func:`simkit.simulate` returns.
+
+    Attributes
+    ----------
+    model : Rules
+        The rules simulated (with every parameter).
+    n : int
+        Number of tracks.
+    seed : int
+        The integer seed that replays the run (``simulate(model, n, rng=seed)``).
+    hist : ndarray, shape (n_outcomes, horizon + 1), int64
+        Tracks absorbed in each outcome at each step (row order ``model.outcomes``).
+    marks : dict
+        Field -> (n_outcomes, values) counts of that field's value at absorption.
+    observed : dict
+        Field -> (horizon + 1, values) counts over tracks still active after step t.
+    """
+
+    model: object
+    n: int
+    seed: int
+    hist: np.ndarray
+    marks: dict = field(default_factory=dict)
+    observed: dict = field(default_factory=dict)
+
+    @property
+    def outcomes(self) -> tuple[str, ...]:
+        return tuple(self.model.outcomes) + ("unresolved",)
+
+    @property
+    def params(self) -> dict:
+        return self.model.params()
+
+    @property
+    def time_unit(self) -> str:
+        return self.model.time_unit
+
+    @property
+    def counts(self) -> dict[str, int]:
+        c = self.hist.sum(axis=1)
+        out = dict(zip(self.model.outcomes, (int(x) for x in c)))
+        out["unresolved"] = self.n - int(c.sum())
+        return out
+
+    def __getitem__(self, outcome: str) -> float:
+        """Estimated probability of ``outcome``."""
+        return self.counts[outcome] / self.n
+
+    @cached_property
+    def exact(self):
+        """The :class:`~simkit.exact.ExactResult` of the same model, or None."""
+        if not getattr(self.model, "has_exact", False):
+            return None
+        from .exact import solve
+
+        return solve(self.model)
+
+    def summary(self, level: float = 0.95, method: str = "wilson", exact: bool = True) -> pd.DataFrame:
+        """One row per outcome: ``outcome, count, n, p, ci_low, ci_high`` (+ ``exact``).
+
+        ``level`` is the confidence level of the interval (Wilson by default,
+        ``method="clopper-pearson"`` for the exact interval). ``exact`` adds the exact
+        probability when the model has an exact solver.
+        """
+        counts = self.counts
+        c = np.array(list(counts.values()), dtype=np.int64)
+        low, high = proportion_ci(c, self.n, level, method)
+        df = pd.DataFrame(
+            {
+                "outcome": list(counts),
+                "count": c,
+                "n": np.full(len(c), self.n, dtype=np.int64),
+                "p": c / self.n,
+                "ci_low": low,
+                "ci_high": high,
+            }
+        )
+        if exact and self.exact is not None:
+            probs = self.exact.probabilities
+            df["exact"] = [probs[o] for o in df["outcome"]]
+        df.attrs.update(model=self.model.name, seed=self.seed, n=self.n, level=level)
+        return df
+
+    def survival(self, level: float = 0.95, method: str = "wilson", exact: bool = True) -> pd.DataFrame:
+        """Per-step probabilities by outcome, with bands.
+
+        Long format with columns ``time, outcome, count, p, ci_low, ci_high`` (+
+        ``exact``): for each absorbing outcome, P(absorbed in it by the end of step
+        ``time``); for ``active``, P(still in the track after step ``time``). Time is
+        in the model's unit (``df.attrs["time_unit"]``).
+        """
+        cum = np.cumsum(self.hist, axis=1)  # (O, T+1)
+        active = self.n - cum.sum(axis=0)
+        names = list(self.model.outcomes) + ["active"]
+        counts = np.vstack([cum, active[None, :]])
+        T = counts.shape[1]
+        low, high = proportion_ci(counts, self.n, level, method)
+        df = pd.DataFrame(
+            {
+                "time": np.tile(np.arange(T), len(names)),
+                "outcome": np.repeat(names, T),
+                "count": counts.ravel(),
+                "p": (counts / self.n).ravel(),
+                "ci_low": low.ravel(),
+                "ci_high": high.ravel(),
+            }
+        )
+        if exact and self.exact is not None:
+            ecum = self.exact.cdf()
+            eact = 1.0 - ecum.sum(axis=0)
+            df["exact"] = np.vstack([ecum, eact[None, :]]).ravel()
+        df.attrs.update(model=self.model.name, time_unit=self.time_unit, seed=self.seed, n=self.n)
+        return df
+
+    def marks_frame(self, name: str) -> pd.DataFrame:
+        """Distribution of a mark: columns ``outcome, value, count, p`` (p over all tracks)."""
+        counts = self.marks[name]
+        rows = []
+        for i, o in enumerate(self.model.outcomes):
+            for v in np.flatnonzero(counts[i]):
+                rows.append((o, int(v), int(counts[i, v]), counts[i, v] / self.n))
+        return pd.DataFrame(rows, columns=["outcome", "value", "count", "p"])
+
+    def __repr__(self) -> str:
+        ps = ", ".join(f"{o}={c / self.n:.4f}" for o, c in self.counts.items())
+        return f"Result({self.model.name}, n={self.n}, seed={self.seed}: {ps})"

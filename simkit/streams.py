@@ -1,0 +1,128 @@
+"""Random streams: seeds to Generators, and the per-stream view a kernel draws from.
+
+Reproducibility contract (STYLE.md items 2-3): tracks are grouped in *streams* of
+:data:`STREAM_SIZE` consecutive tracks; stream ``j`` draws from
+``SeedSequence(seed, spawn_key=prefix + (j,))`` and from nothing else. A block of the
+engine is a run of whole streams, and a kernel's draw for a block is the concatenation
+of each stream's own draw. What a track sees therefore depends on the seed and its
+stream index only, never on the block size, the number of workers or the executor.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["STREAM_SIZE", "resolve_seed", "stream_generator", "BlockRng", "point_seed"]
+
+#: Tracks per independent random stream. Part of the reproducibility contract: changing
+#: it changes every simulated number.
+STREAM_SIZE = 2**14
+
+
+def resolve_seed(rng) -> int:
+    """Turn the ``rng`` argument into an integer seed that reproduces the run.
+
+    ``None`` draws fresh OS entropy; an ``int`` is used as is; a ``SeedSequence``
+    gives its entropy; a :class:`numpy.random.Generator` gives one 63-bit draw (so
+    the same Generator state gives the same run, and the run records a seed that
+    replays it).
+    """
+    if rng is None:
+        return int(np.random.SeedSequence().entropy)
+    if isinstance(rng, (bool, np.bool_)):
+        raise TypeError(f"rng must be None, an int seed or a numpy Generator, got {rng!r}")
+    if isinstance(rng, (int, np.integer)):
+        if rng < 0:
+            raise ValueError(f"rng (seed) must be a non-negative integer, got {rng}")
+        return int(rng)
+    if isinstance(rng, np.random.SeedSequence):
+        if rng.spawn_key:
+            raise ValueError("rng: pass a root SeedSequence (without spawn_key) or an int seed")
+        return int(rng.entropy)
+    if isinstance(rng, np.random.Generator):
+        return int(rng.integers(0, 2**63))
+    raise TypeError(f"rng must be None, an int seed or a numpy Generator, got {type(rng).__name__}")
+
+
+def stream_generator(seed: int, index: int, prefix: tuple[int, ...] = ()) -> np.random.Generator:
+    """The Generator of stream ``index`` (under ``prefix``) for ``seed``."""
+    ss = np.random.SeedSequence(seed, spawn_key=tuple(prefix) + (int(index),))
+    return np.random.Generator(np.random.PCG64(ss))
+
+
+class BlockRng:
+    """The random source a kernel sees for one block: several streams side by side.
+
+    The active tracks of a block are stored stream by stream, in order, and stay so
+    as tracks leave (compaction keeps order). A draw of ``size=m`` or ``size=(m, k)``
+    with ``m`` the number of active tracks is made stream by stream, each stream
+    drawing its own rows. Kernels must only draw arrays whose first axis is the
+    active set; a draw of any other length raises.
+    """
+
+    __slots__ = ("_gens", "_counts")
+
+    def __init__(self, gens: list[np.random.Generator], counts):
+        self._gens = list(gens)
+        self._counts = np.asarray(counts, dtype=np.int64)
+
+    @property
+    def n_active(self) -> int:
+        return int(self._counts.sum())
+
+    def _split(self, size):
+        shape = (size,) if np.ndim(size) == 0 else tuple(size)
+        if shape[0] != self.n_active:
+            raise ValueError(
+                f"kernel drew {shape[0]} rows but {self.n_active} tracks are active: "
+                "draws must have one row per active track"
+            )
+        return shape[1:]
+
+    def _draw(self, fn_name: str, size, *args, **kwargs) -> np.ndarray:
+        rest = self._split(size)
+        parts = [
+            getattr(g, fn_name)(*args, size=(int(c),) + rest, **kwargs)
+            for g, c in zip(self._gens, self._counts)
+            if c
+        ]
+        if not parts:
+            return getattr(self._gens[0], fn_name)(*args, size=(0,) + rest, **kwargs)
+        return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+    def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
+        """Like :meth:`numpy.random.Generator.integers`, one row per active track."""
+        return self._draw("integers", size, low, high, dtype=dtype, endpoint=endpoint)
+
+    def random(self, size=None, dtype=np.float64):
+        """Like :meth:`numpy.random.Generator.random`, one row per active track."""
+        return self._draw("random", size, dtype=dtype)
+
+    def d20(self, size=None) -> np.ndarray:
+        """Natural d20 rolls (uint8, 1..20), one row per active track."""
+        return self._draw("integers", size, 1, 21, dtype=np.uint8)
+
+    def compact(self, keep: np.ndarray) -> None:
+        """Drop the tracks where ``keep`` is False (``keep`` has one entry per track)."""
+        nz = np.flatnonzero(self._counts)
+        if len(nz) == 0:
+            return
+        if len(nz) == 1:
+            self._counts[nz[0]] = int(np.count_nonzero(keep))
+            return
+        starts = np.concatenate(([0], np.cumsum(self._counts[nz])[:-1]))
+        self._counts[nz] = np.add.reduceat(keep, starts, dtype=np.int64)
+
+
+def point_seed(seed: int, params: dict) -> int:
+    """A seed for one grid point, from the run's seed and the point's parameters.
+
+    It depends on the parameter values, not on the point's position in a grid, so
+    adding points to a grid leaves the others' numbers unchanged.
+    """
+    import hashlib
+    import json
+
+    text = json.dumps({k: params[k] for k in sorted(params)}, sort_keys=True, default=str)
+    digest = hashlib.sha256(f"{int(seed)}|{text}".encode()).digest()
+    return int.from_bytes(digest[:8], "little") >> 1

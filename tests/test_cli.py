@@ -1,0 +1,127 @@
+"""The simkit command: verbs, formats, and one-line errors with status 2."""
+
+import io
+import json
+import subprocess
+import sys
+from contextlib import redirect_stderr, redirect_stdout
+
+import pandas as pd
+import pytest
+
+from simkit.cli import main
+
+
+def run(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_models_lists_parameters_ranges_rules():
+    code, out, _ = run("models")
+    assert code == 0
+    for word in ("dying", "save_bonus", "R0-06", "A0-1", "an integer in [1, 100]", "unresolved"):
+        assert word in out
+    code, out, _ = run("models", "dying", "--format", "csv")
+    df = pd.read_csv(io.StringIO(out))
+    assert {"model", "name", "default", "allowed", "rule"} <= set(df.columns)
+
+
+def test_run_csv_and_json_columns():
+    code, out, _ = run("run", "dying", "-n", "2000", "--seed", "1", "--format", "csv")
+    assert code == 0
+    df = pd.read_csv(io.StringIO(out))
+    assert list(df.columns) == ["outcome", "count", "n", "p", "ci_low", "ci_high", "exact"]
+    assert list(df["outcome"]) == ["stable", "dead", "revived", "unresolved"]
+    code, out, _ = run("run", "dying", "-n", "2000", "--seed", "1", "--format", "json")
+    records = json.loads(out)
+    assert records[0].keys() == {"outcome", "count", "n", "p", "ci_low", "ci_high", "exact"}
+    assert records[1]["count"] == df["count"][1]
+
+
+def test_exact_csv():
+    code, out, _ = run("exact", "dying", "--set", "check=flat", "--format", "csv")
+    assert code == 0
+    df = pd.read_csv(io.StringIO(out))
+    assert list(df.columns) == ["outcome", "p"]
+    assert df["p"].sum() == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("sets", [[], ["--set", "check=flat"]])
+def test_run_agrees_with_exact(sets):
+    n = 200_000
+    _, out, _ = run("run", "dying", "-n", str(n), "--seed", "3", "--format", "csv", *sets)
+    mc = pd.read_csv(io.StringIO(out)).set_index("outcome")
+    _, out, _ = run("exact", "dying", "--format", "csv", *sets)
+    ex = pd.read_csv(io.StringIO(out)).set_index("outcome")
+    for o in ex.index:
+        p = ex.loc[o, "p"]
+        se = max(p * (1 - p), 1 / n) ** 0.5 / n**0.5
+        assert abs(mc.loc[o, "p"] - p) <= 5 * se
+
+
+def test_output_file_written(tmp_path):
+    target = tmp_path / "out.csv"
+    code, out, _ = run("run", "dying", "-n", "1000", "--seed", "1", "--format", "csv", "-o", str(target))
+    assert code == 0 and out == ""
+    assert pd.read_csv(target).shape == (4, 7)
+    assert [p.name for p in tmp_path.iterdir()] == ["out.csv"]
+
+
+@pytest.mark.parametrize(
+    "argv,needle",
+    [
+        (["run", "nosuch"], "unknown model 'nosuch'"),
+        (["run", "dying", "--set", "nosuch=1"], "--set nosuch: unknown parameter"),
+        (["run", "dying", "--set", "dc"], "--set 'dc' is malformed"),
+        (["run", "dying", "--set", "dc=0"], "dc must be an integer in [1, 100]"),
+        (["run", "dying", "--set", "dc=twenty"], "dc must be an integer"),
+        (["run", "dying", "--set", "check=roll"], "check must be one of save, flat"),
+        (["run", "dying", "--set", "hit_chance=2"], "hit_chance must be a number in [0, 1]"),
+        (["run", "dying", "--set", "crit=maybe"], "crit must be true or false"),
+        (["run", "dying", "--set", "dc=20", "--set", "monster_level=3"], "exclusive"),
+        (["run", "dying", "-n", "0"], "-n must be a positive integer"),
+        (["run", "dying", "-n", "lots"], "-n must be a positive integer"),
+        (["run", "dying", "--seed", "-1"], "--seed must be a non-negative integer"),
+        (["run", "dying", "--format", "xml"], "invalid choice"),
+        (["run", "dying", "--level", "1.5"], "--level must be in (0, 1)"),
+        (["run", "dying", "--workers", "0"], "--workers must be"),
+        (["run", "dying", "--preset", "nope"], "unknown preset 'nope'"),
+        (["exact", "dying", "--set", "max_rounds=-1"], "max_rounds must be an integer"),
+        (["models", "nosuch"], "unknown model 'nosuch'"),
+        (["frobnicate"], "invalid choice"),
+    ],
+)
+def test_bad_input_one_line_status_2(argv, needle):
+    code, out, err = run(*argv)
+    assert code == 2
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert needle in lines[0]
+    assert "Traceback" not in err
+
+
+def test_unwritable_output_leaves_no_file(tmp_path):
+    code, _, err = run("run", "dying", "-n", "100", "-o", str(tmp_path / "missing" / "x.csv"))
+    assert code == 2 and "does not exist" in err
+    code, _, err = run("run", "dying", "-n", "100", "-o", str(tmp_path))
+    assert code == 2 and "is a directory" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_bad_input_before_output_keeps_old_file(tmp_path):
+    target = tmp_path / "keep.csv"
+    target.write_text("old\n")
+    code, _, _ = run("run", "dying", "--set", "dc=0", "-o", str(target))
+    assert code == 2
+    assert target.read_text() == "old\n"
+
+
+def test_console_script_entry_point():
+    proc = subprocess.run([sys.executable, "-m", "simkit.cli", "exact", "dying", "--format", "json"],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)[0]["outcome"] == "stable"

@@ -1,0 +1,141 @@
+import numpy as np
+import pytest
+
+import simkit
+from simkit import Dying, ParamError, simulate
+from simkit.streams import STREAM_SIZE, BlockRng, resolve_seed, stream_generator
+
+
+def _frame(res):
+    return res.summary(exact=False)
+
+
+def test_same_seed_same_numbers_any_block_size():
+    model = Dying(dc=24, save_bonus=9)
+    n = 5 * STREAM_SIZE + 123
+    ref = simulate(model, n, rng=11, block_size=STREAM_SIZE)
+    for bs in (2 * STREAM_SIZE, 3 * STREAM_SIZE + 1, 10**6):
+        other = simulate(model, n, rng=11, block_size=bs)
+        assert (other.hist == ref.hist).all()
+        assert _frame(other).equals(_frame(ref))
+
+
+def test_workers_do_not_change_numbers():
+    model = Dying(dc=22, save_bonus=8, hit_chance=0.2, crit_chance=0.05)
+    n = 4 * STREAM_SIZE
+    one = simulate(model, n, rng=5, block_size=STREAM_SIZE)
+    two = simulate(model, n, rng=5, block_size=STREAM_SIZE, workers=2)
+    assert (one.hist == two.hist).all()
+
+
+def test_executor_argument_gives_same_numbers():
+    from concurrent.futures import ThreadPoolExecutor
+
+    model = Dying(dc=20, save_bonus=5)
+    n = 3 * STREAM_SIZE
+    with ThreadPoolExecutor(2) as ex:
+        a = simulate(model, n, rng=9, block_size=STREAM_SIZE, executor=ex)
+    b = simulate(model, n, rng=9)
+    assert (a.hist == b.hist).all()
+
+
+def test_generator_rng_is_recorded_as_replayable_seed():
+    model = Dying()
+    res = simulate(model, 10_000, rng=np.random.default_rng(3))
+    again = simulate(model, 10_000, rng=res.seed)
+    assert (res.hist == again.hist).all()
+    assert resolve_seed(np.random.default_rng(3)) == res.seed
+
+
+def test_different_seeds_differ():
+    model = Dying()
+    a = simulate(model, 50_000, rng=1)
+    b = simulate(model, 50_000, rng=2)
+    assert not (a.hist == b.hist).all()
+
+
+def test_result_remembers_model_params_seed_n():
+    model = Dying(dc=25)
+    res = simulate(model, 1000, rng=4)
+    assert res.model == model and res.n == 1000 and res.seed == 4
+    assert res.params["dc"] == 25
+    df = res.summary()
+    assert list(df.columns) == ["outcome", "count", "n", "p", "ci_low", "ci_high", "exact"]
+    assert df["count"].sum() == 1000
+    assert (df["ci_low"] <= df["p"]).all() and (df["p"] <= df["ci_high"]).all()
+
+
+def test_summary_level_widens_interval():
+    res = simulate(Dying(), 5000, rng=1)
+    narrow = res.summary(level=0.8)
+    wide = res.summary(level=0.99)
+    row = 1  # dead
+    assert wide["ci_low"][row] < narrow["ci_low"][row] < narrow["ci_high"][row] < wide["ci_high"][row]
+
+
+def test_horizon_leaves_unresolved():
+    model = Dying(dc=15, save_bonus=5, max_rounds=1, death_at=10, start=5)
+    res = simulate(model, 10_000, rng=1)
+    exact = simkit.solve(model)
+    assert res.counts["unresolved"] > 0
+    assert exact["unresolved"] > 0.5
+
+
+def test_survival_frame_is_monotone_and_complete():
+    res = simulate(Dying(), 20_000, rng=3)
+    s = res.survival()
+    assert set(s["outcome"]) == {"stable", "dead", "revived", "active"}
+    dead = s[s["outcome"] == "dead"]["p"].to_numpy()
+    assert (np.diff(dead) >= 0).all()
+    per_t = s.groupby("time")["p"].sum().to_numpy()
+    assert np.allclose(per_t, 1.0)
+    assert s.attrs["time_unit"] == "rounds"
+
+
+@pytest.mark.parametrize("n", [0, -1, 1.5, "10", True])
+def test_bad_n(n):
+    with pytest.raises(ParamError, match="n must be an integer"):
+        simulate(Dying(), n)
+
+
+def test_bad_block_size_and_workers():
+    with pytest.raises(ParamError, match="block_size"):
+        simulate(Dying(), 10, block_size=0)
+    with pytest.raises(ParamError, match="workers"):
+        simulate(Dying(), 10, workers=0)
+
+
+def test_bad_rng():
+    with pytest.raises(TypeError, match="rng"):
+        simulate(Dying(), 10, rng="seed")
+    with pytest.raises(ValueError, match="rng"):
+        simulate(Dying(), 10, rng=-3)
+
+
+def test_block_rng_refuses_wrong_length_draws():
+    brng = BlockRng([stream_generator(1, 0), stream_generator(1, 1)], [3, 4])
+    assert brng.integers(0, 5, size=7).shape == (7,)
+    assert brng.random(size=(7, 2)).shape == (7, 2)
+    with pytest.raises(ValueError, match="one row per active track"):
+        brng.integers(0, 5, size=6)
+
+
+def test_block_rng_streams_are_per_stream():
+    # the draw of stream 1 does not depend on stream 0 being present
+    both = BlockRng([stream_generator(1, 0), stream_generator(1, 1)], [3, 4]).integers(0, 1000, size=7)
+    alone = BlockRng([stream_generator(1, 1)], [4]).integers(0, 1000, size=4)
+    assert (both[3:] == alone).all()
+
+
+def test_large_n_memory_is_bounded():
+    import tracemalloc
+
+    model = Dying()
+    tracemalloc.start()
+    simulate(model, 4 * 2**18, rng=1, block_size=2**18)
+    _, peak_small = tracemalloc.get_traced_memory()
+    tracemalloc.reset_peak()
+    simulate(model, 16 * 2**18, rng=1, block_size=2**18)
+    _, peak_big = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak_big < 1.5 * peak_small + 2**20
