@@ -186,6 +186,14 @@ def simulate(
     if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or not 1 <= workers <= 1024:
         raise ParamError(f"workers must be an integer in [1, 1024], got {workers!r}")
     seed = resolve_seed(rng)
+    if getattr(model, "is_chain", False):
+        from .chain import simulate_chain
+
+        def run(stage, k, stage_seed, prefix):
+            return simulate(stage, k, stage_seed, block_size=block_size, workers=workers,
+                            executor=executor, _prefix=prefix)
+
+        return simulate_chain(model, n, seed, _prefix, run)
     blocks = _blocks(n, int(block_size))
     total = None
     if executor is None and (workers == 1 or len(blocks) == 1):

@@ -142,6 +142,10 @@ def solve(model, *, tol: float = 0.0) -> ExactResult:
     """
     if not getattr(model, "has_exact", False):
         raise NotImplementedError(f"model {model.name!r} has no exact solver")
+    if getattr(model, "is_chain", False):
+        from .chain import solve_chain
+
+        return solve_chain(model, solve)
     custom = getattr(model, "exact_hist", None)
     if custom is not None:
         return ExactResult(model=model, hist=np.asarray(custom(), dtype=np.float64))
