@@ -17,6 +17,7 @@ __all__ = ["Rules", "Dying", "REGISTRY", "get_model", "make_model"]
 # (module, class) of every registered model, in listing order.
 _MODULES = [
     ("dying", "Dying"),
+    ("encounter", "Encounter"),
 ]
 
 REGISTRY: dict[str, type[Rules]] = {}

@@ -1,0 +1,747 @@
+"""An encounter: one character's fight from full HP to safety, death or the horizon.
+
+One step is one round. Each track is one player character (PC) against ``enemies``
+identical enemies, with an optional healer ally. The PC's own attacks are not
+modelled (the enemies never fall); the fight ends after ``fight_rounds`` rounds or,
+each round, with probability ``end_chance``.
+
+Round structure (round ``t``, 1-based)
+--------------------------------------
+1. **Healer arrival.** The healer arrives at the start of round ``healer_round`` (or,
+   not yet here, at the start of each round with probability ``healer_chance``).
+   With ``until="healer"`` the track ends here, before the healer acts: the outcome
+   is the PC's status when help arrives (``standing``, ``revived``, ``stable``,
+   ``dying`` or, earlier, ``dead``).
+2. **Healer's turn** (first in the round once it is here). PC at 0 HP and a heal left
+   (``heals``): heals ``heal_dice`` HP (R0-04, R1-03: conscious, dying lost). Else,
+   PC dying (seed 000) or agonising (seed 001) and ``medicine`` set: first aid, d20 +
+   ``medicine`` >= ``first_aid_dc`` (15, R1-02; a plain check, no natural 20/1):
+   stable at 0 HP. Else, with ``heal_when="wounded"``, a conscious PC at half HP or
+   less gets a heal.
+3. **Initiative order.** The enemies act in order 1..E; the PC's turn sits at a slot
+   ``pos``: just before enemy ``pos + 1`` (``pos = E``: after the last enemy). It
+   starts first (``initiative="pc_first"``, ``pos = 0``) or last
+   (``"enemies_first"``). **Knock-out (R0-03)**: knocked out by enemy ``j``, the PC
+   moves to just before enemy ``j`` (``pos = j - 1``): the enemies after ``j`` this
+   round and before ``j`` next round act (and may hit it) before its first recovery
+   check, which comes just before enemy ``j``'s next turn. Damage while unconscious
+   does not move it (R0-09). The same order is kept under seed 001.
+4. **PC's turn.** Seed 000 (``dying_rules="seed000"``), dying: the recovery check at
+   the start of its turn (R0-05, R0-06, ``check``, A0-4), hero points (R0-10,
+   ``hero_policy``, A0-3), death at ``death_at`` (R0-04). Seed 001: stable with
+   ``back_in_fight``: spend 1 PP to get up at 1 HP (R1-05, A1-3); agonising: spend
+   the stabilisation cost (a quarter of ``pp_max``, min 1, max ``stabilize_cap``,
+   R1-04) when ``spend`` says so, else lose 1 PP at the end of the turn and die at
+   0 PP (R1-01). A conscious PC's actions are not modelled.
+5. **Enemy's turn** (while the fight lasts). With probability ``effect_chance`` one
+   spell-like effect (a basic save of the PC's ``effect_save`` against
+   ``effect_dc``: critical success no damage, success half, failure full, critical
+   failure double), else ``attacks`` strikes at ``attack_bonus`` with the multiple
+   attack penalty ``map`` against the PC's AC (AC - 6 when unconscious: R0-11's -4
+   and off-guard -2); a critical hit (R0-05 degrees) doubles the damage. Each action
+   at a PC at 0 HP is made with probability 0 / ``downed_chance`` / 1
+   (``target_downed`` = never / sometimes / always); the other actions go elsewhere.
+6. **End of round.** The fight ends after round ``fight_rounds`` or with probability
+   ``end_chance``. Once it is over, the track ends when the PC is conscious
+   (``standing`` if never knocked out, else ``revived``) or at 0 HP and not dying
+   (``stable``; under seed 001 with ``long_term`` the hourly Constitution checks of
+   R1-06..R1-08 are then resolved at once: ``revived`` or ``dead``, with the hours
+   taken in the ``hours`` mark). A dying PC carries on (checks, healer) until it
+   ends.
+
+Damage (every hit)
+------------------
+Massive damage first: a hit of at least 2 x ``hp_max`` (before temporary HP) kills
+(R0-13). A conscious PC loses temporary HP first (R0-14), then HP; at 0 HP it is
+knocked out (R0-03): by a ``death`` trait effect, dead (R0-12); ``nonlethal``,
+unconscious and stable, no dying (R0-02, R0-03, R1-11); lethal, dying 1 (2 on the
+attacker's critical success or the PC's critical failure; + wounded with the wounded
+rule, A0-2), recovery DC = the source's DC (``dc``: the monster's high DC, R0-06;
+``effect_dc`` for effects), or agonising under seed 001 (dead at once at 0 PP,
+``zero_pp``, A1-1). A PC at 0 HP hit again (R0-09): death trait, dead; nonlethal,
+nothing; lethal, seed 000: a dying PC's dying becomes the knock-out value if higher
+(``on_damage="max"``, A0-1 as written) or rises by 1 (2 on a critical,
+``"increment"``), and the recovery DC rises to the new source's if higher; a stable
+PC is knocked out again (dying 1/2 + wounded, the new source's DC). Seed 001 (silent
+on it): a stable PC starts agonising again, an agonising one carries on.
+
+A PC that starts at ``hp=0`` was knocked out by enemy 1 before round 1 (``pos = 0``)
+with dying ``start_dying`` (seed 000), or agonising with ``pp`` PP (seed 001).
+
+Level-based defaults (:mod:`simkit.creatures`): ``level`` gives the PC's HP, AC,
+saves and PP (a typical fighter); ``monster_level`` (default: ``level``) and
+``benchmark`` give the enemies' attack bonus, damage, spell DC, and the recovery DC
+(:func:`simkit.levels.monster_high_dc`, A0-5). So ``level=5, monster_level=7`` is a
+complete question.
+
+Marks (histogrammed at absorption): ``knocked_out`` (0/1), ``ko_round`` (round of
+the first knock-out, 0 if none or before round 1), ``hp`` (HP left), ``hero_spent``,
+``healer`` (1 if the healer was there), ``hours`` (seed 001 long-term hours).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+
+from .. import creatures
+from ..dice import CRIT_FAIL, CRIT_SUCCESS, SUCCESS, Dice, degrees
+from ..levels import monster_high_dc
+from ..params import ParamError, param
+from .base import Rules
+
+__all__ = ["Encounter", "encounter_summary", "level_sweep", "OUTCOMES"]
+
+OUTCOMES = ("standing", "revived", "stable", "dead", "dying")
+STANDING, REVIVED, STABLE, DEAD, DYING = range(5)
+UP, DOWN_DYING, DOWN_STABLE = 0, 1, 2  # values of the ``cond`` state field
+DELTA = np.array([2, 1, -1, -2], dtype=np.int16)  # degree -> change of dying (R0-05)
+MAP_STEPS = {"standard": 5, "agile": 4, "none": 0}
+UNCONSCIOUS_AC = 6  # R0-11: -4 condition penalty and off-guard (-2 circumstance)
+HOURS = 8  # R1-07: automatic wake-up after 8 hours
+
+
+@dataclass(frozen=True, slots=True)
+class Encounter(Rules):
+    """One PC against enemies, from full HP to safe, dead or the horizon; one step = one round."""
+
+    name: ClassVar[str] = "encounter"
+    time_unit: ClassVar[str] = "rounds"
+    outcomes: ClassVar[tuple[str, ...]] = OUTCOMES
+    marks: ClassVar[tuple[str, ...]] = ("knocked_out", "ko_round", "hp", "hero_spent", "healer", "hours")
+    rule_ids: ClassVar[str] = "R0-01..R0-14, R1-01..R1-08, R1-11; A0-1..A0-5, A1-1..A1-3, A1-6"
+
+    # -- the character -------------------------------------------------------------
+    level: int = param(5, kind="int", lo=1, hi=20, help="the character's level (defaults of HP, AC, saves, PP)")
+    hp_max: int | None = param(None, kind="int", lo=1, hi=10000, optional=True, rule="R0-01",
+                               help="max HP; default: a typical fighter of the level")
+    hp: int | None = param(None, kind="int", lo=0, hi=10000, optional=True, rule="R0-03",
+                           help="HP at the start (default hp_max; 0 = starts knocked out)")
+    temp_hp: int = param(0, kind="int", lo=0, hi=10000, rule="R0-14", help="temporary HP at the start")
+    ac: int | None = param(None, kind="int", lo=0, hi=80, optional=True, help="Armour Class; default by level")
+    fort: int | None = param(None, kind="int", lo=-20, hi=80, optional=True, rule="R0-05",
+                             help="Fortitude save (also the recovery check); default by level")
+    reflex: int | None = param(None, kind="int", lo=-20, hi=80, optional=True, help="Reflex save; default by level")
+    will: int | None = param(None, kind="int", lo=-20, hi=80, optional=True, help="Will save; default by level")
+    check_penalty: int = param(0, kind="int", lo=-50, hi=0, rule="R4-03",
+                               help="penalty on the PC's d20 rolls: saves, seed-001 Constitution checks")
+    hero_points: int = param(1, kind="int", lo=0, hi=10, rule="R0-10", help="hero points (seed 000)")
+    hero_policy: str | int = param(
+        "at_death", kind="policy", choices=("never", "immediately", "at_death"), lo=1, hi=20, rule="A0-3",
+        help="when to spend a hero point: never, immediately, at_death, or when dying would reach k",
+    )
+    hero_effect: str = param("revive", kind="choice", choices=("revive", "stabilize"), rule="R0-10",
+                             help="hero point: back to 1 HP (seed) or stable at 0 HP spending all (pf2e-core)")
+    # -- dying: which system, and each system's options ----------------------------------
+    dying_rules: str = param("seed000", kind="choice", choices=("seed000", "seed001"),
+                             help="at 0 HP: seed 000 dying, or seed 001 perseverance then hourly recovery")
+    start_dying: int = param(1, kind="int", lo=1, hi=20, rule="R0-03",
+                             help="dying value of a character starting at hp=0 (2 = knocked out by a critical)")
+    wounded: int = param(0, kind="int", lo=0, hi=20, rule="A0-2", help="wounded value at the start")
+    wounded_rule: bool = param(False, kind="bool", rule="A0-2",
+                               help="published wounded rule: gaining dying adds wounded; losing dying adds 1")
+    check: str = param("save", kind="choice", choices=("save", "flat"), rule="A0-4",
+                       help="recovery check: Fortitude save vs DC + dying, or flat check DC 10 + dying")
+    death_at: int = param(4, kind="int", lo=1, hi=20, rule="R0-04", help="dying value that kills")
+    on_damage: str = param("max", kind="choice", choices=("max", "increment"), rule="A0-1",
+                           help="damage while dying: keep the higher dying value, or add 1 (2 on a crit)")
+    pp_max: int | None = param(None, kind="int", lo=1, hi=100, optional=True, rule="R1-04",
+                               help="max perseverance points (seed 001); default by level")
+    pp: int | None = param(None, kind="int", lo=0, hi=100, optional=True, rule="R1-01",
+                           help="perseverance points at the start (default pp_max)")
+    spend: str | int = param("asap", kind="policy", choices=("never", "asap"), lo=1, hi=1000, rule="R1-04",
+                             help="spend PP to stabilise: never, asap, or after k agonising turns")
+    stabilize_cap: int | None = param(3, kind="int", lo=1, hi=100, optional=True, rule="R1-04",
+                                      help="most PP the stabilisation costs (none = no cap)")
+    back_in_fight: bool = param(False, kind="bool", rule="R1-05",
+                                help="a stable PC spends 1 PP to get up at 1 HP (once per turn)")
+    back_reserve: int = param(1, kind="int", lo=1, hi=100, rule="A1-3", help="PP needed to get back in the fight")
+    zero_pp: str = param("at_once", kind="choice", choices=("at_once", "end_of_turn"), rule="A1-1",
+                         help="agonising with 0 PP: dead at once, or at the end of its first turn")
+    long_term: bool = param(True, kind="bool", rule="R1-06",
+                            help="seed 001: after the fight a stable PC makes hourly Constitution checks")
+    checks: int = param(8, kind="int", lo=7, hi=8, rule="A1-2", help="hourly Constitution checks before the 8-hour wake-up")
+    con: int | None = param(None, kind="int", lo=-5, hi=20, optional=True, rule="A1-6",
+                            help="Constitution modifier for the hourly checks; default by level")
+    # -- the enemies ------------------------------------------------------------------
+    monster_level: int | None = param(None, kind="int", lo=0, hi=24, optional=True, rule="R0-06",
+                                      help="the enemies' level (default: level); sets attack, damage, DCs")
+    benchmark: str = param("High", kind="choice", choices=creatures.BENCHMARKS,
+                           help="creature-building benchmark of attack, damage and spell DC")
+    enemies: int = param(1, kind="int", lo=0, hi=8, help="number of enemies (0: no fight)")
+    attack_bonus: int | None = param(None, kind="int", lo=-10, hi=80, optional=True,
+                                     help="strike attack bonus; default by monster_level")
+    damage: str | None = param(None, kind="dice", optional=True, help="strike damage dice; default by monster_level")
+    attacks: int = param(2, kind="int", lo=1, hi=4, help="strikes per enemy turn")
+    map: str = param("standard", kind="choice", choices=("standard", "agile", "none"),
+                     help="multiple attack penalty: -5/-10, -4/-8, or none")
+    trait: str = param("lethal", kind="choice", choices=("lethal", "nonlethal", "death"), rule="R0-02, R0-12",
+                       help="trait of the enemies' damage")
+    dc: int | None = param(None, kind="int", lo=1, hi=100, optional=True, rule="R0-06",
+                           help="recovery DC set by a strike (the attacker's class DC); default: monster high DC")
+    monster_dc: str = param("table", kind="choice", choices=("table", "skill"), rule="A0-5",
+                            help="monster DC reading: level DC + hard adjustment (table) or 10 + High skill")
+    effect_chance: float = param(0.0, kind="float", lo=0.0, hi=1.0,
+                                 help="per enemy turn: probability of a spell-like effect instead of strikes")
+    effect_dc: int | None = param(None, kind="int", lo=1, hi=100, optional=True, rule="R0-06",
+                                  help="DC of the spell-like effect; default: spell DC by monster_level")
+    effect_damage: str | None = param(None, kind="dice", optional=True,
+                                      help="damage of the effect (basic save); default: the strike damage")
+    effect_save: str = param("reflex", kind="choice", choices=("fort", "reflex", "will"), help="save against the effect")
+    target_downed: str = param("never", kind="choice", choices=("never", "sometimes", "always"), rule="R0-09",
+                               help="whether enemies attack a character at 0 HP")
+    downed_chance: float = param(0.5, kind="float", lo=0.0, hi=1.0, rule="R0-09",
+                                 help="with target_downed=sometimes: chance each action targets a downed PC")
+    # -- the healer -------------------------------------------------------------------
+    healer_round: int | None = param(None, kind="int", lo=1, hi=100000, optional=True, unit="round",
+                                     help="round at whose start the healer arrives (none: never)")
+    healer_chance: float = param(0.0, kind="float", lo=0.0, hi=1.0,
+                                 help="per-round chance that the healer arrives (instead of healer_round)")
+    heal_dice: str | None = param(None, kind="dice", optional=True, rule="R0-04, R1-03",
+                                  help="HP of one heal; default: a cleric's heal spell of the level")
+    heals: int = param(3, kind="int", lo=0, hi=100, help="heals the healer can cast")
+    heal_when: str = param("downed", kind="choice", choices=("downed", "wounded"),
+                           help="heal only a downed PC, or also a conscious one at half HP or less")
+    medicine: int | None = param(None, kind="int", lo=-10, hi=80, optional=True, rule="R1-02, R1-08",
+                                 help="healer's Medicine bonus for first aid (none: no first aid)")
+    first_aid_dc: int = param(15, kind="int", lo=1, hi=100, rule="R1-02", help="DC of first aid")
+    # -- the encounter ----------------------------------------------------------------
+    initiative: str = param("pc_first", kind="choice", choices=("pc_first", "enemies_first"), rule="R0-03",
+                            help="the PC's place in the initiative order at the start")
+    fight_rounds: int | None = param(10, kind="int", lo=1, hi=100000, optional=True, unit="rounds",
+                                     help="rounds the enemies fight (none: until end_chance)")
+    end_chance: float = param(0.0, kind="float", lo=0.0, hi=1.0, help="per-round chance the fight ends")
+    until: str = param("safe", kind="choice", choices=("safe", "healer"),
+                       help="run to safety/death, or stop when the healer arrives")
+    max_rounds: int = param(100, kind="int", lo=1, hi=100000, unit="rounds", help="horizon")
+
+    def validate(self) -> None:
+        if self.hp is not None and self.hp > self.max_hp:
+            raise ParamError(f"hp={self.hp} is not allowed: hp must be at most hp_max ({self.max_hp})")
+        if self.pp is not None and self.pp > self.max_pp:
+            raise ParamError(f"pp={self.pp} is not allowed: pp must be at most pp_max ({self.max_pp})")
+        if self.wounded and not self.wounded_rule:
+            raise ParamError(f"wounded={self.wounded} needs wounded_rule=true (A0-2)")
+        if self.healer_round is not None and self.healer_chance > 0:
+            raise ParamError("healer_round and healer_chance are exclusive: give one of them")
+        if self.until == "healer" and not self.healer_possible:
+            raise ParamError("until=healer needs a healer: set healer_round or healer_chance")
+        if Dice.parse(self.heal).min < 1:
+            raise ParamError(f"heal_dice={self.heal_dice!r} is not allowed: a heal must give at least 1 HP")
+        if self.dc is not None and self.dying_rules == "seed001":
+            pass  # the DC is unused under seed 001; accepted so that one grid covers both systems
+
+    # -- resolved numbers (level-based defaults) -----------------------------------------
+    @property
+    def max_hp(self) -> int:
+        return self.hp_max if self.hp_max is not None else creatures.pc_hp(self.level)
+
+    @property
+    def start_hp(self) -> int:
+        return self.max_hp if self.hp is None else self.hp
+
+    @property
+    def armor(self) -> int:
+        return self.ac if self.ac is not None else creatures.pc_ac(self.level)
+
+    def save(self, which: str) -> int:
+        """The PC's save bonus (``fort``, ``reflex``, ``will``), with ``check_penalty``."""
+        value = getattr(self, which)
+        return (value if value is not None else creatures.pc_save(self.level, which)) + self.check_penalty
+
+    @property
+    def mlevel(self) -> int:
+        """The enemies' level."""
+        return self.monster_level if self.monster_level is not None else min(self.level, 24)
+
+    @property
+    def strike_bonus(self) -> int:
+        return self.attack_bonus if self.attack_bonus is not None else creatures.monster_attack(self.mlevel, self.benchmark)
+
+    @property
+    def strike_dice(self) -> str:
+        return self.damage if self.damage is not None else creatures.monster_damage(self.mlevel, self.benchmark)
+
+    @property
+    def strike_dc(self) -> int:
+        """Recovery DC set by a strike (R0-06)."""
+        return self.dc if self.dc is not None else monster_high_dc(self.mlevel, self.monster_dc)
+
+    @property
+    def spell_dc(self) -> int:
+        return self.effect_dc if self.effect_dc is not None else creatures.monster_spell_dc(self.mlevel, self.benchmark)
+
+    @property
+    def effect_dice(self) -> str:
+        return self.effect_damage if self.effect_damage is not None else self.strike_dice
+
+    @property
+    def heal(self) -> str:
+        return self.heal_dice if self.heal_dice is not None else creatures.heal_dice(self.level)
+
+    @property
+    def max_pp(self) -> int:
+        return self.pp_max if self.pp_max is not None else creatures.pc_pp(self.level)
+
+    @property
+    def start_pp(self) -> int:
+        return self.max_pp if self.pp is None else self.pp
+
+    @property
+    def stabilize_cost(self) -> int:
+        """PP spent to stabilise (R1-04): a quarter of the max, at least 1, at most the cap."""
+        cost = max(1, self.max_pp // 4)
+        return min(cost, self.stabilize_cap) if self.stabilize_cap is not None else cost
+
+    @property
+    def con_mod(self) -> int:
+        return self.con if self.con is not None else creatures.pc_con(self.level)
+
+    @property
+    def healer_possible(self) -> bool:
+        return self.healer_round is not None or self.healer_chance > 0
+
+    @property
+    def seed000(self) -> bool:
+        return self.dying_rules == "seed000"
+
+    @property
+    def p_target_downed(self) -> float:
+        return {"never": 0.0, "sometimes": self.downed_chance, "always": 1.0}[self.target_downed]
+
+    @property
+    def threshold(self) -> int | None:
+        """Dying value that triggers a hero point (0 = at the knock-out); None = never."""
+        if not self.seed000 or self.hero_points == 0 or self.hero_policy == "never":
+            return None
+        if self.hero_policy == "immediately":
+            return 0
+        if self.hero_policy == "at_death":
+            return self.death_at
+        return int(self.hero_policy)
+
+    @property
+    def long_term_on(self) -> bool:
+        return not self.seed000 and self.long_term
+
+    def strike_penalty(self, a: int) -> int:
+        """Multiple attack penalty of the ``a``-th strike of a turn (0-based)."""
+        return MAP_STEPS[self.map] * min(a, 2)
+
+    # -- random draws: one fixed plan per rules object --------------------------------
+    def draw_plan(self, initial: bool = False) -> list[tuple[str, str, tuple[int, ...]]]:
+        """(name, kind, trailing shape) of every array drawn in a round (or at step 0).
+
+        The plan depends on the rules alone, never on the tracks' states, so a
+        track's draws do not depend on the other tracks of its block.
+        """
+        E, A = self.enemies, self.attacks
+        plan: list[tuple[str, str, tuple[int, ...]]] = []
+        if not initial:
+            if self.healer_chance > 0:
+                plan.append(("arrive", "random", ()))
+            if self.healer_possible:
+                plan.append(("heal_u", "random", ()))
+                if self.medicine is not None:
+                    plan.append(("aid_roll", "d20", ()))
+            if self.seed000:
+                plan.append(("check_roll", "d20", ()))
+            if E:
+                if self.target_downed == "sometimes":
+                    plan.append(("target_u", "random", (E, A)))
+                plan += [("atk_roll", "d20", (E, A)), ("dmg_u", "random", (E, A))]
+                if self.effect_chance > 0:
+                    plan += [("eff_u", "random", (E,)), ("save_roll", "d20", (E,)), ("eff_dmg_u", "random", (E,))]
+                if self.end_chance > 0:
+                    plan.append(("end_u", "random", ()))
+        if self.long_term_on and (not initial or E == 0):
+            plan.append(("con_roll", "d20", (HOURS,)))
+            if self.medicine is not None and self.healer_possible:
+                plan.append(("med_roll", "d20", (HOURS,)))
+        return plan
+
+    def _draw(self, rng, m: int, initial: bool = False) -> dict[str, np.ndarray]:
+        out = {}
+        for name, kind, shape in self.draw_plan(initial):
+            size = (m,) + shape
+            out[name] = rng.d20(size=size) if kind == "d20" else rng.random(size=size)
+        return out
+
+    # -- Monte Carlo kernel ---------------------------------------------------------------
+    def init(self, n: int, rng):
+        """State arrays of shape (n,) at full HP (or knocked out with ``hp=0``)."""
+        S = {
+            "hp": np.full(n, self.start_hp, dtype=np.int32),  # current HP
+            "tmp": np.full(n, self.temp_hp, dtype=np.int32),  # temporary HP (R0-14)
+            "cond": np.full(n, UP, dtype=np.int8),  # UP / DOWN_DYING / DOWN_STABLE
+            "dying": np.zeros(n, dtype=np.int16),  # dying value (seed 000)
+            "wounded": np.full(n, self.wounded, dtype=np.int16),  # wounded value (A0-2)
+            "dcs": np.full(n, self.strike_dc, dtype=np.int16),  # recovery DC before dying (R0-06)
+            "pos": np.full(n, 0 if self.initiative == "pc_first" else self.enemies, dtype=np.int8),
+            "hero": np.full(n, self.hero_points, dtype=np.int8),  # hero points left
+            "hero_spent": np.zeros(n, dtype=np.int8),
+            "pp": np.full(n, self.start_pp, dtype=np.int16),  # perseverance points (seed 001)
+            "turns": np.zeros(n, dtype=np.int16),  # agonising turns completed (seed 001)
+            "nl": np.zeros(n, dtype=bool),  # down by nonlethal damage (R1-05)
+            "healer": np.zeros(n, dtype=bool),  # the healer is here
+            "heals": np.full(n, self.heals, dtype=np.int16),  # heals left
+            "fight": np.full(n, self.enemies > 0, dtype=bool),  # the enemies still fight
+            "knocked_out": np.zeros(n, dtype=np.int8),
+            "ko_round": np.zeros(n, dtype=np.int32),
+            "hours": np.zeros(n, dtype=np.int8),
+        }
+        code = np.full(n, -1, dtype=np.int8)
+        D = self._draw(rng, n, initial=True)
+        if self.start_hp == 0:
+            idx = np.arange(n)
+            if self.trait == "death":
+                code[:] = DEAD
+            else:
+                self._knockout(S, code, idx, np.zeros(n, dtype=bool), self.strike_dc, 0, 0, dying=self.start_dying)
+        self._resolve(S, D, code)
+        return S, code
+
+    def step(self, state, t, rng):
+        """One round of the active tracks (see the module docstring for the order)."""
+        S = state
+        m = len(S["hp"])
+        D = self._draw(rng, m)
+        code = np.full(m, -1, dtype=np.int8)
+        # 1. healer arrival
+        before = S["healer"].copy()
+        if self.healer_round is not None and t >= self.healer_round:
+            S["healer"][:] = True
+        if self.healer_chance > 0:
+            S["healer"] |= D["arrive"] < self.healer_chance
+        if self.until == "healer":
+            arrived = S["healer"] & ~before
+            code[arrived] = self._status(S, arrived)
+        # 2. healer's turn
+        if self.healer_possible:
+            self._healer_turn(S, D, code)
+        # 3-5. the PC and the enemies in initiative order
+        for s in range(self.enemies + 1):
+            self._pc_turn(S, D, code, s)
+            if s < self.enemies:
+                self._enemy_turn(S, D, code, s, t)
+        # 6. end of round
+        if self.enemies:
+            if self.fight_rounds is not None and t >= self.fight_rounds:
+                S["fight"][:] = False
+            if self.end_chance > 0:
+                S["fight"] &= D["end_u"] >= self.end_chance
+        self._resolve(S, D, code)
+        return code
+
+    # -- pieces of a round ------------------------------------------------------------------
+    def _status(self, S, mask):
+        """Outcome code of the PC's status where ``mask`` (used by ``until="healer"``)."""
+        cond = S["cond"][mask]
+        return np.select(
+            [cond == UP, cond == DOWN_STABLE],
+            [np.where(S["knocked_out"][mask] > 0, REVIVED, STANDING), STABLE],
+            DYING,
+        ).astype(np.int8)
+
+    def _resolve(self, S, D, code):
+        """Tracks that end now: the fight is over and the PC is conscious or stable."""
+        fin = (code < 0) & ~S["fight"]
+        up = fin & (S["cond"] == UP)
+        code[up] = np.where(S["knocked_out"][up] > 0, REVIVED, STANDING)
+        st = np.flatnonzero(fin & (S["cond"] == DOWN_STABLE))
+        if not len(st):
+            return
+        if not self.long_term_on:
+            code[st] = STABLE
+            return
+        # seed 001, R1-06..R1-08: hourly Constitution checks, first decisive one wins
+        con = D["con_roll"][st].astype(np.int32) + self.con_mod + self.check_penalty  # (k, 8)
+        if "med_roll" in D:
+            aided = (D["med_roll"][st].astype(np.int32) + self.medicine >= self.first_aid_dc) & S["healer"][st, None]
+            con = np.where(aided, np.maximum(con + 2, 10), con)
+        hours = np.arange(HOURS) < self.checks
+        decisive = ((con >= 20) | (con < 10)) & hours
+        first = np.where(decisive.any(axis=1), decisive.argmax(axis=1), HOURS)
+        at = np.minimum(first, HOURS - 1)
+        total = con[np.arange(len(st)), at]
+        died = (first < HOURS) & (total < 10)
+        code[st] = np.where(died, DEAD, REVIVED)
+        S["hp"][st] = np.where(died, 0, np.where(first < HOURS, 1, self.level))  # R1-07: 1 HP per level
+        S["hours"][st] = np.where(first < HOURS, first + 1, HOURS)
+        S["cond"][st] = np.where(died, DOWN_STABLE, UP)
+
+    def _healer_turn(self, S, D, code):
+        here = (code < 0) & S["healer"]
+        cond = S["cond"]
+        amount = Dice.parse(self.heal).quantile(D["heal_u"])
+        can_heal = here & (S["heals"] > 0)
+        heal_down = can_heal & (cond != UP)
+        i = np.flatnonzero(heal_down)
+        if len(i):
+            if self.wounded_rule:
+                S["wounded"][i] += cond[i] == DOWN_DYING  # losing dying (A0-2)
+            S["hp"][i] = np.minimum(self.max_hp, amount[i])
+            cond[i] = UP
+            S["dying"][i] = 0
+            S["nl"][i] = False
+            S["heals"][i] -= 1
+        if self.medicine is not None:
+            aid = here & ~heal_down & (cond == DOWN_DYING)
+            ok = np.flatnonzero(aid & (D["aid_roll"].astype(np.int32) + self.medicine >= self.first_aid_dc))
+            self._stabilize(S, ok)
+        if self.heal_when == "wounded":
+            top = np.flatnonzero(can_heal & ~heal_down & (cond == UP) & (2 * S["hp"] <= self.max_hp))
+            S["hp"][top] = np.minimum(self.max_hp, S["hp"][top] + amount[top])
+            S["heals"][top] -= 1
+
+    def _stabilize(self, S, i):
+        """Dying (or agonising) tracks ``i`` become stable at 0 HP."""
+        if self.wounded_rule:
+            S["wounded"][i] += 1
+        S["cond"][i] = DOWN_STABLE
+        S["dying"][i] = 0
+
+    def _pc_turn(self, S, D, code, s):
+        turn = (code < 0) & (S["pos"] == s)
+        cond = S["cond"]
+        if self.seed000:
+            i = np.flatnonzero(turn & (cond == DOWN_DYING))
+            if not len(i):
+                return
+            old = S["dying"][i]
+            roll = D["check_roll"][i]
+            if self.check == "save":
+                deg = degrees(roll, self.save("fort"), S["dcs"][i] + old)
+            else:
+                deg = degrees(roll, 0, 10 + old)
+            self._set_dying(S, code, i, old, old + DELTA[deg])
+            return
+        # seed 001
+        pp = S["pp"]
+        if self.back_in_fight:
+            up = turn & (cond == DOWN_STABLE) & ((pp >= self.back_reserve) | (S["nl"] & (pp >= 1)))
+            i = np.flatnonzero(up)
+            pp[i] -= 1
+            S["hp"][i] = 1
+            cond[i] = UP
+            S["nl"][i] = False
+        ag = turn & (cond == DOWN_DYING)
+        if self.spend != "never":
+            wait = 0 if self.spend == "asap" else int(self.spend)
+            i = np.flatnonzero(ag & (S["turns"] >= wait) & (pp >= self.stabilize_cost))
+            pp[i] -= self.stabilize_cost
+            cond[i] = DOWN_STABLE
+            ag[i] = False
+        i = np.flatnonzero(ag)  # end of turn: lose 1 PP, dead at 0 (R1-01)
+        pp[i] = np.maximum(pp[i] - 1, 0)
+        S["turns"][i] += 1
+        code[i[pp[i] == 0]] = DEAD
+
+    def _set_dying(self, S, code, i, old, new):
+        """Dying of tracks ``i`` goes from ``old`` to ``new`` (R0-04, R0-05, R0-10)."""
+        stab = new <= 0
+        self._stabilize(S, i[stab])
+        i, old, new = i[~stab], old[~stab], new[~stab]
+        thr = self.threshold
+        if thr is not None:
+            spend = (new > old) & (new >= thr) & (S["hero"][i] > 0)
+            self._hero(S, i[spend])
+            i, new = i[~spend], new[~spend]
+        S["cond"][i] = DOWN_DYING
+        S["dying"][i] = np.minimum(new, self.death_at)
+        code[i[new >= self.death_at]] = DEAD
+
+    def _hero(self, S, i):
+        """Spend hero points on tracks ``i`` (R0-10)."""
+        if self.hero_effect == "revive":  # back to 1 HP, conscious, dying lost
+            if self.wounded_rule:
+                S["wounded"][i] += 1
+            S["hero"][i] -= 1
+            S["hero_spent"][i] += 1
+            S["hp"][i] = 1
+            S["cond"][i] = UP
+        else:  # pf2e-core: all hero points, stable at 0 HP, no wounded gained
+            S["hero_spent"][i] += S["hero"][i]
+            S["hero"][i] = 0
+            S["cond"][i] = DOWN_STABLE
+        S["dying"][i] = 0
+
+    def _knockout(self, S, code, i, crit, src_dc, enemy, t, move=True, dying=1):
+        """Tracks ``i`` are knocked out (R0-03; R1-01, R1-11): status, DC, initiative."""
+        if move:
+            S["pos"][i] = enemy
+        first = S["knocked_out"][i] == 0
+        S["ko_round"][i[first]] = t
+        S["knocked_out"][i] = 1
+        S["hp"][i] = 0
+        if self.trait == "nonlethal":
+            S["cond"][i] = DOWN_STABLE
+            S["nl"][i] = True
+            return
+        if self.seed000:
+            S["dcs"][i] = src_dc
+            gain = dying + crit.astype(np.int16) + (S["wounded"][i] if self.wounded_rule else 0)
+            self._set_dying(S, code, i, np.zeros(len(i), dtype=np.int16), gain)
+            return
+        S["cond"][i] = DOWN_DYING
+        S["turns"][i] = 0
+        S["nl"][i] = False
+        if self.zero_pp == "at_once":
+            code[i[S["pp"][i] == 0]] = DEAD
+
+    def _damage(self, S, code, i, dmg, crit, src_dc, enemy, t):
+        """Damage ``dmg`` (> 0) to tracks ``i`` (R0-13, R0-14, R0-03, R0-09, R0-12)."""
+        massive = dmg >= 2 * self.max_hp
+        dead = i[massive]
+        code[dead] = DEAD
+        S["hp"][dead] = 0
+        S["tmp"][dead] = 0
+        i, dmg, crit = i[~massive], dmg[~massive], crit[~massive]
+        up = S["cond"][i] == UP
+        # conscious: temporary HP first, then HP; knocked out at 0
+        iu, du = i[up], dmg[up]
+        absorbed = np.minimum(S["tmp"][iu], du)
+        S["tmp"][iu] -= absorbed
+        left = S["hp"][iu] - (du - absorbed)
+        S["hp"][iu] = np.maximum(left, 0)
+        ko = left <= 0
+        ko_i = iu[ko]
+        if self.trait == "death":
+            code[ko_i] = DEAD
+        else:
+            self._knockout(S, code, ko_i, crit[up][ko], src_dc, enemy, t)
+        # unconscious (R0-09): same effects as a knock-out, initiative unchanged
+        idn, cdn = i[~up], crit[~up]
+        if self.trait == "death":
+            code[idn] = DEAD
+            return
+        if self.trait == "nonlethal":
+            return
+        stable = S["cond"][idn] == DOWN_STABLE
+        self._knockout(S, code, idn[stable], cdn[stable], src_dc, enemy, t, move=False)
+        if not self.seed000:
+            return
+        j, cj = idn[~stable], cdn[~stable]
+        old = S["dying"][j]
+        gain = 1 + cj.astype(np.int16)
+        if self.on_damage == "max":
+            new = np.maximum(old, gain + (S["wounded"][j] if self.wounded_rule else 0))
+        else:
+            new = old + gain
+        S["dcs"][j] = np.maximum(S["dcs"][j], src_dc)
+        self._set_dying(S, code, j, old, new)
+
+    def _enemy_turn(self, S, D, code, e, t):
+        acting = (code < 0) & S["fight"]
+        if self.target_downed == "sometimes":
+            aims = D["target_u"][:, e, :] < self.downed_chance  # (m, A)
+        else:
+            aims = np.full((len(code), self.attacks), self.target_downed == "always")
+        if self.effect_chance > 0:
+            effect = D["eff_u"][:, e] < self.effect_chance
+            self._effect(S, D, code, acting & effect, aims[:, 0], e, t)
+            acting = acting & ~effect
+        dice = Dice.parse(self.strike_dice)
+        for a in range(self.attacks):
+            live = acting & (code < 0)
+            down = S["cond"] != UP
+            targeted = live & (~down | aims[:, a])
+            i = np.flatnonzero(targeted)
+            ac = self.armor - UNCONSCIOUS_AC * down[i]
+            deg = degrees(D["atk_roll"][i, e, a], self.strike_bonus - self.strike_penalty(a), ac)
+            hit = deg >= SUCCESS
+            crit = deg == CRIT_SUCCESS
+            dmg = dice.quantile(D["dmg_u"][i, e, a]) * np.where(crit, 2, 1)
+            keep = hit & (dmg > 0)
+            self._damage(S, code, i[keep], dmg[keep], crit[keep], self.strike_dc, e, t)
+
+    def _effect(self, S, D, code, acting, aim, e, t):
+        down = S["cond"] != UP
+        i = np.flatnonzero(acting & (~down | aim))
+        deg = degrees(D["save_roll"][i, e], self.save(self.effect_save), self.spell_dc)
+        base = Dice.parse(self.effect_dice).quantile(D["eff_dmg_u"][i, e])
+        dmg = np.select([deg == CRIT_SUCCESS, deg == SUCCESS, deg == CRIT_FAIL], [0, base // 2, 2 * base], base)
+        keep = dmg > 0
+        self._damage(S, code, i[keep], dmg[keep], (deg == CRIT_FAIL)[keep], self.spell_dc, e, t)
+
+
+# -- reports ----------------------------------------------------------------------------------
+
+def encounter_summary(res, level: float = 0.95) -> pd.DataFrame:
+    """The designer's numbers of an encounter result, one row each.
+
+    Columns ``quantity, count, n, p, ci_low, ci_high`` (Wilson intervals; ``p`` a
+    probability) and ``mean`` for the averages. Rows: P(knocked out), P(dead), P(dead
+    before the healer arrived), P(revived), P(stable), P(standing), P(unresolved);
+    mean rounds to the first knock-out (over those knocked out), mean rounds to death
+    (over the dead), mean HP left (over the survivors), mean hero points spent.
+    """
+    from ..stats import proportion_ci
+
+    o = {name: i for i, name in enumerate(res.model.outcomes)}
+    n = res.n
+    ko = res.marks["knocked_out"]
+    healer = res.marks["healer"]
+    counts = res.counts
+    rows = {
+        "knocked out": int(ko[:, 1:].sum()) if ko.shape[1] > 1 else 0,
+        "dead": counts["dead"],
+        "dead before the healer": int(healer[o["dead"], 0]),
+        "revived": counts["revived"],
+        "stable": counts["stable"],
+        "standing": counts["standing"],
+        "dying when the healer arrived": counts["dying"],
+        "unresolved": counts["unresolved"],
+    }
+    c = np.array(list(rows.values()), dtype=np.int64)
+    low, high = proportion_ci(c, n, level, "wilson")
+    df = pd.DataFrame({"quantity": list(rows), "count": c, "n": n, "p": c / n, "ci_low": low, "ci_high": high})
+    df["mean"] = np.nan
+
+    def mean_of(hist, rows_sel=slice(None)):
+        h = hist[rows_sel].sum(axis=0) if hist.ndim == 2 else hist
+        total = h.sum()
+        return float((np.arange(len(h)) * h).sum() / total) if total else np.nan
+
+    n_ko = rows["knocked out"]
+    kr = res.marks["ko_round"].sum(axis=0)  # never knocked out: value 0, adds nothing
+    alive = [o[k] for k in ("standing", "revived", "stable", "dying")]
+    extra = {
+        "rounds to knock-out": float((np.arange(len(kr)) * kr).sum() / n_ko) if n_ko else np.nan,
+        "rounds to death": mean_of(res.hist[o["dead"]]),
+        "HP left": mean_of(res.marks["hp"], alive),
+        "hero points spent": mean_of(res.marks["hero_spent"]),
+    }
+    more = pd.DataFrame({"quantity": list(extra), "count": np.nan, "n": n, "p": np.nan,
+                         "ci_low": np.nan, "ci_high": np.nan, "mean": list(extra.values())})
+    out = pd.concat([df, more], ignore_index=True)
+    out.attrs.update(model=res.model.name, seed=res.seed, n=n)
+    return out
+
+
+def level_sweep(model: Encounter, deltas=range(-4, 5), n: int = 20_000, rng: int = 0) -> pd.DataFrame:
+    """P(outcome) as the enemies' level runs over ``model.level + delta``.
+
+    A tidy frame ``delta, monster_level, outcome, count, n, p, ci_low, ci_high, seed``;
+    each point's seed comes from ``rng`` and the point's parameters
+    (:func:`simkit.streams.point_seed`). Levels outside 0..24 are skipped.
+    """
+    from ..engine import simulate
+    from ..streams import point_seed
+
+    frames = []
+    for d in deltas:
+        ml = model.level + d
+        if not 0 <= ml <= 24:
+            continue
+        m = model.replace(monster_level=ml)
+        seed = point_seed(int(rng), {"model": m.name, **m.params()})
+        df = simulate(m, n, rng=seed).summary(exact=False)
+        df.insert(0, "monster_level", ml)
+        df.insert(0, "delta", d)
+        df["seed"] = seed
+        frames.append(df)
+    return pd.concat(frames, ignore_index=True)

@@ -1,0 +1,260 @@
+"""Scalar reference of the encounter kernel: one track, one round, plain Python.
+
+Written from the rules in :mod:`simkit.models.encounter`'s docstring, one event at a
+time, for tests: fed the same draws as the vectorised kernel (one row of each array
+of :meth:`~simkit.models.encounter.Encounter.draw_plan`), it must end every track
+the same way. Slow on purpose; not used by the engine.
+"""
+
+from __future__ import annotations
+
+from ..dice import CRIT_FAIL, CRIT_SUCCESS, SUCCESS, Dice, degree
+from .encounter import DEAD, DYING, HOURS, REVIVED, STABLE, STANDING, UNCONSCIOUS_AC, Encounter
+
+__all__ = ["new_track", "ref_init", "ref_round"]
+
+
+class _Dead(Exception):
+    """Raised inside a round when the character dies: the track ends."""
+
+
+def new_track(r: Encounter) -> dict:
+    """The state of one track at the start, before any knock-out."""
+    return dict(
+        hp=r.start_hp, tmp=r.temp_hp, down=False, dying_now=False, dying=0, wounded=r.wounded,
+        dcs=r.strike_dc, pos=0 if r.initiative == "pc_first" else r.enemies, hero=r.hero_points,
+        hero_spent=0, pp=r.start_pp, turns=0, nl=False, healer=False, heals=r.heals,
+        fight=r.enemies > 0, knocked_out=0, ko_round=0, hours=0,
+    )
+
+
+def _roll(d: dict, name: str, *index):
+    x = d[name]
+    for k in index:
+        x = x[k]
+    return int(x) if "roll" in name else float(x)
+
+
+def ref_init(r: Encounter, d: dict | None = None):
+    """(outcome or None, track) at step 0; ``d`` holds the step-0 draws of this track."""
+    tr = new_track(r)
+    try:
+        if r.start_hp == 0:
+            if r.trait == "death":
+                raise _Dead
+            _knock_out(r, tr, crit=False, src_dc=r.strike_dc, enemy=0, t=0, move=True, dying=r.start_dying)
+        return _end(r, tr, d or {}), tr
+    except _Dead:
+        return DEAD, tr
+
+
+def ref_round(r: Encounter, tr: dict, t: int, d: dict):
+    """Play round ``t`` on one track (``tr`` is updated); return the outcome or None."""
+    try:
+        was_here = tr["healer"]
+        if r.healer_round is not None and t >= r.healer_round:
+            tr["healer"] = True
+        if r.healer_chance > 0 and _roll(d, "arrive") < r.healer_chance:
+            tr["healer"] = True
+        if r.until == "healer" and tr["healer"] and not was_here:
+            if not tr["down"]:
+                return REVIVED if tr["knocked_out"] else STANDING
+            return DYING if tr["dying_now"] else STABLE
+        if tr["healer"]:
+            _healer(r, tr, d)
+        for slot in range(r.enemies + 1):
+            if tr["pos"] == slot:
+                _pc_turn(r, tr, d)
+            if slot < r.enemies and tr["fight"]:
+                _enemy(r, tr, d, slot, t)
+        if r.enemies:
+            if r.fight_rounds is not None and t >= r.fight_rounds:
+                tr["fight"] = False
+            if r.end_chance > 0 and _roll(d, "end_u") < r.end_chance:
+                tr["fight"] = False
+        return _end(r, tr, d)
+    except _Dead:
+        return DEAD
+
+
+# -- events -------------------------------------------------------------------------------------
+
+def _end(r, tr, d):
+    if tr["fight"]:
+        return None
+    if not tr["down"]:
+        return REVIVED if tr["knocked_out"] else STANDING
+    if tr["dying_now"]:
+        return None
+    if r.dying_rules == "seed000" or not r.long_term:
+        return STABLE
+    # R1-06..R1-08: one Constitution check an hour
+    for h in range(HOURS):
+        if h >= r.checks:
+            break
+        total = _roll(d, "con_roll", h) + r.con_mod + r.check_penalty
+        if "med_roll" in d and tr["healer"] and _roll(d, "med_roll", h) + r.medicine >= r.first_aid_dc:
+            total = max(total + 2, 10)
+        if total >= 20:
+            tr.update(hp=1, down=False, hours=h + 1)
+            return REVIVED
+        if total < 10:
+            tr["hours"] = h + 1
+            return DEAD
+    tr.update(hp=r.level, down=False, hours=HOURS)
+    return REVIVED
+
+
+def _lose_dying(r, tr):
+    if r.wounded_rule and tr["dying_now"]:
+        tr["wounded"] += 1
+    tr["dying_now"] = False
+    tr["dying"] = 0
+
+
+def _healer(r, tr, d):
+    amount = int(Dice.parse(r.heal).quantile(_roll(d, "heal_u")))
+    if tr["down"] and tr["heals"] > 0:
+        _lose_dying(r, tr)
+        tr.update(hp=min(r.max_hp, amount), down=False, nl=False)
+        tr["heals"] -= 1
+    elif tr["dying_now"] and r.medicine is not None:
+        if _roll(d, "aid_roll") + r.medicine >= r.first_aid_dc:
+            _lose_dying(r, tr)
+    elif r.heal_when == "wounded" and not tr["down"] and tr["heals"] > 0 and 2 * tr["hp"] <= r.max_hp:
+        tr["hp"] = min(r.max_hp, tr["hp"] + amount)
+        tr["heals"] -= 1
+
+
+def _pc_turn(r, tr, d):
+    if r.dying_rules == "seed000":
+        if not tr["dying_now"]:
+            return
+        dying = tr["dying"]
+        if r.check == "save":
+            deg = degree(_roll(d, "check_roll"), r.save("fort"), tr["dcs"] + dying)
+        else:
+            deg = degree(_roll(d, "check_roll"), 0, 10 + dying)
+        _new_dying(r, tr, dying + {0: 2, 1: 1, 2: -1, 3: -2}[deg])
+        return
+    if tr["down"] and not tr["dying_now"] and r.back_in_fight:
+        if tr["pp"] >= r.back_reserve or (tr["nl"] and tr["pp"] >= 1):
+            tr["pp"] -= 1
+            tr.update(hp=1, down=False, nl=False)
+            return
+    if not tr["dying_now"]:
+        return
+    if r.spend != "never":
+        wait = 0 if r.spend == "asap" else int(r.spend)
+        if tr["turns"] >= wait and tr["pp"] >= r.stabilize_cost:
+            tr["pp"] -= r.stabilize_cost
+            tr["dying_now"] = False
+            return
+    tr["pp"] = max(tr["pp"] - 1, 0)
+    tr["turns"] += 1
+    if tr["pp"] == 0:
+        raise _Dead
+
+
+def _new_dying(r, tr, new):
+    """Dying changes to ``new`` (seed 000): stable, hero point, death or carry on."""
+    old = tr["dying"] if tr["dying_now"] else 0
+    if new <= 0:
+        _lose_dying(r, tr)
+        return
+    thr = r.threshold
+    if thr is not None and new > old and new >= thr and tr["hero"] > 0:
+        if r.hero_effect == "revive":  # dying was gained (or rose), then lost: wounded + 1 (A0-2)
+            tr["wounded"] += int(r.wounded_rule)
+            tr.update(dying_now=False, dying=0)
+            tr["hero"] -= 1
+            tr["hero_spent"] += 1
+            tr.update(hp=1, down=False)
+        else:
+            tr["hero_spent"] += tr["hero"]
+            tr.update(hero=0, dying_now=False, dying=0)
+        return
+    if new >= r.death_at:
+        raise _Dead
+    tr.update(dying=new, dying_now=True)
+
+
+def _knock_out(r, tr, crit, src_dc, enemy, t, move, dying=1):
+    if move:
+        tr["pos"] = enemy
+    if not tr["knocked_out"]:
+        tr.update(knocked_out=1, ko_round=t)
+    tr.update(hp=0, down=True)
+    if r.trait == "nonlethal":
+        tr.update(dying_now=False, dying=0, nl=True)
+        return
+    if r.dying_rules == "seed000":
+        tr["dcs"] = src_dc
+        tr["dying_now"] = False
+        _new_dying(r, tr, dying + int(crit) + (tr["wounded"] if r.wounded_rule else 0))
+        return
+    tr.update(dying_now=True, turns=0, nl=False)
+    if r.zero_pp == "at_once" and tr["pp"] == 0:
+        raise _Dead
+
+
+def _hit(r, tr, dmg, crit, src_dc, enemy, t):
+    if dmg >= 2 * r.max_hp:  # R0-13
+        tr.update(hp=0, tmp=0)
+        raise _Dead
+    if not tr["down"]:
+        soak = min(tr["tmp"], dmg)  # R0-14
+        tr["tmp"] -= soak
+        tr["hp"] -= dmg - soak
+        if tr["hp"] <= 0:
+            tr["hp"] = 0
+            if r.trait == "death":  # R0-12
+                raise _Dead
+            _knock_out(r, tr, crit, src_dc, enemy, t, move=True)
+        return
+    # R0-09: damage while unconscious
+    if r.trait == "death":
+        raise _Dead
+    if r.trait == "nonlethal":
+        return
+    if not tr["dying_now"]:
+        _knock_out(r, tr, crit, src_dc, enemy, t, move=False)
+        return
+    if r.dying_rules == "seed001":
+        return
+    gain = 2 if crit else 1
+    if r.on_damage == "max":
+        new = max(tr["dying"], gain + (tr["wounded"] if r.wounded_rule else 0))
+    else:
+        new = tr["dying"] + gain
+    tr["dcs"] = max(tr["dcs"], src_dc)
+    _new_dying(r, tr, new)
+
+
+def _aims(r, tr, d, e, a):
+    if not tr["down"]:
+        return True
+    if r.target_downed == "sometimes":
+        return _roll(d, "target_u", e, a) < r.downed_chance
+    return r.target_downed == "always"
+
+
+def _enemy(r, tr, d, e, t):
+    if r.effect_chance > 0 and _roll(d, "eff_u", e) < r.effect_chance:
+        if _aims(r, tr, d, e, 0):
+            deg = degree(_roll(d, "save_roll", e), r.save(r.effect_save), r.spell_dc)
+            base = int(Dice.parse(r.effect_dice).quantile(_roll(d, "eff_dmg_u", e)))
+            dmg = {CRIT_SUCCESS: 0, SUCCESS: base // 2, CRIT_FAIL: 2 * base}.get(deg, base)
+            if dmg > 0:
+                _hit(r, tr, dmg, deg == CRIT_FAIL, r.spell_dc, e, t)
+        return
+    for a in range(r.attacks):
+        if not _aims(r, tr, d, e, a):
+            continue
+        ac = r.armor - (UNCONSCIOUS_AC if tr["down"] else 0)
+        deg = degree(_roll(d, "atk_roll", e, a), r.strike_bonus - r.strike_penalty(a), ac)
+        if deg < SUCCESS:
+            continue
+        dmg = int(Dice.parse(r.strike_dice).quantile(_roll(d, "dmg_u", e, a))) * (2 if deg == CRIT_SUCCESS else 1)
+        if dmg > 0:
+            _hit(r, tr, dmg, deg == CRIT_SUCCESS, r.strike_dc, e, t)

@@ -1,0 +1,449 @@
+"""The encounter model: damage rules on hand-made tracks, initiative at the knock-out,
+kernel vs scalar reference on the same draws, degenerate encounters vs the dying
+model's exact solver, a level-difference sweep, the CLI question."""
+
+import io
+import json
+
+import numpy as np
+import pytest
+
+from simkit import Dying, ParamError, simulate, solve
+from simkit.cli import main
+from simkit.models import make_model
+from simkit.models.encounter import (
+    DEAD, DOWN_DYING, DOWN_STABLE, DYING, REVIVED, STABLE, STANDING, UP,
+    Encounter, encounter_summary, level_sweep,
+)
+from simkit.models.encounter_ref import new_track, ref_init, ref_round
+from simkit.streams import STREAM_SIZE
+from simkit.testing import standard_error, within_se
+
+
+class RecordingRng:
+    """Stands in for the engine's BlockRng and records every draw."""
+
+    def __init__(self, seed):
+        self.gen = np.random.default_rng(seed)
+        self.draws = []
+
+    def random(self, size=None, dtype=np.float64):
+        x = self.gen.random(size=size, dtype=dtype)
+        self.draws.append(x)
+        return x
+
+    def d20(self, size=None):
+        x = self.gen.integers(1, 21, size=size, dtype=np.uint8)
+        self.draws.append(x)
+        return x
+
+
+class ScriptedRng:
+    """Returns scripted draws: ``script[name]`` for each entry of the draw plan, in order."""
+
+    def __init__(self, model, scripts):
+        self.queue = []
+        for script in scripts:
+            for name, kind, shape in model.draw_plan():
+                self.queue.append(np.asarray(script[name], dtype=np.uint8 if kind == "d20" else float))
+
+    def random(self, size=None):
+        return self.queue.pop(0).reshape(size)
+
+    def d20(self, size=None):
+        return self.queue.pop(0).reshape(size)
+
+
+MARKS = ("hp", "knocked_out", "ko_round", "hero_spent", "healer", "hours")
+
+
+def _per_track(plan, draws, i):
+    return {name: arr[i] for (name, _, _), arr in zip(plan, draws)}
+
+
+def _check_same(model, S, trs, i_kernel, i_ref):
+    tr = trs[i_ref]
+    for f in MARKS + ("tmp", "pos", "hero", "heals"):
+        assert int(S[f][i_kernel]) == int(tr[f]), (f, i_ref)
+    cond = UP if not tr["down"] else (DOWN_DYING if tr["dying_now"] else DOWN_STABLE)
+    if not model.seed000:
+        assert int(S["pp"][i_kernel]) == tr["pp"]
+    return cond
+
+
+def _run_kernel_and_reference(model, n=300, seed=0):
+    """Step the kernel; replay each track's draws through the scalar reference."""
+    rng = RecordingRng(seed)
+    state, codes = model.init(n, rng)
+    plan0 = model.draw_plan(initial=True)
+    trs, alive = [], []
+    for i in range(n):
+        out, tr = ref_init(model, _per_track(plan0, rng.draws, i))
+        assert int(codes[i]) == (-1 if out is None else out), (i, 0)
+        if out is None:
+            trs.append(tr)
+            alive.append(i)
+    keep = codes < 0
+    state = {k: v[keep] for k, v in state.items()}
+    seen = {STANDING: 0, REVIVED: 0, STABLE: 0, DEAD: 0, DYING: 0}
+    t = 0
+    while alive and t < model.horizon:
+        t += 1
+        rng.draws.clear()
+        codes = model.step(state, t, rng)
+        plan = model.draw_plan()
+        new_trs, keep = [], []
+        for j, tr in enumerate(trs):
+            out = ref_round(model, tr, t, _per_track(plan, rng.draws, j))
+            got = int(codes[j])
+            assert got == (-1 if out is None else out), (j, t, got, out, model)
+            if out is None:
+                cond = _check_same(model, state, trs, j, j)
+                assert int(state["cond"][j]) == cond, (j, t)
+                if cond == DOWN_DYING and model.seed000:
+                    assert int(state["dying"][j]) == tr["dying"]
+                new_trs.append(tr)
+                keep.append(j)
+            else:
+                seen[out] += 1
+                for f in MARKS:  # the marks the engine histograms at absorption
+                    assert int(state[f][j]) == int(tr[f]), (f, j, t, out)
+        keep = np.array(keep, dtype=np.intp)
+        state = {k: v[keep] for k, v in state.items()}
+        trs = new_trs
+        alive = list(range(len(trs)))
+    return seen
+
+
+BASE = dict(level=5, monster_level=7, fight_rounds=6, max_rounds=30)
+CONFIGS = [
+    dict(),
+    dict(target_downed="always", healer_round=3),
+    dict(target_downed="sometimes", downed_chance=0.4, enemies=3, attacks=3, map="agile", initiative="enemies_first"),
+    dict(target_downed="always", on_damage="increment", wounded_rule=True, wounded=1, hero_points=2, hero_policy=3),
+    dict(target_downed="always", hero_effect="stabilize", hero_policy="immediately", hero_points=2, check="flat"),
+    dict(effect_chance=0.5, effect_save="fort", target_downed="always", enemies=2, effect_dc=30),
+    dict(trait="nonlethal", target_downed="always", healer_chance=0.3, medicine=8, heals=1),
+    dict(trait="death", temp_hp=15, attacks=1),
+    dict(hp_max=12, damage="3d8+4", target_downed="always"),  # massive damage (R0-13) happens
+    dict(heal_when="wounded", healer_round=2, heals=2, temp_hp=10, end_chance=0.2, fight_rounds=None),
+    dict(until="healer", healer_round=3, target_downed="always"),
+    dict(hp=0, start_dying=2, target_downed="always", enemies=2, dc=30),
+    dict(dying_rules="seed001", target_downed="always"),
+    dict(dying_rules="seed001", target_downed="sometimes", spend=2, back_in_fight=True, medicine=5,
+         healer_chance=0.2, heals=1),
+    dict(dying_rules="seed001", pp=0, zero_pp="end_of_turn", trait="nonlethal", back_in_fight=True,
+         target_downed="always", long_term=True, checks=7, con=-1),
+    dict(dying_rules="seed001", spend="never", hp=0, enemies=0, healer_round=4, medicine=2, heals=0, pp_max=3),
+    dict(enemies=0, hp=0, hero_points=0, healer_round=2, check_penalty=-3),
+]
+
+
+@pytest.mark.parametrize("params", CONFIGS)
+def test_kernel_matches_scalar_reference_on_same_draws(params):
+    model = Encounter(**{**BASE, **params})
+    seen = _run_kernel_and_reference(model, n=250, seed=5)
+    assert sum(seen.values()) > 0
+
+
+def test_reference_configs_reach_the_rules_they_name():
+    # the reference comparison is only worth something if the configs reach the outcomes
+    seen = _run_kernel_and_reference(Encounter(**{**BASE, **CONFIGS[8]}), n=300, seed=1)
+    assert seen[DEAD] > 0
+    seen = _run_kernel_and_reference(Encounter(**{**BASE, **CONFIGS[10]}), n=300, seed=1)
+    assert seen[DYING] > 0 and seen[STANDING] > 0
+
+
+# -- damage rules on hand-made tracks -------------------------------------------------------
+
+def _tracks(model, k, **fields):
+    S, code = model.init(k, RecordingRng(0))
+    for name, values in fields.items():
+        S[name][:] = values
+    return S, np.full(k, -1, dtype=np.int8)
+
+
+def _hit(model, S, code, dmg, crit=False, enemy=0, t=1, src_dc=None):
+    dmg = np.asarray(dmg, dtype=np.int32)
+    crit = np.broadcast_to(np.asarray(crit), dmg.shape).copy()
+    model._damage(S, code, np.arange(len(dmg)), dmg, crit, src_dc or model.strike_dc, enemy, t)
+
+
+def test_r0_14_temporary_hp_absorbed_first():
+    m = Encounter(hp_max=40, temp_hp=10)
+    S, code = _tracks(m, 4)
+    _hit(m, S, code, [5, 10, 15, 50])
+    assert list(S["tmp"]) == [5, 0, 0, 0]
+    assert list(S["hp"]) == [40, 40, 35, 0]
+    assert list(S["cond"]) == [UP, UP, UP, DOWN_DYING]
+    assert list(code) == [-1, -1, -1, -1]
+    # the scalar reference agrees
+    tr = new_track(m)
+    from simkit.models.encounter_ref import _hit as ref_hit
+
+    ref_hit(m, tr, 15, False, m.strike_dc, 0, 1)
+    assert (tr["tmp"], tr["hp"]) == (0, 35)
+
+
+def test_r0_13_massive_damage_at_exactly_twice_max_hp():
+    m = Encounter(hp_max=20, temp_hp=30)
+    S, code = _tracks(m, 3)
+    _hit(m, S, code, [39, 40, 41])
+    assert list(code) == [-1, DEAD, DEAD]
+    assert S["hp"][0] == 11 and S["tmp"][0] == 0  # 39: 30 temporary, then 9 HP
+    # on a character already at 0 HP too
+    S, code = _tracks(m, 2, hp=0, tmp=0, cond=DOWN_DYING, dying=1)
+    _hit(m, S, code, [39, 40])
+    assert list(code) == [-1, DEAD]
+
+
+def test_r0_12_death_effect_at_0_hp():
+    m = Encounter(hp_max=20, trait="death")
+    S, code = _tracks(m, 3)
+    _hit(m, S, code, [19, 20, 25])
+    assert list(code) == [-1, DEAD, DEAD]
+    assert S["hp"][0] == 1 and S["cond"][0] == UP
+    S, code = _tracks(m, 1, hp=0, cond=DOWN_STABLE)
+    _hit(m, S, code, [1])
+    assert code[0] == DEAD
+    # lethal damage to 0 HP knocks out instead (R0-03)
+    lethal = Encounter(hp_max=20)
+    S, code = _tracks(lethal, 2)
+    _hit(lethal, S, code, [20, 20], crit=[False, True])
+    assert list(code) == [-1, -1] and list(S["dying"]) == [1, 2]
+
+
+@pytest.mark.parametrize("rules", ["seed000", "seed001"])
+def test_nonlethal_at_0_hp_is_stable_without_dying(rules):
+    m = Encounter(hp_max=20, trait="nonlethal", dying_rules=rules)
+    S, code = _tracks(m, 2)
+    _hit(m, S, code, [20, 30], crit=[False, True])
+    assert list(code) == [-1, -1]
+    assert list(S["cond"]) == [DOWN_STABLE, DOWN_STABLE]  # R0-03, R1-11
+    assert list(S["dying"]) == [0, 0] and S["nl"].all()
+    # more nonlethal damage while unconscious changes nothing (R0-09)
+    _hit(m, S, code, [5, 5], crit=True)
+    assert list(S["cond"]) == [DOWN_STABLE, DOWN_STABLE] and list(code) == [-1, -1]
+    # the fight over, the track ends stable (seed 001 without long-term recovery)
+    res = simulate(m.replace(hp=0, enemies=0, long_term=False), 1000, rng=1)
+    assert res.counts["stable"] == 1000 and res.hist[2, 0] == 1000
+
+
+def test_r0_09_damage_while_unconscious_both_readings():
+    for reading, expected in (("max", [2, 2, 2]), ("increment", [3, 3, 4])):
+        m = Encounter(hp_max=20, on_damage=reading, death_at=10)
+        S, code = _tracks(m, 3, hp=0, cond=DOWN_DYING, dying=[1, 2, 2], dcs=20)
+        _hit(m, S, code, [5, 5, 5], crit=[True, False, True], src_dc=24)
+        assert list(S["dying"]) == expected, reading
+        assert list(S["dcs"]) == [24, 24, 24]  # the higher DC is used from then on
+        assert list(S["pos"]) == [0, 0, 0]  # initiative does not move
+    # a stable character is knocked out again: dying 1 (2 on a critical), the new DC
+    m = Encounter(hp_max=20)
+    S, code = _tracks(m, 2, hp=0, cond=DOWN_STABLE, dcs=30)
+    _hit(m, S, code, [5, 5], crit=[False, True], src_dc=22, enemy=1)
+    assert list(S["dying"]) == [1, 2] and list(S["dcs"]) == [22, 22] and list(S["pos"]) == [0, 0]
+
+
+def test_r0_03_initiative_moves_before_the_knocking_enemy():
+    # three enemies, one strike each. Round 1: enemy 1 misses, enemy 2 knocks the PC
+    # out (dying 1), enemy 3 hits the downed PC (increment: dying 2). Round 2: enemy 1
+    # hits (dying 3), THEN the PC's recovery check (DC 10 + 3 = 13, total 12: failure,
+    # dying 4; before enemy 1 it would have been DC 12, a success), then enemy 2 hits.
+    m = Encounter(hp_max=10, ac=15, attack_bonus=5, damage="10", attacks=1, enemies=3, fort=0, dc=10,
+                  on_damage="increment", death_at=10, target_downed="always", hero_points=0)
+    hit, miss = 12, 2
+    r1 = dict(check_roll=[1], atk_roll=[[[miss], [hit], [hit]]], dmg_u=[[[0.5], [0.5], [0.5]]])
+    r2 = dict(check_roll=[12], atk_roll=[[[hit], [hit], [miss]]], dmg_u=[[[0.5], [0.5], [0.5]]])
+    rng = ScriptedRng(m, [r1, r2])
+    S, code = m.init(1, rng)
+    assert S["pos"][0] == 0  # pc_first
+    code = m.step(S, 1, rng)
+    assert code[0] == -1 and S["pos"][0] == 1 and S["dying"][0] == 2 and S["ko_round"][0] == 1
+    code = m.step(S, 2, rng)
+    assert S["pos"][0] == 1  # damage while unconscious did not move it
+    assert S["dying"][0] == 5  # 3 after enemy 1, 4 after the failed check, 5 after enemy 2
+    # the scalar reference plays the same script the same way
+    tr = new_track(m)
+    for t, r in ((1, r1), (2, r2)):
+        d = {k: np.asarray(v)[0] for k, v in r.items()}
+        assert ref_round(m, tr, t, d) is None
+    assert (tr["pos"], tr["dying"]) == (1, 5)
+
+
+def test_initiative_enemies_first_starts_last():
+    m = Encounter(initiative="enemies_first", enemies=2)
+    S, _ = m.init(3, RecordingRng(0))
+    assert (S["pos"] == 2).all()
+
+
+# -- degenerate encounters against the dying model's exact solver -----------------------------
+
+def _agree_with_dying(enc, dying, n, seed, pairs=(("stable", "stable"), ("dead", "dead"), ("revived", "revived"))):
+    res = simulate(enc, n, rng=seed)
+    exact = solve(dying)
+    for eo, do in pairs:
+        assert within_se(res[eo], exact[do], n), (eo, res[eo], exact[do])
+    return res, exact
+
+
+DEGENERATE = [
+    (dict(), dict()),
+    (dict(check="flat"), dict(check="flat")),
+    (dict(start_dying=2, dc=26, fort=6), dict(start=2, dc=26, save_bonus=6)),
+    (dict(hero_points=1, hero_policy=3), dict(hero_points=1, hero_policy=3)),
+    (dict(hero_points=2, hero_effect="stabilize"), dict(hero_points=2, hero_effect="stabilize")),
+    (dict(healer_round=3), dict(heal_round=3)),
+    (dict(wounded_rule=True, wounded=1, death_at=5), dict(wounded_rule=True, wounded=1, death_at=5)),
+    (dict(check_penalty=-3, max_rounds=6), dict(check_penalty=-3, max_rounds=6)),
+]
+
+
+@pytest.mark.parametrize("enc_params,dying_params", DEGENERATE)
+def test_starts_knocked_out_without_enemies_matches_dying_exact(enc_params, dying_params):
+    # the same numbers on both sides: Fortitude +11, recovery DC 22, no hero point unless given
+    enc = Encounter(**{**dict(hp=0, enemies=0, fort=11, dc=22, hero_points=0), **enc_params})
+    dying = Dying(**{**dict(save_bonus=11, dc=22, hero_points=0), **dying_params})
+    n = 40_000
+    res, exact = _agree_with_dying(enc, dying, n, seed=11)
+    # round by round: P(absorbed in each outcome by round t)
+    cdf = exact.cdf()
+    mc = np.cumsum(res.hist, axis=1) / n
+    for eo in ("stable", "dead", "revived"):
+        i, j = enc.outcomes.index(eo), dying.outcomes.index(eo)
+        for t in range(min(enc.horizon, 12) + 1):
+            assert within_se(mc[i, t], cdf[j, t], n), (eo, t)
+
+
+def test_enemies_that_never_attack_the_downed_match_dying_exact():
+    # knocked out at the start by the first of two enemies who never attack a downed
+    # character: the dying track is the dying model's, whatever the fight does
+    enc = Encounter(hp=0, enemies=2, target_downed="never", fight_rounds=3, fort=9, dc=24, hero_points=0)
+    dying = Dying(save_bonus=9, dc=24)
+    n = 40_000
+    res, exact = _agree_with_dying(enc, dying, n, seed=12, pairs=(("dead", "dead"), ("stable", "stable")))
+    cdf_dead = exact.cdf()[dying.outcomes.index("dead")]
+    mc_dead = np.cumsum(res.hist[enc.outcomes.index("dead")]) / n
+    for t in range(13):
+        assert within_se(mc_dead[t], cdf_dead[t], n), t
+    # stable tracks wait for the end of the fight (round 3) before they end
+    assert res.hist[enc.outcomes.index("stable"), :3].sum() == 0
+
+
+def test_no_enemies_from_full_hp_is_standing_at_once():
+    res = simulate(Encounter(enemies=0), 2000, rng=3)
+    assert res.counts["standing"] == 2000 and res.hist[0, 0] == 2000
+
+
+# -- levels, sweeps, outputs -------------------------------------------------------------------
+
+def test_level_based_defaults_make_a_complete_question():
+    m = Encounter(level=5, monster_level=7)
+    assert (m.max_hp, m.armor, m.save("fort")) == (73, 23, 12)
+    assert (m.strike_bonus, m.strike_dice, m.strike_dc, m.spell_dc) == (18, "2d10+9", 25, 25)
+    assert Encounter(level=5).mlevel == 5
+
+
+def test_level_difference_sweep_is_monotone():
+    model = Encounter(level=5, target_downed="always", fight_rounds=5, hero_points=0)
+    n = 12_000
+    df = level_sweep(model, range(-4, 5), n=n, rng=7)
+    dead = df[df.outcome == "dead"].set_index("delta")["p"]
+    assert list(dead.index) == list(range(-4, 5))
+    for d in range(-4, 4):
+        lo, hi = dead[d], dead[d + 1]
+        se = np.hypot(standard_error(lo, n), standard_error(hi, n))
+        assert hi >= lo - 5 * se, (d, lo, hi)
+    assert dead[4] > dead[-4] + 5 * np.hypot(standard_error(dead[4], n), standard_error(dead[-4], n))
+
+
+def test_summary_marks_and_block_size_invariance():
+    m = Encounter(level=3, monster_level=5, target_downed="sometimes", healer_chance=0.2, fight_rounds=4)
+    n = 2 * STREAM_SIZE + 77
+    a = simulate(m, n, rng=4, block_size=STREAM_SIZE)
+    b = simulate(m, n, rng=4)
+    assert (a.hist == b.hist).all()
+    for k in m.marks:
+        assert (a.marks[k] == b.marks[k]).all()
+    s = encounter_summary(a).set_index("quantity")
+    assert s.loc["knocked out", "count"] == a.marks["knocked_out"][:, 1].sum()
+    assert s.loc["dead", "p"] == pytest.approx(a["dead"])
+    assert s.loc["dead before the healer", "count"] <= s.loc["dead", "count"]
+    assert 1 <= s.loc["rounds to knock-out", "mean"] <= 4
+
+
+def test_regression_pinned_value():
+    res = simulate(Encounter(level=5, monster_level=7, target_downed="always", healer_round=3), 20_000, rng=2026)
+    assert res.counts == {"standing": 0, "revived": 9134, "stable": 3624, "dead": 7242, "dying": 0,
+                          "unresolved": 0}
+
+
+# -- seed 001 at 0 HP ---------------------------------------------------------------------------
+
+def test_seed001_zero_pp_dies_at_once_or_at_end_of_turn():
+    m = Encounter(dying_rules="seed001", hp=0, pp=0, enemies=0)
+    assert simulate(m, 100, rng=1).hist[3, 0] == 100  # A1-1 default: dead at step 0
+    late = simulate(m.replace(zero_pp="end_of_turn"), 100, rng=1)
+    assert late.hist[3, 1] == 100
+
+
+def test_seed001_agonising_loses_one_pp_per_turn_then_long_term():
+    # never spend, no help: dead after exactly pp turns (R1-01)
+    m = Encounter(dying_rules="seed001", hp=0, pp=3, pp_max=6, spend="never", enemies=0)
+    res = simulate(m, 500, rng=2)
+    assert res.hist[3, 3] == 500
+    # spend at once: stable for 1 PP (a quarter of 6, at least 1), then the hourly checks:
+    # Con +0: P(die) per hour = 9/20, P(wake) = 1/20, else again; 8 checks then rested
+    m2 = m.replace(spend="asap", con=0)
+    n = 40_000
+    r2 = simulate(m2, n, rng=3)
+    stay = 10 / 20
+    p_dead = sum(stay**h * 9 / 20 for h in range(8))
+    assert within_se(r2["dead"], p_dead, n)
+    assert within_se(r2["revived"], 1 - p_dead, n)
+    hours = r2.marks["hours"]
+    # 8 hours: rested after 8 checks, or woke on the 8th
+    assert within_se(hours[REVIVED, 8] / n, stay**8 + stay**7 / 20, n)
+
+
+def test_seed001_healer_first_aid_and_healing():
+    m = Encounter(dying_rules="seed001", hp=0, pp=5, spend="never", enemies=0, healer_round=2, heals=1)
+    res = simulate(m, 1000, rng=1)
+    assert res.counts["revived"] == 1000 and res.hist[1, 2] == 1000  # healed in round 2 (R1-03)
+
+
+# -- parameters, CLI -------------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        (dict(hp=80, hp_max=50), "hp=80 is not allowed: hp must be at most hp_max"),
+        (dict(level=0), "level=0 is not allowed: level must be an integer in \\[1, 20\\]"),
+        (dict(target_downed="often"), "target_downed must be one of never, sometimes, always"),
+        (dict(healer_round=2, healer_chance=0.5), "exclusive"),
+        (dict(until="healer"), "until=healer needs a healer"),
+        (dict(dying_rules="seed002"), "dying_rules must be one of seed000, seed001"),
+        (dict(wounded=1), "wounded_rule"),
+        (dict(heal_dice="0"), "heal_dice"),
+        (dict(damage="lots"), "damage"),
+        (dict(monster_level=30), "monster_level"),
+    ],
+)
+def test_invalid_parameters_name_themselves(kwargs, match):
+    with pytest.raises(ParamError, match=match):
+        Encounter(**kwargs)
+
+
+def test_cli_answers_the_designer_question():
+    argv = ["run", "encounter", "--set", "level=5", "--set", "monster_level=7", "--set", "target_downed=always",
+            "--set", "healer_round=3", "--set", "until=healer", "-n", "3000", "--seed", "1", "--format", "json"]
+    out = io.StringIO()
+    from contextlib import redirect_stdout
+
+    with redirect_stdout(out):
+        assert main(argv) == 0
+    rows = {r["outcome"]: r for r in json.loads(out.getvalue())}
+    assert set(rows) == {"standing", "revived", "stable", "dead", "dying", "unresolved"}
+    assert sum(r["count"] for r in rows.values()) == 3000
+    api = simulate(make_model("encounter", level=5, monster_level=7, target_downed="always", healer_round=3,
+                              until="healer"), 3000, rng=1)
+    assert rows["dead"]["count"] == api.counts["dead"]
