@@ -63,7 +63,7 @@ def _per_track(plan, draws, i):
 
 def _check_same(model, S, trs, i_kernel, i_ref):
     tr = trs[i_ref]
-    for f in MARKS + ("tmp", "pos", "hero", "heals"):
+    for f in MARKS + ("tmp", "pos", "hero", "heals", "wounded", "dcs"):
         assert int(S[f][i_kernel]) == int(tr[f]), (f, i_ref)
     cond = UP if not tr["down"] else (DOWN_DYING if tr["dying_now"] else DOWN_STABLE)
     if not model.seed000:
@@ -129,6 +129,7 @@ CONFIGS = [
     dict(heal_when="wounded", healer_round=2, heals=2, temp_hp=10, end_chance=0.2, fight_rounds=None),
     dict(until="healer", healer_round=3, target_downed="always"),
     dict(hp=0, start_dying=2, target_downed="always", enemies=2, dc=30),
+    dict(wounded_rule=True, target_downed="always", healer_chance=0.3, medicine=6, heals=2, check="flat"),
     dict(dying_rules="seed001", target_downed="always"),
     dict(dying_rules="seed001", target_downed="sometimes", spend=2, back_in_fight=True, medicine=5,
          healer_chance=0.2, heals=1),
@@ -136,6 +137,8 @@ CONFIGS = [
          target_downed="always", long_term=True, checks=7, con=-1),
     dict(dying_rules="seed001", spend="never", hp=0, enemies=0, healer_round=4, medicine=2, heals=0, pp_max=3),
     dict(enemies=0, hp=0, hero_points=0, healer_round=2, check_penalty=-3),
+    dict(dying_rules="seed001", trait="nonlethal", back_in_fight=True, back_reserve=50, target_downed="sometimes"),
+    dict(dying_rules="seed001", back_in_fight=True, back_reserve=3, pp_max=8, target_downed="sometimes"),
 ]
 
 
@@ -270,10 +273,30 @@ def test_r0_03_initiative_moves_before_the_knocking_enemy():
     assert (tr["pos"], tr["dying"]) == (1, 5)
 
 
+def test_multiple_attack_penalty():
+    assert [Encounter(attacks=4).strike_penalty(a) for a in range(4)] == [0, 5, 10, 10]
+    assert [Encounter(map="agile").strike_penalty(a) for a in range(3)] == [0, 4, 8]
+    assert [Encounter(map="none").strike_penalty(a) for a in range(3)] == [0, 0, 0]
+
+
 def test_initiative_enemies_first_starts_last():
     m = Encounter(initiative="enemies_first", enemies=2)
     S, _ = m.init(3, RecordingRng(0))
     assert (S["pos"] == 2).all()
+
+
+def test_healer_heals_at_half_hp_or_less_with_heal_when_wounded():
+    m = Encounter(hp_max=40, heal_when="wounded", healer_round=1, heal_dice="10", heals=5)
+    S, code = _tracks(m, 4, hp=[21, 20, 0, 5], healer=True)
+    S["cond"][2] = DOWN_DYING
+    S["dying"][2] = 1
+    m._healer_turn(S, {"heal_u": np.full(4, 0.5)}, code)
+    assert list(S["hp"]) == [21, 30, 10, 15]
+    assert list(S["cond"]) == [UP, UP, UP, UP] and list(S["heals"]) == [5, 4, 4, 4]
+    downed_only = m.replace(heal_when="downed")
+    S, code = _tracks(downed_only, 1, hp=5, healer=True)
+    downed_only._healer_turn(S, {"heal_u": np.full(1, 0.5)}, code)
+    assert S["hp"][0] == 5
 
 
 # -- degenerate encounters against the dying model's exact solver -----------------------------
