@@ -90,16 +90,17 @@ def run_tracks(model, seed: int, first_stream: int, n_tracks: int, prefix=()) ->
         if not per_code.any():
             return state
         tally.hist[:, start : start + k] += per_code.reshape(k, n_out).T
-        keep = codes < 0
+        kept = np.flatnonzero(codes < 0)  # indices of tracks still active, in order
         if model.marks:
-            done = ~keep
+            done = np.ones(len(codes), dtype=bool)
+            done[kept] = False
             out = codes[done].astype(np.int64) % n_out
             for name in model.marks:
                 tally.marks[name] = _padded_add(
                     tally.marks.get(name), _bincount2(out, state[name][done], n_out)
                 )
-        brng.compact(keep)
-        return {name: v[keep] for name, v in state.items()}
+        brng.compact(kept)
+        return {name: v.take(kept, axis=0) for name, v in state.items()}
 
     def observe_now(state, t):
         for name, values in observe(state, t).items():

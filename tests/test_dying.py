@@ -291,7 +291,7 @@ def test_defaults_and_flat_agree_with_exact():
 def test_regression_pinned_value():
     # pinned: a change here means the random streams or the kernel changed
     res = simulate(Dying(), 100_000, rng=20261129)
-    assert res.counts == {"stable": 60647, "dead": 39353, "revived": 0, "unresolved": 0}
+    assert res.counts == {"stable": 60546, "dead": 39454, "revived": 0, "unresolved": 0}
 
 
 config = st.fixed_dictionaries(
