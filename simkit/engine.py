@@ -83,7 +83,12 @@ def run_tracks(model, seed: int, first_stream: int, n_tracks: int, prefix=()) ->
     def absorb(state, codes, start, k):
         # codes: -1 active, else outcome + n_out * offset (offset < k: absorbed at start + offset)
         n_codes = n_out * k
-        if n_codes <= 24:
+        if codes.strides == (0,) and len(codes):  # one code for every track (a broadcast)
+            if codes[0] < 0:
+                return state
+            per_code = np.zeros(n_codes, dtype=np.int64)
+            per_code[codes[0]] = len(codes)
+        elif n_codes <= 24:
             per_code = np.array([np.count_nonzero(codes == c) for c in range(n_codes)], dtype=np.int64)
         else:
             per_code = np.bincount(codes.astype(np.intp) + 1, minlength=n_codes + 1)[1:]

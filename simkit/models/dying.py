@@ -260,12 +260,16 @@ class Dying(Rules):
 
     def init(self, n: int, rng):
         out, d = self.ref_knockout()
-        codes = np.full(n, -1 if out is None else out, dtype=np.int8)
+        codes = np.broadcast_to(np.int8(-1 if out is None else out), (n,))
         s0 = self._code(min(d, self.death_at - 1), self.hero_points > 0, False) if out is None else 0
-        return {"s": np.full(n, s0, dtype=np.int16)}, codes
+        return {"s": np.full(n, -1 - s0, dtype=np.int16)}, codes
 
     def step(self, state, t, rng):
-        """Advance the active tracks; ``state["s"]`` holds state codes (int16)."""
+        """Advance the active tracks.
+
+        ``state["s"]`` (int16, one per track) holds ``-1 - state code``: the engine's
+        own code for a track still active, so a table lookup yields the codes.
+        """
         tab = self.tables()
         s = state["s"]
         m = len(s)
@@ -281,19 +285,20 @@ class Dying(Rules):
             width = 20**k
             if t == 1:
                 # every track is still in its knock-out state: one row of the table
-                nxt = tab[f"first{k}"].take(rng.integers(0, width, size=m, dtype=np.uint16))
+                nxt = tab[f"first{k}"].take(rng.below(width, size=m))
             else:
-                idx = np.multiply(s, width, dtype=np.intp)
-                idx += rng.integers(0, width, size=m, dtype=np.uint16)
+                # state["s"] holds engine codes, -1 - state: index = state * width + r
+                idx = np.multiply(s, -width, dtype=np.intp)
+                idx -= width
+                idx += rng.below(width, size=m)
                 nxt = tab[f"pack{k}"].take(idx)
             state["s"] = nxt
-            return np.subtract(-1, nxt, dtype=np.int16), k
+            return nxt, k
         # general path: one round, with the enemy's turn
-        S = self._n_states()
         roll = rng.d20(size=m)
         u = rng.random(size=m)
-        idx = np.multiply(s, 21, dtype=np.intp)
-        idx += roll
+        idx = np.multiply(s, -21, dtype=np.intp)
+        idx += roll.astype(np.intp) - 21
         c1 = tab["check"].take(idx)
         kind = np.where(u < self.crit_chance, CRIT,
                         np.where(u < self.crit_chance + self.hit_chance, HIT, NO_HIT)).astype(np.int32)
@@ -304,8 +309,9 @@ class Dying(Rules):
         alive = c1 >= 0
         c2 = c1.copy()
         c2[alive] = tab["enemy"].take(c1[alive].astype(np.intp) * 4 + kind[alive])
-        state["s"] = c2
-        return -1 - c2
+        codes = np.subtract(-1, c2, dtype=np.int16)
+        state["s"] = codes
+        return codes
 
     # -- exact chain (independent of the kernel: probabilities, not rolls) -------------
     def exact_initial(self):
@@ -424,11 +430,15 @@ def _tables(rules: Dying) -> dict[str, np.ndarray]:
         stepped = np.where(stepped < 0, stepped - (k - 1) * 3, stepped)
         prev = np.where(active, stepped, before)
         res[f"pack{k}"] = prev.astype(np.int16).ravel()
-    # the knock-out state's row of each pack (the first step of every track)
+    # packed tables in engine codes: -1 - state for a track still dying, else
+    # outcome + 3 * offset; plus the knock-out state's row (the first step of every track)
     out, d0 = rules.ref_knockout()
     s0 = rules._code(min(d0, rules.death_at - 1), rules.hero_points > 0, False) if out is None else 0
     for k in (1, 2, 3):
-        res[f"first{k}"] = res[f"pack{k}"].reshape(S, -1)[s0].copy()
+        packed = (-1 - res[f"pack{k}"].astype(np.int64)).astype(np.int16)
+        packed.setflags(write=False)
+        res[f"pack{k}"] = packed
+        res[f"first{k}"] = packed.reshape(S, -1)[s0].copy()
     for v in res.values():
         v.setflags(write=False)
     if len(_TABLE_CACHE) > 256:
