@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from simkit import ParamError, simulate, solve
 from simkit.cli import main
 from simkit.models import get_model
-from simkit.models.agony import DEATHS, Agony, p_dead
+from simkit.models.agony import Agony
 from simkit.models.perseverance import Perseverance
 from simkit.models.recovery import Recovery
 from simkit.testing import within_se
@@ -34,26 +34,29 @@ def test_exact_is_the_product_of_the_stages():
     p1 = solve(first).probabilities
     p2 = solve(then["stable"]).probabilities
     ex = solve(chain).probabilities
-    assert ex["dead_agony"] == pytest.approx(p1["dead"])
-    assert ex["dead_recovery"] == pytest.approx(p1["stable"] * p2["dead"])
+    assert ex["dead"] == pytest.approx(p1["dead"] + p1["stable"] * p2["dead"])
     assert ex["awake"] == pytest.approx(p1["stable"] * p2["awake"])
     assert ex["rested"] == pytest.approx(p1["stable"] * p2["rested"])
     assert sum(ex.values()) == pytest.approx(1.0)
     # perseverance d20 + 3 >= 15 fails on 1..11: dies in agony if it fails 4 times
-    assert ex["dead_agony"] == pytest.approx((11 / 20) ** 4)
-    assert p_dead(solve(chain)) == pytest.approx(ex["dead_agony"] + ex["dead_recovery"])
+    assert p1["dead"] == pytest.approx((11 / 20) ** 4)
+    # the split by stage: deaths in agony (rounds) and in recovery (hours)
+    split = solve(chain).stage_summary().set_index(["stage", "outcome"])["p"]
+    assert split["perseverance", "dead"] == pytest.approx((11 / 20) ** 4)
+    assert split["stable->recovery", "dead"] == pytest.approx(p1["stable"] * p2["dead"])
+    assert split.sum() == pytest.approx(1.0)
 
 
 def test_outcomes_that_end_in_agony_do_not_continue():
     ex = solve(Agony(pp=3, spend="never", heal_round=2, back_in_fight=True))
     assert ex["revived"] == 1.0
     back = solve(Agony(pp=3, pp_max=4, spend="asap", back_in_fight=True))
-    assert back["back"] == 1.0 and back["dead_recovery"] == 0
+    assert back["back"] == 1.0 and back["dead"] == 0
     short = solve(Agony(pp=10, pp_max=10, spend="never", max_rounds=4))
     assert short["unresolved"] == 1.0
     # no track reaches the recovery stage: every count stays where it belongs
     none_stable = simulate(Agony(pp=0), 1000, rng=1)
-    assert none_stable.counts["dead_agony"] == 1000 and none_stable.counts["unresolved"] == 0
+    assert none_stable.counts["dead"] == 1000 and none_stable.counts["unresolved"] == 0
 
 
 def test_monte_carlo_matches_exact_and_is_reproducible():
@@ -71,8 +74,13 @@ def test_monte_carlo_matches_exact_and_is_reproducible():
     assert other.counts != res.counts
     df = res.summary()
     assert list(df.columns) == ["outcome", "count", "n", "p", "ci_low", "ci_high", "exact"]
-    assert list(df["outcome"]) == list(DEATHS) + ["revived", "back", "awake", "rested", "unresolved"]
+    assert list(df["outcome"]) == ["dead", "revived", "back", "awake", "rested", "unresolved"]
     assert df["count"].sum() == n
+    stages = res.stage_summary()
+    assert stages["count"].sum() == n
+    exact_split = solve(chain).stage_summary()
+    for (_, row), p in zip(stages.iterrows(), exact_split["p"]):
+        assert within_se(row["p"], p, n), row
 
 
 def test_both_time_scales_in_the_survival_frame():
@@ -151,7 +159,7 @@ def test_cli_run_agrees_with_exact(sets):
 def test_cli_lists_the_chain():
     code, out, _ = run("models")
     assert code == 0
-    for word in ("perseverance", "recovery", "agony", "dead_agony", "dead_recovery", "rounds then hours"):
+    for word in ("perseverance", "recovery", "agony", "rounds then hours"):
         assert word in out
 
 
@@ -171,3 +179,15 @@ def test_cli_bad_values_one_line_status_2(verb, sets, needle):
     assert code == 2 and out == ""
     lines = err.strip().splitlines()
     assert len(lines) == 1 and needle in lines[0], err
+
+
+def test_cli_stages_split_deaths_by_stage():
+    code, out, _ = run("exact", "agony", "--stages", "--format", "csv", "--set", "pp=4", "--set", "spend=never",
+                       "--set", "medic_bonus=3")
+    assert code == 0
+    df = pd.read_csv(io.StringIO(out))
+    assert list(df.columns) == ["stage", "time_unit", "outcome", "p"]
+    assert set(df["stage"]) == {"perseverance", "stable->recovery"}
+    assert df["p"].sum() == pytest.approx(1.0)
+    code, _, err = run("exact", "dying", "--stages")
+    assert code == 2 and "not a chain" in err

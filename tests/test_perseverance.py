@@ -246,7 +246,7 @@ def _agree(model, n, seed):
 def test_regression_pinned_value():
     # pinned: a change here means the random streams or the kernel changed
     res = simulate(Perseverance(pp=4, spend="never", medic_bonus=3), 100_000, rng=20261129)
-    assert res.counts == {"dead": 9119, "stable": 90881, "revived": 0, "back": 0, "unresolved": 0}
+    assert res.counts == {'dead': 9216, 'stable': 90784, 'revived': 0, 'back': 0, 'unresolved': 0}
     assert within_se(res["dead"], (11 / 20) ** 4, res.n)  # first aid fails on 1..11
 
 

@@ -8,8 +8,7 @@ chain. Parameters are those of both models; ``check_penalty`` applies to both st
 Outcomes (each track ends in exactly one; they sum to 1)
 
 =================  =============================================================
-``dead_agony``     died while agonising, PP run out (perseverance ``dead``)
-``dead_recovery``  stabilised, then died on an hourly check (recovery ``dead``)
+``dead``           died: PP ran out while agonising, or an hourly check failed
 ``revived``        healed to 1+ HP while agonising (perseverance ``revived``)
 ``back``           spent PP to get back in the fight (perseverance ``back``)
 ``awake``          stabilised, then woke with 1 HP on a check of 20+
@@ -17,7 +16,9 @@ Outcomes (each track ends in exactly one; they sum to 1)
 ``unresolved``     still agonising after ``max_rounds`` rounds
 =================  =============================================================
 
-P(dead) is ``dead_agony + dead_recovery`` (:func:`p_dead`). The stage results
+Where the deaths happen: ``stage_summary()`` of a result (Monte Carlo or exact) splits
+every outcome by stage (``perseverance`` in rounds, ``stable->recovery`` in hours), with
+probabilities over all tracks. The stage results
 (``ChainResult.first`` in rounds, ``ChainResult.then["stable"]`` in hours, with the
 HP on waking as the mark ``hp``) and ``ChainResult.survival()`` (columns ``stage`` and
 ``time_unit``) give each stage on its own time scale.
@@ -34,28 +35,18 @@ from ..params import param, spec
 from .perseverance import Perseverance
 from .recovery import Recovery
 
-__all__ = ["Agony", "p_dead", "DEATHS"]
-
-#: The chain outcomes that are deaths.
-DEATHS = ("dead_agony", "dead_recovery")
+__all__ = ["Agony"]
 
 _FINAL = {
-    ("dead", None): "dead_agony",
+    ("dead", None): "dead",
     ("revived", None): "revived",
     ("back", None): "back",
     ("unresolved", None): "unresolved",
-    ("stable", "dead"): "dead_recovery",
+    ("stable", "dead"): "dead",
     ("stable", "awake"): "awake",
     ("stable", "rested"): "rested",
     ("stable", "unresolved"): "unresolved",
-    # simkit.chain skips a second stage that no track reaches: its count is 0
-    ("stable", None): "unresolved",
 }
-
-
-def p_dead(result) -> float:
-    """P(dead) of an ``agony`` result (Monte Carlo or exact): the sum of :data:`DEATHS`."""
-    return float(sum(result[o] for o in DEATHS))
 
 
 def _same(cls, name: str):
@@ -70,7 +61,7 @@ class Agony(ChainRules):
 
     name: ClassVar[str] = "agony"
     time_unit: ClassVar[str] = "rounds"
-    outcomes: ClassVar[tuple[str, ...]] = ("dead_agony", "dead_recovery", "revived", "back", "awake", "rested")
+    outcomes: ClassVar[tuple[str, ...]] = ("dead", "revived", "back", "awake", "rested")
     rule_ids: ClassVar[str] = "R1-01..R1-08, R1-11; A1-1..A1-3, A1-6; rounds then hours"
 
     # perseverance (rounds)
