@@ -17,6 +17,9 @@ __all__ = ["Rules", "Dying", "REGISTRY", "get_model", "make_model"]
 # (module, class) of every registered model, in listing order.
 _MODULES = [
     ("dying", "Dying"),
+    ("perseverance", "Perseverance"),
+    ("recovery", "Recovery"),
+    ("agony", "Agony"),
     ("encounter", "Encounter"),
 ]
 
