@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from simkit import Dying, ParamError, simulate, solve
+from simkit.models.perseverance import Perseverance
 from simkit.cli import main
 from simkit.models import make_model
 from simkit.models.encounter import (
@@ -137,8 +138,8 @@ CONFIGS = [
          target_downed="always", long_term=True, checks=7, con=-1),
     dict(dying_rules="seed001", spend="never", hp=0, enemies=0, healer_round=4, medicine=2, heals=0, pp_max=3),
     dict(enemies=0, hp=0, hero_points=0, healer_round=2, check_penalty=-3),
-    dict(dying_rules="seed001", trait="nonlethal", back_in_fight=True, back_reserve=50, target_downed="sometimes"),
-    dict(dying_rules="seed001", back_in_fight=True, back_reserve=3, pp_max=8, target_downed="sometimes"),
+    dict(dying_rules="seed001", trait="nonlethal", back_in_fight=True, enough_pp=50, target_downed="sometimes"),
+    dict(dying_rules="seed001", back_in_fight=True, enough_pp=3, pp_max=8, target_downed="sometimes"),
 ]
 
 
@@ -352,6 +353,40 @@ def test_enemies_that_never_attack_the_downed_match_dying_exact():
     assert res.hist[enc.outcomes.index("stable"), :3].sum() == 0
 
 
+PERSEVERANCE = [
+    (dict(), dict()),
+    (dict(spend="asap", pp=4, pp_max=8), dict(spend="asap", pp=4, pp_max=8)),
+    (dict(spend=2, pp=5, pp_max=12), dict(spend=2, pp=5, pp_max=12)),
+    (dict(spend="never", healer_round=3), dict(spend="never", heal_round=3)),
+    (dict(spend="never", pp=5, healer_round=2, heals=0, medicine=3),
+     dict(spend="never", pp=5, medic_from=2, medic_bonus=3)),
+    (dict(back_in_fight=True, enough_pp=2, pp=5, pp_max=8, healer_round=1, heals=0, medicine=0),
+     dict(back_in_fight=True, enough_pp=2, pp=5, pp_max=8, medic_from=1, medic_bonus=0)),
+    (dict(pp=0, zero_pp="end_of_turn", healer_round=1, heals=0, medicine=5),
+     dict(pp=0, zero_pp="end_of_turn", medic_bonus=5)),
+    (dict(trait="nonlethal"), dict(nonlethal=True)),
+]
+
+
+@pytest.mark.parametrize("enc_params,p_params", PERSEVERANCE)
+def test_seed001_starts_knocked_out_without_enemies_matches_perseverance_exact(enc_params, p_params):
+    # the perseverance model's "back" (up again by spending PP) is the encounter's "revived"
+    enc = Encounter(**{**dict(dying_rules="seed001", hp=0, enemies=0, long_term=False, pp=3, pp_max=6),
+                       **enc_params})
+    per = Perseverance(**{**dict(pp=3, pp_max=6), **p_params})
+    exact = solve(per)
+    n = 40_000
+    res = simulate(enc, n, rng=13)
+    expected = {"dead": exact["dead"], "stable": exact["stable"], "revived": exact["revived"] + exact["back"]}
+    for o, p in expected.items():
+        assert within_se(res[o], p, n), (o, res[o], p)
+    cdf = exact.cdf()
+    mc = np.cumsum(res.hist, axis=1) / n
+    dead_e, dead_p = enc.outcomes.index("dead"), per.outcomes.index("dead")
+    for t in range(min(enc.horizon, 12) + 1):
+        assert within_se(mc[dead_e, t], cdf[dead_p, t], n), t
+
+
 def test_no_enemies_from_full_hp_is_standing_at_once():
     res = simulate(Encounter(enemies=0), 2000, rng=3)
     assert res.counts["standing"] == 2000 and res.hist[0, 0] == 2000
@@ -381,7 +416,7 @@ def test_level_difference_sweep_is_monotone():
 
 def test_summary_marks_and_block_size_invariance():
     m = Encounter(level=3, monster_level=5, target_downed="sometimes", healer_chance=0.2, fight_rounds=4)
-    n = 2 * STREAM_SIZE + 77
+    n = STREAM_SIZE + 77
     a = simulate(m, n, rng=4, block_size=STREAM_SIZE)
     b = simulate(m, n, rng=4)
     assert (a.hist == b.hist).all()
@@ -396,7 +431,7 @@ def test_summary_marks_and_block_size_invariance():
 
 def test_regression_pinned_value():
     res = simulate(Encounter(level=5, monster_level=7, target_downed="always", healer_round=3), 20_000, rng=2026)
-    assert res.counts == {"standing": 0, "revived": 9134, "stable": 3624, "dead": 7242, "dying": 0,
+    assert res.counts == {"standing": 0, "revived": 9140, "stable": 3558, "dead": 7302, "dying": 0,
                           "unresolved": 0}
 
 

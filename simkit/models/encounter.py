@@ -28,10 +28,13 @@ Round structure (round ``t``, 1-based)
    does not move it (R0-09). The same order is kept under seed 001.
 4. **PC's turn.** Seed 000 (``dying_rules="seed000"``), dying: the recovery check at
    the start of its turn (R0-05, R0-06, ``check``, A0-4), hero points (R0-10,
-   ``hero_policy``, A0-3), death at ``death_at`` (R0-04). Seed 001: stable with
-   ``back_in_fight``: spend 1 PP to get up at 1 HP (R1-05, A1-3); agonising: spend
-   the stabilisation cost (a quarter of ``pp_max``, min 1, max ``stabilize_cap``,
-   R1-04) when ``spend`` says so, else lose 1 PP at the end of the turn and die at
+   ``hero_policy``, A0-3), death at ``death_at`` (R0-04). Seed 001, as the
+   ``perseverance`` model: agonising, it spends the stabilisation cost (a quarter of
+   ``pp_max``, min 1, max ``stabilize_cap``, R1-04) when ``spend`` says so (``asap``;
+   ``last``: when its PP equal the cost; ``k``: after k agonising turns or at its last
+   chance); then, stable with ``back_in_fight``, it spends 1 PP to get up at 1 HP
+   (R1-05; ``enough_pp`` PP needed after a lethal knock-out, A1-3; 1 after a
+   nonlethal one); still agonising, it loses 1 PP at the end of its turn and dies at
    0 PP (R1-01). A conscious PC's actions are not modelled.
 5. **Enemy's turn** (while the fight lasts). With probability ``effect_chance`` one
    spell-like effect (a basic save of the PC's ``effect_save`` against
@@ -152,13 +155,14 @@ class Encounter(Rules):
                                help="max perseverance points (seed 001); default by level")
     pp: int | None = param(None, kind="int", lo=0, hi=100, optional=True, rule="R1-01",
                            help="perseverance points at the start (default pp_max)")
-    spend: str | int = param("asap", kind="policy", choices=("never", "asap"), lo=1, hi=1000, rule="R1-04",
-                             help="spend PP to stabilise: never, asap, or after k agonising turns")
+    spend: str | int = param("last", kind="policy", choices=("never", "asap", "last"), lo=1, hi=1000, rule="R1-04",
+                             help="spend PP to stabilise: never, asap, last (last chance), or after k agonising turns")
     stabilize_cap: int | None = param(3, kind="int", lo=1, hi=100, optional=True, rule="R1-04",
                                       help="most PP the stabilisation costs (none = no cap)")
     back_in_fight: bool = param(False, kind="bool", rule="R1-05",
                                 help="a stable PC spends 1 PP to get up at 1 HP (once per turn)")
-    back_reserve: int = param(1, kind="int", lo=1, hi=100, rule="A1-3", help="PP needed to get back in the fight")
+    enough_pp: int = param(1, kind="int", lo=1, hi=100, rule="A1-3",
+                           help="PP a stabilised PC needs to get back in the fight (1 = the PP it spends)")
     zero_pp: str = param("at_once", kind="choice", choices=("at_once", "end_of_turn"), rule="A1-1",
                          help="agonising with 0 PP: dead at once, or at the end of its first turn")
     long_term: bool = param(True, kind="bool", rule="R1-06",
@@ -519,23 +523,30 @@ class Encounter(Rules):
                 deg = degrees(roll, 0, 10 + old)
             self._set_dying(S, code, i, old, old + DELTA[deg])
             return
-        # seed 001
+        # seed 001: spend PP to stabilise (R1-04), get back up (R1-05), lose 1 PP (R1-01)
         pp = S["pp"]
+        ag = turn & (cond == DOWN_DYING)
+        spends = np.zeros_like(ag)
+        if self.spend != "never":
+            cost = self.stabilize_cost
+            if self.spend == "asap":
+                wants = ag
+            elif self.spend == "last":
+                wants = ag & (pp == cost)
+            else:
+                wants = ag & ((S["turns"] >= int(self.spend)) | (pp == cost))
+            spends = wants & (pp >= cost)
+            i = np.flatnonzero(spends)
+            pp[i] -= cost
+            cond[i] = DOWN_STABLE
         if self.back_in_fight:
-            up = turn & (cond == DOWN_STABLE) & ((pp >= self.back_reserve) | (S["nl"] & (pp >= 1)))
+            up = turn & (cond == DOWN_STABLE) & ((pp >= self.enough_pp) | (S["nl"] & (pp >= 1)))
             i = np.flatnonzero(up)
             pp[i] -= 1
             S["hp"][i] = 1
             cond[i] = UP
             S["nl"][i] = False
-        ag = turn & (cond == DOWN_DYING)
-        if self.spend != "never":
-            wait = 0 if self.spend == "asap" else int(self.spend)
-            i = np.flatnonzero(ag & (S["turns"] >= wait) & (pp >= self.stabilize_cost))
-            pp[i] -= self.stabilize_cost
-            cond[i] = DOWN_STABLE
-            ag[i] = False
-        i = np.flatnonzero(ag)  # end of turn: lose 1 PP, dead at 0 (R1-01)
+        i = np.flatnonzero(ag & ~spends)  # end of turn: lose 1 PP, dead at 0 (R1-01)
         pp[i] = np.maximum(pp[i] - 1, 0)
         S["turns"][i] += 1
         code[i[pp[i] == 0]] = DEAD

@@ -137,19 +137,23 @@ def _pc_turn(r, tr, d):
             deg = degree(_roll(d, "check_roll"), 0, 10 + dying)
         _new_dying(r, tr, dying + {0: 2, 1: 1, 2: -1, 3: -2}[deg])
         return
+    spent = False
+    if tr["dying_now"] and r.spend != "never":
+        cost = r.stabilize_cost
+        last = tr["pp"] == cost
+        wants = {"asap": True, "last": last}.get(r.spend, None)
+        if wants is None:
+            wants = tr["turns"] >= int(r.spend) or last
+        if wants and tr["pp"] >= cost:
+            tr["pp"] -= cost
+            tr["dying_now"] = False
+            spent = True
     if tr["down"] and not tr["dying_now"] and r.back_in_fight:
-        if tr["pp"] >= r.back_reserve or (tr["nl"] and tr["pp"] >= 1):
+        if tr["pp"] >= r.enough_pp or (tr["nl"] and tr["pp"] >= 1):
             tr["pp"] -= 1
             tr.update(hp=1, down=False, nl=False)
-            return
-    if not tr["dying_now"]:
+    if not tr["dying_now"] or spent:
         return
-    if r.spend != "never":
-        wait = 0 if r.spend == "asap" else int(r.spend)
-        if tr["turns"] >= wait and tr["pp"] >= r.stabilize_cost:
-            tr["pp"] -= r.stabilize_cost
-            tr["dying_now"] = False
-            return
     tr["pp"] = max(tr["pp"] - 1, 0)
     tr["turns"] += 1
     if tr["pp"] == 0:
