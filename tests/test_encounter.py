@@ -505,3 +505,10 @@ def test_cli_answers_the_designer_question():
     api = simulate(make_model("encounter", level=5, monster_level=7, target_downed="always", healer_round=3,
                               until="healer"), 3000, rng=1)
     assert rows["dead"]["count"] == api.counts["dead"]
+
+
+def test_pf2e_core_preset_for_encounters():
+    m = make_model("encounter", "pf2e-core", level=5, monster_level=7)
+    assert (m.check, m.on_damage, m.wounded_rule, m.hero_effect) == ("flat", "increment", True, "stabilize")
+    seed = make_model("encounter", "seed", level=5, monster_level=7)
+    assert seed == Encounter(level=5, monster_level=7)

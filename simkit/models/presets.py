@@ -4,6 +4,8 @@
 - ``pf2e-core`` (``dying``): Pathfinder 2e as published: flat recovery check DC 10 +
   dying (A0-4), damage while dying increments it (A0-1), the wounded rule on (A0-2),
   and the hero-point rescue spends all hero points to stabilise at 0 HP.
+- ``pf2e-core`` (``encounter``): the same four overrides for the encounter's seed-000
+  dying track.
 """
 
 from __future__ import annotations
@@ -14,6 +16,15 @@ __all__ = ["PRESETS", "preset_params"]
 
 PRESETS: dict[str, dict[str, dict]] = {
     "dying": {
+        "seed": {},
+        "pf2e-core": {
+            "check": "flat",
+            "on_damage": "increment",
+            "wounded_rule": True,
+            "hero_effect": "stabilize",
+        },
+    },
+    "encounter": {
         "seed": {},
         "pf2e-core": {
             "check": "flat",
