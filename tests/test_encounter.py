@@ -33,6 +33,11 @@ class RecordingRng:
         self.draws.append(x)
         return x
 
+    def integers(self, low, high=None, size=None, dtype=np.int64):
+        x = self.gen.integers(low, high, size=size, dtype=dtype)
+        self.draws.append(x)
+        return x
+
     def d20(self, size=None):
         x = self.gen.integers(1, 21, size=size, dtype=np.uint8)
         self.draws.append(x)
@@ -46,10 +51,13 @@ class ScriptedRng:
         self.queue = []
         for script in scripts:
             for name, kind, shape in model.draw_plan():
-                self.queue.append(np.asarray(script[name], dtype=np.uint8 if kind == "d20" else float))
+                self.queue.append(np.asarray(script[name], dtype=float if kind == "random" else np.int64))
 
     def random(self, size=None):
         return self.queue.pop(0).reshape(size)
+
+    def integers(self, low, high=None, size=None, dtype=np.int64):
+        return self.queue.pop(0).reshape(size).astype(dtype)
 
     def d20(self, size=None):
         return self.queue.pop(0).reshape(size)
@@ -274,6 +282,21 @@ def test_r0_03_initiative_moves_before_the_knocking_enemy():
     assert (tr["pos"], tr["dying"]) == (1, 5)
 
 
+@pytest.mark.parametrize("text", ["2d10+9", "1d4", "3d8+24", "4d12+26", "7"])
+def test_dice_draws_follow_the_exact_pmf(text):
+    from simkit.dice import Dice
+    from simkit.models.encounter import dice_draw, dice_values
+
+    values, probs = Dice.parse(text).pmf()
+    kind = dice_draw(text)
+    if kind == "random":  # constant: the inverse CDF
+        assert (dice_values(text, np.array([0.0, 0.5, 0.999])) == values[0]).all()
+        return
+    every = dice_values(text, np.arange(int(kind[6:])))  # each draw once: the exact law
+    counts = np.array([np.count_nonzero(every == v) for v in values])
+    assert np.allclose(counts / len(every), probs)
+
+
 def test_multiple_attack_penalty():
     assert [Encounter(attacks=4).strike_penalty(a) for a in range(4)] == [0, 5, 10, 10]
     assert [Encounter(map="agile").strike_penalty(a) for a in range(3)] == [0, 4, 8]
@@ -431,7 +454,7 @@ def test_summary_marks_and_block_size_invariance():
 
 def test_regression_pinned_value():
     res = simulate(Encounter(level=5, monster_level=7, target_downed="always", healer_round=3), 20_000, rng=2026)
-    assert res.counts == {"standing": 0, "revived": 9140, "stable": 3558, "dead": 7302, "dying": 0,
+    assert res.counts == {"standing": 0, "revived": 9192, "stable": 3496, "dead": 7312, "dying": 0,
                           "unresolved": 0}
 
 

@@ -85,18 +85,19 @@ the first knock-out, 0 if none or before round 1), ``hp`` (HP left), ``hero_spen
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
 from .. import creatures
-from ..dice import CRIT_FAIL, CRIT_SUCCESS, SUCCESS, Dice, degrees
+from ..dice import CRIT_FAIL, CRIT_SUCCESS, SUCCESS, Dice, degree_table, degrees
 from ..levels import monster_high_dc
 from ..params import ParamError, param
 from .base import Rules
 
-__all__ = ["Encounter", "encounter_summary", "level_sweep", "OUTCOMES"]
+__all__ = ["Encounter", "encounter_summary", "level_sweep", "OUTCOMES", "dice_draw", "dice_values"]
 
 OUTCOMES = ("standing", "revived", "stable", "dead", "dying")
 STANDING, REVIVED, STABLE, DEAD, DYING = range(5)
@@ -105,6 +106,45 @@ DELTA = np.array([2, 1, -1, -2], dtype=np.int16)  # degree -> change of dying (R
 MAP_STEPS = {"standard": 5, "agile": 4, "none": 0}
 UNCONSCIOUS_AC = 6  # R0-11: -4 condition penalty and off-guard (-2 circumstance)
 HOURS = 8  # R1-07: automatic wake-up after 8 hours
+MAX_DICE_TABLE = 2**16  # largest number of dice outcomes drawn as one integer
+
+
+def dice_draw(text: str) -> str:
+    """How one sum of ``text`` dice is drawn: its kind in a draw plan.
+
+    ``"below:L"`` (L = sides ** count <= 65536): one integer in ``[0, L)`` whose
+    base-``sides`` digits are the dice (exact, and a table lookup); else ``"random"``:
+    one uniform through the inverse CDF (:meth:`simkit.dice.Dice.quantile`).
+    """
+    d = Dice.parse(text)
+    if d.count and d.sides**d.count <= MAX_DICE_TABLE:
+        return f"below:{d.sides ** d.count}"
+    return "random"
+
+
+@lru_cache(maxsize=64)
+def _dice_table(text: str) -> np.ndarray:
+    d = Dice.parse(text)
+    idx = np.arange(d.sides**d.count)
+    total = np.full(len(idx), d.count + d.bonus, dtype=np.int32)
+    for i in range(d.count):
+        total += (idx // d.sides**i % d.sides).astype(np.int32)
+    total.setflags(write=False)
+    return total
+
+
+def dice_values(text: str, draws: np.ndarray) -> np.ndarray:
+    """Sums of ``text`` dice (int32) from draws made as :func:`dice_draw` says."""
+    if dice_draw(text) == "random":
+        return Dice.parse(text).quantile(draws)
+    return _dice_table(text).take(draws)
+
+
+@lru_cache(maxsize=256)
+def _strike_degrees(bonus: int, ac: int, penalties: tuple[int, ...]) -> np.ndarray:
+    """Degree of each strike (R0-05) by [strike, PC down, natural roll]: int8 (A, 2, 21)."""
+    return np.array([[degree_table(bonus - p, ac), degree_table(bonus - p, ac - UNCONSCIOUS_AC)]
+                     for p in penalties])
 
 
 @dataclass(frozen=True, slots=True)
@@ -348,7 +388,7 @@ class Encounter(Rules):
             if self.healer_chance > 0:
                 plan.append(("arrive", "random", ()))
             if self.healer_possible:
-                plan.append(("heal_u", "random", ()))
+                plan.append(("heal_u", dice_draw(self.heal), ()))
                 if self.medicine is not None:
                     plan.append(("aid_roll", "d20", ()))
             if self.seed000:
@@ -356,9 +396,9 @@ class Encounter(Rules):
             if E:
                 if self.target_downed == "sometimes":
                     plan.append(("target_u", "random", (E, A)))
-                plan += [("atk_roll", "d20", (E, A)), ("dmg_u", "random", (E, A))]
+                plan += [("atk_roll", "d20", (E, A)), ("dmg_u", dice_draw(self.strike_dice), (E, A))]
                 if self.effect_chance > 0:
-                    plan += [("eff_u", "random", (E,)), ("save_roll", "d20", (E,)), ("eff_dmg_u", "random", (E,))]
+                    plan += [("eff_u", "random", (E,)), ("save_roll", "d20", (E,)), ("eff_dmg_u", dice_draw(self.effect_dice), (E,))]
                 if self.end_chance > 0:
                     plan.append(("end_u", "random", ()))
         if self.long_term_on and (not initial or E == 0):
@@ -371,7 +411,12 @@ class Encounter(Rules):
         out = {}
         for name, kind, shape in self.draw_plan(initial):
             size = (m,) + shape
-            out[name] = rng.d20(size=size) if kind == "d20" else rng.random(size=size)
+            if kind == "d20":
+                out[name] = rng.d20(size=size)
+            elif kind == "random":
+                out[name] = rng.random(size=size)
+            else:  # below:L
+                out[name] = rng.integers(0, int(kind[6:]), size=size, dtype=np.uint16)
         return out
 
     # -- Monte Carlo kernel ---------------------------------------------------------------
@@ -480,7 +525,7 @@ class Encounter(Rules):
     def _healer_turn(self, S, D, code):
         here = (code < 0) & S["healer"]
         cond = S["cond"]
-        amount = Dice.parse(self.heal).quantile(D["heal_u"])
+        amount = dice_values(self.heal, D["heal_u"])
         can_heal = here & (S["heals"] > 0)
         heal_down = can_heal & (cond != UP)
         i = np.flatnonzero(heal_down)
@@ -655,25 +700,24 @@ class Encounter(Rules):
             effect = D["eff_u"][:, e] < self.effect_chance
             self._effect(S, D, code, acting & effect, aims[:, 0], e, t)
             acting = acting & ~effect
-        dice = Dice.parse(self.strike_dice)
+        table = _strike_degrees(self.strike_bonus, self.armor,
+                                tuple(self.strike_penalty(a) for a in range(self.attacks)))
         for a in range(self.attacks):
             live = acting & (code < 0)
             down = S["cond"] != UP
-            targeted = live & (~down | aims[:, a])
-            i = np.flatnonzero(targeted)
-            ac = self.armor - UNCONSCIOUS_AC * down[i]
-            deg = degrees(D["atk_roll"][i, e, a], self.strike_bonus - self.strike_penalty(a), ac)
+            i = np.flatnonzero(live & (~down | aims[:, a]))
+            deg = table[a].ravel().take(down[i] * 21 + D["atk_roll"][i, e, a])
             hit = deg >= SUCCESS
-            crit = deg == CRIT_SUCCESS
-            dmg = dice.quantile(D["dmg_u"][i, e, a]) * np.where(crit, 2, 1)
-            keep = hit & (dmg > 0)
-            self._damage(S, code, i[keep], dmg[keep], crit[keep], self.strike_dc, e, t)
+            i, crit = i[hit], deg[hit] == CRIT_SUCCESS
+            dmg = dice_values(self.strike_dice, D["dmg_u"][i, e, a])
+            dmg[crit] *= 2
+            self._damage(S, code, i, dmg, crit, self.strike_dc, e, t)
 
     def _effect(self, S, D, code, acting, aim, e, t):
         down = S["cond"] != UP
         i = np.flatnonzero(acting & (~down | aim))
         deg = degrees(D["save_roll"][i, e], self.save(self.effect_save), self.spell_dc)
-        base = Dice.parse(self.effect_dice).quantile(D["eff_dmg_u"][i, e])
+        base = dice_values(self.effect_dice, D["eff_dmg_u"][i, e])
         dmg = np.select([deg == CRIT_SUCCESS, deg == SUCCESS, deg == CRIT_FAIL], [0, base // 2, 2 * base], base)
         keep = dmg > 0
         self._damage(S, code, i[keep], dmg[keep], (deg == CRIT_FAIL)[keep], self.spell_dc, e, t)

@@ -9,7 +9,7 @@ the same way. Slow on purpose; not used by the engine.
 from __future__ import annotations
 
 from ..dice import CRIT_FAIL, CRIT_SUCCESS, SUCCESS, Dice, degree
-from .encounter import DEAD, DYING, HOURS, REVIVED, STABLE, STANDING, UNCONSCIOUS_AC, Encounter
+from .encounter import DEAD, DYING, HOURS, REVIVED, STABLE, STANDING, UNCONSCIOUS_AC, Encounter, dice_draw
 
 __all__ = ["new_track", "ref_init", "ref_round"]
 
@@ -32,7 +32,16 @@ def _roll(d: dict, name: str, *index):
     x = d[name]
     for k in index:
         x = x[k]
-    return int(x) if "roll" in name else float(x)
+    return int(x) if "roll" in name else x
+
+
+def _dice(text: str, draw) -> int:
+    """One sum of dice from its draw: base-``sides`` digits, or a uniform's inverse CDF."""
+    d = Dice.parse(text)
+    if dice_draw(text) == "random":
+        return int(d.quantile(float(draw)))
+    draw = int(draw)
+    return d.bonus + sum(draw // d.sides**i % d.sides + 1 for i in range(d.count))
 
 
 def ref_init(r: Encounter, d: dict | None = None):
@@ -113,7 +122,7 @@ def _lose_dying(r, tr):
 
 
 def _healer(r, tr, d):
-    amount = int(Dice.parse(r.heal).quantile(_roll(d, "heal_u")))
+    amount = _dice(r.heal, _roll(d, "heal_u"))
     if tr["down"] and tr["heals"] > 0:
         _lose_dying(r, tr)
         tr.update(hp=min(r.max_hp, amount), down=False, nl=False)
@@ -247,7 +256,7 @@ def _enemy(r, tr, d, e, t):
     if r.effect_chance > 0 and _roll(d, "eff_u", e) < r.effect_chance:
         if _aims(r, tr, d, e, 0):
             deg = degree(_roll(d, "save_roll", e), r.save(r.effect_save), r.spell_dc)
-            base = int(Dice.parse(r.effect_dice).quantile(_roll(d, "eff_dmg_u", e)))
+            base = _dice(r.effect_dice, _roll(d, "eff_dmg_u", e))
             dmg = {CRIT_SUCCESS: 0, SUCCESS: base // 2, CRIT_FAIL: 2 * base}.get(deg, base)
             if dmg > 0:
                 _hit(r, tr, dmg, deg == CRIT_FAIL, r.spell_dc, e, t)
@@ -259,6 +268,6 @@ def _enemy(r, tr, d, e, t):
         deg = degree(_roll(d, "atk_roll", e, a), r.strike_bonus - r.strike_penalty(a), ac)
         if deg < SUCCESS:
             continue
-        dmg = int(Dice.parse(r.strike_dice).quantile(_roll(d, "dmg_u", e, a))) * (2 if deg == CRIT_SUCCESS else 1)
+        dmg = _dice(r.strike_dice, _roll(d, "dmg_u", e, a)) * (2 if deg == CRIT_SUCCESS else 1)
         if dmg > 0:
             _hit(r, tr, dmg, deg == CRIT_SUCCESS, r.strike_dc, e, t)
