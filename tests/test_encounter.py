@@ -388,6 +388,8 @@ PERSEVERANCE = [
     (dict(pp=0, zero_pp="end_of_turn", healer_round=1, heals=0, medicine=5),
      dict(pp=0, zero_pp="end_of_turn", medic_bonus=5)),
     (dict(trait="nonlethal"), dict(nonlethal=True)),
+    (dict(spend="never", pp=6, healer_round=1, heals=0, medicine=6, check_penalty=-2),
+     dict(spend="never", pp=6, medic_bonus=6, check_penalty=-2)),
 ]
 
 
@@ -408,6 +410,25 @@ def test_seed001_starts_knocked_out_without_enemies_matches_perseverance_exact(e
     dead_e, dead_p = enc.outcomes.index("dead"), per.outcomes.index("dead")
     for t in range(min(enc.horizon, 12) + 1):
         assert within_se(mc[dead_e, t], cdf[dead_p, t], n), t
+
+
+@pytest.mark.parametrize("medic", [None, 4])
+def test_seed001_long_term_matches_agony_exact(medic):
+    # knocked out, no enemies: agonising, then (stable) the hourly checks; a medic who is
+    # there from round 1 gives first aid and tends the character every hour (R1-08)
+    from simkit.models.agony import Agony
+
+    helper = dict(healer_round=1, heals=0, medicine=medic) if medic is not None else {}
+    enc = Encounter(dying_rules="seed001", hp=0, enemies=0, pp=4, pp_max=8, spend="last", con=1, level=3,
+                    checks=7, **helper)
+    ag = Agony(pp=4, pp_max=8, spend="last", con=1, level=3, checks=7, medic_bonus=medic, healer=medic)
+    exact = solve(ag).probabilities
+    n = 40_000
+    res = simulate(enc, n, rng=14)
+    assert within_se(res["dead"], exact["dead"], n)
+    woke = exact["revived"] + exact["back"] + exact["awake"] + exact["rested"]
+    assert within_se(res["revived"], woke, n)
+    assert res.counts["stable"] == 0
 
 
 def test_no_enemies_from_full_hp_is_standing_at_once():
@@ -484,6 +505,12 @@ def test_seed001_agonising_loses_one_pp_per_turn_then_long_term():
     hours = r2.marks["hours"]
     # 8 hours: rested after 8 checks, or woke on the 8th
     assert within_se(hours[REVIVED, 8] / n, stay**8 + stay**7 / 20, n)
+    assert within_se(hours[DEAD, 8] / n, stay**7 * 9 / 20, n) and hours[DEAD, 8] > 0
+    # A1-2: with 7 checks nobody dies (or wakes on a check) in hour 8; all left are rested
+    r7 = simulate(m2.replace(checks=7), n, rng=3)
+    h7 = r7.marks["hours"]
+    assert h7[DEAD, 8:].sum() == 0
+    assert within_se(h7[REVIVED, 8] / n, stay**7, n)
 
 
 def test_seed001_healer_first_aid_and_healing():

@@ -15,8 +15,8 @@ Round structure (round ``t``, 1-based)
 2. **Healer's turn** (first in the round once it is here). PC at 0 HP and a heal left
    (``heals``): heals ``heal_dice`` HP (R0-04, R1-03: conscious, dying lost). Else,
    PC dying (seed 000) or agonising (seed 001) and ``medicine`` set: first aid, d20 +
-   ``medicine`` >= ``first_aid_dc`` (15, R1-02; a plain check, no natural 20/1):
-   stable at 0 HP. Else, with ``heal_when="wounded"``, a conscious PC at half HP or
+   ``medicine`` + ``check_penalty`` >= ``first_aid_dc`` (15, R1-02; a plain check, no
+   natural 20/1, as in ``perseverance``): stable at 0 HP. Else, with ``heal_when="wounded"``, a conscious PC at half HP or
    less gets a heal.
 3. **Initiative order.** The enemies act in order 1..E; the PC's turn sits at a slot
    ``pos``: just before enemy ``pos + 1`` (``pos = E``: after the last enemy). It
@@ -170,7 +170,7 @@ class Encounter(Rules):
     reflex: int | None = param(None, kind="int", lo=-20, hi=80, optional=True, help="Reflex save; default by level")
     will: int | None = param(None, kind="int", lo=-20, hi=80, optional=True, help="Will save; default by level")
     check_penalty: int = param(0, kind="int", lo=-50, hi=0, rule="R4-03",
-                               help="penalty on the PC's d20 rolls: saves, seed-001 Constitution checks")
+                               help="penalty on every d20 check of the PC's party: saves, first aid, Medicine, Constitution")
     hero_points: int = param(1, kind="int", lo=0, hi=10, rule="R0-10", help="hero points (seed 000)")
     hero_policy: str | int = param(
         "at_death", kind="policy", choices=("never", "immediately", "at_death"), lo=1, hi=20, rule="A0-3",
@@ -509,7 +509,7 @@ class Encounter(Rules):
         # seed 001, R1-06..R1-08: hourly Constitution checks, first decisive one wins
         con = D["con_roll"][st].astype(np.int32) + self.con_mod + self.check_penalty  # (k, 8)
         if "med_roll" in D:
-            aided = (D["med_roll"][st].astype(np.int32) + self.medicine >= self.first_aid_dc) & S["healer"][st, None]
+            aided = (D["med_roll"][st].astype(np.int32) + self.medicine + self.check_penalty >= self.first_aid_dc) & S["healer"][st, None]
             con = np.where(aided, np.maximum(con + 2, 10), con)
         hours = np.arange(HOURS) < self.checks
         decisive = ((con >= 20) | (con < 10)) & hours
@@ -539,7 +539,7 @@ class Encounter(Rules):
             S["heals"][i] -= 1
         if self.medicine is not None:
             aid = here & ~heal_down & (cond == DOWN_DYING)
-            ok = np.flatnonzero(aid & (D["aid_roll"].astype(np.int32) + self.medicine >= self.first_aid_dc))
+            ok = np.flatnonzero(aid & (D["aid_roll"].astype(np.int32) + self.medicine + self.check_penalty >= self.first_aid_dc))
             self._stabilize(S, ok)
         if self.heal_when == "wounded":
             top = np.flatnonzero(can_heal & ~heal_down & (cond == UP) & (2 * S["hp"] <= self.max_hp))

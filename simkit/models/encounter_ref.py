@@ -102,7 +102,7 @@ def _end(r, tr, d):
         if h >= r.checks:
             break
         total = _roll(d, "con_roll", h) + r.con_mod + r.check_penalty
-        if "med_roll" in d and tr["healer"] and _roll(d, "med_roll", h) + r.medicine >= r.first_aid_dc:
+        if "med_roll" in d and tr["healer"] and _roll(d, "med_roll", h) + r.medicine + r.check_penalty >= r.first_aid_dc:
             total = max(total + 2, 10)
         if total >= 20:
             tr.update(hp=1, down=False, hours=h + 1)
@@ -128,7 +128,7 @@ def _healer(r, tr, d):
         tr.update(hp=min(r.max_hp, amount), down=False, nl=False)
         tr["heals"] -= 1
     elif tr["dying_now"] and r.medicine is not None:
-        if _roll(d, "aid_roll") + r.medicine >= r.first_aid_dc:
+        if _roll(d, "aid_roll") + r.medicine + r.check_penalty >= r.first_aid_dc:
             _lose_dying(r, tr)
     elif r.heal_when == "wounded" and not tr["down"] and tr["heals"] > 0 and 2 * tr["hp"] <= r.max_hp:
         tr["hp"] = min(r.max_hp, tr["hp"] + amount)
