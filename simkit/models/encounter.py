@@ -275,8 +275,6 @@ class Encounter(Rules):
             raise ParamError("until=healer needs a healer: set healer_round or healer_chance")
         if Dice.parse(self.heal).min < 1:
             raise ParamError(f"heal_dice={self.heal_dice!r} is not allowed: a heal must give at least 1 HP")
-        if self.dc is not None and self.dying_rules == "seed001":
-            pass  # the DC is unused under seed 001; accepted so that one grid covers both systems
 
     # -- resolved numbers (level-based defaults) -----------------------------------------
     @property
@@ -351,10 +349,6 @@ class Encounter(Rules):
     @property
     def seed000(self) -> bool:
         return self.dying_rules == "seed000"
-
-    @property
-    def p_target_downed(self) -> float:
-        return {"never": 0.0, "sometimes": self.downed_chance, "always": 1.0}[self.target_downed]
 
     @property
     def threshold(self) -> int | None:
@@ -773,6 +767,7 @@ def encounter_summary(res, level: float = 0.95) -> pd.DataFrame:
     more = pd.DataFrame({"quantity": list(extra), "count": np.nan, "n": n, "p": np.nan,
                          "ci_low": np.nan, "ci_high": np.nan, "mean": list(extra.values())})
     out = pd.concat([df, more], ignore_index=True)
+    out["count"] = out["count"].astype("Int64")
     out.attrs.update(model=res.model.name, seed=res.seed, n=n)
     return out
 
