@@ -13,9 +13,9 @@ from simkit.models.perseverance import Perseverance
 from simkit.cli import main
 from simkit.models import make_model
 from simkit.models.encounter import (
-    DEAD, DOWN_DYING, DOWN_STABLE, DYING, REVIVED, STABLE, STANDING, UP,
-    Encounter, encounter_summary, level_sweep,
+    DEAD, DOWN_DYING, DOWN_STABLE, DYING, REVIVED, STABLE, STANDING, UP, Encounter,
 )
+from simkit.models.encounter_report import encounter_summary, level_sweep
 from simkit.models.encounter_ref import new_track, ref_init, ref_round
 from simkit.streams import STREAM_SIZE
 from simkit.testing import standard_error, within_se

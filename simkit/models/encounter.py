@@ -79,7 +79,9 @@ complete question.
 
 Marks (histogrammed at absorption): ``knocked_out`` (0/1), ``ko_round`` (round of
 the first knock-out, 0 if none or before round 1), ``hp`` (HP left), ``hero_spent``,
-``healer`` (1 if the healer was there), ``hours`` (seed 001 long-term hours).
+``healer`` (1 if the healer was there), ``hours`` (seed 001 long-term hours). The
+designer's summary and the level sweep are in :mod:`simkit.models.encounter_report`;
+the scalar reference of the kernel in :mod:`simkit.models.encounter_ref`.
 """
 
 from __future__ import annotations
@@ -89,7 +91,6 @@ from functools import lru_cache
 from typing import ClassVar
 
 import numpy as np
-import pandas as pd
 
 from .. import creatures
 from ..dice import CRIT_FAIL, CRIT_SUCCESS, SUCCESS, Dice, degree_table, degrees
@@ -97,7 +98,7 @@ from ..levels import monster_high_dc
 from ..params import ParamError, param
 from .base import Rules
 
-__all__ = ["Encounter", "encounter_summary", "level_sweep", "OUTCOMES", "dice_draw", "dice_values"]
+__all__ = ["Encounter", "OUTCOMES", "dice_draw", "dice_values"]
 
 OUTCOMES = ("standing", "revived", "stable", "dead", "dying")
 STANDING, REVIVED, STABLE, DEAD, DYING = range(5)
@@ -715,83 +716,3 @@ class Encounter(Rules):
         dmg = np.select([deg == CRIT_SUCCESS, deg == SUCCESS, deg == CRIT_FAIL], [0, base // 2, 2 * base], base)
         keep = dmg > 0
         self._damage(S, code, i[keep], dmg[keep], (deg == CRIT_FAIL)[keep], self.spell_dc, e, t)
-
-
-# -- reports ----------------------------------------------------------------------------------
-
-def encounter_summary(res, level: float = 0.95) -> pd.DataFrame:
-    """The designer's numbers of an encounter result, one row each.
-
-    Columns ``quantity, count, n, p, ci_low, ci_high`` (Wilson intervals; ``p`` a
-    probability) and ``mean`` for the averages. Rows: P(knocked out), P(dead), P(dead
-    before the healer arrived), P(revived), P(stable), P(standing), P(unresolved);
-    mean rounds to the first knock-out (over those knocked out), mean rounds to death
-    (over the dead), mean HP left (over the survivors), mean hero points spent.
-    """
-    from ..stats import proportion_ci
-
-    o = {name: i for i, name in enumerate(res.model.outcomes)}
-    n = res.n
-    ko = res.marks["knocked_out"]
-    healer = res.marks["healer"]
-    counts = res.counts
-    rows = {
-        "knocked out": int(ko[:, 1:].sum()) if ko.shape[1] > 1 else 0,
-        "dead": counts["dead"],
-        "dead before the healer": int(healer[o["dead"], 0]),
-        "revived": counts["revived"],
-        "stable": counts["stable"],
-        "standing": counts["standing"],
-        "dying when the healer arrived": counts["dying"],
-        "unresolved": counts["unresolved"],
-    }
-    c = np.array(list(rows.values()), dtype=np.int64)
-    low, high = proportion_ci(c, n, level, "wilson")
-    df = pd.DataFrame({"quantity": list(rows), "count": c, "n": n, "p": c / n, "ci_low": low, "ci_high": high})
-    df["mean"] = np.nan
-
-    def mean_of(hist, rows_sel=slice(None)):
-        h = hist[rows_sel].sum(axis=0) if hist.ndim == 2 else hist
-        total = h.sum()
-        return float((np.arange(len(h)) * h).sum() / total) if total else np.nan
-
-    n_ko = rows["knocked out"]
-    kr = res.marks["ko_round"].sum(axis=0)  # never knocked out: value 0, adds nothing
-    alive = [o[k] for k in ("standing", "revived", "stable", "dying")]
-    extra = {
-        "rounds to knock-out": float((np.arange(len(kr)) * kr).sum() / n_ko) if n_ko else np.nan,
-        "rounds to death": mean_of(res.hist[o["dead"]]),
-        "HP left": mean_of(res.marks["hp"], alive),
-        "hero points spent": mean_of(res.marks["hero_spent"]),
-    }
-    more = pd.DataFrame({"quantity": list(extra), "count": np.nan, "n": n, "p": np.nan,
-                         "ci_low": np.nan, "ci_high": np.nan, "mean": list(extra.values())})
-    out = pd.concat([df, more], ignore_index=True)
-    out["count"] = out["count"].astype("Int64")
-    out.attrs.update(model=res.model.name, seed=res.seed, n=n)
-    return out
-
-
-def level_sweep(model: Encounter, deltas=range(-4, 5), n: int = 20_000, rng: int = 0) -> pd.DataFrame:
-    """P(outcome) as the enemies' level runs over ``model.level + delta``.
-
-    A tidy frame ``delta, monster_level, outcome, count, n, p, ci_low, ci_high, seed``;
-    each point's seed comes from ``rng`` and the point's parameters
-    (:func:`simkit.streams.point_seed`). Levels outside 0..24 are skipped.
-    """
-    from ..engine import simulate
-    from ..streams import point_seed
-
-    frames = []
-    for d in deltas:
-        ml = model.level + d
-        if not 0 <= ml <= 24:
-            continue
-        m = model.replace(monster_level=ml)
-        seed = point_seed(int(rng), {"model": m.name, **m.params()})
-        df = simulate(m, n, rng=seed).summary(exact=False)
-        df.insert(0, "monster_level", ml)
-        df.insert(0, "delta", d)
-        df["seed"] = seed
-        frames.append(df)
-    return pd.concat(frames, ignore_index=True)
