@@ -86,10 +86,9 @@ def penalty(
 def parse_fatigue_value(name: str, text: str) -> int:
     """Parse a ``--set days_without_...=N`` value."""
     try:
-        value = int(text.strip())
-    except ValueError:
+        return _days(name, int(text.strip()))
+    except (ValueError, ParamError):
         raise ParamError(f"{name}={text!r} is not allowed: {name} must be an integer in [0, {MAX_DAYS}]") from None
-    return _days(name, value)
 
 
 def apply_fatigue(model_cls, params: dict) -> dict:
