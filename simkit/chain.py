@@ -60,7 +60,10 @@ class ChainRules(Rules):
 def _merge(model: ChainRules, first_probs: dict, then_probs: dict) -> dict:
     """Combine stage probabilities (or counts) into the chain's outcomes."""
     out = {name: 0 for name in model._final_names()}
+    continued = model.stages()[1]
     for o1, v1 in first_probs.items():
+        if o1 in continued and o1 not in then_probs:
+            continue  # no track reached that stage (its count is 0)
         if o1 in then_probs:
             for o2, v2 in then_probs[o1].items():
                 name = model.final_outcome(o1, o2)
@@ -95,6 +98,15 @@ class ChainExact:
     def summary(self) -> pd.DataFrame:
         probs = self.probabilities
         return pd.DataFrame({"outcome": list(probs), "p": list(probs.values())})
+
+    def stage_summary(self) -> pd.DataFrame:
+        """Each stage's outcomes: columns ``stage, time_unit, outcome, p`` (p over all tracks)."""
+        p1 = self.first.probabilities
+        rows = [(self.first.model.name, self.first.model.time_unit, o, p) for o, p in p1.items()
+                if o not in self.then]
+        for o, r in self.then.items():
+            rows += [(f"{o}->{r.model.name}", r.model.time_unit, o2, p1[o] * p) for o2, p in r.probabilities.items()]
+        return pd.DataFrame(rows, columns=["stage", "time_unit", "outcome", "p"])
 
 
 @dataclass(frozen=True)
@@ -145,6 +157,24 @@ class ChainResult:
                 probs = ex.probabilities
                 df["exact"] = [probs[o] for o in df["outcome"]]
         df.attrs.update(model=self.model.name, seed=self.seed, n=self.n, level=level)
+        return df
+
+    def stage_summary(self, level: float = 0.95, method: str = "wilson") -> pd.DataFrame:
+        """Each stage's outcomes, probabilities over all ``n`` tracks.
+
+        Columns ``stage, time_unit, outcome, count, n, p, ci_low, ci_high``: the first
+        stage's outcomes that end the chain, then for each continued outcome ``o`` the
+        next stage's outcomes (stage ``"o->model"``). Their counts add up to ``n``.
+        """
+        rows = [(self.first.model.name, self.first.time_unit, o, c) for o, c in self.first.counts.items()
+                if o not in self.then]
+        for o, r in self.then.items():
+            rows += [(f"{o}->{r.model.name}", r.time_unit, o2, c) for o2, c in r.counts.items()]
+        df = pd.DataFrame(rows, columns=["stage", "time_unit", "outcome", "count"])
+        df["n"] = self.n
+        df["p"] = df["count"] / self.n
+        low, high = proportion_ci(df["count"].to_numpy(), self.n, level, method)
+        df["ci_low"], df["ci_high"] = low, high
         return df
 
     def survival(self, level: float = 0.95, method: str = "wilson", exact: bool = True) -> pd.DataFrame:

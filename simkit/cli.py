@@ -164,9 +164,18 @@ def _cmd_run(args) -> int:
     model = model_from_args(args)
     _prepare_output(args)
     res = simulate(model, args.n, rng=args.seed, workers=args.workers)
-    df = res.summary(level=args.level, exact=not args.no_exact)
+    if args.stages:
+        _need_chain(model)
+        df = res.stage_summary(level=args.level)
+    else:
+        df = res.summary(level=args.level, exact=not args.no_exact)
     emit(df, args)
     return 0
+
+
+def _need_chain(model) -> None:
+    if not getattr(model, "is_chain", False):
+        raise ParamError(f"--stages: model {model.name!r} is not a chain of stages")
 
 
 def _cmd_exact(args) -> int:
@@ -176,7 +185,12 @@ def _cmd_exact(args) -> int:
     _prepare_output(args)
     if not model.has_exact:
         raise ParamError(f"model {model.name!r} has no exact solver; use `simkit run {model.name}`")
-    emit(solve(model).summary(), args)
+    ex = solve(model)
+    if args.stages:
+        _need_chain(model)
+        emit(ex.stage_summary(), args)
+    else:
+        emit(ex.summary(), args)
     return 0
 
 
@@ -199,11 +213,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=1, help="local worker processes")
     p.add_argument("--level", type=float, default=0.95, help="confidence level of ci_low/ci_high")
     p.add_argument("--no-exact", action="store_true", help="omit the exact column")
+    p.add_argument("--stages", action="store_true", help="chains: each stage's outcomes (e.g. where deaths happen)")
     _add_output_args(p)
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser("exact", help="exact outcome probabilities of a model")
     _add_model_args(p)
+    p.add_argument("--stages", action="store_true", help="chains: each stage's outcomes (e.g. where deaths happen)")
     _add_output_args(p)
     p.set_defaults(func=_cmd_exact)
 

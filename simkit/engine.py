@@ -83,23 +83,29 @@ def run_tracks(model, seed: int, first_stream: int, n_tracks: int, prefix=()) ->
     def absorb(state, codes, start, k):
         # codes: -1 active, else outcome + n_out * offset (offset < k: absorbed at start + offset)
         n_codes = n_out * k
-        if n_codes <= 24:
+        if codes.strides == (0,) and len(codes):  # one code for every track (a broadcast)
+            if codes[0] < 0:
+                return state
+            per_code = np.zeros(n_codes, dtype=np.int64)
+            per_code[codes[0]] = len(codes)
+        elif n_codes <= 24:
             per_code = np.array([np.count_nonzero(codes == c) for c in range(n_codes)], dtype=np.int64)
         else:
             per_code = np.bincount(codes.astype(np.intp) + 1, minlength=n_codes + 1)[1:]
         if not per_code.any():
             return state
         tally.hist[:, start : start + k] += per_code.reshape(k, n_out).T
-        keep = codes < 0
+        kept = np.flatnonzero(codes < 0)  # indices of tracks still active, in order
         if model.marks:
-            done = ~keep
+            done = np.ones(len(codes), dtype=bool)
+            done[kept] = False
             out = codes[done].astype(np.int64) % n_out
             for name in model.marks:
                 tally.marks[name] = _padded_add(
                     tally.marks.get(name), _bincount2(out, state[name][done], n_out)
                 )
-        brng.compact(keep)
-        return {name: v[keep] for name, v in state.items()}
+        brng.compact(kept)
+        return {name: v.take(kept, axis=0) for name, v in state.items()}
 
     def observe_now(state, t):
         for name, values in observe(state, t).items():

@@ -139,3 +139,20 @@ def test_large_n_memory_is_bounded():
     _, peak_big = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     assert peak_big < 1.5 * peak_small + 2**20
+
+
+def test_block_rng_below_is_uniform_and_per_stream():
+    n = 400_000
+    for width in (20, 400, 8000):
+        x = BlockRng([stream_generator(3, 0)], [n]).below(width, size=n)
+        assert x.min() == 0 and x.max() == width - 1
+        counts = np.bincount(x, minlength=width)
+        expected = n / width
+        # chi-square statistic within 5 standard deviations of its mean (df = width - 1)
+        chi2 = ((counts - expected) ** 2 / expected).sum()
+        assert abs(chi2 - (width - 1)) < 5 * np.sqrt(2 * (width - 1))
+    both = BlockRng([stream_generator(1, 0), stream_generator(1, 1)], [5, 6]).below(8000, size=11)
+    alone = BlockRng([stream_generator(1, 1)], [6]).below(8000, size=6)
+    assert (both[5:] == alone).all()
+    with pytest.raises(ValueError, match="width"):
+        BlockRng([stream_generator(1, 0)], [3]).below(0, size=3)

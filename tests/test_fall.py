@@ -14,7 +14,8 @@ from simkit.dice import Dice
 from simkit.heights import parse_heights
 from simkit.models import make_model
 from simkit.models.dying import Dying
-from simkit.models.fall import Fall, FallDying, band_of, fall_dice, max_hp_at
+from simkit.models.fall import Fall, FallDying, FallPerseverance, band_of, fall_dice, max_hp_at
+from simkit.models.perseverance import Perseverance
 from simkit.testing import within_se
 
 
@@ -225,7 +226,7 @@ def test_monte_carlo_matches_exact_generated(params):
 
 def test_regression_pinned_value():
     res = simulate(Fall(height="uniform:2-12", hp=12), 100_000, rng=20261129)
-    assert res.counts == {"dead": 0, "ko": 43547, "standing": 56453, "unresolved": 0}
+    assert res.counts == {"dead": 0, "ko": 43476, "standing": 56524, "unresolved": 0}
 
 
 # -- the fall -> dying chain ----------------------------------------------------------------
@@ -247,6 +248,23 @@ def test_fall_dying_chain_is_product_and_band_ko_is_not_dying():
     for o, p in ex.items():
         assert within_se(res[o], p, n), (o, res[o], p)
     assert list(res.summary().columns) == ["outcome", "count", "n", "p", "ci_low", "ci_high", "exact"]
+
+
+def test_fall_perseverance_chain_seed_001():
+    kw = dict(height="4,8,10,12", hp=9)
+    chain = FallPerseverance(**kw, pp=2, medic_bonus=4, spend="never")
+    pf = solve(Fall(**kw)).probabilities
+    agony = solve(Perseverance(pp=2, medic_bonus=4, spend="never")).probabilities
+    ex = solve(chain).probabilities
+    assert ex["ko"] == pytest.approx(0.25)  # 10 m: not agonising (R4-07)
+    assert ex["dead"] == pytest.approx(pf["dead"] + (pf["ko"] - 0.25) * agony["dead"])
+    assert ex["stable"] == pytest.approx((pf["ko"] - 0.25) * agony["stable"])
+    assert sum(ex.values()) == pytest.approx(1.0)
+    n = 60_000
+    res = simulate(chain, n, rng=6)
+    for o, p in ex.items():
+        assert within_se(res[o], p, n), (o, res[o], p)
+    assert make_model("fall_perseverance", days_without_food=2).check_penalty == -2
 
 
 def test_fall_dying_takes_fatigue_penalty():
@@ -272,6 +290,8 @@ def _cli(*argv):
         ("fall", ["--set", "height=uniform:2-12", "--set", "hp=12", "--set", "temp_hp=2"]),
         ("fall", ["--set", "height=6,8,10", "--set", "reading=example", "--set", "level=1"]),
         ("fall_dying", ["--set", "height=8,9,10", "--set", "hp=10"]),
+        ("fall_perseverance", ["--set", "height=uniform:4-11", "--set", "hp=8", "--set", "medic_bonus=2",
+                               "--set", "spend=never"]),
     ],
 )
 def test_cli_run_agrees_with_exact(model, sets):

@@ -17,9 +17,13 @@ __all__ = ["Rules", "Dying", "REGISTRY", "get_model", "make_model"]
 # (module, class) of every registered model, in listing order.
 _MODULES = [
     ("dying", "Dying"),
+    ("perseverance", "Perseverance"),
+    ("recovery", "Recovery"),
+    ("agony", "Agony"),
     ("fatigue", "Fatigue"),
     ("fall", "Fall"),
     ("fall", "FallDying"),
+    ("fall", "FallPerseverance"),
 ]
 
 REGISTRY: dict[str, type[Rules]] = {}

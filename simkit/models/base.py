@@ -7,8 +7,9 @@ workers, CSV or plots.
 Monte Carlo side (used by :func:`simkit.simulate`)
     ``init(n, rng) -> (state, codes)``
         ``state`` is a dict of arrays of shape ``(n,)`` (the per-track state);
-        ``codes`` an int8 array of shape ``(n,)``: ``-1`` for a track that starts in
-        the track, else the index in ``outcomes`` of the outcome it ends in at step 0.
+        ``codes`` an int8 array of shape ``(n,)`` (a read-only broadcast is fine when
+        every track starts alike): ``-1`` for a track that starts in the track, else
+        the index in ``outcomes`` of the outcome it ends in at step 0.
     ``step(state, t, rng) -> codes`` or ``(codes, k)``
         Advance the active tracks through step ``t`` (1-based) and return their codes
         (integers: negative = still active, else the outcome index). May update ``state``

@@ -260,12 +260,16 @@ class Dying(Rules):
 
     def init(self, n: int, rng):
         out, d = self.ref_knockout()
-        codes = np.full(n, -1 if out is None else out, dtype=np.int8)
+        codes = np.broadcast_to(np.int8(-1 if out is None else out), (n,))
         s0 = self._code(min(d, self.death_at - 1), self.hero_points > 0, False) if out is None else 0
-        return {"s": np.full(n, s0, dtype=np.int32)}, codes
+        return {"s": np.full(n, -1 - s0, dtype=np.int16)}, codes
 
     def step(self, state, t, rng):
-        """Advance the active tracks; ``state["s"]`` holds state codes (int32)."""
+        """Advance the active tracks.
+
+        ``state["s"]`` (int16, one per track) holds ``-1 - state code``: the engine's
+        own code for a track still active, so a table lookup yields the codes.
+        """
         tab = self.tables()
         s = state["s"]
         m = len(s)
@@ -279,16 +283,23 @@ class Dying(Rules):
                 limit = min(limit, self.heal_round - t)
             k = min(3, limit)
             width = 20**k
-            idx = s * width
-            idx += rng.integers(0, width, size=m, dtype=np.uint16)
-            nxt = tab[f"pack{k}"].take(idx)
+            if t == 1:
+                # every track is still in its knock-out state: one row of the table
+                nxt = tab[f"first{k}"].take(rng.below(width, size=m))
+            else:
+                # state["s"] holds engine codes, -1 - state: index = state * width + r
+                idx = np.multiply(s, -width, dtype=np.intp)
+                idx -= width
+                idx += rng.below(width, size=m)
+                nxt = tab[f"pack{k}"].take(idx)
             state["s"] = nxt
-            return -1 - nxt, k
+            return nxt, k
         # general path: one round, with the enemy's turn
-        S = self._n_states()
         roll = rng.d20(size=m)
         u = rng.random(size=m)
-        c1 = tab["check"].take(s * 21 + roll)
+        idx = np.multiply(s, -21, dtype=np.intp)
+        idx += roll.astype(np.intp) - 21
+        c1 = tab["check"].take(idx)
         kind = np.where(u < self.crit_chance, CRIT,
                         np.where(u < self.crit_chance + self.hit_chance, HIT, NO_HIT)).astype(np.int32)
         if self.hp_max is not None:
@@ -297,9 +308,10 @@ class Dying(Rules):
             kind[(kind != NO_HIT) & (dmg >= 2 * self.hp_max)] = MASSIVE
         alive = c1 >= 0
         c2 = c1.copy()
-        c2[alive] = tab["enemy"].take(c1[alive] * 4 + kind[alive])
-        state["s"] = c2
-        return -1 - c2
+        c2[alive] = tab["enemy"].take(c1[alive].astype(np.intp) * 4 + kind[alive])
+        codes = np.subtract(-1, c2, dtype=np.int16)
+        state["s"] = codes
+        return codes
 
     # -- exact chain (independent of the kernel: probabilities, not rolls) -------------
     def exact_initial(self):
@@ -406,7 +418,7 @@ def _tables(rules: Dying) -> dict[str, np.ndarray]:
         for kind in range(4):
             out, d, h, r = rules.ref_enemy(dying, hero, raised, kind)
             enemy[s, kind] = -1 - out if out is not None else rules._code(d, h, r)
-    res = {"check": check.astype(np.int32).ravel(), "enemy": enemy.astype(np.int32).ravel()}
+    res = {"check": check.astype(np.int16).ravel(), "enemy": enemy.astype(np.int16).ravel()}
     # k rounds of checks without enemy, r = sum (roll_i - 1) * 20**i over i < k
     prev = np.arange(S, dtype=np.int64)[:, None]  # (S, 20**(k-1)) after k-1 rounds
     for k in range(1, 4):
@@ -417,7 +429,16 @@ def _tables(rules: Dying) -> dict[str, np.ndarray]:
         stepped = check[np.where(active, before, 0), roll_k[None, :]]
         stepped = np.where(stepped < 0, stepped - (k - 1) * 3, stepped)
         prev = np.where(active, stepped, before)
-        res[f"pack{k}"] = prev.astype(np.int32).ravel()
+        res[f"pack{k}"] = prev.astype(np.int16).ravel()
+    # packed tables in engine codes: -1 - state for a track still dying, else
+    # outcome + 3 * offset; plus the knock-out state's row (the first step of every track)
+    out, d0 = rules.ref_knockout()
+    s0 = rules._code(min(d0, rules.death_at - 1), rules.hero_points > 0, False) if out is None else 0
+    for k in (1, 2, 3):
+        packed = (-1 - res[f"pack{k}"].astype(np.int64)).astype(np.int16)
+        packed.setflags(write=False)
+        res[f"pack{k}"] = packed
+        res[f"first{k}"] = packed.reshape(S, -1)[s0].copy()
     for v in res.values():
         v.setflags(write=False)
     if len(_TABLE_CACHE) > 256:

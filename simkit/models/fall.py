@@ -33,11 +33,13 @@ Marks: ``damage`` (the fall damage rolled, in HP; 0 when no dice are rolled: und
 
 :class:`FallDying` chains a fall into the seed-000 ``dying`` track: a ``ko`` by
 damage is a lethal knock-out (dying 1, R0-03); the 10-<12 m band's 0 HP does not
-start dying (R4-07: no HP deterioration) and stays ``ko``.
+start dying (R4-07: no HP deterioration) and stays ``ko``. :class:`FallPerseverance`
+does the same with seed 001's agonising track (``perseverance``, R1-01).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -46,11 +48,12 @@ import numpy as np
 from ..chain import ChainRules
 from ..dice import Dice
 from ..heights import parse_heights
-from ..params import ParamError, param
+from ..params import ParamError, param, spec
 from .base import Rules
 from .dying import Dying
+from .perseverance import Perseverance
 
-__all__ = ["Fall", "FallDying", "FALL_EDGES", "max_hp_at", "fall_dice", "band_of"]
+__all__ = ["Fall", "FallDying", "FallPerseverance", "FALL_EDGES", "max_hp_at", "fall_dice", "band_of"]
 
 #: Lower edges (metres) of bands 1..6 of R4-07; band 0 is under 2 m.
 FALL_EDGES = (2.0, 4.0, 6.0, 8.0, 10.0, 12.0)
@@ -228,64 +231,123 @@ class Fall(Rules):
         return {int(d): float(p[d]) for d in np.flatnonzero(p)}
 
 
+def _same(cls, name: str, **changes):
+    """A field declared like ``cls``'s parameter ``name`` (same metadata; ``default`` may change)."""
+    f = cls.__dataclass_fields__[name]
+    return dataclasses.field(default=changes.get("default", f.default), metadata=f.metadata)
+
+
 @dataclass(frozen=True, slots=True)
 class _FallStage(Fall):
-    """A fall whose 10-<12 m band knock-out is its own outcome (for :class:`FallDying`)."""
+    """A fall whose 10-<12 m knock-out is its own outcome (first stage of the fall chains)."""
 
     name: ClassVar[str] = "fall"
-    outcomes: ClassVar[tuple[str, ...]] = ("dead", "ko", "standing", "ko_rescue")
+    outcomes: ClassVar[tuple[str, ...]] = ("dead", "ko", "standing", "ko_not_dying")
     _band_ko: ClassVar[int] = 3
+
+
+_FALL_PARAMS = ("height", "reading", "level", "ancestry_hp", "class_hp", "con", "hp", "hp_max", "temp_hp",
+                "massive_damage")
+
+
+def _final(first: str, second: str | None) -> str:
+    if first == "ko_not_dying":
+        return "ko"  # 10-<12 m: 0 HP, unconscious, no HP deterioration (R4-07)
+    return first if second is None else second
 
 
 @dataclass(frozen=True, slots=True)
 class FallDying(ChainRules):
-    """A fall (R4-07) whose lethal knock-out continues as the seed-000 dying track (R0-03..R0-10)."""
+    """A fall (R4-07) whose lethal knock-out continues as the seed-000 dying track (R0-03..R0-10).
+
+    Outcomes: ``dead`` (the fall, or the dying track), ``standing``, ``ko`` (the
+    10-<12 m band: 0 HP, unconscious, not dying, R4-07), and the dying track's
+    ``stable`` and ``revived``. A fall has no DC (R0-06): ``dc`` is the GM's, by
+    default the dying model's. ``massive_damage`` is on (seed-000 rules, R0-13).
+    """
 
     name: ClassVar[str] = "fall_dying"
     time_unit: ClassVar[str] = "rounds"
     outcomes: ClassVar[tuple[str, ...]] = ("dead", "standing", "ko", "stable", "revived")
     rule_ids: ClassVar[str] = "R4-07, R0-01, R0-03..R0-10, R0-13, R0-14; A4-1, A0-4"
 
-    height: str = param("9", kind="heights", unit="m", rule="R4-07",
-                        help="fall height: one value (9), a list (6,8,10) or uniform:2-12")
-    reading: str = param("table", kind="choice", choices=("table", "example"), rule="A4-1",
-                         help="8-<10 m: 4d6 (table) or 3d6 (the worked example)")
-    level: int = param(1, kind="int", lo=1, hi=20, rule="R0-01", help="faller's level (HP follow)")
-    ancestry_hp: int = param(8, kind="int", lo=0, hi=100, rule="R0-01", help="ancestry HP")
-    class_hp: int = param(8, kind="int", lo=0, hi=100, rule="R0-01", help="class HP per level")
-    con: int = param(2, kind="int", lo=-5, hi=10, rule="R0-01", help="Constitution modifier (HP per level)")
-    hp: int | None = param(None, kind="int", lo=1, hi=100000, optional=True, rule="R0-01",
-                           help="current HP (none = full HP)")
-    hp_max: int | None = param(None, kind="int", lo=1, hi=100000, optional=True, rule="R0-13",
-                               help="maximum HP (none = hp if given, else from level)")
-    temp_hp: int = param(0, kind="int", lo=0, hi=100000, rule="R0-14", help="temporary HP, lost first")
-    massive_damage: bool = param(True, kind="bool", rule="R0-13",
-                                 help="seed-000 massive damage: damage >= 2 x max HP kills")
-    save_bonus: int = param(11, kind="int", lo=-20, hi=80, rule="R0-05", help="Fortitude save modifier")
-    dc: int | None = param(None, kind="int", lo=1, hi=100, optional=True, rule="R0-06",
-                           help="recovery DC before dying (a fall has no DC: the GM's; none = dying's default)")
-    check: str = param("save", kind="choice", choices=("save", "flat"), rule="A0-4",
-                       help="recovery check: Fortitude save vs dc + dying, or flat check DC 10 + dying")
-    check_penalty: int = param(0, kind="int", lo=-50, hi=0, rule="R4-03",
-                               help="penalty added to the recovery save (fatigue, hunger)")
-    hero_points: int = param(0, kind="int", lo=0, hi=10, rule="R0-10", help="hero points available")
-    heal_round: int | None = param(None, kind="int", lo=1, hi=100000, optional=True, unit="round",
-                                   rule="R0-04", help="round at whose start healing reaches the character")
-    max_rounds: int = param(100, kind="int", lo=1, hi=100000, unit="rounds", help="horizon of the dying track")
+    height: str = _same(Fall, "height", default="9")
+    reading: str = _same(Fall, "reading")
+    level: int = _same(Fall, "level")
+    ancestry_hp: int = _same(Fall, "ancestry_hp")
+    class_hp: int = _same(Fall, "class_hp")
+    con: int = _same(Fall, "con")
+    hp: int | None = _same(Fall, "hp")
+    hp_max: int | None = _same(Fall, "hp_max")
+    temp_hp: int = _same(Fall, "temp_hp")
+    massive_damage: bool = _same(Fall, "massive_damage", default=True)
+    save_bonus: int = _same(Dying, "save_bonus")
+    dc: int | None = _same(Dying, "dc")
+    check: str = _same(Dying, "check")
+    check_penalty: int = _same(Dying, "check_penalty")
+    hero_points: int = _same(Dying, "hero_points")
+    heal_round: int | None = _same(Dying, "heal_round")
+    max_rounds: int = _same(Dying, "max_rounds")
 
-    _FALL = ("height", "reading", "level", "ancestry_hp", "class_hp", "con", "hp", "hp_max", "temp_hp",
-             "massive_damage")
     _DYING = ("save_bonus", "dc", "check", "check_penalty", "hero_points", "heal_round", "max_rounds")
 
     def validate(self) -> None:
         self.stages()  # each stage validates its own parameters
 
     def stages(self):
-        fall = _FallStage(**{k: getattr(self, k) for k in self._FALL})
+        fall = _FallStage(**{k: getattr(self, k) for k in _FALL_PARAMS})
         dying = Dying(start=1, **{k: getattr(self, k) for k in self._DYING})  # lethal knock-out (R0-03)
         return fall, {"ko": dying}
 
     def final_outcome(self, first: str, second: str | None) -> str:
-        if first == "ko_rescue":
-            return "ko"  # 10-<12 m: 0 HP, unconscious, not dying (R4-07)
-        return first if second is None else second
+        return _final(first, second)
+
+
+@dataclass(frozen=True, slots=True)
+class FallPerseverance(ChainRules):
+    """A fall (R4-07) whose knock-out continues as the seed-001 agonising track (R1-01..R1-05).
+
+    Outcomes: ``dead``, ``standing``, ``ko`` (the 10-<12 m band: 0 HP, unconscious,
+    no HP deterioration, R4-07: not agonising), and the perseverance track's
+    ``stable``, ``revived`` and ``back``. Seed 001 has no massive damage rule:
+    ``massive_damage`` is off unless set.
+    """
+
+    name: ClassVar[str] = "fall_perseverance"
+    time_unit: ClassVar[str] = "rounds"
+    outcomes: ClassVar[tuple[str, ...]] = ("dead", "standing", "ko", "stable", "revived", "back")
+    rule_ids: ClassVar[str] = "R4-07, R0-01, R0-14, R1-01..R1-05; A4-1, A1-1, A1-3"
+
+    height: str = _same(Fall, "height", default="9")
+    reading: str = _same(Fall, "reading")
+    level: int = _same(Fall, "level")
+    ancestry_hp: int = _same(Fall, "ancestry_hp")
+    class_hp: int = _same(Fall, "class_hp")
+    con: int = _same(Fall, "con")
+    hp: int | None = _same(Fall, "hp")
+    hp_max: int | None = _same(Fall, "hp_max")
+    temp_hp: int = _same(Fall, "temp_hp")
+    massive_damage: bool = _same(Fall, "massive_damage")
+    pp: int = _same(Perseverance, "pp")
+    pp_max: int = _same(Perseverance, "pp_max")
+    medic_bonus: int | None = _same(Perseverance, "medic_bonus")
+    medic_from: int = _same(Perseverance, "medic_from")
+    heal_round: int | None = _same(Perseverance, "heal_round")
+    spend: str | int = _same(Perseverance, "spend")
+    stabilize_cap: int | None = _same(Perseverance, "stabilize_cap")
+    back_in_fight: bool = _same(Perseverance, "back_in_fight")
+    enough_pp: int = _same(Perseverance, "enough_pp")
+    zero_pp: str = _same(Perseverance, "zero_pp")
+    check_penalty: int = _same(Perseverance, "check_penalty")
+    max_rounds: int = _same(Perseverance, "max_rounds")
+
+    def validate(self) -> None:
+        self.stages()
+
+    def stages(self):
+        fall = _FallStage(**{k: getattr(self, k) for k in _FALL_PARAMS})
+        agony = Perseverance(**{k: getattr(self, k) for k in spec(Perseverance) if k != "nonlethal"})
+        return fall, {"ko": agony}
+
+    def final_outcome(self, first: str, second: str | None) -> str:
+        return _final(first, second)

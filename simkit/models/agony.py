@@ -1,0 +1,98 @@
+"""Seed 001 from knock-out to waking: ``perseverance`` (rounds), then ``recovery`` (hours).
+
+A chained model (:mod:`simkit.chain`): a :class:`~simkit.models.perseverance.Perseverance`
+track whose ``stable`` outcome (stabilised, unconscious at 0 HP) continues as a
+:class:`~simkit.models.recovery.Recovery` track. The other outcomes of the agony end the
+chain. Parameters are those of both models; ``check_penalty`` applies to both stages.
+
+Outcomes (each track ends in exactly one; they sum to 1)
+
+=================  =============================================================
+``dead``           died: PP ran out while agonising, or an hourly check failed
+``revived``        healed to 1+ HP while agonising (perseverance ``revived``)
+``back``           spent PP to get back in the fight (perseverance ``back``)
+``awake``          stabilised, then woke with 1 HP on a check of 20+
+``rested``         stabilised, then woke at hour 8 with 1 HP per level
+``unresolved``     still agonising after ``max_rounds`` rounds
+=================  =============================================================
+
+Where the deaths happen: ``stage_summary()`` of a result (Monte Carlo or exact) splits
+every outcome by stage (``perseverance`` in rounds, ``stable->recovery`` in hours), with
+probabilities over all tracks. The stage results
+(``ChainResult.first`` in rounds, ``ChainResult.then["stable"]`` in hours, with the
+HP on waking as the mark ``hp``) and ``ChainResult.survival()`` (columns ``stage`` and
+``time_unit``) give each stage on its own time scale.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import ClassVar
+
+from ..chain import ChainRules
+from ..params import param, spec
+from .perseverance import Perseverance
+from .recovery import Recovery
+
+__all__ = ["Agony"]
+
+_FINAL = {
+    ("dead", None): "dead",
+    ("revived", None): "revived",
+    ("back", None): "back",
+    ("unresolved", None): "unresolved",
+    ("stable", "dead"): "dead",
+    ("stable", "awake"): "awake",
+    ("stable", "rested"): "rested",
+    ("stable", "unresolved"): "unresolved",
+}
+
+
+def _same(cls, name: str):
+    """A new field declared like ``cls``'s parameter ``name`` (same default and metadata)."""
+    f = cls.__dataclass_fields__[name]
+    return dataclasses.field(default=f.default, metadata=f.metadata)
+
+
+@dataclass(frozen=True, slots=True)
+class Agony(ChainRules):
+    """Knock-out to waking: perseverance in rounds, then recovery in hours (R1-01..R1-08)."""
+
+    name: ClassVar[str] = "agony"
+    time_unit: ClassVar[str] = "rounds"
+    outcomes: ClassVar[tuple[str, ...]] = ("dead", "revived", "back", "awake", "rested")
+    rule_ids: ClassVar[str] = "R1-01..R1-08, R1-11; A1-1..A1-3, A1-6; rounds then hours"
+
+    # perseverance (rounds)
+    pp: int = _same(Perseverance, "pp")
+    pp_max: int = _same(Perseverance, "pp_max")
+    medic_bonus: int | None = _same(Perseverance, "medic_bonus")
+    medic_from: int = _same(Perseverance, "medic_from")
+    heal_round: int | None = _same(Perseverance, "heal_round")
+    spend: str | int = _same(Perseverance, "spend")
+    stabilize_cap: int | None = _same(Perseverance, "stabilize_cap")
+    back_in_fight: bool = _same(Perseverance, "back_in_fight")
+    enough_pp: int = _same(Perseverance, "enough_pp")
+    nonlethal: bool = _same(Perseverance, "nonlethal")
+    zero_pp: str = _same(Perseverance, "zero_pp")
+    max_rounds: int = _same(Perseverance, "max_rounds")
+    # recovery (hours)
+    con: int = _same(Recovery, "con")
+    healer: int | None = _same(Recovery, "healer")
+    checks: int = _same(Recovery, "checks")
+    level: int = _same(Recovery, "level")
+    # both
+    check_penalty: int = param(0, kind="int", lo=-50, hi=0, rule="A1-6",
+                               help="penalty added to every d20 check (first aid, Medicine, Constitution)")
+
+    def validate(self) -> None:
+        self.stages()  # cross-field checks of each stage (e.g. pp <= pp_max)
+
+    def stages(self):
+        first = Perseverance(**{k: getattr(self, k) for k in spec(Perseverance)})
+        then = Recovery(**{k: getattr(self, k) for k in spec(Recovery)})
+        return first, {"stable": then}
+
+    def final_outcome(self, first: str, second: str | None) -> str:
+        return _FINAL[(first, second)]

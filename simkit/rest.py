@@ -1,0 +1,256 @@
+"""Seed 001 rest and healing: HP and PE recovery, damage to PE and HP, ability damage.
+
+Vectorised functions for notebooks (R1-09, R1-10, R1-12; A1-4, A1-5). Every argument
+that is a number may be an array; arrays broadcast together as in numpy. Options are
+strings; a bad value raises :class:`simkit.params.ParamError` naming the argument.
+
+- :func:`hp_after_rest`, :func:`days_to_full_hp`, :func:`rest_table`: HP regained by a
+  night's rest (8 h: 1 HP per level) or 24 h in bed (2 HP per level), never above the
+  maximum (R1-10). One rest period per day.
+- :func:`recover_pe`: PE back to the maximum by spending 1 PP and resting 10 minutes,
+  or after a night's rest (R1-09).
+- :func:`split_damage`: damage taken by PE first, then HP (A1-5 default ``pe_first``,
+  as in the resolve-point system the text follows), or by HP only (``hp_only``).
+- :func:`ability_modifier`, :func:`modifier_loss`: ability damage under A1-4's two
+  readings: ``score`` (default: modifier = floor((score - damage - 10) / 2), as the
+  text's example computes: Strength reduced by 4 loses 2 points of modifier) and
+  ``per_point`` (one modifier point per point of damage, as the sentence reads).
+- :func:`con_damage`: what Constitution damage does (R1-12): the Constitution
+  modifier drives the hourly recovery checks (R1-06) and PE. The text only says lower
+  Constitution "can cost extra PE"; the reading here is the resolve-point system's:
+  maximum PE = level x (class PE per level + Constitution modifier), at least 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .params import ParamError
+
+__all__ = [
+    "REST_HOURS",
+    "hp_after_rest",
+    "days_to_full_hp",
+    "rest_table",
+    "recover_pe",
+    "split_damage",
+    "ability_modifier",
+    "modifier_loss",
+    "pe_max",
+    "con_damage",
+]
+
+#: Hours of each kind of rest (R1-09, R1-10) and HP regained per level per rest.
+REST_HOURS = {"night": 8, "bed": 24}
+HP_PER_LEVEL = {"night": 1, "bed": 2}
+#: Minutes of rest after spending 1 PP to regain all PE (R1-09).
+PP_REST_MINUTES = 10
+
+
+# -- input validation ---------------------------------------------------------------------
+def _ints(name: str, value, lo: int | None = None) -> np.ndarray:
+    arr = np.asarray(value)
+    if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or _integral_float(arr)):
+        raise ParamError(f"{name}={value!r} is not allowed: {name} must be integers")
+    arr = arr.astype(np.int64)
+    if lo is not None and arr.size and arr.min() < lo:
+        raise ParamError(f"{name}={value!r} is not allowed: {name} must be integers >= {lo}")
+    return arr
+
+
+def _integral_float(arr: np.ndarray) -> bool:
+    return np.issubdtype(arr.dtype, np.floating) and bool(np.all(np.isfinite(arr))) and bool(
+        np.all(arr == np.round(arr))
+    )
+
+
+def _choice(name: str, value, choices: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value not in choices:
+        raise ParamError(f"{name}={value!r} is not allowed: {name} must be one of {', '.join(choices)}")
+    return value
+
+
+def _out(x: np.ndarray):
+    return x if x.ndim else int(x)
+
+
+# -- HP (R1-10) ---------------------------------------------------------------------------
+def hp_after_rest(hp, hp_max, level, days=1, rest: str = "night"):
+    """HP after ``days`` days of rest (R1-10), never above ``hp_max``.
+
+    Parameters
+    ----------
+    hp, hp_max : int or array_like
+        Current and maximum HP (``0 <= hp <= hp_max``).
+    level : int or array_like
+        Character level (>= 1).
+    days : int or array_like
+        Days of rest (>= 0), one rest period a day.
+    rest : {"night", "bed"}
+        ``night``: a full night's rest (8 h), 1 HP per level; ``bed``: 24 consecutive
+        hours in bed, 2 HP per level.
+    """
+    hp, hp_max = _ints("hp", hp, 0), _ints("hp_max", hp_max, 1)
+    level, days = _ints("level", level, 1), _ints("days", days, 0)
+    rest = _choice("rest", rest, tuple(REST_HOURS))
+    if np.any(hp > hp_max):
+        raise ParamError(f"hp={hp!r} is not allowed: hp must be at most hp_max={hp_max!r}")
+    return _out(np.minimum(hp + days * level * HP_PER_LEVEL[rest], hp_max))
+
+
+def days_to_full_hp(hp_max, level, hp=0, rest: str = "night"):
+    """Days of rest from ``hp`` to ``hp_max`` (R1-10): ceil(missing / (level x rate)).
+
+    ``rest`` is ``"night"`` (1 HP per level a day) or ``"bed"`` (2 HP per level a
+    day, 24 h in bed). Vectorised; 0 when already at full HP.
+    """
+    hp, hp_max, level = _ints("hp", hp, 0), _ints("hp_max", hp_max, 1), _ints("level", level, 1)
+    rest = _choice("rest", rest, tuple(REST_HOURS))
+    if np.any(hp > hp_max):
+        raise ParamError(f"hp={hp!r} is not allowed: hp must be at most hp_max={hp_max!r}")
+    per_day = level * HP_PER_LEVEL[rest]
+    return _out(-(-(hp_max - hp) // per_day))
+
+
+def rest_table(levels, hp_max, hp=0) -> pd.DataFrame:
+    """Days (and hours) of rest to full HP for each level and maximum HP (R1-10).
+
+    ``hp_max`` is one value per level (broadcast). Columns ``level, hp_max, hp,
+    night_days, night_hours, bed_days, bed_hours``: ``night_hours`` counts only the
+    8-hour nights, ``bed_hours`` the 24-hour days in bed.
+    """
+    levels = _ints("levels", np.atleast_1d(levels), 1)
+    hp_max_b, hp_b = np.broadcast_arrays(_ints("hp_max", hp_max, 1), _ints("hp", hp, 0))
+    levels, hp_max_b, hp_b = np.broadcast_arrays(levels, hp_max_b, hp_b)
+    night = np.atleast_1d(days_to_full_hp(hp_max_b, levels, hp_b, "night"))
+    bed = np.atleast_1d(days_to_full_hp(hp_max_b, levels, hp_b, "bed"))
+    return pd.DataFrame({
+        "level": levels, "hp_max": hp_max_b, "hp": hp_b,
+        "night_days": night, "night_hours": night * REST_HOURS["night"],
+        "bed_days": bed, "bed_hours": bed * REST_HOURS["bed"],
+    })
+
+
+# -- PE (R1-09) ----------------------------------------------------------------------------
+def recover_pe(pe, pe_max, pp, method: str = "pp"):
+    """PE recovery (R1-09): ``(pe, pp, minutes)`` after one recovery.
+
+    ``method="pp"``: a character missing PE with at least 1 PP spends 1 PP and rests
+    10 minutes to regain all its PE (others are unchanged, 0 minutes). ``"night"``:
+    a night's rest (8 h = 480 minutes) restores all PE, no PP spent.
+    """
+    pe, pe_max, pp = _ints("pe", pe, 0), _ints("pe_max", pe_max, 0), _ints("pp", pp, 0)
+    method = _choice("method", method, ("pp", "night"))
+    if np.any(pe > pe_max):
+        raise ParamError(f"pe={pe!r} is not allowed: pe must be at most pe_max={pe_max!r}")
+    pe, pe_max, pp = np.broadcast_arrays(pe, pe_max, pp)
+    match method:
+        case "pp":
+            does = (pe < pe_max) & (pp >= 1)
+            return (_out(np.where(does, pe_max, pe)), _out(np.where(does, pp - 1, pp)),
+                    _out(np.where(does, PP_REST_MINUTES, 0)))
+        case "night":
+            return _out(pe_max.copy()), _out(pp.copy()), _out(np.full(pe.shape, 60 * REST_HOURS["night"]))
+
+
+# -- damage (A1-5) ---------------------------------------------------------------------------
+def split_damage(damage, pe, hp, order: str = "pe_first"):
+    """Apply ``damage`` to PE and HP (A1-5): ``(pe, hp, excess)`` after the hit.
+
+    ``order="pe_first"`` (default): PE absorb the damage first, the rest goes to HP;
+    ``"hp_only"``: HP take it all, PE are untouched. Neither goes below 0; ``excess``
+    is the damage beyond 0 HP. HP at 0 means agonising (R1-01), or stabilised after
+    nonlethal damage (R1-11).
+    """
+    damage, pe, hp = _ints("damage", damage, 0), _ints("pe", pe, 0), _ints("hp", hp, 0)
+    order = _choice("order", order, ("pe_first", "hp_only"))
+    match order:
+        case "pe_first":
+            to_pe = np.minimum(damage, pe)
+        case "hp_only":
+            to_pe = np.zeros_like(damage)
+    rest = damage - to_pe
+    to_hp = np.minimum(rest, hp)
+    return _out(pe - to_pe), _out(hp - to_hp), _out(rest - to_hp)
+
+
+# -- abilities (R1-12, A1-4) ---------------------------------------------------------------------
+def ability_modifier(score, damage=0, reading: str = "score"):
+    """Ability modifier after ``damage`` points of ability damage (R1-12, A1-4).
+
+    ``reading="score"`` (default): modifier of the damaged score, floor((score -
+    damage - 10) / 2), so Strength 14 reduced by 4 loses 2 points of modifier, as the
+    text's example says. ``"per_point"``: floor((score - 10) / 2) - damage, one point
+    of modifier per point of damage, as the sentence before the example says.
+    """
+    score, damage = _ints("score", score, 0), _ints("damage", damage, 0)
+    reading = _choice("reading", reading, ("score", "per_point"))
+    match reading:
+        case "score":
+            return _out((np.maximum(score - damage, 0) - 10) // 2)
+        case "per_point":
+            return _out((score - 10) // 2 - damage)
+
+
+def modifier_loss(score, damage, reading: str = "score"):
+    """Points of modifier lost to ``damage`` points of ability damage (A1-4)."""
+    return _out(np.asarray(ability_modifier(score, 0, reading)) - np.asarray(ability_modifier(score, damage, reading)))
+
+
+def pe_max(level, pe_per_level, con_mod):
+    """Maximum PE = level x (class PE per level + Constitution modifier), at least 0.
+
+    The resolve-point system's formula (a reading: the seed only says that lower
+    Constitution "can cost extra PE", R1-12).
+    """
+    level = _ints("level", level, 1)
+    pe_per_level, con_mod = _ints("pe_per_level", pe_per_level, 0), _ints("con_mod", con_mod)
+    return _out(level * np.maximum(pe_per_level + con_mod, 0))
+
+
+def con_damage(score, damage, *, level: int = 1, pe_per_level: int = 6, reading: str = "score",
+               healer: int | None = None, check_penalty: int = 0, checks: int = 8) -> pd.DataFrame:
+    """What Constitution damage does (R1-12): modifier, PE and the hourly checks.
+
+    Parameters
+    ----------
+    score : int
+        Constitution score before damage.
+    damage : int or array_like of int
+        Points of Constitution damage (one row each).
+    level, pe_per_level : int
+        Character level and class PE per level (for the maximum PE, see :func:`pe_max`).
+    reading : {"score", "per_point"}
+        A1-4's reading of ability damage.
+    healer, check_penalty, checks
+        As in the ``recovery`` model (R1-08, A1-6, A1-2).
+
+    Returns
+    -------
+    DataFrame
+        Columns ``damage, con_mod, mod_loss, pe_max, pe_lost, p_dead_hour,
+        p_awake_hour, p_dead_recovery``: the modifier after damage, the modifier and
+        maximum PE lost, the odds of one hourly Constitution check (R1-06) and the
+        exact probability of dying during the hours of recovery (the ``recovery``
+        model's answer: a death on one of ``checks`` independent checks, each reached
+        only while the character stays stable).
+    """
+    from .models.recovery import hourly_odds
+
+    damage = np.atleast_1d(_ints("damage", damage, 0))
+    mods = np.atleast_1d(ability_modifier(score, damage, reading))
+    base = ability_modifier(score, 0, reading)
+    odds = hourly_odds(mods, healer, check_penalty)
+    if checks not in (7, 8):
+        raise ParamError(f"checks={checks!r} is not allowed: checks must be 7 or 8 (A1-2)")
+    stay_powers = odds["stay"][:, None] ** np.arange(checks)[None, :]  # P(still stable before check h)
+    p_rec = odds["dead"] * stay_powers.sum(axis=1)
+    pe_before = pe_max(level, pe_per_level, base)
+    pe_after = np.atleast_1d(pe_max(level, pe_per_level, mods))
+    return pd.DataFrame({
+        "damage": damage, "con_mod": mods, "mod_loss": base - mods,
+        "pe_max": pe_after, "pe_lost": pe_before - pe_after,
+        "p_dead_hour": odds["dead"], "p_awake_hour": odds["awake"],
+        "p_dead_recovery": p_rec,
+    })

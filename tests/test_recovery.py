@@ -1,0 +1,259 @@
+"""Seed 001 long-term recovery: rules by id, kernel vs scalar reference, MC vs exact, CLI."""
+
+import io
+from contextlib import redirect_stderr, redirect_stdout
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from simkit import ParamError, simulate, solve
+from simkit.cli import main
+from simkit.models.recovery import AWAKE, DEAD, RESTED, Recovery, hourly_odds
+from simkit.testing import within_se
+
+
+class RecordingRng:
+    """Stands in for the engine's BlockRng and records every draw."""
+
+    def __init__(self, seed):
+        self.gen = np.random.default_rng(seed)
+        self.draws = []
+
+    def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
+        x = self.gen.integers(low, high, size=size, dtype=dtype, endpoint=endpoint)
+        self.draws.append(("integers", x))
+        return x
+
+    def random(self, size=None, dtype=np.float64):
+        x = self.gen.random(size=size, dtype=dtype)
+        self.draws.append(("random", x))
+        return x
+
+    def d20(self, size=None):
+        x = self.gen.integers(1, 21, size=size, dtype=np.uint8)
+        self.draws.append(("d20", x))
+        return x
+
+
+def _kernel_vs_reference(model, n=600, seed=0):
+    rng = RecordingRng(seed)
+    state, codes = model.init(n, rng)
+    assert (codes == -1).all()
+    alive = n
+    for t in range(1, model.horizon + 1):
+        if not alive:
+            return
+        rng.draws.clear()
+        codes = model.step(state, t, rng)
+        rolls = [d[1] for d in rng.draws]
+        keep = []
+        for i in range(alive):
+            if len(rolls) == 2:
+                out, hp = model.ref_hour(t, int(rolls[0][i]), int(rolls[1][i]))
+            elif len(rolls) == 1:
+                assert model.healer is None
+                out, hp = model.ref_hour(t, 0, int(rolls[0][i]))
+            else:
+                out, hp = model.ref_hour(t)
+            assert int(codes[i]) == (-1 if out is None else out), (model, t, i)
+            assert int(state["hp"][i]) == hp
+            if out is None:
+                keep.append(i)
+        state = {k: v[np.array(keep, dtype=np.intp)] for k, v in state.items()}
+        alive = len(keep)
+
+
+CONFIGS = [
+    dict(),
+    dict(con=3, healer=5, level=4),
+    dict(con=-1, healer=0, checks=7, check_penalty=-2),
+    dict(con=6, checks=7, level=9),
+    dict(con=-8, healer=12),
+]
+
+
+@pytest.mark.parametrize("params", CONFIGS)
+def test_kernel_matches_scalar_reference_on_same_draws(params):
+    _kernel_vs_reference(Recovery(**params), n=600, seed=2)
+
+
+# -- rules, by id ---------------------------------------------------------------------------
+
+def test_r1_06_thresholds_of_the_constitution_check():
+    # con 0: under 10 on 1..9 dies, 20 wakes, 10..19 stays
+    step = Recovery(con=0).exact_step(("stable",), 1)
+    assert step == pytest.approx({"dead": 9 / 20, "awake": 1 / 20, ("stable",): 10 / 20})
+    m = Recovery(con=3)
+    assert m.ref_hour(1, con_roll=17) == (AWAKE, 1)  # exactly 20
+    assert m.ref_hour(1, con_roll=16) == (None, 0)
+    assert m.ref_hour(1, con_roll=7) == (None, 0)  # exactly 10 stays
+    assert m.ref_hour(1, con_roll=6) == (DEAD, 0)
+    e = solve(m)  # per hour: dead 6/20, awake 4/20, stay 10/20
+    assert e.hist[0, 1:9] == pytest.approx([0.3 * 0.5**h for h in range(8)])
+
+
+def test_a1_6_no_natural_20_or_1():
+    # con -10: a natural 20 makes 10 (stays), nothing wakes; con +9: a natural 1 makes 10 (stays)
+    low = solve(Recovery(con=-10))
+    assert low["awake"] == 0
+    assert solve(Recovery(con=9)).hist[0].sum() == 0  # never under 10
+    assert Recovery(con=9).ref_hour(1, con_roll=1) == (None, 0)
+
+
+def test_r1_07_eighth_hour_both_readings_a1_2():
+    stay = 10 / 20  # con 0
+    eight = solve(Recovery(con=0, checks=8))
+    seven = solve(Recovery(con=0, checks=7))
+    assert eight["rested"] == pytest.approx(stay**8) and eight.hist[2, 8] == pytest.approx(stay**8)
+    assert seven["rested"] == pytest.approx(stay**7) and seven.hist[2, 8] == pytest.approx(stay**7)
+    assert seven.hist[:, 8].sum() == pytest.approx(stay**7)  # hour 8 has no check: nobody dies then
+    assert eight.hist[0, 8] == pytest.approx(stay**7 * 9 / 20)  # hour 8 has one
+    assert eight["unresolved"] == 0 and seven["unresolved"] == 0
+    # the kernel draws nothing at hour 8 when checks = 7
+    m = Recovery(checks=7, healer=3)
+    rng = RecordingRng(1)
+    state, _ = m.init(5, rng)
+    assert (m.step(state, 8, rng) == RESTED).all() and rng.draws == []
+
+
+def test_r1_07_hp_on_waking_as_marks():
+    res = simulate(Recovery(con=4, level=5), 20_000, rng=8)
+    marks = res.marks_frame("hp").set_index("outcome")
+    assert marks.loc["awake", "value"] == 1
+    assert marks.loc["rested", "value"] == 5
+    assert marks.loc["dead", "value"] == 0
+    assert marks["count"].sum() == 20_000
+
+
+def test_r1_08_healer_floor_of_10_and_plus_2():
+    # a healer who always succeeds (d20 + 20 >= 15): totals under 10 count as 10, nobody dies
+    m = Recovery(con=-10, healer=20)
+    assert m.ref_hour(1, heal_roll=1, con_roll=1) == (None, 0)  # 1 - 10 + 2 = -7 -> 10
+    e = solve(m)
+    assert e["dead"] == 0 and e["awake"] == 0 and e["rested"] == 1.0
+    # +2: con -2 cannot reach 20 alone, reaches it on a natural 20 with the healer
+    assert solve(Recovery(con=-2))["awake"] == 0
+    step = Recovery(con=-2, healer=20).exact_step(("stable",), 1)
+    assert step["awake"] == pytest.approx(1 / 20) and "dead" not in step
+    # a healer failing half the time (d20 + 5 >= 15 on 10..20 -> 11/20)
+    half = Recovery(con=0, healer=5).exact_step(("stable",), 1)
+    assert half["dead"] == pytest.approx(9 / 20 * 9 / 20)
+    assert half["awake"] == pytest.approx(9 / 20 * 1 / 20 + 11 / 20 * 3 / 20)
+    # the check penalty hits the healer's check too: d20 + 5 - 5 >= 15 on 15..20 -> 6/20
+    pen = Recovery(con=5, healer=5, check_penalty=-5).exact_step(("stable",), 1)
+    assert pen["dead"] == pytest.approx(14 / 20 * 9 / 20)
+
+
+def test_hourly_odds_matches_the_chain():
+    for con, healer, pen in [(0, None, 0), (2, 4, -1), (-3, 9, 0), (7, None, -2)]:
+        odds = hourly_odds(con, healer, pen)
+        step = Recovery(con=con, healer=healer, check_penalty=pen).exact_step(("stable",), 1)
+        assert odds["dead"] == pytest.approx(step.get("dead", 0))
+        assert odds["awake"] == pytest.approx(step.get("awake", 0))
+        assert odds["stay"] == pytest.approx(step.get(("stable",), 0))
+    vec = hourly_odds(np.array([-1, 0, 1]))
+    assert vec["dead"] == pytest.approx([0.5, 0.45, 0.4])
+
+
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        (dict(checks=6), "checks=6 is not allowed: checks must be an integer in \\[7, 8\\]"),
+        (dict(level=0), "level"),
+        (dict(con="x"), "con"),
+        (dict(healer=True), "healer"),
+        (dict(check_penalty=1), "check_penalty"),
+    ],
+)
+def test_invalid_parameters_name_themselves(kwargs, match):
+    with pytest.raises(ParamError, match=match):
+        Recovery(**kwargs)
+
+
+# -- Monte Carlo against exact ----------------------------------------------------------------
+
+def _agree(model, n, seed):
+    res = simulate(model, n, rng=seed)
+    exact = solve(model)
+    for o, p in exact.probabilities.items():
+        assert within_se(res[o], p, n), (model, o, res[o], p)
+    cdf = exact.cdf()
+    mc = np.cumsum(res.hist, axis=1) / n
+    for i in range(len(model.outcomes)):
+        for t in range(model.horizon + 1):
+            assert within_se(mc[i, t], cdf[i, t], n), (model, i, t)
+
+
+def test_regression_pinned_value():
+    res = simulate(Recovery(con=2, healer=3), 100_000, rng=20261129)
+    assert res.counts == {'dead': 48874, 'awake': 49100, 'rested': 2026, 'unresolved': 0}
+    assert within_se(res["dead"], solve(res.model)["dead"], res.n)
+
+
+config = st.fixed_dictionaries(
+    {
+        "con": st.integers(-6, 12),
+        "healer": st.sampled_from([None, -3, 2, 7, 15]),
+        "checks": st.sampled_from([7, 8]),
+        "level": st.integers(1, 20),
+        "check_penalty": st.integers(-5, 0),
+    }
+)
+
+
+@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(config)
+def test_monte_carlo_matches_exact_generated(params):
+    _agree(Recovery(**params), 30_000, 13)
+
+
+# -- CLI ----------------------------------------------------------------------------------------
+
+def run(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize("sets", [[], ["--set", "con=3", "--set", "healer=5", "--set", "checks=7",
+                                       "--set", "check_penalty=-1"]])
+def test_cli_run_agrees_with_exact(sets):
+    n = 100_000
+    code, out, _ = run("run", "recovery", "-n", str(n), "--seed", "4", "--format", "csv", *sets)
+    assert code == 0
+    mc = pd.read_csv(io.StringIO(out)).set_index("outcome")
+    code, out, _ = run("exact", "recovery", "--format", "csv", *sets)
+    assert code == 0
+    ex = pd.read_csv(io.StringIO(out)).set_index("outcome")
+    assert list(ex.index) == ["dead", "awake", "rested", "unresolved"]
+    for o in ex.index:
+        assert within_se(mc.loc[o, "p"], ex.loc[o, "p"], n), o
+
+
+def test_cli_lists_the_model():
+    code, out, _ = run("models", "recovery")
+    assert code == 0
+    for word in ("recovery", "step = 1 hour", "healer", "checks", "A1-2", "R1-08", "rested"):
+        assert word in out
+
+
+@pytest.mark.parametrize(
+    "sets,needle",
+    [
+        (["checks=9"], "checks=9 is not allowed: checks must be an integer in [7, 8]"),
+        (["healer=great"], "healer must be an integer in [-20, 60] or none"),
+        (["level=-2"], "level=-2 is not allowed"),
+        (["max_rounds=3"], "--set max_rounds: unknown parameter for model 'recovery'"),
+    ],
+)
+@pytest.mark.parametrize("verb", ["run", "exact"])
+def test_cli_bad_values_one_line_status_2(verb, sets, needle):
+    argv = [verb, "recovery"] + [x for s in sets for x in ("--set", s)]
+    code, out, err = run(*argv)
+    assert code == 2 and out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0], err
