@@ -1,4 +1,4 @@
-"""Regenerates the tables and the figure of notes/README-issue4.md (run from the repo root)."""
+"""Regenerates the tables and the figure of README.md (seed 004 section) (run from the repo root)."""
 
 import pandas as pd
 
@@ -78,6 +78,6 @@ try:
                              ax=ax, label=label, linestyle=style)
     ax.legend(frameon=False, fontsize="small", loc="upper left")
     ax.set_title("fatigue: P(dead) and P(rescued) by day, p_sleep=0.5, p_rescue=0.05")
-    ax.figure.savefig("notes/fatigue-survival.png", dpi=110, bbox_inches="tight")
+    ax.figure.savefig("docs/fatigue-survival.png", dpi=110, bbox_inches="tight")
 except ImportError:
     pass
