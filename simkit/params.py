@@ -20,7 +20,7 @@ from typing import Any
 
 from .dice import parse_dice
 
-__all__ = ["param", "ParamError", "spec", "parse_value", "check_value", "describe"]
+__all__ = ["param", "same_as", "ParamError", "spec", "parse_value", "check_value", "describe"]
 
 
 #: Longest day-by-day schedule (``schedule`` kind), in days.
@@ -55,6 +55,15 @@ def param(
         rule=rule,
     )
     return dataclasses.field(default=default, metadata=meta)
+
+
+def same_as(rules_cls, name: str, **changes):
+    """A field declared like ``rules_cls``'s parameter ``name`` (for chains of models).
+
+    Same metadata (kind, range, rule id, help); ``default=`` may be changed.
+    """
+    f = rules_cls.__dataclass_fields__[name]
+    return dataclasses.field(default=changes.get("default", f.default), metadata=f.metadata)
 
 
 def spec(rules_cls) -> dict[str, dict]:

@@ -9,28 +9,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from simkit import ParamError, simulate, solve
-from simkit.cli import main
 from simkit.dice import Dice
 from simkit.heights import parse_heights
 from simkit.models import make_model
 from simkit.models.dying import Dying
 from simkit.models.fall import Fall, FallDying, FallPerseverance, band_of, fall_dice, max_hp_at
 from simkit.models.perseverance import Perseverance
-from simkit.testing import within_se
-
-
-class RecordingRng:
-    """Stands in for the engine's BlockRng and records every draw."""
-
-    def __init__(self, seed):
-        self.gen = np.random.default_rng(seed)
-        self.draws = []
-
-    def random(self, size=None, dtype=np.float64):
-        x = self.gen.random(size=size, dtype=dtype)
-        self.draws.append(("random", x))
-        return x
-
+from simkit.testing import RecordingRng, within_se
+from simkit.testing import run_cli as _cli
 
 # -- the table of R4-07, both edges of every band ----------------------------------------
 
@@ -275,13 +261,6 @@ def test_fall_dying_takes_fatigue_penalty():
 
 # -- CLI ------------------------------------------------------------------------------------
 
-def _cli(*argv):
-    from contextlib import redirect_stderr, redirect_stdout
-
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = main(list(argv))
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,6 @@
 """Seed 004 fatigue over days (R4-01..R4-06, A4-2, A4-3): rules, kernel vs reference, MC vs exact."""
 
 import io
-from contextlib import redirect_stderr, redirect_stdout
 
 import numpy as np
 import pandas as pd
@@ -10,23 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from simkit import ParamError, simulate, solve
-from simkit.cli import main
 from simkit.models.fatigue import DEAD, EXHAUSTED, RECOVERED, Fatigue
-from simkit.testing import within_se
-
-
-class RecordingRng:
-    """Stands in for the engine's BlockRng and records every draw."""
-
-    def __init__(self, seed):
-        self.gen = np.random.default_rng(seed)
-        self.draws = []
-
-    def random(self, size=None, dtype=np.float64):
-        x = self.gen.random(size=size, dtype=dtype)
-        self.draws.append(("random", x))
-        return x
-
+from simkit.testing import RecordingRng, within_se
+from simkit.testing import run_cli as _cli
 
 STARVED = dict(p_sleep=0.0, p_food=0.0, p_rescue=0.0)  # no sleep, no food, no rescue
 
@@ -284,11 +269,6 @@ def test_regression_pinned_value():
 
 # -- CLI --------------------------------------------------------------------------------------
 
-def _cli(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = main(list(argv))
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.mark.parametrize(

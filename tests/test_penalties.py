@@ -1,16 +1,15 @@
 """Check penalties everywhere (R4-01..R4-03, A4-2): the conversion and the one-call path."""
 
 import io
-from contextlib import redirect_stderr, redirect_stdout
 
 import pandas as pd
 import pytest
 
 from simkit import Dying, ParamError, simulate, solve
-from simkit.cli import main
 from simkit.fatigue import FATIGUE_KEYS, apply_fatigue, penalty
 from simkit.models import REGISTRY, make_model
 from simkit.params import spec
+from simkit.testing import run_cli as _cli
 
 
 def test_r4_03_two_days_without_sleep_and_food_is_minus_4():
@@ -76,11 +75,6 @@ def test_apply_fatigue_leaves_other_params_alone():
     assert set(FATIGUE_KEYS) == {"days_without_sleep", "days_without_food", "days_without_water"}
 
 
-def _cli(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = main(list(argv))
-    return code, out.getvalue(), err.getvalue()
 
 
 def test_cli_one_call_dying_odds_of_a_starving_character():

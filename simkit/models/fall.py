@@ -39,7 +39,6 @@ does the same with seed 001's agonising track (``perseverance``, R1-01).
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -48,7 +47,7 @@ import numpy as np
 from ..chain import ChainRules
 from ..dice import Dice
 from ..heights import parse_heights
-from ..params import ParamError, param, spec
+from ..params import ParamError, param, same_as, spec
 from .base import Rules
 from .dying import Dying
 from .perseverance import Perseverance
@@ -231,12 +230,6 @@ class Fall(Rules):
         return {int(d): float(p[d]) for d in np.flatnonzero(p)}
 
 
-def _same(cls, name: str, **changes):
-    """A field declared like ``cls``'s parameter ``name`` (same metadata; ``default`` may change)."""
-    f = cls.__dataclass_fields__[name]
-    return dataclasses.field(default=changes.get("default", f.default), metadata=f.metadata)
-
-
 @dataclass(frozen=True, slots=True)
 class _FallStage(Fall):
     """A fall whose 10-<12 m knock-out is its own outcome (first stage of the fall chains)."""
@@ -271,23 +264,23 @@ class FallDying(ChainRules):
     outcomes: ClassVar[tuple[str, ...]] = ("dead", "standing", "ko", "stable", "revived")
     rule_ids: ClassVar[str] = "R4-07, R0-01, R0-03..R0-10, R0-13, R0-14; A4-1, A0-4"
 
-    height: str = _same(Fall, "height", default="9")
-    reading: str = _same(Fall, "reading")
-    level: int = _same(Fall, "level")
-    ancestry_hp: int = _same(Fall, "ancestry_hp")
-    class_hp: int = _same(Fall, "class_hp")
-    con: int = _same(Fall, "con")
-    hp: int | None = _same(Fall, "hp")
-    hp_max: int | None = _same(Fall, "hp_max")
-    temp_hp: int = _same(Fall, "temp_hp")
-    massive_damage: bool = _same(Fall, "massive_damage", default=True)
-    save_bonus: int = _same(Dying, "save_bonus")
-    dc: int | None = _same(Dying, "dc")
-    check: str = _same(Dying, "check")
-    check_penalty: int = _same(Dying, "check_penalty")
-    hero_points: int = _same(Dying, "hero_points")
-    heal_round: int | None = _same(Dying, "heal_round")
-    max_rounds: int = _same(Dying, "max_rounds")
+    height: str = same_as(Fall, "height", default="9")
+    reading: str = same_as(Fall, "reading")
+    level: int = same_as(Fall, "level")
+    ancestry_hp: int = same_as(Fall, "ancestry_hp")
+    class_hp: int = same_as(Fall, "class_hp")
+    con: int = same_as(Fall, "con")
+    hp: int | None = same_as(Fall, "hp")
+    hp_max: int | None = same_as(Fall, "hp_max")
+    temp_hp: int = same_as(Fall, "temp_hp")
+    massive_damage: bool = same_as(Fall, "massive_damage", default=True)
+    save_bonus: int = same_as(Dying, "save_bonus")
+    dc: int | None = same_as(Dying, "dc")
+    check: str = same_as(Dying, "check")
+    check_penalty: int = same_as(Dying, "check_penalty")
+    hero_points: int = same_as(Dying, "hero_points")
+    heal_round: int | None = same_as(Dying, "heal_round")
+    max_rounds: int = same_as(Dying, "max_rounds")
 
     _DYING = ("save_bonus", "dc", "check", "check_penalty", "hero_points", "heal_round", "max_rounds")
 
@@ -318,28 +311,28 @@ class FallPerseverance(ChainRules):
     outcomes: ClassVar[tuple[str, ...]] = ("dead", "standing", "ko", "stable", "revived", "back")
     rule_ids: ClassVar[str] = "R4-07, R0-01, R0-14, R1-01..R1-05; A4-1, A1-1, A1-3"
 
-    height: str = _same(Fall, "height", default="9")
-    reading: str = _same(Fall, "reading")
-    level: int = _same(Fall, "level")
-    ancestry_hp: int = _same(Fall, "ancestry_hp")
-    class_hp: int = _same(Fall, "class_hp")
-    con: int = _same(Fall, "con")
-    hp: int | None = _same(Fall, "hp")
-    hp_max: int | None = _same(Fall, "hp_max")
-    temp_hp: int = _same(Fall, "temp_hp")
-    massive_damage: bool = _same(Fall, "massive_damage")
-    pp: int = _same(Perseverance, "pp")
-    pp_max: int = _same(Perseverance, "pp_max")
-    medic_bonus: int | None = _same(Perseverance, "medic_bonus")
-    medic_from: int = _same(Perseverance, "medic_from")
-    heal_round: int | None = _same(Perseverance, "heal_round")
-    spend: str | int = _same(Perseverance, "spend")
-    stabilize_cap: int | None = _same(Perseverance, "stabilize_cap")
-    back_in_fight: bool = _same(Perseverance, "back_in_fight")
-    enough_pp: int = _same(Perseverance, "enough_pp")
-    zero_pp: str = _same(Perseverance, "zero_pp")
-    check_penalty: int = _same(Perseverance, "check_penalty")
-    max_rounds: int = _same(Perseverance, "max_rounds")
+    height: str = same_as(Fall, "height", default="9")
+    reading: str = same_as(Fall, "reading")
+    level: int = same_as(Fall, "level")
+    ancestry_hp: int = same_as(Fall, "ancestry_hp")
+    class_hp: int = same_as(Fall, "class_hp")
+    con: int = same_as(Fall, "con")
+    hp: int | None = same_as(Fall, "hp")
+    hp_max: int | None = same_as(Fall, "hp_max")
+    temp_hp: int = same_as(Fall, "temp_hp")
+    massive_damage: bool = same_as(Fall, "massive_damage")
+    pp: int = same_as(Perseverance, "pp")
+    pp_max: int = same_as(Perseverance, "pp_max")
+    medic_bonus: int | None = same_as(Perseverance, "medic_bonus")
+    medic_from: int = same_as(Perseverance, "medic_from")
+    heal_round: int | None = same_as(Perseverance, "heal_round")
+    spend: str | int = same_as(Perseverance, "spend")
+    stabilize_cap: int | None = same_as(Perseverance, "stabilize_cap")
+    back_in_fight: bool = same_as(Perseverance, "back_in_fight")
+    enough_pp: int = same_as(Perseverance, "enough_pp")
+    zero_pp: str = same_as(Perseverance, "zero_pp")
+    check_penalty: int = same_as(Perseverance, "check_penalty")
+    max_rounds: int = same_as(Perseverance, "max_rounds")
 
     def validate(self) -> None:
         self.stages()
