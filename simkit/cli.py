@@ -12,6 +12,7 @@ import argparse
 import sys
 from importlib import import_module
 
+from .fatigue import FATIGUE_KEYS, parse_fatigue_value
 from .params import ParamError, parse_value, spec
 
 __all__ = ["main", "build_parser", "parse_sets", "model_from_args"]
@@ -69,6 +70,9 @@ def parse_sets(model_cls, sets: list[str] | None) -> dict:
             raise ParamError(f"--set {item!r} is malformed: write --set KEY=VALUE")
         key, value = item.split("=", 1)
         key = key.strip()
+        if key not in known and key in FATIGUE_KEYS and "check_penalty" in known:
+            out[key] = parse_fatigue_value(key, value)  # -> check_penalty in make_model
+            continue
         if key not in known:
             raise ParamError(
                 f"--set {key}: unknown parameter for model {model_cls.name!r}; known: {', '.join(known)}"

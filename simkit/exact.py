@@ -44,7 +44,8 @@ class ExactResult:
         if self.unresolved is not None:
             out["unresolved"] = float(self.unresolved)
         else:
-            out["unresolved"] = max(0.0, 1.0 - float(p.sum()))
+            rest = 1.0 - float(p.sum())
+            out["unresolved"] = rest if rest > 1e-12 else 0.0  # float rounding of a full distribution
         return out
 
     def __getitem__(self, outcome: str) -> float:

@@ -5,8 +5,11 @@ field metadata drives validation (``__post_init__`` of :class:`~simkit.models.ba
 parsing of ``--set KEY=VALUE`` strings, the ``simkit models`` listing, and sweeps.
 
 Kinds: ``int``, ``float``, ``bool``, ``choice`` (a string from ``choices``), ``dice``
-(a string like ``"2d6+3"``), ``policy`` (a choice or an integer). Any kind may be
-``optional`` (``None`` allowed, written ``none`` on the command line).
+(a string like ``"2d6+3"``), ``policy`` (a choice or an integer), ``heights`` (fall
+heights in metres: ``"9"``, ``"6,8,10"`` or ``"uniform:2-12"``, see
+:mod:`simkit.heights`), ``schedule`` (a day-by-day string of ``1``/``0``, day 1 first,
+e.g. ``"0001"``). Any kind may be ``optional`` (``None`` allowed, written ``none`` on
+the command line).
 """
 
 from __future__ import annotations
@@ -17,7 +20,11 @@ from typing import Any
 
 from .dice import parse_dice
 
-__all__ = ["param", "ParamError", "spec", "parse_value", "check_value", "describe"]
+__all__ = ["param", "same_as", "ParamError", "spec", "parse_value", "check_value", "describe"]
+
+
+#: Longest day-by-day schedule (``schedule`` kind), in days.
+_MAX_SCHEDULE = 3650
 
 
 class ParamError(ValueError):
@@ -50,6 +57,15 @@ def param(
     return dataclasses.field(default=default, metadata=meta)
 
 
+def same_as(rules_cls, name: str, **changes):
+    """A field declared like ``rules_cls``'s parameter ``name`` (for chains of models).
+
+    Same metadata (kind, range, rule id, help); ``default=`` may be changed.
+    """
+    f = rules_cls.__dataclass_fields__[name]
+    return dataclasses.field(default=changes.get("default", f.default), metadata=f.metadata)
+
+
 def spec(rules_cls) -> dict[str, dict]:
     """Field name -> metadata (with ``default``), for every declared parameter."""
     out = {}
@@ -70,6 +86,10 @@ def allowed(meta: dict) -> str:
         text = "true or false"
     elif kind == "dice":
         text = "dice like '2d6+3'"
+    elif kind == "heights":
+        text = "a height in metres >= 0 like '9', a list like '6,8,10' or 'uniform:2-12'"
+    elif kind == "schedule":
+        text = "a string of 1 and 0 per day like '0001'"
     else:
         text = f"{'an integer' if kind == 'int' else 'a number'} in [{_fmt(meta['lo'])}, {_fmt(meta['hi'])}]"
     if meta["optional"]:
@@ -108,6 +128,17 @@ def check_value(name: str, meta: dict, value: Any) -> Any:
             return str(parse_dice(value))
         except ValueError:
             raise bad() from None
+    if kind == "heights":
+        from .heights import parse_heights
+
+        try:
+            return str(parse_heights(value))
+        except (ValueError, TypeError):
+            raise bad() from None
+    if kind == "schedule":
+        if isinstance(value, str) and 1 <= len(value.strip()) <= _MAX_SCHEDULE and set(value.strip()) <= {"0", "1"}:
+            return value.strip()
+        raise bad()
     if kind == "policy" and isinstance(value, str):
         if value in meta["choices"]:
             return value
@@ -152,7 +183,7 @@ def parse_value(name: str, meta: dict, text: str) -> Any:
             if low in ("false", "no", "off", "0"):
                 return False
             raise ValueError
-        if kind in ("choice", "dice"):
+        if kind in ("choice", "dice", "heights", "schedule"):
             return check_value(name, meta, t)
         if kind == "policy":
             if t in meta["choices"]:

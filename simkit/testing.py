@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["within_se", "standard_error"]
+__all__ = ["within_se", "standard_error", "RecordingRng", "run_cli"]
 
 
 def standard_error(p: float, n: int) -> float:
@@ -19,3 +19,45 @@ def standard_error(p: float, n: int) -> float:
 def within_se(p_hat: float, p: float, n: int, k: float = 5.0) -> bool:
     """Whether a Monte Carlo estimate is within ``k`` standard errors of the exact ``p``."""
     return abs(p_hat - p) <= k * standard_error(p, n)
+
+
+class RecordingRng:
+    """Stands in for the engine's :class:`~simkit.streams.BlockRng` and records draws.
+
+    Kernel tests run ``model.step`` with it, then replay each track's recorded draws
+    through the model's scalar reference (STYLE.md item 6). ``draws`` is a list of
+    ``(kind, array)`` in call order; ``below`` records as ``"integers"``.
+    """
+
+    def __init__(self, seed):
+        self.gen = np.random.default_rng(seed)
+        self.draws: list = []
+
+    def _keep(self, kind, x):
+        self.draws.append((kind, x))
+        return x
+
+    def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
+        return self._keep("integers", self.gen.integers(low, high, size=size, dtype=dtype, endpoint=endpoint))
+
+    def below(self, width, size=None):
+        return self._keep("integers", self.gen.integers(0, width, size=size, dtype=np.uint16))
+
+    def random(self, size=None, dtype=np.float64):
+        return self._keep("random", self.gen.random(size=size, dtype=dtype))
+
+    def d20(self, size=None):
+        return self._keep("d20", self.gen.integers(1, 21, size=size, dtype=np.uint8))
+
+
+def run_cli(*argv) -> tuple[int, str, str]:
+    """Run the ``simkit`` command in-process: (exit status, stdout, stderr)."""
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from .cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main([str(a) for a in argv])
+    return code, out.getvalue(), err.getvalue()

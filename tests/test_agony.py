@@ -1,7 +1,6 @@
 """Seed 001 chain: agony (rounds) then recovery (hours) as one model."""
 
 import io
-from contextlib import redirect_stderr, redirect_stdout
 
 import numpy as np
 import pandas as pd
@@ -10,11 +9,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from simkit import ParamError, simulate, solve
-from simkit.cli import main
 from simkit.models import get_model
 from simkit.models.agony import Agony
 from simkit.models.perseverance import Perseverance
 from simkit.models.recovery import Recovery
+from simkit.testing import run_cli as run
 from simkit.testing import within_se
 
 WITH_HELP = dict(spend="never", medic_bonus=3, pp=4, con=2, healer=4, level=3)
@@ -135,11 +134,6 @@ def test_monte_carlo_matches_exact_generated(params):
 
 # -- CLI ----------------------------------------------------------------------------------------
 
-def run(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = main(list(argv))
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.mark.parametrize("sets", [[], [x for k, v in WITH_HELP.items() for x in ("--set", f"{k}={v}")]])

@@ -4,19 +4,11 @@ import io
 import json
 import subprocess
 import sys
-from contextlib import redirect_stderr, redirect_stdout
 
 import pandas as pd
 import pytest
 
-from simkit.cli import main
-
-
-def run(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = main(list(argv))
-    return code, out.getvalue(), err.getvalue()
+from simkit.testing import run_cli as run
 
 
 def test_models_lists_parameters_ranges_rules():

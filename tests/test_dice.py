@@ -3,7 +3,17 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from simkit.dice import CRIT_FAIL, CRIT_SUCCESS, FAIL, SUCCESS, Dice, degree, degree_pmf, degrees, parse_dice
+from simkit.dice import (
+    CRIT_FAIL,
+    CRIT_SUCCESS,
+    FAIL,
+    SUCCESS,
+    Dice,
+    degree,
+    degree_pmf,
+    degrees,
+    parse_dice,
+)
 
 
 @pytest.mark.parametrize(

@@ -8,37 +8,8 @@ from hypothesis import strategies as st
 from simkit import Dying, ParamError, simulate, solve
 from simkit.levels import monster_high_dc
 from simkit.models import make_model
-from simkit.models.dying import DEAD, REVIVED, STABLE
-
-from simkit.testing import within_se
-
-
-class RecordingRng:
-    """Stands in for the engine's BlockRng and records every draw."""
-
-    def __init__(self, seed):
-        self.gen = np.random.default_rng(seed)
-        self.draws = []
-
-    def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
-        x = self.gen.integers(low, high, size=size, dtype=dtype, endpoint=endpoint)
-        self.draws.append(("integers", x))
-        return x
-
-    def below(self, width, size=None):
-        x = self.gen.integers(0, width, size=size, dtype=np.uint16)
-        self.draws.append(("integers", x))
-        return x
-
-    def random(self, size=None, dtype=np.float64):
-        x = self.gen.random(size=size, dtype=dtype)
-        self.draws.append(("random", x))
-        return x
-
-    def d20(self, size=None):
-        x = self.gen.integers(1, 21, size=size, dtype=np.uint8)
-        self.draws.append(("d20", x))
-        return x
+from simkit.models.dying import DEAD
+from simkit.testing import RecordingRng, within_se
 
 
 def _run_kernel_and_reference(model, n=3000, seed=0):

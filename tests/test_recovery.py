@@ -1,7 +1,6 @@
 """Seed 001 long-term recovery: rules by id, kernel vs scalar reference, MC vs exact, CLI."""
 
 import io
-from contextlib import redirect_stderr, redirect_stdout
 
 import numpy as np
 import pandas as pd
@@ -10,32 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from simkit import ParamError, simulate, solve
-from simkit.cli import main
 from simkit.models.recovery import AWAKE, DEAD, RESTED, Recovery, hourly_odds
-from simkit.testing import within_se
-
-
-class RecordingRng:
-    """Stands in for the engine's BlockRng and records every draw."""
-
-    def __init__(self, seed):
-        self.gen = np.random.default_rng(seed)
-        self.draws = []
-
-    def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
-        x = self.gen.integers(low, high, size=size, dtype=dtype, endpoint=endpoint)
-        self.draws.append(("integers", x))
-        return x
-
-    def random(self, size=None, dtype=np.float64):
-        x = self.gen.random(size=size, dtype=dtype)
-        self.draws.append(("random", x))
-        return x
-
-    def d20(self, size=None):
-        x = self.gen.integers(1, 21, size=size, dtype=np.uint8)
-        self.draws.append(("d20", x))
-        return x
+from simkit.testing import RecordingRng, within_se
+from simkit.testing import run_cli as run
 
 
 def _kernel_vs_reference(model, n=600, seed=0):
@@ -212,11 +188,6 @@ def test_monte_carlo_matches_exact_generated(params):
 
 # -- CLI ----------------------------------------------------------------------------------------
 
-def run(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = main(list(argv))
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.mark.parametrize("sets", [[], ["--set", "con=3", "--set", "healer=5", "--set", "checks=7",

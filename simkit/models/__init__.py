@@ -20,6 +20,10 @@ _MODULES = [
     ("perseverance", "Perseverance"),
     ("recovery", "Recovery"),
     ("agony", "Agony"),
+    ("fatigue", "Fatigue"),
+    ("fall", "Fall"),
+    ("fall", "FallDying"),
+    ("fall", "FallPerseverance"),
     ("encounter", "Encounter"),
 ]
 
@@ -38,9 +42,16 @@ def get_model(name: str) -> type[Rules]:
 
 
 def make_model(name: str, preset: str | None = None, **params) -> Rules:
-    """Build model ``name`` from a preset (optional) and keyword parameters."""
+    """Build model ``name`` from a preset (optional) and keyword parameters.
+
+    ``days_without_sleep``, ``days_without_food`` and ``days_without_water`` are
+    accepted by every model with a ``check_penalty`` and added to it
+    (:func:`simkit.fatigue.apply_fatigue`).
+    """
+    from ..fatigue import apply_fatigue
     from .presets import preset_params
 
     cls = get_model(name)
     base = preset_params(name, preset) if preset else {}
-    return cls.from_params(**{**base, **params})
+    # days_without_sleep/food/water -> check_penalty (seed 004, R4-01..R4-03)
+    return cls.from_params(**apply_fatigue(cls, {**base, **params}))

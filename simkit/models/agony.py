@@ -26,12 +26,11 @@ HP on waking as the mark ``hp``) and ``ChainResult.survival()`` (columns ``stage
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import ClassVar
 
 from ..chain import ChainRules
-from ..params import param, spec
+from ..params import param, same_as, spec
 from .perseverance import Perseverance
 from .recovery import Recovery
 
@@ -49,12 +48,6 @@ _FINAL = {
 }
 
 
-def _same(cls, name: str):
-    """A new field declared like ``cls``'s parameter ``name`` (same default and metadata)."""
-    f = cls.__dataclass_fields__[name]
-    return dataclasses.field(default=f.default, metadata=f.metadata)
-
-
 @dataclass(frozen=True, slots=True)
 class Agony(ChainRules):
     """Knock-out to waking: perseverance in rounds, then recovery in hours (R1-01..R1-08)."""
@@ -65,23 +58,23 @@ class Agony(ChainRules):
     rule_ids: ClassVar[str] = "R1-01..R1-08, R1-11; A1-1..A1-3, A1-6; rounds then hours"
 
     # perseverance (rounds)
-    pp: int = _same(Perseverance, "pp")
-    pp_max: int = _same(Perseverance, "pp_max")
-    medic_bonus: int | None = _same(Perseverance, "medic_bonus")
-    medic_from: int = _same(Perseverance, "medic_from")
-    heal_round: int | None = _same(Perseverance, "heal_round")
-    spend: str | int = _same(Perseverance, "spend")
-    stabilize_cap: int | None = _same(Perseverance, "stabilize_cap")
-    back_in_fight: bool = _same(Perseverance, "back_in_fight")
-    enough_pp: int = _same(Perseverance, "enough_pp")
-    nonlethal: bool = _same(Perseverance, "nonlethal")
-    zero_pp: str = _same(Perseverance, "zero_pp")
-    max_rounds: int = _same(Perseverance, "max_rounds")
+    pp: int = same_as(Perseverance, "pp")
+    pp_max: int = same_as(Perseverance, "pp_max")
+    medic_bonus: int | None = same_as(Perseverance, "medic_bonus")
+    medic_from: int = same_as(Perseverance, "medic_from")
+    heal_round: int | None = same_as(Perseverance, "heal_round")
+    spend: str | int = same_as(Perseverance, "spend")
+    stabilize_cap: int | None = same_as(Perseverance, "stabilize_cap")
+    back_in_fight: bool = same_as(Perseverance, "back_in_fight")
+    enough_pp: int = same_as(Perseverance, "enough_pp")
+    nonlethal: bool = same_as(Perseverance, "nonlethal")
+    zero_pp: str = same_as(Perseverance, "zero_pp")
+    max_rounds: int = same_as(Perseverance, "max_rounds")
     # recovery (hours)
-    con: int = _same(Recovery, "con")
-    healer: int | None = _same(Recovery, "healer")
-    checks: int = _same(Recovery, "checks")
-    level: int = _same(Recovery, "level")
+    con: int = same_as(Recovery, "con")
+    healer: int | None = same_as(Recovery, "healer")
+    checks: int = same_as(Recovery, "checks")
+    level: int = same_as(Recovery, "level")
     # both
     check_penalty: int = param(0, kind="int", lo=-50, hi=0, rule="A1-6",
                                help="penalty added to every d20 check (first aid, Medicine, Constitution)")

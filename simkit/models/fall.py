@@ -1,0 +1,346 @@
+"""Seed 004: falls by height (R4-07, A4-1), with seed-000 HP rules (R0-01, R0-13, R0-14).
+
+One fall per track, resolved at step 0 (``time_unit = "falls"``, horizon 0). The
+height is drawn from ``height`` (one value, a list, or a uniform range; see
+:mod:`simkit.heights`); its band gives the damage (R4-07):
+
+======================  ========================================================
+height                  effect
+======================  ========================================================
+under 2 m               none (``standing``)
+2 m to under 4 m        1d6
+4 m to under 6 m        2d6
+6 m to under 8 m        3d6
+8 m to under 10 m       4d6 (``reading="table"``, default) or 3d6
+                        (``reading="example"``: the worked example's 8 m -> 3d6, A4-1)
+10 m to under 12 m      HP drop to 0, unconscious, no HP deterioration (``ko``)
+12 m or more            ``dead``
+======================  ========================================================
+
+Damage removes temporary HP first (R0-14), then HP; at 0 HP the faller is ``ko``
+(knocked out), else ``standing``. With ``massive_damage=true`` (seed-000 rules,
+R0-13) a fall dealing at least twice the faller's maximum HP kills outright (the raw
+damage counts, temporary HP included). The 10-<12 m band is not damage: temporary HP
+do not stop it, and it never kills by massive damage.
+
+HP: give ``hp`` (current HP, optional ``hp_max``), or a ``level`` from which the
+maximum HP follow (R0-01): ``ancestry_hp + (class_hp + con) * level``; the faller is
+then at full HP.
+
+Marks: ``damage`` (the fall damage rolled, in HP; 0 when no dice are rolled: under
+2 m, 10-<12 m, 12 m or more) and ``band`` (0 = under 2 m, 1..4 = dice bands, 5 =
+10-<12 m, 6 = 12 m or more). :meth:`Fall.exact_marks` gives their exact distribution.
+
+:class:`FallDying` chains a fall into the seed-000 ``dying`` track: a ``ko`` by
+damage is a lethal knock-out (dying 1, R0-03); the 10-<12 m band's 0 HP does not
+start dying (R4-07: no HP deterioration) and stays ``ko``. :class:`FallPerseverance`
+does the same with seed 001's agonising track (``perseverance``, R1-01).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from ..chain import ChainRules
+from ..dice import Dice
+from ..heights import parse_heights
+from ..params import ParamError, param, same_as, spec
+from .base import Rules
+from .dying import Dying
+from .perseverance import Perseverance
+
+__all__ = ["Fall", "FallDying", "FallPerseverance", "FALL_EDGES", "max_hp_at", "fall_dice", "band_of"]
+
+#: Lower edges (metres) of bands 1..6 of R4-07; band 0 is under 2 m.
+FALL_EDGES = (2.0, 4.0, 6.0, 8.0, 10.0, 12.0)
+BAND_KO, BAND_DEAD = 5, 6
+DEAD, KO, STANDING = 0, 1, 2
+
+
+def band_of(height: float) -> int:
+    """Band of R4-07 of a height in metres (plain Python): 0..6."""
+    band = 0
+    for edge in FALL_EDGES:
+        if height >= edge:
+            band += 1
+    return band
+
+
+def fall_dice(band: int, reading: str = "table") -> int:
+    """Number of d6 of a damage band 1..4 (R4-07; A4-1 ``reading``); 0 otherwise."""
+    if not 1 <= band <= 4:
+        return 0
+    if band == 4 and reading == "example":
+        return 3
+    return band
+
+
+def max_hp_at(level: int, ancestry_hp: int, class_hp: int, con: int) -> int:
+    """Maximum HP at ``level`` (R0-01): ancestry HP + (class HP + Con modifier) x level."""
+    return ancestry_hp + (class_hp + con) * level
+
+
+@dataclass(frozen=True, slots=True)
+class Fall(Rules):
+    """Seed-004 fall damage by height (R4-07, A4-1), R0-13 massive damage, R0-14 temporary HP."""
+
+    name: ClassVar[str] = "fall"
+    time_unit: ClassVar[str] = "falls"
+    outcomes: ClassVar[tuple[str, ...]] = ("dead", "ko", "standing")
+    marks: ClassVar[tuple[str, ...]] = ("damage", "band")
+    rule_ids: ClassVar[str] = "R4-07, R0-01, R0-13, R0-14; A4-1"
+    has_exact: ClassVar[bool] = True
+    horizon_param: ClassVar[str] = ""
+    rolls_d20: ClassVar[bool] = False
+    #: Outcome code of the 10-<12 m band (``ko``; :class:`FallDying` tells it apart).
+    _band_ko: ClassVar[int] = KO
+
+    height: str = param("6", kind="heights", unit="m", rule="R4-07",
+                        help="fall height: one value (9), a list (6,8,10) or uniform:2-12")
+    reading: str = param("table", kind="choice", choices=("table", "example"), rule="A4-1",
+                         help="8-<10 m: 4d6 (table) or 3d6 (the worked example)")
+    level: int = param(1, kind="int", lo=1, hi=20, rule="R0-01", help="faller's level (HP follow)")
+    ancestry_hp: int = param(8, kind="int", lo=0, hi=100, rule="R0-01", help="ancestry HP")
+    class_hp: int = param(8, kind="int", lo=0, hi=100, rule="R0-01", help="class HP per level")
+    con: int = param(2, kind="int", lo=-5, hi=10, rule="R0-01", help="Constitution modifier (HP per level)")
+    hp: int | None = param(None, kind="int", lo=1, hi=100000, optional=True, rule="R0-01",
+                           help="current HP (none = full HP)")
+    hp_max: int | None = param(None, kind="int", lo=1, hi=100000, optional=True, rule="R0-13",
+                               help="maximum HP (none = hp if given, else from level)")
+    temp_hp: int = param(0, kind="int", lo=0, hi=100000, rule="R0-14", help="temporary HP, lost first")
+    massive_damage: bool = param(False, kind="bool", rule="R0-13",
+                                 help="seed-000 massive damage: damage >= 2 x max HP kills")
+
+    def validate(self) -> None:
+        if self.hp is not None and self.hp_max is not None and self.hp > self.hp_max:
+            raise ParamError(f"hp={self.hp} must be at most hp_max={self.hp_max}")
+        if self.hp is None and self.hp_max is None and self.max_hp < 1:
+            raise ParamError(
+                f"level={self.level}, ancestry_hp={self.ancestry_hp}, class_hp={self.class_hp}, con={self.con} "
+                f"give {self.max_hp} max HP: must be at least 1"
+            )
+
+    @property
+    def horizon(self) -> int:
+        return 0
+
+    @property
+    def heights(self):
+        return parse_heights(self.height)
+
+    @property
+    def max_hp(self) -> int:
+        """Maximum HP: ``hp_max``, else ``hp``, else from ``level`` (R0-01)."""
+        if self.hp_max is not None:
+            return self.hp_max
+        if self.hp is not None:
+            return self.hp
+        return max_hp_at(self.level, self.ancestry_hp, self.class_hp, self.con)
+
+    @property
+    def current_hp(self) -> int:
+        return self.hp if self.hp is not None else self.max_hp
+
+    # -- scalar reference ----------------------------------------------------------
+    def ref_fall(self, u_height: float, u_damage: float) -> tuple[int, int, int]:
+        """One fall from two uniforms: ``(outcome code, damage, band)``."""
+        band = band_of(self.heights.sample_one(u_height))
+        if band == BAND_DEAD:
+            return DEAD, 0, band
+        if band == BAND_KO:
+            return self._band_ko, 0, band
+        k = fall_dice(band, self.reading)
+        if k == 0:
+            return STANDING, 0, band
+        damage = int(Dice(k, 6).quantile(u_damage))
+        if self.massive_damage and damage >= 2 * self.max_hp:
+            return DEAD, damage, band
+        hp_loss = max(0, damage - self.temp_hp)
+        return (KO if hp_loss >= self.current_hp else STANDING), damage, band
+
+    # -- vectorised kernel -------------------------------------------------------------
+    def init(self, n, rng):
+        u = rng.random(size=(n, 2))  # (n, 2): height, damage quantile
+        h = self.heights.sample(u[:, 0])  # (n,) metres
+        band = np.searchsorted(np.asarray(FALL_EDGES), h, side="right").astype(np.int8)  # (n,) 0..6
+        damage = np.zeros(n, dtype=np.int32)  # (n,) HP of fall damage rolled
+        for b in range(1, 5):
+            sel = band == b
+            if sel.any():
+                damage[sel] = Dice(fall_dice(b, self.reading), 6).quantile(u[sel, 1])
+        codes = np.where(damage - self.temp_hp >= self.current_hp, KO, STANDING).astype(np.int8)
+        if self.massive_damage:
+            codes[damage >= 2 * self.max_hp] = DEAD
+        codes[band == BAND_KO] = self._band_ko
+        codes[band == BAND_DEAD] = DEAD
+        return {"damage": damage, "band": band}, codes
+
+    def step(self, state, t, rng):  # pragma: no cover - every track ends at step 0
+        raise RuntimeError("a fall is resolved at step 0")
+
+    # -- exact: dice convolution by band ---------------------------------------------------
+    def _exact_cells(self):
+        """Yield ``(probability, outcome code, damage, band)`` over every case, exactly."""
+        bands = self.heights.band_probabilities(FALL_EDGES)
+        for band, pb in enumerate(bands):
+            if pb == 0:
+                continue
+            if band == BAND_DEAD:
+                yield pb, DEAD, 0, band
+            elif band == BAND_KO:
+                yield pb, self._band_ko, 0, band
+            elif band == 0:
+                yield pb, STANDING, 0, band
+            else:
+                values, probs = Dice(fall_dice(band, self.reading), 6).pmf()
+                for d, pd in zip(values.tolist(), probs.tolist()):
+                    if self.massive_damage and d >= 2 * self.max_hp:
+                        code = DEAD
+                    elif d - self.temp_hp >= self.current_hp:
+                        code = KO
+                    else:
+                        code = STANDING
+                    yield pb * pd, code, d, band
+
+    def exact_hist(self) -> np.ndarray:
+        """Exact outcome probabilities, shape (n_outcomes, 1) (all at step 0)."""
+        hist = np.zeros((len(self.outcomes), 1))
+        for p, code, _, _ in self._exact_cells():
+            hist[code, 0] += p
+        return hist
+
+    def exact_marks(self, name: str) -> np.ndarray:
+        """Exact counterpart of ``Result.marks[name] / n``: shape (n_outcomes, max value + 1)."""
+        if name not in self.marks:
+            raise ParamError(f"mark {name!r} unknown; marks: {', '.join(self.marks)}")
+        cells = list(self._exact_cells())
+        col = 2 if name == "damage" else 3
+        width = max(c[col] for c in cells) + 1
+        out = np.zeros((len(self.outcomes), width))
+        for c in cells:
+            out[c[1], c[col]] += c[0]
+        return out
+
+    def exact_damage(self) -> dict[int, float]:
+        """Exact distribution of the fall damage rolled (HP): {damage: probability}."""
+        p = self.exact_marks("damage").sum(axis=0)
+        return {int(d): float(p[d]) for d in np.flatnonzero(p)}
+
+
+@dataclass(frozen=True, slots=True)
+class _FallStage(Fall):
+    """A fall whose 10-<12 m knock-out is its own outcome (first stage of the fall chains)."""
+
+    name: ClassVar[str] = "fall"
+    outcomes: ClassVar[tuple[str, ...]] = ("dead", "ko", "standing", "ko_not_dying")
+    _band_ko: ClassVar[int] = 3
+
+
+_FALL_PARAMS = ("height", "reading", "level", "ancestry_hp", "class_hp", "con", "hp", "hp_max", "temp_hp",
+                "massive_damage")
+
+
+def _final(first: str, second: str | None) -> str:
+    if first == "ko_not_dying":
+        return "ko"  # 10-<12 m: 0 HP, unconscious, no HP deterioration (R4-07)
+    return first if second is None else second
+
+
+@dataclass(frozen=True, slots=True)
+class FallDying(ChainRules):
+    """A fall (R4-07) whose lethal knock-out continues as the seed-000 dying track (R0-03..R0-10).
+
+    Outcomes: ``dead`` (the fall, or the dying track), ``standing``, ``ko`` (the
+    10-<12 m band: 0 HP, unconscious, not dying, R4-07), and the dying track's
+    ``stable`` and ``revived``. A fall has no DC (R0-06): ``dc`` is the GM's, by
+    default the dying model's. ``massive_damage`` is on (seed-000 rules, R0-13).
+    """
+
+    name: ClassVar[str] = "fall_dying"
+    time_unit: ClassVar[str] = "rounds"
+    outcomes: ClassVar[tuple[str, ...]] = ("dead", "standing", "ko", "stable", "revived")
+    rule_ids: ClassVar[str] = "R4-07, R0-01, R0-03..R0-10, R0-13, R0-14; A4-1, A0-4"
+
+    height: str = same_as(Fall, "height", default="9")
+    reading: str = same_as(Fall, "reading")
+    level: int = same_as(Fall, "level")
+    ancestry_hp: int = same_as(Fall, "ancestry_hp")
+    class_hp: int = same_as(Fall, "class_hp")
+    con: int = same_as(Fall, "con")
+    hp: int | None = same_as(Fall, "hp")
+    hp_max: int | None = same_as(Fall, "hp_max")
+    temp_hp: int = same_as(Fall, "temp_hp")
+    massive_damage: bool = same_as(Fall, "massive_damage", default=True)
+    save_bonus: int = same_as(Dying, "save_bonus")
+    dc: int | None = same_as(Dying, "dc")
+    check: str = same_as(Dying, "check")
+    check_penalty: int = same_as(Dying, "check_penalty")
+    hero_points: int = same_as(Dying, "hero_points")
+    heal_round: int | None = same_as(Dying, "heal_round")
+    max_rounds: int = same_as(Dying, "max_rounds")
+
+    _DYING = ("save_bonus", "dc", "check", "check_penalty", "hero_points", "heal_round", "max_rounds")
+
+    def validate(self) -> None:
+        self.stages()  # each stage validates its own parameters
+
+    def stages(self):
+        fall = _FallStage(**{k: getattr(self, k) for k in _FALL_PARAMS})
+        dying = Dying(start=1, **{k: getattr(self, k) for k in self._DYING})  # lethal knock-out (R0-03)
+        return fall, {"ko": dying}
+
+    def final_outcome(self, first: str, second: str | None) -> str:
+        return _final(first, second)
+
+
+@dataclass(frozen=True, slots=True)
+class FallPerseverance(ChainRules):
+    """A fall (R4-07) whose knock-out continues as the seed-001 agonising track (R1-01..R1-05).
+
+    Outcomes: ``dead``, ``standing``, ``ko`` (the 10-<12 m band: 0 HP, unconscious,
+    no HP deterioration, R4-07: not agonising), and the perseverance track's
+    ``stable``, ``revived`` and ``back``. Seed 001 has no massive damage rule:
+    ``massive_damage`` is off unless set.
+    """
+
+    name: ClassVar[str] = "fall_perseverance"
+    time_unit: ClassVar[str] = "rounds"
+    outcomes: ClassVar[tuple[str, ...]] = ("dead", "standing", "ko", "stable", "revived", "back")
+    rule_ids: ClassVar[str] = "R4-07, R0-01, R0-14, R1-01..R1-05; A4-1, A1-1, A1-3"
+
+    height: str = same_as(Fall, "height", default="9")
+    reading: str = same_as(Fall, "reading")
+    level: int = same_as(Fall, "level")
+    ancestry_hp: int = same_as(Fall, "ancestry_hp")
+    class_hp: int = same_as(Fall, "class_hp")
+    con: int = same_as(Fall, "con")
+    hp: int | None = same_as(Fall, "hp")
+    hp_max: int | None = same_as(Fall, "hp_max")
+    temp_hp: int = same_as(Fall, "temp_hp")
+    massive_damage: bool = same_as(Fall, "massive_damage")
+    pp: int = same_as(Perseverance, "pp")
+    pp_max: int = same_as(Perseverance, "pp_max")
+    medic_bonus: int | None = same_as(Perseverance, "medic_bonus")
+    medic_from: int = same_as(Perseverance, "medic_from")
+    heal_round: int | None = same_as(Perseverance, "heal_round")
+    spend: str | int = same_as(Perseverance, "spend")
+    stabilize_cap: int | None = same_as(Perseverance, "stabilize_cap")
+    back_in_fight: bool = same_as(Perseverance, "back_in_fight")
+    enough_pp: int = same_as(Perseverance, "enough_pp")
+    zero_pp: str = same_as(Perseverance, "zero_pp")
+    check_penalty: int = same_as(Perseverance, "check_penalty")
+    max_rounds: int = same_as(Perseverance, "max_rounds")
+
+    def validate(self) -> None:
+        self.stages()
+
+    def stages(self):
+        fall = _FallStage(**{k: getattr(self, k) for k in _FALL_PARAMS})
+        agony = Perseverance(**{k: getattr(self, k) for k in spec(Perseverance) if k != "nonlethal"})
+        return fall, {"ko": agony}
+
+    def final_outcome(self, first: str, second: str | None) -> str:
+        return _final(first, second)
