@@ -18,30 +18,7 @@ from simkit.models.encounter import (
 from simkit.models.encounter_report import encounter_summary, level_sweep
 from simkit.models.encounter_ref import new_track, ref_init, ref_round
 from simkit.streams import STREAM_SIZE
-from simkit.testing import standard_error, within_se
-
-
-class RecordingRng:
-    """Stands in for the engine's BlockRng and records every draw."""
-
-    def __init__(self, seed):
-        self.gen = np.random.default_rng(seed)
-        self.draws = []
-
-    def random(self, size=None, dtype=np.float64):
-        x = self.gen.random(size=size, dtype=dtype)
-        self.draws.append(x)
-        return x
-
-    def integers(self, low, high=None, size=None, dtype=np.int64):
-        x = self.gen.integers(low, high, size=size, dtype=dtype)
-        self.draws.append(x)
-        return x
-
-    def d20(self, size=None):
-        x = self.gen.integers(1, 21, size=size, dtype=np.uint8)
-        self.draws.append(x)
-        return x
+from simkit.testing import RecordingRng, standard_error, within_se
 
 
 class ScriptedRng:
@@ -67,7 +44,7 @@ MARKS = ("hp", "knocked_out", "ko_round", "hero_spent", "healer", "hours")
 
 
 def _per_track(plan, draws, i):
-    return {name: arr[i] for (name, _, _), arr in zip(plan, draws)}
+    return {name: arr[i] for (name, _, _), (_, arr) in zip(plan, draws)}
 
 
 def _check_same(model, S, trs, i_kernel, i_ref):
