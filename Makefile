@@ -21,6 +21,7 @@ test: install
 
 bench: install
 	$(BIN)/python bench/bench_dying.py
+	$(BIN)/python bench/bench_encounter.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
