@@ -17,6 +17,8 @@ __all__ = ["Rules", "Dying", "REGISTRY", "get_model", "make_model"]
 # (module, class) of every registered model, in listing order.
 _MODULES = [
     ("dying", "Dying"),
+    ("dnd", "DnD5e"),
+    ("dnd", "DnD4e"),
 ]
 
 REGISTRY: dict[str, type[Rules]] = {}
