@@ -219,6 +219,9 @@ class CustomTrack(Rules):
 
     # -- exact chain (probabilities through the rule itself, no table) -----------------------------
     def exact_initial(self) -> dict:
+        # The chain is built from transition() below; building the table first only
+        # checks that the definition is finite and valid (max_states, outcome names).
+        self.table()
         return {self._normal(self.start(), "start()"): 1.0}
 
     def exact_step(self, state, t: int) -> dict:
@@ -351,6 +354,7 @@ def track(
     max_rounds: int = 100,
     time_unit: str = "rounds",
     doc: str = "",
+    max_states: int = 100_000,
 ) -> CustomTrack:
     """Build a custom track in one call (no class, no registration).
 
@@ -378,6 +382,8 @@ def track(
         Unit of one step, plural ("rounds").
     doc : str
         One-line description.
+    max_states : int
+        Refuse a rule that reaches more transient states than this.
 
     Returns
     -------
@@ -407,6 +413,7 @@ def track(
         "outcomes": outcomes,
         "time_unit": time_unit,
         "dice": dice,
+        "max_states": int(max_states),
         "__doc__": doc or f"custom track {name!r}",
         "_start": start,
         "_step": staticmethod(step),
