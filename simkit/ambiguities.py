@@ -27,8 +27,8 @@ import pandas as pd
 
 from .params import ParamError
 
-__all__ = ["Ambiguity", "Reading", "AMBIGUITIES", "ambiguity_report", "side_by_side", "typical_params",
-           "REPORT_COLUMNS"]
+__all__ = ["Ambiguity", "Reading", "AMBIGUITIES", "ambiguity_report", "side_by_side", "typical_character",
+           "typical_params", "typical_fortitude", "REPORT_COLUMNS"]
 
 #: Columns of :func:`ambiguity_report`.
 REPORT_COLUMNS = ("ambiguity", "rule", "model", "param", "level", "reading", "default", "outcome", "p", "ci_low",
@@ -170,21 +170,31 @@ def typical_fortitude(level: int) -> int:
     return level + prof + con + item
 
 
-def typical_params(model: str, level: int) -> dict[str, Any]:
-    """Parameters of a typical character of ``level`` for ``model`` (unknown models: none).
+def typical_character(model: str, level: int) -> dict[str, Any]:
+    """Parameters describing a typical character of ``level`` (1..20) in ``model``.
 
-    ``dying``: the typical Fortitude save (:func:`typical_fortitude`) against a monster
-    of the same level (``monster_level = level``, R0-06). ``recovery``, ``fall``:
-    ``level``. ``encounter``: ``level`` against a monster of the same level. Other
-    models: their defaults (their odds do not depend on level).
+    ``dying``: its Fortitude save (:func:`typical_fortitude`). ``recovery``, ``fall``,
+    ``encounter``: ``level``. Other models: nothing (their odds do not depend on level).
     """
+    if not isinstance(level, int) or isinstance(level, bool) or not 1 <= level <= 20:
+        raise ParamError(f"character level must be an integer in [1, 20], got {level!r}")
     if model == "dying":
-        return {"save_bonus": typical_fortitude(level), "monster_level": level}
-    if model in ("recovery", "fall"):
+        return {"save_bonus": typical_fortitude(level)}
+    if model in ("recovery", "fall", "encounter"):
         return {"level": level}
-    if model == "encounter":
-        return {"level": level, "monster_level": level}
     return {}
+
+
+def typical_params(model: str, level: int) -> dict[str, Any]:
+    """A typical character of ``level`` facing a monster of the same level.
+
+    :func:`typical_character`, plus ``monster_level = level`` for ``dying`` (the
+    recovery DC, R0-06) and ``encounter``.
+    """
+    out = typical_character(model, level)
+    if model in ("dying", "encounter"):
+        out["monster_level"] = level
+    return out
 
 
 # -- the report ---------------------------------------------------------------------------------------

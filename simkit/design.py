@@ -112,18 +112,28 @@ class _Evaluator:
         return res
 
 
-def _numeric(model, name: str) -> dict:
+def _numeric(model, name: str, label: str = "vary") -> dict:
     known = spec(type(model))
     if name not in known:
-        raise ParamError(f"vary={name!r}: unknown parameter for model {model.name!r}; known: {', '.join(known)}")
+        raise ParamError(f"{label}={name!r}: unknown parameter for model {model.name!r}; known: {', '.join(known)}")
     meta = known[name]
     if meta["kind"] not in ("int", "float"):
         numeric = [k for k, m in known.items() if m["kind"] in ("int", "float")]
         raise ParamError(
-            f"vary={name!r} is a {meta['kind']} parameter; calibrate varies an integer or a number: "
+            f"{label}={name!r} is a {meta['kind']} parameter; an integer or a number is needed: "
             f"{', '.join(numeric)}"
         )
     return meta
+
+
+def _at_level(model, character_level, keep=()):
+    """``model`` with the parameters of a typical character of ``character_level``."""
+    if character_level is None:
+        return model
+    from .ambiguities import typical_character
+
+    changes = {k: v for k, v in typical_character(model.name, character_level).items() if k not in keep}
+    return model.replace(**changes) if changes else model
 
 
 # -- calibrate ---------------------------------------------------------------------------------
@@ -251,6 +261,7 @@ def calibrate(
     scan_limit: int | None = None,
     grid: int = 41,
     xtol: float = 1e-6,
+    character_level: int | None = None,
 ) -> Calibration:
     """The value of ``vary`` that brings P(``outcome``) closest to ``target``.
 
@@ -285,6 +296,11 @@ def calibrate(
         straddle the target; Monte Carlo interpolates between them and checks there).
     xtol : float
         Absolute tolerance on a number parameter's root.
+    character_level : int, optional
+        Set the parameters of a typical character of this level (1..20) first
+        (:func:`simkit.ambiguities.typical_character`: for ``dying``, its Fortitude
+        save), so "10% deaths at level 5" is one call:
+        ``calibrate("dying", "10%", "dc", character_level=5)``.
 
     Returns
     -------
@@ -295,6 +311,7 @@ def calibrate(
     """
     model = _as_model(model)
     target = parse_probability(target)
+    model = _at_level(model, character_level, keep=(vary,))
     if outcome not in tuple(model.outcomes) + ("unresolved",):
         raise ParamError(
             f"outcome={outcome!r} is not an outcome of model {model.name!r}; "
@@ -480,6 +497,7 @@ def sensitivity(
     n: int = 100_000,
     rng=None,
     level: float = 0.95,
+    character_level: int | None = None,
 ) -> pd.DataFrame:
     """Change of each outcome's probability for one step up and down of each parameter.
 
@@ -503,6 +521,8 @@ def sensitivity(
         Confidence level of the Monte Carlo interval on ``change`` (a normal interval
         for the difference of two independent proportions: conservative here, since
         common random numbers make the two estimates positively correlated).
+    character_level : int, optional
+        Measure at a typical character of this level (as in :func:`calibrate`).
 
     Returns
     -------
@@ -513,7 +533,7 @@ def sensitivity(
         rule, or a parameter that is not set (``none``), gives one row with an empty
         ``outcome``, empty numbers and the reason in ``note``, at the end.
     """
-    model = _as_model(model)
+    model = _at_level(_as_model(model), character_level)
     method = _method(model, method)
     level = _level(level)
     n = _check_n(n)
@@ -524,7 +544,7 @@ def sensitivity(
     else:
         params = [params] if isinstance(params, str) else list(params)
         for p in params:
-            _numeric(model, p)
+            _numeric(model, p, "params")
     all_out = tuple(model.outcomes) + ("unresolved",)
     if outcomes is None:
         outcomes = list(all_out)
