@@ -86,7 +86,8 @@ def test_selection_and_steps():
     assert set(df["param"]) == {"hit_chance", "dc"} and set(df["outcome"].dropna()) == {"dead"}
     r = row(df, "hit_chance", 0.2, "dead")
     assert r["value"] == pytest.approx(0.3)
-    assert row(df, "hit_chance", -0.2, "dead").isna()["change"]  # 0.1 - 0.2 < 0
+    down = df[(df["param"] == "hit_chance") & (df["delta"] == -0.2)]  # 0.1 - 0.2 < 0: one skipped row
+    assert len(down) == 1 and down["change"].isna().all() and "outside" in down["note"].iloc[0]
     with pytest.raises(ParamError, match="integer"):
         sensitivity(MODEL, params=["dc"], steps={"dc": 0.5})
     with pytest.raises(ParamError, match="steps"):
