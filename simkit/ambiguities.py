@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .params import ParamError
@@ -176,8 +177,9 @@ def typical_character(model: str, level: int) -> dict[str, Any]:
     ``dying``: its Fortitude save (:func:`typical_fortitude`). ``recovery``, ``fall``,
     ``encounter``: ``level``. Other models: nothing (their odds do not depend on level).
     """
-    if not isinstance(level, int) or isinstance(level, bool) or not 1 <= level <= 20:
+    if not isinstance(level, (int, np.integer)) or isinstance(level, bool) or not 1 <= level <= 20:
         raise ParamError(f"character level must be an integer in [1, 20], got {level!r}")
+    level = int(level)
     if model == "dying":
         return {"save_bonus": typical_fortitude(level)}
     if model in ("recovery", "fall", "encounter"):
@@ -199,15 +201,16 @@ def typical_params(model: str, level: int) -> dict[str, Any]:
 
 # -- the report ---------------------------------------------------------------------------------------
 def _check_levels(levels) -> tuple[int, ...]:
-    if isinstance(levels, int) and not isinstance(levels, bool):
+    if isinstance(levels, (int, np.integer)) and not isinstance(levels, bool):
         levels = (levels,)
     try:
         out = tuple(levels)
     except TypeError:
         raise ParamError(f"levels must be a list of integers in [1, 20], got {levels!r}") from None
-    if not out or not all(isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 20 for v in out):
+    if not out or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and 1 <= v <= 20
+                          for v in out):
         raise ParamError(f"levels must be a list of integers in [1, 20], got {levels!r}")
-    return out
+    return tuple(int(v) for v in out)
 
 
 def ambiguity_report(levels=(1, 5, 10), n: int = 100_000, rng=None, *, ids=None, method: str = "auto",
