@@ -18,6 +18,7 @@ is much smoother than with independent seeds.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -410,7 +411,7 @@ def _result_int(model, vary, outcome, target, points, rng_, method, n, seed, f) 
     best = min(values, key=lambda v: (abs(points[v][0] - target), v))
     bracket = None
     if reachable:
-        pairs = [(a, b) for a, b in zip(values, values[1:])
+        pairs = [(a, b) for a, b in itertools.pairwise(values)
                  if b == a + 1 and min(points[a][0], points[b][0]) <= target <= max(points[a][0], points[b][0])]
         if pairs:
             bracket = min(pairs, key=lambda ab: (min(abs(ab[0] - best), abs(ab[1] - best)), ab))

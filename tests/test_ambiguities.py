@@ -1,6 +1,7 @@
 """The ambiguity registry and report: every id, documented defaults, odds per reading, CLI."""
 
 import io
+import itertools
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from typing import ClassVar
@@ -57,7 +58,7 @@ def test_registered_models_know_every_parameter_and_the_defaults_match():
 
 def test_typical_fortitude_grows_with_level():
     values = [typical_fortitude(lv) for lv in range(1, 21)]
-    assert values[0] == 1 + 4 + 2 and all(b > a for a, b in zip(values, values[1:]))
+    assert values[0] == 1 + 4 + 2 and all(b > a for a, b in itertools.pairwise(values))
 
 
 @pytest.fixture(scope="module")

@@ -132,7 +132,7 @@ def test_kernel_replays_through_the_rule(model):
     n = 2000
     rng = RecordingRng(3)
     state, codes = model.init(n, rng)
-    rolls, probs = model.faces()
+    rolls, _ = model.faces()
     K = len(rolls)
     tracks = [model.start()] * n
     alive = np.arange(n)
