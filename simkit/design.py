@@ -175,6 +175,9 @@ class Calibration:
         Tracks per Monte Carlo point and the seed they all used (None when exact).
     evaluations : tuple of (value, p, ci_low, ci_high)
         Every point evaluated, by value.
+    skipped : tuple of (value, reason)
+        Values of the range that other parameters rule out (e.g. a DC above the
+        surge threshold of ``dnd4e``); left out of the search.
     """
 
     model: Any
@@ -196,6 +199,7 @@ class Calibration:
     n: int | None = None
     seed: int | None = None
     evaluations: tuple = ()
+    skipped: tuple = ()
 
     @property
     def message(self) -> str:
@@ -210,14 +214,19 @@ class Calibration:
                 f"target {self.outcome}={self.target:.4f} is not reachable by varying {name} in "
                 f"[{fmt(self.search_range[0])}, {fmt(self.search_range[1])}]: {self.outcome} ranges over "
                 f"[{self.achievable[0]:.4f}, {self.achievable[1]:.4f}]; closest: {where}"
-            )
+            ) + self._skipped_note()
         sides = [f"{name}={fmt(pt[0])} gives {pt[1]:.4f}" for pt in (self.lower, self.upper) if pt is not None]
         text = f"{where} (target {self.target:.4f})"
         if sides:
             text += "; " + ", ".join(sides)
         if not self.monotone:
             text += f"; note: {self.outcome} is not monotone in {name} over the points evaluated"
-        return text
+        return text + self._skipped_note()
+
+    def _skipped_note(self) -> str:
+        if not self.skipped:
+            return ""
+        return f"; {len(self.skipped)} value(s) of {self.param} skipped ({self.skipped[0][1]})"
 
     def __str__(self) -> str:
         return self.message
@@ -338,10 +347,17 @@ def calibrate(
         if not isinstance(limit, int) or limit < 2:
             raise ParamError(f"scan_limit must be an integer >= 2, got {scan_limit!r}")
         if hi - lo + 1 <= limit:
-            points = {v: f(v) for v in range(lo, hi + 1)}
+            points, skipped = {}, []
+            for v in range(lo, hi + 1):
+                try:
+                    points[v] = f(v)
+                except ParamError as exc:  # a value another parameter rules out
+                    skipped.append((v, str(exc)))
+            if not points:
+                raise ParamError(f"no value of {vary} in [{lo}, {hi}] is allowed here: {skipped[0][1]}")
         else:
-            points = _bisect_int(f, lo, hi, target)
-        return _result_int(model, vary, outcome, target, points, (lo, hi), method, n, seed, f)
+            points, skipped = _bisect_int(f, lo, hi, target), []
+        return _result_int(model, vary, outcome, target, points, (lo, hi), method, n, seed, f, skipped)
     if not isinstance(grid, int) or grid < 3:
         raise ParamError(f"grid must be an integer >= 3, got {grid!r}")
     return _calibrate_float(model, vary, outcome, target, f, lo, hi, method, n, seed, grid, xtol)
@@ -402,7 +418,7 @@ def _monotone(ps: list[float]) -> bool:
     return bool((d >= -eps).all() or (d <= eps).all())
 
 
-def _result_int(model, vary, outcome, target, points, rng_, method, n, seed, f) -> Calibration:
+def _result_int(model, vary, outcome, target, points, rng_, method, n, seed, f, skipped) -> Calibration:
     values = sorted(points)
     ps = [points[v][0] for v in values]
     lo_p, hi_p = min(ps), max(ps)
@@ -415,15 +431,17 @@ def _result_int(model, vary, outcome, target, points, rng_, method, n, seed, f) 
                  if b == a + 1 and min(points[a][0], points[b][0]) <= target <= max(points[a][0], points[b][0])]
         if pairs:
             bracket = min(pairs, key=lambda ab: (min(abs(ab[0] - best), abs(ab[1] - best)), ab))
+    ruled_out = {v for v, _ in skipped}
     lower = upper = None
-    if best - 1 >= rng_[0]:
-        if best - 1 not in points:
-            points[best - 1] = f(best - 1)
-        lower = (best - 1, points[best - 1][0])
-    if best + 1 <= rng_[1]:
-        if best + 1 not in points:
-            points[best + 1] = f(best + 1)
-        upper = (best + 1, points[best + 1][0])
+    for side, v in (("lower", best - 1), ("upper", best + 1)):
+        if not rng_[0] <= v <= rng_[1] or v in ruled_out:
+            continue
+        if v not in points:
+            points[v] = f(v)
+        if side == "lower":
+            lower = (v, points[v][0])
+        else:
+            upper = (v, points[v][0])
     values = sorted(points)
     p, ci_lo, ci_hi = points[best]
     return Calibration(
@@ -431,7 +449,7 @@ def _result_int(model, vary, outcome, target, points, rng_, method, n, seed, f) 
         ci_low=ci_lo, ci_high=ci_hi, reachable=reachable, achievable=(lo_p, hi_p), lower=lower, upper=upper,
         bracket=bracket, monotone=_monotone([points[v][0] for v in values]), search_range=tuple(rng_),
         method=method, n=n if method == "mc" else None, seed=seed,
-        evaluations=tuple((v, *points[v]) for v in values),
+        evaluations=tuple((v, *points[v]) for v in values), skipped=tuple(skipped),
     )
 
 
