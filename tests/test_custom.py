@@ -7,6 +7,8 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import simkit
 from simkit.cli import main
@@ -66,6 +68,36 @@ def test_5e_exact_matches_brute_force(kw):
     for o, p in want.items():
         assert got[o] == pytest.approx(float(p), abs=1e-12), o
     assert got["unresolved"] == pytest.approx(0.0, abs=1e-12)
+
+
+@settings(max_examples=60, derandomize=True, deadline=None)
+@given(dc=st.integers(1, 30), bonus=st.integers(-20, 20), successes=st.integers(0, 2), failures=st.integers(0, 2))
+def test_5e_exact_matches_brute_force_generated(dc, bonus, successes, failures):
+    kw = dict(dc=dc, bonus=bonus, successes=successes, failures=failures)
+    got = simkit.solve(DnD5e(**kw)).probabilities
+    for o, p in brute_5e(**kw).items():
+        assert got[o] == pytest.approx(float(p), abs=1e-12), (kw, o)
+
+
+@settings(max_examples=60, derandomize=True, deadline=None)
+@given(dc=st.integers(1, 20), extra=st.integers(0, 20), bonus=st.integers(-20, 20), surge=st.booleans(),
+       failures=st.integers(0, 2))
+def test_4e_exact_matches_closed_form_generated(dc, extra, bonus, surge, failures):
+    kw = dict(dc=dc, surge_at=max(2, dc + extra), bonus=bonus, surge=surge, failures=failures)
+    got = simkit.solve(DnD4e(max_rounds=60, **kw))
+    # independent: per round, fail with f, surge with s, else nothing; 60 rounds
+    f = sum(1 for r in range(1, 21) if r + bonus < dc) / 20
+    s = sum(1 for r in range(1, 21) if r + bonus >= max(2, dc + extra) and r + bonus >= dc) / 20 if surge else 0
+    alive = [0.0] * 3
+    alive[failures] = 1.0
+    dead = revived = 0.0
+    for _ in range(60):
+        dead += alive[2] * f
+        revived += sum(alive) * s
+        alive = [alive[0] * (1 - f - s), alive[1] * (1 - f - s) + alive[0] * f, alive[2] * (1 - f - s) + alive[1] * f]
+    assert got["dead"] == pytest.approx(dead, abs=1e-12)
+    assert got["revived"] == pytest.approx(revived, abs=1e-12)
+    assert got["unresolved"] == pytest.approx(sum(alive), abs=1e-12)
 
 
 def test_5e_headline_number():
