@@ -2,6 +2,8 @@
 
 from importlib.metadata import PackageNotFoundError, version
 
+from .custom import CustomTrack, track
+from .design import calibrate, sensitivity
 from .engine import simulate
 from .exact import ExactResult, solve
 from .models import REGISTRY, get_model, make_model
@@ -24,5 +26,9 @@ __all__ = [
     "get_model",
     "make_model",
     "Dying",
+    "calibrate",
+    "sensitivity",
+    "track",
+    "CustomTrack",
     "__version__",
 ]

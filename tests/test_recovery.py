@@ -43,6 +43,8 @@ def _kernel_vs_reference(model, n=600, seed=0):
 
 
 CONFIGS = [
+    dict(con=9, natural=True, healer=3),
+    dict(con=-10, natural=True),
     dict(),
     dict(con=3, healer=5, level=4),
     dict(con=-1, healer=0, checks=7, check_penalty=-2),
@@ -176,6 +178,7 @@ config = st.fixed_dictionaries(
         "checks": st.sampled_from([7, 8]),
         "level": st.integers(1, 20),
         "check_penalty": st.integers(-5, 0),
+        "natural": st.booleans(),
     }
 )
 
@@ -228,3 +231,23 @@ def test_cli_bad_values_one_line_status_2(verb, sets, needle):
     assert code == 2 and out == ""
     lines = err.strip().splitlines()
     assert len(lines) == 1 and needle in lines[0], err
+
+
+def test_a1_6_natural_option():
+    # con +0, no healer: plain d20 -> dead on 1..9, stays on 10..19, wakes on 20
+    plain = Recovery(checks=7).exact_step(("stable",), 1)
+    assert plain == pytest.approx({"dead": 9 / 20, "awake": 1 / 20, ("stable",): 10 / 20})
+    # natural rule: a natural 1 is already "dead"; a natural 20 moves "wakes" -> stays awake
+    nat = Recovery(checks=7, natural=True).exact_step(("stable",), 1)
+    assert nat == pytest.approx(plain)
+    # con +9: the natural 1 (total 10, stays) drops to dead; 11 (total 20) wakes, 20 wakes
+    high = Recovery(con=9, natural=True).exact_step(("stable",), 1)
+    assert high["dead"] == pytest.approx(1 / 20)
+    assert Recovery(con=9).exact_step(("stable",), 1).get("dead", 0) == 0
+    # con -10: a natural 20 (total 10) would stay; with the rule it wakes
+    low = Recovery(con=-10, natural=True).exact_step(("stable",), 1)
+    assert low["awake"] == pytest.approx(1 / 20)
+    for model in (Recovery(con=5, natural=True, healer=2), Recovery(con=-3, natural=True)):
+        res = simulate(model, 100_000, rng=4)
+        for o, p in solve(model).probabilities.items():
+            assert within_se(res[o], p, res.n), o

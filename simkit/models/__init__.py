@@ -25,6 +25,8 @@ _MODULES = [
     ("fall", "FallDying"),
     ("fall", "FallPerseverance"),
     ("encounter", "Encounter"),
+    ("dnd", "DnD5e"),
+    ("dnd", "DnD4e"),
 ]
 
 REGISTRY: dict[str, type[Rules]] = {}

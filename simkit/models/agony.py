@@ -75,6 +75,7 @@ class Agony(ChainRules):
     healer: int | None = same_as(Recovery, "healer")
     checks: int = same_as(Recovery, "checks")
     level: int = same_as(Recovery, "level")
+    natural: bool = same_as(Recovery, "natural")
     # both
     check_penalty: int = param(0, kind="int", lo=-50, hi=0, rule="A1-6",
                                help="penalty added to every d20 check (first aid, Medicine, Constitution)")

@@ -6,9 +6,12 @@ Hour ``h`` (1-based), in this order
     1. The healer, if any (``healer`` = its Medicine bonus), makes a Medicine check
        ``d20 + healer + check_penalty >= 15`` before the Constitution check (R1-08).
     2. The Constitution check (R1-06, A1-6): ``d20 + con + check_penalty``, +2 after a
-       successful Medicine check, and then a total under 10 counts as 10 (R1-08). No
-       natural 20/1 rule (A1-6). Total >= 20: wakes with 1 HP (``awake``); 10..19:
-       stays stable until the next hour; under 10: ``dead`` at once.
+       successful Medicine check, and then a total under 10 counts as 10 (R1-08).
+       Total >= 20: wakes with 1 HP (``awake``); 10..19: stays stable until the next
+       hour; under 10: ``dead`` at once. A1-6, option ``natural``: the text has no
+       natural 20/1 rule (``false``, default); with ``true`` a natural 20 moves the
+       result one step up (dead -> stays, stays -> awake) and a natural 1 one step
+       down, as R0-05 does for degrees of success.
     3. Hour 8 (R1-07): a character neither awake nor dead wakes up with 1 HP per
        character level (``rested``). A1-2, option ``checks``: with 8 (default) hour 8
        has its Constitution check (steps 1-2) before the wake-up; with 7 hours 1..7
@@ -102,6 +105,8 @@ class Recovery(Rules):
     checks: int = param(8, kind="int", lo=7, hi=8, rule="A1-2",
                         help="hourly checks before the automatic wake-up at hour 8: 8 (hours 1..8) or 7")
     level: int = param(1, kind="int", lo=1, hi=30, rule="R1-07", help="character level (HP regained at hour 8)")
+    natural: bool = param(False, kind="bool", rule="A1-6",
+                          help="natural 20 / natural 1 move the Constitution check's result one step")
     check_penalty: int = param(0, kind="int", lo=-50, hi=0, rule="A1-6",
                                help="penalty added to every d20 check (Constitution and Medicine)")
 
@@ -118,9 +123,12 @@ class Recovery(Rules):
         total = con_roll + self.con + self.check_penalty
         if self.healer is not None and heal_roll + self.healer + self.check_penalty >= HEALER_DC:
             total = max(total + HEALER_BONUS, HEALER_FLOOR)
-        if total >= WAKE_AT:
+        result = (total >= DIE_UNDER) + (total >= WAKE_AT)  # 0 dies, 1 stays, 2 wakes
+        if self.natural:
+            result = min(result + 1, 2) if con_roll == 20 else (max(result - 1, 0) if con_roll == 1 else result)
+        if result == 2:
             return AWAKE, 1
-        if total < DIE_UNDER:
+        if result == 0:
             return DEAD, 0
         if t >= WAKE_HOURS:
             return RESTED, self.level
@@ -142,9 +150,12 @@ class Recovery(Rules):
         total = con + np.int16(self.con + self.check_penalty)
         if self.healer is not None:
             total = np.where(aided, np.maximum(total + HEALER_BONUS, HEALER_FLOOR), total)
+        result = (total >= DIE_UNDER).astype(np.int8) + (total >= WAKE_AT)  # (m,) 0 dies, 1 stays, 2 wakes
+        if self.natural:
+            result = np.clip(result + (con == 20) - (con == 1), 0, 2)
         codes = np.full(m, -1, dtype=np.int8)
-        codes[total < DIE_UNDER] = DEAD
-        codes[total >= WAKE_AT] = AWAKE
+        codes[result == 0] = DEAD
+        codes[result == 2] = AWAKE
         if t >= WAKE_HOURS:
             codes[codes < 0] = RESTED
         hp = np.zeros(m, dtype=np.int16)
@@ -173,9 +184,12 @@ class Recovery(Rules):
                 total = r + self.con + self.check_penalty + bonus
                 if floor is not None and total < floor:
                     total = floor
-                if total < DIE_UNDER:
+                result = 0 if total < DIE_UNDER else (2 if total >= WAKE_AT else 1)
+                if self.natural and r in (1, 20):  # A1-6 option: one step up or down
+                    result = min(2, max(0, result + (1 if r == 20 else -1)))
+                if result == 0:
                     dead += 1
-                elif total >= WAKE_AT:
+                elif result == 2:
                     awake += 1
                 else:
                     stay += 1

@@ -1,0 +1,173 @@
+"""CLI verbs of the designer tools: ``calibrate``, ``sensitivity``, ``ambiguities``.
+
+Registered in :data:`simkit.cli.EXTRA_COMMANDS`. Examples::
+
+    simkit calibrate dying --target dead=10% --vary dc --character-level 5
+    simkit calibrate dnd5e --target dead=25% --vary bonus
+    simkit sensitivity dying --set dc=20 --outcome dead
+    simkit ambiguities --levels 1,5,10
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .params import ParamError
+
+__all__ = ["configure"]
+
+
+def _range(text: str) -> tuple[float, float]:
+    """``LO..HI`` (integers or numbers)."""
+    parts = text.split("..")
+    if len(parts) != 2:
+        raise argparse.ArgumentTypeError(f"--range must look like LO..HI (e.g. 10..40), got {text!r}")
+    out = []
+    for part in parts:
+        try:
+            v = float(part)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"--range must look like LO..HI (e.g. 10..40), got {text!r}") from None
+        out.append(int(v) if v.is_integer() and "." not in part else v)
+    return out[0], out[1]
+
+
+def _levels(text: str) -> tuple[int, ...]:
+    try:
+        out = []
+        for part in text.split(","):
+            if ".." in part:
+                a, b = part.split("..")
+                out += list(range(int(a), int(b) + 1))
+            else:
+                out.append(int(part))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--levels must look like 1,5,10 or 1..5, got {text!r}") from None
+    return tuple(out)
+
+
+def _target(text: str, model) -> tuple[str, float]:
+    from .design import parse_probability
+
+    if "=" in text:
+        outcome, p = text.split("=", 1)
+        outcome = outcome.strip()
+    else:
+        outcome, p = "dead", text
+        if "dead" not in model.outcomes:
+            raise ParamError(f"--target {text!r}: name the outcome, e.g. --target {model.outcomes[0]}=10%")
+    known = tuple(model.outcomes) + ("unresolved",)
+    if outcome not in known:
+        raise ParamError(f"--target: {outcome!r} is not an outcome of model {model.name!r}; outcomes: "
+                         f"{', '.join(known)}")
+    try:
+        return outcome, parse_probability(p)
+    except ParamError as exc:
+        raise ParamError(f"--target {text!r}: {exc}") from None
+
+
+def _model(args, keep=()):
+    """The model of the command line; ``--character-level`` fills what ``--set`` leaves."""
+    from .cli import model_from_args, parse_sets
+    from .models import get_model
+
+    model = model_from_args(args)
+    if args.character_level is None:
+        return model
+    from .ambiguities import typical_character
+
+    explicit = parse_sets(get_model(args.model), args.set)
+    changes = {k: v for k, v in typical_character(model.name, args.character_level).items()
+               if k not in explicit and k not in keep}
+    return model.replace(**changes) if changes else model
+
+
+def _cmd_calibrate(args) -> int:
+    from .cli import _prepare_output, emit
+    from .design import calibrate
+
+    model = _model(args, keep=(args.vary,))
+    outcome, target = _target(args.target, model)
+    lo, hi = args.range if args.range else (None, None)
+    _prepare_output(args)
+    cal = calibrate(model, target, args.vary, outcome=outcome, lo=lo, hi=hi, method=args.method, n=args.n,
+                    rng=args.seed, level=args.level)
+    emit(cal.to_frame(), args)
+    if args.format == "table" and not args.output:
+        sys.stdout.write(cal.message + "\n")
+    elif not cal.reachable:
+        print(f"simkit: note: {cal.message}", file=sys.stderr)
+    return 0
+
+
+def _cmd_sensitivity(args) -> int:
+    from .cli import _prepare_output, emit
+    from .design import sensitivity
+
+    model = _model(args)
+    _prepare_output(args)
+    df = sensitivity(model, params=args.param, outcomes=args.outcome, method=args.method, n=args.n,
+                     rng=args.seed, level=args.level)
+    emit(df, args)
+    return 0
+
+
+def _cmd_ambiguities(args) -> int:
+    from .ambiguities import ambiguity_report, side_by_side
+    from .cli import _prepare_output, emit
+
+    _prepare_output(args)
+    report = ambiguity_report(levels=args.levels, n=args.n, rng=args.seed, ids=args.id, method=args.method)
+    emit(report if args.long else side_by_side(report), args)
+    return 0
+
+
+def configure(sub) -> None:
+    """Add the designer verbs to the ``simkit`` parser."""
+    from .cli import _add_model_args, _add_output_args, parse_count, parse_seed
+
+    def char_level(p):
+        p.add_argument("--character-level", type=int, default=None, metavar="L",
+                       help="a typical character of level L (1..20), e.g. its Fortitude save; --set wins")
+
+    def common(p, n_default=100_000):
+        p.add_argument("--method", default="auto", choices=("auto", "exact", "mc"),
+                       help="exact solver, Monte Carlo, or auto (exact when the model has one)")
+        p.add_argument("-n", type=parse_count, default=n_default,
+                       help=f"Monte Carlo tracks per point (default {n_default})")
+        p.add_argument("--seed", type=parse_seed, default=None, help="random seed of the Monte Carlo points")
+
+    p = sub.add_parser("calibrate", help="the parameter value that brings an outcome closest to a target")
+    _add_model_args(p)
+    p.add_argument("--target", required=True, metavar="OUTCOME=P",
+                   help="outcome and probability aimed at, e.g. dead=10%% or dead=0.1")
+    p.add_argument("--vary", required=True, metavar="PARAM", help="the integer or number parameter to calibrate")
+    p.add_argument("--range", type=_range, default=None, metavar="LO..HI",
+                   help="values searched (default: the parameter's allowed range)")
+    common(p)
+    char_level(p)
+    p.add_argument("--level", type=float, default=0.95, help="confidence level of Monte Carlo intervals")
+    _add_output_args(p)
+    p.set_defaults(func=_cmd_calibrate)
+
+    p = sub.add_parser("sensitivity", help="change of each outcome for +1/-1 on every numeric parameter")
+    _add_model_args(p)
+    p.add_argument("--param", action="append", default=None, metavar="PARAM",
+                   help="only this parameter (repeatable; default: every integer and number parameter)")
+    p.add_argument("--outcome", action="append", default=None, metavar="OUTCOME",
+                   help="only this outcome (repeatable; default: all)")
+    common(p)
+    char_level(p)
+    p.add_argument("--level", type=float, default=0.95, help="confidence level of Monte Carlo intervals")
+    _add_output_args(p)
+    p.set_defaults(func=_cmd_sensitivity)
+
+    p = sub.add_parser("ambiguities", help="headline odds under each reading of every ambiguity of RULES.md")
+    p.add_argument("--levels", type=_levels, default=(1, 5, 10), metavar="L1,L2,...",
+                   help="levels of the typical character (default 1,5,10)")
+    p.add_argument("--id", action="append", default=None, metavar="ID", help="only this ambiguity (repeatable)")
+    p.add_argument("--long", action="store_true", help="one row per reading instead of one line per ambiguity")
+    common(p, n_default=50_000)
+    _add_output_args(p)
+    p.set_defaults(func=_cmd_ambiguities)

@@ -1,0 +1,641 @@
+"""Designer tools: calibrate a parameter to a target rate, and sensitivity to every parameter.
+
+:func:`calibrate` answers "which DC gives 10% deaths?": the value of one numeric
+parameter (a DC, a bonus, a PP max, the healer's arrival round...) that brings an
+outcome's probability closest to a target, with the neighbouring values on either side
+and whether the target can be reached at all in the parameter's allowed range.
+
+:func:`sensitivity` answers "which number matters?": the change of every outcome's
+probability for one step up and one step down of every numeric parameter, as a tidy
+table sorted by the size of the change.
+
+Both use the exact solver (:func:`simkit.solve`) where the model has one, and Monte
+Carlo (:func:`simkit.simulate`) with confidence intervals otherwise (or when asked
+with ``method="mc"``). Monte Carlo points all use the same seed (common random
+numbers), so neighbouring values are compared on the same dice and the estimated curve
+is much smoother than with independent seeds.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import optimize, stats
+
+from .params import ParamError, allowed, spec
+from .stats import check_level
+
+__all__ = ["calibrate", "Calibration", "sensitivity", "parse_probability", "CALIBRATION_COLUMNS",
+           "SENSITIVITY_COLUMNS"]
+
+#: Columns of :meth:`Calibration.to_frame`.
+CALIBRATION_COLUMNS = ("role", "param", "value", "outcome", "p", "ci_low", "ci_high", "target", "reachable",
+                       "method")
+#: Columns of :func:`sensitivity`.
+SENSITIVITY_COLUMNS = ("param", "delta", "base_value", "value", "outcome", "p_base", "p", "change", "ci_low",
+                       "ci_high", "method", "note")
+
+METHODS = ("auto", "exact", "mc")
+
+
+# -- shared helpers -------------------------------------------------------------------------
+def parse_probability(text) -> float:
+    """A probability written ``0.1``, ``10%`` or ``1e-3``; raises :class:`ParamError`."""
+    t = str(text).strip()
+    try:
+        v = float(t[:-1]) / 100 if t.endswith("%") else float(t)
+    except ValueError:
+        raise ParamError(f"target must be a probability like 0.1 or 10%, got {text!r}") from None
+    if not 0.0 <= v <= 1.0 or math.isnan(v):
+        raise ParamError(f"target must be a probability in [0, 1] (0%..100%), got {text!r}")
+    return v
+
+
+def _as_model(model):
+    if isinstance(model, str):
+        from .models import make_model
+
+        return make_model(model)
+    if not hasattr(model, "outcomes") or not hasattr(model, "replace"):
+        raise ParamError(f"model must be a rules object (e.g. simkit.Dying()) or a model name, got {model!r}")
+    return model
+
+
+def _method(model, method: str) -> str:
+    if method not in METHODS:
+        raise ParamError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
+    if method == "auto":
+        return "exact" if getattr(model, "has_exact", False) else "mc"
+    if method == "exact" and not getattr(model, "has_exact", False):
+        raise ParamError(f"method='exact': model {model.name!r} has no exact solver; use method='mc'")
+    return method
+
+
+def _check_n(n) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ParamError(f"n must be a positive integer, got {n!r}")
+    return int(n)
+
+
+@dataclass
+class _Evaluator:
+    """Outcome probabilities of model variants, exact or Monte Carlo (one seed for all)."""
+
+    model: Any
+    method: str
+    n: int
+    seed: int | None
+    level: float
+    cache: dict = field(default_factory=dict)
+
+    def __call__(self, **changes) -> dict[str, tuple[float, float, float]]:
+        """outcome -> (p, ci_low, ci_high) for ``model.replace(**changes)``."""
+        key = tuple(sorted(changes.items()))
+        hit = self.cache.get(key)
+        if hit is not None:
+            return hit
+        m = self.model.replace(**changes) if changes else self.model
+        if self.method == "exact":
+            from .exact import solve
+
+            res = {o: (p, p, p) for o, p in solve(m).probabilities.items()}
+        else:
+            from .engine import simulate
+
+            df = simulate(m, self.n, rng=self.seed).summary(level=self.level, exact=False)
+            res = {r.outcome: (float(r.p), float(r.ci_low), float(r.ci_high)) for r in df.itertuples()}
+        self.cache[key] = res
+        return res
+
+
+def _numeric(model, name: str, label: str = "vary") -> dict:
+    known = spec(type(model))
+    if name not in known:
+        raise ParamError(f"{label}={name!r}: unknown parameter for model {model.name!r}; known: {', '.join(known)}")
+    meta = known[name]
+    if meta["kind"] not in ("int", "float"):
+        numeric = [k for k, m in known.items() if m["kind"] in ("int", "float")]
+        raise ParamError(
+            f"{label}={name!r} is a {meta['kind']} parameter; an integer or a number is needed: "
+            f"{', '.join(numeric)}"
+        )
+    return meta
+
+
+def _at_level(model, character_level, keep=()):
+    """``model`` with the parameters of a typical character of ``character_level``."""
+    if character_level is None:
+        return model
+    from .ambiguities import typical_character
+
+    changes = {k: v for k, v in typical_character(model.name, character_level).items() if k not in keep}
+    return model.replace(**changes) if changes else model
+
+
+# -- calibrate ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Calibration:
+    """What :func:`calibrate` found.
+
+    Attributes
+    ----------
+    model : Rules
+        The rules with the calibrated value set (ready for ``simulate``/``solve``).
+    param, outcome : str
+        The parameter varied and the outcome aimed at.
+    target : float
+        The probability aimed at.
+    value : int or float
+        The parameter value whose probability is closest to the target.
+    p, ci_low, ci_high : float
+        The probability achieved at ``value`` (``ci_*`` equal ``p`` when exact).
+    reachable : bool
+        Whether the target lies within the probabilities the range can produce.
+    achievable : (float, float)
+        Lowest and highest probability of ``outcome`` found over ``search_range``.
+    lower, upper : (value, p) or None
+        The neighbouring parameter values on either side of ``value`` and their
+        probabilities (None at an end of the range).
+    bracket : (value, value) or None
+        Two adjacent values whose probabilities straddle the target (None when the
+        target is not reachable).
+    monotone : bool
+        Whether the probability was monotone in the parameter over every evaluated
+        point (all of the range when it was scanned).
+    search_range : (lo, hi)
+        The range searched.
+    method : str
+        ``"exact"`` or ``"mc"``.
+    n, seed : int or None
+        Tracks per Monte Carlo point and the seed they all used (None when exact).
+    evaluations : tuple of (value, p, ci_low, ci_high)
+        Every point evaluated, by value.
+    skipped : tuple of (value, reason)
+        Values of the range that other parameters rule out (e.g. a DC above the
+        surge threshold of ``dnd4e``); left out of the search.
+    """
+
+    model: Any
+    param: str
+    outcome: str
+    target: float
+    value: int | float
+    p: float
+    ci_low: float
+    ci_high: float
+    reachable: bool
+    achievable: tuple[float, float]
+    lower: tuple | None
+    upper: tuple | None
+    bracket: tuple | None
+    monotone: bool
+    search_range: tuple
+    method: str
+    n: int | None = None
+    seed: int | None = None
+    evaluations: tuple = ()
+    skipped: tuple = ()
+
+    @property
+    def message(self) -> str:
+        """One sentence for a designer."""
+        fmt = _fmt_value
+        name = self.param
+        where = f"{name}={fmt(self.value)} gives {self.outcome}={self.p:.4f}"
+        if self.method == "mc":
+            where += f" (95% CI {self.ci_low:.4f}..{self.ci_high:.4f}, n={self.n})" if self.n else ""
+        if not self.reachable:
+            return (
+                f"target {self.outcome}={self.target:.4f} is not reachable by varying {name} in "
+                f"[{fmt(self.search_range[0])}, {fmt(self.search_range[1])}]: {self.outcome} ranges over "
+                f"[{self.achievable[0]:.4f}, {self.achievable[1]:.4f}]; closest: {where}"
+            ) + self._skipped_note()
+        sides = [f"{name}={fmt(pt[0])} gives {pt[1]:.4f}" for pt in (self.lower, self.upper) if pt is not None]
+        text = f"{where} (target {self.target:.4f})"
+        if sides:
+            text += "; " + ", ".join(sides)
+        if not self.monotone:
+            text += f"; note: {self.outcome} is not monotone in {name} over the points evaluated"
+        return text + self._skipped_note()
+
+    def _skipped_note(self) -> str:
+        if not self.skipped:
+            return ""
+        return f"; {len(self.skipped)} value(s) of {self.param} skipped ({self.skipped[0][1]})"
+
+    def __str__(self) -> str:
+        return self.message
+
+    def to_frame(self) -> pd.DataFrame:
+        """Rows ``lower``, ``best``, ``upper``: see :data:`CALIBRATION_COLUMNS`."""
+        evals = {v: (p, lo, hi) for v, p, lo, hi in self.evaluations}
+        rows = []
+        for role, point in (("lower", self.lower), ("best", (self.value, self.p)), ("upper", self.upper)):
+            if point is None:
+                continue
+            v = point[0]
+            p, lo, hi = evals.get(v, (point[1], point[1], point[1]))
+            rows.append((role, self.param, v, self.outcome, p, lo, hi, self.target, self.reachable, self.method))
+        df = pd.DataFrame(rows, columns=list(CALIBRATION_COLUMNS))
+        df.attrs.update(model=self.model.name, message=self.message, seed=self.seed, n=self.n)
+        return df
+
+    def evaluations_frame(self) -> pd.DataFrame:
+        """Every point evaluated: ``value, p, ci_low, ci_high``."""
+        return pd.DataFrame(list(self.evaluations), columns=["value", "p", "ci_low", "ci_high"])
+
+
+def _fmt_value(v) -> str:
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return str(v)
+
+
+def calibrate(
+    model,
+    target,
+    vary: str,
+    *,
+    outcome: str = "dead",
+    lo=None,
+    hi=None,
+    method: str = "auto",
+    n: int = 100_000,
+    rng=None,
+    level: float = 0.95,
+    scan_limit: int | None = None,
+    grid: int = 41,
+    xtol: float = 1e-6,
+    character_level: int | None = None,
+) -> Calibration:
+    """The value of ``vary`` that brings P(``outcome``) closest to ``target``.
+
+    Parameters
+    ----------
+    model : Rules or str
+        The rules (every other parameter stays as given), or a model name.
+    target : float or str
+        The probability aimed at: ``0.1`` or ``"10%"``.
+    vary : str
+        An integer or number parameter of the model (e.g. ``"dc"``, ``"save_bonus"``,
+        ``"heal_round"``).
+    outcome : str
+        The outcome whose probability is aimed at (default ``"dead"``).
+    lo, hi : optional
+        The range searched (default: the parameter's allowed range).
+    method : {"auto", "exact", "mc"}
+        ``auto``: the exact solver when the model has one, else Monte Carlo.
+    n : int
+        Monte Carlo tracks per evaluated value.
+    rng : None, int or Generator
+        Seed of the Monte Carlo points (all points use the same seed).
+    level : float
+        Confidence level of the Monte Carlo intervals.
+    scan_limit : int, optional
+        Integer parameters: scan every value when the range has at most this many
+        (default 2001 exact, 41 Monte Carlo); beyond it, integer bisection, which
+        assumes the probability is monotone (checked on the points it visits).
+    grid : int
+        Number parameters: points of the coarse grid scanned first (the exact root is
+        then found with :func:`scipy.optimize.brentq` between the two grid points that
+        straddle the target; Monte Carlo interpolates between them and checks there).
+    xtol : float
+        Absolute tolerance on a number parameter's root.
+    character_level : int, optional
+        Set the parameters of a typical character of this level (1..20) first
+        (:func:`simkit.ambiguities.typical_character`: for ``dying``, its Fortitude
+        save), so "10% deaths at level 5" is one call:
+        ``calibrate("dying", "10%", "dc", character_level=5)``.
+
+    Returns
+    -------
+    Calibration
+        With the value, the probability it gives, its neighbours, whether the target is
+        reachable, and ``to_frame()``. An unreachable target is not an error: the
+        result says so (``reachable=False``) and gives the closest achievable value.
+    """
+    model = _as_model(model)
+    target = parse_probability(target)
+    model = _at_level(model, character_level, keep=(vary,))
+    if outcome not in tuple(model.outcomes) + ("unresolved",):
+        raise ParamError(
+            f"outcome={outcome!r} is not an outcome of model {model.name!r}; "
+            f"outcomes: {', '.join(tuple(model.outcomes) + ('unresolved',))}"
+        )
+    meta = _numeric(model, vary)
+    method = _method(model, method)
+    level = _level(level)
+    n = _check_n(n)
+    seed = None
+    if method == "mc":
+        from .streams import resolve_seed
+
+        seed = resolve_seed(rng)
+    ev = _Evaluator(model, method, n, seed, level)
+    lo, hi = _bracket(vary, meta, lo, hi)
+
+    def f(x):
+        return ev(**{vary: x})[outcome]
+
+    if meta["kind"] == "int":
+        limit = scan_limit if scan_limit is not None else (2001 if method == "exact" else 41)
+        if not isinstance(limit, int) or limit < 2:
+            raise ParamError(f"scan_limit must be an integer >= 2, got {scan_limit!r}")
+        if hi - lo + 1 <= limit:
+            points, skipped = {}, []
+            for v in range(lo, hi + 1):
+                try:
+                    points[v] = f(v)
+                except ParamError as exc:  # a value another parameter rules out
+                    skipped.append((v, str(exc)))
+            if not points:
+                raise ParamError(f"no value of {vary} in [{lo}, {hi}] is allowed here: {skipped[0][1]}")
+        else:
+            points, skipped = _bisect_int(f, lo, hi, target), []
+        return _result_int(model, vary, outcome, target, points, (lo, hi), method, n, seed, f, skipped)
+    if not isinstance(grid, int) or grid < 3:
+        raise ParamError(f"grid must be an integer >= 3, got {grid!r}")
+    return _calibrate_float(model, vary, outcome, target, f, lo, hi, method, n, seed, grid, xtol)
+
+
+def _level(level) -> float:
+    try:
+        return check_level(level)
+    except ValueError as exc:
+        raise ParamError(str(exc)) from None
+
+
+def _bracket(name: str, meta: dict, lo, hi):
+    kind = meta["kind"]
+    conv = int if kind == "int" else float
+    out = []
+    for label, v, default in (("lo", lo, meta["lo"]), ("hi", hi, meta["hi"])):
+        if v is None:
+            v = default
+        if v is None:
+            raise ParamError(f"{label}: {name} has no {'lower' if label == 'lo' else 'upper'} bound; give {label}=")
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+            raise ParamError(f"{label}={v!r}: must be a number")
+        if kind == "int" and float(v) != int(v):
+            raise ParamError(f"{label}={v!r}: {name} is an integer parameter")
+        v = conv(v)
+        if (meta["lo"] is not None and v < meta["lo"]) or (meta["hi"] is not None and v > meta["hi"]):
+            raise ParamError(f"{label}={v!r} is outside the allowed range: {name} must be {allowed(meta)}")
+        out.append(v)
+    if not out[0] < out[1]:
+        raise ParamError(f"the range of {name} must have lo < hi, got lo={out[0]!r}, hi={out[1]!r}")
+    return out[0], out[1]
+
+
+def _bisect_int(f, lo: int, hi: int, target: float) -> dict:
+    """Integer bisection for the adjacent pair straddling ``target`` (monotone assumed)."""
+    points = {lo: f(lo), hi: f(hi)}
+    p_lo, p_hi = points[lo][0], points[hi][0]
+    if not min(p_lo, p_hi) <= target <= max(p_lo, p_hi):
+        return points
+    a, b = lo, hi
+    while b - a > 1:
+        mid = (a + b) // 2
+        points[mid] = f(mid)
+        if (points[mid][0] - target) * (p_lo - target) > 0:
+            a = mid
+        else:
+            b = mid
+    for v in (a - 1, a, b, b + 1):
+        if lo <= v <= hi and v not in points:
+            points[v] = f(v)
+    return points
+
+
+def _monotone(ps: list[float]) -> bool:
+    d = np.diff(np.asarray(ps, dtype=np.float64))
+    eps = 1e-12
+    return bool((d >= -eps).all() or (d <= eps).all())
+
+
+def _result_int(model, vary, outcome, target, points, rng_, method, n, seed, f, skipped) -> Calibration:
+    values = sorted(points)
+    ps = [points[v][0] for v in values]
+    lo_p, hi_p = min(ps), max(ps)
+    reachable = lo_p <= target <= hi_p
+    # best: closest to the target; ties go to the smaller value
+    best = min(values, key=lambda v: (abs(points[v][0] - target), v))
+    bracket = None
+    if reachable:
+        pairs = [(a, b) for a, b in itertools.pairwise(values)
+                 if b == a + 1 and min(points[a][0], points[b][0]) <= target <= max(points[a][0], points[b][0])]
+        if pairs:
+            bracket = min(pairs, key=lambda ab: (min(abs(ab[0] - best), abs(ab[1] - best)), ab))
+    ruled_out = {v for v, _ in skipped}
+    lower = upper = None
+    for side, v in (("lower", best - 1), ("upper", best + 1)):
+        if not rng_[0] <= v <= rng_[1] or v in ruled_out:
+            continue
+        if v not in points:
+            points[v] = f(v)
+        if side == "lower":
+            lower = (v, points[v][0])
+        else:
+            upper = (v, points[v][0])
+    values = sorted(points)
+    p, ci_lo, ci_hi = points[best]
+    return Calibration(
+        model=model.replace(**{vary: best}), param=vary, outcome=outcome, target=target, value=best, p=p,
+        ci_low=ci_lo, ci_high=ci_hi, reachable=reachable, achievable=(lo_p, hi_p), lower=lower, upper=upper,
+        bracket=bracket, monotone=_monotone([points[v][0] for v in values]), search_range=tuple(rng_),
+        method=method, n=n if method == "mc" else None, seed=seed,
+        evaluations=tuple((v, *points[v]) for v in values), skipped=tuple(skipped),
+    )
+
+
+def _calibrate_float(model, vary, outcome, target, f, lo, hi, method, n, seed, grid, xtol) -> Calibration:
+    xs = [float(x) for x in np.linspace(lo, hi, grid)]
+    points = {x: f(x) for x in xs}
+    ps = [points[x][0] for x in xs]
+    lo_p, hi_p = min(ps), max(ps)
+    reachable = lo_p <= target <= hi_p
+    monotone = _monotone(ps)
+    bracket = None
+    if reachable:
+        i_best = int(np.argmin([abs(p - target) for p in ps]))
+        pairs = [i for i in range(grid - 1) if min(ps[i], ps[i + 1]) <= target <= max(ps[i], ps[i + 1])]
+        i = min(pairs, key=lambda j: min(abs(j - i_best), abs(j + 1 - i_best)))
+        a, b = xs[i], xs[i + 1]
+        bracket = (a, b)
+        if ps[i] == target:
+            x = a
+        elif ps[i + 1] == target:
+            x = b
+        elif method == "exact":
+            x = float(optimize.brentq(lambda v: f(v)[0] - target, a, b, xtol=xtol))
+        else:  # Monte Carlo: interpolate on the common-random-number curve, then check there
+            x = a + (b - a) * (target - ps[i]) / (ps[i + 1] - ps[i])
+        points[x] = f(x)
+        cands = [a, x, b]
+    else:
+        cands = xs
+    best = min(cands, key=lambda v: (abs(points[v][0] - target), v))
+    p, ci_lo, ci_hi = points[best]
+    others = sorted(v for v in (bracket or ()) if v != best)
+    if bracket is None:
+        j = xs.index(best)
+        others = [xs[k] for k in (j - 1, j + 1) if 0 <= k < grid]
+    lower = next(((v, points[v][0]) for v in reversed(others) if v < best), None)
+    upper = next(((v, points[v][0]) for v in others if v > best), None)
+    values = sorted(points)
+    return Calibration(
+        model=model.replace(**{vary: best}), param=vary, outcome=outcome, target=target, value=best, p=p,
+        ci_low=ci_lo, ci_high=ci_hi, reachable=reachable, achievable=(lo_p, hi_p), lower=lower, upper=upper,
+        bracket=bracket, monotone=monotone, search_range=(lo, hi), method=method,
+        n=n if method == "mc" else None, seed=seed, evaluations=tuple((v, *points[v]) for v in values),
+    )
+
+
+# -- sensitivity ------------------------------------------------------------------------------------
+def _default_step(meta: dict) -> float:
+    if meta["kind"] == "int":
+        return 1
+    lo, hi = meta["lo"], meta["hi"]
+    if lo is not None and hi is not None and hi - lo <= 1:
+        return 0.05  # probabilities and other unit-range numbers
+    return 1.0
+
+
+def sensitivity(
+    model,
+    *,
+    params=None,
+    outcomes=None,
+    steps: dict | None = None,
+    method: str = "auto",
+    n: int = 100_000,
+    rng=None,
+    level: float = 0.95,
+    character_level: int | None = None,
+) -> pd.DataFrame:
+    """Change of each outcome's probability for one step up and down of each parameter.
+
+    Parameters
+    ----------
+    model : Rules or str
+        The rules at which to measure (the base point), or a model name.
+    params : list of str, optional
+        Parameters to move (default: every integer and number parameter).
+    outcomes : list of str, optional
+        Outcomes reported (default: all, ``unresolved`` included).
+    steps : dict, optional
+        Parameter -> step size. Default 1 for integers (the "+1 / -1" of a DC or a
+        bonus), 1.0 for numbers, 0.05 for numbers whose allowed range is within a unit
+        interval (probabilities such as ``hit_chance``).
+    method : {"auto", "exact", "mc"}
+    n : int
+        Monte Carlo tracks per point (the base and every variant share one seed).
+    rng : None, int or Generator
+    level : float
+        Confidence level of the Monte Carlo interval on ``change`` (a normal interval
+        for the difference of two independent proportions: conservative here, since
+        common random numbers make the two estimates positively correlated).
+    character_level : int, optional
+        Measure at a typical character of this level (as in :func:`calibrate`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`SENSITIVITY_COLUMNS`: one row per parameter, direction and
+        outcome; ``change = p - p_base``. Rows are sorted by ``|change|`` (largest
+        first); a direction that leaves the allowed range or breaks a cross-parameter
+        rule, or a parameter that is not set (``none``), gives one row with an empty
+        ``outcome``, empty numbers and the reason in ``note``, at the end.
+    """
+    model = _at_level(_as_model(model), character_level)
+    method = _method(model, method)
+    level = _level(level)
+    n = _check_n(n)
+    known = spec(type(model))
+    numeric = [k for k, m in known.items() if m["kind"] in ("int", "float")]
+    if params is None:
+        params = numeric
+    else:
+        params = [params] if isinstance(params, str) else list(params)
+        for p in params:
+            _numeric(model, p, "params")
+    all_out = tuple(model.outcomes) + ("unresolved",)
+    if outcomes is None:
+        outcomes = list(all_out)
+    else:
+        outcomes = [outcomes] if isinstance(outcomes, str) else list(outcomes)
+        for o in outcomes:
+            if o not in all_out:
+                raise ParamError(f"outcome {o!r} is not an outcome of model {model.name!r}; "
+                                 f"outcomes: {', '.join(all_out)}")
+    steps = dict(steps or {})
+    for k, v in steps.items():
+        if k not in params:
+            raise ParamError(f"steps: {k!r} is not among the parameters moved ({', '.join(params)})")
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
+            raise ParamError(f"steps: {k}={v!r} must be a positive number")
+    seed = None
+    if method == "mc":
+        from .streams import resolve_seed
+
+        seed = resolve_seed(rng)
+    ev = _Evaluator(model, method, n, seed, level)
+    base = ev()
+    z = stats.norm.ppf(0.5 + level / 2)
+    rows = []
+    for name in params:
+        meta = known[name]
+        v0 = getattr(model, name)
+        step = steps.get(name, _default_step(meta))
+        if meta["kind"] == "int" and float(step) != int(step):
+            raise ParamError(f"steps: {name}={step!r} must be an integer for an integer parameter")
+        for sign in (+1, -1):
+            delta = sign * step
+            if v0 is None:
+                rows += _skipped(name, delta, v0, v0, outcomes, base, method, f"{name} is not set (none)")
+                continue
+            v1 = v0 + delta
+            if meta["kind"] == "int":
+                v1 = int(v1)
+            else:
+                v1 = round(float(v1), 12)
+            if (meta["lo"] is not None and v1 < meta["lo"]) or (meta["hi"] is not None and v1 > meta["hi"]):
+                rows += _skipped(name, delta, v0, v1, outcomes, base, method,
+                                 f"skipped: {name}={_fmt_value(v1)} is outside the allowed range "
+                                 f"({allowed(meta)})")
+                continue
+            try:
+                res = ev(**{name: v1})
+            except ParamError as exc:
+                rows += _skipped(name, delta, v0, v1, outcomes, base, method, f"skipped: {exc}")
+                continue
+            for o in outcomes:
+                p0, p1 = base[o][0], res[o][0]
+                change = p1 - p0
+                if method == "exact":
+                    lo_c = hi_c = change
+                else:
+                    se = math.sqrt(p0 * (1 - p0) / n + p1 * (1 - p1) / n)
+                    lo_c, hi_c = change - z * se, change + z * se
+                rows.append(dict(param=name, delta=delta, base_value=v0, value=v1, outcome=o, p_base=p0, p=p1,
+                                 change=change, ci_low=lo_c, ci_high=hi_c, method=method, note=""))
+    df = pd.DataFrame(rows, columns=list(SENSITIVITY_COLUMNS))
+    for col in ("base_value", "value"):  # keep integers as integers next to skipped rows
+        df[col] = pd.Series([r[col] for r in rows], dtype=object)
+    # largest |change| first; float noise (below 1e-12) counts as no change; skipped rows last
+    size = df["change"].abs().to_numpy(dtype=np.float64)
+    size = np.where(np.isnan(size), -1.0, np.where(size < 1e-12, 0.0, size))
+    df = df.iloc[np.lexsort((np.arange(len(df)), -size))].reset_index(drop=True)
+    df.attrs.update(model=model.name, method=method, seed=seed, n=n if method == "mc" else None)
+    return df
+
+
+def _skipped(name, delta, v0, v1, outcomes, base, method, note) -> list[dict]:
+    """One row for a direction not evaluated (``outcome`` empty: it holds for all)."""
+    return [dict(param=name, delta=delta, base_value=v0, value=v1, outcome=None, p_base=math.nan, p=math.nan,
+                 change=math.nan, ci_low=math.nan, ci_high=math.nan, method=method, note=note)]
