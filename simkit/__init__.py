@@ -2,11 +2,11 @@
 
 from importlib.metadata import PackageNotFoundError, version
 
-from .custom import CustomTrack, track
-from .design import calibrate, sensitivity
 from .engine import simulate
 from .exact import ExactResult, solve
-from .models import REGISTRY, get_model, make_model
+from .models import REGISTRY, get_model, make_model  # isort: skip  (before custom: dnd presets)
+from .custom import CustomTrack, track  # noqa: E402
+from .design import calibrate, sensitivity  # noqa: E402
 from .models.dying import Dying
 from .params import ParamError
 from .result import Result
