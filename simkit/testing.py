@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["within_se", "standard_error", "RecordingRng", "run_cli"]
+__all__ = ["within_se", "standard_error", "RecordingRng", "run_cli", "assert_agrees_with_exact"]
 
 
 def standard_error(p: float, n: int) -> float:
@@ -61,3 +61,26 @@ def run_cli(*argv) -> tuple[int, str, str]:
     with redirect_stdout(out), redirect_stderr(err):
         code = main([str(a) for a in argv])
     return code, out.getvalue(), err.getvalue()
+
+
+def assert_agrees_with_exact(model, n: int, seed, *, steps: int | None = None, k: float = 5.0):
+    """Simulate ``model`` and check it against its exact solver, within ``k`` SEs.
+
+    Checks every outcome's probability and, for the first ``steps`` steps (all by
+    default), the cumulative absorption probability of every outcome by each step.
+    Returns the Monte Carlo result.
+    """
+    from .engine import simulate
+    from .exact import solve
+
+    res = simulate(model, n, rng=seed)
+    exact = solve(model)
+    for o, p in exact.probabilities.items():
+        assert within_se(res[o], p, n, k), (model, o, res[o], p)
+    cdf = exact.cdf()
+    mc = np.cumsum(res.hist, axis=1) / n
+    last = model.horizon if steps is None else min(model.horizon, steps)
+    for i, o in enumerate(model.outcomes):
+        for t in range(last + 1):
+            assert within_se(mc[i, t], cdf[i, t], n, k), (model, o, t, mc[i, t], cdf[i, t])
+    return res

@@ -9,7 +9,7 @@ from simkit import Dying, ParamError, simulate, solve
 from simkit.levels import monster_high_dc
 from simkit.models import make_model
 from simkit.models.dying import DEAD
-from simkit.testing import RecordingRng, within_se
+from simkit.testing import assert_agrees_with_exact, RecordingRng, within_se
 
 
 def _run_kernel_and_reference(model, n=3000, seed=0):
@@ -246,16 +246,8 @@ def test_variant_is_new_object():
 # -- Monte Carlo against exact ------------------------------------------------------------
 
 def _agree(model, n, seed):
-    res = simulate(model, n, rng=seed)
-    exact = solve(model)
-    for o, p in exact.probabilities.items():
-        assert within_se(res[o], p, n), (model, o, res[o], p)
-    # per-round absorption: the CDF of dead at each step
-    cdf = exact.cdf()
-    mc = np.cumsum(res.hist, axis=1) / n
-    for i in range(len(model.outcomes)):
-        for t in range(0, min(model.horizon, 12) + 1):
-            assert within_se(mc[i, t], cdf[i, t], n), (model, i, t)
+    assert_agrees_with_exact(model, n, seed, steps=12)
+
 
 
 def test_defaults_and_flat_agree_with_exact():

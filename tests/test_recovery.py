@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from simkit import ParamError, simulate, solve
 from simkit.models.recovery import AWAKE, DEAD, RESTED, Recovery, hourly_odds
-from simkit.testing import RecordingRng, within_se
+from simkit.testing import assert_agrees_with_exact, RecordingRng, within_se
 from simkit.testing import run_cli as run
 
 
@@ -154,15 +154,8 @@ def test_invalid_parameters_name_themselves(kwargs, match):
 # -- Monte Carlo against exact ----------------------------------------------------------------
 
 def _agree(model, n, seed):
-    res = simulate(model, n, rng=seed)
-    exact = solve(model)
-    for o, p in exact.probabilities.items():
-        assert within_se(res[o], p, n), (model, o, res[o], p)
-    cdf = exact.cdf()
-    mc = np.cumsum(res.hist, axis=1) / n
-    for i in range(len(model.outcomes)):
-        for t in range(model.horizon + 1):
-            assert within_se(mc[i, t], cdf[i, t], n), (model, i, t)
+    assert_agrees_with_exact(model, n, seed)
+
 
 
 def test_regression_pinned_value():

@@ -44,7 +44,7 @@ from ..levels import monster_high_dc
 from ..params import ParamError, param
 from .base import Rules
 
-__all__ = ["Dying", "DEFAULT_DC"]
+__all__ = ["Dying", "DEFAULT_DC", "hero_threshold"]
 
 #: Recovery base DC used when neither ``dc`` nor ``monster_level`` is given.
 DEFAULT_DC = 22
@@ -52,6 +52,21 @@ DEFAULT_DC = 22
 DELTA = {0: +2, 1: +1, 2: -1, 3: -2}  # degree -> change of dying (R0-05)
 STABLE, DEAD, REVIVED = 0, 1, 2
 NO_HIT, HIT, CRIT, MASSIVE = 0, 1, 2, 3
+
+
+def hero_threshold(policy, hero_points: int, death_at: int) -> int | None:
+    """Dying value at which a hero point is spent (A0-3): None = never, 0 = at the knock-out.
+
+    ``policy`` is ``never``, ``immediately``, ``at_death`` (= ``death_at``) or an integer
+    ``k``: spend when dying would rise to ``k`` or more.
+    """
+    if hero_points == 0 or policy == "never":
+        return None
+    if policy == "immediately":
+        return 0
+    if policy == "at_death":
+        return death_at
+    return int(policy)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,13 +154,7 @@ class Dying(Rules):
     @property
     def threshold(self) -> int | None:
         """Dying value that triggers a hero point; None = never; 0 = at once."""
-        if self.hero_points == 0 or self.hero_policy == "never":
-            return None
-        if self.hero_policy == "immediately":
-            return 0
-        if self.hero_policy == "at_death":
-            return self.death_at
-        return int(self.hero_policy)
+        return hero_threshold(self.hero_policy, self.hero_points, self.death_at)
 
     @property
     def knockout_dying(self) -> int:

@@ -97,6 +97,7 @@ from ..dice import CRIT_FAIL, CRIT_SUCCESS, SUCCESS, Dice, degree_table, degrees
 from ..levels import monster_high_dc
 from ..params import ParamError, param
 from .base import Rules
+from .dying import hero_threshold
 
 __all__ = ["Encounter", "OUTCOMES", "dice_draw", "dice_values"]
 
@@ -354,13 +355,9 @@ class Encounter(Rules):
     @property
     def threshold(self) -> int | None:
         """Dying value that triggers a hero point (0 = at the knock-out); None = never."""
-        if not self.seed000 or self.hero_points == 0 or self.hero_policy == "never":
+        if not self.seed000:
             return None
-        if self.hero_policy == "immediately":
-            return 0
-        if self.hero_policy == "at_death":
-            return self.death_at
-        return int(self.hero_policy)
+        return hero_threshold(self.hero_policy, self.hero_points, self.death_at)
 
     @property
     def long_term_on(self) -> bool:
