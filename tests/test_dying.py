@@ -9,7 +9,7 @@ from simkit import Dying, ParamError, simulate, solve
 from simkit.levels import monster_high_dc
 from simkit.models import make_model
 from simkit.models.dying import DEAD
-from simkit.testing import assert_agrees_with_exact, RecordingRng, within_se
+from simkit.testing import assert_agrees_with_exact, RecordingRng
 
 
 def _run_kernel_and_reference(model, n=3000, seed=0):
