@@ -338,15 +338,14 @@ def load_config(path) -> dict:
     return cfg
 
 
-def resolve_point(model_cls, values: dict) -> tuple[dict, dict]:
+def resolve_point(model_cls, values: dict, _cache: tuple | None = None) -> tuple[dict, dict]:
     """Model parameters of one point, and the values derived from sweep keys.
 
     ``values`` holds the point's grid values and the fixed values. Returns
     ``(params, derived)``: ``params`` are keyword arguments for ``model_cls``;
     ``derived`` the parameters set by sweep keys (explicit values win).
     """
-    params_spec = spec(model_cls)
-    keys = sweep_keys_for(model_cls)
+    params_spec, keys = _cache if _cache is not None else (spec(model_cls), sweep_keys_for(model_cls))
     values = dict(values)
     derived: dict = {}
     for name, k in keys.items():
