@@ -213,7 +213,7 @@ def _values_of(key: str, meta: dict, raw) -> tuple:
         vals = (raw,)
     if not vals:
         raise ParamError(f"grid {key}: empty list of values")
-    return tuple(_check(key, meta, v) for v in vals)
+    return tuple(_parse(key, meta, v) if isinstance(v, str) else _check(key, meta, v) for v in vals)
 
 
 def parse_axis(key: str, meta: dict, text: str) -> tuple:
@@ -262,7 +262,7 @@ def make_grid(model_cls, axes: dict | None = None, fixed: dict | None = None) ->
             raise _unknown(key, model_cls, "--set")
         if key in out_axes:
             raise ParamError(f"{key} is both on the grid and fixed (--set): give it once")
-        out_fixed[key] = _check(key, known[key], value)
+        out_fixed[key] = _parse(key, known[key], value) if isinstance(value, str) else _check(key, known[key], value)
     return Grid(model_cls, out_axes, out_fixed)
 
 
