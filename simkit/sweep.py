@@ -368,7 +368,7 @@ class _Dask:
                 raise ParamError(f"--scheduler {scheduler}: cannot connect ({exc})") from None
         else:
             self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                        dashboard_address=None)
+                                        dashboard_address=":0")
             self.client = Client(self.cluster)
 
     def run(self, tasks, on_done):
