@@ -8,6 +8,8 @@ from .models import REGISTRY, get_model, make_model
 from .models.dying import Dying
 from .params import ParamError
 from .result import Result
+from .sweep import sweep
+from .compare import compare
 
 try:
     __version__ = version("simkit")
@@ -17,6 +19,8 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
 __all__ = [
     "simulate",
     "solve",
+    "sweep",
+    "compare",
     "Result",
     "ExactResult",
     "ParamError",

@@ -31,7 +31,7 @@ from .params import ParamError, spec
 from .stats import two_proportion_test
 from .sweep import RECORD_COLUMNS, STAT_COLUMNS, sweep
 
-__all__ = ["compare", "variants", "ambiguity_readings", "side_by_side", "DIFF_COLUMNS"]
+__all__ = ["DIFF_COLUMNS", "ambiguity_readings", "compare", "side_by_side", "variants"]
 
 DIFF_COLUMNS = ("diff", "diff_ci_low", "diff_ci_high", "p_value", "diff_exact")
 

@@ -32,21 +32,22 @@ from __future__ import annotations
 
 import itertools
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from . import levels
 from .params import ParamError, allowed, check_value, parse_value, spec
 
 __all__ = [
+    "SWEEP_KEYS",
     "Grid",
     "SweepKey",
-    "SWEEP_KEYS",
+    "load_config",
     "make_grid",
     "parse_axis",
     "parse_grid_args",
-    "load_config",
     "resolve_point",
     "sweep_keys_for",
 ]
@@ -205,9 +206,7 @@ def _values_of(key: str, meta: dict, raw) -> tuple:
     """Python values of one axis: a list/tuple/range, an 'A..B[:S]' string or a scalar."""
     if isinstance(raw, str):
         return parse_axis(key, meta, raw)
-    if isinstance(raw, range):
-        vals = tuple(raw)
-    elif isinstance(raw, (list, tuple)):
+    if isinstance(raw, range) or isinstance(raw, (list, tuple)):
         vals = tuple(raw)
     else:
         vals = (raw,)

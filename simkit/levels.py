@@ -32,27 +32,27 @@ name their source):
 from __future__ import annotations
 
 import csv
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 
 __all__ = [
-    "level_dc",
-    "monster_high_dc",
-    "creature_skill",
-    "proficiency_bonus",
-    "fort_rank",
-    "parse_schedule",
-    "con_modifier",
-    "item_bonus",
-    "fortitude_save",
-    "pc_hp",
-    "pp_max",
-    "RANKS",
     "FORT_SCHEDULES",
     "ITEM_SCHEDULES",
     "LEVEL_RANGE",
-    "PC_LEVEL_RANGE",
     "MONSTER_LEVEL_RANGE",
+    "PC_LEVEL_RANGE",
+    "RANKS",
+    "con_modifier",
+    "creature_skill",
+    "fort_rank",
+    "fortitude_save",
+    "item_bonus",
+    "level_dc",
+    "monster_high_dc",
+    "parse_schedule",
+    "pc_hp",
+    "pp_max",
+    "proficiency_bonus",
 ]
 
 LEVEL_RANGE = (0, 25)
@@ -79,7 +79,7 @@ ITEM_SCHEDULES: dict[str, tuple[tuple[int, int], ...]] = {
 BOOST_LEVELS = (5, 10, 15, 20)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _table(name: str) -> tuple[dict, ...]:
     with resources.files("simkit").joinpath("data", name).open(newline="") as fh:
         return tuple(csv.DictReader(fh))

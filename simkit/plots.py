@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["survival_curves", "survival_sweep", "heatmap", "compare_chart", "save", "label_for", "LABELS"]
+__all__ = ["LABELS", "compare_chart", "heatmap", "label_for", "save", "survival_curves", "survival_sweep"]
 
 COLORS = {"dead": "#b2182b", "active": "#2166ac", "stable": "#4d9221", "revived": "#e08214",
           "awake": "#4d9221", "rested": "#1b7837", "back": "#e08214", "recovered": "#4d9221",
@@ -104,7 +104,7 @@ def _pyplot():
 
     if matplotlib.get_backend().lower() not in ("agg", "module://matplotlib_inline.backend_inline"):
         try:
-            import matplotlib.pyplot as plt  # noqa: F401
+            import matplotlib.pyplot as plt
         except ImportError:  # pragma: no cover
             matplotlib.use("Agg")
     import matplotlib.pyplot as plt

@@ -31,7 +31,7 @@ from .io import atomic_write
 from .params import ParamError, spec
 from .sweep import sweep, to_csv_text
 
-__all__ = ["main", "SEED", "write_csv", "standard_reports"]
+__all__ = ["SEED", "main", "standard_reports", "write_csv"]
 
 SEED = 20261129
 #: Tracks per grid point of the standard reports.

@@ -33,7 +33,7 @@ def test_differences_and_tests_against_the_baseline():
     base = df[df["variant"] == "seed"].set_index(["level", "outcome"])
     core = df[df["variant"] == "pf2e-core"].set_index(["level", "outcome"])
     assert (base["diff"] == 0).all() and base["p_value"].isna().all()
-    d, se, pv = two_proportion_test(core["count"], core["n"], base["count"], base["n"])
+    d, _, pv = two_proportion_test(core["count"], core["n"], base["count"], base["n"])
     np.testing.assert_allclose(core["diff"], d)
     np.testing.assert_allclose(core["p_value"], pv)
     np.testing.assert_allclose(core["diff_exact"], core["exact"] - base["exact"])

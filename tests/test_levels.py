@@ -127,7 +127,7 @@ def test_sweep_keys_only_where_they_mean_something():
     keys = sweep_keys_for(OwnLevel)
     assert "level" not in keys  # the model's own parameter stays its own
     assert "monster_level" in keys and "level_diff" in keys
-    params, derived = resolve_point(OwnLevel, {"level": 4, "level_diff": 3})
+    params, _ = resolve_point(OwnLevel, {"level": 4, "level_diff": 3})
     assert params == {"level": 4, "dc": monster_high_dc(7)}
     assert "monster_level" not in sweep_keys_for(Dying)  # dying takes monster_level itself
 

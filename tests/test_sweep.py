@@ -100,7 +100,7 @@ class DyingTwice(ChainRules):
 def test_chain_models_sweep_like_any_other():
     df = sweep(DyingTwice, {"dc": [16, 24]}, N, 11)
     for dc, rows in df.groupby("dc"):
-        ps, res = _replay(DyingTwice(dc=dc), 11)
+        _, res = _replay(DyingTwice(dc=dc), 11)
         assert list(rows["count"]) == list(res.summary()["count"])
         probs = solve(DyingTwice(dc=dc)).probabilities
         np.testing.assert_allclose(rows["exact"], [probs[o] for o in rows["outcome"]], rtol=1e-12)
