@@ -730,7 +730,10 @@ def sweep_csv(output, model, grid=None, n: int | None = 100_000, rng=None, *, re
         with atomic_write(output) as fh:
             fh.write(to_csv_text(df))
     except BaseException:
-        journal.close()
+        if journal.done:
+            journal.close()  # keep the finished points for --resume
+        else:
+            journal.remove()  # nothing finished (e.g. no scheduler): leave nothing behind
         raise
     journal.remove()
     return df

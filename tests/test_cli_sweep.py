@@ -85,8 +85,9 @@ def test_bad_toml_gets_one_line(tmp_path, text, words):
 
 def _cli(*argv, **kw):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
+    kw.setdefault("stderr", subprocess.PIPE)
     return subprocess.Popen([sys.executable, "-m", "simkit.cli", *map(str, argv)], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+                            stdout=subprocess.PIPE, text=True, **kw)
 
 
 SLOW = ["sweep", "dying", "--grid", "dc=14..45", "--grid", "hit_chance=0.1,0.3", "-n", "200000",
@@ -170,3 +171,34 @@ def test_bad_plots_get_one_line(tmp_path, args, words):
     assert not (tmp_path / "x.png").exists()
     code, _, err = run("plot", tmp_path / "missing.csv", "--kind", "heatmap", "-o", tmp_path / "x.png")
     assert code == 2 and "no such file" in err
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_progress_bar_only_on_a_terminal(tmp_path, quiet):
+    pty = pytest.importorskip("pty")
+    import fcntl
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    proc = _cli("sweep", "dying", "--grid", "dc=14..30", "-n", "2000", "--seed", "1", "--workers", "1",
+                "-o", tmp_path / "p.csv", *(["--quiet"] if quiet else []), stderr=slave)
+    os.close(slave)
+    data = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        data += chunk
+    proc.communicate(timeout=60)
+    os.close(master)
+    assert proc.returncode == 0
+    text = data.decode("utf-8", "replace")
+    if quiet:
+        assert text == ""
+    else:
+        assert "sweep dying:" in text and "/17 [" in text
