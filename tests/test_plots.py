@@ -84,3 +84,20 @@ def test_core_and_cli_do_not_import_matplotlib():
     code = ("import sys, simkit, simkit.sweep, simkit.compare, simkit.cli, simkit.cli_sweep, simkit.grid; "
             "simkit.cli.build_parser(); assert 'matplotlib' not in sys.modules, 'matplotlib imported'")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_standard_reports_cover_models_registered_later(tmp_path, monkeypatch):
+    """A model that appears in the registry gets its report without code changes."""
+    from simkit import reports
+    from simkit.models import REGISTRY
+    from test_sweep import DyingTwice  # a chained model standing in for a later one
+
+    monkeypatch.setattr(reports, "_dying", lambda out, n: [])
+    monkeypatch.setitem(REGISTRY, "agony", DyingTwice)
+    monkeypatch.setitem(REGISTRY, "dying_twice", DyingTwice)
+    stems = reports.standard_reports(tmp_path, n=2000)
+    assert stems == ["agony_defaults", "dying_twice_defaults"]  # dying is covered by _dying
+    for stem in stems:
+        _png(tmp_path / f"{stem}.png")
+        df = pd.read_csv(tmp_path / f"{stem}.csv")
+        assert {"outcome", "p", "exact", "model", "seed", "version"} <= set(df.columns)
