@@ -211,3 +211,21 @@ def test_dask_own_local_cluster_with_processes():
     a = sweep("dying", {"dc": [14, 26]}, N, 9)
     b = sweep("dying", {"dc": [14, 26]}, N, 9, executor="dask", workers=2)
     pd.testing.assert_frame_equal(a, b)
+
+
+@dataclass(frozen=True, slots=True)
+class NoExact(Dying):
+    """The dying rules without their exact solver (a model that has none)."""
+
+    name: ClassVar[str] = "no_exact"
+    has_exact: ClassVar[bool] = False
+
+
+def test_models_without_exact_solver():
+    df = sweep(NoExact, {"dc": [14, 20]}, N, 2)
+    assert df["exact"].isna().all()
+    ref = sweep("dying", {"dc": [14, 20]}, N, 2)
+    assert list(df["count"]) != [] and df["p"].between(0, 1).all()
+    with pytest.raises(ParamError, match="no exact solver"):
+        sweep(NoExact, {"dc": [14]}, exact_only=True)
+    assert list(ref.columns) == list(df.columns)
