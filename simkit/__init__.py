@@ -10,6 +10,8 @@ from .design import calibrate, sensitivity  # noqa: E402
 from .models.dying import Dying
 from .params import ParamError
 from .result import Result
+from .sweep import sweep
+from .compare import compare
 
 try:
     __version__ = version("simkit")
@@ -19,6 +21,8 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
 __all__ = [
     "simulate",
     "solve",
+    "sweep",
+    "compare",
     "Result",
     "ExactResult",
     "ParamError",

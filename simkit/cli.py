@@ -18,7 +18,7 @@ from .params import ParamError, parse_value, spec
 __all__ = ["main", "build_parser", "parse_sets", "model_from_args"]
 
 #: Modules adding verbs: each defines ``configure(subparsers)``.
-EXTRA_COMMANDS: list[str] = ["simkit.cli_design"]
+EXTRA_COMMANDS: list[str] = ["simkit.cli_sweep", "simkit.cli_design"]
 
 
 class UsageError(Exception):

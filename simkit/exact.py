@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-__all__ = ["solve", "ExactResult", "Chain", "build_chain"]
+__all__ = ["solve", "solve_many", "ExactResult", "Chain", "build_chain"]
 
 
 @dataclass(frozen=True)
@@ -70,18 +70,14 @@ class Chain:
     initial: np.ndarray  # (S,) initial transient distribution
     initial_absorbed: np.ndarray  # (O,) absorbed at step 0
     matrices: dict  # regime -> (Q (S, S), R (S, O))
+    schedule: tuple = ()  # index (in ``matrices`` order) of the regime of steps 1..horizon
 
 
 def build_chain(model) -> Chain:
     """Enumerate reachable transient states and build each regime's matrices."""
     outcomes = list(model.outcomes)
     out_index = {o: i for i, o in enumerate(outcomes)}
-    horizon = model.horizon
-    regimes: dict = {}
-    for t in range(1, horizon + 1):
-        r = model.exact_regime(t)
-        if r not in regimes:
-            regimes[r] = t
+    regimes, schedule = _schedule(model)
     init = model.exact_initial()
     states: list = []
     index: dict = {}
@@ -126,7 +122,22 @@ def build_chain(model) -> Chain:
                 else:
                     Q[a, index[key]] += p
         matrices[r] = (Q, R)
-    return Chain(states, index, initial, init_abs, matrices)
+    return Chain(states, index, initial, init_abs, matrices, tuple(schedule))
+
+
+def _schedule(model) -> tuple[dict, list[int]]:
+    """({regime: first step}, [index of step t's regime for t = 1..horizon])."""
+    regimes: dict = {}  # regime -> first step
+    index: dict = {}  # regime -> position in ``regimes``
+    schedule = []
+    for t in range(1, model.horizon + 1):
+        r = model.exact_regime(t)
+        i = index.get(r)
+        if i is None:
+            i = index[r] = len(regimes)
+            regimes[r] = t
+        schedule.append(i)
+    return regimes, schedule
 
 
 def _outcome(out_index, key, model):
@@ -164,3 +175,80 @@ def solve(model, *, tol: float = 0.0) -> ExactResult:
         if tol and v.sum() < tol:
             break
     return ExactResult(model=model, hist=hist, unresolved=float(v.sum()))
+
+
+def solve_many(models) -> list:
+    """Exact answers of many models at once (a sweep's grid), same as ``[solve(m) ...]``.
+
+    Chains of models that share a horizon and a step schedule of regimes are pushed
+    forward together: their matrices are stacked (padded with unreachable states to a
+    common size, which changes no number) into arrays of shape ``(B, S, S)`` and
+    ``(B, S, O)``, and one batched product per step advances all ``B`` of them. The
+    probabilities agree with :func:`solve` to rounding (the sums are the same, in a
+    possibly different order). Chained models (:mod:`simkit.chain`) are solved stage
+    by stage, every stage of every point in the same batch; models with their own
+    ``exact_hist`` are solved one by one. Raises ``NotImplementedError`` for a model
+    without an exact solver.
+    """
+    models = list(models)
+    out: list = [None] * len(models)
+    plain: list[int] = []
+    chains: list[int] = []
+    for i, m in enumerate(models):
+        if not getattr(m, "has_exact", False):
+            raise NotImplementedError(f"model {m.name!r} has no exact solver")
+        if getattr(m, "is_chain", False):
+            chains.append(i)
+        elif getattr(m, "exact_hist", None) is not None:
+            out[i] = solve(m)
+        else:
+            plain.append(i)
+    if chains:
+        from .chain import ChainExact
+
+        stage_models, layout = [], []
+        for i in chains:
+            first, then = models[i].stages()
+            keys = list(then)
+            layout.append((i, len(stage_models), keys))
+            stage_models.append(first)
+            stage_models.extend(then[k] for k in keys)
+        solved = solve_many(stage_models)
+        for i, start, keys in layout:
+            then = {k: solved[start + 1 + j] for j, k in enumerate(keys)}
+            out[i] = ChainExact(model=models[i], first=solved[start], then=then)
+    groups: dict = {}
+    built = {}
+    for i in plain:
+        m = models[i]
+        chain = build_chain(m)
+        built[i] = (chain, list(chain.matrices))
+        key = (m.horizon, len(m.outcomes), chain.schedule)
+        groups.setdefault(key, []).append(i)
+    for (horizon, n_out, schedule), idx in groups.items():
+        B = len(idx)
+        S = max(1, max(len(built[i][0].states) for i in idx))
+        n_reg = max(schedule) + 1 if schedule else 0
+        Q = np.zeros((n_reg, B, S, S))
+        R = np.zeros((n_reg, B, S, n_out))
+        V = np.zeros((B, S))
+        hist = np.zeros((B, n_out, horizon + 1))
+        for b, i in enumerate(idx):
+            chain, regimes = built[i]
+            s = len(chain.states)
+            V[b, :s] = chain.initial
+            hist[b, :, 0] = chain.initial_absorbed
+            for r, key in enumerate(regimes):
+                q, rr = chain.matrices[key]
+                Q[r, b, :s, :s] = q
+                R[r, b, :s, :] = rr
+        for t in range(1, horizon + 1):
+            if not V.any():
+                break
+            r = schedule[t - 1]
+            hist[:, :, t] = np.einsum("bs,bso->bo", V, R[r])
+            V = np.einsum("bs,bsk->bk", V, Q[r])
+        unresolved = V.sum(axis=1)
+        for b, i in enumerate(idx):
+            out[i] = ExactResult(model=models[i], hist=hist[b], unresolved=float(unresolved[b]))
+    return out

@@ -1,0 +1,303 @@
+"""The ``sweep``, ``compare`` and ``plot`` verbs of the ``simkit`` command.
+
+::
+
+    simkit sweep MODEL --grid KEY=V1,V2,... --grid KEY=A..B [--set KEY=VALUE ...]
+                 [--preset NAME] [-n N] [--seed S] [--exact-only] [--survival]
+                 [--executor local|dask] [--scheduler ADDRESS] [--workers W]
+                 [--resume] [--quiet] -o FILE.csv
+    simkit sweep --config sweep.toml [-o FILE.csv] [...]
+    simkit compare MODEL [--variants seed,pf2e-core] [--ambiguities [A0-1,...]] [--grid ...] -o FILE.csv
+    simkit plot FILE.csv --kind survival|heatmap|compare [--x KEY] [--y KEY] [--outcome O]
+                [--where KEY=VALUE] [--stage NAME] [--title TEXT] -o FILE.png
+
+``sweep`` keeps a journal ``FILE.csv.partial`` while it runs and writes the CSV
+atomically at the end; ``--resume`` continues an interrupted sweep (without
+``--seed`` it reuses the journal's seed). A progress bar goes to stderr when stderr
+is a terminal, unless ``--quiet``. ``plot --kind survival`` reads the per-step rows
+of ``simkit sweep ... --survival`` (one curve per grid point); ``--kind heatmap`` a
+sweep table; ``--kind compare`` the table of ``simkit compare``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from .cli import UsageError, _Parser, parse_count, parse_seed  # noqa: F401  (shared behaviour)
+from .params import ParamError
+
+__all__ = ["configure"]
+
+
+def _progress(args) -> bool:
+    return not args.quiet and sys.stderr.isatty()
+
+
+def _add_run_args(p, *, sweep_verb: bool) -> None:
+    p.add_argument("--grid", action="append", metavar="KEY=V1,V2|A..B",
+                   help="an axis of the grid: a list or an integer range A..B[:STEP] (repeatable)")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="a fixed value (repeatable)")
+    p.add_argument("-n", type=parse_count, default=None, help="tracks per grid point (default 100000)")
+    p.add_argument("--seed", type=parse_seed, default=None,
+                   help="seed of the sweep (default: fresh entropy; with --resume, the journal's)")
+    p.add_argument("--exact-only", action="store_true", default=None,
+                   help="exact probabilities only (batched; models with an exact solver)")
+    p.add_argument("--executor", choices=("local", "dask"), default=None, help="where points run (default local)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="Dask scheduler address (default: a LocalCluster for the run)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="processes (local) or LocalCluster workers (default: the CPU count)")
+    p.add_argument("--level", type=float, default=None, help="confidence level of ci_low/ci_high (default 0.95)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("-o", "--output", default=None, help="the CSV to write (atomically)")
+
+
+def configure(sub) -> None:
+    """Add ``sweep``, ``compare`` and ``plot`` to the ``simkit`` parser."""
+    p = sub.add_parser("sweep", help="outcome odds over a grid of parameters, as one CSV")
+    p.add_argument("model", nargs="?", default=None, help="model name (or give --config)")
+    p.add_argument("--config", default=None, metavar="FILE.toml", help="read the sweep from a TOML file")
+    p.add_argument("--preset", default=None, help="a named rule variant, e.g. pf2e-core")
+    p.add_argument("--survival", action="store_true", default=None, help="per-step rows (survival curves)")
+    p.add_argument("--resume", action="store_true", help="continue an interrupted sweep of the same -o FILE")
+    _add_run_args(p, sweep_verb=True)
+    p.set_defaults(func=_cmd_sweep)
+
+    p = sub.add_parser("compare", help="the same sweep under several rule variants, with differences")
+    p.add_argument("model", help="model name")
+    p.add_argument("--variants", default="seed,pf2e-core",
+                   help="presets to compare, comma-separated (default seed,pf2e-core)")
+    p.add_argument("--ambiguities", nargs="?", const="all", default=None, metavar="IDS",
+                   help="add every reading of the ambiguities (all, or ids/parameters like A0-1,A0-4)")
+    p.add_argument("--baseline", default=None, help="variant the others are compared with (default: the first)")
+    _add_run_args(p, sweep_verb=False)
+    p.set_defaults(func=_cmd_compare)
+
+    p = sub.add_parser("plot", help="a PNG from a sweep or compare CSV")
+    p.add_argument("csv", help="a CSV written by simkit sweep or simkit compare")
+    p.add_argument("--kind", required=True, choices=("survival", "heatmap", "compare"), help="what to draw")
+    p.add_argument("--x", default=None, help="grid column on the x axis (heatmap, compare)")
+    p.add_argument("--y", default=None, help="grid column on the y axis (heatmap)")
+    p.add_argument("--outcome", action="append", default=None,
+                   help="outcome to show (repeatable for survival; default dead, and active for survival)")
+    p.add_argument("--value", default="p", choices=("p", "exact"), help="plot p (default) or the exact column")
+    p.add_argument("--where", action="append", default=None, metavar="KEY=VALUE",
+                   help="keep the rows where a column has this value (repeatable)")
+    p.add_argument("--stage", default=None, help="stage of a chained model (survival)")
+    p.add_argument("--title", default=None, help="figure title")
+    p.add_argument("-o", "--output", required=True, help="the PNG to write (atomically)")
+    p.set_defaults(func=_cmd_plot)
+
+
+# -- sweep --------------------------------------------------------------------------
+
+
+def _merged_settings(args) -> dict:
+    """Command-line values over the TOML file's."""
+    from .grid import load_config
+
+    cfg = load_config(args.config) if args.config else {}
+    if args.model and cfg.get("model") and args.model != cfg["model"]:
+        raise ParamError(f"model {args.model!r} on the command line but {cfg['model']!r} in {args.config}")
+    model = args.model or cfg.get("model")
+    if not model:
+        raise UsageError("give a MODEL or --config FILE.toml")
+    out = {
+        "model": model,
+        "preset": args.preset if args.preset is not None else cfg.get("preset"),
+        "n": args.n if args.n is not None else cfg.get("n", 100_000),
+        "seed": args.seed if args.seed is not None else cfg.get("seed"),
+        "output": args.output if args.output is not None else cfg.get("output"),
+        "exact_only": bool(args.exact_only if args.exact_only is not None else cfg.get("exact_only", False)),
+        "survival": bool(args.survival if args.survival is not None else cfg.get("survival", False)),
+        "executor": args.executor or cfg.get("executor", "local"),
+        "scheduler": args.scheduler or cfg.get("scheduler"),
+        "workers": args.workers if args.workers is not None else cfg.get("workers"),
+        "level": args.level if args.level is not None else cfg.get("level", 0.95),
+        "grid": dict(cfg.get("grid", {})),
+        "set": dict(cfg.get("set", {})),
+    }
+    for key in ("n", "seed", "workers"):
+        v = out[key]
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < (0 if key == "seed" else 1)):
+            raise ParamError(f"{key} = {v!r} in {args.config}: must be a positive integer")
+    if not isinstance(out["level"], (int, float)) or not 0 < out["level"] < 1:
+        raise ParamError(f"level must be in (0, 1), got {out['level']!r}")
+    return out
+
+
+def _axes_and_fixed(cls, settings, args):
+    from .grid import parse_fixed_args, parse_grid_args
+
+    axes = dict(settings["grid"])
+    axes.update(parse_grid_args(cls, args.grid))
+    fixed = dict(settings["set"])
+    fixed.update(parse_fixed_args(cls, args.set))
+    return axes, fixed
+
+
+#: Below this many tracks in all, a local sweep runs in this process (starting worker
+#: processes would cost more than it saves).
+SMALL_SWEEP = 10**7
+
+
+def _default_workers(executor: str, exact_only: bool, tracks: int | None = None) -> int:
+    import os
+
+    if executor == "local" and (exact_only or (tracks is not None and tracks < SMALL_SWEEP)):
+        return 1
+    return max(1, min(os.cpu_count() or 1, 64))
+
+
+def _grid_size(axes: dict) -> int:
+    size = 1
+    for v in axes.values():
+        size *= len(v) if isinstance(v, (list, tuple, range)) else 1
+    return size
+
+
+def _journal_seed(output):
+    from .sweep import journal_path
+
+    jp = journal_path(output)
+    try:
+        with jp.open(encoding="utf-8") as fh:
+            return json.loads(fh.readline())["sweep"]["seed"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _cmd_sweep(args) -> int:
+    from .io import check_writable, format_frame
+    from .models import get_model
+    from .sweep import journal_path, sweep, sweep_csv
+
+    s = _merged_settings(args)
+    cls = get_model(s["model"])
+    axes, fixed = _axes_and_fixed(cls, s, args)
+    workers = s["workers"] or _default_workers(s["executor"], s["exact_only"], s["n"] * _grid_size(axes))
+    common = dict(fixed=fixed, preset=s["preset"], exact_only=s["exact_only"], survival=s["survival"],
+                  level=s["level"], executor=s["executor"], workers=workers, scheduler=s["scheduler"],
+                  progress=_progress(args))
+    if not s["output"]:
+        if args.resume:
+            raise ParamError("--resume needs -o FILE.csv (the journal lives beside it)")
+        df = sweep(cls, axes, s["n"], s["seed"], **common)
+        sys.stdout.write(format_frame(df, "csv"))
+        return 0
+    check_writable(s["output"])
+    seed = s["seed"]
+    if seed is None and args.resume:
+        seed = _journal_seed(s["output"])
+    if seed is None and not s["exact_only"]:
+        from .streams import resolve_seed
+
+        seed = resolve_seed(None)
+    done = [0]
+    try:
+        sweep_csv(s["output"], cls, axes, s["n"], seed, resume=args.resume,
+                  after_task=lambda k: done.__setitem__(0, k), **common)
+    except KeyboardInterrupt:
+        jp = journal_path(s["output"])
+        print(f"simkit: interrupted: {done[0]} points are saved in {jp}; rerun with --resume to continue",
+              file=sys.stderr)
+        return 130
+    return 0
+
+
+# -- compare -----------------------------------------------------------------------
+
+
+def _cmd_compare(args) -> int:
+    from .compare import compare, variants
+    from .io import check_writable, format_frame
+    from .models import get_model
+
+    cls = get_model(args.model)
+    from .grid import parse_fixed_args, parse_grid_args
+
+    axes = parse_grid_args(cls, args.grid)
+    fixed = parse_fixed_args(cls, args.set)
+    presets = [v.strip() for v in args.variants.split(",") if v.strip()]
+    from .models.presets import PRESETS
+
+    known = PRESETS.get(cls.name, {"seed": {}})
+    for p in presets:
+        if p not in known:
+            raise ParamError(f"--variants {p}: unknown preset for model {cls.name!r}; known: {', '.join(known)}")
+    amb = None
+    if args.ambiguities:
+        amb = True if args.ambiguities == "all" else [a.strip() for a in args.ambiguities.split(",") if a.strip()]
+    vs = variants(cls, presets, amb or False)
+    if args.output:
+        check_writable(args.output)
+    exact_only = bool(args.exact_only)
+    workers = args.workers or _default_workers(args.executor or "local", exact_only,
+                                               (args.n or 100_000) * _grid_size(axes) * len(vs))
+    df = compare(vs, axes, args.n or 100_000, args.seed, baseline=args.baseline, fixed=fixed,
+                 exact_only=exact_only, level=args.level or 0.95, executor=args.executor or "local",
+                 workers=workers, scheduler=args.scheduler, progress=_progress(args))
+    text = format_frame(df, "csv")
+    if args.output:
+        from .io import atomic_write
+
+        with atomic_write(args.output) as fh:
+            fh.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+# -- plot --------------------------------------------------------------------------
+
+
+def _where(items) -> dict:
+    out = {}
+    for item in items or []:
+        if "=" not in item:
+            raise ParamError(f"--where {item!r} is malformed: write --where KEY=VALUE")
+        k, v = item.split("=", 1)
+        out[k.strip()] = v.strip()
+    return out
+
+
+def _cmd_plot(args) -> int:
+    import pandas as pd
+
+    from .io import check_writable
+
+    check_writable(args.output)
+    try:
+        df = pd.read_csv(args.csv)
+    except FileNotFoundError:
+        raise ParamError(f"{args.csv}: no such file") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise ParamError(f"{args.csv}: not a CSV table ({str(exc).splitlines()[0]})") from None
+    if "outcome" not in df:
+        raise ParamError(f"{args.csv}: no outcome column: plot reads CSVs of simkit sweep or simkit compare")
+    from . import plots
+
+    where = _where(args.where)
+    try:
+        if args.kind == "survival":
+            outcomes = tuple(args.outcome or ("active", "dead"))
+            ax = plots.survival_sweep(df, outcomes=outcomes, stage=args.stage, where=where)
+            if args.title is None and "model" in df:
+                unit = str(df["time_unit"].iloc[0]) if "time_unit" in df else "step"
+                names = ", ".join(f"P({plots._outcome_label(o, unit)})" for o in outcomes)
+                ax.set_title(f"{df['model'].iloc[0]}: {names} by {unit.rstrip('s')}")
+        elif args.kind == "heatmap":
+            if not args.x or not args.y:
+                raise ParamError("--kind heatmap needs --x KEY and --y KEY (two grid columns)")
+            outcome = (args.outcome or ["dead"])[0]
+            ax = plots.heatmap(df, args.x, args.y, value=args.value, outcome=outcome, where=where)
+        else:
+            outcome = (args.outcome or ["dead"])[0]
+            ax = plots.compare_chart(df, outcome=outcome, x=args.x, value=args.value, where=where)
+    except ValueError as exc:
+        raise ParamError(f"plot {args.csv}: {exc}") from None
+    if args.title:
+        ax.set_title(args.title)
+    plots.save(ax, args.output)
+    return 0

@@ -1,0 +1,375 @@
+"""Sweep grids: axes of values, TOML files, and *sweep keys* derived from levels.
+
+A grid is a mapping ``key -> values``; its points are the Cartesian product of the
+axes (the last axis varies fastest). A key is either
+
+- a **model parameter** (``dc``, ``save_bonus``, ``max_rounds``...), used as is; or
+- a **sweep key** (:data:`SWEEP_KEYS`), not a parameter of the model, from which
+  model parameters are *derived* with the numbers of :mod:`simkit.levels`:
+
+  ``level`` (a PC's level, 1..20)
+      sets, among ``save_bonus`` (Fortitude save, :func:`~simkit.levels.fortitude_save`),
+      ``hp_max`` (:func:`~simkit.levels.pc_hp`), ``pp_max`` and ``pp`` (full
+      perseverance points, :func:`~simkit.levels.pp_max`), those the model has.
+  ``level_diff`` (monster level - PC level, -24..24)
+      sets ``monster_level = level + level_diff`` (needs ``level``).
+  ``monster_level`` (0..24), for a model that has ``dc`` but no ``monster_level``
+      sets ``dc`` to the high DC for a monster of that level (R0-06).
+  ``pc_fort``, ``pc_con``, ``pc_con_boosts``, ``pc_items``, ``pc_ancestry_hp``,
+  ``pc_class_hp``, ``pc_key``
+      the character those numbers describe (defaults: a fighter with Con +2 taking
+      every Con boost, resilient runes, human 8 + fighter 10 HP, key ability +4).
+
+A sweep key is used only when the model does not have a parameter of that name (the
+``recovery`` model's own ``level`` stays its own). A parameter given explicitly, on
+the grid or as a fixed value, wins over a derived one; the derived values used are
+reported as columns of the sweep's table. Example: ``{"level": range(1, 21),
+"level_diff": [-2, 0, 2]}`` on ``dying`` sweeps the Fortitude save and the
+monster's DC together.
+"""
+
+from __future__ import annotations
+
+import itertools
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import levels
+from .params import ParamError, allowed, check_value, parse_value, spec
+
+__all__ = [
+    "SWEEP_KEYS",
+    "Grid",
+    "SweepKey",
+    "load_config",
+    "make_grid",
+    "parse_axis",
+    "parse_grid_args",
+    "resolve_point",
+    "sweep_keys_for",
+]
+
+
+def _meta(default, kind, help, lo=None, hi=None, choices=(), optional=False):
+    return dict(default=default, kind=kind, help=help, lo=lo, hi=hi, choices=tuple(choices),
+                optional=optional, unit="", rule="")
+
+
+@dataclass(frozen=True)
+class SweepKey:
+    """A grid key that is not a model parameter but sets some (see module docs)."""
+
+    name: str
+    meta: dict
+    #: model parameters (or later sweep keys) it can set
+    sets: tuple[str, ...] = ()
+    #: point values -> {target: value}, for every target in ``sets``
+    derive: Callable[[dict], dict] | None = None
+    #: other keys it reads; an option has no ``sets``
+    needs: tuple[str, ...] = ()
+
+
+def _pc(values: dict) -> dict:
+    opt = {k: values.get(k, SWEEP_KEYS[k].meta["default"]) for k in PC_OPTIONS}
+    return opt
+
+
+def _derive_level(values: dict) -> dict:
+    lvl = values["level"]
+    o = _pc(values)
+    try:
+        save = levels.fortitude_save(lvl, o["pc_fort"], o["pc_con"], o["pc_items"], o["pc_con_boosts"])
+    except ValueError as exc:
+        raise ParamError(str(exc)) from None
+    pp = levels.pp_max(lvl, o["pc_key"])
+    return {
+        "save_bonus": save,
+        "hp_max": levels.pc_hp(lvl, o["pc_ancestry_hp"], o["pc_class_hp"], o["pc_con"], o["pc_con_boosts"]),
+        "pp_max": pp,
+        "pp": pp,
+    }
+
+
+def _derive_level_diff(values: dict) -> dict:
+    if "level" not in values:
+        raise ParamError("level_diff needs level: give level on the grid or as a fixed value")
+    return {"monster_level": values["level"] + values["level_diff"]}
+
+
+def _derive_monster_level(values: dict) -> dict:
+    try:
+        return {"dc": levels.monster_high_dc(values["monster_level"])}
+    except ValueError as exc:
+        raise ParamError(str(exc)) from None
+
+
+PC_OPTIONS = ("pc_fort", "pc_con", "pc_con_boosts", "pc_items", "pc_ancestry_hp", "pc_class_hp", "pc_key")
+
+#: Sweep keys, in the order they are derived.
+SWEEP_KEYS: dict[str, SweepKey] = {
+    k.name: k
+    for k in (
+        SweepKey("level", _meta(None, "int", "PC level: sets save_bonus, hp_max, pp_max, pp", 1, 20),
+                 sets=("save_bonus", "hp_max", "pp_max", "pp"), derive=_derive_level, needs=PC_OPTIONS),
+        SweepKey("level_diff", _meta(None, "int", "monster level - PC level: sets monster_level", -24, 24),
+                 sets=("monster_level",), derive=_derive_level_diff, needs=("level",)),
+        SweepKey("monster_level", _meta(None, "int", "monster level: sets dc to its high DC (R0-06)", 0, 24),
+                 sets=("dc",), derive=_derive_monster_level),
+        SweepKey("pc_fort", _meta("fighter", "schedule",
+                                  "Fortitude rank schedule: fighter, barbarian, wizard or 'trained@1,expert@9'")),
+        SweepKey("pc_con", _meta(2, "int", "PC Constitution modifier at level 1", -5, 10)),
+        SweepKey("pc_con_boosts", _meta(True, "bool", "Constitution takes the boosts of levels 5/10/15/20")),
+        SweepKey("pc_items", _meta("runes", "choice", "item bonus to saves: resilient runes (+1/8, +2/14, +3/20)",
+                                   choices=tuple(levels.ITEM_SCHEDULES))),
+        SweepKey("pc_ancestry_hp", _meta(8, "int", "ancestry HP", 0, 100)),
+        SweepKey("pc_class_hp", _meta(10, "int", "class HP per level", 0, 100)),
+        SweepKey("pc_key", _meta(4, "int", "key ability modifier (PP max)", -5, 10)),
+    )
+}
+
+
+def sweep_keys_for(model_cls) -> dict[str, SweepKey]:
+    """The sweep keys that mean something for ``model_cls`` (in derivation order)."""
+    params = spec(model_cls)
+    out: dict[str, SweepKey] = {}
+    reachable = set(params)
+    # derivers in reverse order: a key is useful if one of its targets is reachable
+    for name in reversed(list(SWEEP_KEYS)):
+        k = SWEEP_KEYS[name]
+        if k.derive is None or name in params:
+            continue
+        if any(t in reachable for t in k.sets):
+            out[name] = k
+            reachable.add(name)
+    options = {n for k in out.values() for n in k.needs if n in SWEEP_KEYS and SWEEP_KEYS[n].derive is None}
+    ordered = {n: SWEEP_KEYS[n] for n in SWEEP_KEYS if n in out or n in options}
+    return ordered
+
+
+def _known(model_cls) -> dict[str, dict]:
+    """key -> metadata, for model parameters then sweep keys."""
+    known = dict(spec(model_cls))
+    for name, k in sweep_keys_for(model_cls).items():
+        known[name] = k.meta
+    return known
+
+
+def _check(name: str, meta: dict, value):
+    if meta["kind"] == "schedule":
+        try:
+            levels.parse_schedule(value)
+        except (ValueError, TypeError) as exc:
+            raise ParamError(f"{name}={value!r} is not allowed: {exc}") from None
+        return value
+    return check_value(name, meta, value)
+
+
+def _parse(name: str, meta: dict, text: str):
+    if meta["kind"] == "schedule":
+        return _check(name, meta, text.strip())
+    return parse_value(name, meta, text)
+
+
+def _unknown(key: str, model_cls, where: str) -> ParamError:
+    params = ", ".join(spec(model_cls))
+    extra = ", ".join(sweep_keys_for(model_cls))
+    more = f"; sweep keys: {extra}" if extra else ""
+    return ParamError(f"{where} {key}: unknown key for model {model_cls.name!r}; parameters: {params}{more}")
+
+
+@dataclass(frozen=True)
+class Grid:
+    """Axes (key -> tuple of values, in order) and fixed values, checked for a model."""
+
+    model: type
+    axes: dict[str, tuple]
+    fixed: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for v in self.axes.values():
+            n *= len(v)
+        return n
+
+    def points(self):
+        """Grid points (dicts key -> value), last axis fastest."""
+        keys = list(self.axes)
+        for combo in itertools.product(*self.axes.values()):
+            yield dict(zip(keys, combo))
+
+
+def _values_of(key: str, meta: dict, raw) -> tuple:
+    """Python values of one axis: a list/tuple/range, an 'A..B[:S]' string or a scalar."""
+    if isinstance(raw, str):
+        return parse_axis(key, meta, raw)
+    if isinstance(raw, range) or isinstance(raw, (list, tuple)):
+        vals = tuple(raw)
+    else:
+        vals = (raw,)
+    if not vals:
+        raise ParamError(f"grid {key}: empty list of values")
+    return tuple(_parse(key, meta, v) if isinstance(v, str) else _check(key, meta, v) for v in vals)
+
+
+def parse_axis(key: str, meta: dict, text: str) -> tuple:
+    """Values of ``KEY=...`` text: ``V1,V2,...`` or an integer range ``A..B`` / ``A..B:STEP``."""
+    t = text.strip()
+    if not t:
+        raise ParamError(f"grid {key}: no values; write {key}=V1,V2,... or {key}=A..B")
+    if ".." in t:
+        lo, _, rest = t.partition("..")
+        hi, _, step = rest.partition(":")
+        try:
+            a, b = int(lo), int(hi)
+            s = int(step) if step else 1
+        except ValueError:
+            raise ParamError(
+                f"grid {key}={text}: a range A..B[:STEP] needs integers; list other values with commas"
+            ) from None
+        if s <= 0:
+            raise ParamError(f"grid {key}={text}: the step must be a positive integer")
+        if a > b:
+            raise ParamError(f"grid {key}={text}: empty range ({a} > {b}); write {key}={b}..{a}")
+        return tuple(_check(key, meta, v) for v in range(a, b + 1, s))
+    parts = [p for p in t.split(",")]
+    if any(not p.strip() for p in parts):
+        raise ParamError(f"grid {key}={text}: an empty value in the list")
+    return tuple(_parse(key, meta, p) for p in parts)
+
+
+def make_grid(model_cls, axes: dict | None = None, fixed: dict | None = None) -> Grid:
+    """Check axes and fixed values against ``model_cls`` and build a :class:`Grid`.
+
+    ``axes`` maps keys to lists, tuples, ranges or ``"A..B"`` strings; ``fixed``
+    maps keys to single values. Errors (:class:`ParamError`, one line) name the key.
+    """
+    known = _known(model_cls)
+    out_axes: dict[str, tuple] = {}
+    for key, raw in (axes or {}).items():
+        if key not in known:
+            raise _unknown(key, model_cls, "grid")
+        out_axes[key] = _values_of(key, known[key], raw)
+        if len(set(map(repr, out_axes[key]))) != len(out_axes[key]):
+            raise ParamError(f"grid {key}: repeated values {list(out_axes[key])}")
+    out_fixed = {}
+    for key, value in (fixed or {}).items():
+        if key not in known:
+            raise _unknown(key, model_cls, "--set")
+        if key in out_axes:
+            raise ParamError(f"{key} is both on the grid and fixed (--set): give it once")
+        out_fixed[key] = _parse(key, known[key], value) if isinstance(value, str) else _check(key, known[key], value)
+    return Grid(model_cls, out_axes, out_fixed)
+
+
+def parse_grid_args(model_cls, items: list[str]) -> dict[str, tuple]:
+    """``["KEY=V1,V2", "KEY=A..B", ...]`` (the CLI's ``--grid``) -> axes."""
+    known = _known(model_cls)
+    axes: dict[str, tuple] = {}
+    for item in items or []:
+        if "=" not in item:
+            raise ParamError(f"--grid {item!r} is malformed: write --grid KEY=V1,V2,... or KEY=A..B")
+        key, text = (s.strip() for s in item.split("=", 1))
+        if key not in known:
+            raise _unknown(key, model_cls, "--grid")
+        if key in axes:
+            raise ParamError(f"--grid {key} given twice: give all its values at once")
+        axes[key] = parse_axis(key, known[key], text)
+    return axes
+
+
+def parse_fixed_args(model_cls, items: list[str]) -> dict:
+    """``--set KEY=VALUE`` for a sweep: model parameters or sweep keys."""
+    known = _known(model_cls)
+    out = {}
+    for item in items or []:
+        if "=" not in item:
+            raise ParamError(f"--set {item!r} is malformed: write --set KEY=VALUE")
+        key, text = (s.strip() for s in item.split("=", 1))
+        if key not in known:
+            raise _unknown(key, model_cls, "--set")
+        out[key] = _parse(key, known[key], text)
+    return out
+
+
+CONFIG_KEYS = {"model", "preset", "n", "seed", "output", "grid", "set", "exact_only", "survival",
+               "executor", "scheduler", "workers", "level"}
+
+
+def load_config(path) -> dict:
+    """Read a sweep TOML file (``tomllib``); one-line :class:`ParamError` when bad.
+
+    Layout::
+
+        model = "dying"          # required
+        preset = "pf2e-core"     # optional
+        n = 100000               # tracks per point
+        seed = 1
+        output = "dying.csv"     # optional if -o is given
+        exact_only = false
+        [set]                    # fixed values
+        hit_chance = 0.1
+        [grid]                   # axes: lists, or "A..B" / "A..B:STEP" strings
+        dc = [14, 18, 22]
+        level = "1..20"
+    """
+    p = Path(path)
+    try:
+        with p.open("rb") as fh:
+            cfg = tomllib.load(fh)
+    except FileNotFoundError:
+        raise ParamError(f"--config {path}: no such file") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ParamError(f"--config {path}: malformed TOML: {exc}") from None
+    except OSError as exc:
+        raise ParamError(f"--config {path}: cannot read: {exc.strerror}") from None
+    unknown = set(cfg) - CONFIG_KEYS
+    if unknown:
+        raise ParamError(f"--config {path}: unknown key {sorted(unknown)[0]!r}; known: {', '.join(sorted(CONFIG_KEYS))}")
+    if "model" not in cfg or not isinstance(cfg["model"], str):
+        raise ParamError(f"--config {path}: needs model = \"NAME\"")
+    for table in ("grid", "set"):
+        if table in cfg and not isinstance(cfg[table], dict):
+            raise ParamError(f"--config {path}: [{table}] must be a table of KEY = values")
+    return cfg
+
+
+def resolve_point(model_cls, values: dict, _cache: tuple | None = None) -> tuple[dict, dict]:
+    """Model parameters of one point, and the values derived from sweep keys.
+
+    ``values`` holds the point's grid values and the fixed values. Returns
+    ``(params, derived)``: ``params`` are keyword arguments for ``model_cls``;
+    ``derived`` the parameters set by sweep keys (explicit values win).
+    """
+    params_spec, keys = _cache if _cache is not None else (spec(model_cls), sweep_keys_for(model_cls))
+    values = dict(values)
+    derived: dict = {}
+    for name, k in keys.items():
+        if k.derive is None or name not in values:
+            continue
+        for target, v in k.derive(values).items():
+            if target in values:
+                continue  # given explicitly (or derived earlier): it wins
+            if target in params_spec:
+                values[target] = v
+                derived[target] = v
+            elif target in keys:
+                meta = keys[target].meta
+                values[target] = _check(target, meta, v)
+    params = {k: v for k, v in values.items() if k in params_spec}
+    for target in list(derived):
+        derived[target] = params[target]
+    return params, derived
+
+
+def describe_keys(model_cls) -> list[dict]:
+    """Rows describing the sweep keys available for ``model_cls``."""
+    rows = []
+    for name, k in sweep_keys_for(model_cls).items():
+        m = k.meta
+        text = "a Fortitude schedule" if m["kind"] == "schedule" else allowed(m)
+        rows.append(dict(name=name, default=m["default"], allowed=text, help=m["help"]))
+    return rows
