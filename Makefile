@@ -22,6 +22,7 @@ test: install
 bench: install
 	$(BIN)/python bench/bench_dying.py
 	$(BIN)/python bench/bench_encounter.py
+	$(BIN)/python bench/bench_sweep.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
