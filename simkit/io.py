@@ -31,6 +31,16 @@ def check_writable(path, name: str = "-o") -> Path:
     return p
 
 
+def _file_mode(path: Path) -> int:
+    """The existing file's mode, else 0666 less the process umask."""
+    try:
+        return path.stat().st_mode & 0o777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
 @contextlib.contextmanager
 def atomic_write(path, mode: str = "w", **kwargs):
     """Write to a temporary file beside ``path`` and rename it into place on success.
@@ -45,6 +55,7 @@ def atomic_write(path, mode: str = "w", **kwargs):
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, _file_mode(p))  # mkstemp makes 0600; give the mode a new file would get
         os.replace(tmp, p)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

@@ -117,3 +117,14 @@ def test_console_script_entry_point():
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)[0]["outcome"] == "stable"
+
+
+def test_output_file_gets_normal_permissions(tmp_path):
+    import os
+
+    target = tmp_path / "perm.csv"
+    code, _, _ = run("exact", "dying", "--format", "csv", "-o", str(target))
+    assert code == 0
+    umask = os.umask(0)
+    os.umask(umask)
+    assert target.stat().st_mode & 0o777 == 0o666 & ~umask
