@@ -1,28 +1,20 @@
-# The two commands of the README: `make report` (the main job) and `make test`.
+# Conveniences over tasks.py (which needs nothing but Python): the README's commands
+# are `python3 tasks.py report` and `python3 tasks.py test`.
 PYTHON ?= python3
-VENV   ?= .venv
-BIN     = $(VENV)/bin
 
 .PHONY: install report test bench clean
 
-$(BIN)/simkit: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
-	touch $(BIN)/simkit
+install:
+	$(PYTHON) tasks.py install
 
-install: $(BIN)/simkit
+report:
+	$(PYTHON) tasks.py report
 
-report: install
-	$(BIN)/python -m simkit.reports reports
+test:
+	$(PYTHON) tasks.py test
 
-test: install
-	$(BIN)/python -m pytest -q
-
-bench: install
-	$(BIN)/python bench/bench_dying.py
-	$(BIN)/python bench/bench_encounter.py
-	$(BIN)/python bench/bench_sweep.py
+bench:
+	$(PYTHON) tasks.py bench
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf .venv build *.egg-info

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""The project's two commands, with nothing but Python 3.11+ (pip and venv) installed.
+
+    python3 tasks.py report   # set up .venv, then regenerate the standard reports in reports/
+    python3 tasks.py test     # set up .venv (with the test extra), then run the test suite
+    python3 tasks.py bench    # the benchmarks in bench/ (not tests)
+
+The environment is created once in .venv and refreshed when pyproject.toml changes.
+The Makefile's targets call this script.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PY = BIN / ("python.exe" if os.name == "nt" else "python")
+STAMP = VENV / ".simkit-installed"
+
+
+def run(*cmd) -> None:
+    print("+", " ".join(str(c) for c in cmd), flush=True)
+    subprocess.run([str(c) for c in cmd], check=True, cwd=ROOT)
+
+
+def install() -> None:
+    """Create .venv and install simkit (editable) with its test extra, when needed."""
+    pyproject = ROOT / "pyproject.toml"
+    if STAMP.exists() and STAMP.stat().st_mtime >= pyproject.stat().st_mtime and PY.exists():
+        return
+    if not PY.exists():
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    run(PY, "-m", "pip", "install", "--quiet", "--upgrade", "pip")
+    run(PY, "-m", "pip", "install", "--quiet", "-e", ".[test]")
+    STAMP.touch()
+
+
+def main(argv: list[str]) -> int:
+    verbs = {"install", "report", "test", "bench"}
+    if len(argv) < 1 or argv[0] not in verbs:
+        print(f"usage: python3 tasks.py {{{'|'.join(sorted(verbs))}}} [args...]", file=sys.stderr)
+        return 2
+    verb, rest = argv[0], argv[1:]
+    try:
+        install()
+        if verb == "report":
+            run(PY, "-m", "simkit.reports", *(rest or ["reports"]))
+        elif verb == "test":
+            run(PY, "-m", "pytest", "-q", *rest)
+        elif verb == "bench":
+            for script in sorted((ROOT / "bench").glob("bench_*.py")):
+                run(PY, script, *rest)
+    except subprocess.CalledProcessError as exc:
+        return exc.returncode or 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
