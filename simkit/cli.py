@@ -35,8 +35,10 @@ def parse_count(text: str) -> int:
     t = text.strip().replace("_", "")
     try:
         if "**" in t:
-            a, b = t.split("**")
-            v = int(a) ** int(b)
+            a, b = (int(x) for x in t.split("**"))
+            if abs(a) > 1 and b > 64:  # far past any allowed n; do not compute it
+                raise ValueError
+            v = a**b
         elif "e" in t.lower():
             f = float(t)
             if not f.is_integer():
@@ -46,8 +48,10 @@ def parse_count(text: str) -> int:
             v = int(t)
     except (ValueError, OverflowError):
         raise argparse.ArgumentTypeError(f"-n must be a positive integer (e.g. 100000 or 1e6), got {text!r}")
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"-n must be a positive integer (e.g. 100000 or 1e6), got {text!r}")
+    from .engine import MAX_N
+
+    if not 1 <= v <= MAX_N:
+        raise argparse.ArgumentTypeError(f"-n must be a positive integer up to {MAX_N:.0e} (e.g. 100000 or 1e6), got {text!r}")
     return v
 
 
@@ -102,9 +106,14 @@ def _add_output_args(p, default="table"):
 
 def emit(df, args) -> None:
     """Print or atomically write a frame in the requested format."""
-    from .io import atomic_write, format_frame
+    from .io import format_frame
 
-    text = format_frame(df, args.format)
+    _emit_text(format_frame(df, args.format), args)
+
+
+def _emit_text(text: str, args) -> None:
+    from .io import atomic_write
+
     if args.output:
         with atomic_write(args.output) as fh:
             fh.write(text)
@@ -115,6 +124,7 @@ def emit(df, args) -> None:
 def _cmd_models(args) -> int:
     import pandas as pd
 
+    _prepare_output(args)
     from .models import REGISTRY
     from .params import describe
 
@@ -145,14 +155,14 @@ def _cmd_models(args) -> int:
                 lines.append(f"    {r['name']:<14} default {r['default']!s:<10} {r['allowed']}{unit}{rule}")
                 lines.append(f"    {'':<14} {r['help']}")
             lines.append("")
-        sys.stdout.write("\n".join(lines))
+        _emit_text("\n".join(lines), args)
         return 0
     emit(df, args)
     return 0
 
 
 def _prepare_output(args):
-    if args.output:
+    if args.output is not None:
         from .io import check_writable
 
         check_writable(args.output)
@@ -243,6 +253,10 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except (UsageError, ParamError) as exc:
         print(f"simkit: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # e.g. a disk that fills up while writing
+        where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
+        print(f"simkit: error: cannot write{where}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("simkit: interrupted", file=sys.stderr)

@@ -136,8 +136,8 @@ class Dice:
     bonus: int = 0
 
     def __post_init__(self):
-        if not 0 <= self.count <= 1000:
-            raise ValueError(f"dice count must be in [0, 1000], got {self.count}")
+        if not 0 <= self.count <= 100:
+            raise ValueError(f"dice count must be in [0, 100], got {self.count}")
         if not 1 <= self.sides <= 1000:
             raise ValueError(f"dice sides must be in [1, 1000], got {self.sides}")
 
@@ -216,6 +216,8 @@ def parse_dice(text: str) -> Dice:
         raise ValueError(f"dice must look like '2d6+3', '1d8' or '4', got {text!r}")
     count, sides, sign, const = m.groups()
     bonus = int(const or 0) * (-1 if sign == "-" else 1)
+    if count is not None and int(count) == 0:
+        raise ValueError(f"dice must roll at least one die (write a constant as '4'), got {text!r}")
     if count is None:
         if const is None:
             raise ValueError(f"dice must look like '2d6+3', '1d8' or '4', got {text!r}")

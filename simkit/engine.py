@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections import deque
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field
 
@@ -141,16 +142,17 @@ def _check_n(n) -> int:
     return int(n)
 
 
-def _blocks(n: int, block_size: int) -> list[tuple[int, int]]:
-    """(first stream, n tracks) of each block."""
+def _blocks(n: int, block_size: int):
+    """(first stream, n tracks) of each block, generated lazily (n may be 1e13)."""
     per_block = max(1, math.ceil(block_size / STREAM_SIZE))
     n_streams = math.ceil(n / STREAM_SIZE)
-    out = []
     for first in range(0, n_streams, per_block):
         last = min(first + per_block, n_streams)
-        tracks = min(n, last * STREAM_SIZE) - first * STREAM_SIZE
-        out.append((first, tracks))
-    return out
+        yield first, min(n, last * STREAM_SIZE) - first * STREAM_SIZE
+
+
+def _n_blocks(n: int, block_size: int) -> int:
+    return math.ceil(math.ceil(n / STREAM_SIZE) / max(1, math.ceil(block_size / STREAM_SIZE)))
 
 
 def simulate(
@@ -201,20 +203,30 @@ def simulate(
 
         return simulate_chain(model, n, seed, _prefix, run)
     blocks = _blocks(n, int(block_size))
+    n_blocks = _n_blocks(n, int(block_size))
     total = None
-    if executor is None and (workers == 1 or len(blocks) == 1):
+    if executor is None and (workers == 1 or n_blocks == 1):
         for first, tracks in blocks:
             tally = run_tracks(model, seed, first, tracks, _prefix)
             total = tally if total is None else _acc(total, tally)
     else:
         own = executor is None
-        ex = executor if executor is not None else _process_pool(min(workers, len(blocks)))
+        ex = executor if executor is not None else _process_pool(min(workers, n_blocks))
+        in_flight = 2 * (workers if own else max(workers, os.cpu_count() or 1))
+        pending: deque = deque()
         try:
-            futures = [ex.submit(run_tracks, model, seed, first, tracks, _prefix) for first, tracks in blocks]
-            for fut in futures:
-                tally = fut.result()
+            # at most `in_flight` blocks submitted and not yet added: memory stays bounded
+            for first, tracks in blocks:
+                pending.append(ex.submit(run_tracks, model, seed, first, tracks, _prefix))
+                if len(pending) >= in_flight:
+                    tally = pending.popleft().result()
+                    total = tally if total is None else _acc(total, tally)
+            while pending:
+                tally = pending.popleft().result()
                 total = tally if total is None else _acc(total, tally)
         finally:
+            for fut in pending:
+                fut.cancel()
             if own:
                 ex.shutdown()
     return Result(model=model, n=n, seed=seed, hist=total.hist, marks=total.marks, observed=total.observed)

@@ -18,6 +18,10 @@ __all__ = ["atomic_write", "check_writable", "format_frame"]
 
 def check_writable(path, name: str = "-o") -> Path:
     """Fail early, with one clear line, when ``path`` cannot be written."""
+    if not str(path).strip():
+        raise ParamError(f"{name}: empty path, give a file path")
+    if str(path).endswith(("/", os.sep)):
+        raise ParamError(f"{name} {path}: names a directory, give a file path")
     p = Path(path)
     parent = p.parent if str(p.parent) else Path(".")
     if p.is_dir():
@@ -49,7 +53,10 @@ def atomic_write(path, mode: str = "w", **kwargs):
     new file or whatever was there before, never a half-written file.
     """
     p = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent if str(p.parent) else ".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent if str(p.parent) else ".")
+    except OSError as exc:
+        raise ParamError(f"cannot write {path}: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, mode, **kwargs) as fh:
             yield fh

@@ -83,6 +83,14 @@ def test_output_file_written(tmp_path):
         (["run", "dying", "--preset", "nope"], "unknown preset 'nope'"),
         (["exact", "dying", "--set", "max_rounds=-1"], "max_rounds must be an integer"),
         (["models", "nosuch"], "unknown model 'nosuch'"),
+        (["run", "dying", "-n", "1.5"], "-n must be a positive integer"),
+        (["run", "dying", "-n", "1e14"], "-n must be a positive integer up to"),
+        (["run", "dying", "-n", "99**99999999"], "-n must be a positive integer"),
+        (["run", "dying", "--seed", "abc"], "--seed must be a non-negative integer"),
+        (["run", "dying", "--set", "hit_damage=0d6"], "hit_damage"),
+        (["run", "dying", "--set", "hit_damage=1000d1000"], "hit_damage"),
+        (["run", "dying", "-o", ""], "-o: empty path"),
+        (["models", "--format", "csv", "-o", "/nonexistent-dir/x.csv"], "does not exist"),
         (["frobnicate"], "invalid choice"),
     ],
 )
@@ -128,3 +136,29 @@ def test_output_file_gets_normal_permissions(tmp_path):
     umask = os.umask(0)
     os.umask(umask)
     assert target.stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_models_writes_its_table_to_a_file(tmp_path):
+    target = tmp_path / "models.txt"
+    code, out, _ = run("models", "-o", str(target))
+    assert code == 0 and out == ""
+    assert "save_bonus" in target.read_text()
+
+
+def test_trailing_slash_is_refused(tmp_path):
+    code, _, err = run("run", "dying", "-n", "100", "-o", str(tmp_path / "nodir") + "/")
+    assert code == 2 and "names a directory" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_os_error_while_writing_is_one_line(tmp_path, monkeypatch):
+    import tempfile
+
+    def refuse(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    code, out, err = run("exact", "dying", "-o", str(tmp_path / "x.csv"))
+    assert code == 2 and out == ""
+    assert err.strip().splitlines() == [f"simkit: error: cannot write {tmp_path / 'x.csv'}: No space left on device"]
+    assert list(tmp_path.iterdir()) == []

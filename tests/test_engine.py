@@ -156,3 +156,35 @@ def test_block_rng_below_is_uniform_and_per_stream():
     assert (both[5:] == alone).all()
     with pytest.raises(ValueError, match="width"):
         BlockRng([stream_generator(1, 0)], [3]).below(0, size=3)
+
+
+def test_executor_sees_a_bounded_number_of_blocks_in_flight():
+    """Memory with an executor does not grow with n: few blocks are pending at once."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    class Counting(ThreadPoolExecutor):
+        def __init__(self):
+            super().__init__(2)
+            self.pending = self.peak = 0
+            self.lock = threading.Lock()
+
+        def submit(self, fn, *args, **kwargs):
+            with self.lock:
+                self.pending += 1
+                self.peak = max(self.peak, self.pending)
+            fut = super().submit(fn, *args, **kwargs)
+            fut.add_done_callback(lambda f: self._done())
+            return fut
+
+        def _done(self):
+            with self.lock:
+                self.pending -= 1
+
+    model = Dying()
+    n = 40 * STREAM_SIZE
+    with Counting() as ex:
+        res = simulate(model, n, rng=3, block_size=STREAM_SIZE, executor=ex)
+    assert res.hist.sum() == n
+    assert ex.peak <= 2 * max(1, __import__("os").cpu_count() or 1) + 1
+    assert (res.hist == simulate(model, n, rng=3).hist).all()
