@@ -174,7 +174,9 @@ def solve(model, *, tol: float = 0.0) -> ExactResult:
         v = v @ Q
         if tol and v.sum() < tol:
             break
-    return ExactResult(model=model, hist=hist, unresolved=float(v.sum()))
+    rest = float(v.sum())
+    # below 1e-15 the remaining mass is float noise next to probabilities that sum to 1
+    return ExactResult(model=model, hist=hist, unresolved=rest if rest > 1e-15 else 0.0)
 
 
 def solve_many(models) -> list:

@@ -103,9 +103,9 @@ def test_chain_models_sweep_like_any_other():
         _, res = _replay(DyingTwice(dc=dc), 11)
         assert list(rows["count"]) == list(res.summary()["count"])
         probs = solve(DyingTwice(dc=dc)).probabilities
-        np.testing.assert_allclose(rows["exact"], [probs[o] for o in rows["outcome"]], rtol=1e-12)
+        np.testing.assert_allclose(rows["exact"], [probs[o] for o in rows["outcome"]], rtol=1e-12, atol=1e-15)
     ex = sweep(DyingTwice, {"dc": [16, 24]}, exact_only=True)
-    np.testing.assert_allclose(ex["exact"], df["exact"], rtol=1e-12)
+    np.testing.assert_allclose(ex["exact"], df["exact"], rtol=1e-12, atol=1e-15)
     surv = sweep(DyingTwice, {"dc": [16]}, N, 11, survival=True)
     assert set(surv["stage"]) == {"dying", "stable->dying"}
     assert {"rounds"} == set(surv["time_unit"])
