@@ -140,9 +140,12 @@ class ChainResult:
     def exact(self):
         if not self.model.has_exact:
             return None
-        from .exact import solve
+        from .exact import ExactTooLarge, solve
 
-        return solve(self.model)
+        try:
+            return solve(self.model)
+        except ExactTooLarge:
+            return None
 
     def summary(self, level: float = 0.95, method: str = "wilson", exact: bool = True) -> pd.DataFrame:
         """Same columns as :meth:`simkit.Result.summary`, over the chain's outcomes."""

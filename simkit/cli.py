@@ -195,7 +195,10 @@ def _cmd_exact(args) -> int:
     _prepare_output(args)
     if not model.has_exact:
         raise ParamError(f"model {model.name!r} has no exact solver; use `simkit run {model.name}`")
-    ex = solve(model)
+    try:
+        ex = solve(model)
+    except NotImplementedError as exc:  # e.g. a chain with too many states
+        raise ParamError(str(exc)) from None
     if args.stages:
         _need_chain(model)
         emit(ex.stage_summary(), args)

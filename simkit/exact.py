@@ -73,8 +73,24 @@ class Chain:
     schedule: tuple = ()  # index (in ``matrices`` order) of the regime of steps 1..horizon
 
 
+#: Chains larger than this are refused (Monte Carlo answers them instead).
+MAX_STATES = 250_000
+#: Chains with more states than this use sparse matrices.
+DENSE_LIMIT = 1_500
+#: Chains with more states than this are solved one by one in ``solve_many``.
+BATCH_LIMIT = 400
+
+
+class ExactTooLarge(NotImplementedError):
+    """The model's exact chain has more than :data:`MAX_STATES` transient states."""
+
+
 def build_chain(model) -> Chain:
-    """Enumerate reachable transient states and build each regime's matrices."""
+    """Enumerate reachable transient states and build each regime's matrices.
+
+    Dense matrices up to :data:`DENSE_LIMIT` states, sparse (CSR) beyond; more than
+    :data:`MAX_STATES` states raise :class:`ExactTooLarge`.
+    """
     outcomes = list(model.outcomes)
     out_index = {o: i for i, o in enumerate(outcomes)}
     regimes, schedule = _schedule(model)
@@ -84,6 +100,10 @@ def build_chain(model) -> Chain:
 
     def add(s):
         if s not in index:
+            if len(states) >= MAX_STATES:
+                raise ExactTooLarge(
+                    f"the exact chain of model {model.name!r} has more than {MAX_STATES} states; "
+                    "use Monte Carlo (simkit run ... --no-exact)")
             index[s] = len(states)
             states.append(s)
 
@@ -112,17 +132,42 @@ def build_chain(model) -> Chain:
             initial[index[key]] += p
     matrices = {}
     for r in regimes:
-        Q = np.zeros((S, S))
-        R = np.zeros((S, O))
-        for s in states:
-            a = index[s]
-            for key, p in trans[(r, s)].items():
-                if isinstance(key, str):
-                    R[a, _outcome(out_index, key, model)] += p
-                else:
-                    Q[a, index[key]] += p
+        if S <= DENSE_LIMIT:
+            Q = np.zeros((S, S))
+            R = np.zeros((S, O))
+            for s in states:
+                a = index[s]
+                for key, p in trans[(r, s)].items():
+                    if isinstance(key, str):
+                        R[a, _outcome(out_index, key, model)] += p
+                    else:
+                        Q[a, index[key]] += p
+        else:
+            Q, R = _sparse(states, index, trans, r, out_index, model)
         matrices[r] = (Q, R)
     return Chain(states, index, initial, init_abs, matrices, tuple(schedule))
+
+
+def _sparse(states, index, trans, r, out_index, model):
+    """CSR matrices Q (S, S) and R (S, O) of one regime (duplicates are summed)."""
+    from scipy import sparse
+
+    qi, qj, qv, ri, rj, rv = [], [], [], [], [], []
+    for s in states:
+        a = index[s]
+        for key, p in trans[(r, s)].items():
+            if isinstance(key, str):
+                ri.append(a)
+                rj.append(_outcome(out_index, key, model))
+                rv.append(p)
+            else:
+                qi.append(a)
+                qj.append(index[key])
+                qv.append(p)
+    S, O = len(states), len(out_index)
+    Q = sparse.csr_array((qv, (qi, qj)), shape=(S, S))
+    R = sparse.csr_array((rv, (ri, rj)), shape=(S, O))
+    return Q, R
 
 
 def _schedule(model) -> tuple[dict, list[int]]:
@@ -161,7 +206,11 @@ def solve(model, *, tol: float = 0.0) -> ExactResult:
     custom = getattr(model, "exact_hist", None)
     if custom is not None:
         return ExactResult(model=model, hist=np.asarray(custom(), dtype=np.float64))
-    chain = build_chain(model)
+    return _propagate(model, build_chain(model), tol)
+
+
+def _propagate(model, chain: Chain, tol: float = 0.0) -> ExactResult:
+    """Push the state distribution through the chain, step by step, to the horizon."""
     horizon = model.horizon
     hist = np.zeros((len(model.outcomes), horizon + 1))
     hist[:, 0] = chain.initial_absorbed
@@ -170,8 +219,8 @@ def solve(model, *, tol: float = 0.0) -> ExactResult:
         if not v.any():
             break
         Q, R = chain.matrices[model.exact_regime(t)]
-        hist[:, t] = v @ R
-        v = v @ Q
+        hist[:, t] = R.T @ v
+        v = Q.T @ v
         if tol and v.sum() < tol:
             break
     rest = float(v.sum())
@@ -224,6 +273,9 @@ def solve_many(models) -> list:
     for i in plain:
         m = models[i]
         chain = build_chain(m)
+        if len(chain.states) > BATCH_LIMIT:  # stacking dense (B, S, S) arrays would not fit
+            out[i] = _propagate(m, chain)
+            continue
         built[i] = (chain, list(chain.matrices))
         key = (m.horizon, len(m.outcomes), chain.schedule)
         groups.setdefault(key, []).append(i)

@@ -71,9 +71,12 @@ class Result:
         """The :class:`~simkit.exact.ExactResult` of the same model, or None."""
         if not getattr(self.model, "has_exact", False):
             return None
-        from .exact import solve
+        from .exact import ExactTooLarge, solve
 
-        return solve(self.model)
+        try:
+            return solve(self.model)
+        except ExactTooLarge:  # too many states: the Monte Carlo answer stands alone
+            return None
 
     def summary(self, level: float = 0.95, method: str = "wilson", exact: bool = True) -> pd.DataFrame:
         """One row per outcome: ``outcome, count, n, p, ci_low, ci_high`` (+ ``exact``).
