@@ -113,5 +113,10 @@ def apply_fatigue(model_cls, params: dict) -> dict:
     base = out.get("check_penalty", 0)
     if isinstance(base, bool) or not isinstance(base, int):
         raise ParamError(f"check_penalty={base!r} is not allowed: check_penalty must be an integer")
-    out["check_penalty"] = base + p
+    total = base + p
+    lo = known["check_penalty"]["lo"]
+    if lo is not None and total < lo:
+        given = ", ".join(f"{k}={params[k]}" for k in keys)
+        raise ParamError(f"{given} give a check penalty of {total}; the allowed total is at least {lo}")
+    out["check_penalty"] = total
     return out

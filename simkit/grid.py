@@ -70,6 +70,8 @@ class SweepKey:
     derive: Callable[[dict], dict] | None = None
     #: other keys it reads; an option has no ``sets``
     needs: tuple[str, ...] = ()
+    #: its value combines with an explicit value of the target instead of yielding to it
+    adds: bool = False
 
 
 def _pc(values: dict) -> dict:
@@ -106,6 +108,25 @@ def _derive_monster_level(values: dict) -> dict:
         raise ParamError(str(exc)) from None
 
 
+def _derive_fatigue(values: dict) -> dict:
+    """days_without_* -> check_penalty (R4-01..R4-03), added to a check_penalty given."""
+    from .fatigue import FATIGUE_KEYS, penalty
+
+    days = {k: values[k] for k in FATIGUE_KEYS if k in values}
+    p = penalty(days.get("days_without_sleep", 0), days.get("days_without_food", 0),
+                days.get("days_without_water"))
+    total = values.get("check_penalty", 0) + p
+    if total < -50:
+        given = ", ".join(f"{k}={v}" for k, v in days.items())
+        raise ParamError(f"{given} give a check penalty of {total}; the allowed total is at least -50")
+    return {"check_penalty": total}
+
+
+def _fatigue_key(name: str, help: str) -> SweepKey:
+    return SweepKey(name, _meta(None, "int", help, 0, 100), sets=("check_penalty",), derive=_derive_fatigue,
+                    adds=True)
+
+
 PC_OPTIONS = ("pc_fort", "pc_con", "pc_con_boosts", "pc_items", "pc_ancestry_hp", "pc_class_hp", "pc_key")
 
 #: Sweep keys, in the order they are derived.
@@ -118,6 +139,9 @@ SWEEP_KEYS: dict[str, SweepKey] = {
                  sets=("monster_level",), derive=_derive_level_diff, needs=("level",)),
         SweepKey("monster_level", _meta(None, "int", "monster level: sets dc to its high DC (R0-06)", 0, 24),
                  sets=("dc",), derive=_derive_monster_level),
+        _fatigue_key("days_without_sleep", "days without sleep: sets check_penalty (R4-01, R4-03)"),
+        _fatigue_key("days_without_food", "days without food (and water): sets check_penalty (R4-02)"),
+        _fatigue_key("days_without_water", "separate counters: days without water (A4-2)"),
         SweepKey("pc_fort", _meta("fighter", "schedule",
                                   "Fortitude rank schedule: fighter, barbarian, wizard or 'trained@1,expert@9'")),
         SweepKey("pc_con", _meta(2, "int", "PC Constitution modifier at level 1", -5, 10)),
@@ -347,11 +371,13 @@ def resolve_point(model_cls, values: dict, _cache: tuple | None = None) -> tuple
     params_spec, keys = _cache if _cache is not None else (spec(model_cls), sweep_keys_for(model_cls))
     values = dict(values)
     derived: dict = {}
+    applied = set()  # derive functions already run (the days_without_* keys share one)
     for name, k in keys.items():
-        if k.derive is None or name not in values:
+        if k.derive is None or name not in values or k.derive in applied:
             continue
+        applied.add(k.derive)
         for target, v in k.derive(values).items():
-            if target in values:
+            if target in values and not k.adds:
                 continue  # given explicitly (or derived earlier): it wins
             if target in params_spec:
                 values[target] = v

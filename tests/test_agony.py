@@ -185,3 +185,18 @@ def test_cli_stages_split_deaths_by_stage():
     assert df["p"].sum() == pytest.approx(1.0)
     code, _, err = run("exact", "dying", "--stages")
     assert code == 2 and "not a chain" in err
+
+
+def test_nonlethal_knockout_is_not_in_danger_of_death():
+    # R1-11 + the seed's "sans la mettre en danger de mort": safe by default
+    safe = solve(Agony(nonlethal=True))
+    assert safe["dead"] == 0 and safe["awake"] + safe["rested"] == pytest.approx(1.0)
+    literal = solve(Agony(nonlethal=True, nonlethal_recovery="checks"))
+    assert literal["dead"] == pytest.approx(solve(Recovery())["dead"])
+    # a lethal knock-out still faces lethal checks, whatever the option
+    assert solve(Agony(pp=4, spend="never", medic_bonus=3))["dead"] > 0.5
+    res = simulate(Agony(nonlethal=True), 50_000, rng=3)
+    assert res.counts["dead"] == 0
+    # with lethal checks off, "under 10" keeps the character down: it wakes by hour 8
+    r = Recovery(lethal=False, con=-3)
+    assert solve(r)["dead"] == 0 and solve(r)["rested"] > 0.9

@@ -172,6 +172,7 @@ config = st.fixed_dictionaries(
         "level": st.integers(1, 20),
         "check_penalty": st.integers(-5, 0),
         "natural": st.booleans(),
+        "lethal": st.booleans(),
     }
 )
 

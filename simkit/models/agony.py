@@ -5,6 +5,13 @@ track whose ``stable`` outcome (stabilised, unconscious at 0 HP) continues as a
 :class:`~simkit.models.recovery.Recovery` track. The other outcomes of the agony end the
 chain. Parameters are those of both models; ``check_penalty`` applies to both stages.
 
+A reading RULES.md does not list: R1-11 says a nonlethal knock-out leaves the character
+"unconscious but stabilised", and the seed's text adds "sans la mettre en danger de
+mort" (without putting it in danger of death), while R1-06's hourly check kills on a
+result under 10. ``nonlethal_recovery="safe"`` (default) follows the seed's sentence:
+after a nonlethal knock-out the hourly checks cannot kill (a result under 10 keeps the
+character down); ``"checks"`` applies R1-06 as written.
+
 Outcomes (each track ends in exactly one; they sum to 1)
 
 =================  =============================================================
@@ -76,6 +83,10 @@ class Agony(ChainRules):
     checks: int = same_as(Recovery, "checks")
     level: int = same_as(Recovery, "level")
     natural: bool = same_as(Recovery, "natural")
+    nonlethal_recovery: str = param(
+        "safe", kind="choice", choices=("safe", "checks"), rule="R1-11",
+        help="after a nonlethal knock-out: the hourly checks cannot kill (safe, 'sans danger de mort') "
+             "or they can (checks)")
     # both
     check_penalty: int = param(0, kind="int", lo=-50, hi=0, rule="A1-6",
                                help="penalty added to every d20 check (first aid, Medicine, Constitution)")
@@ -85,7 +96,8 @@ class Agony(ChainRules):
 
     def stages(self):
         first = Perseverance(**{k: getattr(self, k) for k in spec(Perseverance)})
-        then = Recovery(**{k: getattr(self, k) for k in spec(Recovery)})
+        lethal = not (self.nonlethal and self.nonlethal_recovery == "safe")
+        then = Recovery(**{k: getattr(self, k) for k in spec(Recovery) if k != "lethal"}, lethal=lethal)
         return first, {"stable": then}
 
     def final_outcome(self, first: str, second: str | None) -> str:

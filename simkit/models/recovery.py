@@ -11,7 +11,9 @@ Hour ``h`` (1-based), in this order
        hour; under 10: ``dead`` at once. A1-6, option ``natural``: the text has no
        natural 20/1 rule (``false``, default); with ``true`` a natural 20 moves the
        result one step up (dead -> stays, stays -> awake) and a natural 1 one step
-       down, as R0-05 does for degrees of success.
+       down, as R0-05 does for degrees of success. With ``lethal=false`` (used by
+       ``agony`` after a nonlethal knock-out) a result under 10 only keeps the
+       character down.
     3. Hour 8 (R1-07): a character neither awake nor dead wakes up with 1 HP per
        character level (``rested``). A1-2, option ``checks``: with 8 (default) hour 8
        has its Constitution check (steps 1-2) before the wake-up; with 7 hours 1..7
@@ -107,6 +109,9 @@ class Recovery(Rules):
     level: int = param(1, kind="int", lo=1, hi=30, rule="R1-07", help="character level (HP regained at hour 8)")
     natural: bool = param(False, kind="bool", rule="A1-6",
                           help="natural 20 / natural 1 move the Constitution check's result one step")
+    lethal: bool = param(True, kind="bool", rule="R1-11",
+                         help="a check under 10 kills; false: it only keeps the character down "
+                              "(a nonlethal knock-out is 'sans danger de mort')")
     check_penalty: int = param(0, kind="int", lo=-50, hi=0, rule="A1-6",
                                help="penalty added to every d20 check (Constitution and Medicine)")
 
@@ -126,6 +131,8 @@ class Recovery(Rules):
         result = (total >= DIE_UNDER) + (total >= WAKE_AT)  # 0 dies, 1 stays, 2 wakes
         if self.natural:
             result = min(result + 1, 2) if con_roll == 20 else (max(result - 1, 0) if con_roll == 1 else result)
+        if not self.lethal:
+            result = max(result, 1)
         if result == 2:
             return AWAKE, 1
         if result == 0:
@@ -153,6 +160,8 @@ class Recovery(Rules):
         result = (total >= DIE_UNDER).astype(np.int8) + (total >= WAKE_AT)  # (m,) 0 dies, 1 stays, 2 wakes
         if self.natural:
             result = np.clip(result + (con == 20) - (con == 1), 0, 2)
+        if not self.lethal:
+            result = np.maximum(result, 1)
         codes = np.full(m, -1, dtype=np.int8)
         codes[result == 0] = DEAD
         codes[result == 2] = AWAKE
@@ -187,6 +196,8 @@ class Recovery(Rules):
                 result = 0 if total < DIE_UNDER else (2 if total >= WAKE_AT else 1)
                 if self.natural and r in (1, 20):  # A1-6 option: one step up or down
                     result = min(2, max(0, result + (1 if r == 20 else -1)))
+                if not self.lethal:  # nonlethal knock-out: never dies of a check
+                    result = max(result, 1)
                 if result == 0:
                     dead += 1
                 elif result == 2:
