@@ -269,4 +269,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    # run the canonical module's main: verb modules import simkit.cli, not __main__
+    from simkit.cli import main as _main
+
+    sys.exit(_main())

@@ -66,8 +66,9 @@ def configure(sub) -> None:
 
     p = sub.add_parser("compare", help="the same sweep under several rule variants, with differences")
     p.add_argument("model", help="model name")
-    p.add_argument("--variants", default="seed,pf2e-core",
-                   help="presets to compare, comma-separated (default seed,pf2e-core)")
+    p.add_argument("--variants", default=None,
+                   help="presets to compare, comma-separated (default: every preset of the model, "
+                        "e.g. seed,pf2e-core)")
     p.add_argument("--ambiguities", nargs="?", const="all", default=None, metavar="IDS",
                    help="add every reading of the ambiguities (all, or ids/parameters like A0-1,A0-4)")
     p.add_argument("--baseline", default=None, help="variant the others are compared with (default: the first)")
@@ -219,10 +220,11 @@ def _cmd_compare(args) -> int:
 
     axes = parse_grid_args(cls, args.grid)
     fixed = parse_fixed_args(cls, args.set)
-    presets = [v.strip() for v in args.variants.split(",") if v.strip()]
     from .models.presets import PRESETS
 
     known = PRESETS.get(cls.name, {"seed": {}})
+    given = args.variants if args.variants is not None else ",".join(known)
+    presets = [v.strip() for v in given.split(",") if v.strip()]
     for p in presets:
         if p not in known:
             raise ParamError(f"--variants {p}: unknown preset for model {cls.name!r}; known: {', '.join(known)}")

@@ -140,6 +140,8 @@ class Dice:
             raise ValueError(f"dice count must be in [0, 100], got {self.count}")
         if not 1 <= self.sides <= 1000:
             raise ValueError(f"dice sides must be in [1, 1000], got {self.sides}")
+        if self.count * self.sides > 10_000:
+            raise ValueError(f"dice {self.count}d{self.sides}: count x sides must be at most 10000")
 
     @classmethod
     def parse(cls, text: str | Dice) -> Dice:

@@ -211,6 +211,8 @@ def simulate(
             total = tally if total is None else _acc(total, tally)
     else:
         own = executor is None
+        if own:
+            check_sendable(model)
         ex = executor if executor is not None else _process_pool(min(workers, n_blocks))
         in_flight = 2 * (workers if own else max(workers, os.cpu_count() or 1))
         pending: deque = deque()
@@ -232,16 +234,59 @@ def simulate(
     return Result(model=model, n=n, seed=seed, hist=total.hist, marks=total.marks, observed=total.observed)
 
 
+def check_sendable(model, where: str = "workers") -> None:
+    """One-line error when ``model`` cannot be sent to worker processes.
+
+    A rule class defined in a notebook or inside a function (e.g. a :func:`simkit.track`)
+    cannot be pickled: such a model runs in-process only.
+    """
+    import pickle
+
+    try:
+        pickle.dumps(model)
+    except (pickle.PicklingError, AttributeError, TypeError) as exc:
+        raise ParamError(
+            f"{where}: model {model.name!r} cannot be sent to worker processes ({type(exc).__name__}); "
+            "use workers=1, or define its class in a module") from None
+
+
 def _acc(total: Tally, tally: Tally) -> Tally:
     total += tally
     return total
 
 
-def _process_pool(workers: int) -> ProcessPoolExecutor:
+def _process_pool(workers: int, preload: tuple[str, ...] = ()) -> ProcessPoolExecutor:
+    """Local worker processes (forkserver where available, else spawn).
+
+    Each worker watches the process that started it and exits when that one is gone,
+    so a ``kill -9`` of a sweep does not leave workers computing for nobody.
+    """
     import multiprocessing
 
-    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method))
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        ctx = multiprocessing.get_context("forkserver")
+        if preload:
+            ctx.set_forkserver_preload(list(preload))
+    else:  # pragma: no cover - Windows
+        ctx = multiprocessing.get_context("spawn")
+    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_watch_parent,
+                               initargs=(os.getpid(),))
+
+
+def _watch_parent(pid: int, every: float = 1.0) -> None:
+    """In a worker: exit at once when process ``pid`` (the one that made the pool) dies."""
+    import threading
+    import time
+
+    def loop():
+        while True:
+            time.sleep(every)
+            try:
+                os.kill(pid, 0)
+            except OSError:
+                os._exit(1)
+
+    threading.Thread(target=loop, name="simkit-parent-watch", daemon=True).start()
 
 
 def default_workers() -> int:

@@ -358,6 +358,20 @@ def load_config(path) -> dict:
     for table in ("grid", "set"):
         if table in cfg and not isinstance(cfg[table], dict):
             raise ParamError(f"--config {path}: [{table}] must be a table of KEY = values")
+    for key in ("exact_only", "survival", "resume", "quiet"):
+        if key in cfg and not isinstance(cfg[key], bool):
+            raise ParamError(f"--config {path}: {key} must be true or false, got {cfg[key]!r}")
+    if "n" in cfg:
+        n = cfg["n"]
+        if isinstance(n, float) and n.is_integer():
+            cfg["n"] = n = int(n)  # n = 1e5, as on the command line
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ParamError(f"--config {path}: n must be a positive integer, got {n!r}")
+    if "seed" in cfg and (isinstance(cfg["seed"], bool) or not isinstance(cfg["seed"], int) or cfg["seed"] < 0):
+        raise ParamError(f"--config {path}: seed must be a non-negative integer, got {cfg['seed']!r}")
+    for key in ("preset", "output", "executor", "scheduler"):
+        if key in cfg and not isinstance(cfg[key], str):
+            raise ParamError(f"--config {path}: {key} must be a string, got {cfg[key]!r}")
     return cfg
 
 
@@ -370,6 +384,8 @@ def resolve_point(model_cls, values: dict, _cache: tuple | None = None) -> tuple
     """
     params_spec, keys = _cache if _cache is not None else (spec(model_cls), sweep_keys_for(model_cls))
     values = dict(values)
+    if "level_diff" in values and "level" not in values and "level" in params_spec:
+        values["level"] = params_spec["level"]["default"]  # the model's own level (encounter)
     derived: dict = {}
     applied = set()  # derive functions already run (the days_without_* keys share one)
     for name, k in keys.items():

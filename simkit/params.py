@@ -126,8 +126,8 @@ def check_value(name: str, meta: dict, value: Any) -> Any:
     if kind == "dice":
         try:
             return str(parse_dice(value))
-        except ValueError:
-            raise bad() from None
+        except ValueError as exc:
+            raise ParamError(f"{name}={value!r} is not allowed: {exc}") from None
     if kind == "heights":
         from .heights import parse_heights
 

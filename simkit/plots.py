@@ -37,7 +37,10 @@ LABELS = {
     "pc_con": "Constitution modifier at level 1",
 }
 
-#: How "still in the track" reads in each time unit.
+#: How "still in the track" reads for a model, else in a time unit.
+ACTIVE_BY_MODEL = {"dying": "still dying", "perseverance": "still agonising", "agony": "still agonising",
+                   "recovery": "still unconscious", "encounter": "still in the fight",
+                   "fatigue": "still lost", "dnd5e": "still dying", "dnd4e": "still dying"}
 ACTIVE_NAMES = {"rounds": "still dying"}
 
 
@@ -46,10 +49,20 @@ def label_for(key: str) -> str:
     return LABELS.get(key, key.replace("_", " "))
 
 
-def _outcome_label(outcome: str, unit: str | None = None) -> str:
+def _outcome_label(outcome: str, unit: str | None = None, model: str | None = None) -> str:
     if outcome == "active":
+        if model in ACTIVE_BY_MODEL:
+            return ACTIVE_BY_MODEL[model]
         return ACTIVE_NAMES.get(unit or "", "still in the track")
     return outcome
+
+
+def _model_of(frame) -> str | None:
+    """The model a frame describes: ``attrs["model"]`` (live) or a ``model`` column (CSV)."""
+    model = frame.attrs.get("model")
+    if model is None and "model" in frame and len(frame):
+        model = frame["model"].iloc[0]
+    return model
 
 
 def _lead_columns(df) -> list[str]:
@@ -140,7 +153,7 @@ def survival_curves(surv, outcomes=("active", "dead"), ax=None, label: str | Non
             raise ValueError(f"outcome {o!r}: not in the frame; outcomes: {', '.join(sorted(known))}")
     for o in outcomes:
         d = surv[surv["outcome"] == o]
-        name = _outcome_label(o, unit)
+        name = _outcome_label(o, unit, _model_of(surv))
         lab = f"{label}: P({name})" if label else f"P({name})"
         c = color if color is not None else COLORS.get(o)
         line = ax.step(d["time"], d["p"], where="post", color=c, label=lab, linestyle=linestyle)[0]

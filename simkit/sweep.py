@@ -298,6 +298,15 @@ class _InProcess:
         pass
 
 
+def _json_value(v):
+    """Journal values json cannot write: missing values (pd.NA) and numpy scalars."""
+    if v is pd.NA or v is None:
+        return None
+    if isinstance(v, np.generic):
+        return v.item()
+    raise TypeError(f"cannot write {type(v).__name__} to the sweep journal")
+
+
 def process_pool(workers: int):
     """A local process pool whose workers start with simkit already imported.
 
@@ -305,15 +314,9 @@ def process_pool(workers: int):
     forkserver preloads simkit once, so each worker starts in a fraction of a second
     instead of importing numpy, pandas and simkit again.
     """
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    from .engine import _process_pool
 
-    if "forkserver" in multiprocessing.get_all_start_methods():
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["simkit.sweep", "simkit.engine", "simkit.exact", "simkit.models"])
-    else:  # pragma: no cover - Windows
-        ctx = multiprocessing.get_context("spawn")
-    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+    return _process_pool(workers, ("simkit.sweep", "simkit.engine", "simkit.exact", "simkit.models"))
 
 
 class _Pool:
@@ -483,7 +486,7 @@ class Journal:
                 fh.truncate(good)
 
     def add(self, keys: list[str], records: list[dict]) -> None:
-        self.fh.write(json.dumps({"keys": keys, "records": records}) + "\n")
+        self.fh.write(json.dumps({"keys": keys, "records": records}, default=_json_value) + "\n")
         self._sync()
         for k, r in zip(keys, records):
             self.done[k] = r
@@ -533,6 +536,11 @@ def run_plan(plan: SweepPlan, *, executor="local", workers: int = 1, scheduler=N
             chunk_size = 4096
         else:
             chunk_size = max(1, min(32, math.ceil(len(todo) / (4 * workers)))) if todo else 1
+    if executor != "local" or workers > 1:
+        from .engine import check_sendable
+
+        if todo:
+            check_sendable(plan.models[todo[0]], "workers" if executor == "local" else f"executor={executor}")
     chunks = _chunks(todo, int(chunk_size))
     tasks = [
         (c, (plan.mode, [plan.models[i] for i in c], [plan.seeds[i] for i in c], plan.n,
@@ -657,7 +665,7 @@ def sweep(model, grid=None, n: int | None = 100_000, rng=None, *, fixed=None, pr
     model : str, Rules class or Rules
         A registered model's name, its class, or rules whose non-default values are
         the base under the grid.
-    grid : dict or Grid
+    grid : dict, Grid, or the path of a sweep TOML file
         Axes: key -> list, tuple, range, or ``"A..B"`` / ``"A..B:STEP"`` string. Keys
         are model parameters or sweep keys (``level``, ``level_diff``...; see
         :mod:`simkit.grid`). ``None`` or ``{}``: a single point.
@@ -692,6 +700,16 @@ def sweep(model, grid=None, n: int | None = 100_000, rng=None, *, fixed=None, pr
     pandas.DataFrame
         One row per point and outcome (see the module docs for the columns).
     """
+    if isinstance(grid, (str, Path)):  # a TOML file: its [grid], with its [set] under fixed
+        from .grid import load_config
+
+        cfg = load_config(grid)
+        name = model if isinstance(model, str) else getattr(model, "name", None)
+        if cfg["model"] != name:
+            raise ParamError(f"grid {grid}: the file is for model {cfg['model']!r}, not {name!r}")
+        fixed = {**cfg.get("set", {}), **(fixed or {})}
+        preset = preset or cfg.get("preset")
+        grid = cfg.get("grid", {})
     plan = plan_sweep(model, grid, n, rng, fixed=fixed, preset=preset, exact_only=exact_only,
                       survival=survival, level=level)
     return run_plan(plan, executor=executor, workers=workers, scheduler=scheduler, client=client,

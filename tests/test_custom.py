@@ -327,3 +327,18 @@ def test_cli_bad_values_one_line(argv):
     code, out, err = run(*argv)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("simkit: error:")
+
+
+def test_notebook_track_with_workers_is_a_clear_error():
+    import simkit
+    from simkit import ParamError
+
+    def step(state, roll, rules):
+        return "dead" if roll <= rules.x else ("stable" if roll == 20 else state)
+
+    t = simkit.track("nb", start=0, step=step, dice="1d20", outcomes=("stable", "dead"), params={"x": 1})
+    with pytest.raises(ParamError, match="cannot be sent to worker processes"):
+        simkit.simulate(t, 200_000, rng=1, workers=2, block_size=2**16)
+    with pytest.raises(ParamError, match="cannot be sent to worker processes"):
+        simkit.sweep(t, {"x": [1, 2]}, 1000, 1, workers=2)
+    assert simkit.simulate(t, 1000, rng=1).n == 1000  # in-process is fine
