@@ -67,7 +67,7 @@ def main(argv=None):
 
     t_sim = best_of(lambda: simulate(model, n, rng=1))
     sim_rate = n / t_sim
-    t_loop = best_of(lambda: plain_loop(model, n_loop, 1), repeat=1)
+    t_loop = best_of(lambda: plain_loop(model, n_loop, 1))  # best of 3, like simulate
     loop_rate = n_loop / t_loop
     rng = np.random.default_rng(0)
     t_raw = best_of(lambda: rng.integers(1, 21, size=10**7, dtype=np.uint16), repeat=5)

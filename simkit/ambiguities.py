@@ -169,14 +169,13 @@ AMBIGUITIES: tuple[Ambiguity, ...] = (
 def typical_fortitude(level: int) -> int:
     """Fortitude modifier of a typical PF2e character of ``level`` (1..20).
 
-    level + proficiency (expert 4 from level 1, master 6 from level 9, as a fighter)
-    + Constitution modifier (+2, +3 from level 5, +4 from level 10, +5 from level 20)
-    + item bonus from resilient runes (+1 from level 8, +2 from 14, +3 from 20).
+    :func:`simkit.levels.fortitude_save` with its defaults: a fighter's schedule (expert
+    from level 1, master from 9), Constitution +2 with the boosts of levels 5/10/15/20,
+    resilient runes (+1 from level 8, +2 from 14, +3 from 20).
     """
-    prof = 4 if level < 9 else 6
-    con = 2 if level < 5 else 3 if level < 10 else 4 if level < 20 else 5
-    item = 0 if level < 8 else 1 if level < 14 else 2 if level < 20 else 3
-    return level + prof + con + item
+    from .levels import fortitude_save
+
+    return fortitude_save(level)
 
 
 def typical_character(model: str, level: int) -> dict[str, Any]:

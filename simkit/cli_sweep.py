@@ -47,7 +47,8 @@ def _add_run_args(p, *, sweep_verb: bool) -> None:
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="Dask scheduler address (default: a LocalCluster for the run)")
     p.add_argument("--workers", type=int, default=None,
-                   help="processes (local) or LocalCluster workers (default: the CPU count)")
+                   help="processes (local) or LocalCluster workers (default: 1 for small or exact-only "
+                        "sweeps, else the CPU count)")
     p.add_argument("--level", type=float, default=None, help="confidence level of ci_low/ci_high (default 0.95)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("-o", "--output", default=None, help="the CSV to write (atomically)")

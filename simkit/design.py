@@ -72,7 +72,7 @@ def _method(model, method: str) -> str:
     if method == "auto":
         return "exact" if getattr(model, "has_exact", False) else "mc"
     if method == "exact" and not getattr(model, "has_exact", False):
-        raise ParamError(f"method='exact': model {model.name!r} has no exact solver; use method='mc'")
+        raise ParamError(f"method='exact': model {model.name!r} has no exact solver; use Monte Carlo (method='mc', --method mc)")
     return method
 
 

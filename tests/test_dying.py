@@ -279,12 +279,26 @@ config = st.fixed_dictionaries(
         "max_rounds": st.sampled_from([3, 8, 40]),
         "hp_max": st.sampled_from([None, 6, 12]),
         "check_penalty": st.integers(-4, 0),
+        "start": st.integers(1, 2),
+        "nonlethal": st.sampled_from([False, False, False, True]),
+        "hit_dc": st.sampled_from([None, 18, 30]),
+        "wounded": st.integers(0, 2),
+        "source": st.sampled_from(["dc", "dc", "monster_level"]),
+        "monster_level": st.integers(0, 20),
     }
 )
 
 
-@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+def _model(params):
+    """Dying rules from a generated configuration (dc or monster_level, wounded rule on when wounded)."""
+    p = dict(params)
+    source = p.pop("source")
+    p.pop("monster_level" if source == "dc" else "dc")
+    p["wounded_rule"] = p["wounded"] > 0
+    return Dying(**p)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(config)
 def test_monte_carlo_matches_exact_generated(params):
-    model = Dying(**params)
-    _agree(model, 40_000, 17)
+    _agree(_model(params), 40_000, 17)
