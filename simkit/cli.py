@@ -174,6 +174,8 @@ def _cmd_run(args) -> int:
     model = model_from_args(args)
     _prepare_output(args)
     res = simulate(model, args.n, rng=args.seed, workers=args.workers)
+    if args.seed is None:  # fresh entropy: say how to replay the run
+        print(f"simkit: seed {res.seed} (replay with --seed {res.seed})", file=sys.stderr)
     if args.stages:
         _need_chain(model)
         df = res.stage_summary(level=args.level)

@@ -51,6 +51,10 @@ class ExactResult:
     def __getitem__(self, outcome: str) -> float:
         return self.probabilities[outcome]
 
+    def __repr__(self) -> str:
+        ps = ", ".join(f"{o}={p:.6f}" for o, p in self.probabilities.items())
+        return f"ExactResult({self.model.name}: {ps})"
+
     def summary(self) -> pd.DataFrame:
         """Columns ``outcome, p``."""
         probs = self.probabilities

@@ -166,6 +166,9 @@ def survival_curves(surv, outcomes=("active", "dead"), ax=None, label: str | Non
     ax.set_xlabel(f"time ({unit})")
     ax.set_ylabel("probability")
     ax.set_ylim(-0.02, 1.02)
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # whole rounds, hours, days
     ax.grid(alpha=0.3)
     if legend:
         _legend(ax, exact and "exact" in surv and surv["exact"].notna().any())
@@ -176,7 +179,10 @@ def _legend(ax, exact_dots: bool) -> None:
     _, labels = ax.get_legend_handles_labels()
     if exact_dots and "exact (dots)" not in labels:
         ax.plot([], [], ".", color="0.3", label="exact (dots)")
-    ax.legend(frameon=False, fontsize="small", loc="best")
+    if len(labels) > 4:  # many curves: the legend goes beside the plot, not over it
+        ax.legend(frameon=False, fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    else:
+        ax.legend(frameon=False, fontsize="small", loc="best")
 
 
 def _point_label(row, keys) -> str:
