@@ -9,11 +9,11 @@ import pandas as pd
 import pytest
 
 from simkit import Dying, simulate, solve
-from simkit.chain import ChainRules
 from simkit.exact import solve_many
-from simkit.params import ParamError, param
+from simkit.params import ParamError
 from simkit.streams import point_seed
 from simkit.sweep import STAT_COLUMNS, journal_path, sweep, sweep_csv
+from test_chain import DyingTwice  # the chained stand-in model shared by the tests
 
 N = 20_000
 
@@ -83,18 +83,6 @@ def test_solve_many_equals_solve_on_varied_models():
         assert b.unresolved == pytest.approx(a.unresolved, abs=1e-15)
 
 
-@dataclass(frozen=True, slots=True)
-class DyingTwice(ChainRules):
-    """Test chain: a dying track whose 'stable' continues as a second, harder one."""
-
-    name: ClassVar[str] = "dying_twice"
-    outcomes: ClassVar[tuple[str, ...]] = ("stable", "dead", "revived")
-    dc: int = param(20, kind="int", lo=1, hi=60, help="dc of both")
-    max_rounds: int = param(30, kind="int", lo=1, hi=1000, help="horizon")
-
-    def stages(self):
-        m = Dying(dc=self.dc, max_rounds=self.max_rounds)
-        return m, {"stable": m.replace(dc=self.dc + 4)}
 
 
 def test_chain_models_sweep_like_any_other():

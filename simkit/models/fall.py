@@ -250,7 +250,22 @@ def _final(first: str, second: str | None) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class FallDying(ChainRules):
+class _FallChain(ChainRules):
+    """The fall's parameters, shared by the chains that start with a fall."""
+
+    height: str = same_as(Fall, "height", default="9")
+    reading: str = same_as(Fall, "reading")
+    level: int = same_as(Fall, "level")
+    ancestry_hp: int = same_as(Fall, "ancestry_hp")
+    class_hp: int = same_as(Fall, "class_hp")
+    con: int = same_as(Fall, "con")
+    hp: int | None = same_as(Fall, "hp")
+    hp_max: int | None = same_as(Fall, "hp_max")
+    temp_hp: int = same_as(Fall, "temp_hp")
+
+
+@dataclass(frozen=True, slots=True)
+class FallDying(_FallChain):
     """A fall (R4-07) whose lethal knock-out continues as the seed-000 dying track (R0-03..R0-10).
 
     Outcomes: ``dead`` (the fall, or the dying track), ``standing``, ``ko`` (the
@@ -264,15 +279,6 @@ class FallDying(ChainRules):
     outcomes: ClassVar[tuple[str, ...]] = ("dead", "standing", "ko", "stable", "revived")
     rule_ids: ClassVar[str] = "R4-07, R0-01, R0-03..R0-10, R0-13, R0-14; A4-1, A0-4"
 
-    height: str = same_as(Fall, "height", default="9")
-    reading: str = same_as(Fall, "reading")
-    level: int = same_as(Fall, "level")
-    ancestry_hp: int = same_as(Fall, "ancestry_hp")
-    class_hp: int = same_as(Fall, "class_hp")
-    con: int = same_as(Fall, "con")
-    hp: int | None = same_as(Fall, "hp")
-    hp_max: int | None = same_as(Fall, "hp_max")
-    temp_hp: int = same_as(Fall, "temp_hp")
     massive_damage: bool = same_as(Fall, "massive_damage", default=True)
     save_bonus: int = same_as(Dying, "save_bonus")
     dc: int | None = same_as(Dying, "dc")
@@ -297,7 +303,7 @@ class FallDying(ChainRules):
 
 
 @dataclass(frozen=True, slots=True)
-class FallPerseverance(ChainRules):
+class FallPerseverance(_FallChain):
     """A fall (R4-07) whose knock-out continues as the seed-001 agonising track (R1-01..R1-05).
 
     Outcomes: ``dead``, ``standing``, ``ko`` (the 10-<12 m band: 0 HP, unconscious,
@@ -311,15 +317,6 @@ class FallPerseverance(ChainRules):
     outcomes: ClassVar[tuple[str, ...]] = ("dead", "standing", "ko", "stable", "revived", "back")
     rule_ids: ClassVar[str] = "R4-07, R0-01, R0-14, R1-01..R1-05; A4-1, A1-1, A1-3"
 
-    height: str = same_as(Fall, "height", default="9")
-    reading: str = same_as(Fall, "reading")
-    level: int = same_as(Fall, "level")
-    ancestry_hp: int = same_as(Fall, "ancestry_hp")
-    class_hp: int = same_as(Fall, "class_hp")
-    con: int = same_as(Fall, "con")
-    hp: int | None = same_as(Fall, "hp")
-    hp_max: int | None = same_as(Fall, "hp_max")
-    temp_hp: int = same_as(Fall, "temp_hp")
     massive_damage: bool = same_as(Fall, "massive_damage")
     pp: int = same_as(Perseverance, "pp")
     pp_max: int = same_as(Perseverance, "pp_max")
