@@ -144,6 +144,7 @@ def plan_sweep(model, grid=None, n: int | None = 100_000, rng=None, *, fixed=Non
     g = grid if isinstance(grid, Grid) else make_grid(cls, grid or {}, fixed or {})
     if isinstance(grid, Grid) and fixed:
         raise ParamError("give fixed values either in the Grid or as fixed=, not both")
+    _check_axes_take_effect(cls, g, {**base, **g.fixed})
     level = float(check_level(level))
     if exact_only:
         if not _has_exact_cls(cls, base, g):
@@ -176,6 +177,24 @@ def plan_sweep(model, grid=None, n: int | None = 100_000, rng=None, *, fixed=Non
             seeds.append(None)
     return SweepPlan(cls.name, g, base, n_, seed, mode, bool(exact_only and survival), level,
                      points, derived, models, seeds, keys)
+
+
+def _check_axes_take_effect(cls, g: Grid, given: dict) -> None:
+    """A grid key that only sets parameters already given would change nothing: say so."""
+    from .grid import sweep_keys_for
+    from .params import spec
+
+    params = spec(cls)
+    keys = sweep_keys_for(cls)
+    for name in g.axes:
+        k = keys.get(name)
+        if k is None or k.derive is None or k.adds:
+            continue
+        targets = [t for t in k.sets if t in params]
+        if targets and all(t in given for t in targets):
+            shown = ", ".join(f"{t}={given[t]!r}" for t in targets)
+            raise ParamError(f"--grid {name}: it sets {', '.join(targets)}, which the model or --set already "
+                             f"gives ({shown}); drop that value to sweep {name}")
 
 
 def _has_exact_cls(cls, base, g) -> bool:

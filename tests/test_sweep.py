@@ -217,3 +217,14 @@ def test_models_without_exact_solver():
     with pytest.raises(ParamError, match="no exact solver"):
         sweep(NoExact, {"dc": [14]}, exact_only=True)
     assert list(ref.columns) == list(df.columns)
+
+
+def test_grid_key_whose_targets_are_all_given_is_refused():
+    from simkit.models import make_model
+
+    fight = make_model("encounter", level=5, monster_level=7)
+    with pytest.raises(ParamError, match="--grid level_diff: it sets monster_level"):
+        sweep(fight, {"level_diff": [0, 1]}, 1000, 1)
+    # without the explicit monster_level the axis takes effect (the model's own level)
+    df = sweep(fight.replace(monster_level=None), {"level_diff": [0, 1]}, 2000, 1)
+    assert set(df["monster_level"]) == {5, 6}

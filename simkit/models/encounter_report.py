@@ -65,26 +65,18 @@ def encounter_summary(res, level: float = 0.95) -> pd.DataFrame:
     return out
 
 
-def level_sweep(model: Encounter, deltas=range(-4, 5), n: int = 20_000, rng: int = 0) -> pd.DataFrame:
+def level_sweep(model: Encounter, deltas=range(-4, 5), n: int = 20_000, rng: int = 0, **sweep_options) -> pd.DataFrame:
     """P(outcome) as the enemies' level runs over ``model.level + delta``.
 
-    A tidy frame ``delta, monster_level, outcome, count, n, p, ci_low, ci_high, seed``;
-    each point's seed comes from ``rng`` and the point's parameters
-    (:func:`simkit.streams.point_seed`). Levels outside 0..24 are skipped.
+    A sweep over the ``level_diff`` key (:func:`simkit.sweep`, so workers, executors
+    and point seeds from each point's parameters come with it), as a tidy frame whose
+    first columns are ``delta, monster_level``, then ``outcome, count, n, p, ci_low,
+    ci_high`` and the sweep's bookkeeping columns. Levels outside 0..24 are skipped.
+    ``sweep_options`` go to :func:`simkit.sweep` (``workers=``, ``executor=``...).
     """
-    from ..engine import simulate
-    from ..streams import point_seed
+    from ..sweep import sweep
 
-    frames = []
-    for d in deltas:
-        ml = model.level + d
-        if not 0 <= ml <= 24:
-            continue
-        m = model.replace(monster_level=ml)
-        seed = point_seed(int(rng), {"model": m.name, **m.params()})
-        df = simulate(m, n, rng=seed).summary(exact=False)
-        df.insert(0, "monster_level", ml)
-        df.insert(0, "delta", d)
-        df["seed"] = seed
-        frames.append(df)
-    return pd.concat(frames, ignore_index=True)
+    ds = [int(d) for d in deltas if 0 <= model.level + d <= 24]
+    base = model.replace(monster_level=None)  # the grid sets it: level + delta
+    df = sweep(base, {"level_diff": ds}, n, rng, fixed={"level": model.level}, **sweep_options)
+    return df.rename(columns={"level_diff": "delta"})
