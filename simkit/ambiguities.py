@@ -181,17 +181,27 @@ def typical_fortitude(level: int) -> int:
 def typical_character(model: str, level: int) -> dict[str, Any]:
     """Parameters describing a typical character of ``level`` (1..20) in ``model``.
 
-    ``dying``: its Fortitude save (:func:`typical_fortitude`). ``recovery``, ``fall``,
-    ``encounter``: ``level``. Other models: nothing (their odds do not depend on level).
+    ``dying``: its Fortitude save (:func:`typical_fortitude`). ``recovery`` and
+    ``agony``: ``level`` and its Constitution modifier (+2, raised by the boosts of
+    levels 5/10/15/20); ``perseverance`` and ``agony``: PP max by level (all PP left);
+    ``fall``, ``encounter``: ``level``. Other models: nothing. All from
+    :mod:`simkit.levels`.
     """
     if not isinstance(level, (int, np.integer)) or isinstance(level, bool) or not 1 <= level <= 20:
         raise ParamError(f"character level must be an integer in [1, 20], got {level!r}")
     level = int(level)
+    from . import levels
+
+    out: dict[str, Any] = {}
     if model == "dying":
-        return {"save_bonus": typical_fortitude(level)}
-    if model in ("recovery", "fall", "encounter"):
-        return {"level": level}
-    return {}
+        out["save_bonus"] = typical_fortitude(level)
+    if model in ("recovery", "agony", "fall", "encounter"):
+        out["level"] = level
+    if model in ("recovery", "agony"):
+        out["con"] = levels.con_modifier(level)
+    if model in ("perseverance", "agony"):
+        out["pp_max"] = out["pp"] = levels.pp_max(level)
+    return out
 
 
 def typical_params(model: str, level: int) -> dict[str, Any]:
