@@ -345,6 +345,7 @@ class _Pool:
         self.own = executor is None
         self.ex = executor if executor is not None else process_pool(workers)
         self.workers = workers
+        self.aborted = False
 
     def run(self, tasks, on_done):
         tasks = list(tasks)
@@ -362,12 +363,19 @@ class _Pool:
                     i = pending.pop(fut)
                     on_done(i, fut.result())
         except BaseException:
+            self.aborted = True
             for fut in pending:
                 fut.cancel()
             raise
 
     def close(self):
-        if self.own:
+        if not self.own:
+            return
+        if self.aborted:  # Ctrl-C or an error: stop the workers now, their results are not wanted
+            for proc in list(getattr(self.ex, "_processes", {}).values()):
+                proc.terminate()
+            self.ex.shutdown(wait=False, cancel_futures=True)
+        else:
             self.ex.shutdown(wait=True, cancel_futures=True)
 
 
