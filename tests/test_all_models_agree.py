@@ -34,3 +34,25 @@ def test_defaults_agree_with_exact_at_a_million_tracks(name):
             assert within_se(row["p"], p, N), (name, row["stage"], row["outcome"])
     else:
         assert_agrees_with_exact(model, N, seed, steps=30)
+
+
+def _reading_models():
+    from simkit.ambiguities import AMBIGUITIES
+
+    out = []
+    for a in AMBIGUITIES:
+        if a.model not in REGISTRY:
+            continue
+        for r in a.readings:
+            model = make_model(a.model, **{**a.setup, **r.params})
+            if model.has_exact:
+                out.append(pytest.param(model, id=f"{a.id}-{r.label}"))
+    return out
+
+
+@pytest.mark.parametrize("model", _reading_models())
+def test_every_ambiguity_reading_agrees_with_exact(model):
+    n = 200_000
+    res = simulate(model, n, rng=77)
+    for o, p in solve(model).probabilities.items():
+        assert within_se(res[o], p, n), (model.name, o)
