@@ -154,11 +154,22 @@ def _cmd_models(args) -> int:
                 rule = f" ({r['rule']})" if r["rule"] else ""
                 lines.append(f"    {r['name']:<14} default {r['default']!s:<10} {r['allowed']}{unit}{rule}")
                 lines.append(f"    {'':<14} {r['help']}")
+            keys = _sweep_keys(cls)
+            if keys:
+                lines.append("    sweep keys (simkit sweep --grid/--set; run/exact take days_without_*): "
+                             + ", ".join(keys))
             lines.append("")
         _emit_text("\n".join(lines), args)
         return 0
     emit(df, args)
     return 0
+
+
+def _sweep_keys(cls) -> list[str]:
+    """Grid keys that are not parameters but set some (level, level_diff, days_without_*...)."""
+    from .grid import describe_keys
+
+    return [r["name"] for r in describe_keys(cls)]
 
 
 def _prepare_output(args):

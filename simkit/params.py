@@ -207,7 +207,7 @@ def describe(rules_cls) -> list[dict]:
         rows.append(
             dict(
                 name=name,
-                default=meta["default"],
+                default="none" if meta["default"] is None else str(meta["default"]),
                 allowed=allowed(meta),
                 unit=meta["unit"],
                 rule=meta["rule"],
