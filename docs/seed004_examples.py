@@ -21,35 +21,30 @@ def md(df, index=True):
 heights = ["1.99", "2", "4", "6", "8", "9.99", "10", "11.99", "12"]
 levels = [1, 2, 3, 5, 8]
 
-rows = []
-for h in heights:
-    row = {"height (m)": h}
-    for lv in levels:
-        p = solve(Fall(height=h, level=lv)).probabilities
-        row[f"L{lv} ({Fall(level=lv).max_hp} HP)"] = f"{p['ko']:.1%} / {p['dead']:.1%}"
-    rows.append(row)
+def by_height(columns, cell):
+    """One row per height; ``columns`` maps a column name to its model at that height."""
+    rows = []
+    for h in heights:
+        row = {"height (m)": h}
+        for name, make in columns.items():
+            row[name] = cell(solve(make(h)).probabilities)
+        rows.append(row)
+    return md(pd.DataFrame(rows), index=False)
+
+
+def ko_dead(p):
+    return f"{p['ko']:.1%} / {p['dead']:.1%}"
+
+
 print("fall: P(ko) / P(dead), exact, table reading (A4-1), full HP from level")
-print(md(pd.DataFrame(rows), index=False))
-
-rows = []
-for h in heights:
-    row = {"height (m)": h}
-    for hp in (4, 8, 12, 16, 20):
-        p = solve(Fall(height=h, hp=hp, massive_damage=True)).probabilities
-        row[f"{hp} HP"] = f"{p['ko']:.1%} / {p['dead']:.1%}"
-    rows.append(row)
+print(by_height({f"L{lv} ({Fall(level=lv).max_hp} HP)": (lambda h, lv=lv: Fall(height=h, level=lv))
+                 for lv in levels}, ko_dead))
 print("\nfall: P(ko) / P(dead), exact, a faller with that many HP (hp = max HP), massive damage on (R0-13)")
-print(md(pd.DataFrame(rows), index=False))
-
-rows = []
-for h in heights:
-    row = {"height (m)": h}
-    for lv in levels:
-        p = solve(FallDying(height=h, level=lv)).probabilities
-        row[f"L{lv}"] = f"{p['dead']:.1%}"
-    rows.append(row)
+print(by_height({f"{hp} HP": (lambda h, hp=hp: Fall(height=h, hp=hp, massive_damage=True))
+                 for hp in (4, 8, 12, 16, 20)}, ko_dead))
 print("\nfall_dying: P(dead), exact (massive damage on; dying: save +11 vs DC 22)")
-print(md(pd.DataFrame(rows), index=False))
+print(by_height({f"L{lv}": (lambda h, lv=lv: FallDying(height=h, level=lv)) for lv in levels},
+                lambda p: f"{p['dead']:.1%}"))
 
 m = Fatigue()
 res = simulate(m, 1_000_000, rng=2026)

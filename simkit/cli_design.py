@@ -138,6 +138,14 @@ def configure(sub) -> None:
                        help=f"Monte Carlo tracks per point (default {n_default})")
         p.add_argument("--seed", type=parse_seed, default=None, help="random seed of the Monte Carlo points")
 
+    def design_options(p, func):
+        """The options calibrate and sensitivity share, and the verb's function."""
+        common(p)
+        char_level(p)
+        p.add_argument("--level", type=float, default=0.95, help="confidence level of Monte Carlo intervals")
+        _add_output_args(p)
+        p.set_defaults(func=func)
+
     p = sub.add_parser("calibrate", help="the parameter value that brings an outcome closest to a target")
     _add_model_args(p)
     p.add_argument("--target", required=True, metavar="OUTCOME=P",
@@ -145,11 +153,7 @@ def configure(sub) -> None:
     p.add_argument("--vary", required=True, metavar="PARAM", help="the integer or number parameter to calibrate")
     p.add_argument("--range", type=_range, default=None, metavar="LO..HI",
                    help="values searched (default: the parameter's allowed range)")
-    common(p)
-    char_level(p)
-    p.add_argument("--level", type=float, default=0.95, help="confidence level of Monte Carlo intervals")
-    _add_output_args(p)
-    p.set_defaults(func=_cmd_calibrate)
+    design_options(p, _cmd_calibrate)
 
     p = sub.add_parser("sensitivity", help="change of each outcome for +1/-1 on every numeric parameter")
     _add_model_args(p)
@@ -157,11 +161,7 @@ def configure(sub) -> None:
                    help="only this parameter (repeatable; default: every integer and number parameter)")
     p.add_argument("--outcome", action="append", default=None, metavar="OUTCOME",
                    help="only this outcome (repeatable; default: all)")
-    common(p)
-    char_level(p)
-    p.add_argument("--level", type=float, default=0.95, help="confidence level of Monte Carlo intervals")
-    _add_output_args(p)
-    p.set_defaults(func=_cmd_sensitivity)
+    design_options(p, _cmd_sensitivity)
 
     p = sub.add_parser("ambiguities", help="headline odds under each reading of every ambiguity of RULES.md")
     p.add_argument("--levels", type=_levels, default=(1, 5, 10), metavar="L1,L2,...",

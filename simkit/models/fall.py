@@ -318,6 +318,7 @@ class FallPerseverance(_FallChain):
     rule_ids: ClassVar[str] = "R4-07, R0-01, R0-14, R1-01..R1-05; A4-1, A1-1, A1-3"
 
     massive_damage: bool = same_as(Fall, "massive_damage")
+    # the perseverance stage's parameters (as in agony: two slotted bases cannot be combined)
     pp: int = same_as(Perseverance, "pp")
     pp_max: int = same_as(Perseverance, "pp_max")
     medic_bonus: int | None = same_as(Perseverance, "medic_bonus")
