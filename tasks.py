@@ -50,7 +50,7 @@ def main(argv: list[str]) -> int:
     try:
         install()
         if verb == "report":
-            run(PY, "-m", "simkit.reports", *(rest or ["reports"]))
+            run(PY, "-m", "simkit.analysis.reports", *(rest or ["reports"]))
         elif verb == "test":
             run(PY, "-m", "pytest", "-q", *rest)
         elif verb == "bench":

@@ -19,7 +19,7 @@ import tracemalloc
 import numpy as np
 
 from simkit import Dying, simulate, solve
-from simkit.dice import degree
+from simkit.rules.dice import degree
 
 
 def best_of(fn, repeat=3):

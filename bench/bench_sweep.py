@@ -21,7 +21,7 @@ import time
 
 import pandas as pd
 
-from simkit.sweep import dask_worker_config, process_pool, sweep
+from simkit.analysis.sweep import dask_worker_config, process_pool, sweep
 
 GRID = {"dc": range(14, 54), "save_bonus": range(25)}  # 1,000 points
 EXACT_GRID = {"dc": range(14, 54), "save_bonus": range(-5, 45), "heal_round": [None, 3, 5, 9, 20]}  # 10,000

@@ -64,7 +64,7 @@ try:
     import matplotlib
 
     matplotlib.use("Agg")
-    from simkit.plots import survival_curves
+    from simkit.analysis.plots import survival_curves
 
     ax = None
     for (label, model), style in zip([("p_food=0.3 (default)", m), ("p_food=0.1", m.replace(p_food=0.1)),

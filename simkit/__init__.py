@@ -1,22 +1,16 @@
 """simkit: how deadly are your rules? Monte Carlo and exact odds for RPG dying rules."""
 
-from importlib.metadata import PackageNotFoundError, version
-
-from .engine import simulate
-from .exact import ExactResult, solve
-from .models import REGISTRY, get_model, make_model  # isort: skip  (before custom: dnd presets)
-from .custom import CustomTrack, track  # noqa: E402
-from .design import calibrate, sensitivity  # noqa: E402
-from .models.dying import Dying
-from .params import ParamError
-from .result import Result
-from .sweep import sweep
-from .compare import compare
-
-try:
-    __version__ = version("simkit")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree
-    __version__ = "0.0.0+unknown"
+from simkit.analysis.compare import compare
+from simkit.analysis.design import calibrate, sensitivity
+from simkit.analysis.sweep import sweep
+from simkit.core.engine import simulate
+from simkit.core.exact import ExactResult, solve
+from simkit.core.params import ParamError
+from simkit.core.result import Result
+from simkit.core.version import __version__
+from simkit.models import REGISTRY, get_model, make_model
+from simkit.models.custom import CustomTrack, track
+from simkit.models.dying import Dying
 
 __all__ = [
     "simulate",

@@ -22,7 +22,7 @@ def within_se(p_hat: float, p: float, n: int, k: float = 5.0) -> bool:
 
 
 class RecordingRng:
-    """Stands in for the engine's :class:`~simkit.streams.BlockRng` and records draws.
+    """Stands in for the engine's :class:`~simkit.core.streams.BlockRng` and records draws.
 
     Kernel tests run ``model.step`` with it, then replay each track's recorded draws
     through the model's scalar reference (STYLE.md item 6). ``draws`` is a list of
@@ -55,7 +55,7 @@ def run_cli(*argv) -> tuple[int, str, str]:
     import io
     from contextlib import redirect_stderr, redirect_stdout
 
-    from .cli import main
+    from simkit.cli.main import main
 
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
@@ -70,8 +70,8 @@ def assert_agrees_with_exact(model, n: int, seed, *, steps: int | None = None, k
     default), the cumulative absorption probability of every outcome by each step.
     Returns the Monte Carlo result.
     """
-    from .engine import simulate
-    from .exact import solve
+    from simkit.core.engine import simulate
+    from simkit.core.exact import solve
 
     res = simulate(model, n, rng=seed)
     exact = solve(model)

@@ -37,7 +37,7 @@ def test_defaults_agree_with_exact_at_a_million_tracks(name):
 
 
 def _reading_models():
-    from simkit.ambiguities import AMBIGUITIES
+    from simkit.analysis.ambiguities import AMBIGUITIES
 
     out = []
     for a in AMBIGUITIES:

@@ -11,7 +11,7 @@ import pytest
 
 import simkit
 from simkit import Dying, ParamError
-from simkit.ambiguities import (
+from simkit.analysis.ambiguities import (
     AMBIGUITIES,
     REPORT_COLUMNS,
     Ambiguity,
@@ -20,10 +20,10 @@ from simkit.ambiguities import (
     typical_fortitude,
     typical_params,
 )
-from simkit.cli import main
-from simkit.custom import CustomTrack
+from simkit.cli.main import main
+from simkit.models.custom import CustomTrack
 from simkit.models import REGISTRY
-from simkit.params import param, spec
+from simkit.core.params import param, spec
 from simkit.testing import within_se
 
 IDS = ["A0-1", "A0-2", "A0-3", "A0-4", "A0-5", "A1-1", "A1-2", "A1-3", "A1-4", "A1-5", "A1-6", "A4-1", "A4-2",
@@ -99,9 +99,9 @@ def test_unregistered_models_are_listed_not_failed(report):
             rows = report[report["ambiguity"] == a.id]
             assert len(rows) == 1 and rows["p"].isna().all() and rows["model"].iloc[0] == a.model
             assert rows["status"].iloc[0] == (a.note or "model not available")
-    # A1-5 lives in simkit.rest, not in a track model: the report says where
+    # A1-5 lives in simkit.rules.rest, not in a track model: the report says where
     a15 = report[report["ambiguity"] == "A1-5"]
-    assert "simkit.rest.split_damage" in a15["status"].iloc[0]
+    assert "simkit.rules.rest.split_damage" in a15["status"].iloc[0]
 
 
 def test_side_by_side(report):

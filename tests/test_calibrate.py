@@ -11,9 +11,9 @@ import pytest
 
 import simkit
 from simkit import Dying, ParamError
-from simkit.ambiguities import typical_fortitude
-from simkit.cli import main
-from simkit.design import CALIBRATION_COLUMNS, Calibration, calibrate, parse_probability
+from simkit.analysis.ambiguities import typical_fortitude
+from simkit.cli.main import main
+from simkit.analysis.design import CALIBRATION_COLUMNS, Calibration, calibrate, parse_probability
 from simkit.models.dnd import DnD5e
 from simkit.testing import within_se
 

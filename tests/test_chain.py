@@ -6,8 +6,8 @@ from typing import ClassVar
 import pytest
 
 from simkit import Dying, simulate, solve
-from simkit.chain import ChainRules
-from simkit.params import param
+from simkit.core.chain import ChainRules
+from simkit.core.params import param
 from simkit.testing import within_se
 
 

@@ -121,7 +121,7 @@ def test_bad_input_before_output_keeps_old_file(tmp_path):
 
 
 def test_console_script_entry_point():
-    proc = subprocess.run([sys.executable, "-m", "simkit.cli", "exact", "dying", "--format", "json"],
+    proc = subprocess.run([sys.executable, "-m", "simkit.cli.main", "exact", "dying", "--format", "json"],
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)[0]["outcome"] == "stable"

@@ -12,8 +12,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from simkit.cli import main
-from simkit.sweep import sweep
+from simkit.cli.main import main
+from simkit.analysis.sweep import sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -86,7 +86,7 @@ def test_bad_toml_gets_one_line(tmp_path, text, words):
 def _cli(*argv, **kw):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     kw.setdefault("stderr", subprocess.PIPE)
-    return subprocess.Popen([sys.executable, "-m", "simkit.cli", *map(str, argv)], cwd=ROOT, env=env,
+    return subprocess.Popen([sys.executable, "-m", "simkit.cli.main", *map(str, argv)], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, text=True, **kw)
 
 

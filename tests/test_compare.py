@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from simkit import Dying, solve
-from simkit.compare import ambiguity_readings, compare, side_by_side, variants
-from simkit.params import ParamError
-from simkit.stats import two_proportion_test
+from simkit.analysis.compare import ambiguity_readings, compare, side_by_side, variants
+from simkit.core.params import ParamError
+from simkit.core.stats import two_proportion_test
 
 N = 20_000
 

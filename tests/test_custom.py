@@ -11,11 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import simkit
-from simkit.cli import main
-from simkit.custom import CustomTrack, TrackError, track
+from simkit.cli.main import main
+from simkit.models.custom import CustomTrack, TrackError, track
 from simkit.models import REGISTRY, make_model
 from simkit.models.dnd import DnD4e, DnD5e
-from simkit.streams import STREAM_SIZE
+from simkit.core.streams import STREAM_SIZE
 from simkit.testing import within_se
 
 

@@ -3,7 +3,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from simkit.dice import (
+from simkit.rules.dice import (
     CRIT_FAIL,
     CRIT_SUCCESS,
     FAIL,

@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from simkit import Dying, ParamError, simulate, solve
-from simkit.levels import monster_high_dc
+from simkit.rules.levels import monster_high_dc
 from simkit.models import make_model
 from simkit.models.dying import DEAD
 from simkit.testing import assert_agrees_with_exact, RecordingRng

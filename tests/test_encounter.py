@@ -10,14 +10,14 @@ import pytest
 
 from simkit import Dying, ParamError, simulate, solve
 from simkit.models.perseverance import Perseverance
-from simkit.cli import main
+from simkit.cli.main import main
 from simkit.models import make_model
 from simkit.models.encounter import (
     DEAD, DOWN_DYING, DOWN_STABLE, DYING, REVIVED, STABLE, STANDING, UP, Encounter,
 )
-from simkit.models.encounter_report import encounter_summary, level_sweep
+from simkit.analysis.encounter_report import encounter_summary, level_sweep
 from simkit.models.encounter_ref import new_track, ref_init, ref_round
-from simkit.streams import STREAM_SIZE
+from simkit.core.streams import STREAM_SIZE
 from simkit.testing import RecordingRng, standard_error, within_se
 
 
@@ -261,7 +261,7 @@ def test_r0_03_initiative_moves_before_the_knocking_enemy():
 
 @pytest.mark.parametrize("text", ["2d10+9", "1d4", "3d8+24", "4d12+26", "7"])
 def test_dice_draws_follow_the_exact_pmf(text):
-    from simkit.dice import Dice
+    from simkit.rules.dice import Dice
     from simkit.models.encounter import dice_draw, dice_values
 
     values, probs = Dice.parse(text).pmf()

@@ -3,7 +3,7 @@ import pytest
 
 import simkit
 from simkit import Dying, ParamError, simulate
-from simkit.streams import STREAM_SIZE, BlockRng, resolve_seed, stream_generator
+from simkit.core.streams import STREAM_SIZE, BlockRng, resolve_seed, stream_generator
 
 
 def _frame(res):

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-import simkit.exact as exact
+import simkit.core.exact as exact
 from simkit import Dying, simulate, solve
 from simkit.models.fatigue import Fatigue
 from simkit.models.perseverance import Perseverance

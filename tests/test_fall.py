@@ -9,8 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from simkit import ParamError, simulate, solve
-from simkit.dice import Dice
-from simkit.heights import parse_heights
+from simkit.rules.dice import Dice
+from simkit.rules.heights import parse_heights
 from simkit.models import make_model
 from simkit.models.dying import Dying
 from simkit.models.fall import Fall, FallDying, FallPerseverance, band_of, fall_dice, max_hp_at

@@ -1,4 +1,4 @@
-"""Numbers by level (simkit.levels) and the sweep keys derived from them (simkit.grid)."""
+"""Numbers by level (simkit.rules.levels) and the sweep keys derived from them (simkit.analysis.grid)."""
 
 from dataclasses import dataclass
 from typing import ClassVar
@@ -6,8 +6,8 @@ from typing import ClassVar
 import pytest
 
 from simkit import Dying
-from simkit.grid import make_grid, resolve_point, sweep_keys_for
-from simkit.levels import (
+from simkit.analysis.grid import make_grid, resolve_point, sweep_keys_for
+from simkit.rules.levels import (
     FORT_SCHEDULES,
     con_modifier,
     fort_rank,
@@ -20,8 +20,8 @@ from simkit.levels import (
     pp_max,
     proficiency_bonus,
 )
-from simkit.models.base import Rules
-from simkit.params import ParamError, param
+from simkit.core.model import Rules
+from simkit.core.params import ParamError, param
 
 # R0-06: level-based DCs, level 0..25, as the rules text lists them.
 R0_06 = [14, 15, 16, 18, 19, 20, 22, 23, 24, 26, 27, 28, 30, 31, 32, 34, 35, 36, 38, 39, 40, 42, 44, 46, 48, 50]

@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 
 from simkit import Dying, ParamError, simulate, solve
-from simkit.fatigue import FATIGUE_KEYS, apply_fatigue, penalty
+from simkit.rules.penalties import FATIGUE_KEYS, apply_fatigue, penalty
 from simkit.models import REGISTRY, make_model
-from simkit.params import spec
+from simkit.core.params import spec
 from simkit.testing import run_cli as _cli
 
 

@@ -7,9 +7,9 @@ import matplotlib
 import pandas as pd
 import pytest
 
-from simkit import plots
-from simkit.compare import compare, variants
-from simkit.sweep import sweep, to_csv_text
+from simkit.analysis import plots
+from simkit.analysis.compare import compare, variants
+from simkit.analysis.sweep import sweep, to_csv_text
 
 matplotlib.use("Agg")
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -81,14 +81,14 @@ def test_compare_charts(tmp_path):
 
 
 def test_core_and_cli_do_not_import_matplotlib():
-    code = ("import sys, simkit, simkit.sweep, simkit.compare, simkit.cli, simkit.cli_sweep, simkit.grid; "
-            "simkit.cli.build_parser(); assert 'matplotlib' not in sys.modules, 'matplotlib imported'")
+    code = ("import sys, simkit, simkit.analysis.sweep, simkit.analysis.compare, simkit.cli.main, simkit.cli.sweep, simkit.analysis.grid; "
+            "simkit.cli.main.build_parser(); assert 'matplotlib' not in sys.modules, 'matplotlib imported'")
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_standard_reports_cover_models_registered_later(tmp_path, monkeypatch):
     """A model that appears in the registry gets its report without code changes."""
-    from simkit import reports
+    from simkit.analysis import reports
     from simkit.models import REGISTRY
     from test_sweep import DyingTwice  # a chained model standing in for a later one
 

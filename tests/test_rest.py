@@ -5,7 +5,7 @@ import pytest
 
 from simkit import ParamError, solve
 from simkit.models.recovery import Recovery
-from simkit.rest import (
+from simkit.rules.rest import (
     ability_modifier,
     con_damage,
     days_to_full_hp,

@@ -10,9 +10,9 @@ import pytest
 
 import simkit
 from simkit import Dying, ParamError
-from simkit.ambiguities import typical_fortitude
-from simkit.cli import main
-from simkit.design import SENSITIVITY_COLUMNS, sensitivity
+from simkit.analysis.ambiguities import typical_fortitude
+from simkit.cli.main import main
+from simkit.analysis.design import SENSITIVITY_COLUMNS, sensitivity
 from simkit.models.dnd import DnD4e, DnD5e
 from simkit.testing import standard_error
 
@@ -75,7 +75,7 @@ def test_skipped_directions_say_why(table):
     # directions that are fine are never skipped
     assert ("dc", 1) not in notes and ("save_bonus", -1) not in notes
     # every numeric parameter appears, both ways
-    numeric = {k for k, m in simkit.params.spec(Dying).items() if m["kind"] in ("int", "float")}
+    numeric = {k for k, m in simkit.core.params.spec(Dying).items() if m["kind"] in ("int", "float")}
     assert set(table["param"]) == numeric
     for name in numeric:
         assert set(table.loc[table["param"] == name, "delta"].abs()) == ({0.05} if "chance" in name else {1})

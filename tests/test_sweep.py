@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 
 from simkit import Dying, simulate, solve
-from simkit.exact import solve_many
-from simkit.params import ParamError
-from simkit.streams import point_seed
-from simkit.sweep import STAT_COLUMNS, journal_path, sweep, sweep_csv
+from simkit.core.exact import solve_many
+from simkit.core.params import ParamError
+from simkit.core.streams import point_seed
+from simkit.analysis.sweep import STAT_COLUMNS, journal_path, sweep, sweep_csv
 from test_chain import DyingTwice  # the chained stand-in model shared by the tests
 
 N = 20_000

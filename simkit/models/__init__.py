@@ -1,6 +1,6 @@
 """The registry of models: name -> rules class.
 
-A new model is one module defining a :class:`~simkit.models.base.Rules` subclass,
+A new model is one module defining a :class:`~simkit.core.model.Rules` subclass,
 plus one line in ``_MODULES`` below.
 """
 
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from ..params import ParamError
-from .base import Rules
-from .dying import Dying
+from simkit.core.params import ParamError
+from simkit.core.model import Rules
+from simkit.models.dying import Dying
 
 __all__ = ["Rules", "Dying", "REGISTRY", "get_model", "make_model"]
 
@@ -48,10 +48,10 @@ def make_model(name: str, preset: str | None = None, **params) -> Rules:
 
     ``days_without_sleep``, ``days_without_food`` and ``days_without_water`` are
     accepted by every model with a ``check_penalty`` and added to it
-    (:func:`simkit.fatigue.apply_fatigue`).
+    (:func:`simkit.rules.penalties.apply_fatigue`).
     """
-    from ..fatigue import apply_fatigue
-    from .presets import preset_params
+    from simkit.rules.penalties import apply_fatigue
+    from simkit.models.presets import preset_params
 
     cls = get_model(name)
     base = preset_params(name, preset) if preset else {}

@@ -1,6 +1,6 @@
 """Seed 001 from knock-out to waking: ``perseverance`` (rounds), then ``recovery`` (hours).
 
-A chained model (:mod:`simkit.chain`): a :class:`~simkit.models.perseverance.Perseverance`
+A chained model (:mod:`simkit.core.chain`): a :class:`~simkit.models.perseverance.Perseverance`
 track whose ``stable`` outcome (stabilised, unconscious at 0 HP) continues as a
 :class:`~simkit.models.recovery.Recovery` track. The other outcomes of the agony end the
 chain. Parameters are those of both models; ``check_penalty`` applies to both stages.
@@ -36,10 +36,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ..chain import ChainRules
-from ..params import param, same_as, spec
-from .perseverance import Perseverance
-from .recovery import Recovery
+from simkit.core.chain import ChainRules
+from simkit.core.params import param, same_as, spec
+from simkit.models.perseverance import Perseverance
+from simkit.models.recovery import Recovery
 
 __all__ = ["Agony"]
 

@@ -1,4 +1,4 @@
-"""D&D death saving throws, written as custom tracks (:mod:`simkit.custom`).
+"""D&D death saving throws, written as custom tracks (:mod:`simkit.models.custom`).
 
 Worked examples of "your own track": each class below is only a start state and a
 transition on one d20; simkit builds the Monte Carlo kernel and the exact chain from
@@ -31,8 +31,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ..custom import CustomTrack
-from ..params import ParamError, param
+from simkit.models.custom import CustomTrack
+from simkit.core.params import ParamError, param
 
 __all__ = ["DnD5e", "DnD4e"]
 

@@ -39,10 +39,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..dice import Dice, degree, degree_pmf
-from ..levels import monster_high_dc
-from ..params import ParamError, param
-from .base import Rules
+from simkit.rules.dice import Dice, degree, degree_pmf
+from simkit.rules.levels import monster_high_dc
+from simkit.core.params import ParamError, param
+from simkit.core.model import Rules
 
 __all__ = ["Dying", "DEFAULT_DC", "hero_threshold"]
 

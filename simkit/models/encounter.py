@@ -71,16 +71,16 @@ on it): a stable PC starts agonising again, an agonising one carries on.
 A PC that starts at ``hp=0`` was knocked out by enemy 1 before round 1 (``pos = 0``)
 with dying ``start_dying`` (seed 000), or agonising with ``pp`` PP (seed 001).
 
-Level-based defaults (:mod:`simkit.creatures`): ``level`` gives the PC's HP, AC,
+Level-based defaults (:mod:`simkit.rules.creatures`): ``level`` gives the PC's HP, AC,
 saves and PP (a typical fighter); ``monster_level`` (default: ``level``) and
 ``benchmark`` give the enemies' attack bonus, damage, spell DC, and the recovery DC
-(:func:`simkit.levels.monster_high_dc`, A0-5). So ``level=5, monster_level=7`` is a
+(:func:`simkit.rules.levels.monster_high_dc`, A0-5). So ``level=5, monster_level=7`` is a
 complete question.
 
 Marks (histogrammed at absorption): ``knocked_out`` (0/1), ``ko_round`` (round of
 the first knock-out, 0 if none or before round 1), ``hp`` (HP left), ``hero_spent``,
 ``healer`` (1 if the healer was there), ``hours`` (seed 001 long-term hours). The
-designer's summary and the level sweep are in :mod:`simkit.models.encounter_report`;
+designer's summary and the level sweep are in :mod:`simkit.analysis.encounter_report`;
 the scalar reference of the kernel in :mod:`simkit.models.encounter_ref`.
 """
 
@@ -92,12 +92,12 @@ from typing import ClassVar
 
 import numpy as np
 
-from .. import creatures
-from ..dice import CRIT_FAIL, CRIT_SUCCESS, SUCCESS, Dice, degree_table, degrees
-from ..levels import monster_high_dc
-from ..params import ParamError, param
-from .base import Rules
-from .dying import hero_threshold
+from simkit.rules import creatures
+from simkit.rules.dice import CRIT_FAIL, CRIT_SUCCESS, SUCCESS, Dice, degree_table, degrees
+from simkit.rules.levels import monster_high_dc
+from simkit.core.params import ParamError, param
+from simkit.core.model import Rules
+from simkit.models.dying import hero_threshold
 
 __all__ = ["Encounter", "OUTCOMES", "dice_draw", "dice_values"]
 
@@ -116,7 +116,7 @@ def dice_draw(text: str) -> str:
 
     ``"below:L"`` (L = sides ** count <= 65536): one integer in ``[0, L)`` whose
     base-``sides`` digits are the dice (exact, and a table lookup); else ``"random"``:
-    one uniform through the inverse CDF (:meth:`simkit.dice.Dice.quantile`).
+    one uniform through the inverse CDF (:meth:`simkit.rules.dice.Dice.quantile`).
     """
     d = Dice.parse(text)
     if d.count and d.sides**d.count <= MAX_DICE_TABLE:

@@ -8,8 +8,8 @@ the same way. Slow on purpose; not used by the engine.
 
 from __future__ import annotations
 
-from ..dice import CRIT_FAIL, CRIT_SUCCESS, SUCCESS, Dice, degree
-from .encounter import DEAD, DYING, HOURS, REVIVED, STABLE, STANDING, UNCONSCIOUS_AC, Encounter, dice_draw
+from simkit.rules.dice import CRIT_FAIL, CRIT_SUCCESS, SUCCESS, Dice, degree
+from simkit.models.encounter import DEAD, DYING, HOURS, REVIVED, STABLE, STANDING, UNCONSCIOUS_AC, Encounter, dice_draw
 
 __all__ = ["new_track", "ref_init", "ref_round"]
 

@@ -2,7 +2,7 @@
 
 One fall per track, resolved at step 0 (``time_unit = "falls"``, horizon 0). The
 height is drawn from ``height`` (one value, a list, or a uniform range; see
-:mod:`simkit.heights`); its band gives the damage (R4-07):
+:mod:`simkit.rules.heights`); its band gives the damage (R4-07):
 
 ======================  ========================================================
 height                  effect
@@ -44,13 +44,13 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..chain import ChainRules
-from ..dice import Dice
-from ..heights import parse_heights
-from ..params import ParamError, param, same_as, spec
-from .base import Rules
-from .dying import Dying
-from .perseverance import Perseverance
+from simkit.core.chain import ChainRules
+from simkit.rules.dice import Dice
+from simkit.rules.heights import parse_heights
+from simkit.core.params import ParamError, param, same_as, spec
+from simkit.core.model import Rules
+from simkit.models.dying import Dying
+from simkit.models.perseverance import Perseverance
 
 __all__ = ["Fall", "FallDying", "FallPerseverance", "FALL_EDGES", "max_hp_at", "fall_dice", "band_of"]
 

@@ -59,8 +59,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..params import ParamError, param
-from .base import Rules
+from simkit.core.params import ParamError, param
+from simkit.core.model import Rules
 
 __all__ = ["Fatigue", "DEAD", "RECOVERED", "EXHAUSTED"]
 
@@ -336,7 +336,7 @@ class Fatigue(Rules):
         ndarray, shape (max_days + 1, max penalty + 1)
             ``[t, k]`` = P(the track is still active after day ``t`` with penalty -k).
         """
-        from ..exact import build_chain
+        from simkit.core.exact import build_chain
 
         chain = build_chain(self)
         pens = np.array([s + f + w for s, f, w, _ in chain.states], dtype=np.int64)

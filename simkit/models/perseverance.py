@@ -52,8 +52,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..params import ParamError, param
-from .base import Rules
+from simkit.core.params import ParamError, param
+from simkit.core.model import Rules
 
 __all__ = ["Perseverance", "FIRST_AID_DC", "stabilize_cost"]
 

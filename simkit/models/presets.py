@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from ..params import ParamError
+from simkit.core.params import ParamError
 
 __all__ = ["PRESETS", "preset_params"]
 

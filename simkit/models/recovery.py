@@ -34,8 +34,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..params import param
-from .base import Rules
+from simkit.core.params import param
+from simkit.core.model import Rules
 
 __all__ = ["Recovery", "HEALER_DC", "WAKE_HOURS", "hourly_odds"]
 

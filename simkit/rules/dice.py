@@ -18,6 +18,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from simkit.core.params import register_kind
+
 __all__ = [
     "CRIT_FAIL",
     "FAIL",
@@ -225,3 +227,6 @@ def parse_dice(text: str) -> Dice:
             raise ValueError(f"dice must look like '2d6+3', '1d8' or '4', got {text!r}")
         return Dice(0, 1, bonus)
     return Dice(int(count), int(sides), bonus)
+
+
+register_kind("dice", lambda value: str(parse_dice(value)), "dice like '2d6+3'", show_reason=True)

@@ -1,13 +1,13 @@
 """Declared parameters: one place for defaults, ranges, choices, units and rule ids.
 
 A model's rules are a frozen dataclass whose fields are made with :func:`param`. The
-field metadata drives validation (``__post_init__`` of :class:`~simkit.models.base.Rules`),
+field metadata drives validation (``__post_init__`` of :class:`~simkit.core.model.Rules`),
 parsing of ``--set KEY=VALUE`` strings, the ``simkit models`` listing, and sweeps.
 
 Kinds: ``int``, ``float``, ``bool``, ``choice`` (a string from ``choices``), ``dice``
 (a string like ``"2d6+3"``), ``policy`` (a choice or an integer), ``heights`` (fall
 heights in metres: ``"9"``, ``"6,8,10"`` or ``"uniform:2-12"``, see
-:mod:`simkit.heights`), ``schedule`` (a day-by-day string of ``1``/``0``, day 1 first,
+:mod:`simkit.rules.heights`), ``schedule`` (a day-by-day string of ``1``/``0``, day 1 first,
 e.g. ``"0001"``). Any kind may be ``optional`` (``None`` allowed, written ``none`` on
 the command line).
 """
@@ -18,9 +18,18 @@ import dataclasses
 import math
 from typing import Any
 
-from .dice import parse_dice
+from collections.abc import Callable
 
-__all__ = ["param", "same_as", "ParamError", "spec", "parse_value", "check_value", "describe"]
+__all__ = [
+    "param",
+    "same_as",
+    "ParamError",
+    "spec",
+    "parse_value",
+    "check_value",
+    "describe",
+    "register_kind",
+]
 
 
 #: Longest day-by-day schedule (``schedule`` kind), in days.
@@ -29,6 +38,20 @@ _MAX_SCHEDULE = 3650
 
 class ParamError(ValueError):
     """A bad parameter value; the message names the parameter and what is allowed."""
+
+
+#: Kinds whose values are strings parsed by a rule module (``dice``, ``heights``):
+#: kind -> (normalise(value) -> canonical string, raising ValueError; allowed text;
+#: whether the parser's own message is shown). Registered by :func:`register_kind` so
+#: that this core module never imports the rules layer.
+_STRING_KINDS: dict[str, tuple[Callable[[Any], str], str, bool]] = {}
+
+
+def register_kind(
+    kind: str, normalise: Callable[[Any], str], text: str, *, show_reason: bool = False
+) -> None:
+    """Declare a string-valued parameter kind (called by the rules module that owns it)."""
+    _STRING_KINDS[kind] = (normalise, text, show_reason)
 
 
 def param(
@@ -84,10 +107,8 @@ def allowed(meta: dict) -> str:
         text = "one of " + ", ".join(meta["choices"]) + f" or an integer in [{_fmt(meta['lo'])}, {_fmt(meta['hi'])}]"
     elif kind == "bool":
         text = "true or false"
-    elif kind == "dice":
-        text = "dice like '2d6+3'"
-    elif kind == "heights":
-        text = "a height in metres >= 0 like '9', a list like '6,8,10' or 'uniform:2-12'"
+    elif kind in _STRING_KINDS:
+        text = _STRING_KINDS[kind][1]
     elif kind == "schedule":
         text = "a string of 1 and 0 per day like '0001'"
     else:
@@ -123,17 +144,13 @@ def check_value(name: str, meta: dict, value: Any) -> Any:
         if isinstance(value, str) and value in meta["choices"]:
             return value
         raise bad()
-    if kind == "dice":
+    if kind in _STRING_KINDS:
+        normalise, _, show_reason = _STRING_KINDS[kind]
         try:
-            return str(parse_dice(value))
-        except ValueError as exc:
-            raise ParamError(f"{name}={value!r} is not allowed: {exc}") from None
-    if kind == "heights":
-        from .heights import parse_heights
-
-        try:
-            return str(parse_heights(value))
-        except (ValueError, TypeError):
+            return normalise(value)
+        except (ValueError, TypeError) as exc:
+            if show_reason:
+                raise ParamError(f"{name}={value!r} is not allowed: {exc}") from None
             raise bad() from None
     if kind == "schedule":
         if isinstance(value, str) and 1 <= len(value.strip()) <= _MAX_SCHEDULE and set(value.strip()) <= {"0", "1"}:
@@ -183,7 +200,7 @@ def parse_value(name: str, meta: dict, text: str) -> Any:
             if low in ("false", "no", "off", "0"):
                 return False
             raise ValueError
-        if kind in ("choice", "dice", "heights", "schedule"):
+        if kind in ("choice", "schedule") or kind in _STRING_KINDS:
             return check_value(name, meta, t)
         if kind == "policy":
             if t in meta["choices"]:

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .params import ParamError
+from simkit.core.params import ParamError
 
 __all__ = ["atomic_write", "check_writable", "format_frame"]
 

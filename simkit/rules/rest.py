@@ -2,7 +2,7 @@
 
 Vectorised functions for notebooks (R1-09, R1-10, R1-12; A1-4, A1-5). Every argument
 that is a number may be an array; arrays broadcast together as in numpy. Options are
-strings; a bad value raises :class:`simkit.params.ParamError` naming the argument.
+strings; a bad value raises :class:`simkit.core.params.ParamError` naming the argument.
 
 - :func:`hp_after_rest`, :func:`days_to_full_hp`, :func:`rest_table`: HP regained by a
   night's rest (8 h: 1 HP per level) or 24 h in bed (2 HP per level), never above the
@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .params import ParamError
+from simkit.core.params import ParamError
 
 __all__ = [
     "REST_HOURS",
@@ -236,7 +236,7 @@ def con_damage(score, damage, *, level: int = 1, pe_per_level: int = 6, reading:
         model's answer: a death on one of ``checks`` independent checks, each reached
         only while the character stays stable).
     """
-    from .models.recovery import hourly_odds
+    from simkit.models.recovery import hourly_odds
 
     damage = np.atleast_1d(_ints("damage", damage, 0))
     mods = np.atleast_1d(ability_modifier(score, damage, reading))

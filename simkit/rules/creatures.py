@@ -9,7 +9,7 @@ pathfinder2e_stats project, Apache License 2.0):
 - ``creature-2-10-strike_damage_dice.csv``: strike damage as dice (e.g. ``2d10+9``);
 - ``creature-2-11-spell_DC.csv``: spell DC (Extreme/High/Moderate).
 
-The recovery DC a monster sets (R0-06) is :func:`simkit.levels.monster_high_dc`.
+The recovery DC a monster sets (R0-06) is :func:`simkit.rules.levels.monster_high_dc`.
 
 The player character is *a typical fighter*, a simplification written here from the
 Pathfinder 2e class progression (not an official table; every number can be
@@ -58,7 +58,7 @@ PC_LEVELS = (1, 20)
 
 @lru_cache(maxsize=None)
 def _table(name: str) -> dict[int, dict[str, str]]:
-    with resources.files("simkit").joinpath("data", name).open(newline="") as fh:
+    with resources.files("simkit.rules").joinpath("data", name).open(newline="") as fh:
         return {int(r["level"]): r for r in csv.DictReader(fh)}
 
 

@@ -18,7 +18,7 @@ the keys of :data:`FATIGUE_KEYS` are converted and added to ``check_penalty``.
 
 from __future__ import annotations
 
-from .params import ParamError
+from simkit.core.params import ParamError
 
 __all__ = ["penalty", "FATIGUE_KEYS", "apply_fatigue", "parse_fatigue_value", "MAX_DAYS"]
 
@@ -96,9 +96,9 @@ def apply_fatigue(model_cls, params: dict) -> dict:
 
     Keys the model declares itself are left alone. The fatigue penalty is added to
     any ``check_penalty`` given. A model without ``check_penalty`` (no d20 checks)
-    rejects the keys with a :class:`~simkit.params.ParamError`.
+    rejects the keys with a :class:`~simkit.core.params.ParamError`.
     """
-    from .params import spec
+    from simkit.core.params import spec
 
     known = spec(model_cls)
     keys = [k for k in FATIGUE_KEYS if k in params and k not in known]

@@ -8,7 +8,7 @@ row, its difference from the *baseline* variant (the first one unless named):
     ``p - p_baseline`` (Monte Carlo) with a Wald interval at the sweep's level;
 ``p_value``
     the two-sided two-proportion z test of ``p == p_baseline``
-    (:func:`simkit.stats.two_proportion_test`); the variants' points have different
+    (:func:`simkit.core.stats.two_proportion_test`); the variants' points have different
     parameters, hence independent streams, as the test assumes;
 ``diff_exact``
     ``exact - exact_baseline`` where both variants have exact answers.
@@ -27,9 +27,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .params import ParamError, spec
-from .stats import two_proportion_test
-from .sweep import RECORD_COLUMNS, STAT_COLUMNS, sweep
+from simkit.core.params import ParamError, spec
+from simkit.core.stats import two_proportion_test
+from simkit.analysis.sweep import RECORD_COLUMNS, STAT_COLUMNS, sweep
 
 __all__ = ["DIFF_COLUMNS", "ambiguity_readings", "compare", "side_by_side", "variants"]
 
@@ -37,8 +37,8 @@ DIFF_COLUMNS = ("diff", "diff_ci_low", "diff_ci_high", "p_value", "diff_exact")
 
 
 def _base(model):
-    from .models import get_model
-    from .models.base import Rules
+    from simkit.models import get_model
+    from simkit.core.model import Rules
 
     if isinstance(model, str):
         return get_model(model)()
@@ -86,7 +86,7 @@ def variants(model, presets=("seed", "pf2e-core"), ambiguities=False) -> dict:
         ``True`` for every ambiguity of the model, or ids (``"A0-1"``) / parameter
         names; one variant per reading, named ``"A0-1 on_damage=increment"``.
     """
-    from .models.presets import PRESETS, preset_params
+    from simkit.models.presets import PRESETS, preset_params
 
     base = _base(model)
     name = base.name
@@ -129,7 +129,7 @@ def compare(variants: dict, grid=None, n: int | None = 100_000, rng=None, *, bas
     variants : dict
         Name -> rules (or model name); see :func:`variants`.
     grid, n, rng, fixed, exact_only, level, **run
-        As :func:`simkit.sweep.sweep` (``run``: executor, workers, progress...).
+        As :func:`simkit.analysis.sweep.sweep` (``run``: executor, workers, progress...).
     baseline : str, optional
         The variant the others are compared with (default: the first).
 

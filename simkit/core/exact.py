@@ -1,7 +1,7 @@
 """Exact answers: absorbing Markov chains built from a model's exact transitions.
 
 The chain is discovered from the model's ``exact_initial()`` and
-``exact_step(state, t)`` (see :mod:`simkit.models.base`); nothing here looks at a
+``exact_step(state, t)`` (see :mod:`simkit.core.model`); nothing here looks at a
 Monte Carlo kernel. Steps that share an ``exact_regime(t)`` share one pair of
 matrices ``Q`` (transient -> transient) and ``R`` (transient -> outcome); the state
 distribution is then pushed forward step by step to the horizon, which gives each
@@ -204,7 +204,7 @@ def solve(model, *, tol: float = 0.0) -> ExactResult:
     if not getattr(model, "has_exact", False):
         raise NotImplementedError(f"model {model.name!r} has no exact solver")
     if getattr(model, "is_chain", False):
-        from .chain import solve_chain
+        from simkit.core.chain import solve_chain
 
         return solve_chain(model, solve)
     custom = getattr(model, "exact_hist", None)
@@ -240,7 +240,7 @@ def solve_many(models) -> list:
     common size, which changes no number) into arrays of shape ``(B, S, S)`` and
     ``(B, S, O)``, and one batched product per step advances all ``B`` of them. The
     probabilities agree with :func:`solve` to rounding (the sums are the same, in a
-    possibly different order). Chained models (:mod:`simkit.chain`) are solved stage
+    possibly different order). Chained models (:mod:`simkit.core.chain`) are solved stage
     by stage, every stage of every point in the same batch; models with their own
     ``exact_hist`` are solved one by one. Raises ``NotImplementedError`` for a model
     without an exact solver.
@@ -259,7 +259,7 @@ def solve_many(models) -> list:
         else:
             plain.append(i)
     if chains:
-        from .chain import ChainExact
+        from simkit.core.chain import ChainExact
 
         stage_models, layout = [], []
         for i in chains:

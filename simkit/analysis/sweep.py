@@ -1,6 +1,6 @@
 """Sweeps: one question over a grid of parameters, as one tidy table.
 
-``sweep(model, grid, n, rng)`` runs every grid point (:mod:`simkit.grid`) and returns
+``sweep(model, grid, n, rng)`` runs every grid point (:mod:`simkit.analysis.grid`) and returns
 one row per grid point and outcome::
 
     <grid keys>, <derived parameters>, outcome, count, n, p, ci_low, ci_high, exact,
@@ -10,7 +10,7 @@ one row per grid point and outcome::
 ``seed`` the sweep's seed; ``point_seed`` the seed of the point's own run, so that
 ``simulate(model, n, rng=point_seed)`` replays the row; ``params`` (JSON) the
 point's parameters that differ from the model's defaults. A point's seed comes from
-the sweep's seed and the point's full parameters (:func:`simkit.streams.point_seed`),
+the sweep's seed and the point's full parameters (:func:`simkit.core.streams.point_seed`),
 never from its position: adding points to a grid leaves the others unchanged, and a
 point reached twice (``level=5`` or ``save_bonus=<the same value>``) gives the same
 numbers.
@@ -18,7 +18,7 @@ numbers.
 Modes: Monte Carlo (default, with the exact column when the model has one);
 ``exact_only`` (no simulation: ``p`` is the exact probability, ``ci_low = ci_high =
 p``, ``count``/``n``/``seed`` empty; the solves of the grid are batched, see
-:func:`simkit.exact.solve_many`); ``survival`` (rows per step: ``stage, time_unit,
+:func:`simkit.core.exact.solve_many`); ``survival`` (rows per step: ``stage, time_unit,
 time`` before ``outcome``, as :meth:`simkit.Result.survival`).
 
 Batch runs: :func:`sweep_csv` writes the table atomically (complete or absent) and
@@ -44,10 +44,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .grid import Grid, make_grid, resolve_point, sweep_keys_for
-from .params import ParamError, spec
-from .stats import check_level, proportion_ci
-from .streams import point_seed, resolve_seed
+from simkit.analysis.grid import Grid, make_grid, resolve_point, sweep_keys_for
+from simkit.core.params import ParamError, spec
+from simkit.core.stats import check_level, proportion_ci
+from simkit.core.streams import point_seed, resolve_seed
 
 __all__ = ["RECORD_COLUMNS", "STAT_COLUMNS", "SweepPlan", "dask_worker_config", "plan_sweep", "process_pool", "run_plan", "sweep", "sweep_csv", "to_csv_text"]
 
@@ -60,7 +60,7 @@ JOURNAL_FORMAT = 1
 
 
 def _version() -> str:
-    from . import __version__
+    from simkit.core.version import __version__
 
     return __version__
 
@@ -108,9 +108,9 @@ class SweepPlan:
 
 
 def _model_class_and_base(model, preset):
-    from .models import REGISTRY, get_model
-    from .models.base import Rules
-    from .models.presets import preset_params
+    from simkit.models import REGISTRY, get_model
+    from simkit.core.model import Rules
+    from simkit.models.presets import preset_params
 
     if isinstance(model, str):
         cls, base = get_model(model), {}
@@ -135,10 +135,10 @@ def plan_sweep(model, grid=None, n: int | None = 100_000, rng=None, *, fixed=Non
                exact_only: bool = False, survival: bool = False, level: float = 0.95) -> SweepPlan:
     """Check a sweep and build the rules of every point (no simulation).
 
-    Errors are :class:`~simkit.params.ParamError` with one line naming the key, or
+    Errors are :class:`~simkit.core.params.ParamError` with one line naming the key, or
     the point and the parameter, at fault.
     """
-    from .engine import _check_n
+    from simkit.core.engine import _check_n
 
     cls, base = _model_class_and_base(model, preset)
     g = grid if isinstance(grid, Grid) else make_grid(cls, grid or {}, fixed or {})
@@ -181,8 +181,8 @@ def plan_sweep(model, grid=None, n: int | None = 100_000, rng=None, *, fixed=Non
 
 def _check_axes_take_effect(cls, g: Grid, given: dict) -> None:
     """A grid key that only sets parameters already given would change nothing: say so."""
-    from .grid import sweep_keys_for
-    from .params import spec
+    from simkit.analysis.grid import sweep_keys_for
+    from simkit.core.params import spec
 
     params = spec(cls)
     keys = sweep_keys_for(cls)
@@ -220,8 +220,8 @@ def _outcome_names(model) -> tuple[str, ...]:
 def run_points(mode: str, models: list, seeds: list, n: int | None, level: float,
                exact_survival: bool = False) -> list[dict]:
     """Run some points; one JSON-serialisable record per point."""
-    from .engine import simulate
-    from .exact import solve_many
+    from simkit.core.engine import simulate
+    from simkit.core.exact import solve_many
 
     records = []
     has = [bool(getattr(m, "has_exact", False)) for m in models]
@@ -264,7 +264,7 @@ def _survival_frame(res, ex, level) -> pd.DataFrame:
             cum = ex.cdf()
             df["exact"] = np.vstack([cum, (1.0 - cum.sum(axis=0))[None, :]]).ravel()
     elif ex is not None:
-        from .chain import _exact_surv
+        from simkit.core.chain import _exact_surv
 
         parts = [_exact_surv(ex.first, 1.0)]
         p1 = ex.first.probabilities
@@ -333,9 +333,9 @@ def process_pool(workers: int):
     forkserver preloads simkit once, so each worker starts in a fraction of a second
     instead of importing numpy, pandas and simkit again.
     """
-    from .engine import _process_pool
+    from simkit.core.engine import _process_pool
 
-    return _process_pool(workers, ("simkit.sweep", "simkit.engine", "simkit.exact", "simkit.models"))
+    return _process_pool(workers, ("simkit.analysis.sweep", "simkit.core.engine", "simkit.core.exact", "simkit.models"))
 
 
 class _Pool:
@@ -387,7 +387,7 @@ def dask_worker_config():
     array of a kernel (a few hundred kB) is mmapped and unmapped again: the dying
     kernel ran about 2x slower (measured). Use this context when starting workers::
 
-        with simkit.sweep.dask_worker_config():
+        with simkit.analysis.sweep.dask_worker_config():
             cluster = LocalCluster(...)
 
     The LocalCluster that ``executor="dask"`` starts uses it. For workers started
@@ -564,7 +564,7 @@ def run_plan(plan: SweepPlan, *, executor="local", workers: int = 1, scheduler=N
         else:
             chunk_size = max(1, min(32, math.ceil(len(todo) / (4 * workers)))) if todo else 1
     if executor != "local" or workers > 1:
-        from .engine import check_sendable
+        from simkit.core.engine import check_sendable
 
         if todo:
             check_sendable(plan.models[todo[0]], "workers" if executor == "local" else f"executor={executor}")
@@ -695,7 +695,7 @@ def sweep(model, grid=None, n: int | None = 100_000, rng=None, *, fixed=None, pr
     grid : dict, Grid, or the path of a sweep TOML file
         Axes: key -> list, tuple, range, or ``"A..B"`` / ``"A..B:STEP"`` string. Keys
         are model parameters or sweep keys (``level``, ``level_diff``...; see
-        :mod:`simkit.grid`). ``None`` or ``{}``: a single point.
+        :mod:`simkit.analysis.grid`). ``None`` or ``{}``: a single point.
     n : int
         Tracks per point (ignored with ``exact_only``).
     rng : None, int, SeedSequence or Generator
@@ -728,7 +728,7 @@ def sweep(model, grid=None, n: int | None = 100_000, rng=None, *, fixed=None, pr
         One row per point and outcome (see the module docs for the columns).
     """
     if isinstance(grid, (str, Path)):  # a TOML file: its [grid], with its [set] under fixed
-        from .grid import load_config
+        from simkit.analysis.grid import load_config
 
         cfg = load_config(grid)
         name = model if isinstance(model, str) else getattr(model, "name", None)
@@ -763,7 +763,7 @@ def sweep_csv(output, model, grid=None, n: int | None = 100_000, rng=None, *, re
     journalled points. A journal left by another sweep, or present without
     ``resume``, is an error (nothing is overwritten silently).
     """
-    from .io import atomic_write, check_writable
+    from simkit.core.io import atomic_write, check_writable
 
     check_writable(output)
     run_kwargs = {k: kwargs.pop(k) for k in ("executor", "workers", "scheduler", "client", "progress",

@@ -3,7 +3,7 @@
 A designer describes a new dying (or any) rule as
 
 - a start state (small integers: an ``int`` or a tuple of ``int``), or an outcome;
-- the dice rolled each step (``"1d20"``, a :class:`~simkit.dice.Dice`, or a tuple of
+- the dice rolled each step (``"1d20"``, a :class:`~simkit.rules.dice.Dice`, or a tuple of
   them for several dice rolled together: the roll is then a tuple);
 - a transition ``step(state, roll) -> new state or outcome name``, plain Python;
 - the absorbing outcomes (names).
@@ -13,7 +13,7 @@ simkit then builds, once per rule configuration, the lookup table
 dice), and gets both answers without more code:
 
 - **Monte Carlo** (:func:`simkit.simulate`): a vectorised kernel that draws one roll
-  index per active track from the engine's :class:`~simkit.streams.BlockRng` and looks
+  index per active track from the engine's :class:`~simkit.core.streams.BlockRng` and looks
   the next state up in the table (several steps per draw for uniform dice, through
   packed tables), with the engine's blocks, streams and workers;
 - **exact** (:func:`simkit.solve`): an absorbing Markov chain whose transitions come
@@ -29,7 +29,7 @@ Two ways to write a track
 In a notebook, without registering anything, :func:`track` builds one::
 
     import simkit
-    from simkit.custom import track
+    from simkit.models.custom import track
 
     def step(state, roll, rules):
         successes, failures = state
@@ -65,9 +65,9 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from .dice import Dice
-from .models.base import Rules
-from .params import ParamError, param
+from simkit.rules.dice import Dice
+from simkit.core.model import Rules
+from simkit.core.params import ParamError, param
 
 __all__ = ["CustomTrack", "TrackError", "TrackTable", "track"]
 
@@ -124,8 +124,8 @@ class CustomTrack(Rules):
     """Base class of a rule written as states and a per-step transition.
 
     A subclass sets the class attributes ``name``, ``outcomes``, ``time_unit``,
-    ``dice`` (``"1d20"``, a :class:`~simkit.dice.Dice`, or a tuple of them), declares
-    its parameters with :func:`simkit.params.param`, and defines :meth:`start` and
+    ``dice`` (``"1d20"``, a :class:`~simkit.rules.dice.Dice`, or a tuple of them), declares
+    its parameters with :func:`simkit.core.params.param`, and defines :meth:`start` and
     :meth:`transition`. Everything else (Monte Carlo kernel, exact chain, lookup
     table) is inherited.
     """
@@ -374,7 +374,7 @@ def track(
         What is rolled each step (default one d20).
     params : dict, optional
         Parameter name -> default value (int, float or bool) or a
-        :func:`simkit.params.param` field; read in ``step`` as ``rules.<name>``, and
+        :func:`simkit.core.params.param` field; read in ``step`` as ``rules.<name>``, and
         changed with ``.replace(...)``.
     max_rounds : int
         Horizon, in steps.
@@ -453,7 +453,7 @@ def _field_type(spec_):
 def _as_field(pname: str, spec_):
     if isinstance(spec_, dataclasses.Field):
         if "kind" not in spec_.metadata:
-            raise TrackError(f"params: {pname!r}: use simkit.params.param(...) or a plain default value")
+            raise TrackError(f"params: {pname!r}: use simkit.core.params.param(...) or a plain default value")
         return spec_
     if isinstance(spec_, bool):
         return param(spec_, kind="bool", help=pname)
@@ -462,5 +462,5 @@ def _as_field(pname: str, spec_):
     if isinstance(spec_, float):
         return param(spec_, kind="float", help=pname)
     raise TrackError(
-        f"params: {pname}={spec_!r}: give an int, float or bool default, or a simkit.params.param(...)"
+        f"params: {pname}={spec_!r}: give an int, float or bool default, or a simkit.core.params.param(...)"
     )

@@ -1,7 +1,7 @@
 """Fall heights: one value, a list of equally likely values, or a uniform range (metres).
 
 A height distribution is written as a string (the ``heights`` parameter kind of
-:mod:`simkit.params`, so it travels through ``--set height=...``):
+:mod:`simkit.core.params`, so it travels through ``--set height=...``):
 
 - ``"9"``: always 9 m;
 - ``"6,8,10"``: each listed height equally likely (repeat a value to weight it);
@@ -19,6 +19,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+
+from simkit.core.params import register_kind
 
 __all__ = ["Heights", "parse_heights", "MAX_HEIGHT"]
 
@@ -121,3 +123,10 @@ def parse_heights(value) -> Heights:
     if not 1 <= len(parts) <= _MAX_VALUES or any(p == "" for p in parts):
         raise ValueError(value)
     return Heights("list", tuple(_num(p) for p in parts))
+
+
+register_kind(
+    "heights",
+    lambda value: str(parse_heights(value)),
+    "a height in metres >= 0 like '9', a list like '6,8,10' or 'uniform:2-12'",
+)

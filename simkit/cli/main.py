@@ -12,13 +12,13 @@ import argparse
 import sys
 from importlib import import_module
 
-from .fatigue import FATIGUE_KEYS, parse_fatigue_value
-from .params import ParamError, parse_value, spec
+from simkit.rules.penalties import FATIGUE_KEYS, parse_fatigue_value
+from simkit.core.params import ParamError, parse_value, spec
 
 __all__ = ["main", "build_parser", "parse_sets", "model_from_args"]
 
 #: Modules adding verbs: each defines ``configure(subparsers)``.
-EXTRA_COMMANDS: list[str] = ["simkit.cli_sweep", "simkit.cli_design"]
+EXTRA_COMMANDS: list[str] = ["simkit.cli.sweep", "simkit.cli.design"]
 
 
 class UsageError(Exception):
@@ -48,7 +48,7 @@ def parse_count(text: str) -> int:
             v = int(t)
     except (ValueError, OverflowError):
         raise argparse.ArgumentTypeError(f"-n must be a positive integer (e.g. 100000 or 1e6), got {text!r}")
-    from .engine import MAX_N
+    from simkit.core.engine import MAX_N
 
     if not 1 <= v <= MAX_N:
         raise argparse.ArgumentTypeError(f"-n must be a positive integer up to {MAX_N:.0e} (e.g. 100000 or 1e6), got {text!r}")
@@ -86,7 +86,7 @@ def parse_sets(model_cls, sets: list[str] | None) -> dict:
 
 
 def model_from_args(args):
-    from .models import get_model, make_model
+    from simkit.models import get_model, make_model
 
     cls = get_model(args.model)
     params = parse_sets(cls, args.set)
@@ -106,13 +106,13 @@ def _add_output_args(p, default="table"):
 
 def emit(df, args) -> None:
     """Print or atomically write a frame in the requested format."""
-    from .io import format_frame
+    from simkit.core.io import format_frame
 
     _emit_text(format_frame(df, args.format), args)
 
 
 def _emit_text(text: str, args) -> None:
-    from .io import atomic_write
+    from simkit.core.io import atomic_write
 
     if args.output:
         with atomic_write(args.output) as fh:
@@ -125,8 +125,8 @@ def _cmd_models(args) -> int:
     import pandas as pd
 
     _prepare_output(args)
-    from .models import REGISTRY
-    from .params import describe
+    from simkit.models import REGISTRY
+    from simkit.core.params import describe
 
     rows = []
     for name, cls in REGISTRY.items():
@@ -135,7 +135,7 @@ def _cmd_models(args) -> int:
         for r in describe(cls):
             rows.append(dict(model=name, time_unit=cls.time_unit, outcomes=" ".join(cls.outcomes), **r))
     if args.model and not rows:
-        from .models import get_model
+        from simkit.models import get_model
 
         get_model(args.model)
     df = pd.DataFrame(rows)
@@ -167,20 +167,20 @@ def _cmd_models(args) -> int:
 
 def _sweep_keys(cls) -> list[str]:
     """Grid keys that are not parameters but set some (level, level_diff, days_without_*...)."""
-    from .grid import describe_keys
+    from simkit.analysis.grid import describe_keys
 
     return [r["name"] for r in describe_keys(cls)]
 
 
 def _prepare_output(args):
     if args.output is not None:
-        from .io import check_writable
+        from simkit.core.io import check_writable
 
         check_writable(args.output)
 
 
 def _cmd_run(args) -> int:
-    from .engine import simulate
+    from simkit.core.engine import simulate
 
     model = model_from_args(args)
     _prepare_output(args)
@@ -202,7 +202,7 @@ def _need_chain(model) -> None:
 
 
 def _cmd_exact(args) -> int:
-    from .exact import solve
+    from simkit.core.exact import solve
 
     model = model_from_args(args)
     _prepare_output(args)
@@ -221,7 +221,7 @@ def _cmd_exact(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import __version__
+    from simkit.core.version import __version__
 
     parser = _Parser(prog="simkit", description="How deadly are your rules? Monte Carlo and exact odds.")
     parser.add_argument("--version", action="version", version=f"simkit {__version__}")
@@ -282,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    # run the canonical module's main: verb modules import simkit.cli, not __main__
-    from simkit.cli import main as _main
+    # run the canonical module's main: verb modules import simkit.cli.main, not __main__
+    from simkit.cli.main import main as _main
 
     sys.exit(_main())

@@ -1,6 +1,6 @@
 """The contract every model implements.
 
-A model is a frozen dataclass of rules (fields declared with :func:`simkit.params.param`)
+A model is a frozen dataclass of rules (fields declared with :func:`simkit.core.params.param`)
 that also knows how to advance a block of tracks. It knows nothing of blocks, streams,
 workers, CSV or plots.
 
@@ -17,7 +17,7 @@ Monte Carlo side (used by :func:`simkit.simulate`)
         at once (never past the horizon): then a code is ``outcome + len(outcomes) *
         offset`` for a track absorbed at step ``t + offset`` (``0 <= offset < k``).
         Draws must have one row per active track (see
-        :class:`simkit.streams.BlockRng`).
+        :class:`simkit.core.streams.BlockRng`).
 
 Exact side (used by :func:`simkit.solve`), for Markov models
     ``exact_initial() -> {key: p}`` and ``exact_step(state, t) -> {key: p}``; a key
@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..params import ParamError, check_value, spec
+from simkit.core.params import ParamError, check_value, spec
 
 __all__ = ["Rules", "ParamError"]
 

@@ -5,12 +5,12 @@ axes (the last axis varies fastest). A key is either
 
 - a **model parameter** (``dc``, ``save_bonus``, ``max_rounds``...), used as is; or
 - a **sweep key** (:data:`SWEEP_KEYS`), not a parameter of the model, from which
-  model parameters are *derived* with the numbers of :mod:`simkit.levels`:
+  model parameters are *derived* with the numbers of :mod:`simkit.rules.levels`:
 
   ``level`` (a PC's level, 1..20)
-      sets, among ``save_bonus`` (Fortitude save, :func:`~simkit.levels.fortitude_save`),
-      ``hp_max`` (:func:`~simkit.levels.pc_hp`), ``pp_max`` and ``pp`` (full
-      perseverance points, :func:`~simkit.levels.pp_max`), those the model has.
+      sets, among ``save_bonus`` (Fortitude save, :func:`~simkit.rules.levels.fortitude_save`),
+      ``hp_max`` (:func:`~simkit.rules.levels.pc_hp`), ``pp_max`` and ``pp`` (full
+      perseverance points, :func:`~simkit.rules.levels.pp_max`), those the model has.
   ``level_diff`` (monster level - PC level, -24..24)
       sets ``monster_level = level + level_diff`` (needs ``level``).
   ``monster_level`` (0..24), for a model that has ``dc`` but no ``monster_level``
@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import levels
-from .params import ParamError, allowed, check_value, parse_value, spec
+from simkit.rules import levels
+from simkit.core.params import ParamError, allowed, check_value, parse_value, spec
 
 __all__ = [
     "SWEEP_KEYS",
@@ -110,7 +110,7 @@ def _derive_monster_level(values: dict) -> dict:
 
 def _derive_fatigue(values: dict) -> dict:
     """days_without_* -> check_penalty (R4-01..R4-03), added to a check_penalty given."""
-    from .fatigue import FATIGUE_KEYS, penalty
+    from simkit.rules.penalties import FATIGUE_KEYS, penalty
 
     days = {k: values[k] for k in FATIGUE_KEYS if k in values}
     p = penalty(days.get("days_without_sleep", 0), days.get("days_without_food", 0),

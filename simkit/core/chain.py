@@ -23,8 +23,8 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from .models.base import Rules
-from .stats import proportion_ci
+from simkit.core.model import Rules
+from simkit.core.stats import proportion_ci
 
 __all__ = ["ChainRules", "ChainResult", "ChainExact"]
 
@@ -140,7 +140,7 @@ class ChainResult:
     def exact(self):
         if not self.model.has_exact:
             return None
-        from .exact import ExactTooLarge, solve
+        from simkit.core.exact import ExactTooLarge, solve
 
         try:
             return solve(self.model)

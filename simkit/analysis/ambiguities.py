@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .params import ParamError
+from simkit.core.params import ParamError
 
 __all__ = ["Ambiguity", "Reading", "AMBIGUITIES", "ambiguity_report", "side_by_side", "typical_character",
            "typical_params", "typical_fortitude", "REPORT_COLUMNS"]
@@ -146,7 +146,7 @@ AMBIGUITIES: tuple[Ambiguity, ...] = (
     Ambiguity("A1-5", "R1-10", "rest", "reading",
               "whether damage takes stamina points (PE) before hit points",
               (_r("PE first", {"reading": "pe_first"}, True), _r("HP only", {"reading": "hp_only"})),
-              note="no track model: simkit.rest.split_damage(reading='pe_first'|'hp_only')"),
+              note="no track model: simkit.rules.rest.split_damage(reading='pe_first'|'hp_only')"),
     Ambiguity("A1-6", "R1-06", "recovery", "natural",
               "the hourly Constitution check: no natural 20/1 rule (as written), or with it",
               (_r("no natural 20/1", {"natural": False}, True), _r("natural 20/1", {"natural": True})),
@@ -169,11 +169,11 @@ AMBIGUITIES: tuple[Ambiguity, ...] = (
 def typical_fortitude(level: int) -> int:
     """Fortitude modifier of a typical PF2e character of ``level`` (1..20).
 
-    :func:`simkit.levels.fortitude_save` with its defaults: a fighter's schedule (expert
+    :func:`simkit.rules.levels.fortitude_save` with its defaults: a fighter's schedule (expert
     from level 1, master from 9), Constitution +2 with the boosts of levels 5/10/15/20,
     resilient runes (+1 from level 8, +2 from 14, +3 from 20).
     """
-    from .levels import fortitude_save
+    from simkit.rules.levels import fortitude_save
 
     return fortitude_save(level)
 
@@ -185,12 +185,12 @@ def typical_character(model: str, level: int) -> dict[str, Any]:
     ``agony``: ``level`` and its Constitution modifier (+2, raised by the boosts of
     levels 5/10/15/20); ``perseverance`` and ``agony``: PP max by level (all PP left);
     ``fall``, ``encounter``: ``level``. Other models: nothing. All from
-    :mod:`simkit.levels`.
+    :mod:`simkit.rules.levels`.
     """
     if not isinstance(level, (int, np.integer)) or isinstance(level, bool) or not 1 <= level <= 20:
         raise ParamError(f"character level must be an integer in [1, 20], got {level!r}")
     level = int(level)
-    from . import levels
+    from simkit.rules import levels
 
     out: dict[str, Any] = {}
     if model == "dying":
@@ -256,8 +256,8 @@ def ambiguity_report(levels=(1, 5, 10), n: int = 100_000, rng=None, *, ids=None,
         ``status = "model not available"``; one whose parameters the model rejects gives
         one row with ``status = "error: ..."``. ``status`` is ``"ok"`` otherwise.
     """
-    from .design import _check_n, _Evaluator, _level, _method
-    from .models import REGISTRY
+    from simkit.analysis.design import _check_n, _Evaluator, _level, _method
+    from simkit.models import REGISTRY
 
     levels = _check_levels(levels)
     n = _check_n(n)
@@ -287,7 +287,7 @@ def ambiguity_report(levels=(1, 5, 10), n: int = 100_000, rng=None, *, ids=None,
             base = cls()
             how = _method(base, method)
             if how == "mc" and seed is None:
-                from .streams import resolve_seed
+                from simkit.core.streams import resolve_seed
 
                 seed = resolve_seed(rng)
             if a.outcome not in tuple(cls.outcomes) + ("unresolved",):

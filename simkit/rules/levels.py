@@ -1,7 +1,7 @@
 """Numbers that change with level (Pathfinder 2e tables shipped in ``simkit/data``).
 
 These let a sweep go over ``level`` and ``monster_level`` (or the level difference)
-instead of raw bonuses and DCs; see :mod:`simkit.grid` for how sweep keys map onto
+instead of raw bonuses and DCs; see :mod:`simkit.analysis.grid` for how sweep keys map onto
 model parameters.
 
 Sources (tables copied from ``shared/data/pf2e``, see its README; literals below
@@ -81,7 +81,7 @@ BOOST_LEVELS = (5, 10, 15, 20)
 
 @cache
 def _table(name: str) -> tuple[dict, ...]:
-    with resources.files("simkit").joinpath("data", name).open(newline="") as fh:
+    with resources.files("simkit.rules").joinpath("data", name).open(newline="") as fh:
         return tuple(csv.DictReader(fh))
 
 

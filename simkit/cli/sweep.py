@@ -24,8 +24,8 @@ from __future__ import annotations
 import json
 import sys
 
-from .cli import UsageError, _Parser, parse_count, parse_seed  # noqa: F401  (shared behaviour)
-from .params import ParamError
+from simkit.cli.main import UsageError, _Parser, parse_count, parse_seed  # noqa: F401  (shared behaviour)
+from simkit.core.params import ParamError
 
 __all__ = ["configure"]
 
@@ -97,7 +97,7 @@ def configure(sub) -> None:
 
 def _merged_settings(args) -> dict:
     """Command-line values over the TOML file's."""
-    from .grid import load_config
+    from simkit.analysis.grid import load_config
 
     cfg = load_config(args.config) if args.config else {}
     if args.model and cfg.get("model") and args.model != cfg["model"]:
@@ -130,7 +130,7 @@ def _merged_settings(args) -> dict:
 
 
 def _axes_and_fixed(cls, settings, args):
-    from .grid import parse_fixed_args, parse_grid_args
+    from simkit.analysis.grid import parse_fixed_args, parse_grid_args
 
     axes = dict(settings["grid"])
     axes.update(parse_grid_args(cls, args.grid))
@@ -160,7 +160,7 @@ def _grid_size(axes: dict) -> int:
 
 
 def _journal_seed(output):
-    from .sweep import journal_path
+    from simkit.analysis.sweep import journal_path
 
     jp = journal_path(output)
     try:
@@ -171,9 +171,9 @@ def _journal_seed(output):
 
 
 def _cmd_sweep(args) -> int:
-    from .io import check_writable, format_frame
-    from .models import get_model
-    from .sweep import journal_path, sweep, sweep_csv
+    from simkit.core.io import check_writable, format_frame
+    from simkit.models import get_model
+    from simkit.analysis.sweep import journal_path, sweep, sweep_csv
 
     s = _merged_settings(args)
     cls = get_model(s["model"])
@@ -193,7 +193,7 @@ def _cmd_sweep(args) -> int:
     if seed is None and args.resume:
         seed = _journal_seed(s["output"])
     if seed is None and not s["exact_only"]:
-        from .streams import resolve_seed
+        from simkit.core.streams import resolve_seed
 
         seed = resolve_seed(None)
     done = [0]
@@ -212,16 +212,16 @@ def _cmd_sweep(args) -> int:
 
 
 def _cmd_compare(args) -> int:
-    from .compare import compare, variants
-    from .io import check_writable, format_frame
-    from .models import get_model
+    from simkit.analysis.compare import compare, variants
+    from simkit.core.io import check_writable, format_frame
+    from simkit.models import get_model
 
     cls = get_model(args.model)
-    from .grid import parse_fixed_args, parse_grid_args
+    from simkit.analysis.grid import parse_fixed_args, parse_grid_args
 
     axes = parse_grid_args(cls, args.grid)
     fixed = parse_fixed_args(cls, args.set)
-    from .models.presets import PRESETS
+    from simkit.models.presets import PRESETS
 
     known = PRESETS.get(cls.name, {"seed": {}})
     given = args.variants if args.variants is not None else ",".join(known)
@@ -243,7 +243,7 @@ def _cmd_compare(args) -> int:
                  workers=workers, scheduler=args.scheduler, progress=_progress(args))
     text = format_frame(df, "csv")
     if args.output:
-        from .io import atomic_write
+        from simkit.core.io import atomic_write
 
         with atomic_write(args.output) as fh:
             fh.write(text)
@@ -268,7 +268,7 @@ def _where(items) -> dict:
 def _cmd_plot(args) -> int:
     import pandas as pd
 
-    from .io import check_writable
+    from simkit.core.io import check_writable
 
     check_writable(args.output)
     try:
@@ -279,7 +279,7 @@ def _cmd_plot(args) -> int:
         raise ParamError(f"{args.csv}: not a CSV table ({str(exc).splitlines()[0]})") from None
     if "outcome" not in df:
         raise ParamError(f"{args.csv}: no outcome column: plot reads CSVs of simkit sweep or simkit compare")
-    from . import plots
+    from simkit.analysis import plots
 
     where = _where(args.where)
     try:

@@ -8,7 +8,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from .stats import proportion_ci
+from simkit.core.stats import proportion_ci
 
 __all__ = ["Result", "SUMMARY_COLUMNS"]
 
@@ -68,10 +68,10 @@ class Result:
 
     @cached_property
     def exact(self):
-        """The :class:`~simkit.exact.ExactResult` of the same model, or None."""
+        """The :class:`~simkit.core.exact.ExactResult` of the same model, or None."""
         if not getattr(self.model, "has_exact", False):
             return None
-        from .exact import ExactTooLarge, solve
+        from simkit.core.exact import ExactTooLarge, solve
 
         try:
             return solve(self.model)

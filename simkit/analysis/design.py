@@ -27,8 +27,8 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
-from .params import ParamError, allowed, spec
-from .stats import check_level
+from simkit.core.params import ParamError, allowed, spec
+from simkit.core.stats import check_level
 
 __all__ = ["calibrate", "Calibration", "sensitivity", "parse_probability", "CALIBRATION_COLUMNS",
            "SENSITIVITY_COLUMNS"]
@@ -58,7 +58,7 @@ def parse_probability(text) -> float:
 
 def _as_model(model):
     if isinstance(model, str):
-        from .models import make_model
+        from simkit.models import make_model
 
         return make_model(model)
     if not hasattr(model, "outcomes") or not hasattr(model, "replace"):
@@ -101,11 +101,11 @@ class _Evaluator:
             return hit
         m = self.model.replace(**changes) if changes else self.model
         if self.method == "exact":
-            from .exact import solve
+            from simkit.core.exact import solve
 
             res = {o: (p, p, p) for o, p in solve(m).probabilities.items()}
         else:
-            from .engine import simulate
+            from simkit.core.engine import simulate
 
             df = simulate(m, self.n, rng=self.seed).summary(level=self.level, exact=False)
             res = {r.outcome: (float(r.p), float(r.ci_low), float(r.ci_high)) for r in df.itertuples()}
@@ -131,7 +131,7 @@ def _at_level(model, character_level, keep=()):
     """``model`` with the parameters of a typical character of ``character_level``."""
     if character_level is None:
         return model
-    from .ambiguities import typical_character
+    from simkit.analysis.ambiguities import typical_character
 
     changes = {k: v for k, v in typical_character(model.name, character_level).items() if k not in keep}
     return model.replace(**changes) if changes else model
@@ -308,7 +308,7 @@ def calibrate(
         Absolute tolerance on a number parameter's root.
     character_level : int, optional
         Set the parameters of a typical character of this level (1..20) first
-        (:func:`simkit.ambiguities.typical_character`: for ``dying``, its Fortitude
+        (:func:`simkit.analysis.ambiguities.typical_character`: for ``dying``, its Fortitude
         save), so "10% deaths at level 5" is one call:
         ``calibrate("dying", "10%", "dc", character_level=5)``.
 
@@ -333,7 +333,7 @@ def calibrate(
     n = _check_n(n)
     seed = None
     if method == "mc":
-        from .streams import resolve_seed
+        from simkit.core.streams import resolve_seed
 
         seed = resolve_seed(rng)
     ev = _Evaluator(model, method, n, seed, level)
@@ -581,7 +581,7 @@ def sensitivity(
             raise ParamError(f"steps: {k}={v!r} must be a positive number")
     seed = None
     if method == "mc":
-        from .streams import resolve_seed
+        from simkit.core.streams import resolve_seed
 
         seed = resolve_seed(rng)
     ev = _Evaluator(model, method, n, seed, level)

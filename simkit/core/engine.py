@@ -1,6 +1,6 @@
 """The Monte Carlo engine: any model, ``n`` tracks, bounded memory, any executor.
 
-Tracks are simulated in blocks of whole random streams (:mod:`simkit.streams`); each
+Tracks are simulated in blocks of whole random streams (:mod:`simkit.core.streams`); each
 block keeps only its active tracks (compaction after every step), so memory is
 bounded by the block size, not by ``n``. The engine records, per outcome, a histogram
 of the step at which tracks absorbed; marks (a state field's value at absorption) and
@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .params import ParamError
-from .result import Result
-from .streams import STREAM_SIZE, BlockRng, resolve_seed, stream_generator
+from simkit.core.params import ParamError
+from simkit.core.result import Result
+from simkit.core.streams import STREAM_SIZE, BlockRng, resolve_seed, stream_generator
 
 __all__ = ["simulate", "Tally", "run_tracks"]
 
@@ -195,7 +195,7 @@ def simulate(
         raise ParamError(f"workers must be an integer in [1, 1024], got {workers!r}")
     seed = resolve_seed(rng)
     if getattr(model, "is_chain", False):
-        from .chain import simulate_chain
+        from simkit.core.chain import simulate_chain
 
         def run(stage, k, stage_seed, prefix):
             return simulate(stage, k, stage_seed, block_size=block_size, workers=workers,

@@ -1,17 +1,17 @@
 """The README's main job: regenerate the standard reports in a folder.
 
-``python -m simkit.reports reports`` writes, each CSV with its PNG (every CSV is a
+``python -m simkit.analysis.reports reports`` writes, each CSV with its PNG (every CSV is a
 sweep table: grid columns, ``outcome, count, n, p, ci_low, ci_high, exact`` and the
 ``model, seed, point_seed, version, params`` record of each row):
 
 - ``dying_dc_by_level``: seed 000, P(dead) by the source's DC (14..44) x the
-  character's level (1..20; a fighter's Fortitude save, :mod:`simkit.levels`);
+  character's level (1..20; a fighter's Fortitude save, :mod:`simkit.rules.levels`);
 - ``dying_dc_by_save``: the same over DC x raw save bonus;
 - ``dying_survival``: P(still dying) and P(dead) by round for three DCs (per-step
-  rows, :func:`simkit.sweep.sweep` with ``survival=True``);
+  rows, :func:`simkit.analysis.sweep.sweep` with ``survival=True``);
 - ``dying_seed_vs_pf2e``: the seed as written against ``pf2e-core`` by level, the
   knock-out coming from a monster of the character's level, with differences and
-  tests (:func:`simkit.compare.compare`);
+  tests (:func:`simkit.analysis.compare.compare`);
 - once those models are registered: ``agony_con_by_healer`` (the seed-001 chain by
   Constitution and healer), ``fatigue_*`` and ``fall_*`` tables; and, for any other
   registered model, ``<model>_defaults`` (its odds and survival curve at defaults).
@@ -27,9 +27,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from .io import atomic_write
-from .params import ParamError, spec
-from .sweep import sweep, to_csv_text
+from simkit.core.io import atomic_write
+from simkit.core.params import ParamError, spec
+from simkit.analysis.sweep import sweep, to_csv_text
 
 __all__ = ["SEED", "main", "standard_reports", "write_csv"]
 
@@ -44,15 +44,15 @@ def write_csv(df: pd.DataFrame, path: Path) -> None:
 
 
 def _save(ax, path: Path, title: str) -> None:
-    from . import plots
+    from simkit.analysis import plots
 
     ax.set_title(title, fontsize="medium")
     plots.save(ax, path)
 
 
 def _dying(out: Path, n: int) -> list[str]:
-    from . import plots
-    from .compare import compare, variants
+    from simkit.analysis import plots
+    from simkit.analysis.compare import compare, variants
 
     written = []
     grid = sweep("dying", {"dc": range(14, 45, 2), "level": range(1, 21)}, n, SEED)
@@ -88,7 +88,7 @@ def _dying(out: Path, n: int) -> list[str]:
 
 def _candidates(cls, wanted: dict) -> dict:
     """The axes of ``wanted`` whose keys the model takes (parameters or sweep keys)."""
-    from .grid import sweep_keys_for
+    from simkit.analysis.grid import sweep_keys_for
 
     known = set(spec(cls)) | set(sweep_keys_for(cls))
     return {k: v for k, v in wanted.items() if k in known}
@@ -97,8 +97,8 @@ def _candidates(cls, wanted: dict) -> dict:
 def _grid_report(out: Path, name: str, stem: str, axes: dict, n: int, title: str,
                  outcome: str = "dead") -> str | None:
     """A sweep of ``axes`` (two: heatmap; one: line of P(outcome)); None if it cannot run."""
-    from . import plots
-    from .models import REGISTRY
+    from simkit.analysis import plots
+    from simkit.models import REGISTRY
 
     cls = REGISTRY[name]
     axes = _candidates(cls, axes)
@@ -123,7 +123,7 @@ def _grid_report(out: Path, name: str, stem: str, axes: dict, n: int, title: str
 
 
 def _defaults_report(out: Path, name: str, n: int) -> str:
-    from . import plots
+    from simkit.analysis import plots
 
     df = sweep(name, {}, n, SEED)
     write_csv(df, out / f"{name}_defaults.csv")
@@ -142,7 +142,7 @@ def _probability_params(cls) -> list[str]:
 
 def standard_reports(out: Path, n: int = N) -> list[str]:
     """Write the standard set into ``out``; the stems written."""
-    from .models import REGISTRY
+    from simkit.models import REGISTRY
 
     out.mkdir(parents=True, exist_ok=True)
     written = _dying(out, n) if "dying" in REGISTRY else []

@@ -1,6 +1,6 @@
 """CLI verbs of the designer tools: ``calibrate``, ``sensitivity``, ``ambiguities``.
 
-Registered in :data:`simkit.cli.EXTRA_COMMANDS`. Examples::
+Registered in :data:`simkit.cli.main.EXTRA_COMMANDS`. Examples::
 
     simkit calibrate dying --target dead=10% --vary dc --character-level 5
     simkit calibrate dnd5e --target dead=25% --vary bonus
@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .params import ParamError
+from simkit.core.params import ParamError
 
 __all__ = ["configure"]
 
@@ -48,7 +48,7 @@ def _levels(text: str) -> tuple[int, ...]:
 
 
 def _target(text: str, model) -> tuple[str, float]:
-    from .design import parse_probability
+    from simkit.analysis.design import parse_probability
 
     if "=" in text:
         outcome, p = text.split("=", 1)
@@ -69,13 +69,13 @@ def _target(text: str, model) -> tuple[str, float]:
 
 def _model(args, keep=()):
     """The model of the command line; ``--character-level`` fills what ``--set`` leaves."""
-    from .cli import model_from_args, parse_sets
-    from .models import get_model
+    from simkit.cli.main import model_from_args, parse_sets
+    from simkit.models import get_model
 
     model = model_from_args(args)
     if args.character_level is None:
         return model
-    from .ambiguities import typical_character
+    from simkit.analysis.ambiguities import typical_character
 
     explicit = parse_sets(get_model(args.model), args.set)
     changes = {k: v for k, v in typical_character(model.name, args.character_level).items()
@@ -84,8 +84,8 @@ def _model(args, keep=()):
 
 
 def _cmd_calibrate(args) -> int:
-    from .cli import _prepare_output, emit
-    from .design import calibrate
+    from simkit.cli.main import _prepare_output, emit
+    from simkit.analysis.design import calibrate
 
     model = _model(args, keep=(args.vary,))
     outcome, target = _target(args.target, model)
@@ -102,8 +102,8 @@ def _cmd_calibrate(args) -> int:
 
 
 def _cmd_sensitivity(args) -> int:
-    from .cli import _prepare_output, emit
-    from .design import sensitivity
+    from simkit.cli.main import _prepare_output, emit
+    from simkit.analysis.design import sensitivity
 
     model = _model(args)
     _prepare_output(args)
@@ -114,8 +114,8 @@ def _cmd_sensitivity(args) -> int:
 
 
 def _cmd_ambiguities(args) -> int:
-    from .ambiguities import ambiguity_report, side_by_side
-    from .cli import _prepare_output, emit
+    from simkit.analysis.ambiguities import ambiguity_report, side_by_side
+    from simkit.cli.main import _prepare_output, emit
 
     _prepare_output(args)
     report = ambiguity_report(levels=args.levels, n=args.n, rng=args.seed, ids=args.id, method=args.method)
@@ -125,7 +125,7 @@ def _cmd_ambiguities(args) -> int:
 
 def configure(sub) -> None:
     """Add the designer verbs to the ``simkit`` parser."""
-    from .cli import _add_model_args, _add_output_args, parse_count, parse_seed
+    from simkit.cli.main import _add_model_args, _add_output_args, parse_count, parse_seed
 
     def char_level(p):
         p.add_argument("--character-level", type=int, default=None, metavar="L",

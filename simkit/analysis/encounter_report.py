@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .encounter import Encounter
+from simkit.models.encounter import Encounter
 
 __all__ = ["encounter_summary", "level_sweep"]
 
@@ -21,7 +21,7 @@ def encounter_summary(res, level: float = 0.95) -> pd.DataFrame:
     Marks are recorded when a track ends, so "knocked out" and the means leave out
     the ``unresolved`` tracks (none with the default horizon).
     """
-    from ..stats import proportion_ci
+    from simkit.core.stats import proportion_ci
 
     o = {name: i for i, name in enumerate(res.model.outcomes)}
     n = res.n
@@ -74,7 +74,7 @@ def level_sweep(model: Encounter, deltas=range(-4, 5), n: int = 20_000, rng: int
     ci_high`` and the sweep's bookkeeping columns. Levels outside 0..24 are skipped.
     ``sweep_options`` go to :func:`simkit.sweep` (``workers=``, ``executor=``...).
     """
-    from ..sweep import sweep
+    from simkit.analysis.sweep import sweep
 
     ds = [int(d) for d in deltas if 0 <= model.level + d <= 24]
     base = model.replace(monster_level=None)  # the grid sets it: level + delta

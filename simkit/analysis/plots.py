@@ -297,7 +297,7 @@ def heatmap(df, x: str, y: str, value: str = "p", outcome: str = "dead", ax=None
 
 def compare_chart(df, outcome: str = "dead", x: str | None = None, ax=None, value: str = "p",
                   where: dict | None = None, exact: bool = True):
-    """P(outcome) under each rule variant of a :func:`simkit.compare.compare` table.
+    """P(outcome) under each rule variant of a :func:`simkit.analysis.compare.compare` table.
 
     Without ``x``: one bar per variant with its 95% interval (exact values as
     diamonds). With ``x`` (a grid column): one line per variant against ``x``, with
@@ -352,7 +352,7 @@ def compare_chart(df, outcome: str = "dead", x: str | None = None, ax=None, valu
 
 def save(ax, path) -> None:
     """Save the figure of ``ax`` atomically as PNG (complete or absent)."""
-    from .io import atomic_write
+    from simkit.core.io import atomic_write
 
     fig = ax.figure
     fig.tight_layout()

@@ -1,0 +1,1 @@
+"""The ``simkit`` command line (``simkit.cli.main.main``)."""
