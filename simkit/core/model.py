@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from simkit.core.params import ParamError, check_value, spec
+from simkit.core.params import ParamError, check_value, spec, take_declarations
 
 __all__ = ["Rules", "ParamError"]
 
@@ -56,6 +56,10 @@ class Rules:
     has_exact: ClassVar[bool] = False
     #: Name of the parameter holding the horizon.
     horizon_param: ClassVar[str] = "max_rounds"
+
+    def __init_subclass__(cls) -> None:
+        # (no zero-argument super() in a slotted dataclass: its class cell is stale)
+        take_declarations(cls)  # a composite model's stage parameters (params_from)
 
     def __post_init__(self) -> None:
         for fname, meta in spec(type(self)).items():

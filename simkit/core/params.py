@@ -29,6 +29,8 @@ __all__ = [
     "check_value",
     "describe",
     "register_kind",
+    "take_declarations",
+    "shown",
 ]
 
 
@@ -89,6 +91,45 @@ def same_as(rules_cls, name: str, **changes):
     return dataclasses.field(default=changes.get("default", f.default), metadata=f.metadata)
 
 
+def take_declarations(cls: type) -> None:
+    """Give ``cls`` the declared parameters its ``params_from`` names (before ``@dataclass``).
+
+    A composite or chained model says which of its stages' parameters it takes::
+
+        params_from: ClassVar = ((Perseverance, None), (Recovery, ("con", "healer")))
+        param_defaults: ClassVar = {"height": "9"}
+
+    ``None`` takes every declared parameter of that class. Each one is added as a field
+    with the stage's own declaration (kind, range, rule id, help), so a parameter has one
+    declaration wherever it appears; ``param_defaults`` may change a default. Fields the
+    class declares itself, or inherits, are left alone. Called by ``Rules.__init_subclass__``,
+    i.e. before the ``dataclass`` decorator reads the annotations.
+    """
+    sources = cls.__dict__.get("params_from")
+    if not sources:
+        return
+    defaults = cls.__dict__.get("param_defaults", {})
+    own = dict(cls.__dict__.get("__annotations__", {}))
+    inherited = {f for klass in cls.__mro__[1:] for f in getattr(klass, "__dataclass_fields__", {})}
+    taken: dict[str, str] = {}
+    for source, names in sources:
+        fields = source.__dataclass_fields__
+        for name in names if names is not None else spec(source):
+            if name in own or name in inherited or name in taken:
+                continue
+            f = fields[name]
+            if "kind" not in f.metadata:
+                raise TypeError(f"{cls.__name__}: {source.__name__}.{name} is not a declared parameter")
+            default = defaults.get(name, f.default)
+            setattr(cls, name, dataclasses.field(default=default, metadata=f.metadata))
+            taken[name] = f.type if isinstance(f.type, str) else "object"
+    unknown = set(defaults) - set(taken) - set(own)
+    if unknown:
+        raise TypeError(f"{cls.__name__}.param_defaults names no taken parameter: {sorted(unknown)}")
+    # the stages' parameters first, in their order, then the class's own
+    cls.__annotations__ = {**taken, **own}
+
+
 def spec(rules_cls) -> dict[str, dict]:
     """Field name -> metadata (with ``default``), for every declared parameter."""
     out = {}
@@ -126,10 +167,23 @@ def _fmt(x) -> str:
     return str(x)
 
 
+#: Longest value shown in an error message; longer ones are abbreviated.
+_SHOWN = 60
+
+
+def shown(value: Any, limit: int = _SHOWN) -> str:
+    """``repr(value)``, abbreviated in the middle past ``limit`` characters (error lines stay short)."""
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    keep = max(8, (limit - 5) // 2)
+    return f"{text[:keep]}...{text[-keep:]} ({len(text)} characters)"
+
+
 def check_value(name: str, meta: dict, value: Any) -> Any:
     """Validate (and normalise) one value; raise :class:`ParamError` naming ``name``."""
     def bad():
-        return ParamError(f"{name}={value!r} is not allowed: {name} must be {allowed(meta)}")
+        return ParamError(f"{name}={shown(value)} is not allowed: {name} must be {allowed(meta)}")
 
     if value is None:
         if meta["optional"]:
@@ -150,7 +204,7 @@ def check_value(name: str, meta: dict, value: Any) -> Any:
             return normalise(value)
         except (ValueError, TypeError) as exc:
             if show_reason:
-                raise ParamError(f"{name}={value!r} is not allowed: {exc}") from None
+                raise ParamError(f"{name}={shown(value)} is not allowed: {exc}") from None
             raise bad() from None
     if kind == "schedule":
         if isinstance(value, str) and 1 <= len(value.strip()) <= _MAX_SCHEDULE and set(value.strip()) <= {"0", "1"}:
@@ -176,7 +230,7 @@ def check_value(name: str, meta: dict, value: Any) -> Any:
             value = float(value)
         except (TypeError, ValueError):
             raise bad() from None
-        if math.isnan(value):
+        if not math.isfinite(value):
             raise bad()
     lo, hi = meta["lo"], meta["hi"]
     if (lo is not None and value < lo) or (hi is not None and value > hi):
@@ -188,10 +242,16 @@ def parse_value(name: str, meta: dict, text: str) -> Any:
     """Parse a command-line string for parameter ``name`` (then validate it)."""
     t = text.strip()
     kind = meta["kind"]
-    if t.lower() in ("none", "null", ""):
+    if not t:
+        none = " (or none)" if meta["optional"] else ""
+        raise ParamError(f"{name}= has no value: {name} must be {allowed(meta)}{none}")
+    if t.lower() in ("none", "null"):
         if meta["optional"]:
             return None
-        raise ParamError(f"{name}={text!r} is not allowed: {name} must be {allowed(meta)}")
+        raise ParamError(f"{name}={shown(text)} is not allowed: {name} must be {allowed(meta)}")
+    if kind in ("int", "float", "policy") and not t.isascii():  # no Unicode digits such as '１４'
+        raise ParamError(f"{name}={shown(text)} is not allowed: {name} must be {allowed(meta)} "
+                         "(ASCII digits)")
     try:
         if kind == "bool":
             low = t.lower()
@@ -214,7 +274,7 @@ def parse_value(name: str, meta: dict, text: str) -> Any:
         raise
     except ValueError:
         pass
-    raise ParamError(f"{name}={text!r} is not allowed: {name} must be {allowed(meta)}")
+    raise ParamError(f"{name}={shown(text)} is not allowed: {name} must be {allowed(meta)}")
 
 
 def describe(rules_cls) -> list[dict]:

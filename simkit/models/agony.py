@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from simkit.core.chain import ChainRules
-from simkit.core.params import param, same_as, spec
+from simkit.core.params import param, spec
 from simkit.models.perseverance import Perseverance
 from simkit.models.recovery import Recovery
 
@@ -64,32 +64,17 @@ class Agony(ChainRules):
     outcomes: ClassVar[tuple[str, ...]] = ("dead", "revived", "back", "awake", "rested")
     rule_ids: ClassVar[str] = "R1-01..R1-08, R1-11; A1-1..A1-3, A1-6; rounds then hours"
 
-    # perseverance (rounds)
-    pp: int = same_as(Perseverance, "pp")
-    pp_max: int = same_as(Perseverance, "pp_max")
-    medic_bonus: int | None = same_as(Perseverance, "medic_bonus")
-    medic_from: int = same_as(Perseverance, "medic_from")
-    heal_round: int | None = same_as(Perseverance, "heal_round")
-    spend: str | int = same_as(Perseverance, "spend")
-    stabilize_cap: int | None = same_as(Perseverance, "stabilize_cap")
-    back_in_fight: bool = same_as(Perseverance, "back_in_fight")
-    enough_pp: int = same_as(Perseverance, "enough_pp")
-    nonlethal: bool = same_as(Perseverance, "nonlethal")
-    zero_pp: str = same_as(Perseverance, "zero_pp")
-    max_rounds: int = same_as(Perseverance, "max_rounds")
-    # recovery (hours)
-    con: int = same_as(Recovery, "con")
-    healer: int | None = same_as(Recovery, "healer")
-    checks: int = same_as(Recovery, "checks")
-    level: int = same_as(Recovery, "level")
-    natural: bool = same_as(Recovery, "natural")
+    #: every parameter of both stages, declared there (``lethal`` follows ``nonlethal_recovery``)
+    params_from: ClassVar = (
+        (Perseverance, None),
+        (Recovery, tuple(k for k in spec(Recovery) if k != "lethal")),
+    )
+
     nonlethal_recovery: str = param(
         "safe", kind="choice", choices=("safe", "checks"), rule="R1-11",
         help="after a nonlethal knock-out: the hourly checks cannot kill (safe, 'sans danger de mort') "
              "or they can (checks)")
-    # both
-    check_penalty: int = param(0, kind="int", lo=-50, hi=0, rule="A1-6",
-                               help="penalty added to every d20 check (first aid, Medicine, Constitution)")
+
 
     def validate(self) -> None:
         self.stages()  # cross-field checks of each stage (e.g. pp <= pp_max)

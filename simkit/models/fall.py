@@ -47,7 +47,7 @@ import numpy as np
 from simkit.core.chain import ChainRules
 from simkit.rules.dice import Dice
 from simkit.rules.heights import parse_heights
-from simkit.core.params import ParamError, param, same_as, spec
+from simkit.core.params import ParamError, param, spec
 from simkit.core.model import Rules
 from simkit.models.dying import Dying
 from simkit.models.perseverance import Perseverance
@@ -253,15 +253,8 @@ def _final(first: str, second: str | None) -> str:
 class _FallChain(ChainRules):
     """The fall's parameters, shared by the chains that start with a fall."""
 
-    height: str = same_as(Fall, "height", default="9")
-    reading: str = same_as(Fall, "reading")
-    level: int = same_as(Fall, "level")
-    ancestry_hp: int = same_as(Fall, "ancestry_hp")
-    class_hp: int = same_as(Fall, "class_hp")
-    con: int = same_as(Fall, "con")
-    hp: int | None = same_as(Fall, "hp")
-    hp_max: int | None = same_as(Fall, "hp_max")
-    temp_hp: int = same_as(Fall, "temp_hp")
+    params_from: ClassVar = ((Fall, _FALL_PARAMS[:-1]),)  # all but massive_damage
+    param_defaults: ClassVar = {"height": "9"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,16 +272,9 @@ class FallDying(_FallChain):
     outcomes: ClassVar[tuple[str, ...]] = ("dead", "standing", "ko", "stable", "revived")
     rule_ids: ClassVar[str] = "R4-07, R0-01, R0-03..R0-10, R0-13, R0-14; A4-1, A0-4"
 
-    massive_damage: bool = same_as(Fall, "massive_damage", default=True)
-    save_bonus: int = same_as(Dying, "save_bonus")
-    dc: int | None = same_as(Dying, "dc")
-    check: str = same_as(Dying, "check")
-    check_penalty: int = same_as(Dying, "check_penalty")
-    hero_points: int = same_as(Dying, "hero_points")
-    heal_round: int | None = same_as(Dying, "heal_round")
-    max_rounds: int = same_as(Dying, "max_rounds")
-
     _DYING = ("save_bonus", "dc", "check", "check_penalty", "hero_points", "heal_round", "max_rounds")
+    params_from: ClassVar = ((Fall, ("massive_damage",)), (Dying, _DYING))
+    param_defaults: ClassVar = {"massive_damage": True}  # seed-000 rules (R0-13)
 
     def validate(self) -> None:
         self.stages()  # each stage validates its own parameters
@@ -317,20 +303,10 @@ class FallPerseverance(_FallChain):
     outcomes: ClassVar[tuple[str, ...]] = ("dead", "standing", "ko", "stable", "revived", "back")
     rule_ids: ClassVar[str] = "R4-07, R0-01, R0-14, R1-01..R1-05; A4-1, A1-1, A1-3"
 
-    massive_damage: bool = same_as(Fall, "massive_damage")
-    # the perseverance stage's parameters (as in agony: two slotted bases cannot be combined)
-    pp: int = same_as(Perseverance, "pp")
-    pp_max: int = same_as(Perseverance, "pp_max")
-    medic_bonus: int | None = same_as(Perseverance, "medic_bonus")
-    medic_from: int = same_as(Perseverance, "medic_from")
-    heal_round: int | None = same_as(Perseverance, "heal_round")
-    spend: str | int = same_as(Perseverance, "spend")
-    stabilize_cap: int | None = same_as(Perseverance, "stabilize_cap")
-    back_in_fight: bool = same_as(Perseverance, "back_in_fight")
-    enough_pp: int = same_as(Perseverance, "enough_pp")
-    zero_pp: str = same_as(Perseverance, "zero_pp")
-    check_penalty: int = same_as(Perseverance, "check_penalty")
-    max_rounds: int = same_as(Perseverance, "max_rounds")
+    params_from: ClassVar = (
+        (Fall, ("massive_damage",)),
+        (Perseverance, tuple(k for k in spec(Perseverance) if k != "nonlethal")),
+    )
 
     def validate(self) -> None:
         self.stages()
