@@ -25,10 +25,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from simkit.core.params import ParamError, spec
-from simkit.core.stats import two_proportion_test
+from simkit.core.stats import norm_ppf, two_proportion_test
 from simkit.analysis.sweep import RECORD_COLUMNS, STAT_COLUMNS, sweep
 
 __all__ = ["DIFF_COLUMNS", "ambiguity_readings", "compare", "side_by_side", "variants"]
@@ -162,7 +161,7 @@ def compare(variants: dict, grid=None, n: int | None = 100_000, rng=None, *, bas
         pval = np.full(len(merged), np.nan)
     else:
         diff, se, pval = two_proportion_test(merged["count"], merged["n"], merged["count_base"], merged["n_base"])
-        z = stats.norm.ppf(0.5 + level / 2)
+        z = norm_ppf(0.5 + level / 2)
         low, high = diff - z * se, diff + z * se
         own = (merged["variant"] == baseline).to_numpy()
         low, high = np.where(own, np.nan, low), np.where(own, np.nan, high)

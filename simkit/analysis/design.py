@@ -25,10 +25,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import optimize, stats
 
 from simkit.core.params import ParamError, allowed, spec
-from simkit.core.stats import check_level
+from simkit.core.stats import check_level, norm_ppf
 
 __all__ = ["calibrate", "Calibration", "sensitivity", "parse_probability", "CALIBRATION_COLUMNS",
            "SENSITIVITY_COLUMNS"]
@@ -472,6 +471,8 @@ def _calibrate_float(model, vary, outcome, target, f, lo, hi, method, n, seed, g
         elif ps[i + 1] == target:
             x = b
         elif method == "exact":
+            from scipy import optimize
+
             x = float(optimize.brentq(lambda v: f(v)[0] - target, a, b, xtol=xtol))
         else:  # Monte Carlo: interpolate on the common-random-number curve, then check there
             x = a + (b - a) * (target - ps[i]) / (ps[i + 1] - ps[i])
@@ -586,7 +587,7 @@ def sensitivity(
         seed = resolve_seed(rng)
     ev = _Evaluator(model, method, n, seed, level)
     base = ev()
-    z = stats.norm.ppf(0.5 + level / 2)
+    z = norm_ppf(0.5 + level / 2)
     rows = []
     for name in params:
         meta = known[name]
