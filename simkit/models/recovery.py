@@ -30,64 +30,31 @@ check of the model: the Constitution check and the healer's Medicine check.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import ClassVar
 
 import numpy as np
 
-from simkit.core.params import param
 from simkit.core.model import Rules
+from simkit.core.params import param
+from simkit.rules.hourly import (
+    AWAKE as CHECK_AWAKE,
+    DEAD as CHECK_DEAD,
+    HEALER_DC,
+    hourly_odds,
+    hourly_pmf,
+    hourly_result,
+    hourly_table,
+)
 
 __all__ = ["Recovery", "HEALER_DC", "WAKE_HOURS", "hourly_odds"]
 
-#: DC of the healer's Medicine check (R1-08).
-HEALER_DC = 15
 #: Hours after which a stable character wakes up on its own (R1-07).
 WAKE_HOURS = 8
-#: Constitution check thresholds (R1-06): wake at 20+, die under 10.
-WAKE_AT, DIE_UNDER = 20, 10
-#: Bonus and floor after a successful Medicine check (R1-08).
-HEALER_BONUS, HEALER_FLOOR = 2, 10
+#: Hours packed into one draw when the hour has no healer's roll (20**3 = 8000 < 2**16).
+PACK_HOURS = 3
 
 DEAD, AWAKE, RESTED = 0, 1, 2
-
-
-def hourly_odds(con, healer=None, check_penalty=0):
-    """Exact odds of one hourly Constitution check (R1-06, R1-08), vectorised over ``con``.
-
-    Parameters
-    ----------
-    con : int or array_like of int
-        Constitution modifier.
-    healer : int or None
-        The healer's Medicine bonus (None = no healer).
-    check_penalty : int
-        Added to every d20 check (<= 0).
-
-    Returns
-    -------
-    dict of ndarray
-        ``dead``, ``stay`` and ``awake``: probabilities of each result of one check.
-    """
-    con = np.asarray(con, dtype=np.int64)
-    rolls = np.arange(1, 21)
-
-    def results(bonus, aided):
-        total = rolls[None, :] + (con.reshape(-1, 1) + check_penalty + bonus)
-        if aided:
-            total = np.maximum(total, HEALER_FLOOR)
-        dead = np.mean(total < DIE_UNDER, axis=1)
-        awake = np.mean(total >= WAKE_AT, axis=1)
-        return dead, awake
-
-    dead, awake = results(0, False)
-    if healer is not None:
-        p_aid = np.mean(rolls + healer + check_penalty >= HEALER_DC)
-        d2, a2 = results(HEALER_BONUS, True)
-        dead = (1 - p_aid) * dead + p_aid * d2
-        awake = (1 - p_aid) * awake + p_aid * a2
-    shape = con.shape
-    out = {"dead": dead.reshape(shape), "stay": (1 - dead - awake).reshape(shape), "awake": awake.reshape(shape)}
-    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,56 +89,51 @@ class Recovery(Rules):
 
     # -- scalar reference (one track, plain Python) ---------------------------------
     def ref_hour(self, t: int, heal_roll: int = 0, con_roll: int = 0):
-        """One hour of one track: ``(outcome or None, hp)`` for the natural d20s given."""
+        """One hour of one track: ``(outcome or None, hp)`` for the natural d20s given.
+
+        The check itself is :func:`simkit.rules.hourly.hourly_result`; this adds which
+        hours have one and the wake-up at hour 8 (R1-07, A1-2).
+        """
         if t > self.checks:  # A1-2: hour 8 without a check
             return RESTED, self.level
-        total = con_roll + self.con + self.check_penalty
-        if self.healer is not None and heal_roll + self.healer + self.check_penalty >= HEALER_DC:
-            total = max(total + HEALER_BONUS, HEALER_FLOOR)
-        result = (total >= DIE_UNDER) + (total >= WAKE_AT)  # 0 dies, 1 stays, 2 wakes
-        if self.natural:
-            result = min(result + 1, 2) if con_roll == 20 else (max(result - 1, 0) if con_roll == 1 else result)
-        if not self.lethal:
-            result = max(result, 1)
-        if result == 2:
+        result = hourly_result(con_roll, heal_roll, con=self.con, healer=self.healer,
+                               check_penalty=self.check_penalty, natural=self.natural, lethal=self.lethal)
+        if result == CHECK_AWAKE:
             return AWAKE, 1
-        if result == 0:
+        if result == CHECK_DEAD:
             return DEAD, 0
         if t >= WAKE_HOURS:
             return RESTED, self.level
         return None, 0
 
     # -- vectorised kernel -----------------------------------------------------------
+    def hours_per_draw(self, t: int) -> int:
+        """Hours the kernel resolves from one draw at hour ``t``: 3 without a healer, else 1."""
+        return min(1 if self.healer is not None else PACK_HOURS, WAKE_HOURS - t + 1)
+
+    def packed(self, t: int, k: int) -> np.ndarray:
+        """Engine codes of hours ``t..t+k-1`` for every packed draw (int8, read-only, cached).
+
+        Index ``r``: hour ``t + i`` with a check uses the digit ``r // w**i % w`` (``w``
+        = 20, or 400 with a healer; see :func:`simkit.rules.hourly.hourly_table`); an
+        hour without a check (A1-2) uses none. Value: ``-1`` still stable after the
+        ``k`` hours, else ``outcome + 3 * offset`` for a track ending at hour
+        ``t + offset``. Built from :meth:`ref_hour`'s rules via the hourly table.
+        """
+        table = hourly_table(con=self.con, healer=self.healer, check_penalty=self.check_penalty,
+                             natural=self.natural, lethal=self.lethal)
+        return _packed(tuple(table.tolist()), self.checks, t, k)
+
     def init(self, n: int, rng):
-        return {"hp": np.zeros(n, dtype=np.int16)}, np.full(n, -1, dtype=np.int8)  # hp: (n,) HP on waking
+        return {"hp": np.zeros(n, dtype=np.int16)}, np.broadcast_to(np.int8(-1), (n,))  # hp: HP on waking
 
     def step(self, state, t, rng):
         m = len(state["hp"])
-        if t > self.checks:
-            state["hp"] = np.full(m, self.level, dtype=np.int16)
-            return np.full(m, RESTED, dtype=np.int8)
-        if self.healer is not None:
-            heal = rng.d20(size=m)  # (m,) the healer's natural d20
-            aided = heal.astype(np.int16) >= HEALER_DC - self.healer - self.check_penalty
-        con = rng.d20(size=m).astype(np.int16)  # (m,) natural d20 of the Constitution check
-        total = con + np.int16(self.con + self.check_penalty)
-        if self.healer is not None:
-            total = np.where(aided, np.maximum(total + HEALER_BONUS, HEALER_FLOOR), total)
-        result = (total >= DIE_UNDER).astype(np.int8) + (total >= WAKE_AT)  # (m,) 0 dies, 1 stays, 2 wakes
-        if self.natural:
-            result = np.clip(result + (con == 20) - (con == 1), 0, 2)
-        if not self.lethal:
-            result = np.maximum(result, 1)
-        codes = np.full(m, -1, dtype=np.int8)
-        codes[result == 0] = DEAD
-        codes[result == 2] = AWAKE
-        if t >= WAKE_HOURS:
-            codes[codes < 0] = RESTED
-        hp = np.zeros(m, dtype=np.int16)
-        hp[codes == AWAKE] = 1
-        hp[codes == RESTED] = self.level
-        state["hp"] = hp
-        return codes
+        k = self.hours_per_draw(t)
+        table = self.packed(t, k)
+        codes = table.take(rng.below(len(table), size=m)) if len(table) > 1 else np.full(m, table[0])
+        state["hp"] = _hp_of_code(self.level, k).take(codes.astype(np.intp) + 1)
+        return codes, k
 
     # -- exact chain ---------------------------------------------------------------------
     def exact_initial(self):
@@ -186,32 +148,37 @@ class Recovery(Rules):
         regime = self.exact_regime(t)
         if regime == "wake":
             return {"rested": 1.0}
-        # P(result of the Constitution check), counting natural rolls
-        def counts(bonus: int, floor: int | None) -> tuple[int, int, int]:
-            dead = stay = awake = 0
-            for r in range(1, 21):
-                total = r + self.con + self.check_penalty + bonus
-                if floor is not None and total < floor:
-                    total = floor
-                result = 0 if total < DIE_UNDER else (2 if total >= WAKE_AT else 1)
-                if self.natural and r in (1, 20):  # A1-6 option: one step up or down
-                    result = min(2, max(0, result + (1 if r == 20 else -1)))
-                if not self.lethal:  # nonlethal knock-out: never dies of a check
-                    result = max(result, 1)
-                if result == 0:
-                    dead += 1
-                elif result == 2:
-                    awake += 1
-                else:
-                    stay += 1
-            return dead, stay, awake
-
-        aid = 0  # natural rolls (of 20) for which the healer succeeds
-        if self.healer is not None:
-            aid = sum(r + self.healer + self.check_penalty >= HEALER_DC for r in range(1, 21))
-        plain, helped = counts(0, None), counts(HEALER_BONUS, HEALER_FLOOR)
-        # out of 400 equally likely (healer roll, Constitution roll) pairs
-        dead, stay, awake = ((20 - aid) * a + aid * b for a, b in zip(plain, helped))
-        out = {"dead": dead / 400, "awake": awake / 400}
-        out["rested" if regime == "last check" else ("stable",)] = stay / 400
+        dead, stay, awake = hourly_pmf(con=self.con, healer=self.healer, check_penalty=self.check_penalty,
+                                       natural=self.natural, lethal=self.lethal)
+        out = {"dead": dead, "awake": awake, "rested" if regime == "last check" else ("stable",): stay}
         return {k: v for k, v in out.items() if v > 0}
+
+
+@lru_cache(maxsize=256)
+def _packed(table: tuple[int, ...], checks: int, t: int, k: int) -> np.ndarray:
+    width = len(table)
+    code = np.full(1, -1, dtype=np.int64)  # (draws so far,) engine code after the hours done
+    for i in range(k):
+        hour = t + i
+        if hour > checks:  # no check, no roll: every track still stable wakes (R1-07)
+            code = np.where(code < 0, RESTED + 3 * i, code)
+            continue
+        result = np.asarray(table, dtype=np.int64)  # 0 dead, 1 stays, 2 awake
+        after = np.select([result == CHECK_DEAD, result == CHECK_AWAKE], [DEAD + 3 * i, AWAKE + 3 * i],
+                          RESTED + 3 * i if hour >= WAKE_HOURS else -1)
+        # new digit is the most significant: index = old + len(old) * roll
+        code = np.where(code[None, :] < 0, after[:, None], code[None, :]).ravel()
+    out = code.astype(np.int8)
+    out.setflags(write=False)
+    return out
+
+
+@lru_cache(maxsize=256)
+def _hp_of_code(level: int, k: int) -> np.ndarray:
+    """HP on waking by engine code + 1 (code -1: still stable, 0 HP)."""
+    hp = np.zeros(3 * k + 1, dtype=np.int16)
+    for i in range(k):
+        hp[1 + AWAKE + 3 * i] = 1
+        hp[1 + RESTED + 3 * i] = level
+    hp.setflags(write=False)
+    return hp

@@ -236,7 +236,7 @@ def con_damage(score, damage, *, level: int = 1, pe_per_level: int = 6, reading:
         model's answer: a death on one of ``checks`` independent checks, each reached
         only while the character stays stable).
     """
-    from simkit.models.recovery import hourly_odds
+    from simkit.rules.hourly import hourly_odds
 
     damage = np.atleast_1d(_ints("damage", damage, 0))
     mods = np.atleast_1d(ability_modifier(score, damage, reading))
