@@ -13,7 +13,7 @@ import sys
 from importlib import import_module
 
 from simkit.rules.penalties import FATIGUE_KEYS, parse_fatigue_value
-from simkit.core.params import ParamError, parse_value, spec
+from simkit.core.params import ParamError, parse_value, shown, spec
 
 __all__ = ["main", "build_parser", "parse_sets", "model_from_args"]
 
@@ -34,9 +34,11 @@ def parse_count(text: str) -> int:
     """``-n``: an integer, also written ``1e6`` or ``10**6``."""
     t = text.strip().replace("_", "")
     try:
+        if not t.isascii():  # no Unicode digits
+            raise ValueError
         if "**" in t:
             a, b = (int(x) for x in t.split("**"))
-            if abs(a) > 1 and b > 64:  # far past any allowed n; do not compute it
+            if b < 0 or (abs(a) > 1 and b > 64):  # not an integer, or far past any allowed n
                 raise ValueError
             v = a**b
         elif "e" in t.lower():
@@ -46,22 +48,24 @@ def parse_count(text: str) -> int:
             v = int(f)
         else:
             v = int(t)
-    except (ValueError, OverflowError):
-        raise argparse.ArgumentTypeError(f"-n must be a positive integer (e.g. 100000 or 1e6), got {text!r}")
+    except (ValueError, OverflowError, ZeroDivisionError):
+        raise argparse.ArgumentTypeError(f"-n must be a positive integer (e.g. 100000 or 1e6), got {shown(text)}")
     from simkit.core.engine import MAX_N
 
     if not 1 <= v <= MAX_N:
-        raise argparse.ArgumentTypeError(f"-n must be a positive integer up to {MAX_N:.0e} (e.g. 100000 or 1e6), got {text!r}")
+        raise argparse.ArgumentTypeError(f"-n must be a positive integer up to {MAX_N:.0e} (e.g. 100000 or 1e6), got {shown(text)}")
     return v
 
 
 def parse_seed(text: str) -> int:
     try:
+        if not text.isascii():
+            raise ValueError
         v = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"--seed must be a non-negative integer, got {text!r}")
+        raise argparse.ArgumentTypeError(f"--seed must be a non-negative integer, got {shown(text)}")
     if v < 0:
-        raise argparse.ArgumentTypeError(f"--seed must be a non-negative integer, got {text!r}")
+        raise argparse.ArgumentTypeError(f"--seed must be a non-negative integer, got {shown(text)}")
     return v
 
 
@@ -74,6 +78,8 @@ def parse_sets(model_cls, sets: list[str] | None) -> dict:
             raise ParamError(f"--set {item!r} is malformed: write --set KEY=VALUE")
         key, value = item.split("=", 1)
         key = key.strip()
+        if key in out:
+            raise ParamError(f"--set {key} given twice: give each parameter once")
         if key not in known and key in FATIGUE_KEYS and "check_penalty" in known:
             out[key] = parse_fatigue_value(key, value)  # -> check_penalty in make_model
             continue
@@ -112,13 +118,11 @@ def emit(df, args) -> None:
 
 
 def _emit_text(text: str, args) -> None:
-    from simkit.core.io import atomic_write
+    from simkit.core.io import STDOUT, atomic_write
 
-    if args.output:
-        with atomic_write(args.output) as fh:
-            fh.write(text)
-    else:
-        sys.stdout.write(text)
+    # -o FILE: atomic (a link's target replaced); a device or FIFO written directly; - stdout
+    with atomic_write(args.output or STDOUT) as fh:
+        fh.write(text)
 
 
 def _cmd_models(args) -> int:
@@ -254,8 +258,50 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, handled as Ctrl-C is (a sweep keeps its journal), exit status 143."""
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated()
+
+
+def _one_line(text: str, limit: int = 400) -> str:
+    """An error message as one short line (a long list of values abbreviated)."""
+    text = " ".join(str(text).split())
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit - 120]} ... {text[-100:]}"
+
+
+def _quiet_stdout() -> None:
+    """After a closed pipe: send what is left of stdout to /dev/null (no error at exit)."""
+    import os
+
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # captured or already closed
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``simkit`` console script."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        old_term = signal.signal(signal.SIGTERM, _on_sigterm)  # SIGTERM as Ctrl-C
+        try:
+            return _main(argv)
+        finally:
+            signal.signal(signal.SIGTERM, old_term)
+    return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -268,17 +314,22 @@ def main(argv: list[str] | None = None) -> int:
             raise ParamError(f"--workers must be an integer in [1, 1024], got {args.workers}")
         return int(args.func(args) or 0)
     except (UsageError, ParamError) as exc:
-        print(f"simkit: error: {exc}", file=sys.stderr)
+        print(f"simkit: error: {_one_line(exc)}", file=sys.stderr)
         return 2
-    except OSError as exc:  # e.g. a disk that fills up while writing
-        where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
-        print(f"simkit: error: cannot write{where}: {exc.strerror or exc}", file=sys.stderr)
+    except BrokenPipeError:  # `simkit ... | head -1`: end quietly, as other Unix tools do
+        _quiet_stdout()
+        return 0
+    except OSError as exc:  # e.g. a disk that fills up while writing, a closed stdout
+        name = getattr(exc, "filename", None)
+        where = " standard output" if name == "-" else (f" {name}" if name else "")
+        print(f"simkit: error: cannot write{where}: {_one_line(exc.strerror or exc)}", file=sys.stderr)
         return 2
+    except Terminated:
+        print("simkit: terminated", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("simkit: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

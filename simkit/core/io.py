@@ -1,10 +1,30 @@
-"""Output files that are only ever complete or absent, and table formatting."""
+"""Output files that are only ever complete or absent, and table formatting.
+
+What ``-o PATH`` does (:func:`atomic_write`):
+
+- a regular file, or a path that does not exist yet: the text goes to a temporary file
+  beside it, which is renamed over it once complete (atomic: the path holds the old
+  file or the complete new one, never half of one); an existing file keeps its
+  permissions, a new one gets ``0666`` less the umask;
+- a symbolic link: it is followed, and its target is replaced as above (the link
+  stays a link);
+- anything else (a device such as ``/dev/null``, a FIFO, a socket): written directly,
+  never replaced, never removed;
+- ``-``: standard output.
+
+A write error (no space left, a closed standard output) is an :class:`OSError`; the
+command line turns it into one line and a non-zero status.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import io
 import json
+import math
 import os
+import stat
+import sys
 import tempfile
 from pathlib import Path
 
@@ -13,26 +33,56 @@ import pandas as pd
 
 from simkit.core.params import ParamError
 
-__all__ = ["atomic_write", "check_writable", "format_frame"]
+__all__ = ["atomic_write", "check_writable", "format_frame", "output_target", "STDOUT"]
+
+#: The output path that means standard output.
+STDOUT = "-"
+
+
+def output_target(path) -> tuple[str, Path]:
+    """How ``path`` is written: ``("stdout", -)``, ``("direct", device)`` or ``("replace", file)``.
+
+    A symbolic link is resolved first, so ``"replace"`` names the file that is
+    replaced (the link's target), and a link to a device is written directly.
+    """
+    if str(path) == STDOUT:
+        return "stdout", Path(STDOUT)
+    p = Path(path)
+    target = Path(os.path.realpath(p)) if p.is_symlink() else p
+    try:
+        mode = target.stat().st_mode
+    except OSError:  # not there yet (or a dangling link): a new regular file
+        return "replace", target
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return "replace", target
+    return "direct", target
 
 
 def check_writable(path, name: str = "-o") -> Path:
     """Fail early, with one clear line, when ``path`` cannot be written."""
     if not str(path).strip():
-        raise ParamError(f"{name}: empty path, give a file path")
+        raise ParamError(f"{name}: empty path, give a file path (or - for standard output)")
+    if "\0" in str(path):
+        raise ParamError(f"{name}: the path contains a NUL character")
+    kind, target = output_target(path)
+    if kind == "stdout":
+        return Path(STDOUT)
     if str(path).endswith(("/", os.sep)):
         raise ParamError(f"{name} {path}: names a directory, give a file path")
-    p = Path(path)
-    parent = p.parent if str(p.parent) else Path(".")
-    if p.is_dir():
+    if kind == "direct":
+        if not os.access(target, os.W_OK):
+            raise ParamError(f"{name} {path}: not writable")
+        return Path(path)
+    parent = target.parent if str(target.parent) else Path(".")
+    if target.is_dir():
         raise ParamError(f"{name} {path}: is a directory, give a file path")
     if not parent.is_dir():
         raise ParamError(f"{name} {path}: directory {parent} does not exist")
     if not os.access(parent, os.W_OK):
         raise ParamError(f"{name} {path}: directory {parent} is not writable")
-    if p.exists() and not os.access(p, os.W_OK):
+    if target.exists() and not os.access(target, os.W_OK):
         raise ParamError(f"{name} {path}: file is not writable")
-    return p
+    return Path(path)
 
 
 def _file_mode(path: Path) -> int:
@@ -45,25 +95,88 @@ def _file_mode(path: Path) -> int:
         return 0o666 & ~umask
 
 
+def closed_stdout() -> OSError:
+    """The error of writing to a standard output that was closed (``>&-``)."""
+    import errno
+
+    return OSError(errno.EBADF, "standard output is closed")
+
+
+@contextlib.contextmanager
+def _stdout(mode: str):
+    out = sys.stdout
+    if out is None:
+        raise closed_stdout()
+    if "b" in mode:
+        buf = getattr(out, "buffer", None)
+        if buf is None:  # a text stream without bytes (e.g. captured): bytes as latin-1 text
+            yield _BytesToText(out)
+        else:
+            out.flush()
+            yield buf
+            buf.flush()
+        return
+    yield out
+    out.flush()
+
+
+class _BytesToText(io.RawIOBase):
+    def __init__(self, text):
+        self.text = text
+
+    def writable(self):
+        return True
+
+    def write(self, b):
+        self.text.write(bytes(b).decode("latin-1"))
+        return len(b)
+
+
+@contextlib.contextmanager
+def _named_errors(path):
+    """An OSError while writing (no space, broken pipe) names the output ``path``."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is not None or exc.errno is None:
+            raise
+        raise type(exc)(exc.errno, exc.strerror, str(path)) from None
+
+
 @contextlib.contextmanager
 def atomic_write(path, mode: str = "w", **kwargs):
-    """Write to a temporary file beside ``path`` and rename it into place on success.
+    """Write ``path`` so that it is either the complete new file or what was there before.
 
-    On any error the temporary file is removed, so ``path`` is either the complete
-    new file or whatever was there before, never a half-written file.
+    A regular file (or a link's target) is written to a temporary file beside it and
+    renamed into place on success; on any error the temporary file is removed. A
+    device or FIFO is written directly (never replaced), ``-`` is standard output.
+    See the module docs.
     """
-    p = Path(path)
+    kind, target = output_target(path)
+    if kind == "stdout":
+        with _named_errors(STDOUT), _stdout(mode) as fh:
+            yield fh
+        return
+    if kind == "direct":
+        try:
+            fd = os.open(target, os.O_WRONLY | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0))
+        except OSError as exc:
+            raise ParamError(f"cannot write {path}: {exc.strerror or exc}") from None
+        with _named_errors(path), os.fdopen(fd, mode, **kwargs) as fh:
+            yield fh
+        return
+    parent = target.parent if str(target.parent) else Path(".")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent if str(p.parent) else ".")
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
     except OSError as exc:
         raise ParamError(f"cannot write {path}: {exc.strerror or exc}") from None
     try:
-        with os.fdopen(fd, mode, **kwargs) as fh:
+        with _named_errors(path), os.fdopen(fd, mode, **kwargs) as fh:
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(tmp, _file_mode(p))  # mkstemp makes 0600; give the mode a new file would get
-        os.replace(tmp, p)
+        os.chmod(tmp, _file_mode(target))  # mkstemp makes 0600; give the mode a new file would get
+        os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
@@ -71,22 +184,29 @@ def atomic_write(path, mode: str = "w", **kwargs):
 
 
 def _jsonable(v):
-    if isinstance(v, (np.integer,)):
-        return int(v)
-    if isinstance(v, (np.floating,)):
-        return float(v)
+    """A JSON value: numpy scalars as Python ones, NaN, infinities and missing values as null."""
+    if v is None or v is pd.NA or v is pd.NaT:
+        return None
     if isinstance(v, np.bool_):
         return bool(v)
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, (float, np.floating)):
+        f = float(v)
+        return f if math.isfinite(f) else None
     return v
 
 
 def format_frame(df: pd.DataFrame, fmt: str) -> str:
-    """Render a frame as ``table`` (aligned text), ``csv`` or ``json`` (list of records)."""
+    """Render a frame as ``table`` (aligned text), ``csv`` or ``json`` (list of records).
+
+    JSON is strict (RFC 8259): a missing value or NaN is written ``null``.
+    """
     if fmt == "csv":
         return df.to_csv(index=False, lineterminator="\n")
     if fmt == "json":
         records = [{k: _jsonable(v) for k, v in row.items()} for row in df.to_dict(orient="records")]
-        return json.dumps(records, indent=1) + "\n"
+        return json.dumps(records, indent=1, allow_nan=False) + "\n"
     if fmt == "table":
         with pd.option_context("display.max_rows", 500, "display.width", 200, "display.max_columns", 50):
             return df.to_string(index=False, float_format=lambda x: f"{x:.6f}") + "\n"

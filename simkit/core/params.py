@@ -243,8 +243,7 @@ def parse_value(name: str, meta: dict, text: str) -> Any:
     t = text.strip()
     kind = meta["kind"]
     if not t:
-        none = " (or none)" if meta["optional"] else ""
-        raise ParamError(f"{name}= has no value: {name} must be {allowed(meta)}{none}")
+        raise ParamError(f"{name}= has no value: {name} must be {allowed(meta)}")
     if t.lower() in ("none", "null"):
         if meta["optional"]:
             return None

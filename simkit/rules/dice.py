@@ -32,6 +32,8 @@ __all__ = [
     "degree_pmf",
     "Dice",
     "parse_dice",
+    "MAX_BONUS",
+    "MAX_ABS_SUM",
 ]
 
 CRIT_FAIL, FAIL, SUCCESS, CRIT_SUCCESS = 0, 1, 2, 3
@@ -121,7 +123,20 @@ def degree_pmf(bonus: int, dc: int, *, natural: bool = True, exact: bool = False
     return np.array(counts, dtype=np.float64) / 20.0
 
 
-_DICE_RE = re.compile(r"^\s*(?:(\d+)\s*[dD]\s*(\d+))?\s*(?:([+-])\s*(\d+))?\s*$")
+_DICE_RE = re.compile(r"^\s*(?:(\d+)\s*[dD]\s*(\d+))?\s*(?:([+-])\s*(\d+))?\s*$", re.ASCII)
+
+#: Declared ranges of a :class:`Dice` (``count`` d ``sides`` + ``bonus``). The kernels
+#: hold sums of dice as int32 (:meth:`Dice.quantile`, the encounter's dice tables) and
+#: double or add them (critical hits, damage against HP); with these bounds every sum
+#: is at most ``MAX_DICE_PRODUCT + MAX_BONUS`` in absolute value, below 2**31 / 1000,
+#: so that arithmetic stays exact.
+MAX_COUNT = 100
+MAX_SIDES = 1000
+MAX_DICE_PRODUCT = 10_000
+MAX_BONUS = 1_000_000
+#: Largest absolute value of a sum of dice (``MAX_DICE_PRODUCT + MAX_BONUS``).
+MAX_ABS_SUM = MAX_DICE_PRODUCT + MAX_BONUS
+assert 1000 * MAX_ABS_SUM < 2**31
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,12 +153,18 @@ class Dice:
     bonus: int = 0
 
     def __post_init__(self):
-        if not 0 <= self.count <= 100:
-            raise ValueError(f"dice count must be in [0, 100], got {self.count}")
-        if not 1 <= self.sides <= 1000:
-            raise ValueError(f"dice sides must be in [1, 1000], got {self.sides}")
-        if self.count * self.sides > 10_000:
-            raise ValueError(f"dice {self.count}d{self.sides}: count x sides must be at most 10000")
+        for name in ("count", "sides", "bonus"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                raise TypeError(f"dice {name} must be an integer, got {v!r}"[:120])
+        if not 0 <= self.count <= MAX_COUNT:
+            raise ValueError(f"dice count must be in [0, {MAX_COUNT}], got {_short(self.count)}")
+        if not 1 <= self.sides <= MAX_SIDES:
+            raise ValueError(f"dice sides must be in [1, {MAX_SIDES}], got {_short(self.sides)}")
+        if self.count * self.sides > MAX_DICE_PRODUCT:
+            raise ValueError(f"dice {self.count}d{self.sides}: count x sides must be at most {MAX_DICE_PRODUCT}")
+        if not -MAX_BONUS <= self.bonus <= MAX_BONUS:
+            raise ValueError(f"dice bonus must be in [-{MAX_BONUS}, {MAX_BONUS}], got {_short(self.bonus)}")
 
     @classmethod
     def parse(cls, text: str | Dice) -> Dice:
@@ -188,7 +209,7 @@ class Dice:
         cdf = np.cumsum(probs)
         cdf[-1] = 1.0
         idx = np.searchsorted(cdf, u, side="right")
-        return values[np.minimum(idx, len(values) - 1)].astype(np.int32)
+        return values[np.minimum(idx, len(values) - 1)].astype(np.int32)  # exact: |value| <= MAX_ABS_SUM
 
     def sample(self, rng, size) -> np.ndarray:
         """Draw sums (int32) by inverse CDF, one uniform each."""
@@ -209,22 +230,33 @@ def _pmf(count: int, sides: int, bonus: int) -> tuple[np.ndarray, np.ndarray]:
     return values, probs
 
 
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:16]}...{text[-16:]} ({len(text)} characters)"
+
+
 def parse_dice(text: str) -> Dice:
-    """Parse ``"NdX"``, ``"NdX+B"``, ``"NdX-B"`` or a constant ``"B"``."""
+    """Parse ``"NdX"``, ``"NdX+B"``, ``"NdX-B"`` or a constant ``"B"`` (ASCII digits).
+
+    Ranges: ``N`` in [1, 100], ``X`` in [1, 1000], ``N * X <= 10000``, ``|B| <= 1000000``
+    (see :data:`MAX_BONUS`); anything else is a :class:`ValueError` saying which.
+    """
     if not isinstance(text, str):
-        raise ValueError(f"dice must be a string like '2d6+3', got {text!r}")
-    if re.fullmatch(r"\s*[+-]?\d+\s*", text):
+        raise ValueError(f"dice must be a string like '2d6+3', got {_short(text)}")
+    if len(text) > 100:
+        raise ValueError(f"dice must look like '2d6+3', '1d8' or '4', got {_short(text)}")
+    if re.fullmatch(r"\s*[+-]?\d+\s*", text, re.ASCII):
         return Dice(0, 1, int(text))
     m = _DICE_RE.match(text)
     if not m or not text.strip():
-        raise ValueError(f"dice must look like '2d6+3', '1d8' or '4', got {text!r}")
+        raise ValueError(f"dice must look like '2d6+3', '1d8' or '4', got {_short(text)}")
     count, sides, sign, const = m.groups()
     bonus = int(const or 0) * (-1 if sign == "-" else 1)
     if count is not None and int(count) == 0:
-        raise ValueError(f"dice must roll at least one die (write a constant as '4'), got {text!r}")
+        raise ValueError(f"dice must roll at least one die (write a constant as '4'), got {_short(text)}")
     if count is None:
         if const is None:
-            raise ValueError(f"dice must look like '2d6+3', '1d8' or '4', got {text!r}")
+            raise ValueError(f"dice must look like '2d6+3', '1d8' or '4', got {_short(text)}")
         return Dice(0, 1, bonus)
     return Dice(int(count), int(sides), bonus)
 
