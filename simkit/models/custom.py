@@ -68,6 +68,7 @@ import pandas as pd
 from simkit.rules.dice import Dice
 from simkit.core.model import Rules
 from simkit.core.params import ParamError, param
+from simkit.rules.parameters import shared
 
 __all__ = ["CustomTrack", "TrackError", "TrackTable", "track"]
 
@@ -136,8 +137,7 @@ class CustomTrack(Rules):
     max_states: ClassVar[int] = 100_000
     has_exact: ClassVar[bool] = True
 
-    max_rounds: int = param(100, kind="int", lo=1, hi=100000, unit="steps",
-                            help="horizon: tracks still going after this many steps are unresolved")
+    max_rounds: int = shared("max_rounds")
 
     # -- the rule (to override) ------------------------------------------------------
     def start(self) -> Hashable:

@@ -33,6 +33,7 @@ from typing import ClassVar
 
 from simkit.models.custom import CustomTrack
 from simkit.core.params import ParamError, param
+from simkit.rules.parameters import shared
 
 __all__ = ["DnD5e", "DnD4e"]
 
@@ -47,12 +48,11 @@ class DnD5e(CustomTrack):
     rule_ids: ClassVar[str] = "D&D 5e PHB death saving throws"
     dice: ClassVar[str] = "1d20"
 
-    dc: int = param(10, kind="int", lo=1, hi=30, help="total needed for a success")
-    bonus: int = param(0, kind="int", lo=-20, hi=20, help="added to the d20 (not to the natural 1/20 rules)")
-    check_penalty: int = param(0, kind="int", lo=-50, hi=0, rule="R4-03",
-                               help="fatigue/hunger penalty added to the d20 (seed 004)")
+    dc: int = shared("dc", default=10)
+    bonus: int = shared("bonus")
+    check_penalty: int = shared("check_penalty")
     successes: int = param(0, kind="int", lo=0, hi=2, help="successes at the start")
-    failures: int = param(0, kind="int", lo=0, hi=2, help="failures at the start (e.g. damage taken at 0 HP)")
+    failures: int = shared("failures")
 
     def start(self):
         return (self.successes, self.failures)
@@ -84,13 +84,12 @@ class DnD4e(CustomTrack):
     rule_ids: ClassVar[str] = "D&D 4e PHB death saving throws"
     dice: ClassVar[str] = "1d20"
 
-    dc: int = param(10, kind="int", lo=1, hi=30, help="a total lower than this is a failed death save")
+    dc: int = shared("dc", default=10)
     surge_at: int = param(20, kind="int", lo=2, hi=40, help="a total of this or more spends a healing surge")
-    bonus: int = param(0, kind="int", lo=-20, hi=20, help="added to the d20")
-    check_penalty: int = param(0, kind="int", lo=-50, hi=0, rule="R4-03",
-                               help="fatigue/hunger penalty added to the d20 (seed 004)")
+    bonus: int = shared("bonus")
+    check_penalty: int = shared("check_penalty")
     surge: bool = param(True, kind="bool", help="a healing surge is left (else a high roll does nothing)")
-    failures: int = param(0, kind="int", lo=0, hi=2, help="failed death saves since the last rest")
+    failures: int = shared("failures")
 
     def validate(self) -> None:
         if self.surge_at < self.dc:

@@ -42,6 +42,7 @@ import numpy as np
 from simkit.rules.dice import Dice, degree, degree_pmf
 from simkit.rules.levels import monster_high_dc
 from simkit.core.params import ParamError, param
+from simkit.rules.parameters import shared
 from simkit.core.model import Rules
 
 __all__ = ["Dying", "DEFAULT_DC", "hero_threshold"]
@@ -81,22 +82,12 @@ class Dying(Rules):
 
     start: int = param(1, kind="int", lo=1, hi=20, rule="R0-03", help="dying value at the knock-out")
     crit: bool = param(False, kind="bool", rule="R0-03", help="knocked out by a critical: dying +1 (dying 2)")
-    nonlethal: bool = param(False, kind="bool", rule="R0-03", help="nonlethal knock-out: no dying, stable at once")
+    nonlethal: bool = shared("nonlethal")
     save_bonus: int = param(11, kind="int", lo=-20, hi=80, rule="R0-05", help="Fortitude save modifier")
-    dc: int | None = param(
-        None, kind="int", lo=1, hi=100, optional=True, rule="R0-06",
-        help=f"DC of the source that knocked the character out (recovery DC = dc + dying); default {DEFAULT_DC}",
-    )
-    monster_level: int | None = param(
-        None, kind="int", lo=0, hi=24, optional=True, rule="R0-06",
-        help="instead of dc: the high DC for a monster of this level",
-    )
-    monster_dc: str = param(
-        "table", kind="choice", choices=("table", "skill"), rule="A0-5",
-        help="monster DC reading: level DC + hard adjustment (table) or 10 + High skill (skill)",
-    )
-    check: str = param("save", kind="choice", choices=("save", "flat"), rule="A0-4",
-                       help="recovery check: Fortitude save vs dc + dying, or flat check DC 10 + dying")
+    dc: int | None = shared("dc")
+    monster_level: int | None = shared("monster_level")
+    monster_dc: str = shared("monster_dc")
+    check: str = shared("check")
     death_at: int = param(4, kind="int", lo=1, hi=20, rule="R0-04", help="dying value that kills")
     on_damage: str = param("max", kind="choice", choices=("max", "increment"), rule="A0-1",
                            help="damage while dying: keep the higher dying value, or add 1 (2 on a crit)")
@@ -106,25 +97,21 @@ class Dying(Rules):
                                help="per-round probability of a critical hit on the downed character")
     hit_dc: int | None = param(None, kind="int", lo=1, hi=100, optional=True, rule="R0-09",
                                help="DC of the source of later hits (raises the recovery DC if higher)")
-    hp_max: int | None = param(None, kind="int", lo=1, hi=100000, optional=True, rule="R0-13",
-                               help="maximum HP, for massive damage (none = ignore massive damage)")
+    hp_max: int | None = shared("hp_max")
     hit_damage: str = param("2d8+4", kind="dice", rule="R0-13",
                             help="damage of a hit on the downed character (doubled on a critical)")
-    wounded: int = param(0, kind="int", lo=0, hi=20, rule="A0-2", help="wounded value at the knock-out")
-    wounded_rule: bool = param(False, kind="bool", rule="A0-2",
-                               help="published wounded rule: gaining dying adds the wounded value")
-    hero_points: int = param(0, kind="int", lo=0, hi=10, rule="R0-10", help="hero points available")
+    wounded: int = shared("wounded")
+    wounded_rule: bool = shared("wounded_rule")
+    hero_points: int = shared("hero_points")
     hero_policy: str | int = param(
         "at_death", kind="policy", choices=("never", "immediately", "at_death"), lo=1, hi=20, rule="A0-3",
         help="when to spend a hero point: never, immediately, at_death, or when dying would reach k",
     )
     hero_effect: str = param("revive", kind="choice", choices=("revive", "stabilize"), rule="R0-10",
                              help="hero point: back to 1 HP (seed) or stable at 0 HP spending all (pf2e-core)")
-    heal_round: int | None = param(None, kind="int", lo=1, hi=100000, optional=True, unit="round",
-                                   rule="R0-04", help="round at whose start healing reaches the character")
-    check_penalty: int = param(0, kind="int", lo=-50, hi=0, rule="R4-03",
-                               help="penalty added to the recovery save (fatigue, hunger); not to flat checks")
-    max_rounds: int = param(100, kind="int", lo=1, hi=100000, unit="rounds", help="horizon")
+    heal_round: int | None = shared("heal_round")
+    check_penalty: int = shared("check_penalty")
+    max_rounds: int = shared("max_rounds")
 
     def validate(self) -> None:
         if self.dc is not None and self.monster_level is not None:

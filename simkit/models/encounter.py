@@ -96,6 +96,7 @@ from simkit.rules import creatures
 from simkit.rules.dice import CRIT_FAIL, CRIT_SUCCESS, SUCCESS, Dice, degree_table, degrees
 from simkit.rules.levels import monster_high_dc
 from simkit.core.params import ParamError, param
+from simkit.rules.parameters import shared
 from simkit.core.model import Rules
 from simkit.models.dying import hero_threshold
 
@@ -160,20 +161,17 @@ class Encounter(Rules):
     rule_ids: ClassVar[str] = "R0-01..R0-14, R1-01..R1-08, R1-11; A0-1..A0-5, A1-1..A1-3, A1-6"
 
     # -- the character -------------------------------------------------------------
-    level: int = param(5, kind="int", lo=1, hi=20, help="the character's level (defaults of HP, AC, saves, PP)")
-    hp_max: int | None = param(None, kind="int", lo=1, hi=10000, optional=True, rule="R0-01",
-                               help="max HP; default: a typical fighter of the level")
-    hp: int | None = param(None, kind="int", lo=0, hi=10000, optional=True, rule="R0-03",
-                           help="HP at the start (default hp_max; 0 = starts knocked out)")
-    temp_hp: int = param(0, kind="int", lo=0, hi=10000, rule="R0-14", help="temporary HP at the start")
+    level: int = shared("level", default=5)
+    hp_max: int | None = shared("hp_max")
+    hp: int | None = shared("hp")
+    temp_hp: int = shared("temp_hp")
     ac: int | None = param(None, kind="int", lo=0, hi=80, optional=True, help="Armour Class; default by level")
     fort: int | None = param(None, kind="int", lo=-20, hi=80, optional=True, rule="R0-05",
                              help="Fortitude save (also the recovery check); default by level")
     reflex: int | None = param(None, kind="int", lo=-20, hi=80, optional=True, help="Reflex save; default by level")
     will: int | None = param(None, kind="int", lo=-20, hi=80, optional=True, help="Will save; default by level")
-    check_penalty: int = param(0, kind="int", lo=-50, hi=0, rule="R4-03",
-                               help="penalty on every d20 check of the PC's party: saves, first aid, Medicine, Constitution")
-    hero_points: int = param(1, kind="int", lo=0, hi=10, rule="R0-10", help="hero points (seed 000)")
+    check_penalty: int = shared("check_penalty")
+    hero_points: int = shared("hero_points", default=1)
     hero_policy: str | int = param(
         "at_death", kind="policy", choices=("never", "immediately", "at_death"), lo=1, hi=20, rule="A0-3",
         help="when to spend a hero point: never, immediately, at_death, or when dying would reach k",
@@ -185,36 +183,25 @@ class Encounter(Rules):
                              help="at 0 HP: seed 000 dying, or seed 001 perseverance then hourly recovery")
     start_dying: int = param(1, kind="int", lo=1, hi=20, rule="R0-03",
                              help="dying value of a character starting at hp=0 (2 = knocked out by a critical)")
-    wounded: int = param(0, kind="int", lo=0, hi=20, rule="A0-2", help="wounded value at the start")
-    wounded_rule: bool = param(False, kind="bool", rule="A0-2",
-                               help="published wounded rule: gaining dying adds wounded; losing dying adds 1")
-    check: str = param("save", kind="choice", choices=("save", "flat"), rule="A0-4",
-                       help="recovery check: Fortitude save vs DC + dying, or flat check DC 10 + dying")
+    wounded: int = shared("wounded")
+    wounded_rule: bool = shared("wounded_rule")
+    check: str = shared("check")
     death_at: int = param(4, kind="int", lo=1, hi=20, rule="R0-04", help="dying value that kills")
     on_damage: str = param("max", kind="choice", choices=("max", "increment"), rule="A0-1",
                            help="damage while dying: keep the higher dying value, or add 1 (2 on a crit)")
-    pp_max: int | None = param(None, kind="int", lo=1, hi=100, optional=True, rule="R1-04",
-                               help="max perseverance points (seed 001); default by level")
-    pp: int | None = param(None, kind="int", lo=0, hi=100, optional=True, rule="R1-01",
-                           help="perseverance points at the start (default pp_max)")
-    spend: str | int = param("last", kind="policy", choices=("never", "asap", "last"), lo=1, hi=1000, rule="R1-04",
-                             help="spend PP to stabilise: never, asap, last (last chance), or after k agonising turns")
-    stabilize_cap: int | None = param(3, kind="int", lo=1, hi=100, optional=True, rule="R1-04",
-                                      help="most PP the stabilisation costs (none = no cap)")
-    back_in_fight: bool = param(False, kind="bool", rule="R1-05",
-                                help="a stable PC spends 1 PP to get up at 1 HP (once per turn)")
-    enough_pp: int = param(1, kind="int", lo=1, hi=100, rule="A1-3",
-                           help="PP a stabilised PC needs to get back in the fight (1 = the PP it spends)")
-    zero_pp: str = param("at_once", kind="choice", choices=("at_once", "end_of_turn"), rule="A1-1",
-                         help="agonising with 0 PP: dead at once, or at the end of its first turn")
+    pp_max: int | None = shared("pp_max", default=None)
+    pp: int | None = shared("pp", default=None)
+    spend: str | int = shared("spend")
+    stabilize_cap: int | None = shared("stabilize_cap", optional=True)
+    back_in_fight: bool = shared("back_in_fight")
+    enough_pp: int = shared("enough_pp")
+    zero_pp: str = shared("zero_pp")
     long_term: bool = param(True, kind="bool", rule="R1-06",
                             help="seed 001: after the fight a stable PC makes hourly Constitution checks")
-    checks: int = param(8, kind="int", lo=7, hi=8, rule="A1-2", help="hourly Constitution checks before the 8-hour wake-up")
-    con: int | None = param(None, kind="int", lo=-5, hi=20, optional=True, rule="A1-6",
-                            help="Constitution modifier for the hourly checks; default by level")
+    checks: int = shared("checks")
+    con: int | None = shared("con", default=None)
     # -- the enemies ------------------------------------------------------------------
-    monster_level: int | None = param(None, kind="int", lo=0, hi=24, optional=True, rule="R0-06",
-                                      help="the enemies' level (default: level); sets attack, damage, DCs")
+    monster_level: int | None = shared("monster_level")
     benchmark: str = param("High", kind="choice", choices=creatures.BENCHMARKS,
                            help="creature-building benchmark of attack, damage and spell DC")
     enemies: int = param(1, kind="int", lo=0, hi=8, help="number of enemies (0: no fight)")
@@ -226,10 +213,8 @@ class Encounter(Rules):
                      help="multiple attack penalty: -5/-10, -4/-8, or none")
     trait: str = param("lethal", kind="choice", choices=("lethal", "nonlethal", "death"), rule="R0-02, R0-12",
                        help="trait of the enemies' damage")
-    dc: int | None = param(None, kind="int", lo=1, hi=100, optional=True, rule="R0-06",
-                           help="recovery DC set by a strike (the attacker's class DC); default: monster high DC")
-    monster_dc: str = param("table", kind="choice", choices=("table", "skill"), rule="A0-5",
-                            help="monster DC reading: level DC + hard adjustment (table) or 10 + High skill")
+    dc: int | None = shared("dc")
+    monster_dc: str = shared("monster_dc")
     effect_chance: float = param(0.0, kind="float", lo=0.0, hi=1.0,
                                  help="per enemy turn: probability of a spell-like effect instead of strikes")
     effect_dc: int | None = param(None, kind="int", lo=1, hi=100, optional=True, rule="R0-06",
@@ -262,7 +247,7 @@ class Encounter(Rules):
     end_chance: float = param(0.0, kind="float", lo=0.0, hi=1.0, help="per-round chance the fight ends")
     until: str = param("safe", kind="choice", choices=("safe", "healer"),
                        help="run to safety/death, or stop when the healer arrives")
-    max_rounds: int = param(100, kind="int", lo=1, hi=100000, unit="rounds", help="horizon")
+    max_rounds: int = shared("max_rounds")
 
     def validate(self) -> None:
         if self.hp is not None and self.hp > self.max_hp:

@@ -48,6 +48,7 @@ from simkit.core.chain import ChainRules
 from simkit.rules.dice import Dice
 from simkit.rules.heights import parse_heights
 from simkit.core.params import ParamError, param, spec
+from simkit.rules.parameters import shared
 from simkit.core.model import Rules
 from simkit.models.dying import Dying
 from simkit.models.perseverance import Perseverance
@@ -98,23 +99,21 @@ class Fall(Rules):
     #: Outcome code of the 10-<12 m band (``ko``; :class:`FallDying` tells it apart).
     _band_ko: ClassVar[int] = KO
 
-    height: str = param("6", kind="heights", unit="m", rule="R4-07",
-                        help="fall height: one value (9), a list (6,8,10) or uniform:2-12")
+    height: str = shared("height")
     reading: str = param("table", kind="choice", choices=("table", "example"), rule="A4-1",
                          help="8-<10 m: 4d6 (table) or 3d6 (the worked example)")
-    level: int = param(1, kind="int", lo=1, hi=20, rule="R0-01", help="faller's level (HP follow)")
+    level: int = shared("level")
     ancestry_hp: int = param(8, kind="int", lo=0, hi=100, rule="R0-01", help="ancestry HP")
     class_hp: int = param(8, kind="int", lo=0, hi=100, rule="R0-01", help="class HP per level")
-    con: int = param(2, kind="int", lo=-5, hi=10, rule="R0-01", help="Constitution modifier (HP per level)")
-    hp: int | None = param(None, kind="int", lo=1, hi=100000, optional=True, rule="R0-01",
-                           help="current HP (none = full HP)")
-    hp_max: int | None = param(None, kind="int", lo=1, hi=100000, optional=True, rule="R0-13",
-                               help="maximum HP (none = hp if given, else from level)")
-    temp_hp: int = param(0, kind="int", lo=0, hi=100000, rule="R0-14", help="temporary HP, lost first")
-    massive_damage: bool = param(False, kind="bool", rule="R0-13",
-                                 help="seed-000 massive damage: damage >= 2 x max HP kills")
+    con: int = shared("con", default=2)
+    hp: int | None = shared("hp")
+    hp_max: int | None = shared("hp_max")
+    temp_hp: int = shared("temp_hp")
+    massive_damage: bool = shared("massive_damage")
 
     def validate(self) -> None:
+        if self.hp == 0:
+            raise ParamError("hp=0 is not allowed for a fall: hp must be at least 1 (or none = full HP)")
         if self.hp is not None and self.hp_max is not None and self.hp > self.hp_max:
             raise ParamError(f"hp={self.hp} must be at most hp_max={self.hp_max}")
         if self.hp is None and self.hp_max is None and self.max_hp < 1:

@@ -53,6 +53,7 @@ from typing import ClassVar
 import numpy as np
 
 from simkit.core.params import ParamError, param
+from simkit.rules.parameters import shared
 from simkit.core.model import Rules
 
 __all__ = ["Perseverance", "FIRST_AID_DC", "stabilize_cost"]
@@ -86,31 +87,21 @@ class Perseverance(Rules):
     rule_ids: ClassVar[str] = "R1-01..R1-05, R1-11; A1-1, A1-3, A1-6"
     has_exact: ClassVar[bool] = True
 
-    pp: int = param(3, kind="int", lo=0, hi=100, rule="R1-01", help="perseverance points at the knock-out")
-    pp_max: int = param(6, kind="int", lo=1, hi=100, rule="R1-04",
-                        help="maximum perseverance points (sets the cost of stabilising)")
+    pp: int = shared("pp")
+    pp_max: int = shared("pp_max")
     medic_bonus: int | None = param(None, kind="int", lo=-20, hi=60, optional=True, rule="R1-02",
                                     help="the helper's Medicine bonus for first aid DC 15 (none = no helper)")
     medic_from: int = param(1, kind="int", lo=1, hi=100000, unit="round", rule="R1-02",
                             help="first round the helper tries first aid (before the character's turn)")
-    heal_round: int | None = param(None, kind="int", lo=1, hi=100000, optional=True, unit="round",
-                                   rule="R1-03", help="round at whose start healing brings the character to 1+ HP")
-    spend: str | int = param(
-        "last", kind="policy", choices=("never", "asap", "last"), lo=1, hi=100000, rule="R1-04",
-        help="when to spend PP to stabilise: never, asap, last (last chance), or after k turns",
-    )
-    stabilize_cap: int | None = param(3, kind="int", lo=1, hi=100, optional=True, rule="R1-04",
-                                      help="maximum PP cost of stabilising (a quarter of pp_max, min 1); none = no cap")
-    back_in_fight: bool = param(False, kind="bool", rule="R1-05",
-                                help="once stabilised, spend 1 PP on its turn to regain 1 HP and fight again")
-    enough_pp: int = param(1, kind="int", lo=1, hi=100, rule="A1-3",
-                           help="PP a stabilised character needs to get back in the fight (1 = the PP it spends)")
-    nonlethal: bool = param(False, kind="bool", rule="R1-11", help="nonlethal knock-out: stabilised at once")
-    zero_pp: str = param("at_once", kind="choice", choices=("at_once", "end_of_turn"), rule="A1-1",
-                         help="knocked out with 0 PP: dies at once, or at the end of its first turn")
-    check_penalty: int = param(0, kind="int", lo=-50, hi=0, rule="R4-03",
-                               help="penalty added to every d20 check (the helper's Medicine check)")
-    max_rounds: int = param(100, kind="int", lo=1, hi=100000, unit="rounds", help="horizon")
+    heal_round: int | None = shared("heal_round")
+    spend: str | int = shared("spend")
+    stabilize_cap: int | None = shared("stabilize_cap", optional=True)
+    back_in_fight: bool = shared("back_in_fight")
+    enough_pp: int = shared("enough_pp")
+    nonlethal: bool = shared("nonlethal")
+    zero_pp: str = shared("zero_pp")
+    check_penalty: int = shared("check_penalty")
+    max_rounds: int = shared("max_rounds")
 
     def validate(self) -> None:
         if self.pp > self.pp_max:

@@ -37,6 +37,7 @@ import numpy as np
 
 from simkit.core.model import Rules
 from simkit.core.params import param
+from simkit.rules.parameters import shared
 from simkit.rules.hourly import (
     AWAKE as CHECK_AWAKE,
     DEAD as CHECK_DEAD,
@@ -68,19 +69,17 @@ class Recovery(Rules):
     rule_ids: ClassVar[str] = "R1-06..R1-08; A1-2, A1-6"
     has_exact: ClassVar[bool] = True
 
-    con: int = param(0, kind="int", lo=-10, hi=30, rule="R1-06", help="Constitution modifier added to the hourly check")
+    con: int = shared("con")
     healer: int | None = param(None, kind="int", lo=-20, hi=60, optional=True, rule="R1-08",
                                help="the healer's Medicine bonus, DC 15 each hour (none = no healer)")
-    checks: int = param(8, kind="int", lo=7, hi=8, rule="A1-2",
-                        help="hourly checks before the automatic wake-up at hour 8: 8 (hours 1..8) or 7")
-    level: int = param(1, kind="int", lo=1, hi=30, rule="R1-07", help="character level (HP regained at hour 8)")
+    checks: int = shared("checks")
+    level: int = shared("level")
     natural: bool = param(False, kind="bool", rule="A1-6",
                           help="natural 20 / natural 1 move the Constitution check's result one step")
     lethal: bool = param(True, kind="bool", rule="R1-11",
                          help="a check under 10 kills; false: it only keeps the character down "
                               "(a nonlethal knock-out is 'sans danger de mort')")
-    check_penalty: int = param(0, kind="int", lo=-50, hi=0, rule="A1-6",
-                               help="penalty added to every d20 check (Constitution and Medicine)")
+    check_penalty: int = shared("check_penalty")
 
     @property
     def horizon(self) -> int:
