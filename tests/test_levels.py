@@ -90,7 +90,8 @@ def test_hp_and_pp():
     assert pc_hp(1) == 8 + 10 + 2
     assert pc_hp(5) == 8 + (10 + 3) * 5  # Con +3 from level 5, retroactive
     assert pc_hp(3, ancestry_hp=6, class_hp=6, con=0, extra=3) == 6 + 6 * 3 + 3
-    assert [pp_max(lvl, 4) for lvl in (1, 2, 3, 10, 20)] == [5, 5, 5, 9, 14]
+    assert [pp_max(lvl, 4) for lvl in (1, 2, 3, 10, 20)] == [5, 5, 5, 10, 16]  # key +4 boosted (R1-04)
+    assert [pp_max(lvl, 4, boosts=False) for lvl in (1, 2, 3, 10, 20)] == [5, 5, 5, 9, 14]
     assert pp_max(1, -5) == 1  # never below 1
     with pytest.raises(ValueError, match="level"):
         pc_hp(0)

@@ -7,7 +7,13 @@ pathfinder2e_stats project, Apache License 2.0):
 - ``creature-2-09-strike_attack.csv``: strike attack bonus by level (-1..24) at the
   Extreme/High/Moderate/Low benchmarks;
 - ``creature-2-10-strike_damage_dice.csv``: strike damage as dice (e.g. ``2d10+9``);
-- ``creature-2-11-spell_DC.csv``: spell DC (Extreme/High/Moderate).
+- ``creature-2-11-spell_DC.csv``: spell DC (Extreme/High/Moderate);
+- ``creature-2-07-HP.csv`` (HP ranges: the middle is used), ``creature-2-05-AC.csv``,
+  ``creature-2-02-saving_throws.csv``, ``creature-2-03-perception.csv``,
+  ``creature-2-12-area_damage_dice.csv``: the rest of a creature (:func:`monster`).
+
+The typical PC's numbers (``pc_*``, ``heal_dice``) are those of the fighter of
+:mod:`simkit.rules.pcs` (one source; kept here under their old names).
 
 The recovery DC a monster sets (R0-06) is :func:`simkit.rules.levels.monster_high_dc`.
 
@@ -33,11 +39,22 @@ rank r = ceil(level / 2) (at most 10): ``r d8 + 8 r`` HP.
 from __future__ import annotations
 
 import csv
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
+from simkit.rules import levels, pcs
+
 __all__ = [
     "BENCHMARKS",
+    "DEFENSES",
+    "Monster",
+    "monster",
+    "monster_ac",
+    "monster_area_damage",
+    "monster_hp",
+    "monster_perception",
+    "monster_save",
     "MONSTER_LEVELS",
     "PC_LEVELS",
     "monster_attack",
@@ -52,6 +69,7 @@ __all__ = [
 ]
 
 BENCHMARKS = ("Extreme", "High", "Moderate", "Low")
+DEFENSES = ("High", "Moderate", "Low")  # benchmarks of HP (table 2-7 has no Extreme)
 MONSTER_LEVELS = (-1, 24)
 PC_LEVELS = (1, 20)
 
@@ -90,6 +108,90 @@ def monster_spell_dc(level: int, benchmark: str = "High") -> int:
     return int(_lookup("creature-2-11-spell_DC.csv", level, benchmark))
 
 
+@lru_cache(maxsize=None)
+def _hp_table() -> dict[int, dict[str, int]]:
+    """``creature-2-07-HP.csv`` (two header rows: benchmark, then max/min): the middle of
+    each benchmark's range, rounded down."""
+    with resources.files("simkit.rules").joinpath("data", "creature-2-07-HP.csv").open(newline="") as fh:
+        rows = list(csv.reader(fh))
+    bench, mm = rows[0], rows[1]
+    out: dict[int, dict[str, int]] = {}
+    for r in rows[2:]:
+        if not r or not r[0].strip().lstrip("-").isdigit():
+            continue
+        vals: dict[str, list[int]] = {}
+        for b, kind, v in zip(bench[1:], mm[1:], r[1:]):
+            vals.setdefault(b, []).append(int(v))
+        out[int(r[0])] = {b: sum(v) // len(v) for b, v in vals.items()}
+    return out
+
+
+def monster_hp(level: int, benchmark: str = "Moderate") -> int:
+    """Hit points of a creature of ``level`` (GM Core table 2-7): the middle of the range."""
+    rows = _hp_table()
+    if level not in rows:
+        raise ValueError(f"monster level must be an integer in [{min(rows)}, {max(rows)}], got {level!r}")
+    if benchmark not in rows[level]:
+        raise ValueError(f"benchmark must be one of {', '.join(rows[level])}; got {benchmark!r}")
+    return rows[level][benchmark]
+
+
+def monster_ac(level: int, benchmark: str = "Moderate") -> int:
+    """Armour Class of a creature of ``level`` (GM Core table 2-5)."""
+    return int(_lookup("creature-2-05-AC.csv", level, benchmark))
+
+
+def monster_save(level: int, benchmark: str = "Moderate") -> int:
+    """Saving throw modifier of a creature of ``level`` (GM Core table 2-2)."""
+    return int(_lookup("creature-2-02-saving_throws.csv", level, benchmark))
+
+
+def monster_perception(level: int, benchmark: str = "Moderate") -> int:
+    """Perception (initiative) of a creature of ``level`` (GM Core table 2-3)."""
+    return int(_lookup("creature-2-03-perception.csv", level, benchmark))
+
+
+def monster_area_damage(level: int, use: str = "Limited") -> str:
+    """Area damage dice of a creature of ``level`` (GM Core table 2-12): ``Limited`` (a
+    limited-use effect) or ``Unlimited``."""
+    return _lookup("creature-2-12-area_damage_dice.csv", level, use)
+
+
+@dataclass(frozen=True, slots=True)
+class Monster:
+    """One creature's numbers (Building Creatures benchmarks, or explicit)."""
+
+    level: int
+    hp: int
+    ac: int
+    fort: int
+    reflex: int
+    will: int
+    perception: int
+    attack: int
+    damage: str
+    spell_dc: int
+    area: str  # limited-use area damage (basic save)
+    recovery_dc: int  # recovery DC its strikes set (R0-06, A0-5)
+
+
+def monster(level: int, benchmark: str = "High", defense: str = "Moderate",
+            monster_dc: str = "table") -> Monster:
+    """A creature of ``level`` built from the tables: ``benchmark`` for its strikes and
+    spell DC (tables 2-9, 2-10, 2-11), ``defense`` for HP, AC, saves and Perception
+    (2-7, 2-5, 2-2, 2-3), the limited-use area damage of table 2-12, and the recovery DC
+    of R0-06 (:func:`simkit.rules.levels.monster_high_dc`, reading ``monster_dc``, A0-5).
+    """
+    return Monster(
+        level=level, hp=monster_hp(level, defense), ac=monster_ac(level, defense),
+        fort=monster_save(level, defense), reflex=monster_save(level, defense),
+        will=monster_save(level, defense), perception=monster_perception(level, defense),
+        attack=monster_attack(level, benchmark), damage=monster_damage(level, benchmark),
+        spell_dc=monster_spell_dc(level, benchmark), area=monster_area_damage(level),
+        recovery_dc=levels.monster_high_dc(max(level, 0), monster_dc),
+    )
+
+
 def _check_level(level: int) -> int:
     if isinstance(level, bool) or not isinstance(level, int) or not PC_LEVELS[0] <= level <= PC_LEVELS[1]:
         raise ValueError(f"level must be an integer in [{PC_LEVELS[0]}, {PC_LEVELS[1]}], got {level!r}")
@@ -106,47 +208,32 @@ def _step(level: int, schedule: tuple[tuple[int, int], ...]) -> int:
 
 
 def pc_con(level: int) -> int:
-    """Constitution modifier of the typical fighter."""
-    return _step(_check_level(level), ((1, 2), (5, 3), (10, 4), (20, 5)))
+    """Constitution modifier of the typical fighter (+2 at level 1, boosted)."""
+    return levels.con_modifier(_check_level(level), 2, boosts=True)
 
 
 def pc_hp(level: int) -> int:
-    """Max HP of the typical fighter (R0-01): 8 + (10 + Con) x level."""
-    return 8 + (10 + pc_con(level)) * level
-
-
-def _resilient(level: int) -> int:
-    return _step(level, ((1, 0), (8, 1), (14, 2), (20, 3)))
+    """Max HP of the typical fighter (R0-01): 8 + (10 + Con) x level (:func:`pcs.role`)."""
+    return pcs.role("fighter", _check_level(level)).hp
 
 
 def pc_ac(level: int) -> int:
-    """Armour Class of the typical fighter."""
-    _check_level(level)
-    prof = _step(level, ((1, 2), (11, 4), (17, 6)))
-    potency = _step(level, ((1, 0), (5, 1), (11, 2), (18, 3)))
-    return 10 + 5 + level + prof + potency
+    """Armour Class of the typical fighter (:func:`simkit.rules.pcs.role`)."""
+    return pcs.role("fighter", _check_level(level)).ac
 
 
 def pc_save(level: int, save: str = "fort") -> int:
     """Saving throw bonus (``fort``, ``reflex``, ``will``) of the typical fighter."""
-    _check_level(level)
-    if save == "fort":
-        prof, ability = _step(level, ((1, 4), (9, 6))), pc_con(level)
-    elif save == "reflex":
-        prof, ability = _step(level, ((1, 4), (15, 6))), _step(level, ((1, 1), (10, 2)))
-    elif save == "will":
-        prof, ability = _step(level, ((1, 2), (3, 4))), _step(level, ((1, 1), (10, 2)))
-    else:
+    if save not in ("fort", "reflex", "will"):
         raise ValueError(f"save must be one of fort, reflex, will; got {save!r}")
-    return level + prof + ability + _resilient(level)
+    return getattr(pcs.role("fighter", _check_level(level)), save)
 
 
 def pc_pp(level: int) -> int:
-    """Max perseverance points (seed 001) of the typical fighter."""
-    return max(1, _check_level(level) // 2) + _step(level, ((1, 4), (10, 5), (20, 6)))
+    """Max perseverance points (seed 001) of the typical fighter: :func:`levels.pp_max`."""
+    return levels.pp_max(_check_level(level), 4)
 
 
 def heal_dice(level: int) -> str:
-    """Two-action *heal* of a cleric of ``level``: ``r d8 + 8 r``, r = ceil(level / 2) <= 10."""
-    r = min(10, (_check_level(level) + 1) // 2)
-    return f"{r}d8+{8 * r}"
+    """Two-action *heal* of a cleric of ``level``: :func:`simkit.rules.pcs.heal_dice`."""
+    return pcs.heal_dice(_check_level(level))

@@ -237,12 +237,18 @@ def pc_hp(level: int, ancestry_hp: int = 8, class_hp: int = 10, con: int = 2, bo
     return int(ancestry_hp) + (int(class_hp) + con_modifier(level, con, boosts)) * level + int(extra)
 
 
-def pp_max(level: int, key: int = 4) -> int:
-    """Seed 001 perseverance points at ``level``: ``max(1, level // 2) + key``.
+def pp_max(level: int, key: int = 4, boosts: bool = True) -> int:
+    """Seed 001 perseverance points at ``level``: ``max(1, level // 2) + key modifier``.
 
-    ``key`` is the key ability modifier. The seed gives no formula; this is the
-    resolve-point rule the seed follows (Starfinder Core Rulebook, "Resolve Points").
-    Never below 1.
+    ``key`` is the key ability modifier at level 1; with ``boosts`` it takes the
+    ability boosts of levels 5, 10, 15 and 20 like :func:`con_modifier` (a key of +4 is
+    +4, +5 from 10, +6 at 20: ``pc-ability_bonus.csv``), so a key +4 character has 5 PP
+    at level 1, 10 at 10, 12 at 15 and 16 at 20; R1-04's stabilisation cost (a quarter,
+    1..3) is then 1, 2, 3, 3. The seed gives no formula; this is the resolve-point rule
+    the seed follows (Starfinder Core Rulebook, "Resolve Points": half the level, at
+    least 1, + the key ability modifier). Never below 1. The one source of a typical
+    PC's PP (:func:`simkit.rules.creatures.pc_pp` and :mod:`simkit.rules.pcs` call it).
     """
     level = _check_int("level", level, *PC_LEVEL_RANGE)
-    return max(1, max(1, level // 2) + int(key))
+    key = _check_int("key", key, -5, 10)
+    return max(1, max(1, level // 2) + con_modifier(level, key, boosts))

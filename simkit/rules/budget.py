@@ -1,0 +1,125 @@
+"""Encounter budgets: XP by threat and party size, creature XP, lineup templates.
+
+Sources (tables in ``simkit/rules/data``, copied from ``shared/data/pf2e``):
+
+- ``encounter-budget.csv``: Core Rulebook Table 10-1 / GM Core: XP budget of a party of
+  four by threat (trivial 40, low 60, moderate 80, severe 120, extreme 160) and the
+  adjustment per PC beyond (or short of) four (10, 15, 20, 30, 40).
+- ``creature-xp.csv``: Core Rulebook Table 10-2: XP of one creature by its level minus
+  the party's (-4: 10 ... +4: 160).
+
+The lineup templates are our derivation (not PF2e tables): how a budget becomes a list
+of creature levels.
+
+- ``boss``: one creature, the highest level whose XP fits the budget (at most party
+  level + 4); the XP left over is unused.
+- ``boss_and_minions``: a boss of the highest level whose XP is at most half the
+  budget, then minions of party level - 2 (20 XP) while the budget allows.
+- ``pack``: creatures of one level, as many as the budget buys; the level is the one
+  whose count is closest to the party size (ties: the higher level).
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+__all__ = ["LINEUPS", "THREATS", "Lineup", "creature_xp", "lineup", "xp_budget"]
+
+THREATS = ("trivial", "low", "moderate", "severe", "extreme")
+LINEUPS = ("boss", "boss_and_minions", "pack")
+MONSTER_LEVELS = (-1, 24)  # levels of the creature tables
+MINION = -2  # minions' level relative to the party (boss_and_minions)
+
+
+@cache
+def _rows(name: str) -> tuple[dict[str, str], ...]:
+    with resources.files("simkit.rules").joinpath("data", name).open(newline="") as fh:
+        return tuple(csv.DictReader(fh))
+
+
+@cache
+def _xp_table() -> dict[int, int]:
+    return {int(r["level_vs_party"]): int(r["xp"]) for r in _rows("creature-xp.csv")}
+
+
+def xp_budget(threat: str, n_pcs: int = 4) -> int:
+    """XP budget of ``threat`` for a party of ``n_pcs`` (Table 10-1, with its per-PC
+    adjustment; never below 0)."""
+    for r in _rows("encounter-budget.csv"):
+        if r["threat"] == threat:
+            base, per = int(r["xp_budget_4_pcs"]), int(r["xp_per_pc_beyond_4"])
+            return max(0, base + per * (int(n_pcs) - 4))
+    raise ValueError(f"threat must be one of {', '.join(THREATS)}; got {threat!r}")
+
+
+def creature_xp(level_diff: int) -> int:
+    """XP of a creature ``level_diff`` levels above the party (Table 10-2, -4..+4)."""
+    table = _xp_table()
+    if level_diff not in table:
+        raise ValueError(f"creature level - party level must be in [{min(table)}, {max(table)}], "
+                         f"got {level_diff!r}")
+    return table[level_diff]
+
+
+@dataclass(frozen=True, slots=True)
+class Lineup:
+    """Creature levels chosen by a template for a budget (``levels`` is absolute)."""
+
+    template: str
+    budget: int
+    levels: tuple[int, ...]
+    xp: int  # XP spent
+
+    def describe(self) -> str:
+        """E.g. ``"boss: 1 x level 7 (80 of 80 XP)"``."""
+        parts = []
+        for lvl in sorted(set(self.levels), reverse=True):
+            parts.append(f"{self.levels.count(lvl)} x level {lvl}")
+        body = " + ".join(parts) if parts else "no creature"
+        return f"{self.template}: {body} ({self.xp} of {self.budget} XP)"
+
+
+def _clamp(level: int) -> int:
+    return min(max(level, MONSTER_LEVELS[0]), MONSTER_LEVELS[1])
+
+
+def lineup(template: str, budget: int, party_level: int, n_pcs: int = 4) -> Lineup:
+    """The creatures ``template`` buys with ``budget`` XP against a party of
+    ``n_pcs`` at ``party_level`` (levels clamped to the tables' -1..24).
+
+    Examples
+    --------
+    >>> lineup("boss", 80, 5).levels
+    (7,)
+    >>> lineup("pack", 80, 5).levels
+    (3, 3, 3, 3)
+    """
+    table = _xp_table()
+    diffs = sorted(table)
+    budget = int(budget)
+    rel: list[int] = []
+    if template == "boss":
+        fit = [d for d in diffs if table[d] <= budget]
+        rel = [fit[-1]] if fit else []
+    elif template == "boss_and_minions":
+        fit = [d for d in diffs if table[d] <= budget // 2]
+        rel = [fit[-1]] if fit else []
+        left = budget - sum(table[d] for d in rel)
+        rel += [MINION] * (left // table[MINION])
+    elif template == "pack":
+        best = None
+        for d in diffs:
+            count = budget // table[d]
+            if count == 0:
+                continue
+            key = (abs(count - n_pcs), -d)
+            if best is None or key < best[0]:
+                best = (key, d, count)
+        rel = [best[1]] * best[2] if best else []
+    else:
+        raise ValueError(f"lineup must be one of {', '.join(LINEUPS)}; got {template!r}")
+    return Lineup(template, budget, tuple(_clamp(party_level + d) for d in rel),
+                  sum(table[d] for d in rel))
