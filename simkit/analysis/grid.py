@@ -320,7 +320,7 @@ def parse_fixed_args(model_cls, items: list[str]) -> dict:
 
 
 CONFIG_KEYS = {"model", "preset", "n", "seed", "output", "grid", "set", "exact_only", "survival",
-               "executor", "scheduler", "workers", "level"}
+               "executor", "scheduler", "workers", "confidence"}
 
 
 def load_config(path) -> dict:
@@ -334,6 +334,7 @@ def load_config(path) -> dict:
         seed = 1
         output = "dying.csv"     # optional if -o is given
         exact_only = false
+        confidence = 0.95        # confidence level of ci_low/ci_high
         [set]                    # fixed values
         hit_chance = 0.1
         [grid]                   # axes: lists, or "A..B" / "A..B:STEP" strings
@@ -350,6 +351,9 @@ def load_config(path) -> dict:
         raise ParamError(f"--config {path}: malformed TOML: {exc}") from None
     except OSError as exc:
         raise ParamError(f"--config {path}: cannot read: {exc.strerror}") from None
+    if "level" in cfg:  # the character level is a [set] or [grid] key; the confidence level "confidence"
+        raise ParamError(f"--config {path}: level is the character level: put it under [set] (level = 5) or "
+                         f"[grid]; the confidence level is confidence = 0.95")
     unknown = set(cfg) - CONFIG_KEYS
     if unknown:
         raise ParamError(f"--config {path}: unknown key {sorted(unknown)[0]!r}; known: {', '.join(sorted(CONFIG_KEYS))}")

@@ -3,9 +3,11 @@
 ``sweep(model, grid, n, rng)`` runs every grid point (:mod:`simkit.analysis.grid`) and returns
 one row per grid point and outcome::
 
-    <grid keys>, <derived parameters>, outcome, count, n, p, ci_low, ci_high, exact,
-    model, seed, point_seed, version, params
+    <grid keys>, <fixed sweep keys>, <derived parameters>, outcome, count, n, p, ci_low,
+    ci_high, exact, model, seed, point_seed, version, params
 
+A sweep key held fixed (``fixed={"level": 5}``, ``--set level=5``) is a column like a
+grid key (fixed model parameters are in ``params``).
 ``exact`` is the exact probability (empty for a model without an exact solver);
 ``seed`` the sweep's seed; ``point_seed`` the seed of the point's own run, so that
 ``simulate(model, n, rng=point_seed)`` replays the row; ``params`` (JSON) the
@@ -82,6 +84,12 @@ class SweepPlan:
     models: list  # rules of each point
     seeds: list  # point seed of each point (None in exact mode)
     keys: list  # journal key of each point
+
+    @property
+    def fixed_key_columns(self) -> list[str]:
+        """Sweep keys held fixed (``fixed={"level": 5}``, ``--set level=5``): columns too."""
+        params = spec(self.grid.model)
+        return [k for k in self.grid.fixed if k not in params and k not in self.grid.axes]
 
     @property
     def derived_columns(self) -> list[str]:
@@ -609,6 +617,7 @@ def run_plan(plan: SweepPlan, *, executor="local", workers: int = 1, scheduler=N
 def build_frame(plan: SweepPlan, records: list[dict]) -> pd.DataFrame:
     """The sweep's table from one record per point (in grid order)."""
     axes = list(plan.grid.axes)
+    fcols = plan.fixed_key_columns
     dcols = plan.derived_columns
     version = _version()
     defaults = {k: m["default"] for k, m in spec(type(plan.models[0])).items()} if plan.models else {}
@@ -619,7 +628,8 @@ def build_frame(plan: SweepPlan, records: list[dict]) -> pd.DataFrame:
         frames = []
         for i, rec in enumerate(records):
             f = pd.DataFrame(rec["frame"])
-            lead = {**{k: plan.points[i][k] for k in axes}, **{k: plan.derived[i].get(k) for k in dcols}}
+            lead = {**{k: plan.points[i][k] for k in axes}, **{k: plan.grid.fixed[k] for k in fcols},
+                    **{k: plan.derived[i].get(k) for k in dcols}}
             for j, (k, v) in enumerate(lead.items()):
                 f.insert(j, k, [v] * len(f))
             f["model"] = plan.model_name
@@ -638,6 +648,8 @@ def build_frame(plan: SweepPlan, records: list[dict]) -> pd.DataFrame:
     cols: dict = {}
     for k in axes:
         cols[k] = _repeat([p[k] for p in plan.points], n_out)
+    for k in fcols:
+        cols[k] = _repeat([plan.grid.fixed[k]] * len(plan.points), n_out)
     for k in dcols:
         cols[k] = _repeat([d.get(k) for d in plan.derived], n_out)
     cols["outcome"] = [o for x in names for o in x]
@@ -666,7 +678,7 @@ def build_frame(plan: SweepPlan, records: list[dict]) -> pd.DataFrame:
     cols["params"] = _repeat(params_json, n_out)
     df = pd.DataFrame(cols)
     df.attrs.update(model=plan.model_name, seed=plan.seed, n=plan.n, level=plan.level,
-                    grid=axes, derived=dcols, mode=plan.mode)
+                    grid=axes, fixed_keys=fcols, derived=dcols, mode=plan.mode)
     return df
 
 

@@ -2,7 +2,7 @@
 
 Registered in :data:`simkit.cli.main.EXTRA_COMMANDS`. Examples::
 
-    simkit calibrate dying --target dead=10% --vary dc --character-level 5
+    simkit calibrate dying --target dead=10% --vary dc --set level=5
     simkit calibrate dnd5e --target dead=25% --vary bonus
     simkit sensitivity dying --set dc=20 --outcome dead
     simkit ambiguities --levels 1,5,10
@@ -67,32 +67,30 @@ def _target(text: str, model) -> tuple[str, float]:
         raise ParamError(f"--target {text!r}: {exc}") from None
 
 
-def _model(args, keep=()):
-    """The model of the command line; ``--character-level`` fills what ``--set`` leaves."""
-    from simkit.cli.main import model_from_args, parse_sets
-    from simkit.models import get_model
+def _model(args):
+    """The model of the command line; ``--character-level L`` is ``--set level=L`` (deprecated)."""
+    from simkit.cli.main import model_from_args
 
-    model = model_from_args(args)
-    if args.character_level is None:
-        return model
-    from simkit.analysis.ambiguities import typical_character
-
-    explicit = parse_sets(get_model(args.model), args.set)
-    changes = {k: v for k, v in typical_character(model.name, args.character_level).items()
-               if k not in explicit and k not in keep}
-    return model.replace(**changes) if changes else model
+    if args.character_level is not None:
+        given = [s.split("=", 1)[1].strip() for s in args.set or [] if s.split("=", 1)[0].strip() == "level"]
+        if given and given[0] != str(args.character_level):
+            raise ParamError(f"--character-level {args.character_level} and --set level={given[0]}: "
+                             f"give the character level once (--set level=L)")
+        if not given:
+            args.set = [*(args.set or []), f"level={args.character_level}"]
+    return model_from_args(args)
 
 
 def _cmd_calibrate(args) -> int:
     from simkit.cli.main import _prepare_output, emit
     from simkit.analysis.design import calibrate
 
-    model = _model(args, keep=(args.vary,))
+    model = _model(args)
     outcome, target = _target(args.target, model)
     lo, hi = args.range if args.range else (None, None)
     _prepare_output(args)
     cal = calibrate(model, target, args.vary, outcome=outcome, lo=lo, hi=hi, method=args.method, n=args.n,
-                    rng=args.seed, level=args.level)
+                    rng=args.seed, level=args.confidence)
     emit(cal.to_frame(), args)
     if args.format == "table" and not args.output:
         sys.stdout.write(cal.message + "\n")
@@ -108,7 +106,7 @@ def _cmd_sensitivity(args) -> int:
     model = _model(args)
     _prepare_output(args)
     df = sensitivity(model, params=args.param, outcomes=args.outcome, method=args.method, n=args.n,
-                     rng=args.seed, level=args.level)
+                     rng=args.seed, level=args.confidence)
     emit(df, args)
     return 0
 
@@ -125,11 +123,12 @@ def _cmd_ambiguities(args) -> int:
 
 def configure(sub) -> None:
     """Add the designer verbs to the ``simkit`` parser."""
+    from simkit.cli.levels import add_confidence_arg
     from simkit.cli.main import _add_model_args, _add_output_args, parse_count, parse_seed
 
     def char_level(p):
         p.add_argument("--character-level", type=int, default=None, metavar="L",
-                       help="a typical character of level L (1..20), e.g. its Fortitude save; --set wins")
+                       help="deprecated: the same as --set level=L (the character level)")
 
     def common(p, n_default=100_000):
         p.add_argument("--method", default="auto", choices=("auto", "exact", "mc"),
@@ -142,7 +141,7 @@ def configure(sub) -> None:
         """The options calibrate and sensitivity share, and the verb's function."""
         common(p)
         char_level(p)
-        p.add_argument("--level", type=float, default=0.95, help="confidence level of Monte Carlo intervals")
+        add_confidence_arg(p)
         _add_output_args(p)
         p.set_defaults(func=func)
 

@@ -13,6 +13,8 @@ import sys
 from importlib import import_module
 
 from simkit.rules.penalties import FATIGUE_KEYS, parse_fatigue_value
+from simkit.cli.levels import (add_confidence_arg, add_level_hint, check_confidence, derive, level_keys,
+                               not_for_model, parse_level_key, show_derived)
 from simkit.core.params import ParamError, parse_value, shown, spec
 
 __all__ = ["main", "build_parser", "parse_sets", "model_from_args"]
@@ -70,7 +72,12 @@ def parse_seed(text: str) -> int:
 
 
 def parse_sets(model_cls, sets: list[str] | None) -> dict:
-    """``["key=value", ...]`` -> validated parameter dict for ``model_cls``."""
+    """``["key=value", ...]`` -> validated values for ``model_cls``.
+
+    Its parameters, ``days_without_*`` (for :func:`simkit.models.make_model`) and the
+    level keys (``level``, ``level_diff``...: :mod:`simkit.cli.levels`), which
+    :func:`model_from_args` turns into parameters.
+    """
     known = spec(model_cls)
     out = {}
     for item in sets or []:
@@ -83,6 +90,11 @@ def parse_sets(model_cls, sets: list[str] | None) -> dict:
         if key not in known and key in FATIGUE_KEYS and "check_penalty" in known:
             out[key] = parse_fatigue_value(key, value)  # -> check_penalty in make_model
             continue
+        if key not in known and key in level_keys(model_cls):  # level, level_diff...: see cli.levels
+            out[key] = parse_level_key(model_cls, key, value)
+            continue
+        if key not in known and (err := not_for_model(model_cls, key)) is not None:
+            raise err
         if key not in known:
             raise ParamError(
                 f"--set {key}: unknown parameter for model {model_cls.name!r}; known: {', '.join(known)}"
@@ -95,8 +107,10 @@ def model_from_args(args):
     from simkit.models import get_model, make_model
 
     cls = get_model(args.model)
-    params = parse_sets(cls, args.set)
-    return make_model(args.model, getattr(args, "preset", None), **params)
+    preset = getattr(args, "preset", None)
+    params, derived, keys = derive(cls, parse_sets(cls, args.set), preset)
+    show_derived(cls, keys, derived)
+    return make_model(args.model, preset, **params)
 
 
 def _add_model_args(p):
@@ -193,9 +207,9 @@ def _cmd_run(args) -> int:
         print(f"simkit: seed {res.seed} (replay with --seed {res.seed})", file=sys.stderr)
     if args.stages:
         _need_chain(model)
-        df = res.stage_summary(level=args.level)
+        df = res.stage_summary(level=args.confidence)
     else:
-        df = res.summary(level=args.level, exact=not args.no_exact)
+        df = res.summary(level=args.confidence, exact=not args.no_exact)
     emit(df, args)
     return 0
 
@@ -241,7 +255,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-n", type=parse_count, default=100_000, help="number of tracks (default 100000)")
     p.add_argument("--seed", type=parse_seed, default=None, help="random seed (default: fresh entropy)")
     p.add_argument("--workers", type=int, default=1, help="local worker processes")
-    p.add_argument("--level", type=float, default=0.95, help="confidence level of ci_low/ci_high")
+    add_confidence_arg(p)
     p.add_argument("--no-exact", action="store_true", help="omit the exact column")
     p.add_argument("--stages", action="store_true", help="chains: each stage's outcomes (e.g. where deaths happen)")
     _add_output_args(p)
@@ -250,6 +264,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("exact", help="exact outcome probabilities of a model")
     _add_model_args(p)
     p.add_argument("--stages", action="store_true", help="chains: each stage's outcomes (e.g. where deaths happen)")
+    add_level_hint(p)
     _add_output_args(p)
     p.set_defaults(func=_cmd_exact)
 
@@ -308,8 +323,7 @@ def _main(argv: list[str] | None) -> int:
         if not getattr(args, "func", None):
             parser.print_help()
             return 2
-        if getattr(args, "level", None) is not None and not 0 < args.level < 1:
-            raise ParamError(f"--level must be in (0, 1), got {args.level}")
+        check_confidence(getattr(args, "confidence", None))
         if getattr(args, "workers", None) is not None and not 1 <= args.workers <= 1024:
             raise ParamError(f"--workers must be an integer in [1, 1024], got {args.workers}")
         return int(args.func(args) or 0)

@@ -25,6 +25,7 @@ import json
 import sys
 
 from simkit.cli.main import UsageError, _Parser, parse_count, parse_seed  # noqa: F401  (shared behaviour)
+from simkit.cli.levels import add_confidence_arg
 from simkit.core.params import ParamError
 
 __all__ = ["configure"]
@@ -49,7 +50,7 @@ def _add_run_args(p, *, sweep_verb: bool) -> None:
     p.add_argument("--workers", type=int, default=None,
                    help="processes (local) or LocalCluster workers (default: 1 for small or exact-only "
                         "sweeps, else the CPU count)")
-    p.add_argument("--level", type=float, default=None, help="confidence level of ci_low/ci_high (default 0.95)")
+    add_confidence_arg(p, default=None)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("-o", "--output", default=None, help="the CSV to write (atomically)")
 
@@ -116,7 +117,7 @@ def _merged_settings(args) -> dict:
         "executor": args.executor or cfg.get("executor", "local"),
         "scheduler": args.scheduler or cfg.get("scheduler"),
         "workers": args.workers if args.workers is not None else cfg.get("workers"),
-        "level": args.level if args.level is not None else cfg.get("level", 0.95),
+        "level": args.confidence if args.confidence is not None else cfg.get("confidence", 0.95),
         "grid": dict(cfg.get("grid", {})),
         "set": dict(cfg.get("set", {})),
     }
@@ -125,7 +126,7 @@ def _merged_settings(args) -> dict:
         if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < (0 if key == "seed" else 1)):
             raise ParamError(f"{key} = {v!r} in {args.config}: must be a positive integer")
     if not isinstance(out["level"], (int, float)) or not 0 < out["level"] < 1:
-        raise ParamError(f"level must be in (0, 1), got {out['level']!r}")
+        raise ParamError(f"confidence must be in (0, 1), got {out['level']!r}")
     return out
 
 
@@ -239,7 +240,7 @@ def _cmd_compare(args) -> int:
     workers = args.workers or _default_workers(args.executor or "local", exact_only,
                                                (args.n or 100_000) * _grid_size(axes) * len(vs))
     df = compare(vs, axes, args.n or 100_000, args.seed, baseline=args.baseline, fixed=fixed,
-                 exact_only=exact_only, level=args.level or 0.95, executor=args.executor or "local",
+                 exact_only=exact_only, level=args.confidence or 0.95, executor=args.executor or "local",
                  workers=workers, scheduler=args.scheduler, progress=_progress(args))
     text = format_frame(df, "csv")
     if args.output:
