@@ -50,7 +50,7 @@ def test_registered_models_know_every_parameter_and_the_defaults_match():
         names = set(a.setup) | set(typical_params(a.model, 5)) | {k for r in a.readings for k in r.params}
         assert names <= set(known), (a.id, names - set(known))
         if known[a.param]["kind"] in ("choice", "bool", "policy"):
-            # the reading marked default is the model's default (RULES.md's documented default)
+            # the reading marked default is the model's default (docs/rules.md's documented default)
             assert a.default_reading.params[a.param] == known[a.param]["default"], a.id
         checked += 1
     assert checked >= 5  # the five seed-000 ambiguities at least

@@ -24,7 +24,7 @@ HOURLY = [
 
 
 def _brute_hourly(con, healer=None, check_penalty=0, natural=False, lethal=True):
-    """RULES.md R1-06..R1-08 and A1-6, enumerated over both natural d20s, as fractions."""
+    """docs/rules.md R1-06..R1-08 and A1-6, enumerated over both natural d20s, as fractions."""
     counts = [Fraction(0)] * 3
     heal_rolls = range(1, 21) if healer is not None else [None]
     for h, c in product(heal_rolls, range(1, 21)):

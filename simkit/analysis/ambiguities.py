@@ -1,6 +1,6 @@
-"""The cost of every ambiguity of RULES.md: the headline odds under each reading.
+"""The cost of every ambiguity of docs/rules.md: the headline odds under each reading.
 
-:data:`AMBIGUITIES` lists every ambiguity of ``shared/RULES.md`` (A0-1..A0-5,
+:data:`AMBIGUITIES` lists every ambiguity of ``docs/rules.md`` (A0-1..A0-5,
 A1-1..A1-6, A4-1..A4-3) with the model and parameter(s) that express it and its
 readings (parameter overrides, the documented default first-class). Some readings only
 matter in a situation (damage while dying needs an enemy that hits the downed
@@ -52,7 +52,7 @@ class Reading:
 
 @dataclass(frozen=True)
 class Ambiguity:
-    """An ambiguity of RULES.md and how simkit expresses it.
+    """An ambiguity of docs/rules.md and how simkit expresses it.
 
     Attributes
     ----------
@@ -105,7 +105,7 @@ def _r(label, params, default=False):
 # a round): the situation in which the damage-while-dying readings differ.
 _HITS = {"hit_chance": 0.2, "crit_chance": 0.05}
 
-#: Every ambiguity of RULES.md. Parameter names of models not yet in the registry are
+#: Every ambiguity of docs/rules.md. Parameter names of models not yet in the registry are
 #: the ones their issues announce; ``ambiguity_report`` flags any that do not match.
 AMBIGUITIES: tuple[Ambiguity, ...] = (
     Ambiguity("A0-1", "R0-09", "dying", "on_damage",

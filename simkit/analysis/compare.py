@@ -17,7 +17,7 @@ In exact-only mode ``diff = diff_exact`` and there is no test. The baseline's ow
 rows have differences 0 and an empty ``p_value``.
 
 :func:`variants` builds the usual sets: the seed as written, published presets
-(``pf2e-core``), and each reading of each ambiguity of RULES.md (every parameter
+(``pf2e-core``), and each reading of each ambiguity of docs/rules.md (every parameter
 whose rule id starts with ``A``).
 """
 

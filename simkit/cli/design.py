@@ -162,7 +162,7 @@ def configure(sub) -> None:
                    help="only this outcome (repeatable; default: all)")
     design_options(p, _cmd_sensitivity)
 
-    p = sub.add_parser("ambiguities", help="headline odds under each reading of every ambiguity of RULES.md")
+    p = sub.add_parser("ambiguities", help="headline odds under each reading of every ambiguity (docs/rules.md)")
     p.add_argument("--levels", type=_levels, default=(1, 5, 10), metavar="L1,L2,...",
                    help="levels of the typical character (default 1,5,10)")
     p.add_argument("--id", action="append", default=None, metavar="ID", help="only this ambiguity (repeatable)")

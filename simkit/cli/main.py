@@ -177,6 +177,8 @@ def _cmd_models(args) -> int:
                 lines.append("    sweep keys (simkit sweep --grid/--set; run/exact take days_without_*): "
                              + ", ".join(keys))
             lines.append("")
+        lines.append("Rule ids (R0-05, A0-1, ...): what each rule says and the default readings are in "
+                     "docs/rules.md.")
         _emit_text("\n".join(lines), args)
         return 0
     emit(df, args)

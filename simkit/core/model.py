@@ -50,7 +50,7 @@ class Rules:
     outcomes: ClassVar[tuple[str, ...]] = ()
     #: State fields whose value at absorption is histogrammed per outcome.
     marks: ClassVar[tuple[str, ...]] = ()
-    #: Rule ids of RULES.md implemented by the model.
+    #: Rule ids (docs/rules.md) implemented by the model.
     rule_ids: ClassVar[str] = ""
     #: Whether ``exact_initial``/``exact_step`` are implemented.
     has_exact: ClassVar[bool] = False

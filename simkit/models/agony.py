@@ -5,7 +5,7 @@ track whose ``stable`` outcome (stabilised, unconscious at 0 HP) continues as a
 :class:`~simkit.models.recovery.Recovery` track. The other outcomes of the agony end the
 chain. Parameters are those of both models; ``check_penalty`` applies to both stages.
 
-A reading RULES.md does not list: R1-11 says a nonlethal knock-out leaves the character
+A reading docs/rules.md lists without an id: R1-11 says a nonlethal knock-out leaves the character
 "unconscious but stabilised", and the seed's text adds "sans la mettre en danger de
 mort" (without putting it in danger of death), while R1-06's hourly check kills on a
 result under 10. ``nonlethal_recovery="safe"`` (default) follows the seed's sentence:

@@ -1,7 +1,7 @@
 """Level-based numbers of an encounter: the monster's strikes and DCs, a typical PC.
 
 Monster numbers come from Pathfinder 2e's GM Core "Building Creatures" tables, shipped
-in ``simkit/data`` (copied from ``shared/data/pf2e``, which took them from the
+in ``simkit/rules/data`` (see docs/pf2e-sources.md; taken from the
 pathfinder2e_stats project, Apache License 2.0):
 
 - ``creature-2-09-strike_attack.csv``: strike attack bonus by level (-1..24) at the

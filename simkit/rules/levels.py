@@ -4,7 +4,7 @@ These let a sweep go over ``level`` and ``monster_level`` (or the level differen
 instead of raw bonuses and DCs; see :mod:`simkit.analysis.grid` for how sweep keys map onto
 model parameters.
 
-Sources (tables copied from ``shared/data/pf2e``, see its README; literals below
+Sources (tables shipped in ``simkit/rules/data``, see docs/pf2e-sources.md; literals below
 name their source):
 
 - ``level-based-dcs.csv``: Core Rulebook Table 10-5, DCs by level 0..25.

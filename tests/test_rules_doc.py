@@ -1,0 +1,80 @@
+"""docs/rules.md states every rule and ambiguity the code cites; nothing points outside the repository."""
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from simkit.analysis.ambiguities import AMBIGUITIES
+from simkit.core.params import spec
+from simkit.models import REGISTRY
+
+ROOT = Path(__file__).resolve().parent.parent
+RULES = (ROOT / "docs" / "rules.md").read_text()
+ID = re.compile(r"\b([RA][014]-\d+)\b")
+#: An id is defined where the page puts it in bold: **R0-05**.
+DEFINED = set(re.findall(r"\*\*([RA][014]-\d+)\*\*", RULES))
+
+
+def _cited_by_params() -> dict[str, set[str]]:
+    cited: dict[str, set[str]] = {}
+    for name, cls in REGISTRY.items():
+        for key, meta in spec(cls).items():
+            for rid in ID.findall(str(meta.get("rule") or "")):
+                cited.setdefault(rid, set()).add(f"{name}.{key}")
+    return cited
+
+
+def test_the_page_defines_the_ids_of_every_seed():
+    for prefix, last in (("R0-", 15), ("R1-", 12), ("R4-", 7), ("A0-", 7), ("A1-", 6), ("A4-", 3)):
+        for i in range(1, last + 1):
+            rid = f"{prefix}{i:02d}" if prefix.startswith("R") else f"{prefix}{i}"
+            assert rid in DEFINED, f"docs/rules.md does not define {rid}"
+
+
+def test_every_rule_id_a_parameter_cites_is_defined():
+    cited = _cited_by_params()
+    assert len(cited) > 20  # the models do cite rules
+    missing = {rid: sorted(where) for rid, where in cited.items() if rid not in DEFINED}
+    assert not missing, f"cited but not in docs/rules.md: {missing}"
+
+
+def test_every_ambiguity_and_its_rule_are_defined():
+    for amb in AMBIGUITIES:
+        assert amb.id in DEFINED, amb.id
+        for rid in ID.findall(amb.rule):
+            assert rid in DEFINED, f"{amb.id} cites {rid}"
+
+
+@pytest.mark.parametrize("amb", AMBIGUITIES, ids=lambda a: a.id)
+def test_the_default_reading_is_the_one_the_page_names(amb):
+    """The page names the option and its default reading for each ambiguity of a track model."""
+    row = next(line for line in RULES.splitlines() if line.startswith(f"| **{amb.id}**"))
+    default = next(r for r in amb.readings if r.default)
+    for key, value in default.params.items():
+        if amb.model in REGISTRY and key in spec(REGISTRY[amb.model]) and key != "con":
+            assert f"`{key}=" in row, f"{amb.id}: option {key} not named"
+            assert str(value).lower() in row.lower().replace("`", ""), f"{amb.id}: default {key}={value}"
+
+
+def test_nothing_points_outside_the_repository():
+    files = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                           capture_output=True, text=True, check=True).stdout.split()
+    bad = []
+    for f in files:
+        if f in ("CHANGELOG.md", "tests/test_rules_doc.py") or not f.endswith((".py", ".md", ".ipynb", ".toml",
+                                                                             ".txt", ".cfg")):
+            continue
+        path = ROOT / f
+        if not path.is_file():
+            continue
+        text = path.read_text(errors="replace")
+        for pattern in ("../shared", "RULES.md"):
+            if pattern in text:
+                bad.append(f"{f}: {pattern}")
+    assert not bad, bad
+
+
+def test_the_readme_links_the_page():
+    assert "(docs/rules.md)" in (ROOT / "README.md").read_text()
