@@ -26,7 +26,8 @@ from simkit.models import REGISTRY
 from simkit.core.params import param, spec
 from simkit.testing import within_se
 
-IDS = ["A0-1", "A0-2", "A0-3", "A0-4", "A0-5", "A1-1", "A1-2", "A1-3", "A1-4", "A1-5", "A1-6", "A4-1", "A4-2",
+IDS = ["A0-1", "A0-2", "A0-3", "A0-4", "A0-5", "A0-6", "A0-7", "A1-1", "A1-2", "A1-3", "A1-4", "A1-5",
+       "A1-6", "A4-1", "A4-2",
        "A4-3"]
 
 

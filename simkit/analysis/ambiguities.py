@@ -1,6 +1,6 @@
 """The cost of every ambiguity of docs/rules.md: the headline odds under each reading.
 
-:data:`AMBIGUITIES` lists every ambiguity of ``docs/rules.md`` (A0-1..A0-5,
+:data:`AMBIGUITIES` lists every ambiguity of ``docs/rules.md`` (A0-1..A0-7,
 A1-1..A1-6, A4-1..A4-3) with the model and parameter(s) that express it and its
 readings (parameter overrides, the documented default first-class). Some readings only
 matter in a situation (damage while dying needs an enemy that hits the downed
@@ -128,6 +128,15 @@ AMBIGUITIES: tuple[Ambiguity, ...] = (
     Ambiguity("A0-5", "R0-06", "dying", "monster_dc",
               "a monster's high DC: level DC + hard adjustment, or 10 + its High skill modifier",
               (_r("table", {"monster_dc": "table"}, True), _r("skill", {"monster_dc": "skill"}))),
+    Ambiguity("A0-6", "A0-2/A0-1", "dying", "wounded_adds",
+              "with the increment and the wounded rule: does wounded add to every hit while dying?",
+              (_r("on gain", {"wounded_adds": "on_gain"}, True), _r("every hit", {"wounded_adds": "every_hit"})),
+              setup={"check": "flat", "on_damage": "increment", "wounded_rule": True, "wounded": 1,
+                     "hero_effect": "stabilize", "hit_chance": 0.3, "crit_chance": 0.1}),
+    Ambiguity("A0-7", "R0-10/R0-04", "dying", "hero_knockout",
+              "a knock-out reaching the death value with a hero point held: spend it, or die",
+              (_r("spend", {"hero_knockout": "spend"}, True), _r("die", {"hero_knockout": "die"})),
+              setup={"crit": True, "death_at": 2, "hero_points": 1}),
     Ambiguity("A1-1", "R1-01", "perseverance", "zero_pp",
               "reaching 0 HP with 0 PP: dead at once, or at the end of its first turn",
               (_r("at once", {"zero_pp": "at_once"}, True), _r("end of turn", {"zero_pp": "end_of_turn"})),

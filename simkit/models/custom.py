@@ -67,6 +67,7 @@ import pandas as pd
 
 from simkit.rules.dice import Dice
 from simkit.core.model import Rules
+from simkit.core.packing import pack_steps
 from simkit.core.params import ParamError, param
 from simkit.rules.parameters import shared
 
@@ -322,24 +323,9 @@ def _table(rules: CustomTrack) -> TrackTable:
 
 
 def _pack(nxt: np.ndarray, n_out: int) -> dict:
-    """Tables for k = 2, 3 steps at once (see :class:`TrackTable`)."""
-    S, K = nxt.shape
-    out = {}
-    prev = np.arange(S, dtype=np.int64)[:, None]  # (S, K**(k-1)): state after k-1 steps
-    for k in range(1, 4):
-        width = K**k
-        if width > PACK_FACES or S * width > PACK_ENTRIES:
-            break
-        r = np.arange(width)
-        before = prev[:, r % K ** (k - 1)]  # (S, K**k)
-        roll_k = r // K ** (k - 1) % K  # (K**k,) roll code of step k
-        active = before >= 0
-        stepped = nxt[np.where(active, before, 0), roll_k[None, :]]
-        stepped = np.where(stepped < 0, stepped - (k - 1) * n_out, stepped)
-        prev = np.where(active, stepped, before)
-        if k > 1:
-            out[k] = prev.astype(np.int32).ravel()
-    return out
+    """Tables for k = 2, 3 steps at once (see :class:`TrackTable`), from the shared builder."""
+    tabs = pack_steps(nxt, n_out, 3, max_width=PACK_FACES, max_entries=PACK_ENTRIES)
+    return {k: v for k, v in tabs.items() if k > 1}
 
 
 # -- the notebook builder ----------------------------------------------------------------------

@@ -29,7 +29,17 @@ ends, so only whether the character has a hero point matters.
 
 The knock-out itself (step 0, R0-03): nonlethal damage gives no dying (``stable``
 at once); lethal damage gives dying ``start`` (+1 when ``crit``) + the wounded value
-when the wounded rule is on (A0-2).
+when the wounded rule is on (A0-2). A knock-out that itself reaches ``death_at``
+while a hero point is held (A0-7): ``hero_knockout="spend"`` (default) spends it,
+``"die"`` kills. With ``on_damage="increment"`` and the wounded rule, a hit while dying
+adds the wounded value too only with ``wounded_adds="every_hit"`` (A0-6; default
+``on_gain``: only at the knock-out).
+
+Each rule is written once, as a phase of :mod:`simkit.rules` (``recovery_check``,
+``dying_damage``, ``hero_points``, ``massive_damage``); the scalar reference below
+composes them, the kernel's lookup tables are built by running that reference over
+every (state, roll), cached on what they depend on (:func:`table_key`), and the exact
+chain runs the same reference over the phases' probabilities.
 """
 
 from __future__ import annotations
@@ -37,37 +47,29 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from functools import lru_cache
+
 import numpy as np
 
-from simkit.rules.dice import Dice, degree, degree_pmf
+from simkit.core.packing import pack_steps
+from simkit.rules import hero_points as hp_rule
+from simkit.rules.dice import Dice
+from simkit.rules.dying_damage import WOUNDED_ADDS, hit_while_dying, knockout_value
+from simkit.rules.hero_points import HERO_KNOCKOUT, hero_threshold
+from simkit.rules.massive_damage import is_massive, massive_chance
+from simkit.rules.recovery_check import MARGIN_HI, MARGIN_LO, check_margin, recovery_delta, recovery_pmf
 from simkit.rules.levels import monster_high_dc
 from simkit.core.params import ParamError, param
 from simkit.rules.parameters import shared
 from simkit.core.model import Rules
 
-__all__ = ["Dying", "DEFAULT_DC", "hero_threshold"]
+__all__ = ["Dying", "DEFAULT_DC", "hero_threshold", "table_key", "build_tables", "canonical_rules"]
 
 #: Recovery base DC used when neither ``dc`` nor ``monster_level`` is given.
 DEFAULT_DC = 22
 
-DELTA = {0: +2, 1: +1, 2: -1, 3: -2}  # degree -> change of dying (R0-05)
 STABLE, DEAD, REVIVED = 0, 1, 2
 NO_HIT, HIT, CRIT, MASSIVE = 0, 1, 2, 3
-
-
-def hero_threshold(policy, hero_points: int, death_at: int) -> int | None:
-    """Dying value at which a hero point is spent (A0-3): None = never, 0 = at the knock-out.
-
-    ``policy`` is ``never``, ``immediately``, ``at_death`` (= ``death_at``) or an integer
-    ``k``: spend when dying would rise to ``k`` or more.
-    """
-    if hero_points == 0 or policy == "never":
-        return None
-    if policy == "immediately":
-        return 0
-    if policy == "at_death":
-        return death_at
-    return int(policy)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +79,7 @@ class Dying(Rules):
     name: ClassVar[str] = "dying"
     time_unit: ClassVar[str] = "rounds"
     outcomes: ClassVar[tuple[str, ...]] = ("stable", "dead", "revived")
-    rule_ids: ClassVar[str] = "R0-03..R0-10, R0-13; A0-1..A0-5"
+    rule_ids: ClassVar[str] = "R0-03..R0-10, R0-13; A0-1..A0-7"
     has_exact: ClassVar[bool] = True
 
     start: int = param(1, kind="int", lo=1, hi=20, rule="R0-03", help="dying value at the knock-out")
@@ -109,6 +111,8 @@ class Dying(Rules):
     )
     hero_effect: str = param("revive", kind="choice", choices=("revive", "stabilize"), rule="R0-10",
                              help="hero point: back to 1 HP (seed) or stable at 0 HP spending all (pf2e-core)")
+    hero_knockout: str = param(**HERO_KNOCKOUT)
+    wounded_adds: str = param(**WOUNDED_ADDS)
     heal_round: int | None = shared("heal_round")
     check_penalty: int = shared("check_penalty")
     max_rounds: int = shared("max_rounds")
@@ -146,7 +150,8 @@ class Dying(Rules):
     @property
     def knockout_dying(self) -> int:
         """Dying value gained at the knock-out (R0-03, A0-2)."""
-        return self.start + int(self.crit) + (self.wounded if self.wounded_rule else 0)
+        return knockout_value(start=self.start, crit=self.crit, wounded=self.wounded,
+                              wounded_rule=self.wounded_rule)
 
     @property
     def hero_outcome(self) -> int:
@@ -154,21 +159,19 @@ class Dying(Rules):
 
     def _massive_p(self) -> tuple[float, float]:
         """P(massive | normal hit), P(massive | critical hit) (R0-13)."""
-        if self.hp_max is None:
-            return 0.0, 0.0
-        d = Dice.parse(self.hit_damage)
-        return d.cdf_at_least(2 * self.hp_max), d.cdf_at_least(self.hp_max)  # 2x damage >= 2 hp_max
+        return massive_chance(self.hit_damage, self.hp_max, 1), massive_chance(self.hit_damage, self.hp_max, 2)
 
-    # -- scalar reference (one track, plain Python) ---------------------------------
+    # -- scalar reference (one track, plain Python): the rule phases of simkit.rules ----------
     def ref_knockout(self) -> tuple[int | None, int]:
-        """(outcome or None, dying) at the knock-out, step 0."""
+        """(outcome or None, dying) at the knock-out, step 0 (R0-03, R0-10; A0-2, A0-3, A0-7)."""
         if self.nonlethal:
             return STABLE, 0
         d = self.knockout_dying
-        thr = self.threshold
-        if thr is not None and d >= thr:
+        res = hp_rule.rise(0, d, threshold=self.threshold, death_at=self.death_at, knockout=True,
+                           hero_knockout=self.hero_knockout)
+        if res == hp_rule.HERO:
             return self.hero_outcome, d
-        if d >= self.death_at:
+        if res == hp_rule.DEAD:
             return DEAD, d
         return None, d
 
@@ -193,44 +196,37 @@ class Dying(Rules):
             kind = NO_HIT
         if kind != NO_HIT and self.hp_max is not None:
             dmg = int(Dice.parse(self.hit_damage).quantile(u2)) * (2 if kind == CRIT else 1)
-            if dmg >= 2 * self.hp_max:
+            if is_massive(dmg, self.hp_max):
                 kind = MASSIVE
         return self.ref_enemy(dying, hero, raised, kind)
 
     def ref_check(self, dying: int, hero: bool, raised: bool, roll: int):
         """The recovery check of one track (R0-05, R0-06, A0-4) for a natural ``roll``."""
-        if self.check == "save":
-            base = self.raised_dc if raised else self.base_dc
-            deg = degree(roll, self.save_bonus + self.check_penalty, base + dying)
-        else:
-            deg = degree(roll, 0, 10 + dying)
-        new = dying + DELTA[deg]
-        if new <= 0:
-            return STABLE, 0, hero, raised
-        return self._ref_rise(dying, new, hero, raised)
+        base = self.raised_dc if raised else self.base_dc
+        delta = recovery_delta(roll, dying, check=self.check, bonus=self.save_bonus + self.check_penalty, dc=base)
+        return self._ref_rise(dying, dying + delta, hero, raised)
 
     def ref_enemy(self, dying: int, hero: bool, raised: bool, kind: int):
-        """The enemy's turn on one dying track: ``kind`` 0 none, 1 hit, 2 crit, 3 massive."""
+        """The enemy's turn on one dying track: ``kind`` 0 none, 1 hit, 2 crit, 3 massive (R0-09, R0-13)."""
         if kind == NO_HIT:
             return None, dying, hero, raised
         if kind == MASSIVE:
             return DEAD, dying, hero, raised
         if self.hit_dc is not None and self.hit_dc > self.base_dc:
             raised = True
-        gain = 2 if kind == CRIT else 1
-        if self.on_damage == "max":
-            new = max(dying, gain + (self.wounded if self.wounded_rule else 0))
-        else:
-            new = dying + gain
+        new = hit_while_dying(dying, kind == CRIT, on_damage=self.on_damage, wounded=self.wounded,
+                              wounded_rule=self.wounded_rule, wounded_adds=self.wounded_adds)
         return self._ref_rise(dying, new, hero, raised)
 
     def _ref_rise(self, dying, new, hero, raised):
-        thr = self.threshold if hero else None
-        if new > dying and thr is not None and new >= thr:
+        res = hp_rule.rise(dying, new, threshold=self.threshold if hero else None, death_at=self.death_at)
+        if res == hp_rule.CARRY_ON:
+            return None, new, hero, raised
+        if res == hp_rule.STABLE:
+            return STABLE, 0, hero, raised
+        if res == hp_rule.HERO:
             return self.hero_outcome, dying, hero, raised
-        if new >= self.death_at:
-            return DEAD, new, hero, raised
-        return None, new, hero, raised
+        return DEAD, new, hero, raised
 
     # -- vectorised kernel -----------------------------------------------------------
     def _n_states(self) -> int:
@@ -244,21 +240,27 @@ class Dying(Rules):
         hr = s // self.death_at
         return dying, bool(hr % 2), bool(hr // 2)
 
-    def tables(self) -> dict[str, np.ndarray]:
-        """Lookup tables of the kernel, built from the scalar reference.
+    def _start_code(self) -> int:
+        """State code at the knock-out (0 when the track ends at step 0)."""
+        out, d = self.ref_knockout()
+        return 0 if out is not None else self._code(d, self.hero_points > 0, False)
 
-        ``check[s, roll]`` and ``enemy[s, kind]`` give the next state code (>= 0) or
-        ``-1 - outcome``; ``pack[k][s, r]`` gives the result of ``k`` rounds of
-        checks without enemy for ``r`` in ``0..20**k-1`` (roll i = ``r // 20**i % 20
-        + 1``), as a state code or ``-1 - (outcome + 3 * offset)``.
+    def tables(self) -> dict[str, np.ndarray]:
+        """Lookup tables of the kernel, built from the scalar reference (cached).
+
+        ``check[s * 21 + roll]`` and ``enemy[s * 4 + kind]`` give the next state code
+        (>= 0) or ``-1 - outcome``; ``pack{k}[s * 20**k + r]`` gives the result of ``k``
+        rounds of checks without enemy for ``r`` in ``0..20**k-1`` (roll i = ``r //
+        20**i % 20 + 1``) in the engine's codes: ``-1 - state`` for a track still dying,
+        else ``outcome + 3 * offset``. The tables depend only on :func:`table_key`, so
+        a sweep over DCs and save bonuses builds one per distinct key (issue 13).
         """
-        return _tables(self)
+        return _tables(table_key(self))
 
     def init(self, n: int, rng):
         out, d = self.ref_knockout()
         codes = np.broadcast_to(np.int8(-1 if out is None else out), (n,))
-        s0 = self._code(min(d, self.death_at - 1), self.hero_points > 0, False) if out is None else 0
-        return {"s": np.full(n, -1 - s0, dtype=np.int16)}, codes
+        return {"s": np.full(n, -1 - self._start_code(), dtype=np.int16)}, codes
 
     def step(self, state, t, rng):
         """Advance the active tracks.
@@ -279,15 +281,17 @@ class Dying(Rules):
                 limit = min(limit, self.heal_round - t)
             k = min(3, limit)
             width = 20**k
+            packed = tab[f"pack{k}"]
             if t == 1:
                 # every track is still in its knock-out state: one row of the table
-                nxt = tab[f"first{k}"].take(rng.below(width, size=m))
+                row = packed.reshape(-1, width)[self._start_code()]
+                nxt = row.take(rng.below(width, size=m))
             else:
                 # state["s"] holds engine codes, -1 - state: index = state * width + r
                 idx = np.multiply(s, -width, dtype=np.intp)
                 idx -= width
                 idx += rng.below(width, size=m)
-                nxt = tab[f"pack{k}"].take(idx)
+                nxt = packed.take(idx)
             state["s"] = nxt
             return nxt, k
         # general path: one round, with the enemy's turn
@@ -301,7 +305,7 @@ class Dying(Rules):
         if self.hp_max is not None:
             u2 = rng.random(size=m)
             dmg = Dice.parse(self.hit_damage).quantile(u2) * np.where(kind == CRIT, 2, 1)
-            kind[(kind != NO_HIT) & (dmg >= 2 * self.hp_max)] = MASSIVE
+            kind[(kind != NO_HIT) & is_massive(dmg, self.hp_max)] = MASSIVE
         alive = c1 >= 0
         c2 = c1.copy()
         c2[alive] = tab["enemy"].take(c1[alive].astype(np.intp) * 4 + kind[alive])
@@ -309,21 +313,13 @@ class Dying(Rules):
         state["s"] = codes
         return codes
 
-    # -- exact chain (independent of the kernel: probabilities, not rolls) -------------
+    # -- exact chain: the same rule phases, as probabilities ------------------------------
+    def _key(self, out, dying, hero, raised):
+        return self.outcomes[out] if out is not None else (dying, hero, raised)
+
     def exact_initial(self):
-        if self.nonlethal:
-            return {"stable": 1.0}
-        d = self.knockout_dying
-        hero = self.hero_points > 0
-        if hero and self.hero_policy == "immediately":
-            return {"revived" if self.hero_effect == "revive" else "stable": 1.0}
-        if hero and self.hero_policy != "never":
-            k = self.death_at if self.hero_policy == "at_death" else int(self.hero_policy)
-            if d >= k:
-                return {"revived" if self.hero_effect == "revive" else "stable": 1.0}
-        if d >= self.death_at:
-            return {"dead": 1.0}
-        return {(d, hero, False): 1.0}
+        out, d = self.ref_knockout()
+        return {self._key(out, d, self.hero_points > 0, False): 1.0}
 
     def exact_regime(self, t):
         return t == self.heal_round
@@ -332,75 +328,84 @@ class Dying(Rules):
         dying, hero, raised = state
         if t == self.heal_round:
             return {"revived": 1.0}
-        rescue = "revived" if self.hero_effect == "revive" else "stable"
-        trigger = None
-        if hero and self.hero_policy not in ("never", "immediately"):
-            trigger = self.death_at if self.hero_policy == "at_death" else int(self.hero_policy)
-
-        def rise(old, new, p, out, raised_after):
-            # dying rising from old to new: hero point, death, or carry on
-            if trigger is not None and new >= trigger:
-                out[rescue] = out.get(rescue, 0.0) + p
-            elif new >= self.death_at:
-                out["dead"] = out.get("dead", 0.0) + p
-            else:
-                key = (new, hero, raised_after)
-                out[key] = out.get(key, 0.0) + p
-
-        after_check: dict = {}
-        if self.check == "flat":
-            pmf = degree_pmf(0, 10 + dying)
-        else:
-            base = self.raised_dc if raised else self.base_dc
-            pmf = degree_pmf(self.save_bonus + self.check_penalty, base + dying)
-        for deg, p in enumerate(pmf):
-            if p == 0:
-                continue
-            new = dying + {0: 2, 1: 1, 2: -1, 3: -2}[deg]
-            if new <= 0:
-                after_check["stable"] = after_check.get("stable", 0.0) + p
-            elif new > dying:
-                rise(dying, new, p, after_check, raised)
-            else:
-                after_check[(new, hero, raised)] = after_check.get((new, hero, raised), 0.0) + p
-        if self.hit_chance == 0 and self.crit_chance == 0:
-            return after_check
         out: dict = {}
+
+        def add(key, p):
+            out[key] = out.get(key, 0.0) + p
+
+        base = self.raised_dc if raised else self.base_dc
+        margin = check_margin(dying, check=self.check, bonus=self.save_bonus + self.check_penalty, dc=base)
+        after_check = []
+        for delta, p in recovery_pmf(min(max(margin, MARGIN_LO), MARGIN_HI)):
+            after_check.append((self._ref_rise(dying, dying + delta, hero, raised), p))
+        if self.hit_chance == 0 and self.crit_chance == 0:
+            for (o, d, h, r), p in after_check:
+                add(self._key(o, d, h, r), p)
+            return out
         massive_hit, massive_crit = self._massive_p()
-        raise_dc = self.hit_dc is not None and self.hit_dc > self.base_dc
-        extra = self.wounded if self.wounded_rule else 0
-        for key, p in after_check.items():
-            if isinstance(key, str):
-                out[key] = out.get(key, 0.0) + p
+        p_none = 1.0 - self.hit_chance - self.crit_chance
+        for (o, d, h, r), p in after_check:
+            if o is not None:
+                add(self.outcomes[o], p)
                 continue
-            d, _, r = key
-            p_none = 1.0 - self.hit_chance - self.crit_chance
             if p_none > 0:
-                out[key] = out.get(key, 0.0) + p * p_none
-            for chance, gain, massive in ((self.hit_chance, 1, massive_hit), (self.crit_chance, 2, massive_crit)):
+                add((d, h, r), p * p_none)
+            for kind, chance, massive in ((HIT, self.hit_chance, massive_hit), (CRIT, self.crit_chance, massive_crit)):
                 if chance == 0:
                     continue
                 if massive > 0:
-                    out["dead"] = out.get("dead", 0.0) + p * chance * massive
+                    add("dead", p * chance * massive)
                 q = p * chance * (1.0 - massive)
-                if q == 0:
-                    continue
-                new = max(d, gain + extra) if self.on_damage == "max" else d + gain
-                r2 = r or raise_dc
-                if new > d:
-                    rise(d, new, q, out, r2)
-                else:
-                    out[(d, hero, r2)] = out.get((d, hero, r2), 0.0) + q
+                if q > 0:
+                    add(self._key(*self.ref_enemy(d, h, r, kind)), q)
         return out
 
 
-_TABLE_CACHE: dict = {}
+def table_key(rules: Dying) -> tuple:
+    """What the kernel's tables depend on (issue 13 item 3).
+
+    The check's kind, the save's margins (bonus - DC) before and after a raising hit,
+    clipped to where they still change a roll's degree, the death value, the
+    damage-while-dying options, and the hero-point policy and effect (only whether a
+    point is held; the knock-out is not in the tables).
+    """
+    return _table_key(rules)
 
 
-def _tables(rules: Dying) -> dict[str, np.ndarray]:
-    hit = _TABLE_CACHE.get(rules)
-    if hit is not None:
-        return hit
+@lru_cache(maxsize=1024)
+def _table_key(rules: Dying) -> tuple:
+    lo, hi = MARGIN_LO + 1, MARGIN_HI + rules.death_at - 1
+    bonus = rules.save_bonus + rules.check_penalty
+    flat = rules.check == "flat"
+    m = 0 if flat else min(max(bonus - rules.base_dc, lo), hi)
+    raises = rules.hit_dc is not None and rules.hit_dc > rules.base_dc
+    rm = m if flat or not raises else min(max(bonus - rules.raised_dc, lo), hi)
+    if raises and rm == m:  # both clipped (or a flat check): keep the raise visible, same gradings
+        if m == hi or flat:
+            m += 1
+        else:
+            rm -= 1
+    w = rules.wounded if rules.wounded_rule else 0
+    policy = rules.hero_policy if rules.hero_points > 0 else "never"
+    adds = rules.wounded_adds if (w and rules.on_damage == "increment") else "on_gain"
+    return (rules.check, m, rm, raises, rules.death_at, rules.on_damage, w, adds, policy, rules.hero_effect)
+
+
+def canonical_rules(key: tuple) -> Dying:
+    """A :class:`Dying` whose tables are those of every rules object with this ``key``."""
+    check, m, rm, raises, death_at, on_damage, w, adds, policy, effect = key
+    return Dying(check=check, save_bonus=40 + m, dc=40, hit_dc=40 + m - rm if raises else None,
+                 death_at=death_at, on_damage=on_damage, wounded=w, wounded_rule=w > 0, wounded_adds=adds,
+                 hero_points=0 if policy == "never" else 1, hero_policy=policy, hero_effect=effect)
+
+
+@lru_cache(maxsize=256)
+def _tables(key: tuple) -> dict[str, np.ndarray]:
+    return build_tables(canonical_rules(key))
+
+
+def build_tables(rules: Dying) -> dict[str, np.ndarray]:
+    """The kernel's tables for ``rules``, from the scalar reference (uncached; see :meth:`Dying.tables`)."""
     S = rules._n_states()
     check = np.full((S, 21), -1 - STABLE, dtype=np.int64)  # dying 0 / roll 0: unused
     enemy = np.full((S, 4), -1 - STABLE, dtype=np.int64)
@@ -415,29 +420,9 @@ def _tables(rules: Dying) -> dict[str, np.ndarray]:
             out, d, h, r = rules.ref_enemy(dying, hero, raised, kind)
             enemy[s, kind] = -1 - out if out is not None else rules._code(d, h, r)
     res = {"check": check.astype(np.int16).ravel(), "enemy": enemy.astype(np.int16).ravel()}
-    # k rounds of checks without enemy, r = sum (roll_i - 1) * 20**i over i < k
-    prev = np.arange(S, dtype=np.int64)[:, None]  # (S, 20**(k-1)) after k-1 rounds
-    for k in range(1, 4):
-        r = np.arange(20**k)
-        before = prev[:, r % 20 ** (k - 1)]  # (S, 20**k)
-        roll_k = r // 20 ** (k - 1) % 20 + 1
-        active = before >= 0
-        stepped = check[np.where(active, before, 0), roll_k[None, :]]
-        stepped = np.where(stepped < 0, stepped - (k - 1) * 3, stepped)
-        prev = np.where(active, stepped, before)
-        res[f"pack{k}"] = prev.astype(np.int16).ravel()
-    # packed tables in engine codes: -1 - state for a track still dying, else
-    # outcome + 3 * offset; plus the knock-out state's row (the first step of every track)
-    out, d0 = rules.ref_knockout()
-    s0 = rules._code(min(d0, rules.death_at - 1), rules.hero_points > 0, False) if out is None else 0
-    for k in (1, 2, 3):
-        packed = (-1 - res[f"pack{k}"].astype(np.int64)).astype(np.int16)
-        packed.setflags(write=False)
-        res[f"pack{k}"] = packed
-        res[f"first{k}"] = packed.reshape(S, -1)[s0].copy()
+    # k rounds of checks without enemy (roll code = roll - 1), in the engine's codes
+    for k, tab in pack_steps(check[:, 1:], len(rules.outcomes), 3).items():
+        res[f"pack{k}"] = (-1 - tab).astype(np.int16)
     for v in res.values():
         v.setflags(write=False)
-    if len(_TABLE_CACHE) > 256:
-        _TABLE_CACHE.clear()
-    _TABLE_CACHE[rules] = res
     return res
