@@ -20,7 +20,7 @@ from simkit.models import make_model
 
 #: model name -> (target ratio, divisor of n for that model)
 TARGETS: dict[str, tuple[float, int]] = {
-    "fatigue": (15.0, 10),
+    "fatigue": (15.0, 1),
     "recovery": (3.0, 1),
     "fall": (3.0, 1),
     "perseverance": (3.0, 1),

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from simkit.core.model import Rules
 from simkit.core.params import ParamError, allowed, spec
 from simkit.core.stats import check_level, norm_ppf
 
@@ -60,7 +61,7 @@ def _as_model(model):
         from simkit.models import make_model
 
         return make_model(model)
-    if not hasattr(model, "outcomes") or not hasattr(model, "replace"):
+    if not isinstance(model, Rules):
         raise ParamError(f"model must be a rules object (e.g. simkit.Dying()) or a model name, got {model!r}")
     return model
 
@@ -69,8 +70,8 @@ def _method(model, method: str) -> str:
     if method not in METHODS:
         raise ParamError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
     if method == "auto":
-        return "exact" if getattr(model, "has_exact", False) else "mc"
-    if method == "exact" and not getattr(model, "has_exact", False):
+        return "exact" if model.has_exact else "mc"
+    if method == "exact" and not model.has_exact:
         raise ParamError(f"method='exact': model {model.name!r} has no exact solver; use Monte Carlo (method='mc', --method mc)")
     return method
 

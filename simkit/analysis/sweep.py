@@ -206,7 +206,7 @@ def _check_axes_take_effect(cls, g: Grid, given: dict) -> None:
 
 
 def _has_exact_cls(cls, base, g) -> bool:
-    has = getattr(cls, "has_exact", False)
+    has = cls.has_exact  # a bool, or a property of chains (it depends on their stages)
     if isinstance(has, bool):
         return has
     # a property (chains): ask one point
@@ -222,7 +222,7 @@ def _has_exact_cls(cls, base, g) -> bool:
 
 
 def _outcome_names(model) -> tuple[str, ...]:
-    return tuple(model._final_names()) if getattr(model, "is_chain", False) else tuple(model.all_outcomes)
+    return tuple(model.all_outcomes)
 
 
 def run_points(mode: str, models: list, seeds: list, n: int | None, level: float,
@@ -232,7 +232,7 @@ def run_points(mode: str, models: list, seeds: list, n: int | None, level: float
     from simkit.core.exact import solve_many
 
     records = []
-    has = [bool(getattr(m, "has_exact", False)) for m in models]
+    has = [bool(m.has_exact) for m in models]
     exacts = solve_many([m for m, h in zip(models, has) if h]) if any(has) else []
     it = iter(exacts)
     exact_of = [next(it) if h else None for h in has]
@@ -243,7 +243,7 @@ def run_points(mode: str, models: list, seeds: list, n: int | None, level: float
             records.append({"exact": [float(probs[o]) for o in names]})
         elif mode == "survival":
             if exact_survival:
-                frame = _exact_survival(m, ex)
+                frame = ex.survival()
             else:
                 res = simulate(m, n, rng=s)
                 frame = _survival_frame(res, ex, level)
@@ -259,56 +259,9 @@ def run_points(mode: str, models: list, seeds: list, n: int | None, level: float
     return records
 
 
-SURVIVAL_COLUMNS = ("stage", "time_unit", "time", "outcome", "count", "n", "p", "ci_low", "ci_high", "exact")
-
-
 def _survival_frame(res, ex, level) -> pd.DataFrame:
-    """A result's survival rows with ``stage`` and ``time_unit`` columns."""
-    df = res.survival(level=level, exact=False)
-    if "stage" not in df:
-        df.insert(0, "time_unit", res.model.time_unit)
-        df.insert(0, "stage", res.model.name)
-        if ex is not None:
-            cum = ex.cdf()
-            df["exact"] = np.vstack([cum, (1.0 - cum.sum(axis=0))[None, :]]).ravel()
-    elif ex is not None:
-        from simkit.core.chain import _exact_surv
-
-        parts = [_exact_surv(ex.first, 1.0)]
-        p1 = ex.first.probabilities
-        for o in res.then:
-            parts.append(_exact_surv(ex.then[o], p1[o]))
-        df["exact"] = np.concatenate(parts)
-    df.insert(df.columns.get_loc("count") + 1, "n", res.n)
-    if "exact" not in df:
-        df["exact"] = np.nan
-    return df[list(SURVIVAL_COLUMNS)]
-
-
-def _exact_survival(model, ex) -> pd.DataFrame:
-    """Survival rows of an exact answer (``p = exact``, zero-width interval)."""
-    stages = []
-    if getattr(model, "is_chain", False):
-        first, then = model.stages()
-        stages.append((first.name, first, ex.first, 1.0))
-        p1 = ex.first.probabilities
-        for o, m in then.items():
-            stages.append((f"{o}->{m.name}", m, ex.then[o], p1[o]))
-    else:
-        stages.append((model.name, model, ex, 1.0))
-    frames = []
-    for stage, m, e, w in stages:
-        cum = e.cdf()
-        probs = np.vstack([cum, (1.0 - cum.sum(axis=0))[None, :]]) * w
-        names = list(m.outcomes) + ["active"]
-        T = probs.shape[1]
-        p = probs.ravel()
-        frames.append(pd.DataFrame({
-            "stage": stage, "time_unit": m.time_unit, "time": np.tile(np.arange(T), len(names)),
-            "outcome": np.repeat(names, T), "count": pd.NA, "n": pd.NA, "p": p, "ci_low": p, "ci_high": p,
-            "exact": p,
-        }))
-    return pd.concat(frames, ignore_index=True)
+    """A result's survival table with the exact answer already solved (``ex``, or None)."""
+    return res.survival(level=level, exact=ex if ex is not None else False)
 
 
 # -- executors ------------------------------------------------------------------------------

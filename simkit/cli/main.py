@@ -217,7 +217,7 @@ def _cmd_run(args) -> int:
 
 
 def _need_chain(model) -> None:
-    if not getattr(model, "is_chain", False):
+    if not model.is_chain:
         raise ParamError(f"--stages: model {model.name!r} is not a chain of stages")
 
 

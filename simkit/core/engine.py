@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from simkit.core.contracts import ModelResult
 from simkit.core.params import ParamError
 from simkit.core.result import Result
 from simkit.core.streams import STREAM_SIZE, BlockRng, resolve_seed, stream_generator
@@ -79,7 +80,7 @@ def run_tracks(model, seed: int, first_stream: int, n_tracks: int, prefix=()) ->
     gens = [stream_generator(seed, first_stream + j, prefix) for j in range(n_streams)]
     brng = BlockRng(gens, counts)
     tally = Tally(hist=np.zeros((n_out, horizon + 1), dtype=np.int64))
-    observe = getattr(model, "observe", None)
+    observe = model.observe if model.observes else None
 
     def absorb(state, codes, start, k):
         # codes: -1 active, else outcome + n_out * offset (offset < k: absorbed at start + offset)
@@ -164,7 +165,7 @@ def simulate(
     workers: int = 1,
     executor: Executor | None = None,
     _prefix: tuple[int, ...] = (),
-) -> Result:
+) -> ModelResult:
     """Simulate ``n`` independent tracks of ``model``.
 
     Parameters
@@ -194,7 +195,7 @@ def simulate(
     if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or not 1 <= workers <= 1024:
         raise ParamError(f"workers must be an integer in [1, 1024], got {workers!r}")
     seed = resolve_seed(rng)
-    if getattr(model, "is_chain", False):
+    if model.is_chain:
         from simkit.core.chain import simulate_chain
 
         def run(stage, k, stage_seed, prefix):

@@ -94,6 +94,7 @@ class Fall(Rules):
     marks: ClassVar[tuple[str, ...]] = ("damage", "band")
     rule_ids: ClassVar[str] = "R4-07, R0-01, R0-13, R0-14; A4-1"
     has_exact: ClassVar[bool] = True
+    has_exact_hist: ClassVar[bool] = True  # one step: exact_hist, no chain of states
     horizon_param: ClassVar[str] = ""
     rolls_d20: ClassVar[bool] = False
     #: Outcome code of the 10-<12 m band (``ko``; :class:`FallDying` tells it apart).

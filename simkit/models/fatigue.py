@@ -59,13 +59,23 @@ from typing import ClassVar
 
 import numpy as np
 
-from simkit.core.params import ParamError, param
 from simkit.core.model import Rules
+from simkit.core.params import ParamError, param
+from simkit.rules.fatigue_day import (
+    DEAD,
+    EXHAUSTED,
+    RECOVERED,
+    DayChain,
+    cell_events,
+    cell_pmf,
+    day_chain,
+    day_phase,
+    fatigue_day,
+)
 
 __all__ = ["Fatigue", "DEAD", "RECOVERED", "EXHAUSTED"]
 
-DEAD, RECOVERED, EXHAUSTED = 0, 1, 2
-# columns of the per-day uniform draws, shape (m, 5)
+# the five uniforms of the scalar reference :meth:`Fatigue.ref_day`, in this order
 U_RESCUE, U_SLEEP, U_FOOD, U_WATER, U_CARE = range(5)
 
 
@@ -78,6 +88,7 @@ class Fatigue(Rules):
     outcomes: ClassVar[tuple[str, ...]] = ("dead", "recovered", "exhausted")
     rule_ids: ClassVar[str] = "R4-01..R4-06; A4-2, A4-3"
     has_exact: ClassVar[bool] = True
+    observes: ClassVar[bool] = True  # the penalty by day (Result.observed)
     horizon_param: ClassVar[str] = "max_days"
     rolls_d20: ClassVar[bool] = False
 
@@ -154,117 +165,48 @@ class Fatigue(Rules):
         s, f, w = self.start_sleep, self.start_food, self.start_water if self.separate else 0
         return s, f, w, (0 if s + f + w >= self.exhaust_at else -1)
 
+    def options(self) -> dict:
+        """The options of the day's rule (:func:`simkit.rules.fatigue_day.fatigue_day`)."""
+        return dict(separate=self.separate, recovery=self.recovery, recovered_when=self.recovered_when,
+                    care=self.care, exhaust_at=self.exhaust_at, death_days=self.death_days)
+
+    def cell_probs(self, t: int) -> np.ndarray:
+        """Probability of each event cell of day ``t`` (:func:`simkit.rules.fatigue_day.cell_pmf`)."""
+        pr, ps, pf, pw = self.day_probs(t)
+        return cell_pmf(pr, ps, pf, pw, self.p_care, separate=self.separate, care=self.care)
+
+    def chain(self) -> DayChain:
+        """Reachable states and the day's transition table (cached on what they depend on)."""
+        return day_chain(self.initial_state(), **self.options())
+
     # -- scalar reference (one track, plain Python) ----------------------------------
     def ref_day(self, s: int, f: int, w: int, c: int, t: int, u) -> tuple[int | None, int, int, int, int]:
-        """Day ``t`` of one track from the five uniforms ``u`` (columns ``U_*``).
+        """Day ``t`` of one track from five uniforms ``u`` (columns ``U_*``): each event
+        happens when its uniform is under its probability; the rule is
+        :func:`simkit.rules.fatigue_day.fatigue_day`.
 
         Returns ``(outcome or None, s, f, w, c)``.
         """
         pr, ps, pf, pw = self.day_probs(t)
-        if u[U_RESCUE] < pr:
-            return RECOVERED, s, f, w, c
-        sleep = u[U_SLEEP] < ps
-        food = u[U_FOOD] < pf
-        water = (u[U_WATER] < pw) if self.separate else food
-        cared = self.care == "tended" and u[U_CARE] < self.p_care
-        meal = food and water
-        cleared = self.recovered_when == "cleared"
-        if c < 0:
-            before = s + f + w
-            if sleep and meal:
-                s = f = w = 0
-                if cleared and before > 0:
-                    return RECOVERED, s, f, w, c
-            elif self.recovery == "both":
-                s += not sleep
-                f += not food
-                w += self.separate and not water
-            else:
-                s = 0 if sleep else s + 1
-                f = 0 if food else f + 1
-                w = (0 if water else w + 1) if self.separate else 0
-            if s + f + w >= self.exhaust_at:
-                c = 0
-        else:
-            if self.care != "rescue" and sleep and meal:
-                s = f = w = 0
-                c = -1
-                if cleared:
-                    return RECOVERED, s, f, w, c
-            elif self.care != "rescue" and (meal or cared):
-                c = 0
-            else:
-                c += 1
-                if c >= self.death_days:
-                    return DEAD, s, f, w, c
-        if t == self.horizon and c >= 0:
-            return EXHAUSTED, s, f, w, c
-        return None, s, f, w, c
+        return fatigue_day(s, f, w, c, rescued=u[U_RESCUE] < pr, rest=u[U_SLEEP] < ps, eat=u[U_FOOD] < pf,
+                           drink=u[U_WATER] < pw, tended=u[U_CARE] < self.p_care, last=t == self.horizon,
+                           **self.options())
 
-    # -- vectorised kernel ---------------------------------------------------------------
+    # -- vectorised kernel: one 32-bit uniform and one table lookup per track-day -----------
     def init(self, n, rng):
-        s, f, w, c = self.initial_state()
-        state = {  # each (n,) int16
-            "s": np.full(n, s, dtype=np.int16),  # days without sleep
-            "f": np.full(n, f, dtype=np.int16),  # days without food (and water, together)
-            "w": np.full(n, w, dtype=np.int16),  # days without water (separate counters)
-            "c": np.full(n, c, dtype=np.int16),  # -1 conscious, else unconscious days without care
-        }
-        return state, np.full(n, -1, dtype=np.int8)
+        # code: (n,) int32, the kernel code of the track's state (DayChain.kernel_code)
+        return {"code": np.full(n, self.chain().kernel_code(0), dtype=np.int32)}, np.broadcast_to(np.int8(-1), (n,))
 
     def step(self, state, t, rng):
-        s, f, w, c = state["s"], state["f"], state["w"], state["c"]
-        m = len(s)
-        u = rng.random(size=(m, 5))  # (m, 5): rescue, sleep, food, water, care
-        pr, ps, pf, pw = self.day_probs(t)
-        rescued = u[:, U_RESCUE] < pr
-        sleep = u[:, U_SLEEP] < ps
-        food = u[:, U_FOOD] < pf
-        water = u[:, U_WATER] < pw if self.separate else food
-        cared = u[:, U_CARE] < self.p_care if self.care == "tended" else np.zeros(m, dtype=bool)
-        rest_meal = sleep & food & water
-        awake = c < 0
-        before = s + f + w
-
-        # conscious: counters (R4-01, R4-02, R4-06)
-        if self.recovery == "both":
-            ns = np.where(rest_meal, 0, s + ~sleep)
-            nf = np.where(rest_meal, 0, f + ~food)
-            nw = np.where(rest_meal, 0, w + ~water) if self.separate else w
-        else:
-            ns = np.where(sleep, 0, s + 1)
-            nf = np.where(food, 0, f + 1)
-            nw = np.where(water, 0, w + 1) if self.separate else w
-        ns, nf, nw = (x.astype(np.int16) for x in (ns, nf, nw))
-        knocked = awake & (ns + nf + nw >= self.exhaust_at)  # R4-04
-
-        # unconscious: the clock (R4-05, A4-3)
-        helped = self.care != "rescue"
-        wakes = ~awake & rest_meal if helped else np.zeros(m, dtype=bool)
-        reset = ~awake & ~wakes & (food & water | cared) if helped else np.zeros(m, dtype=bool)
-        ticking = ~awake & ~wakes & ~reset
-        died = ticking & (c + 1 >= self.death_days)
-
-        zero = np.int16(0)
-        state["s"] = np.where(awake, ns, np.where(wakes, zero, s)).astype(np.int16)
-        state["f"] = np.where(awake, nf, np.where(wakes, zero, f)).astype(np.int16)
-        state["w"] = np.where(awake, nw, np.where(wakes, zero, w)).astype(np.int16)
-        state["c"] = np.select([knocked, awake, wakes, reset], [0, -1, -1, 0], c + 1).astype(np.int16)
-
-        codes = np.full(m, -1, dtype=np.int8)
-        if t == self.horizon:
-            codes[state["c"] >= 0] = EXHAUSTED
-        if self.recovered_when == "cleared":
-            codes[(awake & rest_meal & (before > 0)) | wakes] = RECOVERED
-        codes[died] = DEAD
-        codes[rescued] = RECOVERED
+        codes = day_phase(state["code"], rng, self.chain(), self.cell_probs(t), last=t == self.horizon)
+        state["code"] = codes
         return codes
 
     def observe(self, state, t):
         """Total penalty (as a positive number) of every active track after day ``t``."""
-        return {"penalty": (state["s"] + state["f"] + state["w"]).astype(np.int64)}
+        return {"penalty": self.chain().kernel_penalty.take(state["code"])}
 
-    # -- exact chain (probabilities of the day's events; independent of the kernel) -----
+    # -- exact chain: the same rule, weighted by each cell's probability ------------------
     def exact_initial(self):
         return {self.initial_state(): 1.0}
 
@@ -273,60 +215,18 @@ class Fatigue(Rules):
 
     def exact_step(self, state, t):
         s, f, w, c = state
-        pr, ps, pf, pw = self.day_probs(t)
         out: dict = {}
-
-        def add(key, p):
-            if p > 0:
-                out[key] = out.get(key, 0.0) + p
-
-        add("recovered", pr)
         last = t == self.horizon
-        # joint law of (rest, eat, drink, tended) on a day without rescue
-        p_drink = pw if self.separate else None
-        p_tend = self.p_care if self.care == "tended" else 0.0
-        for rest, p1 in ((True, ps), (False, 1 - ps)):
-            for eat, p2 in ((True, pf), (False, 1 - pf)):
-                drinks = ((True, p_drink), (False, 1 - p_drink)) if self.separate else ((eat, 1.0),)
-                for drink, p3 in drinks:
-                    for tend, p4 in ((True, p_tend), (False, 1 - p_tend)):
-                        p = (1 - pr) * p1 * p2 * p3 * p4
-                        if p <= 0:
-                            continue
-                        key = self._exact_next(s, f, w, c, rest, eat, drink, tend, last)
-                        add(key, p)
+        names = self.outcomes
+        for cell, p in enumerate(self.cell_probs(t).tolist()):
+            if p <= 0:
+                continue
+            rescued, rest, eat, drink, tended = cell_events(cell)
+            o, *nxt = fatigue_day(s, f, w, c, rescued=rescued, rest=rest, eat=eat, drink=drink, tended=tended,
+                                  last=last, **self.options())
+            key = names[o] if o is not None else tuple(nxt)
+            out[key] = out.get(key, 0.0) + p
         return out
-
-    def _exact_next(self, s, f, w, c, rest, eat, drink, tend, last):
-        """Where one day's events lead: an outcome name or the next (s, f, w, c)."""
-        full = rest and eat and drink  # a meal and a night's rest (R4-06)
-        if c == -1:  # conscious
-            if full:
-                if self.recovered_when == "cleared" and s + f + w > 0:
-                    return "recovered"
-                s2 = f2 = w2 = 0
-            elif self.recovery == "each":
-                s2 = 0 if rest else s + 1
-                f2 = 0 if eat else f + 1
-                w2 = (0 if drink else w + 1) if self.separate else 0
-            else:
-                s2 = s + (0 if rest else 1)
-                f2 = f + (0 if eat else 1)
-                w2 = w + (0 if drink else 1) if self.separate else 0
-            if s2 + f2 + w2 < self.exhaust_at:
-                return (s2, f2, w2, -1)
-            return "exhausted" if last else (s2, f2, w2, 0)
-        # unconscious
-        if self.care in ("fed", "tended") and full:
-            return "recovered" if self.recovered_when == "cleared" else (0, 0, 0, -1)
-        fed = eat and drink
-        if (self.care == "fed" and fed) or (self.care == "tended" and (fed or tend)):
-            c2 = 0
-        elif c + 1 >= self.death_days:
-            return "dead"
-        else:
-            c2 = c + 1
-        return "exhausted" if last else (s, f, w, c2)
 
     def exact_penalty(self) -> np.ndarray:
         """Exact counterpart of ``Result.observed["penalty"] / n``.

@@ -1,0 +1,112 @@
+"""Seed-004 rule phases: each vectorised phase equals its scalar reference on the same draws,
+and each exact distribution equals a brute-force enumeration written here."""
+
+from itertools import product
+
+import numpy as np
+import pytest
+
+from simkit.rules import fatigue_day as fd
+from simkit.testing import RecordingRng
+
+# -- a fatigue day (R4-01..R4-06, A4-2, A4-3) ---------------------------------------------------
+
+OPTIONS = [
+    dict(),
+    dict(separate=True, recovery="each", recovered_when="cleared"),
+    dict(care="tended", exhaust_at=6, death_days=2),
+    dict(care="rescue", separate=True, exhaust_at=4, death_days=1),
+]
+
+
+def test_cells_round_trip():
+    assert fd.day_cell(True) == fd.RESCUE and fd.cell_events(fd.RESCUE)[0]
+    for rest, eat, drink, tended in product((False, True), repeat=4):
+        cell = fd.day_cell(False, rest, eat, drink, tended)
+        assert 1 <= cell < fd.N_CELLS and fd.cell_events(cell) == (False, rest, eat, drink, tended)
+
+
+@pytest.mark.parametrize("separate,care", [(False, "fed"), (True, "tended"), (True, "fed")])
+def test_cell_pmf_equals_brute_force(separate, care):
+    pr, ps, pf, pw, pc = 0.1, 0.3, 0.6, 0.45, 0.25
+    pmf = fd.cell_pmf(pr, ps, pf, pw, pc, separate=separate, care=care)
+    assert pmf.sum() == pytest.approx(1.0) and pmf[fd.RESCUE] == pr
+    for rest, eat, drink, tended in product((False, True), repeat=4):
+        # independent events; without separate counters drinking is eating (A4-2)
+        p = (1 - pr) * (ps if rest else 1 - ps) * (pf if eat else 1 - pf)
+        p *= (pw if drink else 1 - pw) if separate else float(drink == eat)
+        pt = pc if care == "tended" else 0.0
+        p *= pt if tended else 1 - pt
+        assert pmf[fd.day_cell(False, rest, eat, drink, tended)] == pytest.approx(p, abs=1e-15)
+
+
+def test_fatigue_day_by_rule_id():
+    day = dict(rescued=False, rest=False, eat=False, drink=False)
+    assert fd.fatigue_day(1, 1, 0, -1, **day) == (None, 2, 2, 0, -1)  # R4-01..R4-03: -4
+    assert fd.fatigue_day(4, 5, 0, -1, **day) == (None, 5, 6, 0, 0)  # R4-04: -11 knocks out
+    assert fd.fatigue_day(4, 5, 0, -1, **day, last=True)[0] == fd.EXHAUSTED
+    assert fd.fatigue_day(5, 5, 0, 2, **day) == (fd.DEAD, 5, 5, 0, 3)  # R4-05: third day
+    assert fd.fatigue_day(5, 5, 0, 2, **{**day, "eat": True}) == (None, 5, 5, 0, 0)  # fed: clock reset
+    assert fd.fatigue_day(5, 5, 0, 2, **{**day, "eat": True}, care="rescue")[0] == fd.DEAD  # A4-3
+    meal_rest = dict(rescued=False, rest=True, eat=True, drink=True)
+    assert fd.fatigue_day(3, 2, 0, -1, **meal_rest) == (None, 0, 0, 0, -1)  # R4-06
+    assert fd.fatigue_day(3, 2, 0, -1, **{**day, "rest": True}) == (None, 3, 3, 0, -1)  # rest alone: both
+    assert fd.fatigue_day(3, 2, 0, -1, **{**day, "rest": True}, recovery="each") == (None, 0, 3, 0, -1)
+    assert fd.fatigue_day(1, 1, 1, -1, **{**day, "eat": True}, separate=True) == (None, 2, 1, 2, -1)  # A4-2
+    assert fd.fatigue_day(9, 9, 0, 1, rescued=True, rest=False, eat=False, drink=False)[0] == fd.RECOVERED
+
+
+@pytest.mark.parametrize("opts", OPTIONS)
+def test_day_chain_table_is_the_reference(opts):
+    start = (1, 2, 1 if opts.get("separate") else 0, -1)
+    chain = fd.day_chain(start, **opts)
+    assert chain.states[0] == start and len(set(chain.states)) == len(chain.states)
+    for i, (s, f, w, c) in enumerate(chain.states):
+        assert chain.penalty[i] == s + f + w
+        for last, cell in product((False, True), range(fd.N_CELLS)):
+            r, rest, eat, drink, tended = fd.cell_events(cell)
+            out, *nxt = fd.fatigue_day(s, f, w, c, rescued=r, rest=rest, eat=eat, drink=drink, tended=tended,
+                                       last=last, **opts)
+            want = out if out is not None else -1 - chain.index(tuple(nxt))
+            assert chain.trans[int(last), i, cell] == want
+            # the kernel's form of the same table
+            k = chain.kernel[int(last)].take(chain.kernel_code(i) - cell)
+            assert k == (out if out is not None else chain.kernel_code(chain.index(tuple(nxt))))
+
+
+@pytest.mark.parametrize("pmf", [
+    fd.cell_pmf(0.05, 0.5, 0.3, 0.3),
+    fd.cell_pmf(0.0, 0.25, 0.5, 0.5),  # dyadic: no cell edge splits a first word
+    fd.cell_pmf(1.0, 0.5, 0.5, 0.5),  # a rescue day
+    fd.cell_pmf(0.013, 0.71, 0.37, 0.59, 0.2, separate=True, care="tended"),
+])
+def test_day_phase_equals_the_reference_on_the_same_draws(pmf):
+    chain = fd.day_chain((0, 0, 0, -1), separate=True, care="tended", recovery="each")
+    n = 4000
+    rng = RecordingRng(3)
+    states = np.random.default_rng(1).integers(0, len(chain.states), size=n)
+    code = np.array([chain.kernel_code(int(i)) for i in states], dtype=np.int32)
+    got = fd.day_phase(code, rng, chain, pmf, last=False)
+    words = [d[1].astype(np.int64) for d in rng.draws]
+    edges, guide, split = fd.day_guide(pmf)
+    assert len(words) == (2 if split else 1)
+    hi = words[0]
+    lo = words[1] if split else np.zeros_like(hi)
+    cum = np.concatenate(([0.0], np.cumsum(pmf)))
+    for j in range(n):
+        cell = fd.cell_of_draw(int(hi[j]), int(lo[j]), pmf)
+        x = ((int(hi[j]) << 16) | int(lo[j])) / 2**32  # the cell's share of [0, 1)
+        assert cum[cell] - 1e-9 <= x < cum[cell + 1] + 1e-9 and pmf[cell] > 0
+        want = chain.trans[0, states[j], cell]
+        want = want if want >= 0 else chain.kernel_code(-1 - int(want))
+        assert got[j] == want
+
+
+def test_guide_edges_give_each_cell_its_share():
+    pmf = fd.cell_pmf(0.05, 0.5, 0.3, 0.3)
+    edges, guide, split = fd.day_guide(pmf)
+    assert edges[0] == 0 and edges[-1] == 2**32 and split
+    assert np.allclose(np.diff(edges) / 2**32, pmf, atol=2**-32)
+    whole = guide >= 0
+    assert whole.sum() >= 2**16 - (fd.N_CELLS - 1)  # at most one split run per inner edge
+    assert fd.day_guide(list(pmf))[1] is guide  # cached on the probabilities
