@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from simkit.rules import levels
-from simkit.core.params import ParamError, allowed, check_value, parse_value, spec
+from simkit.core.params import ParamError, allowed, check_value, parse_value, shown, spec
 
 __all__ = [
     "SWEEP_KEYS",
@@ -48,9 +48,28 @@ __all__ = [
     "make_grid",
     "parse_axis",
     "parse_grid_args",
+    "MAX_POINTS",
+    "check_grid_size",
+    "check_scheduler",
     "resolve_point",
     "sweep_keys_for",
 ]
+
+
+#: Most points a grid may have unless the caller raises the limit (``max_points=``,
+#: ``--max-points``): checked from the axes' lengths before any point is built (a
+#: 200,000-point exact grid took about 800 MB).
+MAX_POINTS = 100_000
+
+
+def check_grid_size(count: int, max_points: int | None = None, what: str = "the grid") -> None:
+    """Refuse a grid of ``count`` points past ``max_points`` (default :data:`MAX_POINTS`)."""
+    limit = MAX_POINTS if max_points is None else max_points
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise ParamError(f"max_points must be a positive integer, got {limit!r}")
+    if count > limit:
+        raise ParamError(f"{what} has {count:,} points, more than the limit of {limit:,}: sweep fewer values, "
+                         f"or raise the limit with --max-points {count} (max_points={count})")
 
 
 def _meta(default, kind, help, lo=None, hi=None, choices=(), optional=False):
@@ -226,10 +245,10 @@ class Grid:
             yield dict(zip(keys, combo))
 
 
-def _values_of(key: str, meta: dict, raw) -> tuple:
+def _values_of(key: str, meta: dict, raw, max_points: int | None = None) -> tuple:
     """Python values of one axis: a list/tuple/range, an 'A..B[:S]' string or a scalar."""
     if isinstance(raw, str):
-        return parse_axis(key, meta, raw)
+        return parse_axis(key, meta, raw, max_points)
     if isinstance(raw, range) or isinstance(raw, (list, tuple)):
         vals = tuple(raw)
     else:
@@ -239,8 +258,12 @@ def _values_of(key: str, meta: dict, raw) -> tuple:
     return tuple(_parse(key, meta, v) if isinstance(v, str) else _check(key, meta, v) for v in vals)
 
 
-def parse_axis(key: str, meta: dict, text: str) -> tuple:
-    """Values of ``KEY=...`` text: ``V1,V2,...`` or an integer range ``A..B`` / ``A..B:STEP``."""
+def parse_axis(key: str, meta: dict, text: str, max_points: int | None = None) -> tuple:
+    """Values of ``KEY=...`` text: ``V1,V2,...`` or an integer range ``A..B`` / ``A..B:STEP``.
+
+    A range's length is checked against ``max_points`` (:func:`check_grid_size`) before its
+    values are built.
+    """
     t = text.strip()
     if not t:
         raise ParamError(f"grid {key}: no values; write {key}=V1,V2,... or {key}=A..B")
@@ -248,6 +271,8 @@ def parse_axis(key: str, meta: dict, text: str) -> tuple:
         lo, _, rest = t.partition("..")
         hi, _, step = rest.partition(":")
         try:
+            if not t.isascii():
+                raise ValueError
             a, b = int(lo), int(hi)
             s = int(step) if step else 1
         except ValueError:
@@ -258,27 +283,46 @@ def parse_axis(key: str, meta: dict, text: str) -> tuple:
             raise ParamError(f"grid {key}={text}: the step must be a positive integer")
         if a > b:
             raise ParamError(f"grid {key}={text}: empty range ({a} > {b}); write {key}={b}..{a}")
-        return tuple(_check(key, meta, v) for v in range(a, b + 1, s))
+        values = range(a, b + 1, s)
+        check_grid_size(len(values), max_points, f"grid {key}={text}")
+        return tuple(_check(key, meta, v) for v in values)
     parts = [p for p in t.split(",")]
+    check_grid_size(len(parts), max_points, f"grid {key}")
     if any(not p.strip() for p in parts):
         raise ParamError(f"grid {key}={text}: an empty value in the list")
     return tuple(_parse(key, meta, p) for p in parts)
 
 
-def make_grid(model_cls, axes: dict | None = None, fixed: dict | None = None) -> Grid:
+def make_grid(model_cls, axes: dict | None = None, fixed: dict | None = None,
+              max_points: int | None = None) -> Grid:
     """Check axes and fixed values against ``model_cls`` and build a :class:`Grid`.
 
     ``axes`` maps keys to lists, tuples, ranges or ``"A..B"`` strings; ``fixed``
     maps keys to single values. Errors (:class:`ParamError`, one line) name the key.
+    A grid of more than ``max_points`` points (default :data:`MAX_POINTS`) is refused,
+    its size computed from the axes' lengths before any value or point is built.
     """
     known = _known(model_cls)
+    if axes is not None and not isinstance(axes, dict):
+        raise ParamError(f"grid must be a mapping of KEY -> values, got {type(axes).__name__}")
+    if fixed is not None and not isinstance(fixed, dict):
+        raise ParamError(f"fixed must be a mapping of KEY -> value, got {type(fixed).__name__}")
+    total = 1
+    for key, raw in (axes or {}).items():
+        if not isinstance(key, str) or key not in known:
+            raise _unknown(key, model_cls, "grid")
+        if isinstance(raw, (list, tuple, range)):
+            total *= max(1, len(raw))
+    check_grid_size(total, max_points)
     out_axes: dict[str, tuple] = {}
     for key, raw in (axes or {}).items():
-        if key not in known:
-            raise _unknown(key, model_cls, "grid")
-        out_axes[key] = _values_of(key, known[key], raw)
+        out_axes[key] = _values_of(key, known[key], raw, max_points)
         if len(set(map(repr, out_axes[key]))) != len(out_axes[key]):
-            raise ParamError(f"grid {key}: repeated values {list(out_axes[key])}")
+            raise ParamError(f"grid {key}: repeated values {shown(list(out_axes[key]))}")
+    size = 1
+    for values in out_axes.values():
+        size *= len(values)
+    check_grid_size(size, max_points)
     out_fixed = {}
     for key, value in (fixed or {}).items():
         if key not in known:
@@ -289,8 +333,8 @@ def make_grid(model_cls, axes: dict | None = None, fixed: dict | None = None) ->
     return Grid(model_cls, out_axes, out_fixed)
 
 
-def parse_grid_args(model_cls, items: list[str]) -> dict[str, tuple]:
-    """``["KEY=V1,V2", "KEY=A..B", ...]`` (the CLI's ``--grid``) -> axes."""
+def parse_grid_args(model_cls, items: list[str], max_points: int | None = None) -> dict[str, tuple]:
+    """``["KEY=V1,V2", "KEY=A..B", ...]`` (the CLI's ``--grid``) -> axes (each within ``max_points``)."""
     known = _known(model_cls)
     axes: dict[str, tuple] = {}
     for item in items or []:
@@ -301,7 +345,7 @@ def parse_grid_args(model_cls, items: list[str]) -> dict[str, tuple]:
             raise _unknown(key, model_cls, "--grid")
         if key in axes:
             raise ParamError(f"--grid {key} given twice: give all its values at once")
-        axes[key] = parse_axis(key, known[key], text)
+        axes[key] = parse_axis(key, known[key], text, max_points)
     return axes
 
 
@@ -315,6 +359,8 @@ def parse_fixed_args(model_cls, items: list[str]) -> dict:
         key, text = (s.strip() for s in item.split("=", 1))
         if key not in known:
             raise _unknown(key, model_cls, "--set")
+        if key in out:
+            raise ParamError(f"--set {key} given twice: give each key once")
         out[key] = _parse(key, known[key], text)
     return out
 
@@ -341,16 +387,7 @@ def load_config(path) -> dict:
         dc = [14, 18, 22]
         level = "1..20"
     """
-    p = Path(path)
-    try:
-        with p.open("rb") as fh:
-            cfg = tomllib.load(fh)
-    except FileNotFoundError:
-        raise ParamError(f"--config {path}: no such file") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ParamError(f"--config {path}: malformed TOML: {exc}") from None
-    except OSError as exc:
-        raise ParamError(f"--config {path}: cannot read: {exc.strerror}") from None
+    cfg = _read_toml(path)
     if "level" in cfg:  # the character level is a [set] or [grid] key; the confidence level "confidence"
         raise ParamError(f"--config {path}: level is the character level: put it under [set] (level = 5) or "
                          f"[grid]; the confidence level is confidence = 0.95")
@@ -375,8 +412,121 @@ def load_config(path) -> dict:
         raise ParamError(f"--config {path}: seed must be a non-negative integer, got {cfg['seed']!r}")
     for key in ("preset", "output", "executor", "scheduler"):
         if key in cfg and not isinstance(cfg[key], str):
-            raise ParamError(f"--config {path}: {key} must be a string, got {cfg[key]!r}")
+            raise ParamError(f"--config {path}: {key} must be a string, got {shown(cfg[key])}")
+    if "scheduler" in cfg:
+        check_scheduler(cfg["scheduler"], f"--config {path}: scheduler")
     return cfg
+
+
+#: Limits of a sweep TOML file: its size in bytes, and how deep values nest (a list of
+#: values under [grid] is depth 3: the file, the table, the list).
+MAX_CONFIG_BYTES = 1_000_000
+MAX_CONFIG_DEPTH = 3
+
+
+def _read_toml(path) -> dict:
+    """A TOML file as a dict, or one line (:class:`ParamError`): missing, too big, not UTF-8,
+    malformed, or values nested deeper than a table of lists."""
+    p = Path(path)
+    where = f"--config {shown(str(path))}"
+    try:
+        with p.open("rb") as fh:
+            data = fh.read(MAX_CONFIG_BYTES + 1)
+    except FileNotFoundError:
+        raise ParamError(f"{where}: no such file") from None
+    except IsADirectoryError:
+        raise ParamError(f"{where}: is a directory, give a TOML file") from None
+    except OSError as exc:
+        raise ParamError(f"{where}: cannot read: {exc.strerror or exc}") from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ParamError(f"{where}: larger than {MAX_CONFIG_BYTES:,} bytes; a sweep file is a few lines")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ParamError(f"{where}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
+    depth = _bracket_depth(text)
+    if depth > MAX_CONFIG_DEPTH:
+        raise ParamError(f"{where}: values nested {depth} deep; at most a list of values under "
+                         "[grid] or a value under [set]")
+    try:
+        cfg = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ParamError(f"{where}: malformed TOML: {shown(str(exc), 200)}") from None
+    except RecursionError:  # pragma: no cover - caught by the depth check above
+        raise ParamError(f"{where}: values nested too deep") from None
+    for table in ("grid", "set"):
+        for key, value in (cfg.get(table) or {}).items() if isinstance(cfg.get(table), dict) else ():
+            values = value if isinstance(value, list) else [value]
+            if table == "set" and isinstance(value, list):
+                raise ParamError(f"{where}: [set] {key} must be one value; lists of values go under [grid]")
+            for v in values:
+                if isinstance(v, (dict, list)):
+                    raise ParamError(f"{where}: [{table}] {key}: values must be numbers, strings or "
+                                     "true/false, not tables or nested lists")
+    for key, value in cfg.items():
+        if key not in ("grid", "set") and isinstance(value, (dict, list)):
+            raise ParamError(f"{where}: {key} must be a single value, not a table or a list")
+    return cfg
+
+
+def _bracket_depth(text: str) -> int:
+    """Deepest nesting of ``[``/``{`` in TOML values, outside strings and comments (1 + depth)."""
+    depth = best = 0
+    quote = None
+    i, n = 0, len(text)
+    at_line_start = True
+    while i < n:
+        c = text[i]
+        if quote:
+            if c == "\\" and quote in ('"', '"""'):
+                i += 2
+                continue
+            if text.startswith(quote, i):
+                i += len(quote)
+                quote = None
+                continue
+            i += 1
+            continue
+        if c == "#":
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        if c in "\"'":
+            quote = c * 3 if text.startswith(c * 3, i) else c
+            i += len(quote)
+            at_line_start = False
+            continue
+        if c == "\n":
+            at_line_start = depth == 0
+        elif c in "[{":
+            if at_line_start and depth == 0 and c == "[":  # a [table] or [[array]] header
+                j = text.find("\n", i)
+                i = n if j < 0 else j
+                continue
+            depth += 1
+            best = max(best, depth)
+        elif c in "]}":
+            depth = max(0, depth - 1)
+        elif not c.isspace():
+            at_line_start = False
+        i += 1
+    return best + 1
+
+
+def check_scheduler(address, what: str = "--scheduler") -> str:
+    """A Dask scheduler address (``HOST:PORT``, ``tcp://HOST:PORT``, ``[IPv6]:PORT``), else one line."""
+    import re
+
+    ok = isinstance(address, str) and len(address) <= 300 and address.isascii()
+    if ok:
+        m = re.fullmatch(r"(?:(tcp|tls|ws|wss|ucx)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)(?::(\d{1,5}))?/?",
+                         address.strip())
+        ok = m is not None and (m.group(3) is None or 1 <= int(m.group(3)) <= 65535)
+        ok = ok or re.fullmatch(r"inproc://\S+", address.strip()) is not None
+    if not ok:
+        raise ParamError(f"{what} {shown(address)} is not a scheduler address: write HOST:PORT or "
+                         "tcp://HOST:PORT (an IPv6 host in brackets: [::1]:8786)")
+    return address.strip()
 
 
 def resolve_point(model_cls, values: dict, _cache: tuple | None = None) -> tuple[dict, dict]:

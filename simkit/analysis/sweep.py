@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 
 from simkit.analysis.grid import Grid, make_grid, resolve_point, sweep_keys_for
-from simkit.core.params import ParamError, spec
+from simkit.core.params import ParamError, shown, spec
 from simkit.core.stats import check_level, proportion_ci
 from simkit.core.streams import point_seed, resolve_seed
 
@@ -140,7 +140,8 @@ def _canon(values: dict) -> str:
 
 
 def plan_sweep(model, grid=None, n: int | None = 100_000, rng=None, *, fixed=None, preset=None,
-               exact_only: bool = False, survival: bool = False, level: float = 0.95) -> SweepPlan:
+               exact_only: bool = False, survival: bool = False, level: float = 0.95,
+               max_points: int | None = None) -> SweepPlan:
     """Check a sweep and build the rules of every point (no simulation).
 
     Errors are :class:`~simkit.core.params.ParamError` with one line naming the key, or
@@ -149,7 +150,7 @@ def plan_sweep(model, grid=None, n: int | None = 100_000, rng=None, *, fixed=Non
     from simkit.core.engine import _check_n
 
     cls, base = _model_class_and_base(model, preset)
-    g = grid if isinstance(grid, Grid) else make_grid(cls, grid or {}, fixed or {})
+    g = grid if isinstance(grid, Grid) else make_grid(cls, grid or {}, fixed or {}, max_points)
     if isinstance(grid, Grid) and fixed:
         raise ParamError("give fixed values either in the Grid or as fixed=, not both")
     _check_axes_take_effect(cls, g, {**base, **g.fixed})
@@ -373,10 +374,13 @@ class _Dask:
         if client is not None:
             self.client = client
         elif scheduler:
+            from simkit.analysis.grid import check_scheduler
+
+            scheduler = check_scheduler(scheduler)
             try:
                 self.client = Client(scheduler, timeout="10s")
-            except (OSError, TimeoutError) as exc:
-                raise ParamError(f"--scheduler {scheduler}: cannot connect ({exc})") from None
+            except (OSError, TimeoutError, ValueError) as exc:
+                raise ParamError(f"--scheduler {scheduler}: cannot connect ({shown(str(exc), 200)})") from None
         else:
             with dask_worker_config():
                 self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
@@ -411,6 +415,10 @@ def _make_executor(executor, workers, scheduler, client, n_tasks):
             return _Pool(workers, executor)
         raise ParamError(f"executor must be one of {', '.join(EXECUTORS)}; got {executor!r}")
     if executor == "dask":
+        if scheduler is not None:
+            from simkit.analysis.grid import check_scheduler
+
+            check_scheduler(scheduler)
         return _Dask(workers, scheduler, None)
     if scheduler:
         raise ParamError("--scheduler needs --executor dask")
@@ -422,27 +430,85 @@ def _make_executor(executor, workers, scheduler, client, n_tasks):
 # -- journal --------------------------------------------------------------------------------
 
 
+class SweepLocked(ParamError):
+    """Another running sweep holds the lock on this output's journal."""
+
+
 class Journal:
-    """``FILE.partial``: a header line, then one JSON line per finished task, fsynced."""
+    """``FILE.partial``: a header line, then one JSON line per finished task, fsynced.
+
+    Consistent at every instant: a point counts as saved (:attr:`saved`, the CLI's
+    message) only once its line is on disk, and :meth:`discard` never deletes a
+    journal that holds any line past its header, whatever was interrupted where. While
+    the sweep runs, the journal is locked (``flock``): a second sweep of the same
+    output is refused (:class:`SweepLocked`) instead of writing into it.
+    """
 
     def __init__(self, path, fingerprint: dict, resume: bool):
         self.path = Path(path)
         self.done: dict[str, dict] = {}
+        self.fh = None
         header = json.dumps({"simkit_sweep_journal": JOURNAL_FORMAT, "sweep": fingerprint},
                             sort_keys=True, default=str)
-        if self.path.exists():
-            if not resume:
+        fd = self._open_locked()
+        try:
+            size = os.fstat(fd).st_size
+            holds_points = size > 0 and self._holds_points()
+            if size > 0 and holds_points and not resume:
                 raise ParamError(
-                    f"{self.path} holds an interrupted sweep: rerun with --resume to continue it, "
-                    "or delete it to start over"
+                    f"{self.path} holds an interrupted sweep of this output: rerun with --resume to "
+                    "continue it, or delete it to start over"
                 )
-            self._load(header)
-            self.fh = self.path.open("a", encoding="utf-8")
-        else:
-            self.fh = self.path.open("w", encoding="utf-8")
-            self.fh.write(header + "\n")
-            self._sync()
-            _fsync_dir(self.path.parent)
+            if size > 0 and (resume or holds_points):
+                self._load(header)
+                self.fh = os.fdopen(fd, "a", encoding="utf-8")
+            else:  # new, empty, or only a header (a sweep killed before any point): start over
+                os.ftruncate(fd, 0)
+                self.fh = os.fdopen(fd, "w", encoding="utf-8")
+                self.fh.write(header + "\n")
+                self._sync()
+                _fsync_dir(self.path.parent)
+        except BaseException:
+            if self.fh is None:
+                os.close(fd)
+            else:
+                self.fh.close()
+            raise
+        self.header_size = self._first_line_size()  # bytes of the header line on disk
+
+    def _open_locked(self) -> int:
+        """Open (or create) the journal and take its lock; refuse when another sweep holds it."""
+        import fcntl
+
+        for _ in range(10):
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                raise SweepLocked(
+                    f"{self.path} is in use: another sweep is writing this output now; wait for it to "
+                    "finish (or stop it), or write to another -o FILE"
+                ) from None
+            except OSError:  # a file system without locks: go on unlocked
+                return fd
+            try:  # the holder may have finished and removed the file meanwhile: lock the new one
+                same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                return fd
+            os.close(fd)
+        raise SweepLocked(f"{self.path}: could not lock the sweep journal (another sweep keeps replacing it)")
+
+    def _holds_points(self) -> bool:
+        with self.path.open("rb") as fh:
+            fh.readline()
+            return bool(fh.read(1))
+
+    def _first_line_size(self) -> int:
+        with self.path.open("rb") as fh:
+            return len(fh.readline())
 
     def _load(self, header: str) -> None:
         good = 0
@@ -474,21 +540,68 @@ class Journal:
                 fh.truncate(good)
 
     def add(self, keys: list[str], records: list[dict]) -> None:
-        self.fh.write(json.dumps({"keys": keys, "records": records}, default=_json_value) + "\n")
+        """Append one task's line and fsync it; only then are its points counted as saved."""
+        line = json.dumps({"keys": keys, "records": records}, default=_json_value) + "\n"
+        self.fh.write(line)
         self._sync()
-        for k, r in zip(keys, records):
-            self.done[k] = r
+        self.done.update(zip(keys, records))
+
+    @property
+    def saved(self) -> int:
+        """Points whose lines are on disk (read back from the file, so never more than there)."""
+        return journal_points(self.path)
 
     def _sync(self):
         self.fh.flush()
         os.fsync(self.fh.fileno())
 
     def close(self):
-        self.fh.close()
+        """Close (and unlock) the journal, keeping the file."""
+        if self.fh is not None and not self.fh.closed:
+            self.fh.close()
 
     def remove(self):
+        """Delete the journal (the sweep is complete: its table is written)."""
+        self.path.unlink(missing_ok=True)  # unlink while holding the lock, then release it
         self.close()
-        self.path.unlink(missing_ok=True)
+
+    def discard(self) -> bool:
+        """After an interruption or error: delete the journal only if it holds no line past its
+        header (nothing was saved); return whether the file is kept.
+
+        Decided from the file on disk, not from memory, so an interruption between writing a line
+        and recording it never loses that line.
+        """
+        try:
+            self._sync()
+        except (OSError, ValueError):
+            pass
+        try:
+            size = os.stat(self.path).st_size
+        except FileNotFoundError:
+            self.close()
+            return False
+        if size > self.header_size:
+            self.close()
+            return True
+        self.remove()
+        return False
+
+
+def journal_points(path) -> int:
+    """How many points the journal at ``path`` holds on disk (0 when there is none)."""
+    try:
+        with Path(path).open("rb") as fh:
+            fh.readline()
+            n = 0
+            for line in fh:
+                try:
+                    n += len(json.loads(line)["keys"])
+                except (ValueError, KeyError, TypeError):
+                    break
+            return n
+    except OSError:
+        return 0
 
 
 def _fsync_dir(path: Path) -> None:
@@ -649,7 +762,7 @@ def _repeat(values: list, counts: np.ndarray) -> np.ndarray:
 def sweep(model, grid=None, n: int | None = 100_000, rng=None, *, fixed=None, preset=None,
           exact_only: bool = False, survival: bool = False, level: float = 0.95, executor="local",
           workers: int = 1, scheduler: str | None = None, client=None, progress: bool = False,
-          chunk_size: int | None = None) -> pd.DataFrame:
+          chunk_size: int | None = None, max_points: int | None = None) -> pd.DataFrame:
     """Outcome probabilities of ``model`` at every point of ``grid``, as a tidy table.
 
     Parameters
@@ -684,6 +797,9 @@ def sweep(model, grid=None, n: int | None = 100_000, rng=None, *, fixed=None, pr
         Address of a Dask scheduler (``executor="dask"``).
     client : dask.distributed.Client, optional
         An existing Dask client (implies ``executor="dask"``).
+    max_points : int, optional
+        Refuse a grid of more points (default
+        :data:`simkit.analysis.grid.MAX_POINTS`), counted before any point is built.
     progress : bool
         A tqdm bar on stderr.
 
@@ -703,7 +819,7 @@ def sweep(model, grid=None, n: int | None = 100_000, rng=None, *, fixed=None, pr
         preset = preset or cfg.get("preset")
         grid = cfg.get("grid", {})
     plan = plan_sweep(model, grid, n, rng, fixed=fixed, preset=preset, exact_only=exact_only,
-                      survival=survival, level=level)
+                      survival=survival, level=level, max_points=max_points)
     return run_plan(plan, executor=executor, workers=workers, scheduler=scheduler, client=client,
                     progress=progress, chunk_size=chunk_size)
 
@@ -714,7 +830,10 @@ def to_csv_text(df: pd.DataFrame) -> str:
 
 
 def journal_path(output) -> Path:
-    p = Path(output)
+    """The journal of a sweep written to ``output`` (beside a link's target)."""
+    from simkit.core.io import output_target
+
+    _, p = output_target(output)
     return p.with_name(p.name + ".partial")
 
 
@@ -728,22 +847,27 @@ def sweep_csv(output, model, grid=None, n: int | None = 100_000, rng=None, *, re
     journalled points. A journal left by another sweep, or present without
     ``resume``, is an error (nothing is overwritten silently).
     """
-    from simkit.core.io import atomic_write, check_writable
+    from simkit.core.io import atomic_write, check_writable, output_target
 
     check_writable(output)
     run_kwargs = {k: kwargs.pop(k) for k in ("executor", "workers", "scheduler", "client", "progress",
                                              "chunk_size") if k in kwargs}
     plan = plan_sweep(model, grid, n, rng, **kwargs)
-    journal = Journal(journal_path(output), plan.fingerprint(), resume)
+    kind, target = output_target(output)
+    if kind != "replace":  # stdout, a device or a FIFO: nothing to resume, no journal beside it
+        if resume:
+            raise ParamError(f"resume needs a file to write (-o FILE.csv), not {output}")
+        df = run_plan(plan, after_task=after_task, **run_kwargs)
+        with atomic_write(output) as fh:
+            fh.write(to_csv_text(df))
+        return df
+    journal = Journal(journal_path(target), plan.fingerprint(), resume)
     try:
         df = run_plan(plan, journal=journal, after_task=after_task, **run_kwargs)
         with atomic_write(output) as fh:
             fh.write(to_csv_text(df))
     except BaseException:
-        if journal.done:
-            journal.close()  # keep the finished points for --resume
-        else:
-            journal.remove()  # nothing finished (e.g. no scheduler): leave nothing behind
+        journal.discard()  # kept if it holds any finished point (for --resume), else removed
         raise
     journal.remove()
     return df

@@ -52,6 +52,9 @@ def _add_run_args(p, *, sweep_verb: bool) -> None:
                         "sweeps, else the CPU count)")
     add_confidence_arg(p, default=None)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    if sweep_verb:
+        p.add_argument("--max-points", type=parse_count, default=None, metavar="N",
+                       help="refuse a grid of more points (default 100000), counted before it is built")
     p.add_argument("-o", "--output", default=None, help="the CSV to write (atomically)")
 
 
@@ -134,7 +137,7 @@ def _axes_and_fixed(cls, settings, args):
     from simkit.analysis.grid import parse_fixed_args, parse_grid_args
 
     axes = dict(settings["grid"])
-    axes.update(parse_grid_args(cls, args.grid))
+    axes.update(parse_grid_args(cls, args.grid, getattr(args, "max_points", None)))
     fixed = dict(settings["set"])
     fixed.update(parse_fixed_args(cls, args.set))
     return axes, fixed
@@ -177,17 +180,24 @@ def _cmd_sweep(args) -> int:
     from simkit.analysis.sweep import journal_path, sweep, sweep_csv
 
     s = _merged_settings(args)
+    if s["scheduler"] is not None:
+        from simkit.analysis.grid import check_scheduler
+
+        check_scheduler(s["scheduler"])
     cls = get_model(s["model"])
     axes, fixed = _axes_and_fixed(cls, s, args)
     workers = s["workers"] or _default_workers(s["executor"], s["exact_only"], s["n"] * _grid_size(axes))
     common = dict(fixed=fixed, preset=s["preset"], exact_only=s["exact_only"], survival=s["survival"],
                   level=s["level"], executor=s["executor"], workers=workers, scheduler=s["scheduler"],
-                  progress=_progress(args))
-    if not s["output"]:
+                  progress=_progress(args), max_points=args.max_points)
+    if not s["output"] or s["output"] == "-":
         if args.resume:
             raise ParamError("--resume needs -o FILE.csv (the journal lives beside it)")
+        from simkit.core.io import STDOUT, atomic_write
+
         df = sweep(cls, axes, s["n"], s["seed"], **common)
-        sys.stdout.write(format_frame(df, "csv"))
+        with atomic_write(STDOUT) as fh:
+            fh.write(format_frame(df, "csv"))
         return 0
     check_writable(s["output"])
     seed = s["seed"]
@@ -197,15 +207,20 @@ def _cmd_sweep(args) -> int:
         from simkit.core.streams import resolve_seed
 
         seed = resolve_seed(None)
-    done = [0]
     try:
-        sweep_csv(s["output"], cls, axes, s["n"], seed, resume=args.resume,
-                  after_task=lambda k: done.__setitem__(0, k), **common)
-    except KeyboardInterrupt:
+        sweep_csv(s["output"], cls, axes, s["n"], seed, resume=args.resume, **common)
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (simkit.cli.main.Terminated)
+        from simkit.analysis.sweep import journal_points
+
         jp = journal_path(s["output"])
-        print(f"simkit: interrupted: {done[0]} points are saved in {jp}; rerun with --resume to continue",
-              file=sys.stderr)
-        return 130
+        saved = journal_points(jp) if jp.exists() else 0  # read back from the disk
+        how = "terminated" if type(exc).__name__ == "Terminated" else "interrupted"
+        if saved:
+            print(f"simkit: {how}: {saved} points are saved in {jp}; rerun with --resume (the same command) "
+                  "to continue", file=sys.stderr)
+        else:
+            print(f"simkit: {how} before any point was finished; nothing was saved", file=sys.stderr)
+        return 143 if how == "terminated" else 130
     return 0
 
 

@@ -274,17 +274,41 @@ def _process_pool(workers: int, preload: tuple[str, ...] = ()) -> ProcessPoolExe
                                initargs=(os.getpid(),))
 
 
-def _watch_parent(pid: int, every: float = 1.0) -> None:
-    """In a worker: exit at once when process ``pid`` (the one that made the pool) dies."""
+def parent_gone(pid: int, ppid: int) -> bool:
+    """Whether process ``pid`` (the pool's owner) is gone, as seen from a worker whose parent was ``ppid``.
+
+    Gone: it no longer exists, it is a zombie (killed but not yet reaped: ``os.kill(pid, 0)``
+    still succeeds on a zombie, so that alone is not enough), or this worker's parent changed
+    (the forkserver or the owner died and the worker was re-parented).
+    """
+    if os.getppid() != ppid:
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # exists, owned by someone else (a reused pid): not ours any more
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            state = fh.read().rsplit(b")", 1)[1].split()[0]
+    except (OSError, IndexError):  # no /proc (macOS): the checks above decide
+        return False
+    return state in (b"Z", b"X", b"x")
+
+
+def _watch_parent(pid: int, every: float = 0.5) -> None:
+    """In a worker: exit at once when process ``pid`` (the one that made the pool) is gone,
+    zombie or not (:func:`parent_gone`)."""
     import threading
     import time
+
+    ppid = os.getppid()
 
     def loop():
         while True:
             time.sleep(every)
-            try:
-                os.kill(pid, 0)
-            except OSError:
+            if parent_gone(pid, ppid):
                 os._exit(1)
 
     threading.Thread(target=loop, name="simkit-parent-watch", daemon=True).start()
