@@ -39,6 +39,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from simkit.rules.guide import cell_guide, cell_of_draw, draw_cells
+
 __all__ = [
     "DEAD",
     "RECOVERED",
@@ -60,7 +62,6 @@ __all__ = [
 DEAD, RECOVERED, EXHAUSTED = 0, 1, 2
 #: Number of event cells of a day, and the rescue's cell.
 N_CELLS, RESCUE = 17, 0
-_FULL = 2**32  # 32-bit uniform draws
 
 
 def day_cell(rescued: bool, rest: bool = False, eat: bool = False, drink: bool = False,
@@ -237,43 +238,9 @@ def day_chain(start: tuple[int, int, int, int], *, separate: bool = False, recov
                     kernel_penalty=kernel_penalty)
 
 
-def _edges(pmf: np.ndarray) -> np.ndarray:
-    """Cell ``i`` gets the 32-bit draws in ``[edges[i], edges[i + 1])``."""
-    cum = np.concatenate(([0.0], np.cumsum(pmf)))
-    edges = np.minimum(np.round(cum * _FULL), _FULL).astype(np.int64)
-    edges = np.maximum.accumulate(edges)
-    edges[-1] = _FULL
-    return edges
-
-
-@lru_cache(maxsize=1024)
-def _guide(pmf: tuple[float, ...]) -> tuple[np.ndarray, np.ndarray, bool]:
-    edges = _edges(np.asarray(pmf))
-    lo = np.arange(2**16, dtype=np.int64) << 16
-    first = np.searchsorted(edges, lo, side="right") - 1
-    final = np.searchsorted(edges, lo + (2**16 - 1), side="right") - 1
-    guide = np.where(first == final, first, -1).astype(np.int8)
-    for a in (edges, guide):
-        a.setflags(write=False)
-    return edges, guide, bool((guide < 0).any())
-
-
 def day_guide(pmf) -> tuple[np.ndarray, np.ndarray, bool]:
-    """``(edges, guide, split)`` of a day's cell probabilities (cached on them).
-
-    A 32-bit draw ``u = (hi << 16) | lo`` falls in cell ``i`` when ``edges[i] <= u <
-    edges[i + 1]`` (``edges[i]`` = the cumulative probability before cell ``i`` times
-    2**32, rounded). ``guide[hi]`` is that cell when all 65536 draws sharing ``hi`` lie
-    in one cell, else -1; ``split`` says whether any ``hi`` is split so (only then is
-    ``lo`` needed at all).
-    """
-    return _guide(tuple(float(p) for p in pmf))
-
-
-def cell_of_draw(hi: int, lo: int, pmf) -> int:
-    """Cell of the 32-bit draw ``(hi << 16) | lo`` (scalar reference of the guide table)."""
-    edges, _, _ = day_guide(pmf)
-    return int(np.searchsorted(edges, (int(hi) << 16) | int(lo), side="right")) - 1
+    """``(edges, guide, split)`` of a day's cell probabilities (:func:`simkit.rules.guide.cell_guide`)."""
+    return cell_guide(pmf)
 
 
 def day_phase(code: np.ndarray, rng, chain: DayChain, pmf, last: bool = False) -> np.ndarray:
@@ -284,8 +251,8 @@ def day_phase(code: np.ndarray, rng, chain: DayChain, pmf, last: bool = False) -
     code : ndarray of int32, shape (m,)
         Each track's kernel code (:meth:`DayChain.kernel_code` of its state).
     rng : BlockRng
-        The block's random source: one 16-bit word ``hi`` per track, and a second one
-        ``lo`` per track when the day's :func:`day_guide` is ``split``.
+        The block's random source: the day's cells come from
+        :func:`simkit.rules.guide.draw_cells` (one or two 16-bit words per track).
     chain : DayChain
         From :func:`day_chain`.
     pmf : array_like, shape (N_CELLS,)
@@ -298,14 +265,5 @@ def day_phase(code: np.ndarray, rng, chain: DayChain, pmf, last: bool = False) -
     ndarray of int32, shape (m,)
         The kernel codes after the day (negative: still active), or outcome codes.
     """
-    edges, guide, split = day_guide(pmf)
-    m = len(code)
-    hi = rng.below(2**16, size=m)
-    cell = guide.take(hi)
-    if split:
-        lo = rng.below(2**16, size=m)
-        near = np.flatnonzero(cell < 0)
-        if len(near):
-            u = (hi[near].astype(np.int64) << 16) | lo[near]
-            cell[near] = np.searchsorted(edges, u, side="right") - 1
+    cell = draw_cells(len(code), rng, pmf)
     return chain.kernel[int(last)].take(np.subtract(code, cell, dtype=np.intp))
