@@ -15,6 +15,14 @@ matplotlib.use("Agg")
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+
 def _png(path):
     data = path.read_bytes()
     assert data[:8] == PNG and len(data) > 5000
@@ -35,8 +43,10 @@ def surv():
 def test_survival_curves_from_frame_and_csv(surv, tmp_path):
     ax = plots.survival_sweep(surv, outcomes=("active", "dead"))
     assert ax.get_xlabel() == "time (rounds)"
-    labels = ax.get_legend_handles_labels()[1]
-    assert "DC 18: P(still dying)" in labels and "DC 24: P(dead)" in labels and "exact (dots)" in labels
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "DC 18: P(still dying)" in labels and "DC 24: P(dead)" in labels
+    assert "dots: exact (Markov chain)" in labels and "lines: Monte Carlo, n = 5,000 tracks a point" in labels
+    assert any(x.startswith("shaded: 95% interval") for x in labels)
     plots.save(ax, tmp_path / "s.png")
     _png(tmp_path / "s.png")
     back = _csv_round_trip(surv, tmp_path, "s.csv")
@@ -70,7 +80,8 @@ def test_compare_charts(tmp_path):
     df = compare(variants("dying"), {"level": [1, 5, 10]}, 5000, 3, fixed={"level_diff": 0})
     ax = plots.compare_chart(df, x="level")
     assert ax.get_ylabel() == "P(dead)" and ax.get_xlabel() == "character level"
-    assert ax.get_legend_handles_labels()[1] == ["seed", "pf2e-core"]
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels[:2] == ["seed", "pf2e-core"] and "hollow diamonds: exact" in labels
     plots.save(ax, tmp_path / "c.png")
     _png(tmp_path / "c.png")
     ax = plots.compare_chart(_csv_round_trip(df, tmp_path, "c.csv"), where={"level": 5})
@@ -89,17 +100,59 @@ def test_core_and_cli_do_not_import_matplotlib():
 def test_standard_reports_cover_models_registered_later(tmp_path, monkeypatch):
     """A model that appears in the registry gets its report without code changes."""
     from simkit.analysis import reports
-    from simkit.models import REGISTRY
     from test_sweep import DyingTwice  # a chained model standing in for a later one
 
     import simkit.models
 
-    monkeypatch.setattr(reports, "_dying", lambda out, n: [])
-    only = {"dying": REGISTRY["dying"], "agony": DyingTwice, "dying_twice": DyingTwice}
+    only = {"agony": DyingTwice, "dying_twice": DyingTwice}
     monkeypatch.setattr(simkit.models, "REGISTRY", only)
     stems = reports.standard_reports(tmp_path, n=2000)
-    assert stems == ["agony_defaults", "dying_twice_defaults"]  # dying is covered by _dying
+    assert stems == ["agony_defaults", "dying_twice_defaults"]  # agony's grid keys are not DyingTwice's
     for stem in stems:
         _png(tmp_path / f"{stem}.png")
         df = pd.read_csv(tmp_path / f"{stem}.csv")
         assert {"outcome", "p", "exact", "model", "seed", "version"} <= set(df.columns)
+
+
+def test_survival_axis_ends_where_the_tracks_have_settled(surv):
+    """99.9% absorbed: the axis stops there, not at the horizon; cut=None shows it all."""
+    assert plots.settled_time(surv) is None  # DC 24 is not settled by round 10: the whole horizon
+    assert plots.survival_sweep(surv, outcomes=("dead",)).get_xlim()[1] >= 10
+    long = sweep("dying", {"dc": [18, 24]}, 5000, 1, survival=True, fixed={"max_rounds": 40})
+    d = long[long["outcome"] == "active"]
+    last = max(int(g.loc[(g["exact"] <= 0.001) & (g["p"] <= 0.001), "time"].min()) for _, g in d.groupby("dc"))
+    assert plots.settled_time(long) == last
+    ax = plots.survival_sweep(long, outcomes=("active", "dead"))
+    assert last <= ax.get_xlim()[1] <= last + 1.5 < 40
+    ax = plots.survival_sweep(long, outcomes=("active", "dead"), cut=None)
+    assert ax.get_xlim()[1] >= 40
+
+
+def test_outcome_bars_show_every_outcome_and_explain_the_marks():
+    df = sweep("fall", {}, 4000, 2, fixed={"height": 9, "hp": 12, "massive_damage": True})
+    ax = plots.outcome_bars(df)
+    ticks = [t.get_text() for t in ax.get_xticklabels()]
+    assert ticks == ["dead", "knocked out (0 HP)", "standing"]  # unresolved never happens: left out
+    heights = [b.get_height() for b in ax.patches]
+    assert abs(sum(heights) - 1) < 1e-9
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["bars: Monte Carlo, n = 4,000 tracks", "whiskers: 95% interval", "hollow diamonds: exact"]
+
+
+def test_stacked_outcomes_even_axis_and_all_outcomes():
+    df = sweep("fall", {"height": [1, 2, 4, 10, 12]}, exact_only=True)
+    ax = plots.stacked_outcomes(df, "height")
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert set(labels) == {"dead", "knocked out (0 HP)", "standing"}
+    assert [t.get_position()[0] for t in ax.get_xticklabels()] == [1, 2, 4, 10, 12]  # at their values
+    dead = next(c for c in ax.containers if c.get_label() == "dead")
+    assert [round(b.get_height(), 9) for b in dead] == [0, 0, 0, 0, 1]
+
+
+def test_heatmap_cells_never_round_to_never_or_always():
+    df = sweep("dying", {"dc": [14, 44], "level": [1, 20]}, exact_only=True)
+    ax = plots.heatmap(df, "level", "dc", value="p")
+    cells = {t.get_text() for t in ax.texts}
+    p = df.loc[df["outcome"] == "dead", "p"]
+    assert ("0%" in cells) == bool((p == 0).any()) and ("100%" in cells) == bool((p == 1).any())
+    assert "<1%" in cells or ">99%" in cells  # level 20 vs DC 14 rounds to 0% but is not 0

@@ -11,11 +11,16 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["LABELS", "compare_chart", "heatmap", "label_for", "save", "survival_curves", "survival_sweep"]
+__all__ = ["LABELS", "OUTCOME_NAMES", "compare_chart", "heatmap", "label_for", "outcome_bars", "outcome_label", "pyplot", "save",
+           "settled_time", "stacked_outcomes", "survival_curves", "survival_sweep", "sweep_lines"]
 
 COLORS = {"dead": "#b2182b", "active": "#2166ac", "stable": "#4d9221", "revived": "#e08214",
-          "awake": "#4d9221", "rested": "#1b7837", "back": "#e08214", "recovered": "#4d9221",
-          "exhausted": "#762a83", "ko": "#e08214", "standing": "#4d9221"}
+          "awake": "#4d9221", "rested": "#8073ac", "back": "#fdb863", "recovered": "#4d9221",
+          "exhausted": "#762a83", "ko": "#e08214", "standing": "#35978f", "dying": "#f4a582",
+          "ko_not_dying": "#e08214", "unresolved": "#999999"}
+
+#: How an outcome reads on a chart (its name when not listed).
+OUTCOME_NAMES = {"ko": "knocked out (0 HP)", "ko_not_dying": "knocked out, not dying"}
 
 #: Axis labels of parameters and sweep keys a designer can read.
 LABELS = {
@@ -40,7 +45,8 @@ LABELS = {
 #: How "still in the track" reads for a model, else in a time unit.
 ACTIVE_BY_MODEL = {"dying": "still dying", "perseverance": "still agonising", "agony": "still agonising",
                    "recovery": "still unconscious", "encounter": "still in the fight",
-                   "fatigue": "still lost", "dnd5e": "still dying", "dnd4e": "still dying"}
+                   "fatigue": "still lost", "dnd5e": "still dying", "dnd4e": "still dying",
+                   "fall_dying": "still dying", "fall_perseverance": "still agonising"}
 ACTIVE_NAMES = {"rounds": "still dying"}
 
 
@@ -49,12 +55,16 @@ def label_for(key: str) -> str:
     return LABELS.get(key, key.replace("_", " "))
 
 
-def _outcome_label(outcome: str, unit: str | None = None, model: str | None = None) -> str:
+def outcome_label(outcome: str, unit: str | None = None, model: str | None = None) -> str:
+    """How an outcome reads on a chart: ``still dying`` for ``active`` of a dying track, ``knocked out (0 HP)``."""
     if outcome == "active":
         if model in ACTIVE_BY_MODEL:
             return ACTIVE_BY_MODEL[model]
         return ACTIVE_NAMES.get(unit or "", "still in the track")
-    return outcome
+    return OUTCOME_NAMES.get(outcome, outcome)
+
+
+_outcome_label = outcome_label  # the old private name (simkit.cli.sweep used it)
 
 
 def _model_of(frame) -> str | None:
@@ -112,7 +122,8 @@ def _time_unit(surv) -> str:
     return surv.attrs.get("time_unit", "steps")
 
 
-def _pyplot():
+def pyplot():
+    """``matplotlib.pyplot``, imported on first use (Agg when there is no display)."""
     import matplotlib
 
     if matplotlib.get_backend().lower() not in ("agg", "module://matplotlib_inline.backend_inline"):
@@ -125,21 +136,81 @@ def _pyplot():
     return plt
 
 
+def settled_time(surv, cut: float = 0.999) -> int | None:
+    """The first time by which a share ``cut`` of every track has left the track.
+
+    ``surv`` is a survival frame (one or several curves, e.g. a survival sweep, or
+    one stage of a chain); the time is the first at which P(still in the track),
+    Monte Carlo and exact alike, is at most ``1 - cut`` in every curve. ``None``
+    when some curve never gets there (the horizon is the right end then).
+    """
+    d = surv[surv["outcome"] == "active"]
+    if d.empty:
+        return None
+    left = d["p"].astype(float)
+    if "exact" in d:
+        left = np.fmax(left, d["exact"].astype(float).fillna(0.0))
+    settled = d.loc[np.asarray(left <= 1.0 - cut + 1e-12), "time"]
+    keys = [c for c in _lead_columns(d) if d[c].nunique(dropna=False) > 1]
+    if not keys:
+        return int(settled.min()) if len(settled) else None
+    firsts = []
+    for _, g in d.groupby(keys, dropna=False, sort=False):
+        gl = left.loc[g.index]
+        t = g.loc[np.asarray(gl <= 1.0 - cut + 1e-12), "time"]
+        if not len(t):
+            return None
+        firsts.append(int(t.min()))
+    return max(firsts)
+
+
+def _cut_axis(ax, surv, cut: float | None) -> None:
+    """The time axis from 0 to where the curves settled (or the horizon)."""
+    times = surv["time"].astype(float)
+    end = float(times.max()) if len(times) else 1.0
+    if cut is not None:
+        t = settled_time(surv, cut)
+        if t is not None:
+            end = min(end, max(float(t), 2.0) + 1.0)
+    ax.set_xlim(-0.3, max(end, 1.0) + 0.3)
+
+
+def _n_text(frame) -> str:
+    """``n = 200,000 tracks`` (or a range) from a frame's ``n`` column."""
+    if "n" not in frame:
+        return ""
+    ns = frame["n"].dropna()
+    if not len(ns):
+        return ""
+    lo, hi = int(ns.min()), int(ns.max())
+    points = [c for c in _lead_columns(frame) if frame[c].nunique(dropna=False) > 1]
+    each = " a point" if points or ("variant" in frame and frame["variant"].nunique() > 1) else ""
+    return (f"n = {lo:,} tracks" if lo == hi else f"n = {lo:,}..{hi:,} tracks") + each
+
+
+def _half_width(frame) -> float:
+    if "ci_low" not in frame or not len(frame):
+        return 0.0
+    return float(np.nanmax((frame["ci_high"].astype(float) - frame["ci_low"].astype(float)) / 2))
+
+
 def survival_curves(surv, outcomes=("active", "dead"), ax=None, label: str | None = None,
                     band: bool = True, exact: bool = True, linestyle="-", stage: str | None = None,
-                    color=None, legend: bool = True):
+                    color=None, legend: bool = True, cut: float | None = 0.999):
     """Probability by time of each outcome in ``outcomes`` with its CI band.
 
     ``surv`` is a frame of :meth:`simkit.Result.survival` (columns ``time, outcome,
     p, ci_low, ci_high`` and optionally ``exact``, ``stage``, ``time_unit``), live
     or read from CSV. ``active`` is P(still in the track, e.g. still dying); an
     absorbing outcome is P(absorbed in it by then). For a chain, ``stage`` picks
-    one stage (default: the first); the x axis is in that stage's unit. Exact
-    values, when present, are dots.
+    one stage (default: the first); the x axis is in that stage's unit. Lines are
+    Monte Carlo, shaded bands their 95% intervals, dots the exact values; the
+    legend says so. ``cut``: the time axis ends once that share of the tracks has
+    left the track (:func:`settled_time`; ``None``: the whole horizon).
     """
-    plt = _pyplot()
+    plt = pyplot()
     if ax is None:
-        _, ax = plt.subplots(figsize=(7, 4.2))
+        _, ax = plt.subplots(figsize=(9.5, 4.4))
     if "stage" in surv and len(surv):
         stages = list(dict.fromkeys(surv["stage"]))
         stage = stages[0] if stage is None else stage
@@ -153,36 +224,52 @@ def survival_curves(surv, outcomes=("active", "dead"), ax=None, label: str | Non
             raise ValueError(f"outcome {o!r}: not in the frame; outcomes: {', '.join(sorted(known))}")
     for o in outcomes:
         d = surv[surv["outcome"] == o]
-        name = _outcome_label(o, unit, _model_of(surv))
+        name = outcome_label(o, unit, _model_of(surv))
         lab = f"{label}: P({name})" if label else f"P({name})"
         c = color if color is not None else COLORS.get(o)
         line = ax.step(d["time"], d["p"], where="post", color=c, label=lab, linestyle=linestyle)[0]
         c = line.get_color()
         if band:
             ax.fill_between(d["time"], d["ci_low"].astype(float), d["ci_high"].astype(float), step="post",
-                            color=c, alpha=0.2, lw=0)
+                            color=c, alpha=0.3, lw=0)
         if exact and "exact" in d and d["exact"].notna().any():
-            ax.plot(d["time"], d["exact"], ".", color=c, ms=3)
+            ax.plot(d["time"], d["exact"], "o", color=c, ms=3.5, mec="white", mew=0.5)
     ax.set_xlabel(f"time ({unit})")
     ax.set_ylabel("probability")
     ax.set_ylim(-0.02, 1.02)
     from matplotlib.ticker import MaxNLocator
 
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # whole rounds, hours, days
+    _cut_axis(ax, surv, cut)
     ax.grid(alpha=0.3)
     if legend:
-        _legend(ax, exact and "exact" in surv and surv["exact"].notna().any())
+        _legend(ax, exact and "exact" in surv and surv["exact"].notna().any(),
+                surv[surv["outcome"].isin(outcomes)] if band else None)
     return ax
 
 
-def _legend(ax, exact_dots: bool) -> None:
-    _, labels = ax.get_legend_handles_labels()
-    if exact_dots and "exact (dots)" not in labels:
-        ax.plot([], [], ".", color="0.3", label="exact (dots)")
-    if len(labels) > 4:  # many curves: the legend goes beside the plot, not over it
-        ax.legend(frameon=False, fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+def _legend(ax, exact_dots: bool, banded=None, line_text: str = "lines: Monte Carlo",
+            exact_text: str = "dots: exact (Markov chain)", marker: str = "o") -> None:
+    """The curves' entries, then what every mark means: lines, bands, exact dots."""
+    from matplotlib.patches import Patch
+
+    handles, labels = ax.get_legend_handles_labels()
+    keys = []
+    if banded is not None and len(banded):
+        n = _n_text(banded)
+        keys.append((ax.plot([], [], "-", color="0.35")[0], f"{line_text}" + (f", {n}" if n else "")))
+        hw = _half_width(banded)
+        width = f"at most \u00b1{hw:.1%}" if hw >= 0.001 else "under \u00b10.1%"
+        keys.append((Patch(color="0.35", alpha=0.3, lw=0),
+                     f"shaded: 95% interval ({width}" + ("; thinner than the line)" if hw < 0.006 else ")")))
+    if exact_dots:
+        keys.append((ax.plot([], [], marker, color="0.35", ms=4, mfc="0.35" if marker == "o" else "none")[0],
+                     exact_text))
+    handles, labels = handles + [h for h, _ in keys], labels + [t for _, t in keys]
+    if len(labels) > 4:  # many entries: the legend goes beside the plot, not over it
+        ax.legend(handles, labels, frameon=False, fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     else:
-        ax.legend(frameon=False, fontsize="small", loc="best")
+        ax.legend(handles, labels, frameon=False, fontsize="small", loc="best")
 
 
 def _point_label(row, keys) -> str:
@@ -196,13 +283,16 @@ def _point_label(row, keys) -> str:
 
 
 def survival_sweep(df, outcomes=("dead",), ax=None, stage: str | None = None, band: bool = True,
-                   exact: bool = True, where: dict | None = None, by: list[str] | None = None):
+                   exact: bool = True, where: dict | None = None, by: list[str] | None = None,
+                   cut: float | None = 0.999):
     """One survival curve per grid point of a survival sweep (``sweep(..., survival=True)``).
 
     ``by`` names the grid columns that tell the curves apart (default: every
-    grid column that varies); the legend reads e.g. "DC 18: P(dead)".
+    grid column that varies); the legend reads e.g. "DC 18: P(dead)", then what
+    the lines, bands and dots are. ``cut`` as in :func:`survival_curves`, over
+    every curve.
     """
-    plt = _pyplot()
+    plt = pyplot()
     df = _filter(df, where)
     if "time" not in df:
         raise ValueError("a survival plot needs per-step rows (columns time, outcome, p): "
@@ -217,7 +307,7 @@ def survival_sweep(df, outcomes=("dead",), ax=None, stage: str | None = None, ba
                 derived.add(c)
         by = [c for c in by if c not in derived]
     if ax is None:
-        _, ax = plt.subplots(figsize=(7, 4.2))
+        _, ax = plt.subplots(figsize=(10, 4.6))
     groups = [((), df)] if not by else list(df.groupby(by, dropna=False, sort=False))
     cmap = plt.get_cmap("viridis")
     styles = ["-", "--", ":", "-."]
@@ -227,8 +317,121 @@ def survival_sweep(df, outcomes=("dead",), ax=None, stage: str | None = None, ba
         for oi, o in enumerate(outcomes):
             survival_curves(d, outcomes=(o,), ax=ax, label=label, band=band, exact=exact, stage=stage,
                             color=color if len(groups) > 1 else None, linestyle=styles[oi % len(styles)],
-                            legend=False)
-    _legend(ax, exact and "exact" in df and df["exact"].notna().any())
+                            legend=False, cut=None)
+    staged = df
+    if "stage" in df and len(df):
+        staged = df[df["stage"] == (stage if stage is not None else df["stage"].iloc[0])]
+    _cut_axis(ax, staged, cut)
+    _legend(ax, exact and "exact" in df and df["exact"].notna().any(),
+            staged[staged["outcome"].isin(outcomes)] if band else None)
+    return ax
+
+
+def outcome_bars(df, ax=None, outcomes=None, where: dict | None = None, value: str = "p",
+                 exact: bool = True, drop_empty: tuple = ("unresolved",)):
+    """P(each outcome) as bars with 95% whiskers, exact values as diamonds.
+
+    ``df`` is a summary or sweep table at one point (``outcome, p, ci_low,
+    ci_high`` and optionally ``exact``, ``n``): the chart for a one-step model
+    (a fall) or for a model's final outcomes. Each bar is labelled with its
+    percentage; outcomes in ``drop_empty`` are left out when they never happen.
+    """
+    plt = pyplot()
+    df = _filter(df, where)
+    if "outcome" not in df or value not in df:
+        raise ValueError(f"outcome bars need columns outcome and {value}")
+    if "stage" in df:
+        raise ValueError("outcome bars: give the final outcomes (a summary), not per-stage rows")
+    _check_single(df, [], "outcome bars")
+    rows = df.groupby("outcome", sort=False).first()
+    names = list(dict.fromkeys(outcomes or df["outcome"]))
+    missing = [o for o in names if o not in rows.index]
+    if missing:
+        raise ValueError(f"outcome {missing[0]!r}: not in the frame; outcomes: {', '.join(rows.index)}")
+
+    def never(o):
+        r = rows.loc[o]
+        e = float(r["exact"]) if "exact" in rows and r["exact"] == r["exact"] else 0.0
+        return float(r[value]) == 0 and e < 1e-9
+
+    names = [o for o in names if not (o in drop_empty and never(o))]
+    rows = rows.loc[names]
+    if ax is None:
+        _, ax = plt.subplots(figsize=(max(4.5, 1.5 + 1.1 * len(names)), 4.2))
+    pos = np.arange(len(names))
+    p = rows[value].to_numpy(dtype=float)
+    colors = [COLORS.get(o, "0.5") for o in names]
+    ax.bar(pos, p, color=colors, alpha=0.85)
+    mc = value == "p" and "ci_low" in rows
+    if mc:
+        err = np.vstack([p - rows["ci_low"].to_numpy(dtype=float), rows["ci_high"].to_numpy(dtype=float) - p])
+        ax.errorbar(pos, p, yerr=np.clip(err, 0, None), fmt="none", ecolor="black", capsize=4, lw=1)
+    has_exact = exact and value == "p" and "exact" in rows and rows["exact"].notna().any()
+    if has_exact:
+        ax.plot(pos, rows["exact"].to_numpy(dtype=float), "D", color="black", mfc="none", ms=7)
+    for x, v in zip(pos, p):
+        ax.annotate(f"{v:.1%}", (x, v), xytext=(0, 4), textcoords="offset points", ha="center", va="bottom",
+                    fontsize="small")
+    ax.set_xticks(pos, [OUTCOME_NAMES.get(o, o) for o in names], rotation=25 if len(names) > 3 else 0,
+                  ha="right" if len(names) > 3 else "center", rotation_mode="anchor")
+    ax.set_ylabel("probability")
+    ax.set_ylim(0, min(1.12, max(0.1, float(np.nanmax(p)) * 1.18 + 0.02)))
+    ax.grid(alpha=0.3, axis="y")
+    from matplotlib.patches import Patch
+
+    handles, labels = [], []
+    if mc:
+        n = _n_text(df)
+        handles.append(Patch(color="0.6"))
+        labels.append("bars: Monte Carlo" + (f", {n}" if n else ""))
+        handles.append(ax.errorbar([], [], yerr=[], fmt="none", ecolor="black", capsize=4, lw=1))
+        labels.append("whiskers: 95% interval")
+    if has_exact:
+        handles.append(ax.plot([], [], "D", color="black", mfc="none", ms=7)[0])
+        labels.append("hollow diamonds: exact")
+    if handles:
+        ax.legend(handles, labels, frameon=False, fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return ax
+
+
+def stacked_outcomes(df, x: str, outcomes=None, ax=None, where: dict | None = None, value: str = "p",
+                     legend: bool = True):
+    """Stacked bars of P(each outcome) over a numeric grid column ``x``.
+
+    Every outcome at once (a fall's standing / knocked out / dead add up to 1),
+    on an evenly spaced ``x`` axis (bars at their values, gaps where the grid has
+    none). Other grid columns must have one value (``where``).
+    """
+    plt = pyplot()
+    df = _filter(df, where)
+    if x not in df:
+        raise ValueError(f"stacked outcomes: no column {x!r}; grid columns: {', '.join(_lead_columns(df))}")
+    if "variant" in df and df["variant"].nunique() > 1:
+        raise ValueError("stacked outcomes: several variants in the frame; pick one with where={'variant': ...}")
+    _check_single(df, [x], "stacked outcomes")
+    d = df.assign(**{x: _numeric(df[x])})
+    table = d.pivot_table(index=x, columns="outcome", values=value, aggfunc="first").sort_index()
+    names = list(dict.fromkeys(outcomes or d["outcome"]))
+    names = [o for o in names if o in table.columns and (outcomes or table[o].fillna(0).gt(0).any())]
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 4.2))
+    xs = table.index.to_numpy(dtype=float)
+    width = 0.8 * (float(np.min(np.diff(xs))) if len(xs) > 1 else 1.0)
+    bottom = np.zeros(len(xs))
+    for o in names:
+        v = table[o].fillna(0).to_numpy(dtype=float)
+        ax.bar(xs, v, width=width, bottom=bottom, color=COLORS.get(o, None), label=OUTCOME_NAMES.get(o, o),
+               alpha=0.9)
+        bottom += v
+    ax.set_xticks(xs, [_tick(v) for v in table.index])
+    ax.set_xlabel(label_for(x))
+    ax.set_ylabel("probability" if value == "p" else f"probability ({value})")
+    ax.set_ylim(0, 1.0)
+    ax.grid(alpha=0.3, axis="y")
+    if legend:
+        handles, labels = ax.get_legend_handles_labels()
+        ax.legend(handles[::-1], labels[::-1], frameon=False, fontsize="small", loc="upper left",
+                  bbox_to_anchor=(1.01, 1.0))
     return ax
 
 
@@ -249,6 +452,15 @@ def _tick(v) -> str:
     return str(v)
 
 
+def _cell_text(v: float, fmt: str) -> str:
+    """A cell's percentage; never "0%" or "100%" for what merely rounds there ("<1%", ">99%")."""
+    if fmt == ".0%" and 0 < v < 0.005:
+        return "<1%"
+    if fmt == ".0%" and 0.995 <= v < 1:
+        return ">99%"
+    return format(v, fmt)
+
+
 def heatmap(df, x: str, y: str, value: str = "p", outcome: str = "dead", ax=None, fmt: str = ".0%",
             annotate: bool = True, cmap: str = "Reds", where: dict | None = None, title: str | None = None):
     """Heatmap of ``value`` (default P(dead)) over two grid columns ``x`` and ``y``.
@@ -256,7 +468,7 @@ def heatmap(df, x: str, y: str, value: str = "p", outcome: str = "dead", ax=None
     Other grid columns must have one value per cell (pick one with ``where``); the
     colour bar reads P(outcome), and "exact" when ``value="exact"``.
     """
-    plt = _pyplot()
+    plt = pyplot()
     df = _filter(df, where)
     for c in (x, y):
         if c not in df:
@@ -286,7 +498,7 @@ def heatmap(df, x: str, y: str, value: str = "p", outcome: str = "dead", ax=None
             for j in range(table.shape[1]):
                 v = vals[i, j]
                 if np.isfinite(v):
-                    ax.text(j, i, format(v, fmt), ha="center", va="center", fontsize=7,
+                    ax.text(j, i, _cell_text(v, fmt), ha="center", va="center", fontsize=7,
                             color="white" if v > 0.6 * vmax else "black")
     what = f"P({outcome})" + (" (exact)" if value == "exact" else "")
     ax.figure.colorbar(im, ax=ax, label=what)
@@ -303,7 +515,7 @@ def compare_chart(df, outcome: str = "dead", x: str | None = None, ax=None, valu
     diamonds). With ``x`` (a grid column): one line per variant against ``x``, with
     its band.
     """
-    plt = _pyplot()
+    plt = pyplot()
     df = _filter(df, where)
     if "variant" not in df:
         raise ValueError("a compare chart needs a 'variant' column: write it with `simkit compare`")
@@ -317,45 +529,114 @@ def compare_chart(df, outcome: str = "dead", x: str | None = None, ax=None, valu
     _check_single(d, keep, "compare chart")
     names = list(dict.fromkeys(d["variant"]))
     if ax is None:
-        _, ax = plt.subplots(figsize=(7.5, 4.2) if x else (max(4.5, 1.2 + 1.1 * len(names)), 4.2))
+        _, ax = plt.subplots(figsize=(10, 4.4) if x else (max(6.5, 3.7 + 1.1 * len(names)), 4.2))
     colors = plt.get_cmap("tab10")
+    from matplotlib.patches import Patch
+
+    n = _n_text(d) if value == "p" else ""
+    has_exact = exact and value == "p" and "exact" in d and d["exact"].notna().any()
     if x is None:
         rows = d.groupby("variant", sort=False).first().loc[names]
         pos = np.arange(len(names))
         p = rows[value].to_numpy(dtype=float)
         err = np.vstack([p - rows["ci_low"].to_numpy(dtype=float), rows["ci_high"].to_numpy(dtype=float) - p])
         ax.bar(pos, p, color=[colors(i % 10) for i in range(len(names))], alpha=0.8,
-               yerr=np.clip(err, 0, None), capsize=4, label=f"P({outcome}), 95% interval")
-        if exact and "exact" in rows and rows["exact"].notna().any():
-            ax.plot(pos, rows["exact"].to_numpy(dtype=float), "D", color="black", ms=5, label="exact")
+               yerr=np.clip(err, 0, None), capsize=4)
+        if has_exact:
+            ax.plot(pos, rows["exact"].to_numpy(dtype=float), "D", color="black", mfc="none", ms=7)
         ax.set_xticks(pos, names, rotation=20 if len(names) > 3 else 0, ha="right" if len(names) > 3 else "center")
         ax.set_xlabel("rule variant")
+        handles = [Patch(color="0.6"), ax.errorbar([], [], yerr=[], fmt="none", ecolor="black", capsize=4)]
+        labels = ["bars: Monte Carlo" + (f", {n}" if n else ""), "whiskers: 95% interval"]
+        if has_exact:
+            handles.append(ax.plot([], [], "D", color="black", mfc="none", ms=7)[0])
+            labels.append("hollow diamonds: exact")
+        ax.legend(handles, labels, frameon=False, fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     else:
         for i, name in enumerate(names):
-            v = d[d["variant"] == name].sort_values(x)
+            v = d[d["variant"] == name].assign(**{x: _numeric(d.loc[d["variant"] == name, x])}).sort_values(x)
             c = colors(i % 10)
             ax.plot(v[x], v[value], "-o", ms=3, color=c, label=name)
-            ax.fill_between(v[x], v["ci_low"].astype(float), v["ci_high"].astype(float), color=c, alpha=0.2, lw=0)
-            if exact and "exact" in v and v["exact"].notna().any():
-                ax.plot(v[x], v["exact"], "D", color=c, ms=3, mfc="none")
+            ax.fill_between(v[x], v["ci_low"].astype(float), v["ci_high"].astype(float), color=c, alpha=0.3, lw=0)
+            if has_exact:
+                ax.plot(v[x], v["exact"], "D", color=c, ms=6, mfc="none")
         ax.set_xlabel(label_for(x))
-        if np.issubdtype(np.asarray(d[x]).dtype, np.integer):
+        if np.issubdtype(np.asarray(_numeric(d[x])).dtype, np.number):
             from matplotlib.ticker import MaxNLocator
 
-            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_ylabel(f"P({outcome})")
+            ax.xaxis.set_major_locator(MaxNLocator(integer=bool(np.all(np.mod(_numeric(d[x]), 1) == 0))))
+        _legend(ax, has_exact, d if value == "p" else None, line_text="lines and small dots: Monte Carlo",
+                exact_text="hollow diamonds: exact", marker="D")
+    ax.set_ylabel(f"P({outcome_label(outcome)})")
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3, axis="y")
-    ax.legend(frameon=False, fontsize="small")
+    return ax
+
+
+def sweep_lines(df, x: str, outcomes=("dead",), ax=None, where: dict | None = None, value: str = "p",
+                exact: bool = True):
+    """P(outcome) against one grid column ``x`` of a sweep table: a line per outcome.
+
+    Each Monte Carlo line carries its confidence band (shaded) and, where the sweep
+    has an ``exact`` column, the exact values as hollow diamonds; an exact-only sweep
+    draws its exact lines alone. Other grid columns must have one value (``where``).
+    ``simkit plot FILE.csv --kind line --x KEY``.
+    """
+    plt = pyplot()
+    df = _filter(df, where)
+    if x not in df:
+        raise ValueError(f"line chart: no column {x!r}; grid columns: {', '.join(_lead_columns(df))}")
+    if "variant" in df and df["variant"].nunique() > 1:
+        raise ValueError("line chart: several variants in the frame: draw them with --kind compare --x "
+                         f"{x}, or pick one with --where variant=...")
+    outcomes = tuple(outcomes or ("dead",))
+    known = list(dict.fromkeys(map(str, df["outcome"])))
+    for o in outcomes:
+        if o not in known:
+            raise ValueError(f"line chart: no rows for outcome {o!r}; outcomes: {', '.join(known)}")
+    d = df[df["outcome"].isin(outcomes)]
+    _check_single(d, [x, "outcome"], "line chart")
+    mc = value == "p" and "n" in d and d["n"].notna().any()
+    has_exact = exact and mc and "exact" in d and d["exact"].notna().any()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 4.4))
+    colors = plt.get_cmap("tab10")
+    for i, o in enumerate(outcomes):
+        v = d[d["outcome"] == o]
+        v = v.assign(**{x: _numeric(v[x])}).sort_values(x)
+        c = COLORS.get(o, colors(i % 10))
+        ax.plot(v[x], v[value].astype(float), "-o", ms=3, color=c, label=f"P({outcome_label(o)})")
+        if mc:
+            ax.fill_between(v[x], v["ci_low"].astype(float), v["ci_high"].astype(float), color=c, alpha=0.3, lw=0)
+        if has_exact:
+            ax.plot(v[x], v["exact"].astype(float), "D", color=c, ms=6, mfc="none")
+    ax.set_xlabel(label_for(x))
+    xs = _numeric(d[x])
+    if np.issubdtype(np.asarray(xs).dtype, np.number):
+        from matplotlib.ticker import MaxNLocator
+
+        ax.xaxis.set_major_locator(MaxNLocator(integer=bool(np.all(np.mod(xs, 1) == 0))))
+    ax.set_ylabel(f"P({outcome_label(outcomes[0])})" if len(outcomes) == 1 else "probability")
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3, axis="y")
+    if mc:
+        _legend(ax, has_exact, d, line_text="lines and small dots: Monte Carlo",
+                exact_text="hollow diamonds: exact", marker="D")
+    else:
+        ax.legend(frameon=False, fontsize="small", loc="best", title="exact" if value == "p" else value)
     return ax
 
 
 def save(ax, path) -> None:
-    """Save the figure of ``ax`` atomically as PNG (complete or absent)."""
+    """Save the figure of ``ax`` (an Axes or a Figure) atomically as PNG (complete or absent)."""
     from simkit.core.io import atomic_write
 
-    fig = ax.figure
-    fig.tight_layout()
+    fig = ax if not hasattr(ax, "get_figure") or ax.get_figure() is None or ax.get_figure() is ax \
+        else ax.get_figure()
+    if hasattr(fig, "get_suptitle") and fig.get_suptitle():
+        fig.tight_layout(rect=(0, 0, 1, 0.9 if "\n" in fig.get_suptitle() else 0.94))
+    else:
+        fig.tight_layout()
     with atomic_write(path, "wb") as fh:
         fig.savefig(fh, format="png", dpi=120)
-    _pyplot().close(fig)
+    pyplot().close(fig)

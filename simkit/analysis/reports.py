@@ -13,29 +13,80 @@ sweep table: grid columns, ``outcome, count, n, p, ci_low, ci_high, exact`` and 
   knock-out coming from a monster of the character's level, with differences and
   tests (:func:`simkit.analysis.compare.compare`);
 - once those models are registered: ``agony_con_by_healer`` (the seed-001 chain by
-  Constitution and healer), ``fatigue_*`` and ``fall_*`` tables; and, for any other
-  registered model, ``<model>_defaults`` (its odds and survival curve at defaults).
+  Constitution and healer), ``fall_height_by_level`` (standing / knocked out / dead
+  by height, one panel per level), ``fatigue_*``; and, for any other registered model,
+  ``<model>_defaults`` (its final odds as bars and, for a model that runs over time,
+  its survival curves up to the step where 99.9% of the tracks have ended).
 
-Every number comes from ``SEED``: rerunning gives the same files.
+Each report is built as a :class:`Report` (its tables and its matplotlib figure) by
+:func:`build_reports`, so that tests can read what a chart shows; :func:`standard_reports`
+writes them. Every number comes from ``SEED``: rerunning gives the same files.
 """
 
 from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
+from simkit.analysis.sweep import sweep, to_csv_text
 from simkit.core.io import atomic_write
 from simkit.core.params import ParamError, spec
-from simkit.analysis.sweep import sweep, to_csv_text
 
-__all__ = ["SEED", "main", "standard_reports", "write_csv"]
+__all__ = ["DEFAULT_KEYS", "N", "SEED", "Report", "build_reports", "defaults_report", "defaults_text", "main",
+           "standard_reports", "write_csv"]
 
 SEED = 20261129
 #: Tracks per grid point of the standard reports.
 N = 100_000
+#: Share of tracks that must have ended before a survival chart's time axis stops.
+SETTLED = 0.999
+
+#: The defaults a ``<model>_defaults`` title names (the ones a designer would change first).
+DEFAULT_KEYS = {
+    "dying": ("save_bonus", "dc", "hit_chance", "hero_points"),
+    "perseverance": ("pp", "pp_max", "spend", "medic_bonus"),
+    "recovery": ("con", "healer", "checks", "level"),
+    "agony": ("pp", "spend", "medic_bonus", "con", "healer"),
+    "fatigue": ("p_sleep", "p_food", "p_rescue", "care"),
+    "fall": ("height", "level", "reading", "massive_damage"),
+    "fall_dying": ("height", "level", "save_bonus", "dc", "massive_damage"),
+    "fall_perseverance": ("height", "level", "pp", "spend", "medic_bonus"),
+    "encounter": ("level", "monster_level", "enemies", "target_downed", "healer_round", "hero_points",
+                  "fight_rounds"),
+    "dnd5e": ("dc", "bonus"),
+    "dnd4e": ("dc", "bonus", "surge"),
+}
+
+#: What ``none`` means for the parameters whose default is "absent".
+_NONE_MEANS = {"medic_bonus": "no helper", "healer": "no healer", "healer_round": "no healer",
+               "monster_level": "= level", "dc": "22 by default", "hit_chance": "no hits"}
+
+
+@dataclass
+class Report:
+    """One standard report: its CSV tables and its figure.
+
+    ``tables`` maps a file suffix (``""`` for ``STEM.csv``, ``"_survival"`` for
+    ``STEM_survival.csv``) to a frame; ``figure`` is the matplotlib figure written as
+    ``STEM.png``; ``axes`` its data axes (the ones tests read: titles, legends, ranges).
+    """
+
+    stem: str
+    tables: dict
+    figure: object
+    axes: list = field(default_factory=list)
+
+    def write(self, out: Path) -> None:
+        from simkit.analysis import plots
+
+        for suffix, df in self.tables.items():
+            write_csv(df, out / f"{self.stem}{suffix}.csv")
+        plots.save(self.figure, out / f"{self.stem}.png")
 
 
 def write_csv(df: pd.DataFrame, path: Path) -> None:
@@ -43,47 +94,75 @@ def write_csv(df: pd.DataFrame, path: Path) -> None:
         fh.write(to_csv_text(df))
 
 
-def _save(ax, path: Path, title: str) -> None:
-    from simkit.analysis import plots
+def _spell(v) -> str:
+    if v is None:
+        return "none"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
 
+
+def defaults_text(cls, keys=None) -> str:
+    """``pp=3, pp_max=6, spend=last, medic_bonus=none (no helper)``: a model's defaults."""
+    s = spec(cls)
+    keys = [k for k in (keys or DEFAULT_KEYS.get(getattr(cls, "name", ""), ())) if k in s] or \
+        [k for k in s if k != "max_rounds"][:4]
+    parts = []
+    for k in keys:
+        v = s[k]["default"]
+        text = f"{k}={_spell(v)}"
+        if v is None and k in _NONE_MEANS:
+            text += f" ({_NONE_MEANS[k]})"
+        parts.append(text)
+    return ", ".join(parts)
+
+
+def _title(ax, title: str) -> None:
     ax.set_title(title, fontsize="medium")
-    plots.save(ax, path)
 
 
-def _dying(out: Path, n: int) -> list[str]:
+def _dying_dc_by_level(n: int) -> Report:
     from simkit.analysis import plots
-    from simkit.analysis.compare import compare, variants
 
-    written = []
     grid = sweep("dying", {"dc": range(14, 45, 2), "level": range(1, 21)}, n, SEED)
-    write_csv(grid, out / "dying_dc_by_level.csv")
     ax = plots.heatmap(grid, "level", "dc")
-    _save(ax, out / "dying_dc_by_level.png",
-          "Seed 000: P(dead) once knocked out, by source DC and level\n"
-          "(fighter's Fortitude: expert, master at 9, Con +2 with boosts, resilient runes)")
-    written.append("dying_dc_by_level")
+    _title(ax, "Seed 000: P(dead) once knocked out, by source DC and level\n"
+               "(fighter's Fortitude: expert, master at 9, Con +2 with boosts, resilient runes;\n"
+               "no hits while down, no hero points: the dying defaults)")
+    return Report("dying_dc_by_level", {"": grid}, ax.figure, [ax])
+
+
+def _dying_dc_by_save(n: int) -> Report:
+    from simkit.analysis import plots
 
     grid = sweep("dying", {"dc": range(14, 31, 2), "save_bonus": range(0, 21, 2)}, n // 2, SEED)
-    write_csv(grid, out / "dying_dc_by_save.csv")
     ax = plots.heatmap(grid, "save_bonus", "dc")
-    _save(ax, out / "dying_dc_by_save.png", "Seed 000: P(dead) once knocked out, by source DC and save")
-    written.append("dying_dc_by_save")
+    _title(ax, "Seed 000: P(dead) once knocked out, by source DC and save\n"
+               "(no hits while down, no hero points: the dying defaults)")
+    return Report("dying_dc_by_save", {"": grid}, ax.figure, [ax])
+
+
+def _dying_survival(n: int) -> Report:
+    from simkit.analysis import plots
 
     surv = sweep("dying", {"dc": [18, 22, 26]}, 2 * n, SEED, fixed={"save_bonus": 11, "max_rounds": 20},
                  survival=True)
-    write_csv(surv, out / "dying_survival.csv")
-    ax = plots.survival_sweep(surv, outcomes=("active", "dead"))
-    _save(ax, out / "dying_survival.png", "Seed 000 dying track, save +11: P(still dying) and P(dead) by round")
-    written.append("dying_survival")
+    ax = plots.survival_sweep(surv, outcomes=("active", "dead"), cut=SETTLED)
+    _title(ax, "Seed 000 dying track, save +11, no hits while down:\n"
+               "P(still dying) and P(dead) by round, until 99.9% of the tracks have ended")
+    return Report("dying_survival", {"": surv}, ax.figure, [ax])
+
+
+def _dying_seed_vs_pf2e(n: int) -> Report:
+    from simkit.analysis import plots
+    from simkit.analysis.compare import compare, variants
 
     cmp = compare(variants("dying", ("seed", "pf2e-core")), {"level": range(1, 21)}, n, SEED,
                   fixed={"level_diff": 0})
-    write_csv(cmp, out / "dying_seed_vs_pf2e.csv")
     ax = plots.compare_chart(cmp, outcome="dead", x="level")
-    _save(ax, out / "dying_seed_vs_pf2e.png",
-          "P(dead) once knocked out by a monster of the same level:\nseed 000 as written vs Pathfinder 2e as published")
-    written.append("dying_seed_vs_pf2e")
-    return written
+    _title(ax, "P(dead) once knocked out by a monster of the same level:\n"
+               "seed 000 (save vs the monster's high DC) vs pf2e-core (flat check DC 10 + dying)")
+    return Report("dying_seed_vs_pf2e", {"": cmp}, ax.figure, [ax])
 
 
 def _candidates(cls, wanted: dict) -> dict:
@@ -94,8 +173,7 @@ def _candidates(cls, wanted: dict) -> dict:
     return {k: v for k, v in wanted.items() if k in known}
 
 
-def _grid_report(out: Path, name: str, stem: str, axes: dict, n: int, title: str,
-                 outcome: str = "dead") -> str | None:
+def _grid_report(name: str, stem: str, axes: dict, n: int, title: str, outcome: str = "dead") -> Report | None:
     """A sweep of ``axes`` (two: heatmap; one: line of P(outcome)); None if it cannot run."""
     from simkit.analysis import plots
     from simkit.models import REGISTRY
@@ -110,68 +188,142 @@ def _grid_report(out: Path, name: str, stem: str, axes: dict, n: int, title: str
         print(f"note: {stem}: {exc}; writing {name}_defaults instead", file=sys.stderr)
         return None
     outcome = outcome if outcome in set(df["outcome"]) else df["outcome"].iloc[0]
-    write_csv(df, out / f"{stem}.csv")
     keys = list(axes)
     if len(keys) >= 2:
         where = {k: axes[k][0] for k in keys[2:]}
         ax = plots.heatmap(df, keys[0], keys[1], outcome=outcome, where=where or None)
     else:
-        d = df.assign(variant=name)
-        ax = plots.compare_chart(d, outcome=outcome, x=keys[0])
-    _save(ax, out / f"{stem}.png", title)
-    return stem
+        ax = plots.compare_chart(df.assign(variant=name), outcome=outcome, x=keys[0])
+    _title(ax, title)
+    return Report(stem, {"": df}, ax.figure, [ax])
 
 
-def _defaults_report(out: Path, name: str, n: int) -> str:
+def _fall_height_by_level(n: int, levels=(1, 2, 3, 5)) -> Report | None:
+    """Standing / knocked out / dead by height (1..13 m, every metre), one panel per level."""
     from simkit.analysis import plots
+    from simkit.models import REGISTRY
 
+    cls = REGISTRY["fall"]
+    axes = _candidates(cls, {"height": list(range(1, 14)), "level": list(levels)})
+    if set(axes) != {"height", "level"}:
+        return None
+    df = sweep("fall", axes, n, SEED)
+    plt = plots.pyplot()
+    fig, axs = plt.subplots(1, len(levels), figsize=(3.2 * len(levels) + 2.2, 4.2), sharey=True)
+    for i, (ax, lvl) in enumerate(zip(axs, levels)):
+        plots.stacked_outcomes(df, "height", outcomes=("standing", "ko", "dead"), ax=ax, where={"level": lvl},
+                               legend=i == len(levels) - 1)
+        hp = cls(level=lvl).max_hp
+        ax.set_title(f"level {lvl} ({hp} HP)", fontsize="medium")
+        if i:
+            ax.set_ylabel("")
+    fig.suptitle("Seed 004 falls from full HP: standing, knocked out (0 HP) or dead, by height\n"
+                 f"(Monte Carlo, n = {n:,} a bar; table reading of 8 m (A4-1), no massive damage)",
+                 fontsize="medium")
+    return Report("fall_height_by_level", {"": df}, fig, list(axs))
+
+
+def _stage_to_plot(surv) -> str | None:
+    """The first stage of a survival frame that runs over time (more than one step)."""
+    for stage in dict.fromkeys(surv["stage"]):
+        if surv.loc[surv["stage"] == stage, "time"].nunique() > 2:
+            return stage
+    return None
+
+
+def defaults_report(name: str, n: int) -> Report:
+    """A model at its defaults: final odds as bars, survival curves beside them if it runs over time."""
+    from simkit.analysis import plots
+    from simkit.models import REGISTRY
+
+    cls = REGISTRY[name]
     df = sweep(name, {}, n, SEED)
-    write_csv(df, out / f"{name}_defaults.csv")
     surv = sweep(name, {}, n, SEED, survival=True)
-    write_csv(surv, out / f"{name}_defaults_survival.csv")
-    stage = surv["stage"].iloc[0]
-    outcomes = [o for o in ("active", "dead") if o in set(surv.loc[surv["stage"] == stage, "outcome"])]
-    ax = plots.survival_sweep(surv, outcomes=tuple(outcomes), stage=stage)
-    _save(ax, out / f"{name}_defaults.png", f"{name} at its defaults: outcome odds by {surv['time_unit'].iloc[0]}")
-    return f"{name}_defaults"
+    stage = _stage_to_plot(surv)
+    plt = plots.pyplot()
+    if stage is None:
+        fig, ax0 = plt.subplots(figsize=(7.5, 4.2))
+        axs = [ax0]
+    else:
+        fig, axs = plt.subplots(1, 2, figsize=(14, 4.4), gridspec_kw={"width_ratios": [1, 1.35]})
+        axs = list(axs)
+    plots.outcome_bars(df, ax=axs[0])
+    _title(axs[0], "final outcomes")
+    if stage is not None:
+        d = surv[surv["stage"] == stage]
+        last = d[d["time"] == d["time"].max()]
+        happened = [o for o in dict.fromkeys(d["outcome"])
+                    if o != "active" and (last.loc[last["outcome"] == o, "p"] > 0).any()]
+        plots.survival_curves(surv, outcomes=("active", *happened), stage=stage, ax=axs[1], cut=SETTLED)
+        if stage != surv["stage"].iloc[0]:
+            axs[1].set_ylabel(f"probability (of all tracks, {surv['stage'].iloc[0]} included)")
+        staged = " (" + stage + ")" if surv["stage"].nunique() > 1 else ""
+        unit = str(d["time_unit"].iloc[0])
+        _title(axs[1], f"by {unit[:-1] if unit.endswith('s') else unit}{staged}, until 99.9% of the tracks "
+                       "have ended")
+    fig.suptitle(f"{name} at its defaults: {defaults_text(cls)}", fontsize="medium")
+    return Report(f"{name}_defaults", {"": df, "_survival": surv}, fig, axs)
 
 
 def _probability_params(cls) -> list[str]:
     return [k for k, m in spec(cls).items() if m["kind"] == "float" and m["lo"] == 0 and m["hi"] == 1]
 
 
-def standard_reports(out: Path, n: int = N) -> list[str]:
-    """Write the standard set into ``out``; the stems written."""
+def _fatigue(n: int) -> Report | None:
     from simkit.models import REGISTRY
 
-    out.mkdir(parents=True, exist_ok=True)
-    written = _dying(out, n) if "dying" in REGISTRY else []
-    covered = {"dying"}
+    probs = _probability_params(REGISTRY["fatigue"])[:2]
+    if not probs:
+        return None
+    return _grid_report("fatigue", "fatigue_" + "_by_".join(probs), {p: [0.0, 0.25, 0.5, 0.75, 1.0] for p in probs},
+                        n, "Seed 004 fatigue and hunger: P(dead) by daily chances\n"
+                           f"(other defaults: {defaults_text(REGISTRY['fatigue'], ('p_rescue', 'care', 'max_days'))})")
+
+
+def _agony(n: int) -> Report | None:
+    from simkit.models import REGISTRY
+
+    return _grid_report("agony", "agony_con_by_healer",
+                        {"con": list(range(-1, 6)), "healer": [None, 0, 3, 6, 9, 12]}, n,
+                        "Seed 001, knock-out to waking: P(dead) by Constitution and healer\n"
+                        f"(other defaults: {defaults_text(REGISTRY['agony'], ('pp', 'spend', 'medic_bonus'))})")
+
+
+def _plans(n: int) -> Iterator[tuple[str, Callable[[], Report | None]]]:
+    """(model, builder) for every standard report, in order; builders run lazily."""
+    from simkit.models import REGISTRY
+
     small = max(1, n // 5)
+    if "dying" in REGISTRY:
+        for build in (_dying_dc_by_level, _dying_dc_by_save, _dying_survival, _dying_seed_vs_pf2e):
+            yield "dying", (lambda b=build: b(n))
     if "agony" in REGISTRY:
-        stem = _grid_report(out, "agony", "agony_con_by_healer",
-                            {"con": list(range(-1, 6)), "healer": [None, 0, 3, 6, 9, 12]}, small,
-                            "Seed 001, knock-out to waking: P(dead) by Constitution and healer")
-        written.append(stem or _defaults_report(out, "agony", small))
-        covered.add("agony")
+        yield "agony", lambda: _agony(small) or defaults_report("agony", small)
     if "fall" in REGISTRY:
-        stem = _grid_report(out, "fall", "fall_height_by_level",
-                            {"height": [1, 2, 3, 4, 6, 8, 9, 10, 11, 12], "level": [1, 2, 3, 5]}, small,
-                            "Seed 004 falls from full HP: P(knocked out) by height (m) and level", outcome="ko")
-        written.append(stem or _defaults_report(out, "fall", small))
-        covered.add("fall")
+        yield "fall", lambda: _fall_height_by_level(small) or defaults_report("fall", small)
     if "fatigue" in REGISTRY:
-        probs = _probability_params(REGISTRY["fatigue"])[:2]
-        stem = None
-        if probs:
-            stem = _grid_report(out, "fatigue", "fatigue_" + "_by_".join(probs),
-                                {p: [0.0, 0.25, 0.5, 0.75, 1.0] for p in probs}, small,
-                                "Seed 004 fatigue and hunger: P(dead) by daily chances")
-        written.append(stem or _defaults_report(out, "fatigue", small))
-        covered.add("fatigue")
+        yield "fatigue", lambda: _fatigue(small) or defaults_report("fatigue", small)
     for name in REGISTRY:
-        if name not in covered:
-            written.append(_defaults_report(out, name, small))
+        if name not in ("dying", "agony", "fall", "fatigue"):
+            yield name, (lambda m=name: defaults_report(m, small))
+
+
+def build_reports(n: int = N, models: list[str] | None = None) -> Iterator[Report]:
+    """Each standard report (tables and figure), one at a time; ``models``: only theirs."""
+    for model, build in _plans(n):
+        if models is None or model in models:
+            report = build()
+            if report is not None:
+                yield report
+
+
+def standard_reports(out: Path, n: int = N) -> list[str]:
+    """Write the standard set into ``out``; the stems written."""
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for report in build_reports(n):
+        report.write(out)
+        written.append(report.stem)
     return written
 
 

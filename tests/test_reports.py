@@ -1,0 +1,171 @@
+"""Each standard report shows what it claims: its outcomes, its axes' ranges, a legend for every mark.
+
+The reports are built small (n per point below) and read back from the matplotlib
+objects :func:`simkit.analysis.reports.build_reports` returns, before any PNG is written.
+"""
+
+import matplotlib
+import numpy as np
+import pytest
+
+from simkit.analysis import reports
+from simkit.models import REGISTRY
+
+matplotlib.use("Agg")
+N = 2000
+
+
+@pytest.fixture(scope="module")
+def built():
+    """Every report's figure, kept open for the module's tests (one figure each)."""
+    import matplotlib.pyplot as plt
+
+    with matplotlib.rc_context({"figure.max_open_warning": 40}):
+        out = {r.stem: r for r in reports.build_reports(N)}
+        yield out
+    plt.close("all")
+
+
+def _legend(ax):
+    leg = ax.get_legend()
+    return [t.get_text() for t in leg.get_texts()] if leg else []
+
+
+def _ticks(labels):
+    return [t.get_text().replace("\u2212", "-") for t in labels]
+
+
+def test_every_registered_model_has_a_report(built):
+    covered = {r.tables[""]["model"].iloc[0] for r in built.values()}
+    assert set(REGISTRY) <= covered
+
+
+def test_dying_dc_by_level(built):
+    r = built["dying_dc_by_level"]
+    ax = r.axes[0]
+    assert ax.get_xlabel() == "character level" and ax.get_ylabel().startswith("DC of the source")
+    assert _ticks(ax.get_xticklabels()) == [str(v) for v in range(1, 21)]
+    assert _ticks(ax.get_yticklabels()) == [str(v) for v in range(44, 13, -2)]  # high DCs on top
+    assert r.figure.axes[-1].get_ylabel() == "P(dead)"  # the colour bar
+    assert "defaults" in ax.get_title()
+    assert {"dead", "stable"} <= set(r.tables[""]["outcome"])
+
+
+def test_dying_dc_by_save(built):
+    ax = built["dying_dc_by_save"].axes[0]
+    assert ax.get_xlabel() == "Fortitude save modifier"
+    assert _ticks(ax.get_xticklabels()) == [str(v) for v in range(0, 21, 2)]
+
+
+def test_dying_survival_is_cut_where_the_curves_settled(built):
+    r = built["dying_survival"]
+    ax = r.axes[0]
+    labels = _legend(ax)
+    for dc in (18, 22, 26):
+        assert f"DC {dc}: P(still dying)" in labels and f"DC {dc}: P(dead)" in labels
+    assert "dots: exact (Markov chain)" in labels
+    assert any(x.startswith("lines: Monte Carlo") for x in labels)
+    assert any(x.startswith("shaded: 95% interval") for x in labels)
+    df = r.tables[""]
+    active = df[df["outcome"] == "active"]
+    settled = max(int(g.loc[g["exact"] <= 1e-3, "time"].min()) for _, g in active.groupby("dc"))
+    assert settled <= ax.get_xlim()[1] <= settled + 1.5
+    assert ax.get_xlim()[1] < df["time"].max()  # the horizon (20 rounds) is not shown
+    assert ax.get_ylim()[0] <= 0 and ax.get_ylim()[1] >= 1
+
+
+def test_dying_seed_vs_pf2e_explains_the_diamonds(built):
+    ax = built["dying_seed_vs_pf2e"].axes[0]
+    labels = _legend(ax)
+    assert labels[:2] == ["seed", "pf2e-core"]
+    assert "hollow diamonds: exact" in labels
+    assert any(x.startswith("lines and small dots: Monte Carlo") for x in labels)
+    lo, hi = ax.get_xlim()
+    assert lo <= 1 and hi >= 20 and ax.get_ylim()[0] == 0
+
+
+@pytest.mark.skipif("agony" not in REGISTRY, reason="no agony model")
+def test_agony_con_by_healer(built):
+    ax = built["agony_con_by_healer"].axes[0]
+    assert ax.get_xlabel() == "Constitution modifier"
+    assert "none" in _ticks(ax.get_yticklabels())  # no healer is a row, named
+    assert "spend=last" in ax.get_title()  # the defaults under the grid are named
+
+
+@pytest.mark.skipif("fall" not in REGISTRY, reason="no fall model")
+def test_fall_height_by_level_shows_dead_and_knocked_out(built):
+    r = built["fall_height_by_level"]
+    assert len(r.axes) == 4
+    for ax in r.axes:
+        xs = [t.get_position()[0] for t in ax.get_xticklabels()]
+        assert xs == list(range(1, 14))  # every metre: an even height axis
+        bars = {c.get_label(): [b.get_height() for b in c] for c in ax.containers}
+        assert set(bars) == {"dead", "knocked out (0 HP)", "standing"}
+        assert bars["dead"][11] == pytest.approx(1) and bars["dead"][12] == pytest.approx(1)  # 12 m, 13 m
+        assert bars["knocked out (0 HP)"][9] == pytest.approx(1)  # 10 m: 0 HP
+        totals = np.sum(list(bars.values()), axis=0)
+        assert np.allclose(totals, 1)
+    assert set(_legend(r.axes[-1])) == {"dead", "knocked out (0 HP)", "standing"}
+    assert [ax.get_title() for ax in r.axes] == ["level 1 (18 HP)", "level 2 (28 HP)", "level 3 (38 HP)",
+                                                 "level 5 (58 HP)"]
+
+
+@pytest.mark.skipif("fatigue" not in REGISTRY, reason="no fatigue model")
+def test_fatigue_heatmap(built):
+    (stem,) = [s for s in built if s.startswith("fatigue_")]
+    ax = built[stem].axes[0]
+    assert built[stem].figure.axes[-1].get_ylabel() == "P(dead)"
+    assert "p_rescue=" in ax.get_title()
+
+
+def _stage(surv):
+    return next(s for s, g in surv.groupby("stage", sort=False) if g["time"].nunique() > 2)
+
+
+DEFAULTS = [name for name in REGISTRY if name not in ("dying", "agony", "fall", "fatigue")]
+
+
+@pytest.mark.parametrize("name", DEFAULTS)
+def testdefaults_report(built, name):
+    """Bars of every outcome (exact as hollow diamonds), curves cut at 99.9% absorbed, defaults named."""
+    r = built[f"{name}_defaults"]
+    title = r.figure.get_suptitle()
+    assert title.startswith(f"{name} at its defaults: ")
+    for key in reports.DEFAULT_KEYS.get(name, ()):
+        assert f"{key}=" in title
+    bars = r.axes[0]
+    summary = r.tables[""]
+    shown = [t.get_text() for t in bars.get_xticklabels()]
+    happened = summary.loc[summary["p"] > 0, "outcome"]
+    from simkit.analysis.plots import OUTCOME_NAMES
+
+    assert {OUTCOME_NAMES.get(o, o) for o in happened} <= set(shown)
+    heights = [p.get_height() for p in bars.patches]
+    assert sum(heights) == pytest.approx(1, abs=1e-9)
+    labels = _legend(bars)
+    assert labels[:2] == [f"bars: Monte Carlo, n = {N // 5:,} tracks", "whiskers: 95% interval"]
+    assert ("hollow diamonds: exact" in labels) == bool(summary["exact"].notna().any())
+    surv = r.tables["_survival"]
+    runs_over_time = any(g["time"].nunique() > 2 for _, g in surv.groupby("stage"))
+    assert len(r.axes) == (2 if runs_over_time else 1)  # a one-step model gets bars only
+    if runs_over_time:
+        curves = r.axes[1]
+        staged = surv[(surv["outcome"] == "active") & (surv["stage"] == _stage(surv))]
+        left = staged[["p", "exact"]].max(axis=1) if staged["exact"].notna().all() else staged["p"]
+        done = staged.loc[left <= 1e-3, "time"]
+        settled = int(done.min()) if len(done) else int(staged["time"].max())
+        assert settled <= curves.get_xlim()[1] <= max(settled, 2) + 1.5  # cut where 99.9% have ended
+        assert any(x.startswith("shaded: 95% interval") for x in _legend(curves))
+
+
+def test_one_step_fall_is_bars_only(built):
+    if "fall" not in REGISTRY:
+        pytest.skip("no fall model")
+    r = next(reports.build_reports(N, models=["fall"]))
+    assert r.stem == "fall_height_by_level"  # the fall's own chart; fall_defaults only as a fallback
+    d = reports.defaults_report("fall", N)
+    assert len(d.axes) == 1 and d.axes[0].patches
+    import matplotlib.pyplot as plt
+
+    plt.close(r.figure)
+    plt.close(d.figure)
