@@ -6,7 +6,9 @@ from itertools import product
 import numpy as np
 import pytest
 
+from simkit.rules import fall as fl
 from simkit.rules import fatigue_day as fd
+from simkit.rules.heights import parse_heights
 from simkit.testing import RecordingRng
 
 # -- a fatigue day (R4-01..R4-06, A4-2, A4-3) ---------------------------------------------------
@@ -110,3 +112,86 @@ def test_guide_edges_give_each_cell_its_share():
     whole = guide >= 0
     assert whole.sum() >= 2**16 - (fd.N_CELLS - 1)  # at most one split run per inner edge
     assert fd.day_guide(list(pmf))[1] is guide  # cached on the probabilities
+
+
+# -- a fall's damage band (R4-07, A4-1, R0-13, R0-14) -------------------------------------------
+
+FALLS = [
+    dict(hp=9, hp_max=9),
+    dict(hp=6, hp_max=20, temp_hp=3, reading="example"),
+    dict(hp=4, hp_max=5, massive_damage=True),
+    dict(hp=30, hp_max=30, band_ko=3),
+]
+
+
+def test_fall_bands_and_dice_by_rule_id():
+    assert [fl.band_of(h) for h in (0, 1.99, 2, 3.9, 4, 7.99, 8, 9.99, 10, 11.9, 12, 40)] == [
+        0, 0, 1, 1, 2, 3, 4, 4, 5, 5, 6, 6]
+    assert [fl.fall_dice(b) for b in range(7)] == [0, 1, 2, 3, 4, 0, 0]
+    assert fl.fall_dice(4, "example") == 3  # A4-1: the worked example's 8 m -> 3d6
+    assert fl.fall_result(6, hp=50, hp_max=50) == (fl.DEAD, 0)  # 12 m+
+    assert fl.fall_result(5, hp=50, hp_max=50, temp_hp=99) == (fl.KO, 0)  # 10-<12 m: temp HP do not help
+    assert fl.fall_result(2, 9, hp=9, hp_max=9) == (fl.KO, 9)
+    assert fl.fall_result(2, 9, hp=9, hp_max=9, temp_hp=1) == (fl.STANDING, 9)  # R0-14
+    assert fl.fall_result(2, 10, hp=9, hp_max=5, massive_damage=True) == (fl.DEAD, 10)  # R0-13
+
+
+@pytest.mark.parametrize("kw", FALLS)
+def test_fall_cells_equal_brute_force(kw):
+    heights = parse_heights("uniform:0-13")
+    probs = heights.band_probabilities(fl.FALL_EDGES)
+    want: dict = {}
+    for band, pb in enumerate(probs):
+        k = {1: 1, 2: 2, 3: 3, 4: 3 if kw.get("reading") == "example" else 4}.get(band, 0)
+        for dice in product(range(1, 7), repeat=k):
+            dmg = sum(dice)
+            if band == 6:
+                key = (fl.DEAD, 0, band)
+            elif band == 5:
+                key = (kw.get("band_ko", fl.KO), 0, band)
+            elif k == 0:
+                key = (fl.STANDING, 0, band)
+            elif kw.get("massive_damage") and dmg >= 2 * kw["hp_max"]:
+                key = (fl.DEAD, dmg, band)
+            else:
+                key = (fl.KO if dmg - kw.get("temp_hp", 0) >= kw["hp"] else fl.STANDING, dmg, band)
+            want[key] = want.get(key, 0.0) + pb / 6**k
+    got = {(c, d, b): p for p, c, d, b in fl.fall_cells(probs, **kw)}
+    assert got.keys() == want.keys()
+    for key, p in want.items():
+        assert got[key] == pytest.approx(p, abs=1e-15)
+
+
+@pytest.mark.parametrize("kw", FALLS)
+def test_fall_table_is_the_reference(kw):
+    codes, damage = fl.fall_table(**kw)
+    for band in range(7):
+        k = fl.fall_dice(band, kw.get("reading", "table"))
+        for r in range(0, fl.DICE_WIDTH, 7):
+            total = sum(r // 6**i % 6 + 1 for i in range(k))
+            assert (codes[band * fl.DICE_WIDTH + r], damage[band * fl.DICE_WIDTH + r]) == fl.fall_result(
+                band, total, **kw)
+
+
+@pytest.mark.parametrize("height", ["6", "3,9,11,15", "uniform:0-14", "1", "uniform:4.5-5.5"])
+def test_fall_phase_equals_the_reference_on_the_same_draws(height):
+    heights = parse_heights(height)
+    kw = dict(hp=10, hp_max=10, temp_hp=2)
+    rng = RecordingRng(8)
+    codes, damage, band = fl.fall_phase(2000, rng, heights, **kw)
+    draws = [d[1].astype(int) for d in rng.draws]
+    probs = heights.band_probabilities(fl.FALL_EDGES)
+    if np.count_nonzero(probs) == 1:
+        assert (band == int(np.flatnonzero(probs)[0])).all()
+    elif heights.kind == "list":
+        assert [fl.band_of(heights.values[i]) for i in draws.pop(0)] == band.tolist()
+    else:
+        draws.pop(0)
+        if len(draws) == 2:
+            draws.pop(0)
+    dice = draws.pop(0) if draws else np.zeros(2000, dtype=int)
+    assert not draws
+    for j in range(2000):
+        k = fl.fall_dice(int(band[j]))
+        total = sum(int(dice[j]) // 6**i % 6 + 1 for i in range(k))
+        assert (codes[j], damage[j]) == fl.fall_result(int(band[j]), total, **kw)

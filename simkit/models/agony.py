@@ -34,7 +34,7 @@ HP on waking as the mark ``hp``) and ``ChainResult.survival()`` (columns ``stage
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from simkit.core.chain import ChainRules
 from simkit.core.params import param, spec
@@ -63,6 +63,7 @@ class Agony(ChainRules):
     time_unit: ClassVar[str] = "rounds"
     outcomes: ClassVar[tuple[str, ...]] = ("dead", "revived", "back", "awake", "rested")
     rule_ids: ClassVar[str] = "R1-01..R1-08, R1-11; A1-1..A1-3, A1-6; rounds then hours"
+    active_label: ClassVar[str] = "still agonising"
 
     #: every parameter of both stages, declared there (``lethal`` follows ``nonlethal_recovery``)
     params_from: ClassVar = (
@@ -75,6 +76,12 @@ class Agony(ChainRules):
         help="after a nonlethal knock-out: the hourly checks cannot kill (safe, 'sans danger de mort') "
              "or they can (checks)")
 
+
+    @classmethod
+    def typical_character(cls, level: int) -> dict[str, Any]:
+        """A typical character of ``level``: level, Constitution and PP (R1-04, R1-06)."""
+        pp = levels.pp_max(level)
+        return {"level": level, "con": levels.con_modifier(level), "pp_max": pp, "pp": pp}
 
     def validate(self) -> None:
         self.stages()  # cross-field checks of each stage (e.g. pp <= pp_max)

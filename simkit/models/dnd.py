@@ -46,6 +46,7 @@ class DnD5e(CustomTrack):
     time_unit: ClassVar[str] = "rounds"
     outcomes: ClassVar[tuple[str, ...]] = ("stable", "dead", "revived")
     rule_ids: ClassVar[str] = "D&D 5e PHB death saving throws"
+    active_label: ClassVar[str] = "still dying"
     dice: ClassVar[str] = "1d20"
 
     dc: int = shared("dc", default=10)
@@ -82,6 +83,7 @@ class DnD4e(CustomTrack):
     time_unit: ClassVar[str] = "rounds"
     outcomes: ClassVar[tuple[str, ...]] = ("dead", "revived")
     rule_ids: ClassVar[str] = "D&D 4e PHB death saving throws"
+    active_label: ClassVar[str] = "still dying"
     dice: ClassVar[str] = "1d20"
 
     dc: int = shared("dc", default=10)

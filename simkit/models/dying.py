@@ -45,7 +45,7 @@ chain runs the same reference over the phases' probabilities.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from functools import lru_cache
 
@@ -53,12 +53,15 @@ import numpy as np
 
 from simkit.core.packing import pack_steps
 from simkit.rules import hero_points as hp_rule
+from simkit.rules import levels
 from simkit.rules.dice import Dice
 from simkit.rules.dying_damage import WOUNDED_ADDS, hit_while_dying, knockout_value
 from simkit.rules.hero_points import HERO_KNOCKOUT, hero_threshold
 from simkit.rules.massive_damage import is_massive, massive_chance
 from simkit.rules.recovery_check import MARGIN_HI, MARGIN_LO, check_margin, recovery_delta, recovery_pmf
 from simkit.rules.levels import monster_high_dc
+from simkit.core.ambiguity import Ambiguity
+from simkit.core.ambiguity import reading as _r
 from simkit.core.params import ParamError, param
 from simkit.rules.parameters import shared
 from simkit.core.model import Rules
@@ -72,6 +75,44 @@ STABLE, DEAD, REVIVED = 0, 1, 2
 NO_HIT, HIT, CRIT, MASSIVE = 0, 1, 2, 3
 
 
+# An enemy that keeps attacking the downed character (20% normal hits, 5% critical hits
+# a round): the situation in which the damage-while-dying readings differ.
+_HITS = {"hit_chance": 0.2, "crit_chance": 0.05}
+
+#: The ambiguities of docs/rules.md this model carries (the ambiguity report, compare).
+AMBIGUITIES: tuple[Ambiguity, ...] = (
+    Ambiguity("A0-1", "R0-09", "dying", "on_damage",
+          "damage while dying: keep the higher dying value, or add 1 (2 on a critical)",
+          (_r("max", {"on_damage": "max"}, True), _r("increment", {"on_damage": "increment"})),
+          setup=_HITS),
+    Ambiguity("A0-2", "R0-05", "dying", "wounded_rule",
+          "no wounded condition in the seed; published PF2e adds wounded to dying gained",
+          (_r("no wounded", {"wounded_rule": False}, True),
+           _r("wounded 1", {"wounded_rule": True, "wounded": 1})),
+          setup=_HITS),
+    Ambiguity("A0-3", "R0-10", "dying", "hero_policy",
+          "when a character spends its hero point (one hero point)",
+          (_r("never", {"hero_policy": "never"}), _r("immediately", {"hero_policy": "immediately"}),
+           _r("at dying 3", {"hero_policy": 3}), _r("at death", {"hero_policy": "at_death"}, True)),
+          setup={"hero_points": 1}),
+    Ambiguity("A0-4", "R0-05/R0-06", "dying", "check",
+          "recovery check: Fortitude save vs the source's DC + dying, or flat check DC 10 + dying",
+          (_r("save", {"check": "save"}, True), _r("flat", {"check": "flat"}))),
+    Ambiguity("A0-5", "R0-06", "dying", "monster_dc",
+          "a monster's high DC: level DC + hard adjustment, or 10 + its High skill modifier",
+          (_r("table", {"monster_dc": "table"}, True), _r("skill", {"monster_dc": "skill"}))),
+    Ambiguity("A0-6", "A0-2/A0-1", "dying", "wounded_adds",
+          "with the increment and the wounded rule: does wounded add to every hit while dying?",
+          (_r("on gain", {"wounded_adds": "on_gain"}, True), _r("every hit", {"wounded_adds": "every_hit"})),
+          setup={"check": "flat", "on_damage": "increment", "wounded_rule": True, "wounded": 1,
+                 "hero_effect": "stabilize", "hit_chance": 0.3, "crit_chance": 0.1}),
+    Ambiguity("A0-7", "R0-10/R0-04", "dying", "hero_knockout",
+          "a knock-out reaching the death value with a hero point held: spend it, or die",
+          (_r("spend", {"hero_knockout": "spend"}, True), _r("die", {"hero_knockout": "die"})),
+          setup={"crit": True, "death_at": 2, "hero_points": 1}),
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Dying(Rules):
     """The seed-000 dying track (R0-03..R0-10, R0-13); one step = one round."""
@@ -80,6 +121,8 @@ class Dying(Rules):
     time_unit: ClassVar[str] = "rounds"
     outcomes: ClassVar[tuple[str, ...]] = ("stable", "dead", "revived")
     rule_ids: ClassVar[str] = "R0-03..R0-10, R0-13; A0-1..A0-7"
+    active_label: ClassVar[str] = "still dying"
+    ambiguities: ClassVar[tuple[Ambiguity, ...]] = AMBIGUITIES
     has_exact: ClassVar[bool] = True
 
     start: int = param(1, kind="int", lo=1, hi=20, rule="R0-03", help="dying value at the knock-out")
@@ -116,6 +159,16 @@ class Dying(Rules):
     heal_round: int | None = shared("heal_round")
     check_penalty: int = shared("check_penalty")
     max_rounds: int = shared("max_rounds")
+
+    @classmethod
+    def typical_character(cls, level: int) -> dict[str, Any]:
+        """A typical PF2e character of ``level``: its Fortitude save (R0-05, simkit.rules.levels)."""
+        return {"save_bonus": levels.fortitude_save(level)}
+
+    @classmethod
+    def typical_opponent(cls, level: int) -> dict[str, Any]:
+        """A monster of the same level: its high DC (R0-06)."""
+        return {"monster_level": level}
 
     def validate(self) -> None:
         if self.dc is not None and self.monster_level is not None:

@@ -159,6 +159,7 @@ class Encounter(Rules):
     outcomes: ClassVar[tuple[str, ...]] = OUTCOMES
     marks: ClassVar[tuple[str, ...]] = ("knocked_out", "ko_round", "hp", "hero_spent", "healer", "hours")
     rule_ids: ClassVar[str] = "R0-01..R0-14, R1-01..R1-08, R1-11; A0-1..A0-5, A1-1..A1-3, A1-6"
+    active_label: ClassVar[str] = "still in the fight"
 
     # -- the character -------------------------------------------------------------
     level: int = shared("level", default=5)
@@ -248,6 +249,16 @@ class Encounter(Rules):
     until: str = param("safe", kind="choice", choices=("safe", "healer"),
                        help="run to safety/death, or stop when the healer arrives")
     max_rounds: int = shared("max_rounds")
+
+    @classmethod
+    def typical_character(cls, level: int) -> dict[str, Any]:
+        """A PC of ``level`` (its HP, AC, saves and PP follow the level)."""
+        return {"level": level}
+
+    @classmethod
+    def typical_opponent(cls, level: int) -> dict[str, Any]:
+        """Monsters of the same level (attack, damage and DCs follow it)."""
+        return {"monster_level": level}
 
     def validate(self) -> None:
         if self.hp is not None and self.hp > self.max_hp:

@@ -45,43 +45,44 @@ from typing import ClassVar
 import numpy as np
 
 from simkit.core.chain import ChainRules
-from simkit.rules.dice import Dice
+from simkit.rules.fall import (
+    BAND_DEAD,
+    BAND_KO,
+    DEAD,
+    FALL_EDGES,
+    KO,
+    STANDING,
+    band_of,
+    fall_cells,
+    fall_dice,
+    fall_phase,
+    fall_result,
+)
 from simkit.rules.heights import parse_heights
+from simkit.core.ambiguity import Ambiguity
+from simkit.core.ambiguity import reading as _r
 from simkit.core.params import ParamError, param, spec
 from simkit.rules.parameters import shared
 from simkit.core.model import Rules
 from simkit.models.dying import Dying
 from simkit.models.perseverance import Perseverance
 
-__all__ = ["Fall", "FallDying", "FallPerseverance", "FALL_EDGES", "max_hp_at", "fall_dice", "band_of"]
-
-#: Lower edges (metres) of bands 1..6 of R4-07; band 0 is under 2 m.
-FALL_EDGES = (2.0, 4.0, 6.0, 8.0, 10.0, 12.0)
-BAND_KO, BAND_DEAD = 5, 6
-DEAD, KO, STANDING = 0, 1, 2
-
-
-def band_of(height: float) -> int:
-    """Band of R4-07 of a height in metres (plain Python): 0..6."""
-    band = 0
-    for edge in FALL_EDGES:
-        if height >= edge:
-            band += 1
-    return band
-
-
-def fall_dice(band: int, reading: str = "table") -> int:
-    """Number of d6 of a damage band 1..4 (R4-07; A4-1 ``reading``); 0 otherwise."""
-    if not 1 <= band <= 4:
-        return 0
-    if band == 4 and reading == "example":
-        return 3
-    return band
+__all__ = ["Fall", "FallDying", "FallPerseverance", "FALL_EDGES", "max_hp_at", "fall_dice", "band_of",
+           "BAND_KO", "BAND_DEAD", "DEAD", "KO", "STANDING"]  # the rule's names: simkit.rules.fall
 
 
 def max_hp_at(level: int, ancestry_hp: int, class_hp: int, con: int) -> int:
     """Maximum HP at ``level`` (R0-01): ancestry HP + (class HP + Con modifier) x level."""
     return ancestry_hp + (class_hp + con) * level
+
+
+#: The ambiguities of docs/rules.md this model carries (the ambiguity report, compare).
+AMBIGUITIES: tuple[Ambiguity, ...] = (
+    Ambiguity("A4-1", "R4-07", "fall", "reading",
+          "a fall of 8 m: 4d6 (the table, 1d6 per 2 m) or 3d6 (the worked example)",
+          (_r("table", {"reading": "table"}, True), _r("example", {"reading": "example"})),
+          setup={"height": 8}, outcome="ko"),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +94,7 @@ class Fall(Rules):
     outcomes: ClassVar[tuple[str, ...]] = ("dead", "ko", "standing")
     marks: ClassVar[tuple[str, ...]] = ("damage", "band")
     rule_ids: ClassVar[str] = "R4-07, R0-01, R0-13, R0-14; A4-1"
+    ambiguities: ClassVar[tuple[Ambiguity, ...]] = AMBIGUITIES
     has_exact: ClassVar[bool] = True
     has_exact_hist: ClassVar[bool] = True  # one step: exact_hist, no chain of states
     horizon_param: ClassVar[str] = ""
@@ -111,6 +113,11 @@ class Fall(Rules):
     hp_max: int | None = shared("hp_max")
     temp_hp: int = shared("temp_hp")
     massive_damage: bool = shared("massive_damage")
+
+    @classmethod
+    def typical_character(cls, level: int) -> dict[str, Any]:
+        """A faller of ``level`` (its HP follow the level, R0-01)."""
+        return {"level": level}
 
     def validate(self) -> None:
         if self.hp == 0:
@@ -145,65 +152,33 @@ class Fall(Rules):
         return self.hp if self.hp is not None else self.max_hp
 
     # -- scalar reference ----------------------------------------------------------
-    def ref_fall(self, u_height: float, u_damage: float) -> tuple[int, int, int]:
-        """One fall from two uniforms: ``(outcome code, damage, band)``."""
-        band = band_of(self.heights.sample_one(u_height))
-        if band == BAND_DEAD:
-            return DEAD, 0, band
-        if band == BAND_KO:
-            return self._band_ko, 0, band
-        k = fall_dice(band, self.reading)
-        if k == 0:
-            return STANDING, 0, band
-        damage = int(Dice(k, 6).quantile(u_damage))
-        if self.massive_damage and damage >= 2 * self.max_hp:
-            return DEAD, damage, band
-        hp_loss = max(0, damage - self.temp_hp)
-        return (KO if hp_loss >= self.current_hp else STANDING), damage, band
+    def _rule(self) -> dict:
+        """The faller's numbers, as :func:`simkit.rules.fall.fall_result` takes them."""
+        return dict(hp=self.current_hp, hp_max=self.max_hp, temp_hp=self.temp_hp,
+                    massive_damage=self.massive_damage, reading=self.reading, band_ko=self._band_ko)
 
-    # -- vectorised kernel -------------------------------------------------------------
+    def ref_fall(self, band: int, rolls=()) -> tuple[int, int, int]:
+        """One fall: ``(outcome code, damage, band)`` for a band of R4-07 and the natural d6s.
+
+        ``rolls`` are natural d6s; the band's first :func:`fall_dice` of them count. The
+        rule is :func:`simkit.rules.fall.fall_result`; :func:`band_of` gives a height's band.
+        """
+        k = fall_dice(band, self.reading)
+        code, damage = fall_result(band, sum(rolls[:k]), **self._rule())
+        return code, damage, band
+
+    # -- vectorised kernel: the band, then one uniform integer for the dice, two lookups ----
     def init(self, n, rng):
-        u = rng.random(size=(n, 2))  # (n, 2): height, damage quantile
-        h = self.heights.sample(u[:, 0])  # (n,) metres
-        band = np.searchsorted(np.asarray(FALL_EDGES), h, side="right").astype(np.int8)  # (n,) 0..6
-        damage = np.zeros(n, dtype=np.int32)  # (n,) HP of fall damage rolled
-        for b in range(1, 5):
-            sel = band == b
-            if sel.any():
-                damage[sel] = Dice(fall_dice(b, self.reading), 6).quantile(u[sel, 1])
-        codes = np.where(damage - self.temp_hp >= self.current_hp, KO, STANDING).astype(np.int8)
-        if self.massive_damage:
-            codes[damage >= 2 * self.max_hp] = DEAD
-        codes[band == BAND_KO] = self._band_ko
-        codes[band == BAND_DEAD] = DEAD
-        return {"damage": damage, "band": band}, codes
+        codes, damage, band = fall_phase(n, rng, self.heights, **self._rule())
+        return {"damage": damage, "band": band}, codes  # (n,) damage rolled, band 0..6
 
     def step(self, state, t, rng):  # pragma: no cover - every track ends at step 0
         raise RuntimeError("a fall is resolved at step 0")
 
-    # -- exact: dice convolution by band ---------------------------------------------------
+    # -- exact: every band, every combination of its d6s, through the same rule --------------
     def _exact_cells(self):
-        """Yield ``(probability, outcome code, damage, band)`` over every case, exactly."""
-        bands = self.heights.band_probabilities(FALL_EDGES)
-        for band, pb in enumerate(bands):
-            if pb == 0:
-                continue
-            if band == BAND_DEAD:
-                yield pb, DEAD, 0, band
-            elif band == BAND_KO:
-                yield pb, self._band_ko, 0, band
-            elif band == 0:
-                yield pb, STANDING, 0, band
-            else:
-                values, probs = Dice(fall_dice(band, self.reading), 6).pmf()
-                for d, pd in zip(values.tolist(), probs.tolist()):
-                    if self.massive_damage and d >= 2 * self.max_hp:
-                        code = DEAD
-                    elif d - self.temp_hp >= self.current_hp:
-                        code = KO
-                    else:
-                        code = STANDING
-                    yield pb * pd, code, d, band
+        """``(probability, outcome code, damage, band)`` over every case, exactly."""
+        return fall_cells(self.heights.band_probabilities(FALL_EDGES), **self._rule())
 
     def exact_hist(self) -> np.ndarray:
         """Exact outcome probabilities, shape (n_outcomes, 1) (all at step 0)."""
@@ -271,6 +246,7 @@ class FallDying(_FallChain):
     time_unit: ClassVar[str] = "rounds"
     outcomes: ClassVar[tuple[str, ...]] = ("dead", "standing", "ko", "stable", "revived")
     rule_ids: ClassVar[str] = "R4-07, R0-01, R0-03..R0-10, R0-13, R0-14; A4-1, A0-4"
+    active_label: ClassVar[str] = "still dying"
 
     _DYING = ("save_bonus", "dc", "check", "check_penalty", "hero_points", "heal_round", "max_rounds")
     params_from: ClassVar = ((Fall, ("massive_damage",)), (Dying, _DYING))
@@ -302,6 +278,7 @@ class FallPerseverance(_FallChain):
     time_unit: ClassVar[str] = "rounds"
     outcomes: ClassVar[tuple[str, ...]] = ("dead", "standing", "ko", "stable", "revived", "back")
     rule_ids: ClassVar[str] = "R4-07, R0-01, R0-14, R1-01..R1-05; A4-1, A1-1, A1-3"
+    active_label: ClassVar[str] = "still agonising"
 
     params_from: ClassVar = (
         (Fall, ("massive_damage",)),

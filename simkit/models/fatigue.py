@@ -60,6 +60,8 @@ from typing import ClassVar
 import numpy as np
 
 from simkit.core.model import Rules
+from simkit.core.ambiguity import Ambiguity
+from simkit.core.ambiguity import reading as _r
 from simkit.core.params import ParamError, param
 from simkit.rules.fatigue_day import (
     DEAD,
@@ -79,6 +81,18 @@ __all__ = ["Fatigue", "DEAD", "RECOVERED", "EXHAUSTED"]
 U_RESCUE, U_SLEEP, U_FOOD, U_WATER, U_CARE = range(5)
 
 
+#: The ambiguities of docs/rules.md this model carries (the ambiguity report, compare).
+AMBIGUITIES: tuple[Ambiguity, ...] = (
+    Ambiguity("A4-2", "R4-02", "fatigue", "food_water",
+          "'without eating or drinking': one counter for food and water, or separate counters",
+          (_r("one counter", {"food_water": "together"}, True), _r("separate", {"food_water": "separate"}))),
+    Ambiguity("A4-3", "R4-05", "fatigue", "care",
+          "what 'care' stops the 3-day clock of an unconscious character",
+          (_r("food", {"care": "fed"}, True), _r("food or tending (50%/day)", {"care": "tended", "p_care": 0.5}),
+           _r("rescue only", {"care": "rescue"}))),
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Fatigue(Rules):
     """Seed-004 fatigue, hunger and thirst over days (R4-01..R4-06); one step = one day."""
@@ -87,6 +101,8 @@ class Fatigue(Rules):
     time_unit: ClassVar[str] = "days"
     outcomes: ClassVar[tuple[str, ...]] = ("dead", "recovered", "exhausted")
     rule_ids: ClassVar[str] = "R4-01..R4-06; A4-2, A4-3"
+    active_label: ClassVar[str] = "still lost"
+    ambiguities: ClassVar[tuple[Ambiguity, ...]] = AMBIGUITIES
     has_exact: ClassVar[bool] = True
     observes: ClassVar[bool] = True  # the penalty by day (Result.observed)
     horizon_param: ClassVar[str] = "max_days"

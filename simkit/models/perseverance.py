@@ -48,11 +48,14 @@ conditions. The mark ``pp`` records the PP left at the end of the track.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
+from simkit.core.ambiguity import Ambiguity
+from simkit.core.ambiguity import reading as _r
 from simkit.core.params import ParamError, param
+from simkit.rules import levels
 from simkit.rules.parameters import shared
 from simkit.core.model import Rules
 
@@ -76,6 +79,19 @@ def stabilize_cost(pp_max, cap: int | None = 3):
     return cost if cost.ndim else int(cost)
 
 
+#: The ambiguities of docs/rules.md this model carries (the ambiguity report, compare).
+AMBIGUITIES: tuple[Ambiguity, ...] = (
+    Ambiguity("A1-1", "R1-01", "perseverance", "zero_pp",
+          "reaching 0 HP with 0 PP: dead at once, or at the end of its first turn",
+          (_r("at once", {"zero_pp": "at_once"}, True), _r("end of turn", {"zero_pp": "end_of_turn"})),
+          setup={"pp": 0, "medic_bonus": 5}),
+    Ambiguity("A1-3", "R1-05", "perseverance", "enough_pp",
+          "'enough PP' to get back in the fight: 1 PP, or a reserve the designer sets",
+          (_r("1 PP", {"enough_pp": 1}, True), _r("reserve 3", {"enough_pp": 3})),
+          setup={"back_in_fight": True, "spend": "asap", "pp": 4, "pp_max": 8}, outcome="back"),
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Perseverance(Rules):
     """Seed-001 agony at 0 HP: PP drain, first aid, healing, spending PP (R1-01..05, R1-11)."""
@@ -85,6 +101,8 @@ class Perseverance(Rules):
     outcomes: ClassVar[tuple[str, ...]] = ("dead", "stable", "revived", "back")
     marks: ClassVar[tuple[str, ...]] = ("pp",)
     rule_ids: ClassVar[str] = "R1-01..R1-05, R1-11; A1-1, A1-3, A1-6"
+    active_label: ClassVar[str] = "still agonising"
+    ambiguities: ClassVar[tuple[Ambiguity, ...]] = AMBIGUITIES
     has_exact: ClassVar[bool] = True
 
     pp: int = shared("pp")
@@ -102,6 +120,12 @@ class Perseverance(Rules):
     zero_pp: str = shared("zero_pp")
     check_penalty: int = shared("check_penalty")
     max_rounds: int = shared("max_rounds")
+
+    @classmethod
+    def typical_character(cls, level: int) -> dict[str, Any]:
+        """A typical character of ``level``: its PP maximum, all PP left (R1-04)."""
+        pp = levels.pp_max(level)
+        return {"pp_max": pp, "pp": pp}
 
     def validate(self) -> None:
         if self.pp > self.pp_max:

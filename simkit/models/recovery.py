@@ -31,12 +31,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
 from simkit.core.model import Rules
+from simkit.core.ambiguity import Ambiguity
+from simkit.core.ambiguity import reading as _r
 from simkit.core.params import param
+from simkit.rules import levels
 from simkit.rules.parameters import shared
 from simkit.rules.hourly import (
     AWAKE as CHECK_AWAKE,
@@ -58,6 +61,22 @@ PACK_HOURS = 3
 DEAD, AWAKE, RESTED = 0, 1, 2
 
 
+#: The ambiguities of docs/rules.md this model carries (the ambiguity report, compare).
+AMBIGUITIES: tuple[Ambiguity, ...] = (
+    Ambiguity("A1-2", "R1-06/R1-07", "recovery", "checks",
+          "a Constitution check in the 8th hour before the automatic wake-up: 8 checks or 7",
+          (_r("8 checks", {"checks": 8}, True), _r("7 checks", {"checks": 7}))),
+    Ambiguity("A1-4", "R1-12", "recovery", "con",
+          "ability damage: modifier from the damaged score, or -1 modifier per point "
+          "(Constitution 14 after 4 points of damage)",
+          (_r("score", {"con": 0}, True), _r("per point", {"con": -2}))),
+    Ambiguity("A1-6", "R1-06", "recovery", "natural",
+          "the hourly Constitution check: no natural 20/1 rule (as written), or with it",
+          (_r("no natural 20/1", {"natural": False}, True), _r("natural 20/1", {"natural": True})),
+          setup={"healer": 5}),
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Recovery(Rules):
     """Seed-001 hourly Constitution checks of a stable character at 0 HP (R1-06..R1-08)."""
@@ -67,6 +86,8 @@ class Recovery(Rules):
     outcomes: ClassVar[tuple[str, ...]] = ("dead", "awake", "rested")
     marks: ClassVar[tuple[str, ...]] = ("hp",)
     rule_ids: ClassVar[str] = "R1-06..R1-08; A1-2, A1-6"
+    active_label: ClassVar[str] = "still unconscious"
+    ambiguities: ClassVar[tuple[Ambiguity, ...]] = AMBIGUITIES
     has_exact: ClassVar[bool] = True
 
     con: int = shared("con")
@@ -80,6 +101,11 @@ class Recovery(Rules):
                          help="a check under 10 kills; false: it only keeps the character down "
                               "(a nonlethal knock-out is 'sans danger de mort')")
     check_penalty: int = shared("check_penalty")
+
+    @classmethod
+    def typical_character(cls, level: int) -> dict[str, Any]:
+        """A typical character of ``level``: the level and its Constitution modifier (R1-06, R1-07)."""
+        return {"level": level, "con": levels.con_modifier(level)}
 
     @property
     def horizon(self) -> int:
