@@ -12,7 +12,7 @@ from simkit.testing import run_cli as run
 
 
 def test_models_lists_parameters_ranges_rules():
-    code, out, _ = run("models")
+    code, out, _ = run("models", "dying")
     assert code == 0
     for word in ("dying", "save_bonus", "R0-06", "A0-1", "an integer in [1, 100]", "unresolved"):
         assert word in out
@@ -141,7 +141,7 @@ def test_output_file_gets_normal_permissions(tmp_path):
 
 def test_models_writes_its_table_to_a_file(tmp_path):
     target = tmp_path / "models.txt"
-    code, out, _ = run("models", "-o", str(target))
+    code, out, _ = run("models", "dying", "-o", str(target))
     assert code == 0 and out == ""
     assert "save_bonus" in target.read_text()
 

@@ -119,16 +119,23 @@ def _add_model_args(p):
     p.add_argument("--preset", default=None, help="a named rule variant, e.g. pf2e-core")
 
 
+def _add_marks_arg(p) -> None:
+    p.add_argument("--marks", action="append", default=None, metavar="MARK",
+                   help="distribution of a mark when tracks end, e.g. a fall's damage (repeatable; "
+                        "see the model's marks)")
+
+
 def _add_output_args(p, default="table"):
     p.add_argument("--format", default=default, choices=("table", "csv", "json"), help="output format")
     p.add_argument("-o", "--output", default=None, help="write to FILE instead of stdout")
 
 
 def emit(df, args) -> None:
-    """Print or atomically write a frame in the requested format."""
-    from simkit.core.io import format_frame
+    """Print or atomically write a frame in the requested format (a table on a terminal
+    wraps to its width: :mod:`simkit.cli.text`)."""
+    from simkit.cli.text import format_output
 
-    _emit_text(format_frame(df, args.format), args)
+    _emit_text(format_output(df, args.format, args.output), args)
 
 
 def _emit_text(text: str, args) -> None:
@@ -157,29 +164,13 @@ def _cmd_models(args) -> int:
 
         get_model(args.model)
     df = pd.DataFrame(rows)
-    if args.format == "table":
-        lines = []
-        for name, cls in REGISTRY.items():
-            if args.model and name != args.model:
-                continue
-            lines.append(f"{name}  ({cls.rule_ids}; step = 1 {cls.time_unit[:-1]}; outcomes: "
-                         f"{', '.join(cls.outcomes + ('unresolved',))})")
-            doc = (cls.__doc__ or "").strip().splitlines()
-            if doc:
-                lines.append(f"    {doc[0]}")
-            for r in describe(cls):
-                unit = f" [{r['unit']}]" if r["unit"] else ""
-                rule = f" ({r['rule']})" if r["rule"] else ""
-                lines.append(f"    {r['name']:<14} default {r['default']!s:<10} {r['allowed']}{unit}{rule}")
-                lines.append(f"    {'':<14} {r['help']}")
-            keys = _sweep_keys(cls)
-            if keys:
-                lines.append("    sweep keys (simkit sweep --grid/--set; run/exact take days_without_*): "
-                             + ", ".join(keys))
-            lines.append("")
-        lines.append("Rule ids (R0-05, A0-1, ...): what each rule says and the default readings are in "
-                     "docs/rules.md.")
-        _emit_text("\n".join(lines), args)
+    if args.format == "table":  # a one-screen list, or one model's detail (simkit.cli.listing)
+        from simkit.cli.listing import model_detail, models_list
+        from simkit.cli.text import PROSE_WIDTH, term_width
+
+        width = PROSE_WIDTH if args.output not in (None, "-") else term_width(PROSE_WIDTH)
+        text = model_detail(REGISTRY[args.model], width) if args.model else models_list(REGISTRY, width)
+        _emit_text(text, args)
         return 0
     emit(df, args)
     return 0
@@ -204,10 +195,19 @@ def _cmd_run(args) -> int:
 
     model = model_from_args(args)
     _prepare_output(args)
+    marks = None
+    if args.marks:  # checked before simulating
+        from simkit.cli.marks import check_marks, marks_frame
+
+        if args.stages:
+            raise ParamError("--marks and --stages: give one of them")
+        marks = check_marks(model, args.marks)
     res = simulate(model, args.n, rng=args.seed, workers=args.workers)
     if args.seed is None:  # fresh entropy: say how to replay the run
         print(f"simkit: seed {res.seed} (replay with --seed {res.seed})", file=sys.stderr)
-    if args.stages:
+    if marks:
+        df = marks_frame(res, marks, args.confidence, exact=not args.no_exact)
+    elif args.stages:
         _need_chain(model)
         df = res.stage_summary(level=args.confidence)
     else:
@@ -226,6 +226,13 @@ def _cmd_exact(args) -> int:
 
     model = model_from_args(args)
     _prepare_output(args)
+    if args.marks:
+        from simkit.cli.marks import check_marks, exact_marks_frame
+
+        if args.stages:
+            raise ParamError("--marks and --stages: give one of them")
+        emit(exact_marks_frame(model, check_marks(model, args.marks)), args)
+        return 0
     if not model.has_exact:
         raise ParamError(f"model {model.name!r} has no exact solver; use `simkit run {model.name}`")
     try:
@@ -260,6 +267,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_confidence_arg(p)
     p.add_argument("--no-exact", action="store_true", help="omit the exact column")
     p.add_argument("--stages", action="store_true", help="chains: each stage's outcomes (e.g. where deaths happen)")
+    _add_marks_arg(p)
     _add_output_args(p)
     p.set_defaults(func=_cmd_run)
 
@@ -267,6 +275,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model_args(p)
     p.add_argument("--stages", action="store_true", help="chains: each stage's outcomes (e.g. where deaths happen)")
     add_level_hint(p)
+    _add_marks_arg(p)
     _add_output_args(p)
     p.set_defaults(func=_cmd_exact)
 

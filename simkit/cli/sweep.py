@@ -56,6 +56,8 @@ def _add_run_args(p, *, sweep_verb: bool) -> None:
         p.add_argument("--max-points", type=parse_count, default=None, metavar="N",
                        help="refuse a grid of more points (default 100000), counted before it is built")
     p.add_argument("-o", "--output", default=None, help="the CSV to write (atomically)")
+    p.add_argument("--format", default=None, choices=("table", "csv", "json"),
+                   help="output format (default csv; table wraps to the terminal)")
 
 
 def configure(sub) -> None:
@@ -82,7 +84,8 @@ def configure(sub) -> None:
 
     p = sub.add_parser("plot", help="a PNG from a sweep or compare CSV")
     p.add_argument("csv", help="a CSV written by simkit sweep or simkit compare")
-    p.add_argument("--kind", required=True, choices=("survival", "heatmap", "compare"), help="what to draw")
+    p.add_argument("--kind", required=True, choices=("survival", "heatmap", "compare", "line"),
+                   help="what to draw (line: P(outcome) against one grid column --x, with its bands)")
     p.add_argument("--x", default=None, help="grid column on the x axis (heatmap, compare)")
     p.add_argument("--y", default=None, help="grid column on the y axis (heatmap)")
     p.add_argument("--outcome", action="append", default=None,
@@ -97,6 +100,13 @@ def configure(sub) -> None:
 
 
 # -- sweep --------------------------------------------------------------------------
+
+
+def _table_text(df, args, output=None) -> str:
+    """``df`` in ``--format`` (default csv); a table on a terminal wraps to its width."""
+    from simkit.cli.text import format_output
+
+    return format_output(df, args.format or "csv", output)
 
 
 def _merged_settings(args) -> dict:
@@ -175,7 +185,7 @@ def _journal_seed(output):
 
 
 def _cmd_sweep(args) -> int:
-    from simkit.core.io import check_writable, format_frame
+    from simkit.core.io import check_writable
     from simkit.models import get_model
     from simkit.analysis.sweep import journal_path, sweep, sweep_csv
 
@@ -197,9 +207,18 @@ def _cmd_sweep(args) -> int:
 
         df = sweep(cls, axes, s["n"], s["seed"], **common)
         with atomic_write(STDOUT) as fh:
-            fh.write(format_frame(df, "csv"))
+            fh.write(_table_text(df, args))
         return 0
     check_writable(s["output"])
+    if (args.format or "csv") != "csv":  # table or json: written whole at the end (no journal)
+        if args.resume:
+            raise ParamError("--resume continues a CSV sweep: drop --format (or use --format csv)")
+        from simkit.core.io import atomic_write
+
+        df = sweep(cls, axes, s["n"], s["seed"], **common)
+        with atomic_write(s["output"]) as fh:
+            fh.write(_table_text(df, args, s["output"]))
+        return 0
     seed = s["seed"]
     if seed is None and args.resume:
         seed = _journal_seed(s["output"])
@@ -229,7 +248,7 @@ def _cmd_sweep(args) -> int:
 
 def _cmd_compare(args) -> int:
     from simkit.analysis.compare import compare, variants
-    from simkit.core.io import check_writable, format_frame
+    from simkit.core.io import check_writable
     from simkit.models import get_model
 
     cls = get_model(args.model)
@@ -257,7 +276,7 @@ def _cmd_compare(args) -> int:
     df = compare(vs, axes, args.n or 100_000, args.seed, baseline=args.baseline, fixed=fixed,
                  exact_only=exact_only, level=args.confidence or 0.95, executor=args.executor or "local",
                  workers=workers, scheduler=args.scheduler, progress=_progress(args))
-    text = format_frame(df, "csv")
+    text = _table_text(df, args, args.output)
     if args.output:
         from simkit.core.io import atomic_write
 
@@ -279,6 +298,24 @@ def _where(items) -> dict:
         k, v = item.split("=", 1)
         out[k.strip()] = v.strip()
     return out
+
+
+def _line_x(df, args) -> str:
+    """``--x``, or the sweep's only grid column that varies."""
+    if args.x:
+        return args.x
+    from simkit.analysis.sweep import RECORD_COLUMNS, STAT_COLUMNS
+
+    lead = list(df.columns[: list(df.columns).index("outcome")]) if "outcome" in df else []
+    lead = [c for c in lead if c not in STAT_COLUMNS + RECORD_COLUMNS and c not in ("variant", "stage",
+                                                                                     "time_unit", "time")]
+    varying = [c for c in lead if df[c].nunique(dropna=False) > 1]
+    # the first that varies is the grid key; derived columns (save_bonus of level) follow it
+    free = [c for c in varying[1:] if (df.groupby(varying[0], dropna=False)[c].nunique(dropna=False) > 1).any()]
+    if not varying or free:
+        raise ValueError(f"--kind line: give --x KEY (the grid column on the x axis) and --where for the "
+                         f"others; columns that vary: {', '.join(varying) or 'none'}")
+    return varying[0]
 
 
 def _cmd_plot(args) -> int:
@@ -311,7 +348,13 @@ def _cmd_plot(args) -> int:
                 raise ParamError("--kind heatmap needs --x KEY and --y KEY (two grid columns)")
             outcome = (args.outcome or ["dead"])[0]
             ax = plots.heatmap(df, args.x, args.y, value=args.value, outcome=outcome, where=where)
+        elif args.kind == "line":
+            ax = plots.sweep_lines(df, _line_x(df, args), outcomes=tuple(args.outcome or ("dead",)),
+                                   value=args.value, where=where)
         else:
+            if "variant" not in df:
+                raise ValueError("--kind compare reads a CSV of simkit compare (a 'variant' column); for a "
+                                 "sweep along one grid column use --kind line --x KEY")
             outcome = (args.outcome or ["dead"])[0]
             ax = plots.compare_chart(df, outcome=outcome, x=args.x, value=args.value, where=where)
     except ValueError as exc:

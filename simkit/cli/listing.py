@@ -1,0 +1,80 @@
+"""What ``simkit models`` prints as a table: a one-screen list, or one model's detail.
+
+``simkit models``: one line per model (name, time unit, exact solver, one-line
+description), wrapped to the terminal width. ``simkit models NAME``: the model's
+parameters (default, allowed values, unit, rule id, meaning) and the keys that set
+parameters from the character level (``level``...) or from days without sleep, food
+or water. The rules and ambiguities the ids refer to are stated in ``docs/rules.md``.
+"""
+
+from __future__ import annotations
+
+__all__ = ["has_exact", "model_detail", "models_list"]
+
+RULES_DOC = "docs/rules.md"
+
+
+def has_exact(cls) -> str:
+    """``yes``/``no``: whether the model (at its defaults) has an exact solver."""
+    try:
+        return "yes" if getattr(cls(), "has_exact", False) else "no"
+    except Exception:  # a model that cannot be built at its defaults
+        return "?"
+
+
+def summary_line(cls) -> str:
+    """The first line of the model's docstring."""
+    doc = (cls.__doc__ or "").strip().splitlines()
+    return doc[0].strip() if doc else ""
+
+
+def models_list(registry: dict, width: int) -> str:
+    """One line per model, wrapped to ``width``, and how to see one model's parameters."""
+    import pandas as pd
+
+    from simkit.cli.text import wrap_prose, wrap_table
+
+    df = pd.DataFrame([dict(model=name, step=cls.time_unit.rstrip("s"), exact=has_exact(cls),
+                            description=summary_line(cls)) for name, cls in registry.items()])
+    text = wrap_table(df, width)
+    foot = ("simkit models NAME: a model's parameters (default, allowed values, rule id, meaning); "
+            f"--format csv: every model's parameters. The rules and ambiguities (R0-05, A0-1...) are "
+            f"stated in {RULES_DOC}.")
+    return text + "\n" + "\n".join(wrap_prose(foot, width)) + "\n"
+
+
+def model_detail(cls, width: int) -> str:
+    """One model's parameters and keys, wrapped to ``width``."""
+    from simkit.analysis.grid import describe_keys
+    from simkit.cli.text import wrap_prose
+    from simkit.core.params import describe
+    from simkit.rules.penalties import FATIGUE_KEYS
+
+    lines = wrap_prose(f"{cls.name}  ({cls.rule_ids}; step = 1 {cls.time_unit.rstrip('s')}; outcomes: "
+                       f"{', '.join(tuple(cls.outcomes) + ('unresolved',))}; exact solver: {has_exact(cls)})",
+                       width, 0, 4)
+    lines += wrap_prose(summary_line(cls), width, 4)
+    lines.append("")
+    for r in describe(cls):
+        unit = f" [{r['unit']}]" if r["unit"] else ""
+        rule = f" ({r['rule']})" if r["rule"] else ""
+        lines += wrap_prose(f"{r['name']:<14} default {r['default']!s:<10} {r['allowed']}{unit}{rule}", width, 4, 19)
+        lines += wrap_prose(str(r["help"]), width, 19)
+    keys = describe_keys(cls)
+    level = [r for r in keys if r["name"] not in FATIGUE_KEYS]
+    days = [r["name"] for r in keys if r["name"] in FATIGUE_KEYS]
+    if level:
+        lines.append("")
+        lines += wrap_prose("Keys that set parameters from the character level (--set KEY=V on run, exact, "
+                            "calibrate, sensitivity and sweep; --grid on sweep; the values set are shown):",
+                            width, 4)
+        for r in level:
+            default = f"default {r['default']!s:<10}" if r["default"] is not None else ""
+            lines += wrap_prose(f"{r['name']:<14} {default:<18} {r['allowed']}", width, 4, 19)
+            lines += wrap_prose(str(r["help"]), width, 19)
+    if days:
+        lines.append("")
+        lines += wrap_prose(f"Fatigue keys (add to check_penalty, R4-01..R4-03): {', '.join(days)}", width, 4)
+    lines.append("")
+    lines += wrap_prose(f"Rules and ambiguities: {RULES_DOC}", width, 4)
+    return "\n".join(lines) + "\n"
