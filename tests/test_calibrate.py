@@ -239,8 +239,8 @@ def test_cli_bad_input_exits_2_with_one_line(argv):
 def test_values_ruled_out_by_other_parameters_are_skipped():
     from simkit.models.dnd import DnD4e
 
-    cal = calibrate(DnD4e(), 0.5, "dc")  # dc 21..30 would exceed surge_at=20
-    assert [v for v, _ in cal.skipped] == list(range(21, 31))
+    cal = calibrate(DnD4e(), 0.5, "dc")  # dc 21..100 (the range of dc) would exceed surge_at=20
+    assert [v for v, _ in cal.skipped] == list(range(21, 101))
     assert "surge_at=20 must be at least dc=21" in cal.message
     ps = {dc: simkit.solve(DnD4e(dc=dc))["dead"] for dc in range(1, 21)}
     assert cal.value == min(ps, key=lambda d: (abs(ps[d] - 0.5), d))

@@ -66,7 +66,7 @@ def _as_model(model):
     return model
 
 
-def _method(model, method: str) -> str:
+def choose_method(model, method: str) -> str:
     if method not in METHODS:
         raise ParamError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
     if method == "auto":
@@ -76,14 +76,14 @@ def _method(model, method: str) -> str:
     return method
 
 
-def _check_n(n) -> int:
+def check_n(n) -> int:
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ParamError(f"n must be a positive integer, got {n!r}")
     return int(n)
 
 
 @dataclass
-class _Evaluator:
+class Evaluator:
     """Outcome probabilities of model variants, exact or Monte Carlo (one seed for all)."""
 
     model: Any
@@ -131,9 +131,11 @@ def _at_level(model, character_level, keep=()):
     """``model`` with the parameters of a typical character of ``character_level``."""
     if character_level is None:
         return model
-    from simkit.analysis.ambiguities import typical_character
-
-    changes = {k: v for k, v in typical_character(model.name, character_level).items() if k not in keep}
+    if not isinstance(character_level, (int, np.integer)) or isinstance(character_level, bool) \
+            or not 1 <= character_level <= 20:
+        raise ParamError(f"character level must be an integer in [1, 20], got {character_level!r}")
+    typical = type(model).typical_character(int(character_level))
+    changes = {k: v for k, v in typical.items() if k not in keep}
     return model.replace(**changes) if changes else model
 
 
@@ -328,15 +330,15 @@ def calibrate(
             f"outcomes: {', '.join(tuple(model.outcomes) + ('unresolved',))}"
         )
     meta = _numeric(model, vary)
-    method = _method(model, method)
-    level = _level(level)
-    n = _check_n(n)
+    method = choose_method(model, method)
+    level = confidence_level(level)
+    n = check_n(n)
     seed = None
     if method == "mc":
         from simkit.core.streams import resolve_seed
 
         seed = resolve_seed(rng)
-    ev = _Evaluator(model, method, n, seed, level)
+    ev = Evaluator(model, method, n, seed, level)
     lo, hi = _bracket(vary, meta, lo, hi)
 
     def f(x):
@@ -363,7 +365,7 @@ def calibrate(
     return _calibrate_float(model, vary, outcome, target, f, lo, hi, method, n, seed, grid, xtol)
 
 
-def _level(level) -> float:
+def confidence_level(level) -> float:
     try:
         return check_level(level)
     except ValueError as exc:
@@ -555,9 +557,9 @@ def sensitivity(
         ``outcome``, empty numbers and the reason in ``note``, at the end.
     """
     model = _at_level(_as_model(model), character_level)
-    method = _method(model, method)
-    level = _level(level)
-    n = _check_n(n)
+    method = choose_method(model, method)
+    level = confidence_level(level)
+    n = check_n(n)
     known = spec(type(model))
     numeric = [k for k, m in known.items() if m["kind"] in ("int", "float")]
     if params is None:
@@ -586,7 +588,7 @@ def sensitivity(
         from simkit.core.streams import resolve_seed
 
         seed = resolve_seed(rng)
-    ev = _Evaluator(model, method, n, seed, level)
+    ev = Evaluator(model, method, n, seed, level)
     base = ev()
     z = norm_ppf(0.5 + level / 2)
     rows = []

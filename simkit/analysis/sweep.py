@@ -147,7 +147,7 @@ def plan_sweep(model, grid=None, n: int | None = 100_000, rng=None, *, fixed=Non
     Errors are :class:`~simkit.core.params.ParamError` with one line naming the key, or
     the point and the parameter, at fault.
     """
-    from simkit.core.engine import _check_n
+    from simkit.core.engine import check_n
 
     cls, base = _model_class_and_base(model, preset)
     g = grid if isinstance(grid, Grid) else make_grid(cls, grid or {}, fixed or {}, max_points)
@@ -160,7 +160,7 @@ def plan_sweep(model, grid=None, n: int | None = 100_000, rng=None, *, fixed=Non
             raise ParamError(f"model {cls.name!r} has no exact solver: drop exact_only (--exact-only)")
         n_ = seed = None
     else:
-        n_ = _check_n(n)
+        n_ = check_n(n)
         seed = resolve_seed(rng)
     mode = "survival" if survival else ("exact" if exact_only else "mc")
     points, derived, models, seeds, keys = [], [], [], [], []
@@ -295,9 +295,9 @@ def process_pool(workers: int):
     forkserver preloads simkit once, so each worker starts in a fraction of a second
     instead of importing numpy, pandas and simkit again.
     """
-    from simkit.core.engine import _process_pool
+    from simkit.core.engine import worker_pool
 
-    return _process_pool(workers, ("simkit.analysis.sweep", "simkit.core.engine", "simkit.core.exact", "simkit.models"))
+    return worker_pool(workers, ("simkit.analysis.sweep", "simkit.core.engine", "simkit.core.exact", "simkit.models"))
 
 
 class _Pool:

@@ -25,6 +25,7 @@ import pandas as pd
 
 from simkit.core.model import Rules
 from simkit.core.stats import proportion_ci
+from simkit.core.tables import survival_table
 
 __all__ = ["ChainRules", "ChainResult", "ChainExact"]
 
@@ -53,13 +54,19 @@ class ChainRules(Rules):
         first, then = self.stages()
         return first.has_exact and all(m.has_exact for m in then.values())
 
-    def _final_names(self) -> tuple[str, ...]:
-        return tuple(self.outcomes) + ("unresolved",)
+    def solve_stages(self, solve) -> ChainExact:
+        """The exact answer, each stage solved by ``solve`` (the exact solver's hook)."""
+        first, then = self.stages()
+        return self.combine_stages(solve(first), {o: solve(m) for o, m in then.items()})
+
+    def combine_stages(self, first, then: dict) -> ChainExact:
+        """The chain's exact answer from its stages' exact answers."""
+        return ChainExact(model=self, first=first, then=then)
 
 
 def _merge(model: ChainRules, first_probs: dict, then_probs: dict) -> dict:
     """Combine stage probabilities (or counts) into the chain's outcomes."""
-    out = {name: 0 for name in model._final_names()}
+    out = {name: 0 for name in model.all_outcomes}
     continued = model.stages()[1]
     for o1, v1 in first_probs.items():
         if o1 in continued and o1 not in then_probs:
@@ -84,7 +91,7 @@ class ChainExact:
 
     @property
     def outcomes(self) -> tuple[str, ...]:
-        return self.model._final_names()
+        return self.model.all_outcomes
 
     @property
     def probabilities(self) -> dict[str, float]:
@@ -98,6 +105,20 @@ class ChainExact:
     def summary(self) -> pd.DataFrame:
         probs = self.probabilities
         return pd.DataFrame({"outcome": list(probs), "p": list(probs.values())})
+
+    def survival(self, level: float = 0.95, method: str = "wilson", exact: bool = True) -> pd.DataFrame:
+        """Stage survival tables stacked (columns of :meth:`simkit.Result.survival`),
+        probabilities over all tracks; ``p = exact``, no counts."""
+        p1 = self.first.probabilities
+        frames = [survival_table(self.first.model.outcomes, stage=self.first.model.name,
+                                 time_unit=self.first.model.time_unit, exact=self.first.cdf())]
+        for o, r in self.then.items():
+            frames.append(survival_table(
+                r.model.outcomes, stage=f"{o}->{r.model.name}", time_unit=r.model.time_unit,
+                exact=r.cdf() * p1[o], exact_total=p1[o]))
+        df = pd.concat(frames, ignore_index=True)
+        df.attrs.update(model=self.model.name)
+        return df
 
     def stage_summary(self) -> pd.DataFrame:
         """Each stage's outcomes: columns ``stage, time_unit, outcome, p`` (p over all tracks)."""
@@ -121,7 +142,7 @@ class ChainResult:
 
     @property
     def outcomes(self) -> tuple[str, ...]:
-        return self.model._final_names()
+        return self.model.all_outcomes
 
     @property
     def params(self) -> dict:
@@ -180,34 +201,30 @@ class ChainResult:
         df["ci_low"], df["ci_high"] = low, high
         return df
 
-    def survival(self, level: float = 0.95, method: str = "wilson", exact: bool = True) -> pd.DataFrame:
-        """Stage survival frames stacked, with ``stage`` and ``time_unit`` columns.
+    @property
+    def probabilities(self) -> dict[str, float]:
+        """Estimated probability of each chain outcome (``count / n``)."""
+        return {o: c / self.n for o, c in self.counts.items()}
 
-        Probabilities are over all ``n`` tracks of the chain (not conditional).
+    def survival(self, level: float = 0.95, method: str = "wilson", exact=True) -> pd.DataFrame:
+        """Stage survival tables stacked, with ``stage`` and ``time_unit`` columns.
+
+        Probabilities are over all ``n`` tracks of the chain (not conditional). ``exact``:
+        True, False, or a :class:`ChainExact` already solved.
         """
-        frames = []
-        ex = self.exact if exact else None
-        f1 = self.first.survival(level, method, exact=False)
-        if ex is not None:
-            f1["exact"] = _exact_surv(ex.first, 1.0)
-        f1.insert(0, "time_unit", self.first.time_unit)
-        f1.insert(0, "stage", self.first.model.name)
-        frames.append(f1)
+        ex = self.exact if exact is True else (exact or None)
+        r1 = self.first
+        frames = [survival_table(
+            r1.model.outcomes, stage=r1.model.name, time_unit=r1.time_unit,
+            counts=np.cumsum(r1.hist, axis=1), n=self.n,
+            exact=None if ex is None else ex.first.cdf(), level=level, method=method)]
         for o, r in self.then.items():
-            cum = np.cumsum(r.hist, axis=1)
-            active = r.n - cum.sum(axis=0)
-            counts = np.vstack([cum, active[None, :]])
-            names = list(r.model.outcomes) + ["active"]
-            T = counts.shape[1]
-            low, high = proportion_ci(counts, self.n, level, method)
-            f = pd.DataFrame({"time": np.tile(np.arange(T), len(names)), "outcome": np.repeat(names, T),
-                              "count": counts.ravel(), "p": (counts / self.n).ravel(),
-                              "ci_low": low.ravel(), "ci_high": high.ravel()})
-            if ex is not None:
-                f["exact"] = _exact_surv(ex.then[o], ex.first.probabilities[o])
-            f.insert(0, "time_unit", r.time_unit)
-            f.insert(0, "stage", f"{o}->{r.model.name}")
-            frames.append(f)
+            w = 1.0 if ex is None else ex.first.probabilities[o]
+            frames.append(survival_table(
+                r.model.outcomes, stage=f"{o}->{r.model.name}", time_unit=r.time_unit,
+                counts=np.cumsum(r.hist, axis=1), n=self.n, reached=r.n,
+                exact=None if ex is None else ex.then[o].cdf() * w, exact_total=w,
+                level=level, method=method))
         df = pd.concat(frames, ignore_index=True)
         df.attrs.update(model=self.model.name, seed=self.seed, n=self.n)
         return df
@@ -215,12 +232,6 @@ class ChainResult:
     def __repr__(self) -> str:
         ps = ", ".join(f"{o}={c / self.n:.4f}" for o, c in self.counts.items())
         return f"ChainResult({self.model.name}, n={self.n}, seed={self.seed}: {ps})"
-
-
-def _exact_surv(exact, weight: float) -> np.ndarray:
-    cum = exact.cdf()
-    act = 1.0 - cum.sum(axis=0)
-    return (np.vstack([cum, act[None, :]]) * weight).ravel()
 
 
 def simulate_chain(model: ChainRules, n: int, seed: int, prefix: tuple[int, ...], run) -> ChainResult:
@@ -233,8 +244,3 @@ def simulate_chain(model: ChainRules, n: int, seed: int, prefix: tuple[int, ...]
         if o in then and counts[o] > 0:
             results[o] = run(then[o], counts[o], seed, prefix + (i + 1,))
     return ChainResult(model=model, n=n, seed=seed, first=r1, then=results)
-
-
-def solve_chain(model: ChainRules, solve) -> ChainExact:
-    first, then = model.stages()
-    return ChainExact(model=model, first=solve(first), then={o: solve(m) for o, m in then.items()})

@@ -131,7 +131,7 @@ def run_tracks(model, seed: int, first_stream: int, n_tracks: int, prefix=()) ->
     return tally
 
 
-def _check_n(n) -> int:
+def check_n(n) -> int:
     if isinstance(n, bool) or not isinstance(n, (int, np.integer, float)):
         raise ParamError(f"n must be an integer in [1, {MAX_N:.0e}], got {n!r}")
     if isinstance(n, float):
@@ -189,7 +189,7 @@ def simulate(
     Result
         Outcome counts, per-step absorption histograms, the model, seed and ``n``.
     """
-    n = _check_n(n)
+    n = check_n(n)
     if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)) or block_size < 1:
         raise ParamError(f"block_size must be a positive integer, got {block_size!r}")
     if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or not 1 <= workers <= 1024:
@@ -214,7 +214,7 @@ def simulate(
         own = executor is None
         if own:
             check_sendable(model)
-        ex = executor if executor is not None else _process_pool(min(workers, n_blocks))
+        ex = executor if executor is not None else worker_pool(min(workers, n_blocks))
         in_flight = 2 * (workers if own else max(workers, os.cpu_count() or 1))
         pending: deque = deque()
         try:
@@ -256,7 +256,7 @@ def _acc(total: Tally, tally: Tally) -> Tally:
     return total
 
 
-def _process_pool(workers: int, preload: tuple[str, ...] = ()) -> ProcessPoolExecutor:
+def worker_pool(workers: int, preload: tuple[str, ...] = ()) -> ProcessPoolExecutor:
     """Local worker processes (forkserver where available, else spawn).
 
     Each worker watches the process that started it and exits when that one is gone,

@@ -15,18 +15,30 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from simkit.core.contracts import ModelResult
+from simkit.core.tables import survival_table
+
 __all__ = ["solve", "solve_many", "ExactResult", "Chain", "build_chain"]
 
 
 @dataclass(frozen=True)
 class ExactResult:
-    """Exact outcome probabilities of a model, with the per-step distribution.
+    """What :func:`solve` returns: exact outcome probabilities and when they happen.
+
+    ``res.probabilities`` (outcome -> probability, ``unresolved`` last: the mass still in
+    the track after the horizon), ``res["dead"]``, ``res.summary()`` (columns
+    ``outcome, p``), ``res.survival()`` (P(absorbed by step t), as
+    :meth:`simkit.Result.survival` with ``p = exact`` and no counts),
+    ``res.stage_summary()`` and ``res.cdf()`` (an array).
 
     Attributes
     ----------
     model : Rules
+        The rules solved.
     hist : ndarray, shape (n_outcomes, horizon + 1)
         P(absorbed in outcome at step t). Row order is ``model.outcomes``.
+    unresolved : float or None
+        Mass still transient after the horizon (None: 1 minus the absorbed mass).
     """
 
     model: object
@@ -63,6 +75,29 @@ class ExactResult:
     def cdf(self) -> np.ndarray:
         """P(absorbed in outcome by step t): shape (n_outcomes, horizon + 1)."""
         return np.cumsum(self.hist, axis=1)
+
+    @property
+    def time_unit(self) -> str:
+        return self.model.time_unit
+
+    def survival(self, level: float = 0.95, method: str = "wilson", exact: bool = True) -> pd.DataFrame:
+        """P(absorbed in each outcome by step t) and P(``active``): the survival table.
+
+        Same columns as :meth:`simkit.Result.survival`; ``p``, ``ci_low``, ``ci_high``
+        and ``exact`` are the exact probability, ``count`` and ``n`` are missing.
+        ``level``, ``method`` and ``exact`` are accepted for a common signature.
+        """
+        df = survival_table(self.model.outcomes, stage=self.model.name,
+                            time_unit=self.time_unit, exact=self.cdf())
+        df.attrs.update(model=self.model.name, time_unit=self.time_unit)
+        return df
+
+    def stage_summary(self) -> pd.DataFrame:
+        """Outcomes by stage (one stage): columns ``stage, time_unit, outcome, p``."""
+        df = self.summary()
+        df.insert(0, "time_unit", self.time_unit)
+        df.insert(0, "stage", self.model.name)
+        return df
 
 
 @dataclass
@@ -196,20 +231,42 @@ def _outcome(out_index, key, model):
         raise RuntimeError(f"model {model.name!r} produced unknown outcome {key!r}") from None
 
 
-def solve(model, *, tol: float = 0.0) -> ExactResult:
+def solve(model, *, tol: float = 0.0) -> ModelResult:
     """Exact outcome probabilities and absorption-time distribution of ``model``.
 
-    Raises ``NotImplementedError`` for a model without an exact solver.
-    """
-    if not getattr(model, "has_exact", False):
-        raise NotImplementedError(f"model {model.name!r} has no exact solver")
-    if getattr(model, "is_chain", False):
-        from simkit.core.chain import solve_chain
+    Parameters
+    ----------
+    model : Rules
+        Any model with ``has_exact`` (``simkit models`` says which).
+    tol : float
+        Stop pushing the distribution forward once less than ``tol`` of it is left in
+        the track (0: go to the horizon).
 
-        return solve_chain(model, solve)
-    custom = getattr(model, "exact_hist", None)
-    if custom is not None:
-        return ExactResult(model=model, hist=np.asarray(custom(), dtype=np.float64))
+    Returns
+    -------
+    ExactResult
+        For a chained model a :class:`simkit.core.chain.ChainExact` (the same
+        interface, plus ``first`` and ``then``, the stages' answers).
+        ``res.probabilities`` maps each outcome to its probability (``unresolved``:
+        still in the track after the horizon); ``res["dead"]`` is one of them;
+        ``res.summary()`` is a DataFrame ``outcome, p``; ``res.survival()`` gives
+        P(absorbed in each outcome by step t) in the model's time unit;
+        ``res.stage_summary()`` splits outcomes by stage; ``res.hist`` is the array of
+        P(absorbed at step t), shape (n_outcomes, horizon + 1).
+
+    Raises
+    ------
+    NotImplementedError
+        The model has no exact solver.
+    ExactTooLarge
+        The chain has more than :data:`MAX_STATES` transient states.
+    """
+    if not model.has_exact:
+        raise NotImplementedError(f"model {model.name!r} has no exact solver")
+    if model.is_chain:
+        return model.solve_stages(solve)
+    if model.has_exact_hist:
+        return ExactResult(model=model, hist=np.asarray(model.exact_hist(), dtype=np.float64))
     return _propagate(model, build_chain(model), tol)
 
 
@@ -250,17 +307,15 @@ def solve_many(models) -> list:
     plain: list[int] = []
     chains: list[int] = []
     for i, m in enumerate(models):
-        if not getattr(m, "has_exact", False):
+        if not m.has_exact:
             raise NotImplementedError(f"model {m.name!r} has no exact solver")
-        if getattr(m, "is_chain", False):
+        if m.is_chain:
             chains.append(i)
-        elif getattr(m, "exact_hist", None) is not None:
+        elif m.has_exact_hist:
             out[i] = solve(m)
         else:
             plain.append(i)
     if chains:
-        from simkit.core.chain import ChainExact
-
         stage_models, layout = [], []
         for i in chains:
             first, then = models[i].stages()
@@ -271,7 +326,7 @@ def solve_many(models) -> list:
         solved = solve_many(stage_models)
         for i, start, keys in layout:
             then = {k: solved[start + 1 + j] for j, k in enumerate(keys)}
-            out[i] = ChainExact(model=models[i], first=solved[start], then=then)
+            out[i] = models[i].combine_stages(solved[start], then)
     groups: dict = {}
     built = {}
     for i in plain:

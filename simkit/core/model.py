@@ -33,6 +33,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from simkit.core.ambiguity import Ambiguity
 from simkit.core.params import ParamError, check_value, spec, take_declarations
 
 __all__ = ["Rules", "ParamError"]
@@ -52,8 +53,23 @@ class Rules:
     marks: ClassVar[tuple[str, ...]] = ()
     #: Rule ids (docs/rules.md) implemented by the model.
     rule_ids: ClassVar[str] = ""
-    #: Whether ``exact_initial``/``exact_step`` are implemented.
+    #: Whether ``exact_initial``/``exact_step`` (or ``exact_hist``) are implemented.
     has_exact: ClassVar[bool] = False
+    #: Whether the model gives its exact per-step distribution itself (``exact_hist``)
+    #: instead of a chain of states (a one-step model such as a fall).
+    has_exact_hist: ClassVar[bool] = False
+    #: Whether the model is a chain of stages (:class:`simkit.core.chain.ChainRules`).
+    is_chain: ClassVar[bool] = False
+    #: Whether ``observe`` reports state values of the active tracks at every step.
+    observes: ClassVar[bool] = False
+    #: The ambiguities of docs/rules.md this model's parameters carry
+    #: (:class:`simkit.core.ambiguity.Ambiguity`): the ambiguity report and
+    #: ``compare --ambiguities`` read them here.
+    ambiguities: ClassVar[tuple[Ambiguity, ...]] = ()
+    #: How a chart names the tracks still going (the ``active`` row of a survival table).
+    active_label: ClassVar[str] = "still in the track"
+    #: Named rule variants: preset name -> parameter overrides (``seed`` = the defaults).
+    presets: ClassVar[dict[str, dict[str, Any]]] = {"seed": {}}
     #: Name of the parameter holding the horizon.
     horizon_param: ClassVar[str] = "max_rounds"
 
@@ -90,6 +106,27 @@ class Rules:
 
     def exact_regime(self, t: int):
         return None
+
+    def exact_hist(self) -> np.ndarray:
+        """Exact P(absorbed in outcome at step t), shape (n_outcomes, horizon + 1)
+        (models with ``has_exact_hist``)."""
+        raise NotImplementedError(f"model {self.name!r} has no exact_hist")
+
+    def observe(self, state: dict[str, np.ndarray], t: int) -> dict[str, np.ndarray]:
+        """Values of the active tracks to histogram after step ``t`` (models with
+        ``observes``): field -> int array of shape (m,)."""
+        return {}
+
+    @classmethod
+    def typical_character(cls, level: int) -> dict[str, Any]:
+        """Parameters of a typical PF2e character of ``level`` (1..20) in this model
+        (its save, Constitution, PP...), from :mod:`simkit.rules.levels`; none by default."""
+        return {}
+
+    @classmethod
+    def typical_opponent(cls, level: int) -> dict[str, Any]:
+        """Parameters of a typical opponent of the same ``level`` (a monster's DC...)."""
+        return {}
 
     # -- conveniences ------------------------------------------------------------
     def params(self) -> dict[str, Any]:

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from simkit.core.stats import proportion_ci
+from simkit.core.tables import survival_table
 
 __all__ = ["Result", "SUMMARY_COLUMNS"]
 
@@ -69,7 +70,7 @@ class Result:
     @cached_property
     def exact(self):
         """The :class:`~simkit.core.exact.ExactResult` of the same model, or None."""
-        if not getattr(self.model, "has_exact", False):
+        if not self.model.has_exact:
             return None
         from simkit.core.exact import ExactTooLarge, solve
 
@@ -104,35 +105,35 @@ class Result:
         df.attrs.update(model=self.model.name, seed=self.seed, n=self.n, level=level)
         return df
 
-    def survival(self, level: float = 0.95, method: str = "wilson", exact: bool = True) -> pd.DataFrame:
-        """Per-step probabilities by outcome, with bands.
+    @property
+    def probabilities(self) -> dict[str, float]:
+        """Estimated probability of each outcome (``count / n``), ``unresolved`` last."""
+        return {o: c / self.n for o, c in self.counts.items()}
 
-        Long format with columns ``time, outcome, count, p, ci_low, ci_high`` (+
-        ``exact``): for each absorbing outcome, P(absorbed in it by the end of step
-        ``time``); for ``active``, P(still in the track after step ``time``). Time is
-        in the model's unit (``df.attrs["time_unit"]``).
+    def survival(self, level: float = 0.95, method: str = "wilson", exact=True) -> pd.DataFrame:
+        """Per-step probabilities by outcome, with bands (:mod:`simkit.core.tables`).
+
+        Long format with columns ``stage, time_unit, time, outcome, count, n, p, ci_low,
+        ci_high, exact``: for each absorbing outcome, P(absorbed in it by the end of step
+        ``time``); for ``active``, P(still in the track after step ``time``). Time is in
+        the model's unit (``time_unit``, also ``df.attrs["time_unit"]``). ``exact``: True
+        to add the exact answer when the model has one, False for none, or an
+        :class:`~simkit.core.exact.ExactResult` already solved.
         """
-        cum = np.cumsum(self.hist, axis=1)  # (O, T+1)
-        active = self.n - cum.sum(axis=0)
-        names = list(self.model.outcomes) + ["active"]
-        counts = np.vstack([cum, active[None, :]])
-        T = counts.shape[1]
-        low, high = proportion_ci(counts, self.n, level, method)
-        df = pd.DataFrame(
-            {
-                "time": np.tile(np.arange(T), len(names)),
-                "outcome": np.repeat(names, T),
-                "count": counts.ravel(),
-                "p": (counts / self.n).ravel(),
-                "ci_low": low.ravel(),
-                "ci_high": high.ravel(),
-            }
+        ex = self.exact if exact is True else (exact or None)
+        df = survival_table(
+            self.model.outcomes, stage=self.model.name, time_unit=self.time_unit,
+            counts=np.cumsum(self.hist, axis=1), n=self.n,
+            exact=None if ex is None else ex.cdf(), level=level, method=method,
         )
-        if exact and self.exact is not None:
-            ecum = self.exact.cdf()
-            eact = 1.0 - ecum.sum(axis=0)
-            df["exact"] = np.vstack([ecum, eact[None, :]]).ravel()
         df.attrs.update(model=self.model.name, time_unit=self.time_unit, seed=self.seed, n=self.n)
+        return df
+
+    def stage_summary(self, level: float = 0.95, method: str = "wilson") -> pd.DataFrame:
+        """Outcomes by stage: one stage here (columns as :meth:`ChainResult.stage_summary`)."""
+        df = self.summary(level, method, exact=False)
+        df.insert(0, "time_unit", self.time_unit)
+        df.insert(0, "stage", self.model.name)
         return df
 
     def marks_frame(self, name: str) -> pd.DataFrame:

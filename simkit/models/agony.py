@@ -36,10 +36,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from simkit.core.ambiguity import carried
 from simkit.core.chain import ChainRules
 from simkit.core.params import param, spec
 from simkit.models.perseverance import Perseverance
 from simkit.models.recovery import Recovery
+from simkit.rules import levels
 
 __all__ = ["Agony"]
 
@@ -94,3 +96,6 @@ class Agony(ChainRules):
 
     def final_outcome(self, first: str, second: str | None) -> str:
         return _FINAL[(first, second)]
+
+
+Agony.ambiguities = carried(spec(Agony), Perseverance, Recovery)

@@ -88,17 +88,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
 from simkit.rules import creatures
 from simkit.rules.dice import CRIT_FAIL, CRIT_SUCCESS, SUCCESS, Dice, degree_table, degrees
 from simkit.rules.levels import monster_high_dc
-from simkit.core.params import ParamError, param
+from simkit.core.ambiguity import carried
+from simkit.core.params import ParamError, param, spec
 from simkit.rules.parameters import shared
 from simkit.core.model import Rules
-from simkit.models.dying import hero_threshold
+from simkit.models.dying import Dying, hero_threshold
+from simkit.models.perseverance import Perseverance
+from simkit.models.recovery import Recovery
 
 __all__ = ["Encounter", "OUTCOMES", "dice_draw", "dice_values"]
 
@@ -709,3 +712,6 @@ class Encounter(Rules):
         dmg = np.select([deg == CRIT_SUCCESS, deg == SUCCESS, deg == CRIT_FAIL], [0, base // 2, 2 * base], base)
         keep = dmg > 0
         self._damage(S, code, i[keep], dmg[keep], (deg == CRIT_FAIL)[keep], self.spell_dc, e, t)
+
+
+Encounter.ambiguities = carried(spec(Encounter), Dying, Perseverance, Recovery)

@@ -40,7 +40,7 @@ does the same with seed 001's agonising track (``perseverance``, R1-01).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -59,7 +59,7 @@ from simkit.rules.fall import (
     fall_result,
 )
 from simkit.rules.heights import parse_heights
-from simkit.core.ambiguity import Ambiguity
+from simkit.core.ambiguity import Ambiguity, carried
 from simkit.core.ambiguity import reading as _r
 from simkit.core.params import ParamError, param, spec
 from simkit.rules.parameters import shared
@@ -295,3 +295,7 @@ class FallPerseverance(_FallChain):
 
     def final_outcome(self, first: str, second: str | None) -> str:
         return _final(first, second)
+
+
+FallDying.ambiguities = carried(spec(FallDying), Fall, Dying)
+FallPerseverance.ambiguities = carried(spec(FallPerseverance), Fall, Perseverance)
