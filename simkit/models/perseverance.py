@@ -58,25 +58,26 @@ from simkit.core.params import ParamError, param
 from simkit.rules import levels
 from simkit.rules.parameters import shared
 from simkit.core.model import Rules
+from simkit.rules.first_aid import FIRST_AID_DC, first_aid_p, first_aid_succeeds, first_aid_table
+from simkit.rules.perseverance import (
+    AGONISING,
+    BACK,
+    DEAD,
+    REVIVED,
+    STABILISED,
+    STABLE,
+    knockout,
+    packed_rounds,
+    perseverance_round,
+    round_pmf,
+    stabilize_cost,
+)
 
 __all__ = ["Perseverance", "FIRST_AID_DC", "stabilize_cost"]
 
-#: DC of the first-aid Medicine check (R1-02).
-FIRST_AID_DC = 15
-
-DEAD, STABLE, REVIVED, BACK = 0, 1, 2, 3
-AGONISING, STABILISED = 0, 1  # phases of a transient track
-
-
-def stabilize_cost(pp_max, cap: int | None = 3):
-    """PP spent to stabilise (R1-04): a quarter of ``pp_max`` (floor), min 1, max ``cap``.
-
-    Vectorised over ``pp_max``; ``cap=None`` removes the maximum.
-    """
-    cost = np.maximum(np.asarray(pp_max) // 4, 1)
-    if cap is not None:
-        cost = np.minimum(cost, cap)
-    return cost if cost.ndim else int(cost)
+#: Rounds resolved by one kernel step: at most this many with a first-aid check (20**3 = 8000
+#: packed rolls), at most :data:`MAX_PACK` in all.
+AID_PACK, MAX_PACK = 3, 8
 
 
 #: The ambiguities of docs/rules.md this model carries (the ambiguity report, compare).
@@ -146,112 +147,80 @@ class Perseverance(Rules):
         return self.medic_bonus is not None and t >= self.medic_from
 
     def _start(self) -> tuple[int | None, int, int]:
-        """(outcome or None, phase, PP) at the knock-out, step 0."""
-        if self.nonlethal:
-            if self.back_in_fight and self.pp >= 1:
-                return None, STABILISED, self.pp
-            return STABLE, STABILISED, self.pp
-        if self.pp == 0 and self.zero_pp == "at_once":
-            return DEAD, AGONISING, 0
-        return None, AGONISING, self.pp
+        """(outcome or None, phase, PP) at the knock-out, step 0 (:func:`~simkit.rules.perseverance.knockout`)."""
+        return knockout(self.pp, nonlethal=self.nonlethal, back_in_fight=self.back_in_fight, zero_pp=self.zero_pp)
+
+    def _round_options(self) -> dict:
+        return dict(cost=self.stabilize_cost, spend=self.spend, back_in_fight=self.back_in_fight,
+                    enough_pp=self.enough_pp)
 
     # -- scalar reference (one track, plain Python) ---------------------------------
     def ref_round(self, phase: int, pp: int, t: int, roll: int = 0):
         """One round of one track; ``roll`` is the helper's natural d20 (if it acts).
 
-        Returns ``(outcome or None, phase, pp)``.
+        Returns ``(outcome or None, phase, pp)``. The rules are
+        :func:`simkit.rules.perseverance.perseverance_round` and
+        :func:`simkit.rules.first_aid.first_aid_succeeds`.
         """
-        if self.heal_round == t:
-            return REVIVED, phase, pp
-        stabilised = phase == STABILISED
-        need = 1 if stabilised else self.enough_pp  # only a nonlethal knock-out starts stabilised
-        if not stabilised and self.medic_acts(t):
-            if roll + self.medic_bonus + self.check_penalty >= FIRST_AID_DC:
-                stabilised = True
-        if not stabilised:
-            cost = self.stabilize_cost
-            pol = self.spend
-            if pol == "never":
-                wants = False
-            elif pol == "asap":
-                wants = True
-            elif pol == "last":
-                wants = pp <= cost
-            else:
-                wants = t > pol or pp <= cost
-            if wants and pp >= cost:
-                pp -= cost
-                stabilised = True
-        if stabilised:
-            if self.back_in_fight and pp >= need:
-                return BACK, STABILISED, pp - 1
-            return STABLE, STABILISED, pp
-        pp -= 1
-        if pp <= 0:
-            return DEAD, AGONISING, 0
-        return None, AGONISING, pp
+        aided = (phase == AGONISING and self.medic_acts(t)
+                 and first_aid_succeeds(roll, bonus=self.medic_bonus, check_penalty=self.check_penalty))
+        return perseverance_round(phase, pp, t, healed=self.heal_round == t, aided=aided, **self._round_options())
 
-    # -- vectorised kernel -----------------------------------------------------------
+    # -- vectorised kernel: packed rounds, one draw and two lookups per step ----------------
+    def _state(self, phase: int, pp: int) -> int:
+        return phase * (self.pp_max + 1) + pp
+
+    def pack(self, t: int) -> tuple[tuple[int, bool, bool], ...]:
+        """The rounds ``(t, healed, helper acts)`` one kernel step resolves from round ``t``."""
+        rounds = []
+        aids = 0
+        for u in range(t, min(self.horizon, t + MAX_PACK - 1) + 1):
+            helper = self.medic_acts(u)
+            if helper and aids == AID_PACK:
+                break
+            aids += helper
+            rounds.append((u, self.heal_round == u, helper))
+        return tuple(rounds)
+
+    def tables(self, t: int) -> tuple[np.ndarray, np.ndarray, int]:
+        """``(codes, pp, width)`` of the step at round ``t`` (:func:`~simkit.rules.perseverance.packed_rounds`)."""
+        aid = None
+        if self.medic_bonus is not None:
+            aid = tuple(first_aid_table(bonus=self.medic_bonus, check_penalty=self.check_penalty).tolist())
+        spend = self.spend
+        rounds = self.pack(t)
+        if isinstance(spend, int):  # only t > spend matters: key the cache on that
+            rounds = tuple((spend + 1 if u > spend else 1, h, a) for u, h, a in rounds)
+        else:
+            rounds = tuple((1, h, a) for _, h, a in rounds)
+        return packed_rounds(self.pp_max, self.stabilize_cost, spend, self.back_in_fight, self.enough_pp, aid,
+                             rounds)
+
     def init(self, n: int, rng):
         out, phase, pp = self._start()
-        codes = np.full(n, -1 if out is None else out, dtype=np.int8)
+        codes = np.broadcast_to(np.int8(-1 if out is None else out), (n,))
         state = {
+            "s": np.full(n, -1 - self._state(phase, pp), dtype=np.int16),  # (n,) -1 - state, or an outcome
             "pp": np.full(n, pp, dtype=np.int16),  # (n,) PP left
-            "phase": np.full(n, phase, dtype=np.int8),  # (n,) 0 agonising, 1 stabilised (nonlethal)
         }
         return state, codes
 
     def step(self, state, t, rng):
-        pp = state["pp"]  # (m,) int16
-        phase = state["phase"]  # (m,) int8
-        m = len(pp)
-        codes = np.full(m, -1, dtype=np.int8)
-        if self.heal_round == t:
-            codes[:] = REVIVED
-            return codes
-        agon = phase == AGONISING  # (m,) still losing PP before this round
-        if self.medic_acts(t):
-            roll = rng.d20(size=m)  # (m,) the helper's natural d20
-            aided = agon & (roll.astype(np.int16) >= FIRST_AID_DC - self.medic_bonus - self.check_penalty)
-        else:
-            aided = np.zeros(m, dtype=bool)
-        on_turn = agon & ~aided  # (m,) agonising at its own turn
-        cost = self.stabilize_cost
-        pol = self.spend
-        if pol == "never":
-            wants = np.zeros(m, dtype=bool)
-        elif pol == "asap":
-            wants = np.ones(m, dtype=bool)
-        elif pol == "last":
-            wants = pp <= cost
-        else:
-            wants = (pp <= cost) | (t > pol)
-        spends = on_turn & wants & (pp >= cost)  # (m,) stabilises with its PP
-        pp = np.where(spends, pp - cost, pp).astype(np.int16)
-        stabilised = aided | spends | ~agon
-        if self.back_in_fight:
-            need = np.where(agon, self.enough_pp, 1)  # a nonlethal knock-out needs only 1 PP
-            back = stabilised & (pp >= need)
-            pp = np.where(back, pp - 1, pp).astype(np.int16)
-            codes[back] = BACK
-            codes[stabilised & ~back] = STABLE
-        else:
-            codes[stabilised] = STABLE
-        drains = on_turn & ~spends  # (m,) lose 1 PP at the end of its turn
-        pp = np.where(drains, np.maximum(pp - 1, 0), pp).astype(np.int16)
-        codes[drains & (pp == 0)] = DEAD
-        state["pp"] = pp
-        return codes
+        codes, pps, width = self.tables(t)
+        k = len(self.pack(t))
+        idx = np.multiply(state["s"], -width, dtype=np.intp)
+        idx -= width
+        if width > 1:
+            idx += rng.below(width, size=len(idx))
+        out = codes.take(idx)
+        state["s"] = out
+        state["pp"] = pps.take(idx)
+        return out, k
 
     # -- exact chain (probabilities of each event, independent of the kernel) ----------
     def exact_initial(self):
-        if self.nonlethal:
-            if self.back_in_fight and self.pp >= 1:
-                return {(STABILISED, self.pp): 1.0}
-            return {"stable": 1.0}
-        if self.pp == 0 and self.zero_pp == "at_once":
-            return {"dead": 1.0}
-        return {(AGONISING, self.pp): 1.0}
+        out, phase, pp = self._start()
+        return {self.outcomes[out] if out is not None else (phase, pp): 1.0}
 
     def exact_regime(self, t):
         return (
@@ -262,45 +231,14 @@ class Perseverance(Rules):
 
     def _p_first_aid(self) -> float:
         """P(first aid succeeds): d20 + bonus + penalty >= 15, no natural-roll rule."""
-        need = FIRST_AID_DC - self.medic_bonus - self.check_penalty  # lowest natural roll that works
-        return min(20, max(0, 21 - need)) / 20.0
+        return first_aid_p(bonus=self.medic_bonus, check_penalty=self.check_penalty)
 
     def exact_step(self, state, t):
         phase, pp = state
-        if t == self.heal_round:
-            return {"revived": 1.0}
-        out: dict = {}
-
-        def add(key, p):
-            if p > 0:
-                out[key] = out.get(key, 0.0) + p
-
-        def settle(left: int, reserve: int, p: float):
-            # stabilised this turn with `left` PP: back in the fight or stable
-            if self.back_in_fight and left >= reserve:
-                add("back", p)
-            else:
-                add("stable", p)
-
-        if phase == STABILISED:
-            settle(pp, 1, 1.0)
-            return out
         p_aid = self._p_first_aid() if self.medic_acts(t) else 0.0
-        settle(pp, self.enough_pp, p_aid)
-        rest = 1.0 - p_aid
-        cost = self.stabilize_cost
-        if self.spend == "never":
-            spend_now = False
-        elif self.spend == "asap":
-            spend_now = pp >= cost
-        elif self.spend == "last":
-            spend_now = pp == cost
-        else:
-            spend_now = pp >= cost and (t > self.spend or pp == cost)
-        if spend_now:
-            settle(pp - cost, self.enough_pp, rest)
-        elif pp <= 1:
-            add("dead", rest)
-        else:
-            add((AGONISING, pp - 1), rest)
+        out: dict = {}
+        for (o, ph2, pp2), p in round_pmf(phase, pp, t, p_aid=p_aid, healed=self.heal_round == t,
+                                          **self._round_options()).items():
+            key = self.outcomes[o] if o is not None else (ph2, pp2)
+            out[key] = out.get(key, 0.0) + p
         return out

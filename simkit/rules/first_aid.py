@@ -1,0 +1,59 @@
+"""First aid on an agonising character (seed 001, R1-02; A1-6) as one rule phase.
+
+Another character makes a Medicine check ``d20 + bonus + check_penalty >= dc`` (DC 15
+in the seed); success stops the PP loss: the character stays unconscious but stable at
+0 HP. Seed 001 has no natural 20/1 rule (A1-6): only the total counts.
+
+:func:`first_aid_succeeds` is the rule (scalar reference); :func:`first_aid_p` its
+exact probability (counting the 20 natural rolls through the reference);
+:func:`first_aid_table` the result of every natural roll (cached), which
+:func:`first_aid_phase` indexes with one ``rng.below(20)`` per track and
+:func:`first_aid_lookup` with natural rolls drawn elsewhere.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+__all__ = ["FIRST_AID_DC", "first_aid_succeeds", "first_aid_p", "first_aid_table", "first_aid_phase",
+           "first_aid_lookup"]
+
+#: DC of the first-aid Medicine check (R1-02).
+FIRST_AID_DC = 15
+
+
+def first_aid_succeeds(roll: int, *, bonus: int, check_penalty: int = 0, dc: int = FIRST_AID_DC) -> bool:
+    """Whether first aid works for the natural d20 ``roll`` (R1-02; no natural 20/1 rule, A1-6)."""
+    return roll + bonus + check_penalty >= dc
+
+
+@lru_cache(maxsize=512)
+def _table(total: int) -> np.ndarray:
+    out = np.array([first_aid_succeeds(r, bonus=total, dc=0) for r in range(1, 21)], dtype=bool)
+    out.setflags(write=False)
+    return out
+
+
+def first_aid_table(*, bonus: int, check_penalty: int = 0, dc: int = FIRST_AID_DC) -> np.ndarray:
+    """``table[roll - 1]``: whether first aid works for each natural d20 (bool, 20, cached).
+
+    Cached on ``bonus + check_penalty - dc``, all it depends on.
+    """
+    return _table(int(bonus) + int(check_penalty) - int(dc))
+
+
+def first_aid_p(*, bonus: int, check_penalty: int = 0, dc: int = FIRST_AID_DC) -> float:
+    """Exact probability that first aid works: the natural rolls that succeed, out of 20."""
+    return int(first_aid_table(bonus=bonus, check_penalty=check_penalty, dc=dc).sum()) / 20
+
+
+def first_aid_phase(m: int, rng, *, bonus: int, check_penalty: int = 0, dc: int = FIRST_AID_DC) -> np.ndarray:
+    """First aid for ``m`` tracks: one ``rng.below(20)`` per track (the natural roll - 1); bool (m,)."""
+    return first_aid_table(bonus=bonus, check_penalty=check_penalty, dc=dc).take(rng.below(20, size=m))
+
+
+def first_aid_lookup(roll, *, bonus: int, check_penalty: int = 0, dc: int = FIRST_AID_DC) -> np.ndarray:
+    """First aid for natural d20s drawn elsewhere (any shape): bool, shape of ``roll``."""
+    return first_aid_table(bonus=bonus, check_penalty=check_penalty, dc=dc)[np.asarray(roll).astype(np.intp) - 1]
