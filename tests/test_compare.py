@@ -20,7 +20,7 @@ def test_variants_from_presets_and_ambiguities():
     assert table["A0-1"] == [("on_damage", "max"), ("on_damage", "increment")]
     assert table["A0-4"] == [("check", "save"), ("check", "flat")]
     amb = variants(Dying(hit_chance=0.2), presets=(), ambiguities=["A0-1", "check"])
-    assert list(amb) == ["A0-4 check=save", "A0-4 check=flat", "A0-1 on_damage=max", "A0-1 on_damage=increment"]
+    assert list(amb) == ["A0-1 on_damage=max", "A0-1 on_damage=increment", "A0-4 check=save", "A0-4 check=flat"]
     assert all(m.hit_chance == 0.2 for m in amb.values())
     with pytest.raises(ParamError, match="not an ambiguity"):
         variants("dying", ambiguities=["A9-9"])

@@ -49,26 +49,17 @@ def _base(model):
 
 
 def ambiguity_readings(model_cls) -> dict[str, list[tuple[str, object]]]:
-    """Ambiguity id -> [(parameter, reading), ...] from the parameters' rule ids.
+    """Ambiguity id -> [(parameter, value), ...]: the readings of the model's ambiguities.
 
-    A parameter belongs to ambiguity ``A0-1`` when its declared rule is ``A0-1``;
-    its readings are its choices (a ``choice`` or the named choices of a
-    ``policy``) or ``False``/``True`` (a ``bool``). Numeric parameters have no
-    finite list of readings and are skipped.
+    From the model's own entries (``model_cls.ambiguities``, the same ones the ambiguity
+    report uses), each reading by the value of the ambiguity's parameter (a reading may
+    set other parameters too: :func:`variants` applies them all).
     """
-    out: dict[str, list] = {}
-    for name, meta in spec(model_cls).items():
-        rule = meta.get("rule") or ""
-        if not rule.startswith("A"):
-            continue
-        if meta["kind"] in ("choice", "policy"):
-            readings = list(meta["choices"])
-        elif meta["kind"] == "bool":
-            readings = [False, True]
-        else:
-            continue
-        out.setdefault(rule, []).extend((name, r) for r in readings)
-    return out
+    return {a.id: [(a.param, r.params.get(a.param)) for r in a.readings] for a in model_cls.ambiguities}
+
+
+def _reading_label(value) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def variants(model, presets=("seed", "pf2e-core"), ambiguities=False) -> dict:
@@ -95,25 +86,26 @@ def variants(model, presets=("seed", "pf2e-core"), ambiguities=False) -> dict:
         if p in known:
             out[p] = base.replace(**preset_params(name, p))
     if ambiguities:
-        table = ambiguity_readings(type(base))
+        entries = type(base).ambiguities
         if ambiguities is True:
-            wanted = list(table)
+            chosen = list(entries)
         else:
             wanted = list(ambiguities)
-            params = {pname: rule for rule, pairs in table.items() for pname, _ in pairs}
+            params = {k for a in entries for r in a.readings for k in r.params}
             for w in wanted:
-                if w not in table and w not in params:
+                if w not in {a.id for a in entries} and w not in params:
                     raise ParamError(f"ambiguity {w!r}: not an ambiguity of model {name!r}; known: "
-                                     f"{', '.join(table)} (parameters: {', '.join(params)})")
-        for rule, pairs in table.items():
-            for pname, reading in pairs:
-                if rule not in wanted and pname not in wanted:
-                    continue
-                label = str(reading).lower() if isinstance(reading, bool) else reading
+                                     f"{', '.join(a.id for a in entries) or 'none'} "
+                                     f"(parameters: {', '.join(sorted(params))})")
+            chosen = [a for a in entries
+                      if a.id in wanted or any(k in wanted for r in a.readings for k in r.params)]
+        for a in chosen:
+            for r in a.readings:
+                label = _reading_label(r.params.get(a.param, r.label))
                 try:
-                    out[f"{rule} {pname}={label}"] = base.replace(**{pname: reading})
+                    out[f"{a.id} {a.param}={label}"] = base.replace(**r.params)
                 except ParamError:
-                    continue  # a reading that this base cannot take (e.g. wounded without its rule)
+                    continue  # a reading that this base cannot take
     if not out:
         raise ParamError(f"no variants for model {name!r}")
     return out
