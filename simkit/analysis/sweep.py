@@ -650,7 +650,7 @@ def run_plan(plan: SweepPlan, *, executor="local", workers: int = 1, scheduler=N
     ]
     bar = None
     if progress:
-        from tqdm import tqdm
+        from tqdm.auto import tqdm  # a widget bar in Jupyter, text on a terminal
 
         bar = tqdm(total=len(plan.keys), initial=len(plan.keys) - len(todo), unit="pt", file=sys.stderr,
                    desc=f"sweep {plan.model_name}", leave=False, dynamic_ncols=True)
@@ -801,7 +801,7 @@ def sweep(model, grid=None, n: int | None = 100_000, rng=None, *, fixed=None, pr
         Refuse a grid of more points (default
         :data:`simkit.analysis.grid.MAX_POINTS`), counted before any point is built.
     progress : bool
-        A tqdm bar on stderr.
+        A progress bar (``tqdm.auto``: a widget in Jupyter, text on stderr elsewhere).
 
     Returns
     -------

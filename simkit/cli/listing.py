@@ -75,6 +75,11 @@ def model_detail(cls, width: int) -> str:
     if days:
         lines.append("")
         lines += wrap_prose(f"Fatigue keys (add to check_penalty, R4-01..R4-03): {', '.join(days)}", width, 4)
+    marks = tuple(getattr(cls, "marks", ()))
+    if marks:
+        lines.append("")
+        lines += wrap_prose(f"Marks (values recorded when a track ends; run --marks MARK): {', '.join(marks)}",
+                            width, 4)
     lines.append("")
     lines += wrap_prose(f"Rules and ambiguities: {RULES_DOC}", width, 4)
     return "\n".join(lines) + "\n"
