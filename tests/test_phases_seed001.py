@@ -7,7 +7,9 @@ from itertools import product
 import numpy as np
 import pytest
 
+from simkit.rules import first_aid as fa
 from simkit.rules import hourly
+from simkit.rules import perseverance as pv
 from simkit.testing import RecordingRng
 
 # -- the hourly Constitution check (R1-06..R1-08, A1-6) ----------------------------------------
@@ -103,3 +105,77 @@ def test_hourly_odds_vectorised_over_con():
 def test_hourly_lookup_needs_the_heal_roll_with_a_healer():
     with pytest.raises(ValueError, match="heal_roll"):
         hourly.hourly_lookup(np.array([3]), con=0, healer=2)
+
+
+# -- first aid (R1-02) ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("bonus,pen", [(0, 0), (5, -2), (14, 0), (-6, 0), (30, -1), (3, -40)])
+def test_first_aid_p_equals_brute_force(bonus, pen):
+    want = sum(r + bonus + pen >= 15 for r in range(1, 21)) / 20  # R1-02, no natural 20/1 (A1-6)
+    assert fa.first_aid_p(bonus=bonus, check_penalty=pen) == want
+    table = fa.first_aid_table(bonus=bonus, check_penalty=pen)
+    assert table.tolist() == [fa.first_aid_succeeds(r, bonus=bonus, check_penalty=pen) for r in range(1, 21)]
+    rng = RecordingRng(2)
+    got = fa.first_aid_phase(500, rng, bonus=bonus, check_penalty=pen)
+    (_, draws), = rng.draws
+    assert got.tolist() == [fa.first_aid_succeeds(int(d) + 1, bonus=bonus, check_penalty=pen) for d in draws]
+    assert (fa.first_aid_lookup(draws.astype(int) + 1, bonus=bonus, check_penalty=pen) == got).all()
+
+
+# -- the perseverance turn (R1-01..R1-05, A1-1, A1-3) -------------------------------------------
+
+def test_perseverance_round_by_rule_id():
+    opts = dict(cost=1, spend="never")
+    assert pv.perseverance_round(pv.AGONISING, 3, 1, **opts) == (None, pv.AGONISING, 2)  # R1-01
+    assert pv.perseverance_round(pv.AGONISING, 1, 1, **opts) == (pv.DEAD, pv.AGONISING, 0)
+    assert pv.perseverance_round(pv.AGONISING, 1, 1, aided=True, **opts) == (pv.STABLE, pv.STABILISED, 1)  # R1-02
+    assert pv.perseverance_round(pv.AGONISING, 1, 1, healed=True, **opts)[0] == pv.REVIVED  # R1-03
+    assert pv.perseverance_round(pv.AGONISING, 3, 1, cost=3, spend="last") == (pv.STABLE, pv.STABILISED, 0)  # R1-04
+    assert pv.perseverance_round(pv.AGONISING, 4, 1, cost=3, spend="last") == (None, pv.AGONISING, 3)
+    assert pv.perseverance_round(pv.AGONISING, 6, 3, cost=1, spend=2) == (pv.STABLE, pv.STABILISED, 5)
+    assert pv.perseverance_round(pv.AGONISING, 6, 2, cost=1, spend=2) == (None, pv.AGONISING, 5)
+    back = dict(cost=1, spend="asap", back_in_fight=True)
+    assert pv.perseverance_round(pv.AGONISING, 3, 1, **back) == (pv.BACK, pv.STABILISED, 1)  # R1-05
+    assert pv.perseverance_round(pv.AGONISING, 3, 1, **back, enough_pp=3) == (pv.STABLE, pv.STABILISED, 2)  # A1-3
+    assert pv.perseverance_round(pv.STABILISED, 1, 1, **back, enough_pp=3) == (pv.BACK, pv.STABILISED, 0)
+    assert pv.knockout(0) == (pv.DEAD, pv.AGONISING, 0)  # A1-1
+    assert pv.knockout(0, zero_pp="end_of_turn") == (None, pv.AGONISING, 0)
+    assert pv.knockout(2, nonlethal=True) == (pv.STABLE, pv.STABILISED, 2)  # R1-11
+    assert [pv.stabilize_cost(p) for p in (1, 4, 8, 12, 16)] == [1, 1, 2, 3, 3]
+    assert pv.stabilize_cost(16, None) == 4
+
+
+def test_round_pmf_weights_the_reference_by_first_aid():
+    got = pv.round_pmf(pv.AGONISING, 2, 1, p_aid=0.3, cost=1, spend="never")
+    assert got == pytest.approx({(pv.STABLE, pv.STABILISED, 2): 0.3, (None, pv.AGONISING, 1): 0.7})
+
+
+@pytest.mark.parametrize("opts,aid_bonus,rounds", [
+    (dict(cost=1, spend="last", back_in_fight=False, enough_pp=1), None,
+     ((1, False, False),) * 8),
+    (dict(cost=2, spend="never", back_in_fight=True, enough_pp=2), 3,
+     ((1, False, True), (1, False, True), (1, True, True))),
+    (dict(cost=1, spend=2, back_in_fight=True, enough_pp=1), 0,
+     ((1, False, False), (3, False, True), (3, False, True))),
+])
+def test_packed_rounds_compose_the_reference(opts, aid_bonus, rounds):
+    pp_max = 8
+    aid = None if aid_bonus is None else tuple(fa.first_aid_table(bonus=aid_bonus).tolist())
+    codes, pps, width = pv.packed_rounds(pp_max, opts["cost"], opts["spend"], opts["back_in_fight"],
+                                         opts["enough_pp"], aid, rounds)
+    assert width == 20 ** sum(h for _, _, h in rounds if aid is not None)
+    for state in range(2 * (pp_max + 1)):
+        for r in range(0, width, 37) if width > 1 else [0]:
+            phase, pp = divmod(state, pp_max + 1)
+            rest, want = r, -1 - state
+            for off, (t, healed, helper) in enumerate(rounds):
+                aided = False
+                if helper and aid is not None:
+                    roll, rest = rest % 20 + 1, rest // 20
+                    aided = phase == pv.AGONISING and fa.first_aid_succeeds(roll, bonus=aid_bonus)
+                out, phase, pp = pv.perseverance_round(phase, pp, t, healed=healed, aided=aided, **opts)
+                if out is not None:
+                    want = out + 4 * off
+                    break
+                want = -1 - (phase * (pp_max + 1) + pp)
+            assert (codes[state * width + r], pps[state * width + r]) == (want, pp), (state, r)
