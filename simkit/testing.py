@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 
-__all__ = ["within_se", "standard_error", "RecordingRng", "run_cli", "assert_agrees_with_exact"]
+__all__ = ["within_se", "standard_error", "RecordingRng", "run_cli", "assert_agrees_with_exact",
+           "model_seed"]
+
+
+def model_seed(name: str, base: int = 1000) -> int:
+    """A fixed test seed for model ``name``, from the name alone (CRC-32), so that
+    registering another model never re-seeds the other models' tests."""
+    return base + zlib.crc32(name.encode()) % 100_000
 
 
 def standard_error(p: float, n: int) -> float:

@@ -8,7 +8,7 @@ import pytest
 
 from simkit import simulate, solve
 from simkit.models import REGISTRY, make_model
-from simkit.testing import assert_agrees_with_exact, within_se
+from simkit.testing import assert_agrees_with_exact, model_seed, within_se
 
 N = 1_000_000
 EXACT = [name for name, cls in REGISTRY.items() if cls().has_exact]
@@ -22,7 +22,7 @@ def test_every_exact_model_is_covered():
 @pytest.mark.parametrize("name", EXACT)
 def test_defaults_agree_with_exact_at_a_million_tracks(name):
     model = make_model(name)
-    seed = 1000 + sorted(REGISTRY).index(name)
+    seed = model_seed(name)
     if getattr(model, "is_chain", False):
         res = simulate(model, N, rng=seed)
         for o, p in solve(model).probabilities.items():

@@ -28,7 +28,7 @@ import pandas as pd
 
 from simkit.core.params import ParamError, spec
 from simkit.core.stats import norm_ppf, two_proportion_test
-from simkit.analysis.sweep import RECORD_COLUMNS, STAT_COLUMNS, sweep
+from simkit.analysis.sweep import RECORD_COLUMNS, sweep
 
 __all__ = ["DIFF_COLUMNS", "ambiguity_readings", "compare", "side_by_side", "variants"]
 
@@ -183,4 +183,3 @@ def side_by_side(df: pd.DataFrame, outcome: str = "dead", value: str = "p") -> p
     return wide[[v for v in order if v in wide.columns]].reset_index()
 
 
-_ = STAT_COLUMNS  # re-exported names used by callers of this module

@@ -313,6 +313,3 @@ def _watch_parent(pid: int, every: float = 0.5) -> None:
 
     threading.Thread(target=loop, name="simkit-parent-watch", daemon=True).start()
 
-
-def default_workers() -> int:
-    return max(1, (os.cpu_count() or 1))
