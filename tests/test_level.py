@@ -59,6 +59,21 @@ def test_the_cli_derivation_is_the_sweeps():
     assert f"pp_max={levels.pp_max(7)}" in run("exact", "perseverance", "--set", "level=7")[2]
 
 
+@pytest.mark.parametrize("model", ["dying", "perseverance"])
+def test_the_cli_level_agrees_with_the_typical_character(model):
+    """What ``--set level=`` derives agrees with the typical character of the ambiguity report."""
+    from simkit.analysis.ambiguities import typical_character
+    from simkit.cli.levels import derive
+    from simkit.models import get_model
+
+    for lv in (1, 4, 5, 8, 10, 14, 20):
+        _, derived, _ = derive(get_model(model), {"level": lv})
+        typical = typical_character(model, lv)
+        shared = set(derived) & set(typical)
+        assert shared
+        assert {k: derived[k] for k in shared} == {k: typical[k] for k in shared}, lv
+
+
 def test_explicit_values_win_and_are_named():
     code, out, err = run("exact", "dying", "--set", "level=5", "--set", "save_bonus=3", "--format", "csv")
     assert code == 0
