@@ -12,7 +12,7 @@ from simkit.core.params import ParamError
 from simkit.core.model import Rules
 from simkit.models.dying import Dying
 
-__all__ = ["Rules", "Dying", "REGISTRY", "get_model", "make_model"]
+__all__ = ["Rules", "Dying", "REGISTRY", "get_model", "make_model", "register"]
 
 # (module, class) of every registered model, in listing order.
 _MODULES = [
@@ -30,9 +30,26 @@ _MODULES = [
 ]
 
 REGISTRY: dict[str, type[Rules]] = {}
+
+
+def register(cls: type[Rules]) -> type[Rules]:
+    """Add a model class to the registry under ``cls.name`` (usable as a decorator).
+
+    A registered model gets the CLI (``simkit run NAME``, ``exact``, ``sweep``,
+    ``calibrate``...), sweeps, calibration and, with ``has_exact``, the exact solver.
+    A name already taken by another class is refused.
+    """
+    if not (isinstance(cls, type) and issubclass(cls, Rules)) or not cls.name:
+        raise ParamError(f"register: {cls!r} is not a Rules subclass with a name")
+    if REGISTRY.get(cls.name, cls) is not cls:
+        raise ParamError(f"register: the model name {cls.name!r} is already taken by "
+                         f"{REGISTRY[cls.name].__qualname__}")
+    REGISTRY[cls.name] = cls
+    return cls
+
+
 for _mod, _cls in _MODULES:
-    _c = getattr(import_module(f".{_mod}", __name__), _cls)
-    REGISTRY[_c.name] = _c
+    register(getattr(import_module(f".{_mod}", __name__), _cls))
 
 
 def get_model(name: str) -> type[Rules]:
