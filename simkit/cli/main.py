@@ -115,7 +115,9 @@ def model_from_args(args):
 
 def _add_model_args(p):
     p.add_argument("model", help="model name (see `simkit models`)")
-    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="set a parameter (repeatable)")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE",
+                   help="set a parameter, or level=N (the character level: sets what follows from it, "
+                        "shown on stderr) (repeatable)")
     p.add_argument("--preset", default=None, help="a named rule variant, e.g. pf2e-core")
 
 

@@ -38,7 +38,9 @@ def _progress(args) -> bool:
 def _add_run_args(p, *, sweep_verb: bool) -> None:
     p.add_argument("--grid", action="append", metavar="KEY=V1,V2|A..B",
                    help="an axis of the grid: a list or an integer range A..B[:STEP] (repeatable)")
-    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="a fixed value (repeatable)")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE",
+                   help="a fixed value: a parameter, or a sweep key such as level=5 (a column of the CSV) "
+                        "(repeatable)")
     p.add_argument("-n", type=parse_count, default=None, help="tracks per grid point (default 100000)")
     p.add_argument("--seed", type=parse_seed, default=None,
                    help="seed of the sweep (default: fresh entropy; with --resume, the journal's)")
