@@ -18,13 +18,13 @@ import time
 from simkit import simulate
 from simkit.models import make_model
 
-#: model name -> (target ratio, divisor of n for that model)
-TARGETS: dict[str, tuple[float, int]] = {
+#: model name -> (issue 13's target ratio, or None for a row shown for information; divisor of n)
+TARGETS: dict[str, tuple[float | None, int]] = {
     "fatigue": (15.0, 1),
     "recovery": (3.0, 1),
     "fall": (3.0, 1),
-    "perseverance": (3.0, 1),
-    "agony": (6.0, 1),
+    "perseverance": (None, 1),
+    "agony": (None, 1),
 }
 
 
@@ -64,8 +64,9 @@ def main(argv=None) -> int:
     print(f"{'model':<22}{'ratio':>8}{'target':>9}")
     for name, ratio in res.items():
         target = TARGETS[name][0]
-        flag = "" if ratio <= target else "  (over)"
-        print(f"{name + ' / dying':<22}{ratio:>8.2f}{'<= ' + format(target, 'g'):>9}{flag}")
+        shown = "-" if target is None else "<= " + format(target, "g")
+        flag = "" if target is None or ratio <= target else "  (over)"
+        print(f"{name + ' / dying':<22}{ratio:>8.2f}{shown:>9}{flag}")
     return 0
 
 
