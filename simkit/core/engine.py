@@ -57,12 +57,16 @@ def _padded_add(a, b):
     return out
 
 
+def _per_track(v, n: int) -> bool:
+    return isinstance(v, np.ndarray) and v.ndim > 0 and len(v) == n
+
+
 def _bincount2(rows: np.ndarray, values: np.ndarray, n_rows: int) -> np.ndarray:
     values = values.astype(np.int64, copy=False)
     if values.size and values.min() < 0:
         raise ValueError("marks and observations must be non-negative integers")
     width = int(values.max()) + 1 if values.size else 1
-    flat = np.bincount(rows.astype(np.int64) * width + values, minlength=n_rows * width)
+    flat = np.bincount(rows.astype(np.intp) * width + values, minlength=n_rows * width)
     return flat.reshape(n_rows, width)
 
 
@@ -99,15 +103,18 @@ def run_tracks(model, seed: int, first_stream: int, n_tracks: int, prefix=()) ->
         tally.hist[:, start : start + k] += per_code.reshape(k, n_out).T
         kept = np.flatnonzero(codes < 0)  # indices of tracks still active, in order
         if model.marks:
-            done = np.ones(len(codes), dtype=bool)
-            done[kept] = False
-            out = codes[done].astype(np.int64) % n_out
+            done = np.flatnonzero(codes >= 0)
+            out = codes.take(done)
+            if k > 1:  # outcome of each code, by a lookup (no int64 modulo)
+                out = np.tile(np.arange(n_out, dtype=np.int8), k).take(out.astype(np.intp))
             for name in model.marks:
-                tally.marks[name] = _padded_add(
-                    tally.marks.get(name), _bincount2(out, state[name][done], n_out)
-                )
+                values = state.get(name)
+                # a mark the model keeps no array for never changes: 0 for every track
+                values = values.take(done) if values is not None else np.zeros(len(done), dtype=np.int8)
+                tally.marks[name] = _padded_add(tally.marks.get(name), _bincount2(out, values, n_out))
         brng.compact(kept)
-        return {name: v.take(kept, axis=0) for name, v in state.items()}
+        # only the per-track arrays move (a model may keep other values in its state)
+        return {name: v.take(kept, axis=0) if _per_track(v, len(codes)) else v for name, v in state.items()}
 
     def observe_now(state, t):
         for name, values in observe(state, t).items():

@@ -100,7 +100,7 @@ class BlockRng:
         return self._draw("integers", size, 1, 21, dtype=np.uint8)
 
     def below(self, width: int, size=None) -> np.ndarray:
-        """Exactly uniform integers in ``[0, width)`` (uint16), one per active track.
+        """Exactly uniform integers in ``[0, width)`` (uint16), one row per active track.
 
         For ``width <= 65536``: 16-bit words from the streams' raw bits, words at or
         above the largest multiple of ``q = 65536 // width`` redrawn (rejection, so no
@@ -109,11 +109,12 @@ class BlockRng:
         """
         if not 1 <= width <= 65536:
             raise ValueError(f"width must be in [1, 65536], got {width}")
-        self._split(size)
+        rest = self._split(size)
+        per = int(np.prod(rest, dtype=np.int64)) if rest else 1
         q = 65536 // width
         limit = q * width
-        parts = [_below(g, c, limit) for g, c in self._pairs]
-        v = parts[0] if len(parts) == 1 else (np.concatenate(parts) if parts else np.empty(0, np.uint16))
+        parts = [_below(g, c * per, limit).reshape((c,) + rest) for g, c in self._pairs]
+        v = parts[0] if len(parts) == 1 else (np.concatenate(parts) if parts else np.empty((0,) + rest, np.uint16))
         if q & (q - 1) == 0:
             return v >> np.uint16(q.bit_length() - 1)
         return v // np.uint16(q)

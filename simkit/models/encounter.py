@@ -52,6 +52,15 @@ Round structure (round ``t``, 1-based)
    taken in the ``hours`` mark). A dying PC carries on (checks, healer) until it
    ends.
 
+Every rule is a phase of :mod:`simkit.rules`, shared with the track models: the recovery
+check (``recovery_check``), damage while dying (``dying_damage``, A0-1, A0-2, A0-6
+``wounded_adds``), hero points (``hero_points``, A0-3, A0-7 ``hero_knockout``), massive
+damage and temporary HP (``massive_damage``) and the hourly Constitution check
+(``hourly``: DC-15 Medicine of a tending healer, ``natural`` for A1-6, no danger of death
+after a nonlethal knock-out). A strike is one draw when ``20 x`` its damage outcomes fit
+in 16 bits (:attr:`Encounter.strike_width`), and the state keeps only the fields a
+configuration uses (:meth:`Encounter.fields`; a mark with no field is 0).
+
 Damage (every hit)
 ------------------
 Massive damage first: a hit of at least 2 x ``hp_max`` (before temporary HP) kills
@@ -93,10 +102,17 @@ from typing import Any, ClassVar
 import numpy as np
 
 from simkit.rules import creatures
+from simkit.rules import hero_points as hp_rule
 from simkit.rules.dice import CRIT_FAIL, CRIT_SUCCESS, SUCCESS, Dice, degree_table, degrees
+from simkit.rules.dying_damage import WOUNDED_ADDS, hit_phase
+from simkit.rules.hero_points import HERO_KNOCKOUT, rise_phase
+from simkit.rules.hourly import DEAD as HOURLY_DEAD
+from simkit.rules.hourly import STAYS, hourly_lookup
+from simkit.rules.massive_damage import is_massive, take_damage
+from simkit.rules.recovery_check import recovery_phase
 from simkit.rules.levels import monster_high_dc
 from simkit.core.ambiguity import carried
-from simkit.core.params import ParamError, param, spec
+from simkit.core.params import ParamError, param, same_as, spec
 from simkit.rules.parameters import shared
 from simkit.core.model import Rules
 from simkit.models.dying import Dying, hero_threshold
@@ -161,7 +177,7 @@ class Encounter(Rules):
     time_unit: ClassVar[str] = "rounds"
     outcomes: ClassVar[tuple[str, ...]] = OUTCOMES
     marks: ClassVar[tuple[str, ...]] = ("knocked_out", "ko_round", "hp", "hero_spent", "healer", "hours")
-    rule_ids: ClassVar[str] = "R0-01..R0-14, R1-01..R1-08, R1-11; A0-1..A0-5, A1-1..A1-3, A1-6"
+    rule_ids: ClassVar[str] = "R0-01..R0-14, R1-01..R1-08, R1-11; A0-1..A0-7, A1-1..A1-3, A1-6"
     active_label: ClassVar[str] = "still in the fight"
 
     # -- the character -------------------------------------------------------------
@@ -182,6 +198,7 @@ class Encounter(Rules):
     )
     hero_effect: str = param("revive", kind="choice", choices=("revive", "stabilize"), rule="R0-10",
                              help="hero point: back to 1 HP (seed) or stable at 0 HP spending all (pf2e-core)")
+    hero_knockout: str = param(**HERO_KNOCKOUT)
     # -- dying: which system, and each system's options ----------------------------------
     dying_rules: str = param("seed000", kind="choice", choices=("seed000", "seed001"),
                              help="at 0 HP: seed 000 dying, or seed 001 perseverance then hourly recovery")
@@ -193,6 +210,7 @@ class Encounter(Rules):
     death_at: int = param(4, kind="int", lo=1, hi=20, rule="R0-04", help="dying value that kills")
     on_damage: str = param("max", kind="choice", choices=("max", "increment"), rule="A0-1",
                            help="damage while dying: keep the higher dying value, or add 1 (2 on a crit)")
+    wounded_adds: str = param(**WOUNDED_ADDS)
     pp_max: int | None = shared("pp_max", default=None)
     pp: int | None = shared("pp", default=None)
     spend: str | int = shared("spend")
@@ -204,6 +222,7 @@ class Encounter(Rules):
                             help="seed 001: after the fight a stable PC makes hourly Constitution checks")
     checks: int = shared("checks")
     con: int | None = shared("con", default=None)
+    natural: bool = same_as(Recovery, "natural")
     # -- the enemies ------------------------------------------------------------------
     monster_level: int | None = shared("monster_level")
     benchmark: str = param("High", kind="choice", choices=creatures.BENCHMARKS,
@@ -367,11 +386,25 @@ class Encounter(Rules):
         return MAP_STEPS[self.map] * min(a, 2)
 
     # -- random draws: one fixed plan per rules object --------------------------------
+    @property
+    def strike_width(self) -> int:
+        """Width of the one integer drawn per strike (d20 and damage dice), or 0 for two draws.
+
+        With ``L = sides ** count`` damage outcomes and ``20 * L <= 65536``, a strike is one
+        uniform integer ``r`` in ``[0, 20 L)``: natural roll ``r % 20 + 1``, damage dice
+        the base-``sides`` digits of ``r // 20`` (exact, and one table lookup).
+        """
+        kind = dice_draw(self.strike_dice)
+        if kind.startswith("below:") and 20 * int(kind[6:]) <= MAX_DICE_TABLE:
+            return 20 * int(kind[6:])
+        return 0
+
     def draw_plan(self, initial: bool = False) -> list[tuple[str, str, tuple[int, ...]]]:
         """(name, kind, trailing shape) of every array drawn in a round (or at step 0).
 
         The plan depends on the rules alone, never on the tracks' states, so a
-        track's draws do not depend on the other tracks of its block.
+        track's draws do not depend on the other tracks of its block. Kinds: ``d20``,
+        ``random`` (a uniform float), ``below:L`` (a uniform integer in ``[0, L)``).
         """
         E, A = self.enemies, self.attacks
         plan: list[tuple[str, str, tuple[int, ...]]] = []
@@ -387,9 +420,13 @@ class Encounter(Rules):
             if E:
                 if self.target_downed == "sometimes":
                     plan.append(("target_u", "random", (E, A)))
-                plan += [("atk_roll", "d20", (E, A)), ("dmg_u", dice_draw(self.strike_dice), (E, A))]
+                if self.strike_width:
+                    plan.append(("strike", f"below:{self.strike_width}", (E, A)))
+                else:
+                    plan += [("atk_roll", "d20", (E, A)), ("dmg_u", dice_draw(self.strike_dice), (E, A))]
                 if self.effect_chance > 0:
-                    plan += [("eff_u", "random", (E,)), ("save_roll", "d20", (E,)), ("eff_dmg_u", dice_draw(self.effect_dice), (E,))]
+                    plan += [("eff_u", "random", (E,)), ("save_roll", "d20", (E,)),
+                             ("eff_dmg_u", dice_draw(self.effect_dice), (E,))]
                 if self.end_chance > 0:
                     plan.append(("end_u", "random", ()))
         if self.long_term_on and (not initial or E == 0):
@@ -407,32 +444,59 @@ class Encounter(Rules):
             elif kind == "random":
                 out[name] = rng.random(size=size)
             else:  # below:L
-                out[name] = rng.integers(0, int(kind[6:]), size=size, dtype=np.uint16)
+                out[name] = rng.below(int(kind[6:]), size=size)
         return out
+
+    # -- the state: only the fields these rules use ------------------------------------------
+    def fields(self) -> tuple[str, ...]:
+        """State fields of this configuration (marks it never changes are left out: 0)."""
+        f = ["hp", "cond", "knocked_out", "ko_round"]
+        if self.enemies:
+            f.append("pos")
+        if self.temp_hp:
+            f.append("tmp")
+        if self.seed000:
+            f.append("dying")
+            if self.dcs_vary:
+                f.append("dcs")
+            if self.wounded_rule:
+                f.append("wounded")
+            if self.hero_points:
+                f += ["hero", "hero_spent"]
+        else:
+            f += ["pp", "turns"]
+        if self.trait == "nonlethal":
+            f.append("nl")
+        if self.healer_possible:
+            f += ["healer", "heals"]
+        if self.enemies and self.end_chance > 0:
+            f.append("fight")
+        if self.long_term_on:
+            f.append("hours")
+        return tuple(f)
+
+    @property
+    def dcs_vary(self) -> bool:
+        """Whether tracks' recovery DCs can differ (effects with another DC than strikes)."""
+        return self.effect_chance > 0 and self.spell_dc != self.strike_dc
+
+    def fighting(self, t: int) -> bool:
+        """Whether the enemies still fight in round ``t`` (before ``end_chance``)."""
+        return bool(self.enemies) and (self.fight_rounds is None or t <= self.fight_rounds)
 
     # -- Monte Carlo kernel ---------------------------------------------------------------
     def init(self, n: int, rng):
         """State arrays of shape (n,) at full HP (or knocked out with ``hp=0``)."""
-        S = {
-            "hp": np.full(n, self.start_hp, dtype=np.int32),  # current HP
-            "tmp": np.full(n, self.temp_hp, dtype=np.int32),  # temporary HP (R0-14)
-            "cond": np.full(n, UP, dtype=np.int8),  # UP / DOWN_DYING / DOWN_STABLE
-            "dying": np.zeros(n, dtype=np.int16),  # dying value (seed 000)
-            "wounded": np.full(n, self.wounded, dtype=np.int16),  # wounded value (A0-2)
-            "dcs": np.full(n, self.strike_dc, dtype=np.int16),  # recovery DC before dying (R0-06)
-            "pos": np.full(n, 0 if self.initiative == "pc_first" else self.enemies, dtype=np.int8),
-            "hero": np.full(n, self.hero_points, dtype=np.int8),  # hero points left
-            "hero_spent": np.zeros(n, dtype=np.int8),
-            "pp": np.full(n, self.start_pp, dtype=np.int16),  # perseverance points (seed 001)
-            "turns": np.zeros(n, dtype=np.int16),  # agonising turns completed (seed 001)
-            "nl": np.zeros(n, dtype=bool),  # down by nonlethal damage (R1-05)
-            "healer": np.zeros(n, dtype=bool),  # the healer is here
-            "heals": np.full(n, self.heals, dtype=np.int16),  # heals left
-            "fight": np.full(n, self.enemies > 0, dtype=bool),  # the enemies still fight
-            "knocked_out": np.zeros(n, dtype=np.int8),
-            "ko_round": np.zeros(n, dtype=np.int32),
-            "hours": np.zeros(n, dtype=np.int8),
+        start = {
+            "hp": (self.start_hp, np.int32), "tmp": (self.temp_hp, np.int32), "cond": (UP, np.int8),
+            "dying": (0, np.int16), "wounded": (self.wounded, np.int16), "dcs": (self.strike_dc, np.int16),
+            "pos": (0 if self.initiative == "pc_first" else self.enemies, np.int8),
+            "hero": (self.hero_points, np.int8), "hero_spent": (0, np.int8), "pp": (self.start_pp, np.int16),
+            "turns": (0, np.int16), "nl": (False, bool), "healer": (False, bool), "heals": (self.heals, np.int16),
+            "fight": (self.enemies > 0, bool), "knocked_out": (0, np.int8), "ko_round": (0, np.int32),
+            "hours": (0, np.int8),
         }
+        S = {f: np.full(n, start[f][0], dtype=start[f][1]) for f in self.fields()}
         code = np.full(n, -1, dtype=np.int8)
         D = self._draw(rng, n, initial=True)
         if self.start_hp == 0:
@@ -441,7 +505,7 @@ class Encounter(Rules):
                 code[:] = DEAD
             else:
                 self._knockout(S, code, idx, np.zeros(n, dtype=bool), self.strike_dc, 0, 0, dying=self.start_dying)
-        self._resolve(S, D, code)
+        self._resolve(S, D, code, self.fighting(1), 0)
         return S, code
 
     def step(self, state, t, rng):
@@ -451,29 +515,30 @@ class Encounter(Rules):
         D = self._draw(rng, m)
         code = np.full(m, -1, dtype=np.int8)
         # 1. healer arrival
-        before = S["healer"].copy()
-        if self.healer_round is not None and t >= self.healer_round:
-            S["healer"][:] = True
-        if self.healer_chance > 0:
-            S["healer"] |= D["arrive"] < self.healer_chance
-        if self.until == "healer":
-            arrived = S["healer"] & ~before
-            code[arrived] = self._status(S, arrived)
-        # 2. healer's turn
         if self.healer_possible:
+            before = S["healer"].copy() if self.until == "healer" else None
+            if self.healer_round is not None and t >= self.healer_round:
+                S["healer"][:] = True
+            if self.healer_chance > 0:
+                S["healer"] |= D["arrive"] < self.healer_chance
+            if before is not None:
+                arrived = S["healer"] & ~before
+                code[arrived] = self._status(S, arrived)
+            # 2. healer's turn
             self._healer_turn(S, D, code)
         # 3-5. the PC and the enemies in initiative order
+        fight = self.fighting(t)
         for s in range(self.enemies + 1):
             self._pc_turn(S, D, code, s)
-            if s < self.enemies:
+            if s < self.enemies and fight:
                 self._enemy_turn(S, D, code, s, t)
         # 6. end of round
-        if self.enemies:
-            if self.fight_rounds is not None and t >= self.fight_rounds:
+        fight = self.fighting(t + 1)
+        if self.enemies and self.end_chance > 0:
+            if not fight:
                 S["fight"][:] = False
-            if self.end_chance > 0:
-                S["fight"] &= D["end_u"] >= self.end_chance
-        self._resolve(S, D, code)
+            S["fight"] &= D["end_u"] >= self.end_chance
+        self._resolve(S, D, code, fight, t)
         return code
 
     # -- pieces of a round ------------------------------------------------------------------
@@ -486,28 +551,36 @@ class Encounter(Rules):
             DYING,
         ).astype(np.int8)
 
-    def _resolve(self, S, D, code):
+    def _resolve(self, S, D, code, fight: bool, t: int):
         """Tracks that end now: the fight is over and the PC is conscious or stable."""
-        fin = (code < 0) & ~S["fight"]
-        up = fin & (S["cond"] == UP)
+        if "fight" in S:
+            fin = (code < 0) & ~S["fight"]
+        elif fight:
+            return
+        else:
+            fin = code < 0
+        cond = S["cond"]
+        up = fin & (cond == UP)
         code[up] = np.where(S["knocked_out"][up] > 0, REVIVED, STANDING)
-        st = np.flatnonzero(fin & (S["cond"] == DOWN_STABLE))
+        st = np.flatnonzero(fin & (cond == DOWN_STABLE))
         if not len(st):
             return
         if not self.long_term_on:
             code[st] = STABLE
             return
-        # seed 001, R1-06..R1-08: hourly Constitution checks, first decisive one wins
-        con = D["con_roll"][st].astype(np.int32) + self.con_mod + self.check_penalty  # (k, 8)
+        # seed 001, R1-06..R1-08: hourly Constitution checks (simkit.rules.hourly), first decisive wins
+        opts = dict(con=self.con_mod, check_penalty=self.check_penalty, natural=self.natural,
+                    lethal=self.trait != "nonlethal")
+        con_roll = D["con_roll"][st]
+        res = hourly_lookup(con_roll, **opts)
         if "med_roll" in D:
-            aided = (D["med_roll"][st].astype(np.int32) + self.medicine + self.check_penalty >= self.first_aid_dc) & S["healer"][st, None]
-            con = np.where(aided, np.maximum(con + 2, 10), con)
-        hours = np.arange(HOURS) < self.checks
-        decisive = ((con >= 20) | (con < 10)) & hours
+            aided = S["healer"][st]
+            if aided.any():
+                res[aided] = hourly_lookup(con_roll[aided], D["med_roll"][st][aided], healer=self.medicine, **opts)
+        decisive = (res != STAYS) & (np.arange(HOURS) < self.checks)
         first = np.where(decisive.any(axis=1), decisive.argmax(axis=1), HOURS)
-        at = np.minimum(first, HOURS - 1)
-        total = con[np.arange(len(st)), at]
-        died = (first < HOURS) & (total < 10)
+        result = res[np.arange(len(st)), np.minimum(first, HOURS - 1)]
+        died = (first < HOURS) & (result == HOURLY_DEAD)
         code[st] = np.where(died, DEAD, REVIVED)
         S["hp"][st] = np.where(died, 0, np.where(first < HOURS, 1, self.level))  # R1-07: 1 HP per level
         S["hours"][st] = np.where(first < HOURS, first + 1, HOURS)
@@ -525,12 +598,15 @@ class Encounter(Rules):
                 S["wounded"][i] += cond[i] == DOWN_DYING  # losing dying (A0-2)
             S["hp"][i] = np.minimum(self.max_hp, amount[i])
             cond[i] = UP
-            S["dying"][i] = 0
-            S["nl"][i] = False
+            if self.seed000:
+                S["dying"][i] = 0
+            if "nl" in S:
+                S["nl"][i] = False
             S["heals"][i] -= 1
         if self.medicine is not None:
             aid = here & ~heal_down & (cond == DOWN_DYING)
-            ok = np.flatnonzero(aid & (D["aid_roll"].astype(np.int32) + self.medicine + self.check_penalty >= self.first_aid_dc))
+            ok = np.flatnonzero(aid & (D["aid_roll"].astype(np.int32) + self.medicine + self.check_penalty
+                                       >= self.first_aid_dc))
             self._stabilize(S, ok)
         if self.heal_when == "wounded":
             top = np.flatnonzero(can_heal & ~heal_down & (cond == UP) & (2 * S["hp"] <= self.max_hp))
@@ -538,74 +614,87 @@ class Encounter(Rules):
             S["heals"][top] -= 1
 
     def _stabilize(self, S, i):
-        """Dying (or agonising) tracks ``i`` become stable at 0 HP."""
+        """Dying (or agonising) tracks ``i`` become stable at 0 HP (R0-08; A0-2: wounded + 1)."""
         if self.wounded_rule:
-            S["wounded"][i] += 1
+            S["wounded"][i] += 1  # losing dying (A0-2)
         S["cond"][i] = DOWN_STABLE
-        S["dying"][i] = 0
+        if self.seed000:
+            S["dying"][i] = 0
 
     def _pc_turn(self, S, D, code, s):
-        turn = (code < 0) & (S["pos"] == s)
         cond = S["cond"]
-        if self.seed000:
-            i = np.flatnonzero(turn & (cond == DOWN_DYING))
-            if not len(i):
-                return
+        dn = np.flatnonzero(cond == DOWN_DYING) if self.seed000 else np.flatnonzero(cond != UP)
+        if not len(dn):
+            return
+        keep = code[dn] < 0
+        if self.enemies:
+            keep &= S["pos"][dn] == s
+        i = dn[keep]
+        if not len(i):
+            return
+        if self.seed000:  # the recovery check (R0-05..R0-07, A0-4): simkit.rules.recovery_check
             old = S["dying"][i]
-            roll = D["check_roll"][i]
-            if self.check == "save":
-                deg = degrees(roll, self.save("fort"), S["dcs"][i] + old)
-            else:
-                deg = degrees(roll, 0, 10 + old)
-            self._set_dying(S, code, i, old, old + DELTA[deg])
+            dc = S["dcs"][i] if "dcs" in S else self.strike_dc
+            new = recovery_phase(D["check_roll"].take(i), old, check=self.check, bonus=self.save("fort"), dc=dc)
+            self._set_dying(S, code, i, old, new)
             return
         # seed 001: spend PP to stabilise (R1-04), get back up (R1-05), lose 1 PP (R1-01)
         pp = S["pp"]
-        ag = turn & (cond == DOWN_DYING)
-        spends = np.zeros_like(ag)
+        ag = cond[i] == DOWN_DYING
+        spends = np.zeros(len(i), dtype=bool)
         if self.spend != "never":
             cost = self.stabilize_cost
+            p = pp[i]
             if self.spend == "asap":
                 wants = ag
             elif self.spend == "last":
-                wants = ag & (pp == cost)
+                wants = ag & (p == cost)
             else:
-                wants = ag & ((S["turns"] >= int(self.spend)) | (pp == cost))
-            spends = wants & (pp >= cost)
-            i = np.flatnonzero(spends)
-            pp[i] -= cost
-            cond[i] = DOWN_STABLE
+                wants = ag & ((S["turns"][i] >= int(self.spend)) | (p == cost))
+            spends = wants & (p >= cost)
+            j = i[spends]
+            pp[j] -= cost
+            cond[j] = DOWN_STABLE
         if self.back_in_fight:
-            up = turn & (cond == DOWN_STABLE) & ((pp >= self.enough_pp) | (S["nl"] & (pp >= 1)))
-            i = np.flatnonzero(up)
-            pp[i] -= 1
-            S["hp"][i] = 1
-            cond[i] = UP
-            S["nl"][i] = False
-        i = np.flatnonzero(ag & ~spends)  # end of turn: lose 1 PP, dead at 0 (R1-01)
-        pp[i] = np.maximum(pp[i] - 1, 0)
-        S["turns"][i] += 1
-        code[i[pp[i] == 0]] = DEAD
+            p = pp[i]
+            ok = p >= self.enough_pp
+            if "nl" in S:
+                ok |= S["nl"][i] & (p >= 1)
+            j = i[(cond[i] == DOWN_STABLE) & ok]
+            pp[j] -= 1
+            S["hp"][j] = 1
+            cond[j] = UP
+            if "nl" in S:
+                S["nl"][j] = False
+        j = i[ag & ~spends]  # end of turn: lose 1 PP, dead at 0 (R1-01)
+        pp[j] = np.maximum(pp[j] - 1, 0)
+        S["turns"][j] += 1
+        code[j[pp[j] == 0]] = DEAD
 
-    def _set_dying(self, S, code, i, old, new):
-        """Dying of tracks ``i`` goes from ``old`` to ``new`` (R0-04, R0-05, R0-10)."""
-        stab = new <= 0
-        self._stabilize(S, i[stab])
-        i, old, new = i[~stab], old[~stab], new[~stab]
-        thr = self.threshold
-        if thr is not None:
-            spend = (new > old) & (new >= thr) & (S["hero"][i] > 0)
-            self._hero(S, i[spend])
-            i, new = i[~spend], new[~spend]
-        S["cond"][i] = DOWN_DYING
-        S["dying"][i] = np.minimum(new, self.death_at)
-        code[i[new >= self.death_at]] = DEAD
+    def _set_dying(self, S, code, i, old, new, knockout=False):
+        """Dying of tracks ``i`` goes from ``old`` to ``new`` (R0-04, R0-05, R0-08, R0-10; A0-7)."""
+        held = S["hero"][i] > 0 if "hero" in S else False
+        res = rise_phase(old, new, held, threshold=self.threshold, death_at=self.death_at, knockout=knockout,
+                         hero_knockout=self.hero_knockout)
+        if (res == hp_rule.CARRY_ON).all():
+            S["cond"][i] = DOWN_DYING
+            S["dying"][i] = new
+            return
+        self._stabilize(S, i[res == hp_rule.STABLE])
+        self._hero(S, i[res == hp_rule.HERO])
+        go = (res == hp_rule.CARRY_ON) | (res == hp_rule.DEAD)
+        j = i[go]
+        S["cond"][j] = DOWN_DYING
+        S["dying"][j] = np.minimum(new[go], self.death_at)
+        code[i[res == hp_rule.DEAD]] = DEAD
 
     def _hero(self, S, i):
         """Spend hero points on tracks ``i`` (R0-10)."""
+        if not len(i):
+            return
         if self.hero_effect == "revive":  # back to 1 HP, conscious, dying lost
             if self.wounded_rule:
-                S["wounded"][i] += 1
+                S["wounded"][i] += 1  # dying gained (or risen), then lost (A0-2)
             S["hero"][i] -= 1
             S["hero_spent"][i] += 1
             S["hp"][i] = 1
@@ -618,48 +707,63 @@ class Encounter(Rules):
 
     def _knockout(self, S, code, i, crit, src_dc, enemy, t, move=True, dying=1):
         """Tracks ``i`` are knocked out (R0-03; R1-01, R1-11): status, DC, initiative."""
-        if move:
+        if not len(i):
+            return
+        if move and "pos" in S:
             S["pos"][i] = enemy
-        first = S["knocked_out"][i] == 0
-        S["ko_round"][i[first]] = t
-        S["knocked_out"][i] = 1
+        ko = S["knocked_out"]
+        first = i[ko[i] == 0]
+        S["ko_round"][first] = t
+        ko[i] = 1
         S["hp"][i] = 0
         if self.trait == "nonlethal":
             S["cond"][i] = DOWN_STABLE
             S["nl"][i] = True
             return
         if self.seed000:
-            S["dcs"][i] = src_dc
-            gain = dying + crit.astype(np.int16) + (S["wounded"][i] if self.wounded_rule else 0)
-            self._set_dying(S, code, i, np.zeros(len(i), dtype=np.int16), gain)
+            if "dcs" in S:
+                S["dcs"][i] = src_dc
+            wounded = S["wounded"][i] if "wounded" in S else 0
+            gain = dying + crit.astype(np.int16) + (wounded if self.wounded_rule else 0)  # knockout_value
+            self._set_dying(S, code, i, np.zeros(len(i), dtype=np.int16), gain, knockout=True)
             return
         S["cond"][i] = DOWN_DYING
         S["turns"][i] = 0
-        S["nl"][i] = False
+        if "nl" in S:
+            S["nl"][i] = False
         if self.zero_pp == "at_once":
             code[i[S["pp"][i] == 0]] = DEAD
 
     def _damage(self, S, code, i, dmg, crit, src_dc, enemy, t):
         """Damage ``dmg`` (> 0) to tracks ``i`` (R0-13, R0-14, R0-03, R0-09, R0-12)."""
-        massive = dmg >= 2 * self.max_hp
-        dead = i[massive]
-        code[dead] = DEAD
-        S["hp"][dead] = 0
-        S["tmp"][dead] = 0
-        i, dmg, crit = i[~massive], dmg[~massive], crit[~massive]
+        if not len(i):
+            return
+        massive = is_massive(dmg, self.max_hp)
+        if massive.any():
+            dead = i[massive]
+            code[dead] = DEAD
+            S["hp"][dead] = 0
+            if "tmp" in S:
+                S["tmp"][dead] = 0
+            keep = ~massive
+            i, dmg, crit = i[keep], dmg[keep], crit[keep]
         up = S["cond"][i] == UP
-        # conscious: temporary HP first, then HP; knocked out at 0
-        iu, du = i[up], dmg[up]
-        absorbed = np.minimum(S["tmp"][iu], du)
-        S["tmp"][iu] -= absorbed
-        left = S["hp"][iu] - (du - absorbed)
-        S["hp"][iu] = np.maximum(left, 0)
-        ko = left <= 0
-        ko_i = iu[ko]
-        if self.trait == "death":
-            code[ko_i] = DEAD
+        all_up = up.all()
+        # conscious: temporary HP first, then HP; knocked out at 0 (simkit.rules.massive_damage)
+        iu, du, cu = (i, dmg, crit) if all_up else (i[up], dmg[up], crit[up])
+        if "tmp" in S:
+            hp, S["tmp"][iu] = take_damage(S["hp"][iu], S["tmp"][iu], du)
         else:
-            self._knockout(S, code, ko_i, crit[up][ko], src_dc, enemy, t)
+            hp = np.maximum(S["hp"][iu] - du, 0)
+        S["hp"][iu] = hp
+        ko = hp == 0
+        if ko.any():
+            if self.trait == "death":  # R0-12
+                code[iu[ko]] = DEAD
+            else:
+                self._knockout(S, code, iu[ko], cu[ko], src_dc, enemy, t)
+        if all_up:
+            return
         # unconscious (R0-09): same effects as a knock-out, initiative unchanged
         idn, cdn = i[~up], crit[~up]
         if self.trait == "death":
@@ -672,37 +776,68 @@ class Encounter(Rules):
         if not self.seed000:
             return
         j, cj = idn[~stable], cdn[~stable]
+        if not len(j):
+            return
         old = S["dying"][j]
-        gain = 1 + cj.astype(np.int16)
-        if self.on_damage == "max":
-            new = np.maximum(old, gain + (S["wounded"][j] if self.wounded_rule else 0))
-        else:
-            new = old + gain
-        S["dcs"][j] = np.maximum(S["dcs"][j], src_dc)
+        new = hit_phase(old, cj, S["wounded"][j] if "wounded" in S else 0, on_damage=self.on_damage,
+                        wounded_rule=self.wounded_rule, wounded_adds=self.wounded_adds)
+        if "dcs" in S:
+            S["dcs"][j] = np.maximum(S["dcs"][j], src_dc)
         self._set_dying(S, code, j, old, new)
 
     def _enemy_turn(self, S, D, code, e, t):
-        acting = (code < 0) & S["fight"]
-        if self.target_downed == "sometimes":
-            aims = D["target_u"][:, e, :] < self.downed_chance  # (m, A)
-        else:
-            aims = np.full((len(code), self.attacks), self.target_downed == "always")
+        acting = code < 0
+        if "fight" in S:
+            acting &= S["fight"]
         if self.effect_chance > 0:
             effect = D["eff_u"][:, e] < self.effect_chance
-            self._effect(S, D, code, acting & effect, aims[:, 0], e, t)
-            acting = acting & ~effect
-        table = _strike_degrees(self.strike_bonus, self.armor,
-                                tuple(self.strike_penalty(a) for a in range(self.attacks)))
+            aim0 = self._aims(S, D, e, 0)
+            self._effect(S, D, code, acting & effect, aim0, e, t)
+            acting &= ~effect
+        width = self.strike_width
+        if width:
+            dmg_tab, crit_tab = _strike_tables(self.strike_bonus, self.armor,
+                                               tuple(self.strike_penalty(a) for a in range(self.attacks)),
+                                               self.strike_dice)
+        else:
+            table = _strike_degrees(self.strike_bonus, self.armor,
+                                    tuple(self.strike_penalty(a) for a in range(self.attacks)))
+        cond = S["cond"]
         for a in range(self.attacks):
-            live = acting & (code < 0)
-            down = S["cond"] != UP
-            i = np.flatnonzero(live & (~down | aims[:, a]))
-            deg = table[a].ravel().take(down[i] * 21 + D["atk_roll"][i, e, a])
-            hit = deg >= SUCCESS
-            i, crit = i[hit], deg[hit] == CRIT_SUCCESS
-            dmg = dice_values(self.strike_dice, D["dmg_u"][i, e, a])
-            dmg[crit] *= 2
+            up = cond == UP
+            if self.target_downed == "never":
+                tgt = acting & up
+            elif self.target_downed == "always":
+                tgt = acting.copy()
+            else:
+                tgt = acting & (up | (D["target_u"][:, e, a] < self.downed_chance))
+            if a:
+                tgt &= code < 0
+            i = np.flatnonzero(tgt)
+            if not len(i):
+                continue
+            if width:
+                idx = D["strike"][:, e, a].take(i).astype(np.intp)
+                if self.target_downed != "never":
+                    idx += (cond.take(i) != UP) * width
+                dmg = dmg_tab[a].take(idx)
+                hit = dmg > 0
+                i, dmg, crit = i[hit], dmg[hit], crit_tab[a].take(idx[hit])
+            else:
+                down = cond.take(i) != UP
+                deg = table[a].ravel().take(down * 21 + D["atk_roll"][:, e, a].take(i))
+                hit = deg >= SUCCESS
+                i, crit = i[hit], deg[hit] == CRIT_SUCCESS
+                dmg = dice_values(self.strike_dice, D["dmg_u"][:, e, a].take(i))
+                dmg[crit] *= 2
+                keep = dmg > 0
+                i, dmg, crit = i[keep], dmg[keep], crit[keep]
             self._damage(S, code, i, dmg, crit, self.strike_dc, e, t)
+
+    def _aims(self, S, D, e, a):
+        if self.target_downed == "sometimes":
+            return D["target_u"][:, e, a] < self.downed_chance
+        return np.full(len(S["hp"]), self.target_downed == "always")
 
     def _effect(self, S, D, code, acting, aim, e, t):
         down = S["cond"] != UP
@@ -714,4 +849,26 @@ class Encounter(Rules):
         self._damage(S, code, i[keep], dmg[keep], (deg == CRIT_FAIL)[keep], self.spell_dc, e, t)
 
 
-Encounter.ambiguities = carried(spec(Encounter), Dying, Perseverance, Recovery)
+@lru_cache(maxsize=256)
+def _strike_tables(bonus: int, ac: int, penalties: tuple[int, ...], dice: str) -> tuple[np.ndarray, np.ndarray]:
+    """Damage dealt and critical flag of one strike by [strike, PC down * W + r] (W = 20 L).
+
+    ``r`` is the strike's draw (see :attr:`Encounter.strike_width`): natural roll ``r % 20
+    + 1``, damage dice from ``r // 20``. Damage is 0 on a miss (and never negative), doubled
+    on a critical hit (R0-05 degrees; AC - 6 against a PC at 0 HP, R0-11).
+    """
+    values = _dice_table(dice).astype(np.int32)
+    L = len(values)
+    r = np.arange(20 * L)
+    roll, base = r % 20 + 1, values[r // 20]
+    dmg = np.zeros((len(penalties), 2 * 20 * L), dtype=np.int32)
+    crit = np.zeros((len(penalties), 2 * 20 * L), dtype=bool)
+    for a, p in enumerate(penalties):
+        for down in (0, 1):
+            deg = degree_table(bonus - p, ac - (UNCONSCIOUS_AC if down else 0))[roll]
+            d = np.where(deg >= SUCCESS, base, 0) * np.where(deg == CRIT_SUCCESS, 2, 1)
+            dmg[a, down * 20 * L:(down + 1) * 20 * L] = np.maximum(d, 0)
+            crit[a, down * 20 * L:(down + 1) * 20 * L] = deg == CRIT_SUCCESS
+    dmg.setflags(write=False)
+    crit.setflags(write=False)
+    return dmg, crit

@@ -8,7 +8,13 @@ the same way. Slow on purpose; not used by the engine.
 
 from __future__ import annotations
 
+from simkit.rules import hero_points as hp_rule
 from simkit.rules.dice import CRIT_FAIL, CRIT_SUCCESS, SUCCESS, Dice, degree
+from simkit.rules.dying_damage import hit_while_dying, knockout_value
+from simkit.rules.hourly import AWAKE, hourly_result
+from simkit.rules.hourly import DEAD as HOURLY_DEAD
+from simkit.rules.massive_damage import is_massive, take_damage
+from simkit.rules.recovery_check import recovery_delta
 from simkit.models.encounter import DEAD, DYING, HOURS, REVIVED, STABLE, STANDING, UNCONSCIOUS_AC, Encounter, dice_draw
 
 __all__ = ["new_track", "ref_init", "ref_round"]
@@ -97,17 +103,18 @@ def _end(r, tr, d):
         return None
     if r.dying_rules == "seed000" or not r.long_term:
         return STABLE
-    # R1-06..R1-08: one Constitution check an hour
+    # R1-06..R1-08: one Constitution check an hour (simkit.rules.hourly)
     for h in range(HOURS):
         if h >= r.checks:
             break
-        total = _roll(d, "con_roll", h) + r.con_mod + r.check_penalty
-        if "med_roll" in d and tr["healer"] and _roll(d, "med_roll", h) + r.medicine + r.check_penalty >= r.first_aid_dc:
-            total = max(total + 2, 10)
-        if total >= 20:
+        healer = r.medicine if ("med_roll" in d and tr["healer"]) else None
+        res = hourly_result(_roll(d, "con_roll", h), _roll(d, "med_roll", h) if healer is not None else 0,
+                            con=r.con_mod, healer=healer, check_penalty=r.check_penalty, natural=r.natural,
+                            lethal=r.trait != "nonlethal")
+        if res == AWAKE:
             tr.update(hp=1, down=False, hours=h + 1)
             return REVIVED
-        if total < 10:
+        if res == HOURLY_DEAD:
             tr["hours"] = h + 1
             return DEAD
     tr.update(hp=r.level, down=False, hours=HOURS)
@@ -140,11 +147,8 @@ def _pc_turn(r, tr, d):
         if not tr["dying_now"]:
             return
         dying = tr["dying"]
-        if r.check == "save":
-            deg = degree(_roll(d, "check_roll"), r.save("fort"), tr["dcs"] + dying)
-        else:
-            deg = degree(_roll(d, "check_roll"), 0, 10 + dying)
-        _new_dying(r, tr, dying + {0: 2, 1: 1, 2: -1, 3: -2}[deg])
+        _new_dying(r, tr, dying + recovery_delta(_roll(d, "check_roll"), dying, check=r.check,
+                                                 bonus=r.save("fort"), dc=tr["dcs"]))
         return
     spent = False
     if tr["dying_now"] and r.spend != "never":
@@ -169,14 +173,15 @@ def _pc_turn(r, tr, d):
         raise _Dead
 
 
-def _new_dying(r, tr, new):
-    """Dying changes to ``new`` (seed 000): stable, hero point, death or carry on."""
+def _new_dying(r, tr, new, knockout=False):
+    """Dying changes to ``new`` (seed 000): stable, hero point, death or carry on (simkit.rules.hero_points)."""
     old = tr["dying"] if tr["dying_now"] else 0
-    if new <= 0:
+    res = hp_rule.rise(old, new, threshold=r.threshold if tr["hero"] > 0 else None, death_at=r.death_at,
+                       knockout=knockout, hero_knockout=r.hero_knockout)
+    if res == hp_rule.STABLE:
         _lose_dying(r, tr)
         return
-    thr = r.threshold
-    if thr is not None and new > old and new >= thr and tr["hero"] > 0:
+    if res == hp_rule.HERO:
         if r.hero_effect == "revive":  # dying was gained (or rose), then lost: wounded + 1 (A0-2)
             tr["wounded"] += int(r.wounded_rule)
             tr.update(dying_now=False, dying=0)
@@ -187,7 +192,7 @@ def _new_dying(r, tr, new):
             tr["hero_spent"] += tr["hero"]
             tr.update(hero=0, dying_now=False, dying=0)
         return
-    if new >= r.death_at:
+    if res == hp_rule.DEAD:
         raise _Dead
     tr.update(dying=new, dying_now=True)
 
@@ -204,7 +209,8 @@ def _knock_out(r, tr, crit, src_dc, enemy, t, move, dying=1):
     if r.dying_rules == "seed000":
         tr["dcs"] = src_dc
         tr["dying_now"] = False
-        _new_dying(r, tr, dying + int(crit) + (tr["wounded"] if r.wounded_rule else 0))
+        _new_dying(r, tr, knockout_value(start=dying, crit=crit, wounded=tr["wounded"], wounded_rule=r.wounded_rule),
+                   knockout=True)
         return
     tr.update(dying_now=True, turns=0, nl=False)
     if r.zero_pp == "at_once" and tr["pp"] == 0:
@@ -212,15 +218,13 @@ def _knock_out(r, tr, crit, src_dc, enemy, t, move, dying=1):
 
 
 def _hit(r, tr, dmg, crit, src_dc, enemy, t):
-    if dmg >= 2 * r.max_hp:  # R0-13
+    if is_massive(dmg, r.max_hp):  # R0-13
         tr.update(hp=0, tmp=0)
         raise _Dead
     if not tr["down"]:
-        soak = min(tr["tmp"], dmg)  # R0-14
-        tr["tmp"] -= soak
-        tr["hp"] -= dmg - soak
-        if tr["hp"] <= 0:
-            tr["hp"] = 0
+        hp, tmp = take_damage(tr["hp"], tr["tmp"], dmg)  # R0-14
+        tr.update(hp=int(hp), tmp=int(tmp))
+        if tr["hp"] == 0:
             if r.trait == "death":  # R0-12
                 raise _Dead
             _knock_out(r, tr, crit, src_dc, enemy, t, move=True)
@@ -235,11 +239,8 @@ def _hit(r, tr, dmg, crit, src_dc, enemy, t):
         return
     if r.dying_rules == "seed001":
         return
-    gain = 2 if crit else 1
-    if r.on_damage == "max":
-        new = max(tr["dying"], gain + (tr["wounded"] if r.wounded_rule else 0))
-    else:
-        new = tr["dying"] + gain
+    new = hit_while_dying(tr["dying"], crit, on_damage=r.on_damage, wounded=tr["wounded"],
+                          wounded_rule=r.wounded_rule, wounded_adds=r.wounded_adds)
     tr["dcs"] = max(tr["dcs"], src_dc)
     _new_dying(r, tr, new)
 
@@ -265,9 +266,14 @@ def _enemy(r, tr, d, e, t):
         if not _aims(r, tr, d, e, a):
             continue
         ac = r.armor - (UNCONSCIOUS_AC if tr["down"] else 0)
-        deg = degree(_roll(d, "atk_roll", e, a), r.strike_bonus - r.strike_penalty(a), ac)
+        if "strike" in d:  # one draw: natural roll r % 20 + 1, damage dice from r // 20
+            draw = int(_roll(d, "strike", e, a))
+            roll, dmg_draw = draw % 20 + 1, draw // 20
+        else:
+            roll, dmg_draw = _roll(d, "atk_roll", e, a), _roll(d, "dmg_u", e, a)
+        deg = degree(roll, r.strike_bonus - r.strike_penalty(a), ac)
         if deg < SUCCESS:
             continue
-        dmg = _dice(r.strike_dice, _roll(d, "dmg_u", e, a)) * (2 if deg == CRIT_SUCCESS else 1)
+        dmg = _dice(r.strike_dice, dmg_draw) * (2 if deg == CRIT_SUCCESS else 1)
         if dmg > 0:
             _hit(r, tr, dmg, deg == CRIT_SUCCESS, r.strike_dc, e, t)
