@@ -25,7 +25,7 @@ import pandas as pd
 
 from simkit.core.model import Rules
 from simkit.core.stats import proportion_ci
-from simkit.core.tables import survival_table
+from simkit.core.tables import summary_html, survival_table
 
 __all__ = ["ChainRules", "ChainResult", "ChainExact"]
 
@@ -101,6 +101,9 @@ class ChainExact:
 
     def __getitem__(self, outcome: str) -> float:
         return self.probabilities[outcome]
+
+    def _repr_html_(self) -> str:
+        return summary_html(f"{self.model.name}: exact", self.summary())
 
     def summary(self) -> pd.DataFrame:
         probs = self.probabilities
@@ -228,6 +231,10 @@ class ChainResult:
         df = pd.concat(frames, ignore_index=True)
         df.attrs.update(model=self.model.name, seed=self.seed, n=self.n)
         return df
+
+    def _repr_html_(self) -> str:
+        return summary_html(
+            f"{self.model.name}: {self.n:,} tracks, seed {self.seed} (95% intervals)", self.summary())
 
     def __repr__(self) -> str:
         ps = ", ".join(f"{o}={c / self.n:.4f}" for o, c in self.counts.items())

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from simkit.core.contracts import ModelResult
-from simkit.core.tables import survival_table
+from simkit.core.tables import summary_html, survival_table
 
 __all__ = ["solve", "solve_many", "ExactResult", "Chain", "build_chain"]
 
@@ -66,6 +66,9 @@ class ExactResult:
     def __repr__(self) -> str:
         ps = ", ".join(f"{o}={p:.6f}" for o, p in self.probabilities.items())
         return f"ExactResult({self.model.name}: {ps})"
+
+    def _repr_html_(self) -> str:
+        return summary_html(f"{self.model.name}: exact", self.summary())
 
     def summary(self) -> pd.DataFrame:
         """Columns ``outcome, p``."""

@@ -276,6 +276,52 @@ def parse_value(name: str, meta: dict, text: str) -> Any:
     raise ParamError(f"{name}={shown(text)} is not allowed: {name} must be {allowed(meta)}")
 
 
+def numpydoc_parameters(rules_cls) -> str:
+    """A numpydoc ``Parameters`` section generated from the declarations of ``rules_cls``:
+    each parameter's kind, default, allowed values, unit, rule id and meaning."""
+    lines = ["Parameters", "----------"]
+    for name, meta in spec(rules_cls).items():
+        kind = {"choice": "str", "policy": "str or int", "dice": "str", "heights": "str",
+                "schedule": "str"}.get(meta["kind"], meta["kind"])
+        default = "none" if meta["default"] is None else repr(meta["default"])
+        lines.append(f"{name} : {kind}{' or None' if meta['optional'] else ''}, default {default}")
+        text = meta["help"].rstrip(".")
+        text = text[:1].upper() + text[1:] + "."
+        extra = f" Allowed: {allowed(meta)}."
+        if meta["unit"]:
+            extra += f" Unit: {meta['unit']}."
+        if meta["rule"]:
+            extra += f" Rule {meta['rule']} (docs/rules.md)."
+        lines.extend(_wrap("    ", text + extra))
+    return "\n".join(lines)
+
+
+def _wrap(indent: str, text: str, width: int = 88) -> list[str]:
+    import textwrap
+
+    return textwrap.wrap(text, width=width, initial_indent=indent, subsequent_indent=indent)
+
+
+def document(rules_cls) -> None:
+    """Append the generated ``Parameters`` section (and outcomes) to the class docstring."""
+    doc = (rules_cls.__doc__ or rules_cls.__name__).rstrip()
+    if "\nParameters\n----------" in doc:
+        return
+    body = doc.split("\n", 1)
+    first, rest = body[0], (body[1] if len(body) > 1 else "")
+    import inspect
+
+    rest = inspect.cleandoc(rest) if rest.strip() else ""
+    parts = [first.strip()]
+    if rest:
+        parts.append(rest)
+    parts.append(numpydoc_parameters(rules_cls))
+    outcomes = ", ".join(f"``{o}``" for o in (*rules_cls.outcomes, "unresolved"))
+    parts.append(f"Notes\n-----\nOutcomes: {outcomes}. One step is one "
+                 f"{rules_cls.time_unit.rstrip('s')}.")
+    rules_cls.__doc__ = "\n\n".join(parts) + "\n"
+
+
 def describe(rules_cls) -> list[dict]:
     """Rows describing each parameter: name, default, allowed, unit, rule, help."""
     rows = []

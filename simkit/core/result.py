@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from simkit.core.stats import proportion_ci
-from simkit.core.tables import survival_table
+from simkit.core.tables import summary_html, survival_table
 
 __all__ = ["Result", "SUMMARY_COLUMNS"]
 
@@ -144,6 +144,10 @@ class Result:
             for v in np.flatnonzero(counts[i]):
                 rows.append((o, int(v), int(counts[i, v]), counts[i, v] / self.n))
         return pd.DataFrame(rows, columns=["outcome", "value", "count", "p"])
+
+    def _repr_html_(self) -> str:
+        return summary_html(
+            f"{self.model.name}: {self.n:,} tracks, seed {self.seed} (95% intervals)", self.summary())
 
     def __repr__(self) -> str:
         ps = ", ".join(f"{o}={c / self.n:.4f}" for o, c in self.counts.items())

@@ -13,7 +13,7 @@ import pandas as pd
 
 from simkit.core.stats import proportion_ci
 
-__all__ = ["SURVIVAL_COLUMNS", "survival_table", "with_active"]
+__all__ = ["SURVIVAL_COLUMNS", "survival_table", "with_active", "summary_html"]
 
 #: Columns of every ``survival()`` table (``exact`` is NaN where no exact answer is known).
 SURVIVAL_COLUMNS = (
@@ -105,3 +105,19 @@ def survival_table(
     })
     return df[list(SURVIVAL_COLUMNS)]
 
+
+
+def summary_html(title: str, summary: pd.DataFrame) -> str:
+    """A result's summary as a small styled HTML table (Jupyter's ``_repr_html_``)."""
+    frame = summary.copy()
+    for col in ("p", "ci_low", "ci_high", "exact"):
+        if col in frame:
+            frame[col] = frame[col].map(lambda v: "" if pd.isna(v) else f"{v:.4f}")
+    if "count" in frame:
+        frame["count"] = frame["count"].map(lambda v: f"{v:,}")
+    if "n" in frame:
+        frame = frame.drop(columns="n")
+    table = frame.to_html(index=False, border=0, classes="simkit-summary", escape=True)
+    style = ("<style>.simkit-summary td, .simkit-summary th {text-align: right; padding: 2px 8px}"
+             ".simkit-summary td:first-child {text-align: left}</style>")
+    return f"{style}<div><strong>{title}</strong>{table}</div>"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from simkit.core.params import ParamError
+from simkit.core.params import ParamError, document
 from simkit.core.model import Rules
 from simkit.models.dying import Dying
 
@@ -45,6 +45,7 @@ def register(cls: type[Rules]) -> type[Rules]:
         raise ParamError(f"register: the model name {cls.name!r} is already taken by "
                          f"{REGISTRY[cls.name].__qualname__}")
     REGISTRY[cls.name] = cls
+    document(cls)  # help(Model) lists every parameter: meaning, default, range, rule id
     return cls
 
 
