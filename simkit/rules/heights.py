@@ -9,8 +9,10 @@ A height distribution is written as a string (the ``heights`` parameter kind of
 
 Heights must be finite and non-negative (at most :data:`MAX_HEIGHT` m). Only the band
 of a height matters to the fall rules (R4-07), so the exact side works with the
-probability of each band (:meth:`Heights.band_probabilities`), and the Monte Carlo side
-draws a height from one uniform per track (:meth:`Heights.sample`).
+probability of each band (:meth:`Heights.band_probabilities`), and the fall phase
+(:func:`simkit.rules.fall.band_draw`) draws the band itself: a listed height by one
+uniform integer, a uniform range's band by its share of the 32-bit draws.
+:meth:`Heights.sample` (a height from a uniform in [0, 1)) remains for notebooks.
 """
 
 from __future__ import annotations
