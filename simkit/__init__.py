@@ -1,4 +1,26 @@
-"""simkit: how deadly are your rules? Monte Carlo and exact odds for RPG dying rules."""
+"""simkit: how deadly are your rules? Monte Carlo and exact odds for tabletop-RPG dying rules.
+
+Quick start::
+
+    import simkit
+    model = simkit.Dying(save_bonus=11, monster_level=5)   # a level-5 PC downed by a level-5 monster
+    res = simkit.simulate(model, 1_000_000, rng=42)        # vectorised Monte Carlo
+    res.summary()        # outcome, count, n, p, ci_low, ci_high, exact
+    res.survival()       # P(dead by round t), P(still dying)... with intervals
+    simkit.solve(model)["dead"]                            # the exact answer
+    simkit.make_model("dying", "pf2e-core")                # the published variant
+    simkit.calibrate("dying", "10%", "dc", character_level=5)  # the DC that gives 10% deaths
+
+Models (``simkit models`` on the command line, ``simkit.REGISTRY`` here): ``dying`` (seed
+000), ``perseverance``, ``recovery``, ``agony`` (seed 001), ``fatigue``, ``fall``,
+``fall_dying``, ``fall_perseverance`` (seed 004), ``encounter``, and D&D presets.
+``help(simkit.Dying)`` (or any model class) lists every parameter with its default,
+range and rule id; the rules themselves are stated in ``docs/rules.md``.
+
+Layers: :mod:`simkit.core` (engine, exact solver, results), :mod:`simkit.rules` (each
+rule written once), :mod:`simkit.models`, :mod:`simkit.analysis` (sweeps, compare,
+calibrate, reports, plots), :mod:`simkit.cli`.
+"""
 
 from simkit.analysis.compare import compare
 from simkit.analysis.design import calibrate, sensitivity
