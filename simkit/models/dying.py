@@ -113,6 +113,17 @@ AMBIGUITIES: tuple[Ambiguity, ...] = (
 )
 
 
+#: Pathfinder 2e as published (the ``pf2e-core`` preset): flat recovery check DC 10 + dying
+#: (A0-4), damage while dying increments it (A0-1), the wounded rule (A0-2), and the
+#: hero-point rescue spends all hero points to stabilise at 0 HP (R0-10).
+PF2E_CORE: dict[str, Any] = {
+    "check": "flat",
+    "on_damage": "increment",
+    "wounded_rule": True,
+    "hero_effect": "stabilize",
+}
+
+
 @dataclass(frozen=True, slots=True)
 class Dying(Rules):
     """The seed-000 dying track (R0-03..R0-10, R0-13); one step = one round."""
@@ -122,6 +133,7 @@ class Dying(Rules):
     outcomes: ClassVar[tuple[str, ...]] = ("stable", "dead", "revived")
     rule_ids: ClassVar[str] = "R0-03..R0-10, R0-13; A0-1..A0-7"
     active_label: ClassVar[str] = "still dying"
+    presets: ClassVar[dict[str, dict[str, Any]]] = {"seed": {}, "pf2e-core": PF2E_CORE}
     ambiguities: ClassVar[tuple[Ambiguity, ...]] = AMBIGUITIES
     has_exact: ClassVar[bool] = True
 

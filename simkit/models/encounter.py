@@ -115,7 +115,7 @@ from simkit.core.ambiguity import carried
 from simkit.core.params import ParamError, param, same_as, spec
 from simkit.rules.parameters import shared
 from simkit.core.model import Rules
-from simkit.models.dying import Dying, hero_threshold
+from simkit.models.dying import PF2E_CORE, Dying, hero_threshold
 from simkit.models.perseverance import Perseverance
 from simkit.models.recovery import Recovery
 
@@ -179,6 +179,8 @@ class Encounter(Rules):
     marks: ClassVar[tuple[str, ...]] = ("knocked_out", "ko_round", "hp", "hero_spent", "healer", "hours")
     rule_ids: ClassVar[str] = "R0-01..R0-14, R1-01..R1-08, R1-11; A0-1..A0-7, A1-1..A1-3, A1-6"
     active_label: ClassVar[str] = "still in the fight"
+    #: the same four overrides for the encounter's seed-000 dying track
+    presets: ClassVar[dict[str, dict[str, Any]]] = {"seed": {}, "pf2e-core": PF2E_CORE}
 
     # -- the character -------------------------------------------------------------
     level: int = shared("level", default=5)

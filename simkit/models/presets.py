@@ -1,39 +1,43 @@
 """Named rule variants ("presets"): parameter overrides of a model.
 
+Each model class declares its own (``Model.presets``, preset name -> overrides):
+
 - ``seed`` (every model): the seed document as written, i.e. the defaults.
-- ``pf2e-core`` (``dying``): Pathfinder 2e as published: flat recovery check DC 10 +
-  dying (A0-4), damage while dying increments it (A0-1), the wounded rule on (A0-2),
-  and the hero-point rescue spends all hero points to stabilise at 0 HP.
-- ``pf2e-core`` (``encounter``): the same four overrides for the encounter's seed-000
-  dying track.
+- ``pf2e-core`` (``dying``, ``encounter``): Pathfinder 2e as published
+  (:data:`simkit.models.dying.PF2E_CORE`).
+
+:data:`PRESETS` is a read-only view, model name -> its presets.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
 
 from simkit.core.params import ParamError
 
 __all__ = ["PRESETS", "preset_params"]
 
-PRESETS: dict[str, dict[str, dict]] = {
-    "dying": {
-        "seed": {},
-        "pf2e-core": {
-            "check": "flat",
-            "on_damage": "increment",
-            "wounded_rule": True,
-            "hero_effect": "stabilize",
-        },
-    },
-    "encounter": {
-        "seed": {},
-        "pf2e-core": {
-            "check": "flat",
-            "on_damage": "increment",
-            "wounded_rule": True,
-            "hero_effect": "stabilize",
-        },
-    },
-}
+
+class _Presets(Mapping):
+    """Model name -> {preset name: overrides}, read from the registered model classes."""
+
+    def __getitem__(self, name: str) -> dict[str, dict]:
+        from simkit.models import REGISTRY
+
+        return REGISTRY[name].presets
+
+    def __iter__(self) -> Iterator[str]:
+        from simkit.models import REGISTRY
+
+        return iter(REGISTRY)
+
+    def __len__(self) -> int:
+        from simkit.models import REGISTRY
+
+        return len(REGISTRY)
+
+
+PRESETS: Mapping[str, dict[str, dict]] = _Presets()
 
 
 def preset_params(model: str, preset: str) -> dict:
