@@ -80,10 +80,12 @@ def assert_agrees_with_exact(model, n: int, seed, *, steps: int | None = None, k
     Returns the Monte Carlo result.
     """
     from simkit.core.engine import simulate
-    from simkit.core.exact import solve
+    from simkit.core.exact import ExactResult, solve
+    from simkit.core.result import Result
 
     res = simulate(model, n, rng=seed)
     exact = solve(model)
+    assert isinstance(exact, ExactResult) and isinstance(res, Result), "a chained model: check its stages"
     for o, p in exact.probabilities.items():
         assert within_se(res[o], p, n, k), (model, o, res[o], p)
     cdf = exact.cdf()

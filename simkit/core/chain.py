@@ -23,7 +23,9 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
+from simkit.core.exact import ExactResult
 from simkit.core.model import Rules
+from simkit.core.result import Result
 from simkit.core.stats import proportion_ci
 from simkit.core.tables import summary_html, survival_table
 
@@ -86,8 +88,8 @@ class ChainExact:
     """Exact answer of a chain: stage results and the combined probabilities."""
 
     model: ChainRules
-    first: object  # ExactResult
-    then: dict  # outcome -> ExactResult (conditional on that outcome)
+    first: ExactResult
+    then: dict[str, ExactResult]  # outcome -> its stage's answer (conditional on that outcome)
 
     @property
     def outcomes(self) -> tuple[str, ...]:
@@ -140,8 +142,8 @@ class ChainResult:
     model: ChainRules
     n: int
     seed: int
-    first: object  # Result
-    then: dict  # outcome -> Result (over the tracks that reached that outcome)
+    first: Result
+    then: dict[str, Result]  # outcome -> Result (over the tracks that reached that outcome)
 
     @property
     def outcomes(self) -> tuple[str, ...]:

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from simkit.core.contracts import ModelResult
+from simkit.core.model import Rules
 from simkit.core.tables import summary_html, survival_table
 
 __all__ = ["solve", "solve_many", "ExactResult", "Chain", "build_chain"]
@@ -41,7 +42,7 @@ class ExactResult:
         Mass still transient after the horizon (None: 1 minus the absorbed mass).
     """
 
-    model: object
+    model: Rules
     hist: np.ndarray
     unresolved: float | None = None  # mass still transient after the horizon
 
@@ -319,7 +320,8 @@ def solve_many(models) -> list:
         else:
             plain.append(i)
     if chains:
-        stage_models, layout = [], []
+        stage_models: list = []
+        layout: list = []
         for i in chains:
             first, then = models[i].stages()
             keys = list(then)

@@ -8,6 +8,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from simkit.core.model import Rules
 from simkit.core.stats import proportion_ci
 from simkit.core.tables import summary_html, survival_table
 
@@ -37,7 +38,7 @@ class Result:
         Field -> (horizon + 1, values) counts over tracks still active after step t.
     """
 
-    model: object
+    model: Rules
     n: int
     seed: int
     hist: np.ndarray
