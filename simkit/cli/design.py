@@ -82,13 +82,13 @@ def _model(args):
 
 
 def _cmd_calibrate(args) -> int:
-    from simkit.cli.main import _prepare_output, emit
+    from simkit.cli.main import prepare_output, emit
     from simkit.analysis.design import calibrate
 
     model = _model(args)
     outcome, target = _target(args.target, model)
     lo, hi = args.range if args.range else (None, None)
-    _prepare_output(args)
+    prepare_output(args)
     cal = calibrate(model, target, args.vary, outcome=outcome, lo=lo, hi=hi, method=args.method, n=args.n,
                     rng=args.seed, level=args.confidence)
     emit(cal.to_frame(), args)
@@ -100,11 +100,11 @@ def _cmd_calibrate(args) -> int:
 
 
 def _cmd_sensitivity(args) -> int:
-    from simkit.cli.main import _prepare_output, emit
+    from simkit.cli.main import prepare_output, emit
     from simkit.analysis.design import sensitivity
 
     model = _model(args)
-    _prepare_output(args)
+    prepare_output(args)
     df = sensitivity(model, params=args.param, outcomes=args.outcome, method=args.method, n=args.n,
                      rng=args.seed, level=args.confidence)
     emit(df, args)
@@ -113,9 +113,9 @@ def _cmd_sensitivity(args) -> int:
 
 def _cmd_ambiguities(args) -> int:
     from simkit.analysis.ambiguities import ambiguity_report, side_by_side
-    from simkit.cli.main import _prepare_output, emit
+    from simkit.cli.main import prepare_output, emit
 
-    _prepare_output(args)
+    prepare_output(args)
     report = ambiguity_report(levels=args.levels, n=args.n, rng=args.seed, ids=args.id, method=args.method)
     emit(report if args.long else side_by_side(report), args)
     return 0
@@ -124,7 +124,7 @@ def _cmd_ambiguities(args) -> int:
 def configure(sub) -> None:
     """Add the designer verbs to the ``simkit`` parser."""
     from simkit.cli.levels import add_confidence_arg
-    from simkit.cli.main import _add_model_args, _add_output_args, parse_count, parse_seed
+    from simkit.cli.main import add_model_args, add_output_args, parse_count, parse_seed
 
     def char_level(p):
         p.add_argument("--character-level", type=int, default=None, metavar="L",
@@ -142,11 +142,11 @@ def configure(sub) -> None:
         common(p)
         char_level(p)
         add_confidence_arg(p)
-        _add_output_args(p)
+        add_output_args(p)
         p.set_defaults(func=func)
 
     p = sub.add_parser("calibrate", help="the parameter value that brings an outcome closest to a target")
-    _add_model_args(p)
+    add_model_args(p)
     p.add_argument("--target", required=True, metavar="OUTCOME=P",
                    help="outcome and probability aimed at, e.g. dead=10%% or dead=0.1")
     p.add_argument("--vary", required=True, metavar="PARAM", help="the integer or number parameter to calibrate")
@@ -155,7 +155,7 @@ def configure(sub) -> None:
     design_options(p, _cmd_calibrate)
 
     p = sub.add_parser("sensitivity", help="change of each outcome for +1/-1 on every numeric parameter")
-    _add_model_args(p)
+    add_model_args(p)
     p.add_argument("--param", action="append", default=None, metavar="PARAM",
                    help="only this parameter (repeatable; default: every integer and number parameter)")
     p.add_argument("--outcome", action="append", default=None, metavar="OUTCOME",
@@ -168,5 +168,5 @@ def configure(sub) -> None:
     p.add_argument("--id", action="append", default=None, metavar="ID", help="only this ambiguity (repeatable)")
     p.add_argument("--long", action="store_true", help="one row per reading instead of one line per ambiguity")
     common(p, n_default=50_000)
-    _add_output_args(p)
+    add_output_args(p)
     p.set_defaults(func=_cmd_ambiguities)

@@ -36,9 +36,7 @@ class _LevelHint(argparse.Action):
     """``--level``: refused with :data:`LEVEL_HINT` (the confidence level is ``--confidence``)."""
 
     def __call__(self, parser, namespace, values, option_string=None):
-        from simkit.cli.main import UsageError
-
-        raise UsageError(LEVEL_HINT)
+        parser.error(LEVEL_HINT)  # the simkit parser: one line, exit status 2
 
 
 def add_confidence_arg(p, default: float | None = 0.95) -> None:

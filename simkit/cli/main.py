@@ -113,7 +113,7 @@ def model_from_args(args):
     return make_model(args.model, preset, **params)
 
 
-def _add_model_args(p):
+def add_model_args(p):
     p.add_argument("model", help="model name (see `simkit models`)")
     p.add_argument("--set", action="append", metavar="KEY=VALUE",
                    help="set a parameter, or level=N (the character level: sets what follows from it, "
@@ -127,7 +127,7 @@ def _add_marks_arg(p) -> None:
                         "see the model's marks)")
 
 
-def _add_output_args(p, default="table"):
+def add_output_args(p, default="table"):
     p.add_argument("--format", default=default, choices=("table", "csv", "json"), help="output format")
     p.add_argument("-o", "--output", default=None, help="write to FILE instead of stdout")
 
@@ -151,7 +151,7 @@ def _emit_text(text: str, args) -> None:
 def _cmd_models(args) -> int:
     import pandas as pd
 
-    _prepare_output(args)
+    prepare_output(args)
     from simkit.models import REGISTRY
     from simkit.core.params import describe
 
@@ -185,7 +185,7 @@ def _sweep_keys(cls) -> list[str]:
     return [r["name"] for r in describe_keys(cls)]
 
 
-def _prepare_output(args):
+def prepare_output(args):
     if args.output is not None:
         from simkit.core.io import check_writable
 
@@ -196,7 +196,7 @@ def _cmd_run(args) -> int:
     from simkit.core.engine import simulate
 
     model = model_from_args(args)
-    _prepare_output(args)
+    prepare_output(args)
     marks = None
     if args.marks:  # checked before simulating
         from simkit.cli.marks import check_marks, marks_frame
@@ -227,7 +227,7 @@ def _cmd_exact(args) -> int:
     from simkit.core.exact import solve
 
     model = model_from_args(args)
-    _prepare_output(args)
+    prepare_output(args)
     if args.marks:
         from simkit.cli.marks import check_marks, exact_marks_frame
 
@@ -258,11 +258,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("models", help="list models with parameters, defaults, ranges and rule ids")
     p.add_argument("model", nargs="?", default=None, help="only this model")
-    _add_output_args(p)
+    add_output_args(p)
     p.set_defaults(func=_cmd_models)
 
     p = sub.add_parser("run", help="Monte Carlo summary of a model")
-    _add_model_args(p)
+    add_model_args(p)
     p.add_argument("-n", type=parse_count, default=100_000, help="number of tracks (default 100000)")
     p.add_argument("--seed", type=parse_seed, default=None, help="random seed (default: fresh entropy)")
     p.add_argument("--workers", type=int, default=1, help="local worker processes")
@@ -270,15 +270,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-exact", action="store_true", help="omit the exact column")
     p.add_argument("--stages", action="store_true", help="chains: each stage's outcomes (e.g. where deaths happen)")
     _add_marks_arg(p)
-    _add_output_args(p)
+    add_output_args(p)
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser("exact", help="exact outcome probabilities of a model")
-    _add_model_args(p)
+    add_model_args(p)
     p.add_argument("--stages", action="store_true", help="chains: each stage's outcomes (e.g. where deaths happen)")
     add_level_hint(p)
     _add_marks_arg(p)
-    _add_output_args(p)
+    add_output_args(p)
     p.set_defaults(func=_cmd_exact)
 
     for mod in EXTRA_COMMANDS:

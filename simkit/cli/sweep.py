@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import sys
 
-from simkit.cli.main import UsageError, _Parser, parse_count, parse_seed  # noqa: F401  (shared behaviour)
+from simkit.cli.main import UsageError, parse_count, parse_seed
 from simkit.cli.levels import add_confidence_arg
 from simkit.core.params import ParamError
 
