@@ -1,0 +1,99 @@
+"""The package's layers: imports run one way (cli -> analysis -> models -> rules -> core),
+no module imports a private name from another, and the import graph has no circles."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PKG = Path(__file__).resolve().parent.parent / "simkit"
+LAYERS = ["core", "rules", "models", "analysis", "cli"]
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for p in sorted(PKG.rglob("*.py")):
+        rel = p.relative_to(PKG.parent).with_suffix("")
+        name = ".".join(rel.parts)
+        out[name.removesuffix(".__init__")] = p
+    return out
+
+
+MODULES = _modules()
+
+
+def _imports(path: Path) -> list[tuple[str, list[str]]]:
+    """(module imported, names imported from it) for every import, lazy ones included."""
+    tree = ast.parse(path.read_text())
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(a.name, []) for a in node.names if a.name.startswith("simkit")]
+        elif isinstance(node, ast.ImportFrom):
+            assert node.level == 0, f"{path}: relative import; the layers use absolute imports"
+            if node.module and node.module.startswith("simkit"):
+                found.append((node.module, [a.name for a in node.names]))
+    return found
+
+
+def _layer(module: str) -> int | None:
+    parts = module.split(".")
+    if len(parts) > 1 and parts[1] in LAYERS:
+        return LAYERS.index(parts[1])
+    return None  # simkit itself, simkit.testing, simkit.__main__: the top
+
+
+def _target(module: str, names: list[str]) -> list[str]:
+    """Modules named by ``from module import names`` (a submodule counts as itself)."""
+    subs = [f"{module}.{n}" for n in names if f"{module}.{n}" in MODULES]
+    return subs or [module]
+
+
+@pytest.mark.parametrize("module", [m for m in MODULES if _layer(m) is not None])
+def test_imports_only_lower_layers(module):
+    own = _layer(module)
+    for imported, names in _imports(MODULES[module]):
+        for target in _target(imported, names):
+            layer = _layer(target)
+            assert layer is not None and layer <= own, (
+                f"{module} ({LAYERS[own]}) imports {target}, a higher layer"
+            )
+
+
+@pytest.mark.parametrize("module", list(MODULES))
+def test_no_private_name_from_another_module(module):
+    for imported, names in _imports(MODULES[module]):
+        private = [n for n in names if n.startswith("_") and not n.startswith("__")]
+        assert not private, f"{module} imports private {private} from {imported}"
+
+
+def test_no_import_circles():
+    graph: dict[str, set[str]] = {m: set() for m in MODULES}
+    for m, path in MODULES.items():
+        for imported, names in _imports(path):
+            for t in _target(imported, names):
+                if t in MODULES and t != m and not m.startswith(t + "."):
+                    graph[m].add(t)
+    # a package's __init__ re-exporting its children is not a circle
+    for m in graph:
+        graph[m] = {t for t in graph[m] if not t.startswith(m + ".")}
+    seen: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(m: str) -> None:
+        seen[m] = 1
+        stack.append(m)
+        for t in sorted(graph[m]):
+            if seen.get(t) == 1:
+                cycle = stack[stack.index(t):] + [t]
+                raise AssertionError("import circle: " + " -> ".join(cycle))
+            if t not in seen:
+                visit(t)
+        stack.pop()
+        seen[m] = 2
+
+    for m in sorted(graph):
+        if m not in seen:
+            visit(m)
