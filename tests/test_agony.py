@@ -20,7 +20,9 @@ WITH_HELP = dict(spend="never", medic_bonus=3, pp=4, con=2, healer=4, level=3)
 
 
 def test_stages_take_the_chains_parameters():
-    chain = Agony(pp=5, pp_max=9, medic_bonus=2, spend=2, con=3, healer=1, checks=7, level=4, check_penalty=-2)
+    chain = Agony(
+        pp=5, pp_max=9, medic_bonus=2, spend=2, con=3, healer=1, checks=7, level=4, check_penalty=-2
+    )
     first, then = chain.stages()
     assert first == Perseverance(pp=5, pp_max=9, medic_bonus=2, spend=2, check_penalty=-2)
     assert then == {"stable": Recovery(con=3, healer=1, checks=7, level=4, check_penalty=-2)}
@@ -122,7 +124,9 @@ config = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=15, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=15, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(config)
 def test_monte_carlo_matches_exact_generated(params):
     chain = Agony(**params)
@@ -135,8 +139,9 @@ def test_monte_carlo_matches_exact_generated(params):
 # -- CLI ----------------------------------------------------------------------------------------
 
 
-
-@pytest.mark.parametrize("sets", [[], [x for k, v in WITH_HELP.items() for x in ("--set", f"{k}={v}")]])
+@pytest.mark.parametrize(
+    "sets", [[], [x for k, v in WITH_HELP.items() for x in ("--set", f"{k}={v}")]]
+)
 def test_cli_run_agrees_with_exact(sets):
     n = 100_000
     code, out, _ = run("run", "agony", "-n", str(n), "--seed", "5", "--format", "csv", *sets)
@@ -178,8 +183,19 @@ def test_cli_bad_values_one_line_status_2(verb, sets, needle):
 
 
 def test_cli_stages_split_deaths_by_stage():
-    code, out, _ = run("exact", "agony", "--stages", "--format", "csv", "--set", "pp=4", "--set", "spend=never",
-                       "--set", "medic_bonus=3")
+    code, out, _ = run(
+        "exact",
+        "agony",
+        "--stages",
+        "--format",
+        "csv",
+        "--set",
+        "pp=4",
+        "--set",
+        "spend=never",
+        "--set",
+        "medic_bonus=3",
+    )
     assert code == 0
     df = pd.read_csv(io.StringIO(out))
     assert list(df.columns) == ["stage", "time_unit", "outcome", "p"]

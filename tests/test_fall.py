@@ -1,4 +1,7 @@
-"""Seed 004 falls (R4-07, A4-1) with R0-01/R0-13/R0-14: the table, kernel vs reference, MC vs exact."""
+"""Seed 004 falls (R4-07, A4-1) with R0-01/R0-13/R0-14.
+
+The table, kernel vs reference, Monte Carlo vs exact.
+"""
 
 import io
 
@@ -9,13 +12,21 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from simkit import ParamError, simulate, solve
-from simkit.rules.dice import Dice
-from simkit.rules.heights import parse_heights
 from simkit.models import make_model
 from simkit.models.dying import Dying
-from simkit.models.fall import FALL_EDGES, Fall, FallDying, FallPerseverance, band_of, fall_dice, max_hp_at
+from simkit.models.fall import (
+    FALL_EDGES,
+    Fall,
+    FallDying,
+    FallPerseverance,
+    band_of,
+    fall_dice,
+    max_hp_at,
+)
 from simkit.models.perseverance import Perseverance
+from simkit.rules.dice import Dice
 from simkit.rules.guide import cell_guide, cell_of_draw
+from simkit.rules.heights import parse_heights
 from simkit.testing import RecordingRng, within_se
 from simkit.testing import run_cli as _cli
 
@@ -23,13 +34,21 @@ from simkit.testing import run_cli as _cli
 
 # height (m) -> (dice of the damage roll or an effect), R4-07 as a table
 TABLE = [
-    (0.0, 0), (1.0, 0), (1.99, 0),
-    (2.0, 1), (3.99, 1),
-    (4.0, 2), (5.99, 2),
-    (6.0, 3), (7.99, 3),
-    (8.0, 4), (9.99, 4),
-    (10.0, "ko"), (11.99, "ko"),
-    (12.0, "dead"), (30.0, "dead"),
+    (0.0, 0),
+    (1.0, 0),
+    (1.99, 0),
+    (2.0, 1),
+    (3.99, 1),
+    (4.0, 2),
+    (5.99, 2),
+    (6.0, 3),
+    (7.99, 3),
+    (8.0, 4),
+    (9.99, 4),
+    (10.0, "ko"),
+    (11.99, "ko"),
+    (12.0, "dead"),
+    (30.0, "dead"),
 ]
 
 
@@ -106,7 +125,11 @@ def test_massive_damage_r0_13():
     off = solve(Fall(height="8", hp=5)).probabilities
     p4 = probs[values == 4].sum()  # 4 damage leaves 1 HP
     assert on["dead"] == pytest.approx(p10) and on["ko"] == pytest.approx(1 - p10 - p4)
-    assert off["dead"] == 0.0 and off["ko"] == pytest.approx(1 - p4) and off["standing"] == pytest.approx(p4)
+    assert (
+        off["dead"] == 0.0
+        and off["ko"] == pytest.approx(1 - p4)
+        and off["standing"] == pytest.approx(p4)
+    )
     # max HP, not current HP, sets the threshold; temporary HP do not help
     m = solve(Fall(height="8", hp=5, hp_max=12, temp_hp=30, massive_damage=True))
     assert m["dead"] == pytest.approx(probs[values >= 24].sum())
@@ -191,10 +214,15 @@ def test_kernel_matches_scalar_reference(params):
     for i in range(n):
         rolls = tuple(int(dice[i]) // 6**j % 6 + 1 for j in range(4))
         code, damage, band = m.ref_fall(int(bands[i]), rolls)
-        assert (int(codes[i]), int(state["damage"][i]), int(state["band"][i])) == (code, damage, band), i
+        assert (int(codes[i]), int(state["damage"][i]), int(state["band"][i])) == (
+            code,
+            damage,
+            band,
+        ), i
 
 
 # -- Monte Carlo against exact --------------------------------------------------------------
+
 
 def _agree(m, n, seed):
     res = simulate(m, n, rng=seed)
@@ -213,8 +241,9 @@ def _agree(m, n, seed):
 
 fall_config = st.fixed_dictionaries(
     {
-        "height": st.sampled_from(["1", "3", "8", "9.99", "10", "12", "uniform:0-13", "2,6,8,11",
-                                   "uniform:7.5-10.5"]),
+        "height": st.sampled_from(
+            ["1", "3", "8", "9.99", "10", "12", "uniform:0-13", "2,6,8,11", "uniform:7.5-10.5"]
+        ),
         "reading": st.sampled_from(["table", "example"]),
         "level": st.integers(1, 3),
         "hp": st.sampled_from([None, 4, 9, 15]),
@@ -224,7 +253,9 @@ fall_config = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=20, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=20, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(fall_config)
 def test_monte_carlo_matches_exact_generated(params):
     _agree(Fall(**params), 20_000, 23)
@@ -238,6 +269,7 @@ def test_regression_pinned_value():
 
 
 # -- the fall -> dying chain ----------------------------------------------------------------
+
 
 def test_fall_dying_chain_is_product_and_band_ko_is_not_dying():
     chain = FallDying(height="2,9,11,13", hp=8, save_bonus=8, dc=18)
@@ -255,7 +287,15 @@ def test_fall_dying_chain_is_product_and_band_ko_is_not_dying():
     res = simulate(chain, n, rng=4)
     for o, p in ex.items():
         assert within_se(res[o], p, n), (o, res[o], p)
-    assert list(res.summary().columns) == ["outcome", "count", "n", "p", "ci_low", "ci_high", "exact"]
+    assert list(res.summary().columns) == [
+        "outcome",
+        "count",
+        "n",
+        "p",
+        "ci_low",
+        "ci_high",
+        "exact",
+    ]
 
 
 def test_fall_perseverance_chain_seed_001():
@@ -284,15 +324,25 @@ def test_fall_dying_takes_fatigue_penalty():
 # -- CLI ------------------------------------------------------------------------------------
 
 
-
 @pytest.mark.parametrize(
     "model,sets",
     [
         ("fall", ["--set", "height=uniform:2-12", "--set", "hp=12", "--set", "temp_hp=2"]),
         ("fall", ["--set", "height=6,8,10", "--set", "reading=example", "--set", "level=1"]),
         ("fall_dying", ["--set", "height=8,9,10", "--set", "hp=10"]),
-        ("fall_perseverance", ["--set", "height=uniform:4-11", "--set", "hp=8", "--set", "medic_bonus=2",
-                               "--set", "spend=never"]),
+        (
+            "fall_perseverance",
+            [
+                "--set",
+                "height=uniform:4-11",
+                "--set",
+                "hp=8",
+                "--set",
+                "medic_bonus=2",
+                "--set",
+                "spend=never",
+            ],
+        ),
     ],
 )
 def test_cli_run_agrees_with_exact(model, sets):

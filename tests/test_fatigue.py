@@ -1,4 +1,7 @@
-"""Seed 004 fatigue over days (R4-01..R4-06, A4-2, A4-3): rules, kernel vs reference, MC vs exact."""
+"""Seed 004 fatigue over days (R4-01..R4-06, A4-2, A4-3).
+
+Rules, kernel vs reference, Monte Carlo vs exact.
+"""
 
 import io
 
@@ -24,6 +27,7 @@ def _penalty_after(m, t):
 
 
 # -- rules, by id ---------------------------------------------------------------------------
+
 
 def test_r4_01_02_03_two_days_without_sleep_or_food_is_minus_4():
     m = Fatigue(**STARVED, max_days=4)
@@ -75,8 +79,16 @@ def test_scalar_reference_trace_of_the_starved_character():
     for t in range(1, 9):
         out, s, f, w, c = m.ref_day(s, f, w, c, t, u)
         trace.append((out, s + f + w, c))
-    assert trace == [(None, 2, -1), (None, 4, -1), (None, 6, -1), (None, 8, -1), (None, 10, 0),
-                     (None, 10, 1), (None, 10, 2), (DEAD, 10, 3)]
+    assert trace == [
+        (None, 2, -1),
+        (None, 4, -1),
+        (None, 6, -1),
+        (None, 8, -1),
+        (None, 10, 0),
+        (None, 10, 1),
+        (None, 10, 2),
+        (DEAD, 10, 3),
+    ]
 
 
 def test_a4_3_what_stops_the_clock():
@@ -107,8 +119,16 @@ def test_r4_06_meal_and_rest_clear_everything():
     each = both.replace(recovery="each")
     assert _penalty_after(each, 2) == {2: 1.0}  # the sleep counter reset
     # recovered_when="cleared": the first day with a meal and a rest ends the track
-    e = solve(Fatigue(p_rescue=0.0, p_sleep=0.5, p_food=0.5, start_food=1, recovered_when="cleared",
-                      max_days=1))
+    e = solve(
+        Fatigue(
+            p_rescue=0.0,
+            p_sleep=0.5,
+            p_food=0.5,
+            start_food=1,
+            recovered_when="cleared",
+            max_days=1,
+        )
+    )
     assert e["recovered"] == pytest.approx(0.25)
     # ... but only when there was a penalty to clear
     e = solve(Fatigue(p_rescue=0.0, p_sleep=1.0, p_food=1.0, recovered_when="cleared", max_days=5))
@@ -123,8 +143,16 @@ def test_a4_2_separate_counters():
     drinks = together.replace(food_water="separate", p_water=1.0)
     assert _penalty_after(drinks, 2) == {2: 1.0}
     # separate: a meal needs food and water; water alone does not stop the clock
-    m = Fatigue(food_water="separate", p_food=0.0, p_water=1.0, p_sleep=1.0, p_rescue=0.0,
-                start_sleep=4, start_food=3, start_water=3)
+    m = Fatigue(
+        food_water="separate",
+        p_food=0.0,
+        p_water=1.0,
+        p_sleep=1.0,
+        p_rescue=0.0,
+        start_sleep=4,
+        start_food=3,
+        start_water=3,
+    )
     assert solve(m).hist[DEAD, 3] == 1.0
 
 
@@ -219,6 +247,7 @@ def test_kernel_matches_scalar_reference(params):
 
 # -- Monte Carlo against exact ---------------------------------------------------------------
 
+
 def _agree(m, n, seed):
     res = simulate(m, n, rng=seed)
     ex = solve(m)
@@ -266,7 +295,9 @@ def fatigue_config(draw):
     return cfg
 
 
-@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(fatigue_config())
 def test_monte_carlo_matches_exact_generated(params):
     _agree(Fatigue(**params), 20_000, 31)
@@ -286,14 +317,30 @@ def test_regression_pinned_value():
 # -- CLI --------------------------------------------------------------------------------------
 
 
-
 @pytest.mark.parametrize(
     "sets",
     [
         [],
-        ["--set", "p_sleep=0.2", "--set", "p_food=0.1", "--set", "care=rescue", "--set", "max_days=20"],
-        ["--set", "food_water=separate", "--set", "p_water=0.4", "--set", "sleep_schedule=000",
-         "--set", "rescue_day=10"],
+        [
+            "--set",
+            "p_sleep=0.2",
+            "--set",
+            "p_food=0.1",
+            "--set",
+            "care=rescue",
+            "--set",
+            "max_days=20",
+        ],
+        [
+            "--set",
+            "food_water=separate",
+            "--set",
+            "p_water=0.4",
+            "--set",
+            "sleep_schedule=000",
+            "--set",
+            "rescue_day=10",
+        ],
     ],
 )
 def test_cli_run_agrees_with_exact(sets):

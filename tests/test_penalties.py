@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 
 from simkit import Dying, ParamError, simulate, solve
-from simkit.rules.penalties import FATIGUE_KEYS, apply_fatigue, penalty
-from simkit.models import REGISTRY, make_model
 from simkit.core.params import spec
+from simkit.models import REGISTRY, make_model
+from simkit.rules.penalties import FATIGUE_KEYS, apply_fatigue, penalty
 from simkit.testing import run_cli as _cli
 
 
@@ -63,7 +63,9 @@ def test_make_model_translates_fatigue_state():
 def test_make_model_rejects_fatigue_for_models_without_checks():
     with pytest.raises(ParamError, match="rolls no d20 checks"):
         make_model("fall", days_without_sleep=1)
-    with pytest.raises(ParamError, match="days_without_sleep=50, days_without_food=50 give a check penalty of -100"):
+    with pytest.raises(
+        ParamError, match="days_without_sleep=50, days_without_food=50 give a check penalty of -100"
+    ):
         make_model("dying", days_without_sleep=50, days_without_food=50)
 
 
@@ -75,11 +77,11 @@ def test_apply_fatigue_leaves_other_params_alone():
     assert set(FATIGUE_KEYS) == {"days_without_sleep", "days_without_food", "days_without_water"}
 
 
-
-
 def test_cli_one_call_dying_odds_of_a_starving_character():
     base = ("-n", "20000", "--seed", "3", "--format", "csv")
-    code, a, _ = _cli("run", "dying", *base, "--set", "days_without_sleep=3", "--set", "days_without_food=2")
+    code, a, _ = _cli(
+        "run", "dying", *base, "--set", "days_without_sleep=3", "--set", "days_without_food=2"
+    )
     assert code == 0
     code, b, _ = _cli("run", "dying", *base, "--set", "check_penalty=-5")
     assert a == b
@@ -100,10 +102,18 @@ def test_simulated_penalty_changes_odds():
 @pytest.mark.parametrize(
     "argv,needle",
     [
-        (["run", "dying", "--set", "days_without_sleep=-1"], "days_without_sleep='-1' is not allowed"),
-        (["run", "dying", "--set", "days_without_food=lots"], "days_without_food='lots' is not allowed"),
-        (["exact", "dying", "--set", "days_without_sleep=30", "--set", "days_without_food=30"],
-         "days_without_sleep=30, days_without_food=30 give a check penalty of -60"),
+        (
+            ["run", "dying", "--set", "days_without_sleep=-1"],
+            "days_without_sleep='-1' is not allowed",
+        ),
+        (
+            ["run", "dying", "--set", "days_without_food=lots"],
+            "days_without_food='lots' is not allowed",
+        ),
+        (
+            ["exact", "dying", "--set", "days_without_sleep=30", "--set", "days_without_food=30"],
+            "days_without_sleep=30, days_without_food=30 give a check penalty of -60",
+        ),
         (["run", "fatigue", "--set", "days_without_sleep=1"], "unknown parameter"),
     ],
 )
@@ -118,10 +128,17 @@ def test_sweeps_take_days_without_keys_like_make_model():
     from simkit import sweep
     from simkit.models import make_model
 
-    df = sweep("dying", {"days_without_sleep": [0, 3]}, None, fixed={"days_without_food": 1, "check_penalty": -1},
-               exact_only=True)
+    df = sweep(
+        "dying",
+        {"days_without_sleep": [0, 3]},
+        None,
+        fixed={"days_without_food": 1, "check_penalty": -1},
+        exact_only=True,
+    )
     for days, group in df.groupby("days_without_sleep"):
-        model = make_model("dying", days_without_sleep=int(days), days_without_food=1, check_penalty=-1)
+        model = make_model(
+            "dying", days_without_sleep=int(days), days_without_food=1, check_penalty=-1
+        )
         assert group["check_penalty"].iloc[0] == model.check_penalty
         probs = solve(model).probabilities
         for _, row in group.iterrows():
@@ -133,4 +150,10 @@ def test_days_without_beyond_the_penalty_range_names_the_days():
     from simkit import sweep
 
     with pytest.raises(ParamError, match="days_without_sleep=30, days_without_food=30"):
-        sweep("dying", {"days_without_sleep": [30]}, None, fixed={"days_without_food": 30}, exact_only=True)
+        sweep(
+            "dying",
+            {"days_without_sleep": [30]},
+            None,
+            fixed={"days_without_food": 30},
+            exact_only=True,
+        )

@@ -20,7 +20,7 @@ from simkit.models.perseverance import (
     Perseverance,
     stabilize_cost,
 )
-from simkit.testing import assert_agrees_with_exact, RecordingRng, within_se
+from simkit.testing import RecordingRng, assert_agrees_with_exact, within_se
 from simkit.testing import run_cli as run
 
 
@@ -85,6 +85,7 @@ def test_kernel_matches_scalar_reference_on_same_draws(params):
 
 # -- rules, by id ---------------------------------------------------------------------------
 
+
 def test_r1_01_loses_one_pp_per_turn_and_dies_at_zero():
     m = Perseverance(pp=5, spend="never")
     assert m.exact_step((AGONISING, 4), 1) == {(AGONISING, 3): 1.0}
@@ -113,8 +114,20 @@ def test_a1_1_zero_pp_both_readings():
 
 @pytest.mark.parametrize(
     "pp_max,cap,cost",
-    [(1, 3, 1), (3, 3, 1), (7, 3, 1), (8, 3, 2), (11, 3, 2), (12, 3, 3), (16, 3, 3), (40, 3, 3),
-     (16, None, 4), (40, None, 10), (3, None, 1), (20, 5, 5)],
+    [
+        (1, 3, 1),
+        (3, 3, 1),
+        (7, 3, 1),
+        (8, 3, 2),
+        (11, 3, 2),
+        (12, 3, 3),
+        (16, 3, 3),
+        (40, 3, 3),
+        (16, None, 4),
+        (40, None, 10),
+        (3, None, 1),
+        (20, 5, 5),
+    ],
 )
 def test_r1_04_cost_quarter_min_1_max_3(pp_max, cap, cost):
     assert stabilize_cost(pp_max, cap) == cost
@@ -165,9 +178,9 @@ def test_r1_02_first_aid_stops_the_drain():
     assert half["stable"] == pytest.approx(1 - 0.5**3)
     assert half.hist[1, 1:4] == pytest.approx([0.5, 0.25, 0.125])
     # check_penalty is added to the Medicine check
-    assert solve(Perseverance(pp=3, spend="never", medic_bonus=4, check_penalty=-5))["stable"] == pytest.approx(
-        1 - 0.75**3
-    )
+    assert solve(Perseverance(pp=3, spend="never", medic_bonus=4, check_penalty=-5))[
+        "stable"
+    ] == pytest.approx(1 - 0.75**3)
 
 
 def test_first_aid_acts_before_the_characters_turn():
@@ -230,15 +243,15 @@ def test_invalid_parameters_name_themselves(kwargs, match):
 
 # -- Monte Carlo against exact ----------------------------------------------------------------
 
+
 def _agree(model, n, seed):
     assert_agrees_with_exact(model, n, seed, steps=15)
-
 
 
 def test_regression_pinned_value():
     # pinned (packed-rounds kernel): a change here means the random streams or the kernel changed
     res = simulate(Perseverance(pp=4, spend="never", medic_bonus=3), 100_000, rng=20261129)
-    assert res.counts == {'dead': 9259, 'stable': 90741, 'revived': 0, 'back': 0, 'unresolved': 0}
+    assert res.counts == {"dead": 9259, "stable": 90741, "revived": 0, "back": 0, "unresolved": 0}
     assert within_se(res["dead"], (11 / 20) ** 4, res.n)  # first aid fails on 1..11
 
 
@@ -261,7 +274,9 @@ config = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(config)
 def test_monte_carlo_matches_exact_generated(params):
     params = dict(params)
@@ -273,9 +288,24 @@ def test_monte_carlo_matches_exact_generated(params):
 # -- CLI ----------------------------------------------------------------------------------------
 
 
-
-@pytest.mark.parametrize("sets", [[], ["--set", "spend=never", "--set", "medic_bonus=4", "--set", "pp=5",
-                                       "--set", "heal_round=5", "--set", "back_in_fight=true"]])
+@pytest.mark.parametrize(
+    "sets",
+    [
+        [],
+        [
+            "--set",
+            "spend=never",
+            "--set",
+            "medic_bonus=4",
+            "--set",
+            "pp=5",
+            "--set",
+            "heal_round=5",
+            "--set",
+            "back_in_fight=true",
+        ],
+    ],
+)
 def test_cli_run_agrees_with_exact(sets):
     n = 100_000
     code, out, _ = run("run", "perseverance", "-n", str(n), "--seed", "3", "--format", "csv", *sets)
@@ -293,7 +323,15 @@ def test_cli_run_agrees_with_exact(sets):
 def test_cli_lists_the_model():
     code, out, _ = run("models", "perseverance")
     assert code == 0
-    for word in ("perseverance", "step = 1 round", "pp_max", "medic_bonus", "R1-04", "A1-1", "stabilize_cap"):
+    for word in (
+        "perseverance",
+        "step = 1 round",
+        "pp_max",
+        "medic_bonus",
+        "R1-04",
+        "A1-1",
+        "stabilize_cap",
+    ):
         assert word in out
     assert make_model("perseverance", "seed") == Perseverance()
 

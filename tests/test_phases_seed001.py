@@ -44,14 +44,18 @@ def _brute_hourly(con, healer=None, check_penalty=0, natural=False, lethal=True)
 
 @pytest.mark.parametrize("kw", HOURLY)
 def test_hourly_pmf_equals_brute_force(kw):
-    assert hourly.hourly_pmf(**kw) == pytest.approx([float(x) for x in _brute_hourly(**kw)], abs=1e-15)
+    assert hourly.hourly_pmf(**kw) == pytest.approx(
+        [float(x) for x in _brute_hourly(**kw)], abs=1e-15
+    )
 
 
 def test_hourly_reference_by_rule_id():
     assert hourly.hourly_result(17, con=3) == hourly.AWAKE  # 20: wakes (R1-06)
     assert hourly.hourly_result(7, con=3) == hourly.STAYS  # 10: stays
     assert hourly.hourly_result(6, con=3) == hourly.DEAD  # 9: dies
-    assert hourly.hourly_result(1, 1, con=-10, healer=14) == hourly.STAYS  # R1-08: 1+14 >= 15, floor 10
+    assert (
+        hourly.hourly_result(1, 1, con=-10, healer=14) == hourly.STAYS
+    )  # R1-08: 1+14 >= 15, floor 10
     assert hourly.hourly_result(1, 1, con=-10, healer=13) == hourly.DEAD  # the healer fails
     assert hourly.hourly_result(16, 20, con=2, healer=0) == hourly.AWAKE  # 16 + 2 + 2 = 20
     assert hourly.hourly_result(20, con=-10) == hourly.STAYS  # A1-6 as written: no natural 20
@@ -74,7 +78,7 @@ def test_hourly_table_is_the_reference_over_every_roll(kw):
 def test_hourly_phase_and_lookup_equal_the_reference_on_the_same_draws(kw):
     rng = RecordingRng(5)
     res = hourly.hourly_phase(3000, rng, **kw)
-    (kind, draws), = rng.draws
+    ((kind, draws),) = rng.draws
     assert kind == "integers" and res.shape == (3000,)
     healer = kw.get("healer")
     con_rolls, heal_rolls = draws.astype(int) % 20 + 1, draws.astype(int) // 20 + 1
@@ -99,7 +103,9 @@ def test_hourly_odds_vectorised_over_con():
     for i, j in product(range(2), range(2)):
         con = [[-1, 0], [1, 2]][i][j]
         d, s, a = (float(x) for x in _brute_hourly(con, 4, -1, natural=True))
-        assert (odds["dead"][i, j], odds["stay"][i, j], odds["awake"][i, j]) == pytest.approx((d, s, a))
+        assert (odds["dead"][i, j], odds["stay"][i, j], odds["awake"][i, j]) == pytest.approx(
+            (d, s, a)
+        )
 
 
 def test_hourly_lookup_needs_the_heal_roll_with_a_healer():
@@ -109,35 +115,65 @@ def test_hourly_lookup_needs_the_heal_roll_with_a_healer():
 
 # -- first aid (R1-02) ------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("bonus,pen", [(0, 0), (5, -2), (14, 0), (-6, 0), (30, -1), (3, -40)])
 def test_first_aid_p_equals_brute_force(bonus, pen):
     want = sum(r + bonus + pen >= 15 for r in range(1, 21)) / 20  # R1-02, no natural 20/1 (A1-6)
     assert fa.first_aid_p(bonus=bonus, check_penalty=pen) == want
     table = fa.first_aid_table(bonus=bonus, check_penalty=pen)
-    assert table.tolist() == [fa.first_aid_succeeds(r, bonus=bonus, check_penalty=pen) for r in range(1, 21)]
+    assert table.tolist() == [
+        fa.first_aid_succeeds(r, bonus=bonus, check_penalty=pen) for r in range(1, 21)
+    ]
     rng = RecordingRng(2)
     got = fa.first_aid_phase(500, rng, bonus=bonus, check_penalty=pen)
-    (_, draws), = rng.draws
-    assert got.tolist() == [fa.first_aid_succeeds(int(d) + 1, bonus=bonus, check_penalty=pen) for d in draws]
+    ((_, draws),) = rng.draws
+    assert got.tolist() == [
+        fa.first_aid_succeeds(int(d) + 1, bonus=bonus, check_penalty=pen) for d in draws
+    ]
     assert (fa.first_aid_lookup(draws.astype(int) + 1, bonus=bonus, check_penalty=pen) == got).all()
 
 
 # -- the perseverance turn (R1-01..R1-05, A1-1, A1-3) -------------------------------------------
 
+
 def test_perseverance_round_by_rule_id():
     opts = dict(cost=1, spend="never")
     assert pv.perseverance_round(pv.AGONISING, 3, 1, **opts) == (None, pv.AGONISING, 2)  # R1-01
     assert pv.perseverance_round(pv.AGONISING, 1, 1, **opts) == (pv.DEAD, pv.AGONISING, 0)
-    assert pv.perseverance_round(pv.AGONISING, 1, 1, aided=True, **opts) == (pv.STABLE, pv.STABILISED, 1)  # R1-02
+    assert pv.perseverance_round(pv.AGONISING, 1, 1, aided=True, **opts) == (
+        pv.STABLE,
+        pv.STABILISED,
+        1,
+    )  # R1-02
     assert pv.perseverance_round(pv.AGONISING, 1, 1, healed=True, **opts)[0] == pv.REVIVED  # R1-03
-    assert pv.perseverance_round(pv.AGONISING, 3, 1, cost=3, spend="last") == (pv.STABLE, pv.STABILISED, 0)  # R1-04
-    assert pv.perseverance_round(pv.AGONISING, 4, 1, cost=3, spend="last") == (None, pv.AGONISING, 3)
-    assert pv.perseverance_round(pv.AGONISING, 6, 3, cost=1, spend=2) == (pv.STABLE, pv.STABILISED, 5)
+    assert pv.perseverance_round(pv.AGONISING, 3, 1, cost=3, spend="last") == (
+        pv.STABLE,
+        pv.STABILISED,
+        0,
+    )  # R1-04
+    assert pv.perseverance_round(pv.AGONISING, 4, 1, cost=3, spend="last") == (
+        None,
+        pv.AGONISING,
+        3,
+    )
+    assert pv.perseverance_round(pv.AGONISING, 6, 3, cost=1, spend=2) == (
+        pv.STABLE,
+        pv.STABILISED,
+        5,
+    )
     assert pv.perseverance_round(pv.AGONISING, 6, 2, cost=1, spend=2) == (None, pv.AGONISING, 5)
     back = dict(cost=1, spend="asap", back_in_fight=True)
     assert pv.perseverance_round(pv.AGONISING, 3, 1, **back) == (pv.BACK, pv.STABILISED, 1)  # R1-05
-    assert pv.perseverance_round(pv.AGONISING, 3, 1, **back, enough_pp=3) == (pv.STABLE, pv.STABILISED, 2)  # A1-3
-    assert pv.perseverance_round(pv.STABILISED, 1, 1, **back, enough_pp=3) == (pv.BACK, pv.STABILISED, 0)
+    assert pv.perseverance_round(pv.AGONISING, 3, 1, **back, enough_pp=3) == (
+        pv.STABLE,
+        pv.STABILISED,
+        2,
+    )  # A1-3
+    assert pv.perseverance_round(pv.STABILISED, 1, 1, **back, enough_pp=3) == (
+        pv.BACK,
+        pv.STABILISED,
+        0,
+    )
     assert pv.knockout(0) == (pv.DEAD, pv.AGONISING, 0)  # A1-1
     assert pv.knockout(0, zero_pp="end_of_turn") == (None, pv.AGONISING, 0)
     assert pv.knockout(2, nonlethal=True) == (pv.STABLE, pv.STABILISED, 2)  # R1-11
@@ -150,19 +186,32 @@ def test_round_pmf_weights_the_reference_by_first_aid():
     assert got == pytest.approx({(pv.STABLE, pv.STABILISED, 2): 0.3, (None, pv.AGONISING, 1): 0.7})
 
 
-@pytest.mark.parametrize("opts,aid_bonus,rounds", [
-    (dict(cost=1, spend="last", back_in_fight=False, enough_pp=1), None,
-     ((1, False, False),) * 8),
-    (dict(cost=2, spend="never", back_in_fight=True, enough_pp=2), 3,
-     ((1, False, True), (1, False, True), (1, True, True))),
-    (dict(cost=1, spend=2, back_in_fight=True, enough_pp=1), 0,
-     ((1, False, False), (3, False, True), (3, False, True))),
-])
+@pytest.mark.parametrize(
+    "opts,aid_bonus,rounds",
+    [
+        (
+            dict(cost=1, spend="last", back_in_fight=False, enough_pp=1),
+            None,
+            ((1, False, False),) * 8,
+        ),
+        (
+            dict(cost=2, spend="never", back_in_fight=True, enough_pp=2),
+            3,
+            ((1, False, True), (1, False, True), (1, True, True)),
+        ),
+        (
+            dict(cost=1, spend=2, back_in_fight=True, enough_pp=1),
+            0,
+            ((1, False, False), (3, False, True), (3, False, True)),
+        ),
+    ],
+)
 def test_packed_rounds_compose_the_reference(opts, aid_bonus, rounds):
     pp_max = 8
     aid = None if aid_bonus is None else tuple(fa.first_aid_table(bonus=aid_bonus).tolist())
-    codes, pps, width = pv.packed_rounds(pp_max, opts["cost"], opts["spend"], opts["back_in_fight"],
-                                         opts["enough_pp"], aid, rounds)
+    codes, pps, width = pv.packed_rounds(
+        pp_max, opts["cost"], opts["spend"], opts["back_in_fight"], opts["enough_pp"], aid, rounds
+    )
     assert width == 20 ** sum(h for _, _, h in rounds if aid is not None)
     for state in range(2 * (pp_max + 1)):
         for r in range(0, width, 37) if width > 1 else [0]:
@@ -173,7 +222,9 @@ def test_packed_rounds_compose_the_reference(opts, aid_bonus, rounds):
                 if helper and aid is not None:
                     roll, rest = rest % 20 + 1, rest // 20
                     aided = phase == pv.AGONISING and fa.first_aid_succeeds(roll, bonus=aid_bonus)
-                out, phase, pp = pv.perseverance_round(phase, pp, t, healed=healed, aided=aided, **opts)
+                out, phase, pp = pv.perseverance_round(
+                    phase, pp, t, healed=healed, aided=aided, **opts
+                )
                 if out is not None:
                     want = out + 4 * off
                     break
@@ -183,13 +234,17 @@ def test_packed_rounds_compose_the_reference(opts, aid_bonus, rounds):
 
 # -- the models that compose these phases: block size never changes a number --------------------
 
-@pytest.mark.parametrize("name,params", [
-    ("recovery", dict(healer=3, con=1)),
-    ("recovery", dict(checks=7)),
-    ("perseverance", dict(medic_bonus=2, spend="never", pp=5)),
-    ("perseverance", dict(back_in_fight=True, spend="asap")),
-    ("agony", dict(medic_bonus=4, healer=2)),
-])
+
+@pytest.mark.parametrize(
+    "name,params",
+    [
+        ("recovery", dict(healer=3, con=1)),
+        ("recovery", dict(checks=7)),
+        ("perseverance", dict(medic_bonus=2, spend="never", pp=5)),
+        ("perseverance", dict(back_in_fight=True, spend="asap")),
+        ("agony", dict(medic_bonus=4, healer=2)),
+    ],
+)
 def test_block_size_changes_no_number(name, params):
     from simkit import simulate
     from simkit.core.streams import STREAM_SIZE

@@ -48,14 +48,41 @@ def test_fatigue_day_by_rule_id():
     assert fd.fatigue_day(4, 5, 0, -1, **day) == (None, 5, 6, 0, 0)  # R4-04: -11 knocks out
     assert fd.fatigue_day(4, 5, 0, -1, **day, last=True)[0] == fd.EXHAUSTED
     assert fd.fatigue_day(5, 5, 0, 2, **day) == (fd.DEAD, 5, 5, 0, 3)  # R4-05: third day
-    assert fd.fatigue_day(5, 5, 0, 2, **{**day, "eat": True}) == (None, 5, 5, 0, 0)  # fed: clock reset
+    assert fd.fatigue_day(5, 5, 0, 2, **{**day, "eat": True}) == (
+        None,
+        5,
+        5,
+        0,
+        0,
+    )  # fed: clock reset
     assert fd.fatigue_day(5, 5, 0, 2, **{**day, "eat": True}, care="rescue")[0] == fd.DEAD  # A4-3
     meal_rest = dict(rescued=False, rest=True, eat=True, drink=True)
     assert fd.fatigue_day(3, 2, 0, -1, **meal_rest) == (None, 0, 0, 0, -1)  # R4-06
-    assert fd.fatigue_day(3, 2, 0, -1, **{**day, "rest": True}) == (None, 3, 3, 0, -1)  # rest alone: both
-    assert fd.fatigue_day(3, 2, 0, -1, **{**day, "rest": True}, recovery="each") == (None, 0, 3, 0, -1)
-    assert fd.fatigue_day(1, 1, 1, -1, **{**day, "eat": True}, separate=True) == (None, 2, 1, 2, -1)  # A4-2
-    assert fd.fatigue_day(9, 9, 0, 1, rescued=True, rest=False, eat=False, drink=False)[0] == fd.RECOVERED
+    assert fd.fatigue_day(3, 2, 0, -1, **{**day, "rest": True}) == (
+        None,
+        3,
+        3,
+        0,
+        -1,
+    )  # rest alone: both
+    assert fd.fatigue_day(3, 2, 0, -1, **{**day, "rest": True}, recovery="each") == (
+        None,
+        0,
+        3,
+        0,
+        -1,
+    )
+    assert fd.fatigue_day(1, 1, 1, -1, **{**day, "eat": True}, separate=True) == (
+        None,
+        2,
+        1,
+        2,
+        -1,
+    )  # A4-2
+    assert (
+        fd.fatigue_day(9, 9, 0, 1, rescued=True, rest=False, eat=False, drink=False)[0]
+        == fd.RECOVERED
+    )
 
 
 @pytest.mark.parametrize("opts", OPTIONS)
@@ -67,8 +94,19 @@ def test_day_chain_table_is_the_reference(opts):
         assert chain.penalty[i] == s + f + w
         for last, cell in product((False, True), range(fd.N_CELLS)):
             r, rest, eat, drink, tended = fd.cell_events(cell)
-            out, *nxt = fd.fatigue_day(s, f, w, c, rescued=r, rest=rest, eat=eat, drink=drink, tended=tended,
-                                       last=last, **opts)
+            out, *nxt = fd.fatigue_day(
+                s,
+                f,
+                w,
+                c,
+                rescued=r,
+                rest=rest,
+                eat=eat,
+                drink=drink,
+                tended=tended,
+                last=last,
+                **opts,
+            )
             want = out if out is not None else -1 - chain.index(tuple(nxt))
             assert chain.trans[int(last), i, cell] == want
             # the kernel's form of the same table
@@ -76,12 +114,15 @@ def test_day_chain_table_is_the_reference(opts):
             assert k == (out if out is not None else chain.kernel_code(chain.index(tuple(nxt))))
 
 
-@pytest.mark.parametrize("pmf", [
-    fd.cell_pmf(0.05, 0.5, 0.3, 0.3),
-    fd.cell_pmf(0.0, 0.25, 0.5, 0.5),  # dyadic: no cell edge splits a first word
-    fd.cell_pmf(1.0, 0.5, 0.5, 0.5),  # a rescue day
-    fd.cell_pmf(0.013, 0.71, 0.37, 0.59, 0.2, separate=True, care="tended"),
-])
+@pytest.mark.parametrize(
+    "pmf",
+    [
+        fd.cell_pmf(0.05, 0.5, 0.3, 0.3),
+        fd.cell_pmf(0.0, 0.25, 0.5, 0.5),  # dyadic: no cell edge splits a first word
+        fd.cell_pmf(1.0, 0.5, 0.5, 0.5),  # a rescue day
+        fd.cell_pmf(0.013, 0.71, 0.37, 0.59, 0.2, separate=True, care="tended"),
+    ],
+)
 def test_day_phase_equals_the_reference_on_the_same_draws(pmf):
     chain = fd.day_chain((0, 0, 0, -1), separate=True, care="tended", recovery="each")
     n = 4000
@@ -126,11 +167,26 @@ FALLS = [
 
 def test_fall_bands_and_dice_by_rule_id():
     assert [fl.band_of(h) for h in (0, 1.99, 2, 3.9, 4, 7.99, 8, 9.99, 10, 11.9, 12, 40)] == [
-        0, 0, 1, 1, 2, 3, 4, 4, 5, 5, 6, 6]
+        0,
+        0,
+        1,
+        1,
+        2,
+        3,
+        4,
+        4,
+        5,
+        5,
+        6,
+        6,
+    ]
     assert [fl.fall_dice(b) for b in range(7)] == [0, 1, 2, 3, 4, 0, 0]
     assert fl.fall_dice(4, "example") == 3  # A4-1: the worked example's 8 m -> 3d6
     assert fl.fall_result(6, hp=50, hp_max=50) == (fl.DEAD, 0)  # 12 m+
-    assert fl.fall_result(5, hp=50, hp_max=50, temp_hp=99) == (fl.KO, 0)  # 10-<12 m: temp HP do not help
+    assert fl.fall_result(5, hp=50, hp_max=50, temp_hp=99) == (
+        fl.KO,
+        0,
+    )  # 10-<12 m: temp HP do not help
     assert fl.fall_result(2, 9, hp=9, hp_max=9) == (fl.KO, 9)
     assert fl.fall_result(2, 9, hp=9, hp_max=9, temp_hp=1) == (fl.STANDING, 9)  # R0-14
     assert fl.fall_result(2, 10, hp=9, hp_max=5, massive_damage=True) == (fl.DEAD, 10)  # R0-13
@@ -169,8 +225,10 @@ def test_fall_table_is_the_reference(kw):
         k = fl.fall_dice(band, kw.get("reading", "table"))
         for r in range(0, fl.DICE_WIDTH, 7):
             total = sum(r // 6**i % 6 + 1 for i in range(k))
-            assert (codes[band * fl.DICE_WIDTH + r], damage[band * fl.DICE_WIDTH + r]) == fl.fall_result(
-                band, total, **kw)
+            assert (
+                codes[band * fl.DICE_WIDTH + r],
+                damage[band * fl.DICE_WIDTH + r],
+            ) == fl.fall_result(band, total, **kw)
 
 
 @pytest.mark.parametrize("height", ["6", "3,9,11,15", "uniform:0-14", "1", "uniform:4.5-5.5"])
@@ -199,13 +257,17 @@ def test_fall_phase_equals_the_reference_on_the_same_draws(height):
 
 # -- the models that compose these phases: block size never changes a number --------------------
 
-@pytest.mark.parametrize("name,params", [
-    ("fatigue", {}),
-    ("fatigue", dict(food_water="separate", p_water=0.4, care="tended", p_care=0.3)),
-    ("fall", dict(height="uniform:0-14", hp=9, temp_hp=2)),
-    ("fall", dict(height="3,7,9,11")),
-    ("fall_dying", dict(height="uniform:6-12")),
-])
+
+@pytest.mark.parametrize(
+    "name,params",
+    [
+        ("fatigue", {}),
+        ("fatigue", dict(food_water="separate", p_water=0.4, care="tended", p_care=0.3)),
+        ("fall", dict(height="uniform:0-14", hp=9, temp_hp=2)),
+        ("fall", dict(height="3,7,9,11")),
+        ("fall_dying", dict(height="uniform:6-12")),
+    ],
+)
 def test_block_size_changes_no_number(name, params):
     from simkit import simulate
     from simkit.core.streams import STREAM_SIZE

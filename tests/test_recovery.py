@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from simkit import ParamError, simulate, solve
 from simkit.models.recovery import AWAKE, DEAD, RESTED, Recovery, hourly_odds
-from simkit.testing import assert_agrees_with_exact, RecordingRng, within_se
+from simkit.testing import RecordingRng, assert_agrees_with_exact, within_se
 from simkit.testing import run_cli as run
 
 
@@ -24,7 +24,6 @@ def _kernel_vs_reference(model, n=600, seed=0):
     state, codes = model.init(n, rng)
     assert (codes == -1).all()
     alive = np.arange(n)
-    hours = {i: [] for i in range(n)}  # what the reference says, hour by hour
     t = 1
     width = 20 if model.healer is None else 400
     while len(alive) and t <= model.horizon:
@@ -70,6 +69,7 @@ def test_kernel_matches_scalar_reference_on_same_draws(params):
 
 
 # -- rules, by id ---------------------------------------------------------------------------
+
 
 def test_r1_06_thresholds_of_the_constitution_check():
     # con 0: under 10 on 1..9 dies, 20 wakes, 10..19 stays
@@ -165,16 +165,16 @@ def test_invalid_parameters_name_themselves(kwargs, match):
 
 # -- Monte Carlo against exact ----------------------------------------------------------------
 
+
 def _agree(model, n, seed):
     assert_agrees_with_exact(model, n, seed)
-
 
 
 def test_regression_pinned_value():
     res = simulate(Recovery(con=2, healer=3), 100_000, rng=20261129)
     # pinned after the table-driven kernel (one packed draw per hour with a healer); a
     # change here means the kernel draws differently: say so in the CHANGELOG
-    assert res.counts == {'dead': 48667, 'awake': 49377, 'rested': 1956, 'unresolved': 0}
+    assert res.counts == {"dead": 48667, "awake": 49377, "rested": 1956, "unresolved": 0}
     assert within_se(res["dead"], solve(res.model)["dead"], res.n)
 
 
@@ -191,7 +191,9 @@ config = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(config)
 def test_monte_carlo_matches_exact_generated(params):
     _agree(Recovery(**params), 30_000, 13)
@@ -200,9 +202,10 @@ def test_monte_carlo_matches_exact_generated(params):
 # -- CLI ----------------------------------------------------------------------------------------
 
 
-
-@pytest.mark.parametrize("sets", [[], ["--set", "con=3", "--set", "healer=5", "--set", "checks=7",
-                                       "--set", "check_penalty=-1"]])
+@pytest.mark.parametrize(
+    "sets",
+    [[], ["--set", "con=3", "--set", "healer=5", "--set", "checks=7", "--set", "check_penalty=-1"]],
+)
 def test_cli_run_agrees_with_exact(sets):
     n = 100_000
     code, out, _ = run("run", "recovery", "-n", str(n), "--seed", "4", "--format", "csv", *sets)

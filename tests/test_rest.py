@@ -46,10 +46,20 @@ def test_r1_10_never_above_max():
 
 def test_rest_table_columns():
     df = rest_table([1, 5, 10], [10, 40, 80])
-    assert list(df.columns) == ["level", "hp_max", "hp", "night_days", "night_hours", "bed_days", "bed_hours"]
+    assert list(df.columns) == [
+        "level",
+        "hp_max",
+        "hp",
+        "night_days",
+        "night_hours",
+        "bed_days",
+        "bed_hours",
+    ]
     assert df["night_days"].tolist() == [10, 8, 8]
     assert df["bed_days"].tolist() == [5, 4, 4]
-    assert (df["night_hours"] == 8 * df["night_days"]).all() and (df["bed_hours"] == 24 * df["bed_days"]).all()
+    assert (df["night_hours"] == 8 * df["night_days"]).all() and (
+        df["bed_hours"] == 24 * df["bed_days"]
+    ).all()
 
 
 def test_r1_09_pe_recovery():
@@ -107,7 +117,10 @@ def test_r1_12_con_damage_reaches_checks_and_pe():
         (lambda: recover_pe(1, 5, 1, method="coffee"), "method must be one of pp, night"),
         (lambda: split_damage(-1, 2, 3), "damage="),
         (lambda: split_damage(1, 2, 3, order="hp_first"), "order must be one of pe_first, hp_only"),
-        (lambda: ability_modifier(12, 1, reading="half"), "reading must be one of score, per_point"),
+        (
+            lambda: ability_modifier(12, 1, reading="half"),
+            "reading must be one of score, per_point",
+        ),
         (lambda: ability_modifier(12.5), "score="),
         (lambda: con_damage(12, 1, checks=6), "checks=6"),
     ],

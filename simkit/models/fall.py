@@ -44,7 +44,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from simkit.core.ambiguity import Ambiguity, carried
+from simkit.core.ambiguity import reading as _r
 from simkit.core.chain import ChainRules
+from simkit.core.model import Rules
+from simkit.core.params import ParamError, param, spec
+from simkit.models.dying import Dying
+from simkit.models.perseverance import Perseverance
 from simkit.rules.fall import (
     BAND_DEAD,
     BAND_KO,
@@ -59,13 +65,7 @@ from simkit.rules.fall import (
     fall_result,
 )
 from simkit.rules.heights import parse_heights
-from simkit.core.ambiguity import Ambiguity, carried
-from simkit.core.ambiguity import reading as _r
-from simkit.core.params import ParamError, param, spec
 from simkit.rules.parameters import shared
-from simkit.core.model import Rules
-from simkit.models.dying import Dying
-from simkit.models.perseverance import Perseverance
 
 __all__ = ["Fall", "FallDying", "FallPerseverance", "FALL_EDGES", "max_hp_at", "fall_dice", "band_of",
            "BAND_KO", "BAND_DEAD", "DEAD", "KO", "STANDING"]  # the rule's names: simkit.rules.fall

@@ -59,9 +59,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from simkit.core.model import Rules
 from simkit.core.ambiguity import Ambiguity
 from simkit.core.ambiguity import reading as _r
+from simkit.core.model import Rules
 from simkit.core.params import ParamError, param
 from simkit.rules.fatigue_day import (
     DEAD,
@@ -147,10 +147,12 @@ class Fatigue(Rules):
 
     def validate(self) -> None:
         if self.food_water == "together":
-            for name, bad in (("p_water", self.p_water is not None), ("water_schedule", self.water_schedule),
+            for name, bad in (("p_water", self.p_water is not None),
+                              ("water_schedule", self.water_schedule),
                               ("start_water", self.start_water)):
                 if bad:
-                    raise ParamError(f"{name}={getattr(self, name)!r} needs food_water=separate (A4-2)")
+                    raise ParamError(
+                        f"{name}={getattr(self, name)!r} needs food_water=separate (A4-2)")
         if self.p_care and self.care != "tended":
             raise ParamError(f"p_care={self.p_care} needs care=tended (A4-3)")
 
@@ -183,11 +185,15 @@ class Fatigue(Rules):
 
     def options(self) -> dict:
         """The options of the day's rule (:func:`simkit.rules.fatigue_day.fatigue_day`)."""
-        return dict(separate=self.separate, recovery=self.recovery, recovered_when=self.recovered_when,
-                    care=self.care, exhaust_at=self.exhaust_at, death_days=self.death_days)
+        return dict(separate=self.separate, recovery=self.recovery,
+                    recovered_when=self.recovered_when, care=self.care,
+                    exhaust_at=self.exhaust_at, death_days=self.death_days)
 
     def cell_probs(self, t: int) -> np.ndarray:
-        """Probability of each event cell of day ``t`` (:func:`simkit.rules.fatigue_day.cell_pmf`)."""
+        """Probability of each event cell of day ``t``.
+
+        See :func:`simkit.rules.fatigue_day.cell_pmf`.
+        """
         pr, ps, pf, pw = self.day_probs(t)
         return cell_pmf(pr, ps, pf, pw, self.p_care, separate=self.separate, care=self.care)
 
@@ -196,7 +202,8 @@ class Fatigue(Rules):
         return day_chain(self.initial_state(), **self.options())
 
     # -- scalar reference (one track, plain Python) ----------------------------------
-    def ref_day(self, s: int, f: int, w: int, c: int, t: int, u) -> tuple[int | None, int, int, int, int]:
+    def ref_day(self, s: int, f: int, w: int, c: int, t: int,
+                u) -> tuple[int | None, int, int, int, int]:
         """Day ``t`` of one track from five uniforms ``u`` (columns ``U_*``): each event
         happens when its uniform is under its probability; the rule is
         :func:`simkit.rules.fatigue_day.fatigue_day`.
@@ -204,17 +211,20 @@ class Fatigue(Rules):
         Returns ``(outcome or None, s, f, w, c)``.
         """
         pr, ps, pf, pw = self.day_probs(t)
-        return fatigue_day(s, f, w, c, rescued=u[U_RESCUE] < pr, rest=u[U_SLEEP] < ps, eat=u[U_FOOD] < pf,
-                           drink=u[U_WATER] < pw, tended=u[U_CARE] < self.p_care, last=t == self.horizon,
+        return fatigue_day(s, f, w, c, rescued=u[U_RESCUE] < pr, rest=u[U_SLEEP] < ps,
+                           eat=u[U_FOOD] < pf, drink=u[U_WATER] < pw,
+                           tended=u[U_CARE] < self.p_care, last=t == self.horizon,
                            **self.options())
 
     # -- vectorised kernel: one 32-bit uniform and one table lookup per track-day -----------
     def init(self, n, rng):
         # code: (n,) int32, the kernel code of the track's state (DayChain.kernel_code)
-        return {"code": np.full(n, self.chain().kernel_code(0), dtype=np.int32)}, np.broadcast_to(np.int8(-1), (n,))
+        code = np.full(n, self.chain().kernel_code(0), dtype=np.int32)
+        return {"code": code}, np.broadcast_to(np.int8(-1), (n,))
 
     def step(self, state, t, rng):
-        codes = day_phase(state["code"], rng, self.chain(), self.cell_probs(t), last=t == self.horizon)
+        codes = day_phase(state["code"], rng, self.chain(), self.cell_probs(t),
+                          last=t == self.horizon)
         state["code"] = codes
         return codes
 
@@ -238,8 +248,8 @@ class Fatigue(Rules):
             if p <= 0:
                 continue
             rescued, rest, eat, drink, tended = cell_events(cell)
-            o, *nxt = fatigue_day(s, f, w, c, rescued=rescued, rest=rest, eat=eat, drink=drink, tended=tended,
-                                  last=last, **self.options())
+            o, *nxt = fatigue_day(s, f, w, c, rescued=rescued, rest=rest, eat=eat, drink=drink,
+                                  tended=tended, last=last, **self.options())
             key = names[o] if o is not None else tuple(nxt)
             out[key] = out.get(key, 0.0) + p
         return out

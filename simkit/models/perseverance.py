@@ -54,11 +54,11 @@ import numpy as np
 
 from simkit.core.ambiguity import Ambiguity
 from simkit.core.ambiguity import reading as _r
+from simkit.core.model import Rules
 from simkit.core.params import ParamError, param
 from simkit.rules import levels
-from simkit.rules.parameters import shared
-from simkit.core.model import Rules
 from simkit.rules.first_aid import FIRST_AID_DC, first_aid_p, first_aid_succeeds, first_aid_table
+from simkit.rules.parameters import shared
 from simkit.rules.perseverance import (
     AGONISING,
     BACK,
@@ -73,7 +73,9 @@ from simkit.rules.perseverance import (
     stabilize_cost,
 )
 
-__all__ = ["Perseverance", "FIRST_AID_DC", "stabilize_cost"]
+__all__ = ["Perseverance", "FIRST_AID_DC", "stabilize_cost",
+           # the rule's codes (simkit.rules.perseverance), kept here for the tests and notebooks
+           "DEAD", "STABLE", "REVIVED", "BACK", "AGONISING", "STABILISED"]
 
 #: Rounds resolved by one kernel step: at most this many with a first-aid check (20**3 = 8000
 #: packed rolls), at most :data:`MAX_PACK` in all.
@@ -130,11 +132,11 @@ class Perseverance(Rules):
 
     def validate(self) -> None:
         if self.pp > self.pp_max:
-            raise ParamError(f"pp={self.pp} is not allowed: pp must be at most pp_max={self.pp_max} (R1-04)")
+            raise ParamError(f"pp={self.pp} is not allowed: "
+                             f"pp must be at most pp_max={self.pp_max} (R1-04)")
         if self.enough_pp > self.pp_max:
-            raise ParamError(
-                f"enough_pp={self.enough_pp} is not allowed: enough_pp must be at most pp_max={self.pp_max} (A1-3)"
-            )
+            raise ParamError(f"enough_pp={self.enough_pp} is not allowed: "
+                             f"enough_pp must be at most pp_max={self.pp_max} (A1-3)")
 
     # -- derived numbers ---------------------------------------------------------
     @property
@@ -147,8 +149,12 @@ class Perseverance(Rules):
         return self.medic_bonus is not None and t >= self.medic_from
 
     def _start(self) -> tuple[int | None, int, int]:
-        """(outcome or None, phase, PP) at the knock-out, step 0 (:func:`~simkit.rules.perseverance.knockout`)."""
-        return knockout(self.pp, nonlethal=self.nonlethal, back_in_fight=self.back_in_fight, zero_pp=self.zero_pp)
+        """(outcome or None, phase, PP) at the knock-out, step 0 (R1-01, R1-11, A1-1).
+
+        The rule is :func:`simkit.rules.perseverance.knockout`.
+        """
+        return knockout(self.pp, nonlethal=self.nonlethal, back_in_fight=self.back_in_fight,
+                        zero_pp=self.zero_pp)
 
     def _round_options(self) -> dict:
         return dict(cost=self.stabilize_cost, spend=self.spend, back_in_fight=self.back_in_fight,
@@ -163,8 +169,10 @@ class Perseverance(Rules):
         :func:`simkit.rules.first_aid.first_aid_succeeds`.
         """
         aided = (phase == AGONISING and self.medic_acts(t)
-                 and first_aid_succeeds(roll, bonus=self.medic_bonus, check_penalty=self.check_penalty))
-        return perseverance_round(phase, pp, t, healed=self.heal_round == t, aided=aided, **self._round_options())
+                 and first_aid_succeeds(roll, bonus=self.medic_bonus,
+                                        check_penalty=self.check_penalty))
+        return perseverance_round(phase, pp, t, healed=self.heal_round == t, aided=aided,
+                                  **self._round_options())
 
     # -- vectorised kernel: packed rounds, one draw and two lookups per step ----------------
     def _state(self, phase: int, pp: int) -> int:
@@ -183,24 +191,29 @@ class Perseverance(Rules):
         return tuple(rounds)
 
     def tables(self, t: int) -> tuple[np.ndarray, np.ndarray, int]:
-        """``(codes, pp, width)`` of the step at round ``t`` (:func:`~simkit.rules.perseverance.packed_rounds`)."""
+        """``(codes, pp, width)`` of the step at round ``t``.
+
+        See :func:`simkit.rules.perseverance.packed_rounds`.
+        """
         aid = None
         if self.medic_bonus is not None:
-            aid = tuple(first_aid_table(bonus=self.medic_bonus, check_penalty=self.check_penalty).tolist())
+            table = first_aid_table(bonus=self.medic_bonus, check_penalty=self.check_penalty)
+            aid = tuple(table.tolist())
         spend = self.spend
         rounds = self.pack(t)
         if isinstance(spend, int):  # only t > spend matters: key the cache on that
             rounds = tuple((spend + 1 if u > spend else 1, h, a) for u, h, a in rounds)
         else:
             rounds = tuple((1, h, a) for _, h, a in rounds)
-        return packed_rounds(self.pp_max, self.stabilize_cost, spend, self.back_in_fight, self.enough_pp, aid,
-                             rounds)
+        return packed_rounds(self.pp_max, self.stabilize_cost, spend, self.back_in_fight,
+                             self.enough_pp, aid, rounds)
 
     def init(self, n: int, rng):
         out, phase, pp = self._start()
         codes = np.broadcast_to(np.int8(-1 if out is None else out), (n,))
         state = {
-            "s": np.full(n, -1 - self._state(phase, pp), dtype=np.int16),  # (n,) -1 - state, or an outcome
+            # (n,) -1 - state index, or an outcome
+            "s": np.full(n, -1 - self._state(phase, pp), dtype=np.int16),
             "pp": np.full(n, pp, dtype=np.int16),  # (n,) PP left
         }
         return state, codes

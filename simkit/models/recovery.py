@@ -35,21 +35,19 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from simkit.core.model import Rules
 from simkit.core.ambiguity import Ambiguity
 from simkit.core.ambiguity import reading as _r
+from simkit.core.model import Rules
 from simkit.core.params import param
-from simkit.rules import levels
-from simkit.rules.parameters import shared
+from simkit.rules import hourly, levels
 from simkit.rules.hourly import (
-    AWAKE as CHECK_AWAKE,
-    DEAD as CHECK_DEAD,
     HEALER_DC,
     hourly_odds,
     hourly_pmf,
     hourly_result,
     hourly_table,
 )
+from simkit.rules.parameters import shared
 
 __all__ = ["Recovery", "HEALER_DC", "WAKE_HOURS", "hourly_odds"]
 
@@ -122,10 +120,11 @@ class Recovery(Rules):
         if t > self.checks:  # A1-2: hour 8 without a check
             return RESTED, self.level
         result = hourly_result(con_roll, heal_roll, con=self.con, healer=self.healer,
-                               check_penalty=self.check_penalty, natural=self.natural, lethal=self.lethal)
-        if result == CHECK_AWAKE:
+                               check_penalty=self.check_penalty, natural=self.natural,
+                               lethal=self.lethal)
+        if result == hourly.AWAKE:
             return AWAKE, 1
-        if result == CHECK_DEAD:
+        if result == hourly.DEAD:
             return DEAD, 0
         if t >= WAKE_HOURS:
             return RESTED, self.level
@@ -150,13 +149,17 @@ class Recovery(Rules):
         return _packed(tuple(table.tolist()), self.checks, t, k)
 
     def init(self, n: int, rng):
-        return {"hp": np.zeros(n, dtype=np.int16)}, np.broadcast_to(np.int8(-1), (n,))  # hp: HP on waking
+        hp = np.zeros(n, dtype=np.int16)  # (n,) HP on waking
+        return {"hp": hp}, np.broadcast_to(np.int8(-1), (n,))
 
     def step(self, state, t, rng):
         m = len(state["hp"])
         k = self.hours_per_draw(t)
         table = self.packed(t, k)
-        codes = table.take(rng.below(len(table), size=m)) if len(table) > 1 else np.full(m, table[0])
+        if len(table) > 1:
+            codes = table.take(rng.below(len(table), size=m))
+        else:  # an hour without a check (A1-2): nothing drawn
+            codes = np.full(m, table[0])
         state["hp"] = _hp_of_code(self.level, k).take(codes.astype(np.intp) + 1)
         return codes, k
 
@@ -173,15 +176,16 @@ class Recovery(Rules):
         regime = self.exact_regime(t)
         if regime == "wake":
             return {"rested": 1.0}
-        dead, stay, awake = hourly_pmf(con=self.con, healer=self.healer, check_penalty=self.check_penalty,
-                                       natural=self.natural, lethal=self.lethal)
-        out = {"dead": dead, "awake": awake, "rested" if regime == "last check" else ("stable",): stay}
+        dead, stay, awake = hourly_pmf(con=self.con, healer=self.healer,
+                                       check_penalty=self.check_penalty, natural=self.natural,
+                                       lethal=self.lethal)
+        stays = "rested" if regime == "last check" else ("stable",)
+        out = {"dead": dead, "awake": awake, stays: stay}
         return {k: v for k, v in out.items() if v > 0}
 
 
 @lru_cache(maxsize=256)
 def _packed(table: tuple[int, ...], checks: int, t: int, k: int) -> np.ndarray:
-    width = len(table)
     code = np.full(1, -1, dtype=np.int64)  # (draws so far,) engine code after the hours done
     for i in range(k):
         hour = t + i
@@ -189,7 +193,8 @@ def _packed(table: tuple[int, ...], checks: int, t: int, k: int) -> np.ndarray:
             code = np.where(code < 0, RESTED + 3 * i, code)
             continue
         result = np.asarray(table, dtype=np.int64)  # 0 dead, 1 stays, 2 awake
-        after = np.select([result == CHECK_DEAD, result == CHECK_AWAKE], [DEAD + 3 * i, AWAKE + 3 * i],
+        after = np.select([result == hourly.DEAD, result == hourly.AWAKE],
+                          [DEAD + 3 * i, AWAKE + 3 * i],
                           RESTED + 3 * i if hour >= WAKE_HOURS else -1)
         # new digit is the most significant: index = old + len(old) * roll
         code = np.where(code[None, :] < 0, after[:, None], code[None, :]).ravel()

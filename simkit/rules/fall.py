@@ -74,8 +74,17 @@ def fall_dice(band: int, reading: str = "table") -> int:
     return band
 
 
-def fall_result(band: int, dice_total: int = 0, *, hp: int, hp_max: int, temp_hp: int = 0,
-                massive_damage: bool = False, reading: str = "table", band_ko: int = KO) -> tuple[int, int]:
+def fall_result(
+    band: int,
+    dice_total: int = 0,
+    *,
+    hp: int,
+    hp_max: int,
+    temp_hp: int = 0,
+    massive_damage: bool = False,
+    reading: str = "table",
+    band_ko: int = KO,
+) -> tuple[int, int]:
     """One fall (R4-07, A4-1, R0-13, R0-14): ``(outcome code, damage)``.
 
     Parameters
@@ -114,18 +123,28 @@ def fall_result(band: int, dice_total: int = 0, *, hp: int, hp_max: int, temp_hp
 
 
 def _dice_totals(k: int) -> np.ndarray:
-    """Sum of the first ``k`` d6s of every packed roll ``r < 1296`` (d6 ``i`` = ``r // 6**i % 6 + 1``)."""
+    """Sum of the first ``k`` d6s of every packed roll ``r < 1296``.
+
+    The d6 ``i`` of ``r`` is ``r // 6**i % 6 + 1``.
+    """
     r = np.arange(DICE_WIDTH)
     return sum((r // 6**i % 6 + 1 for i in range(k)), start=np.zeros(DICE_WIDTH, dtype=np.int64))
 
 
 @lru_cache(maxsize=256)
-def _table(hp: int, hp_max: int, temp_hp: int, massive_damage: bool, reading: str,
-           band_ko: int) -> tuple[np.ndarray, np.ndarray]:
+def _table(
+    hp: int, hp_max: int, temp_hp: int, massive_damage: bool, reading: str, band_ko: int
+) -> tuple[np.ndarray, np.ndarray]:
     codes = np.empty((_N_BANDS, DICE_WIDTH), dtype=np.int8)
     damage = np.empty((_N_BANDS, DICE_WIDTH), dtype=np.int64)
-    opts = dict(hp=hp, hp_max=hp_max, temp_hp=temp_hp, massive_damage=massive_damage, reading=reading,
-                band_ko=band_ko)
+    opts = dict(
+        hp=hp,
+        hp_max=hp_max,
+        temp_hp=temp_hp,
+        massive_damage=massive_damage,
+        reading=reading,
+        band_ko=band_ko,
+    )
     for band in range(_N_BANDS):
         totals = _dice_totals(fall_dice(band, reading)).tolist()
         for r, total in enumerate(totals):
@@ -136,8 +155,15 @@ def _table(hp: int, hp_max: int, temp_hp: int, massive_damage: bool, reading: st
     return codes, damage
 
 
-def fall_table(*, hp: int, hp_max: int, temp_hp: int = 0, massive_damage: bool = False, reading: str = "table",
-               band_ko: int = KO) -> tuple[np.ndarray, np.ndarray]:
+def fall_table(
+    *,
+    hp: int,
+    hp_max: int,
+    temp_hp: int = 0,
+    massive_damage: bool = False,
+    reading: str = "table",
+    band_ko: int = KO,
+) -> tuple[np.ndarray, np.ndarray]:
     """``(codes, damage)`` of every band and packed roll, flat: index ``band * 1296 + r``.
 
     The d6 ``i`` of roll ``r`` is ``r // 6**i % 6 + 1`` (a band rolling ``k`` d6s reads
@@ -147,8 +173,15 @@ def fall_table(*, hp: int, hp_max: int, temp_hp: int = 0, massive_damage: bool =
 
 
 @lru_cache(maxsize=256)
-def _cells(band_probs: tuple[float, ...], hp: int, hp_max: int, temp_hp: int, massive_damage: bool,
-           reading: str, band_ko: int) -> tuple[tuple[float, int, int, int], ...]:
+def _cells(
+    band_probs: tuple[float, ...],
+    hp: int,
+    hp_max: int,
+    temp_hp: int,
+    massive_damage: bool,
+    reading: str,
+    band_ko: int,
+) -> tuple[tuple[float, int, int, int], ...]:
     codes, damage = _table(hp, hp_max, temp_hp, massive_damage, reading, band_ko)
     out: dict[tuple[int, int, int], float] = {}
     for band, pb in enumerate(band_probs):
@@ -161,16 +194,31 @@ def _cells(band_probs: tuple[float, ...], hp: int, hp_max: int, temp_hp: int, ma
     return tuple((p, code, dmg, band) for (code, dmg, band), p in out.items())
 
 
-def fall_cells(band_probs, *, hp: int, hp_max: int, temp_hp: int = 0, massive_damage: bool = False,
-               reading: str = "table", band_ko: int = KO) -> tuple[tuple[float, int, int, int], ...]:
+def fall_cells(
+    band_probs,
+    *,
+    hp: int,
+    hp_max: int,
+    temp_hp: int = 0,
+    massive_damage: bool = False,
+    reading: str = "table",
+    band_ko: int = KO,
+) -> tuple[tuple[float, int, int, int], ...]:
     """Exact ``(probability, outcome code, damage, band)`` of every case (cached).
 
     ``band_probs[b]`` is P(band ``b``) (``Heights.band_probabilities(FALL_EDGES)``); the
     d6s of a band are enumerated, every combination equally likely, through
     :func:`fall_result`.
     """
-    return _cells(tuple(float(p) for p in band_probs), int(hp), int(hp_max), int(temp_hp),
-                  bool(massive_damage), reading, int(band_ko))
+    return _cells(
+        tuple(float(p) for p in band_probs),
+        int(hp),
+        int(hp_max),
+        int(temp_hp),
+        bool(massive_damage),
+        reading,
+        int(band_ko),
+    )
 
 
 @lru_cache(maxsize=256)
@@ -200,24 +248,42 @@ def band_draw(m: int, rng, heights: Heights) -> np.ndarray | int:
     return draw_cells(m, rng, plan).astype(np.int64)
 
 
-def fall_phase(m: int, rng, heights: Heights, *, hp: int, hp_max: int, temp_hp: int = 0,
-               massive_damage: bool = False, reading: str = "table",
-               band_ko: int = KO) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def fall_phase(
+    m: int,
+    rng,
+    heights: Heights,
+    *,
+    hp: int,
+    hp_max: int,
+    temp_hp: int = 0,
+    massive_damage: bool = False,
+    reading: str = "table",
+    band_ko: int = KO,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``m`` falls: ``(codes int8, damage int64, band int64)``, each of shape ``(m,)``.
 
     Draws the band (:func:`band_draw`), then one ``rng.below(w)`` per track for the
     dice (``w = 6**k`` for a fixed band rolling ``k`` d6s, else 1296), and reads
     :func:`fall_table`. A fixed band that rolls no dice draws nothing.
     """
-    codes, damage = fall_table(hp=hp, hp_max=hp_max, temp_hp=temp_hp, massive_damage=massive_damage,
-                               reading=reading, band_ko=band_ko)
+    codes, damage = fall_table(
+        hp=hp,
+        hp_max=hp_max,
+        temp_hp=temp_hp,
+        massive_damage=massive_damage,
+        reading=reading,
+        band_ko=band_ko,
+    )
     band = band_draw(m, rng, heights)
     if isinstance(band, int):
         width = 6 ** fall_dice(band, reading)
         base = band * DICE_WIDTH
         if width == 1:
-            return (np.full(m, codes[base], dtype=np.int8), np.full(m, damage[base], dtype=np.int64),
-                    np.full(m, band, dtype=np.int64))
+            return (
+                np.full(m, codes[base], dtype=np.int8),
+                np.full(m, damage[base], dtype=np.int64),
+                np.full(m, band, dtype=np.int64),
+            )
         idx = rng.below(width, size=m).astype(np.intp)
         if base:
             idx += base

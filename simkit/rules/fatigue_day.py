@@ -64,8 +64,9 @@ DEAD, RECOVERED, EXHAUSTED = 0, 1, 2
 N_CELLS, RESCUE = 17, 0
 
 
-def day_cell(rescued: bool, rest: bool = False, eat: bool = False, drink: bool = False,
-             tended: bool = False) -> int:
+def day_cell(
+    rescued: bool, rest: bool = False, eat: bool = False, drink: bool = False, tended: bool = False
+) -> int:
     """Cell of a day's events (0 = rescue)."""
     if rescued:
         return RESCUE
@@ -80,10 +81,25 @@ def cell_events(cell: int) -> tuple[bool, bool, bool, bool, bool]:
     return False, bool(b & 8), bool(b & 4), bool(b & 2), bool(b & 1)
 
 
-def fatigue_day(s: int, f: int, w: int, c: int, *, rescued: bool, rest: bool, eat: bool, drink: bool,
-                tended: bool = False, last: bool = False, separate: bool = False, recovery: str = "both",
-                recovered_when: str = "rescued", care: str = "fed", exhaust_at: int = 10,
-                death_days: int = 3) -> tuple[int | None, int, int, int, int]:
+def fatigue_day(
+    s: int,
+    f: int,
+    w: int,
+    c: int,
+    *,
+    rescued: bool,
+    rest: bool,
+    eat: bool,
+    drink: bool,
+    tended: bool = False,
+    last: bool = False,
+    separate: bool = False,
+    recovery: str = "both",
+    recovered_when: str = "rescued",
+    care: str = "fed",
+    exhaust_at: int = 10,
+    death_days: int = 3,
+) -> tuple[int | None, int, int, int, int]:
     """One day of one character (R4-01..R4-06, A4-2, A4-3).
 
     Parameters
@@ -142,8 +158,16 @@ def fatigue_day(s: int, f: int, w: int, c: int, *, rescued: bool, rest: bool, ea
     return None, s, f, w, c
 
 
-def cell_pmf(pr: float, ps: float, pf: float, pw: float, p_care: float = 0.0, *,
-             separate: bool = False, care: str = "fed") -> np.ndarray:
+def cell_pmf(
+    pr: float,
+    ps: float,
+    pf: float,
+    pw: float,
+    p_care: float = 0.0,
+    *,
+    separate: bool = False,
+    care: str = "fed",
+) -> np.ndarray:
     """Exact probability of each of the :data:`N_CELLS` cells (float64, sums to 1).
 
     ``pr`` rescue, ``ps`` rest, ``pf`` eating (and drinking, together), ``pw``
@@ -156,8 +180,13 @@ def cell_pmf(pr: float, ps: float, pf: float, pw: float, p_care: float = 0.0, *,
     for cell in range(1, N_CELLS):
         _, rest, eat, drink, tended = cell_events(cell)
         p_drink = (pw if drink else 1 - pw) if separate else float(drink == eat)
-        out[cell] = (1 - pr) * (ps if rest else 1 - ps) * (pf if eat else 1 - pf) * p_drink * (
-            pt if tended else 1 - pt)
+        out[cell] = (
+            (1 - pr)
+            * (ps if rest else 1 - ps)
+            * (pf if eat else 1 - pf)
+            * p_drink
+            * (pt if tended else 1 - pt)
+        )
     return out
 
 
@@ -194,12 +223,25 @@ class DayChain:
 
 
 @lru_cache(maxsize=256)
-def day_chain(start: tuple[int, int, int, int], *, separate: bool = False, recovery: str = "both",
-              recovered_when: str = "rescued", care: str = "fed", exhaust_at: int = 10,
-              death_days: int = 3) -> DayChain:
+def day_chain(
+    start: tuple[int, int, int, int],
+    *,
+    separate: bool = False,
+    recovery: str = "both",
+    recovered_when: str = "rescued",
+    care: str = "fed",
+    exhaust_at: int = 10,
+    death_days: int = 3,
+) -> DayChain:
     """:class:`DayChain` of every state reachable from ``start`` (cached on its arguments)."""
-    opts = dict(separate=separate, recovery=recovery, recovered_when=recovered_when, care=care,
-                exhaust_at=exhaust_at, death_days=death_days)
+    opts = dict(
+        separate=separate,
+        recovery=recovery,
+        recovered_when=recovered_when,
+        care=care,
+        exhaust_at=exhaust_at,
+        death_days=death_days,
+    )
     index = {start: 0}
     states = [start]
     rows: list[list[list[int]]] = []
@@ -211,8 +253,19 @@ def day_chain(start: tuple[int, int, int, int], *, separate: bool = False, recov
             codes = []
             for cell in range(N_CELLS):
                 rescued, rest, eat, drink, tended = cell_events(cell)
-                out, *nxt = fatigue_day(s, f, w, c, rescued=rescued, rest=rest, eat=eat, drink=drink,
-                                        tended=tended, last=last, **opts)
+                out, *nxt = fatigue_day(
+                    s,
+                    f,
+                    w,
+                    c,
+                    rescued=rescued,
+                    rest=rest,
+                    eat=eat,
+                    drink=drink,
+                    tended=tended,
+                    last=last,
+                    **opts,
+                )
                 if out is not None:
                     codes.append(out)
                     continue
@@ -225,7 +278,9 @@ def day_chain(start: tuple[int, int, int, int], *, separate: bool = False, recov
         rows.append(row)
         i += 1
     if len(states) > 32000:
-        raise ValueError(f"fatigue: {len(states)} reachable states, more than the kernel's int16 codes hold")
+        raise ValueError(
+            f"fatigue: {len(states)} reachable states, more than the kernel's int16 codes hold"
+        )
     trans = np.array(rows, dtype=np.int16).transpose(1, 0, 2).copy()  # (2, S, N_CELLS)
     trans.setflags(write=False)
     penalty = np.array([s + f + w for s, f, w, _ in states], dtype=np.int64)
@@ -234,12 +289,20 @@ def day_chain(start: tuple[int, int, int, int], *, separate: bool = False, recov
     kernel_penalty = np.repeat(penalty, N_CELLS)[::-1].copy()
     for a in (penalty, kernel, kernel_penalty):
         a.setflags(write=False)
-    return DayChain(states=tuple(states), trans=trans, penalty=penalty, kernel=kernel,
-                    kernel_penalty=kernel_penalty)
+    return DayChain(
+        states=tuple(states),
+        trans=trans,
+        penalty=penalty,
+        kernel=kernel,
+        kernel_penalty=kernel_penalty,
+    )
 
 
 def day_guide(pmf) -> tuple[np.ndarray, np.ndarray, bool]:
-    """``(edges, guide, split)`` of a day's cell probabilities (:func:`simkit.rules.guide.cell_guide`)."""
+    """``(edges, guide, split)`` of a day's cell probabilities.
+
+    See :func:`simkit.rules.guide.cell_guide`.
+    """
     return cell_guide(pmf)
 
 

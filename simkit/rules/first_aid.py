@@ -17,14 +17,22 @@ from functools import lru_cache
 
 import numpy as np
 
-__all__ = ["FIRST_AID_DC", "first_aid_succeeds", "first_aid_p", "first_aid_table", "first_aid_phase",
-           "first_aid_lookup"]
+__all__ = [
+    "FIRST_AID_DC",
+    "first_aid_succeeds",
+    "first_aid_p",
+    "first_aid_table",
+    "first_aid_phase",
+    "first_aid_lookup",
+]
 
 #: DC of the first-aid Medicine check (R1-02).
 FIRST_AID_DC = 15
 
 
-def first_aid_succeeds(roll: int, *, bonus: int, check_penalty: int = 0, dc: int = FIRST_AID_DC) -> bool:
+def first_aid_succeeds(
+    roll: int, *, bonus: int, check_penalty: int = 0, dc: int = FIRST_AID_DC
+) -> bool:
     """Whether first aid works for the natural d20 ``roll`` (R1-02; no natural 20/1 rule, A1-6)."""
     return roll + bonus + check_penalty >= dc
 
@@ -49,11 +57,22 @@ def first_aid_p(*, bonus: int, check_penalty: int = 0, dc: int = FIRST_AID_DC) -
     return int(first_aid_table(bonus=bonus, check_penalty=check_penalty, dc=dc).sum()) / 20
 
 
-def first_aid_phase(m: int, rng, *, bonus: int, check_penalty: int = 0, dc: int = FIRST_AID_DC) -> np.ndarray:
-    """First aid for ``m`` tracks: one ``rng.below(20)`` per track (the natural roll - 1); bool (m,)."""
-    return first_aid_table(bonus=bonus, check_penalty=check_penalty, dc=dc).take(rng.below(20, size=m))
+def first_aid_phase(
+    m: int, rng, *, bonus: int, check_penalty: int = 0, dc: int = FIRST_AID_DC
+) -> np.ndarray:
+    """First aid for ``m`` tracks, bool of shape (m,).
+
+    One ``rng.below(20)`` per track: the natural roll - 1.
+    """
+    return first_aid_table(bonus=bonus, check_penalty=check_penalty, dc=dc).take(
+        rng.below(20, size=m)
+    )
 
 
-def first_aid_lookup(roll, *, bonus: int, check_penalty: int = 0, dc: int = FIRST_AID_DC) -> np.ndarray:
+def first_aid_lookup(
+    roll, *, bonus: int, check_penalty: int = 0, dc: int = FIRST_AID_DC
+) -> np.ndarray:
     """First aid for natural d20s drawn elsewhere (any shape): bool, shape of ``roll``."""
-    return first_aid_table(bonus=bonus, check_penalty=check_penalty, dc=dc)[np.asarray(roll).astype(np.intp) - 1]
+    return first_aid_table(bonus=bonus, check_penalty=check_penalty, dc=dc)[
+        np.asarray(roll).astype(np.intp) - 1
+    ]

@@ -113,7 +113,7 @@ def parse_heights(value) -> Heights:
         raise ValueError(value)
     text = value.strip().lower().replace(" ", "")
     if text.startswith("uniform:"):
-        body = text[len("uniform:"):]
+        body = text[len("uniform:") :]
         parts = body.split("-")
         if len(parts) != 2:
             raise ValueError(value)

@@ -89,8 +89,16 @@ def healer_succeeds(heal_roll: int, healer: int | None, check_penalty: int = 0) 
     return healer is not None and heal_roll + healer + check_penalty >= HEALER_DC
 
 
-def hourly_result(con_roll: int, heal_roll: int = 0, *, con: int, healer: int | None = None,
-                  check_penalty: int = 0, natural: bool = False, lethal: bool = True) -> int:
+def hourly_result(
+    con_roll: int,
+    heal_roll: int = 0,
+    *,
+    con: int,
+    healer: int | None = None,
+    check_penalty: int = 0,
+    natural: bool = False,
+    lethal: bool = True,
+) -> int:
     """One hourly Constitution check (R1-06, R1-08, A1-6) for the natural d20s given.
 
     Parameters
@@ -130,8 +138,12 @@ def hourly_result(con_roll: int, heal_roll: int = 0, *, con: int, healer: int | 
 
 def _key(con: int, healer: int | None, check_penalty: int, natural: bool, lethal: bool) -> tuple:
     """What the check depends on: the two totals' bonuses and the two options."""
-    return (int(con) + int(check_penalty), None if healer is None else int(healer) + int(check_penalty),
-            bool(natural), bool(lethal))
+    return (
+        int(con) + int(check_penalty),
+        None if healer is None else int(healer) + int(check_penalty),
+        bool(natural),
+        bool(lethal),
+    )
 
 
 def hourly_width(healer: int | None) -> int:
@@ -144,14 +156,26 @@ def _table(con_total: int, heal_total: int | None, natural: bool, lethal: bool) 
     width = hourly_width(heal_total)
     out = np.empty(width, dtype=np.int8)
     for r in range(width):
-        out[r] = hourly_result(r % 20 + 1, r // 20 + 1, con=con_total, healer=heal_total,
-                               natural=natural, lethal=lethal)
+        out[r] = hourly_result(
+            r % 20 + 1,
+            r // 20 + 1,
+            con=con_total,
+            healer=heal_total,
+            natural=natural,
+            lethal=lethal,
+        )
     out.setflags(write=False)
     return out
 
 
-def hourly_table(*, con: int, healer: int | None = None, check_penalty: int = 0, natural: bool = False,
-                 lethal: bool = True) -> np.ndarray:
+def hourly_table(
+    *,
+    con: int,
+    healer: int | None = None,
+    check_penalty: int = 0,
+    natural: bool = False,
+    lethal: bool = True,
+) -> np.ndarray:
     """Result of the check for every packed roll (int8, read-only, cached).
 
     ``table[r]`` is :func:`hourly_result` for ``con_roll = r % 20 + 1`` and
@@ -163,14 +187,22 @@ def hourly_table(*, con: int, healer: int | None = None, check_penalty: int = 0,
 
 
 @lru_cache(maxsize=1024)
-def _pmf(con_total: int, heal_total: int | None, natural: bool, lethal: bool) -> tuple[float, float, float]:
+def _pmf(
+    con_total: int, heal_total: int | None, natural: bool, lethal: bool
+) -> tuple[float, float, float]:
     counts = np.bincount(_table(con_total, heal_total, natural, lethal), minlength=3)
     width = hourly_width(heal_total)
     return tuple(float(c) / width for c in counts)  # type: ignore[return-value]
 
 
-def hourly_pmf(*, con: int, healer: int | None = None, check_penalty: int = 0, natural: bool = False,
-               lethal: bool = True) -> tuple[float, float, float]:
+def hourly_pmf(
+    *,
+    con: int,
+    healer: int | None = None,
+    check_penalty: int = 0,
+    natural: bool = False,
+    lethal: bool = True,
+) -> tuple[float, float, float]:
     """Exact ``(P(dead), P(stays), P(awake))`` of one hourly check (R1-06, R1-08, A1-6).
 
     Counts the equally likely natural rolls (20, or 400 with a healer) through
@@ -179,26 +211,46 @@ def hourly_pmf(*, con: int, healer: int | None = None, check_penalty: int = 0, n
     return _pmf(*_key(con, healer, check_penalty, natural, lethal))
 
 
-def hourly_phase(m: int, rng, *, con: int, healer: int | None = None, check_penalty: int = 0,
-                 natural: bool = False, lethal: bool = True) -> np.ndarray:
+def hourly_phase(
+    m: int,
+    rng,
+    *,
+    con: int,
+    healer: int | None = None,
+    check_penalty: int = 0,
+    natural: bool = False,
+    lethal: bool = True,
+) -> np.ndarray:
     """The check for ``m`` tracks: one draw ``rng.below(width, size=m)`` per track.
 
     ``rng`` is the block's :class:`simkit.core.streams.BlockRng` (``m`` = its active
     tracks). Returns the results, int8 of shape ``(m,)`` (0 dead, 1 stays, 2 awake).
     """
-    table = hourly_table(con=con, healer=healer, check_penalty=check_penalty, natural=natural, lethal=lethal)
+    table = hourly_table(
+        con=con, healer=healer, check_penalty=check_penalty, natural=natural, lethal=lethal
+    )
     return table.take(rng.below(len(table), size=m))
 
 
-def hourly_lookup(con_roll, heal_roll=None, *, con: int, healer: int | None = None, check_penalty: int = 0,
-                  natural: bool = False, lethal: bool = True) -> np.ndarray:
+def hourly_lookup(
+    con_roll,
+    heal_roll=None,
+    *,
+    con: int,
+    healer: int | None = None,
+    check_penalty: int = 0,
+    natural: bool = False,
+    lethal: bool = True,
+) -> np.ndarray:
     """The check for natural rolls drawn elsewhere (arrays of any shape, broadcast).
 
     ``con_roll`` and ``heal_roll`` hold natural d20s (1..20); ``heal_roll`` is needed
     only with a healer. Returns int8 results of :func:`hourly_result`, shape of the
     broadcast rolls.
     """
-    table = hourly_table(con=con, healer=healer, check_penalty=check_penalty, natural=natural, lethal=lethal)
+    table = hourly_table(
+        con=con, healer=healer, check_penalty=check_penalty, natural=natural, lethal=lethal
+    )
     idx = np.asarray(con_roll).astype(np.intp) - 1
     if healer is not None:
         if heal_roll is None:
@@ -207,8 +259,14 @@ def hourly_lookup(con_roll, heal_roll=None, *, con: int, healer: int | None = No
     return table[idx]
 
 
-def hourly_odds(con, healer: int | None = None, check_penalty: int = 0, *, natural: bool = False,
-                lethal: bool = True) -> dict[str, np.ndarray]:
+def hourly_odds(
+    con,
+    healer: int | None = None,
+    check_penalty: int = 0,
+    *,
+    natural: bool = False,
+    lethal: bool = True,
+) -> dict[str, np.ndarray]:
     """Exact odds of one hourly check (R1-06, R1-08, A1-6), vectorised over ``con``.
 
     Parameters
@@ -228,6 +286,16 @@ def hourly_odds(con, healer: int | None = None, check_penalty: int = 0, *, natur
         ``dead``, ``stay`` and ``awake``: probabilities of each result, shaped like ``con``.
     """
     con = np.asarray(con, dtype=np.int64)
-    pmfs = np.array([hourly_pmf(con=int(c), healer=healer, check_penalty=check_penalty, natural=natural,
-                                lethal=lethal) for c in con.ravel()]).reshape(con.shape + (3,))
+    pmfs = np.array(
+        [
+            hourly_pmf(
+                con=int(c),
+                healer=healer,
+                check_penalty=check_penalty,
+                natural=natural,
+                lethal=lethal,
+            )
+            for c in con.ravel()
+        ]
+    ).reshape(con.shape + (3,))
     return {"dead": pmfs[..., DEAD], "stay": pmfs[..., STAYS], "awake": pmfs[..., AWAKE]}

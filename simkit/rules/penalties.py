@@ -33,10 +33,14 @@ def _days(name: str, value) -> int:
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         else:
-            raise ParamError(f"{name}={value!r} is not allowed: {name} must be an integer in [0, {MAX_DAYS}]")
+            raise ParamError(
+                f"{name}={value!r} is not allowed: {name} must be an integer in [0, {MAX_DAYS}]"
+            )
     value = int(value)
     if not 0 <= value <= MAX_DAYS:
-        raise ParamError(f"{name}={value!r} is not allowed: {name} must be an integer in [0, {MAX_DAYS}]")
+        raise ParamError(
+            f"{name}={value!r} is not allowed: {name} must be an integer in [0, {MAX_DAYS}]"
+        )
     return value
 
 
@@ -71,7 +75,10 @@ def penalty(
     if food_water is None:
         food_water = "together" if days_without_water is None else "separate"
     if food_water not in ("together", "separate"):
-        raise ParamError(f"food_water={food_water!r} is not allowed: food_water must be one of together, separate")
+        raise ParamError(
+            f"food_water={food_water!r} is not allowed: "
+            "food_water must be one of together, separate"
+        )
     s = _days("days_without_sleep", days_without_sleep)
     f = _days("days_without_food", days_without_food)
     w = 0 if days_without_water is None else _days("days_without_water", days_without_water)
@@ -88,7 +95,9 @@ def parse_fatigue_value(name: str, text: str) -> int:
     try:
         return _days(name, int(text.strip()))
     except (ValueError, ParamError):
-        raise ParamError(f"{name}={text!r} is not allowed: {name} must be an integer in [0, {MAX_DAYS}]") from None
+        raise ParamError(
+            f"{name}={text!r} is not allowed: {name} must be an integer in [0, {MAX_DAYS}]"
+        ) from None
 
 
 def apply_fatigue(model_cls, params: dict) -> dict:
@@ -106,7 +115,8 @@ def apply_fatigue(model_cls, params: dict) -> dict:
         return params
     if "check_penalty" not in known:
         raise ParamError(
-            f"{keys[0]}: model {model_cls.name!r} rolls no d20 checks (it has no check_penalty parameter)"
+            f"{keys[0]}: model {model_cls.name!r} rolls no d20 checks "
+            "(it has no check_penalty parameter)"
         )
     out = {k: v for k, v in params.items() if k not in keys}
     p = penalty(*(params.get(k, 0 if k != "days_without_water" else None) for k in FATIGUE_KEYS))
@@ -117,6 +127,8 @@ def apply_fatigue(model_cls, params: dict) -> dict:
     lo = known["check_penalty"]["lo"]
     if lo is not None and total < lo:
         given = ", ".join(f"{k}={params[k]}" for k in keys)
-        raise ParamError(f"{given} give a check penalty of {total}; the allowed total is at least {lo}")
+        raise ParamError(
+            f"{given} give a check penalty of {total}; the allowed total is at least {lo}"
+        )
     out["check_penalty"] = total
     return out

@@ -70,8 +70,9 @@ def stabilize_cost(pp_max, cap: int | None = 3):
     return cost if cost.ndim else int(cost)
 
 
-def knockout(pp: int, *, nonlethal: bool = False, back_in_fight: bool = False,
-             zero_pp: str = "at_once") -> tuple[int | None, int, int]:
+def knockout(
+    pp: int, *, nonlethal: bool = False, back_in_fight: bool = False, zero_pp: str = "at_once"
+) -> tuple[int | None, int, int]:
     """``(outcome or None, phase, pp)`` at the knock-out, step 0.
 
     Nonlethal: stabilised at once (R1-11): ``stable``, unless the character may get
@@ -99,9 +100,18 @@ def wants_to_spend(spend: str | int, pp: int, cost: int, t: int) -> bool:
     return t > int(spend) or pp <= cost
 
 
-def perseverance_round(phase: int, pp: int, t: int, *, healed: bool = False, aided: bool = False, cost: int,
-                       spend: str | int = "last", back_in_fight: bool = False,
-                       enough_pp: int = 1) -> tuple[int | None, int, int]:
+def perseverance_round(
+    phase: int,
+    pp: int,
+    t: int,
+    *,
+    healed: bool = False,
+    aided: bool = False,
+    cost: int,
+    spend: str | int = "last",
+    back_in_fight: bool = False,
+    enough_pp: int = 1,
+) -> tuple[int | None, int, int]:
     """One round of one character (R1-01..R1-05, A1-3): ``(outcome or None, phase, pp)``.
 
     Parameters
@@ -138,15 +148,26 @@ def perseverance_round(phase: int, pp: int, t: int, *, healed: bool = False, aid
     return None, AGONISING, pp
 
 
-def round_pmf(phase: int, pp: int, t: int, *, p_aid: float = 0.0, healed: bool = False, cost: int,
-              spend: str | int = "last", back_in_fight: bool = False,
-              enough_pp: int = 1) -> dict[tuple[int | None, int, int], float]:
+def round_pmf(
+    phase: int,
+    pp: int,
+    t: int,
+    *,
+    p_aid: float = 0.0,
+    healed: bool = False,
+    cost: int,
+    spend: str | int = "last",
+    back_in_fight: bool = False,
+    enough_pp: int = 1,
+) -> dict[tuple[int | None, int, int], float]:
     """Exact ``{(outcome or None, phase, pp): probability}`` of one round.
 
     :func:`perseverance_round` with first aid succeeding with probability ``p_aid``.
     """
     out: dict = {}
-    opts = dict(healed=healed, cost=cost, spend=spend, back_in_fight=back_in_fight, enough_pp=enough_pp)
+    opts = dict(
+        healed=healed, cost=cost, spend=spend, back_in_fight=back_in_fight, enough_pp=enough_pp
+    )
     for aided, p in ((True, p_aid), (False, 1.0 - p_aid)):
         if p > 0:
             key = perseverance_round(phase, pp, t, aided=aided, **opts)
@@ -154,7 +175,9 @@ def round_pmf(phase: int, pp: int, t: int, *, p_aid: float = 0.0, healed: bool =
     return out
 
 
-def _one_round(pp_max: int, t: int, healed: bool, aid: bool, opts: tuple) -> tuple[np.ndarray, np.ndarray]:
+def _one_round(
+    pp_max: int, t: int, healed: bool, aid: bool, opts: tuple
+) -> tuple[np.ndarray, np.ndarray]:
     """Next engine code and PP of every state (``phase * (pp_max + 1) + pp``) for one round."""
     cost, spend, back_in_fight, enough_pp = opts
     n_states = 2 * (pp_max + 1)
@@ -162,18 +185,32 @@ def _one_round(pp_max: int, t: int, healed: bool, aid: bool, opts: tuple) -> tup
     pps = np.empty(n_states, dtype=np.int64)
     for s in range(n_states):
         phase, pp = divmod(s, pp_max + 1)
-        out, ph2, pp2 = perseverance_round(phase, pp, t, healed=healed, aided=aid and phase == AGONISING,
-                                           cost=cost, spend=spend, back_in_fight=back_in_fight,
-                                           enough_pp=enough_pp)
+        out, ph2, pp2 = perseverance_round(
+            phase,
+            pp,
+            t,
+            healed=healed,
+            aided=aid and phase == AGONISING,
+            cost=cost,
+            spend=spend,
+            back_in_fight=back_in_fight,
+            enough_pp=enough_pp,
+        )
         code[s] = out if out is not None else -1 - (ph2 * (pp_max + 1) + pp2)
         pps[s] = pp2
     return code, pps
 
 
 @lru_cache(maxsize=512)
-def packed_rounds(pp_max: int, cost: int, spend: str | int, back_in_fight: bool, enough_pp: int,
-                  aid_table: tuple[bool, ...] | None, rounds: tuple[tuple[int, bool, bool], ...]
-                  ) -> tuple[np.ndarray, np.ndarray, int]:
+def packed_rounds(
+    pp_max: int,
+    cost: int,
+    spend: str | int,
+    back_in_fight: bool,
+    enough_pp: int,
+    aid_table: tuple[bool, ...] | None,
+    rounds: tuple[tuple[int, bool, bool], ...],
+) -> tuple[np.ndarray, np.ndarray, int]:
     """Tables of ``len(rounds)`` rounds for every state and packed roll (cached).
 
     Parameters
@@ -213,7 +250,9 @@ def packed_rounds(pp_max: int, cost: int, spend: str | int, back_in_fight: bool,
         step_code = np.where(step_code >= 0, step_code + _N_OUT * offset, step_code)
         step_pp = nxt_pp[:, s_now]
         # the new digit is the most significant: index r + W * roll
-        code = np.where(active[None], step_code, code[None]).transpose(1, 0, 2).reshape(n_states, -1)
+        code = (
+            np.where(active[None], step_code, code[None]).transpose(1, 0, 2).reshape(n_states, -1)
+        )
         pps = np.where(active[None], step_pp, pps[None]).transpose(1, 0, 2).reshape(n_states, -1)
     width = code.shape[1]
     code16, pp16 = code.astype(np.int16).ravel(), pps.astype(np.int16).ravel()

@@ -60,14 +60,18 @@ def _ints(name: str, value, lo: int | None = None) -> np.ndarray:
 
 
 def _integral_float(arr: np.ndarray) -> bool:
-    return np.issubdtype(arr.dtype, np.floating) and bool(np.all(np.isfinite(arr))) and bool(
-        np.all(arr == np.round(arr))
+    return (
+        np.issubdtype(arr.dtype, np.floating)
+        and bool(np.all(np.isfinite(arr)))
+        and bool(np.all(arr == np.round(arr)))
     )
 
 
 def _choice(name: str, value, choices: tuple[str, ...]) -> str:
     if not isinstance(value, str) or value not in choices:
-        raise ParamError(f"{name}={value!r} is not allowed: {name} must be one of {', '.join(choices)}")
+        raise ParamError(
+            f"{name}={value!r} is not allowed: {name} must be one of {', '.join(choices)}"
+        )
     return value
 
 
@@ -125,11 +129,17 @@ def rest_table(levels, hp_max, hp=0) -> pd.DataFrame:
     levels, hp_max_b, hp_b = np.broadcast_arrays(levels, hp_max_b, hp_b)
     night = np.atleast_1d(days_to_full_hp(hp_max_b, levels, hp_b, "night"))
     bed = np.atleast_1d(days_to_full_hp(hp_max_b, levels, hp_b, "bed"))
-    return pd.DataFrame({
-        "level": levels, "hp_max": hp_max_b, "hp": hp_b,
-        "night_days": night, "night_hours": night * REST_HOURS["night"],
-        "bed_days": bed, "bed_hours": bed * REST_HOURS["bed"],
-    })
+    return pd.DataFrame(
+        {
+            "level": levels,
+            "hp_max": hp_max_b,
+            "hp": hp_b,
+            "night_days": night,
+            "night_hours": night * REST_HOURS["night"],
+            "bed_days": bed,
+            "bed_hours": bed * REST_HOURS["bed"],
+        }
+    )
 
 
 # -- PE (R1-09) ----------------------------------------------------------------------------
@@ -148,10 +158,17 @@ def recover_pe(pe, pe_max, pp, method: str = "pp"):
     match method:
         case "pp":
             does = (pe < pe_max) & (pp >= 1)
-            return (_out(np.where(does, pe_max, pe)), _out(np.where(does, pp - 1, pp)),
-                    _out(np.where(does, PP_REST_MINUTES, 0)))
+            return (
+                _out(np.where(does, pe_max, pe)),
+                _out(np.where(does, pp - 1, pp)),
+                _out(np.where(does, PP_REST_MINUTES, 0)),
+            )
         case "night":
-            return _out(pe_max.copy()), _out(pp.copy()), _out(np.full(pe.shape, 60 * REST_HOURS["night"]))
+            return (
+                _out(pe_max.copy()),
+                _out(pp.copy()),
+                _out(np.full(pe.shape, 60 * REST_HOURS["night"])),
+            )
 
 
 # -- damage (A1-5) ---------------------------------------------------------------------------
@@ -195,7 +212,10 @@ def ability_modifier(score, damage=0, reading: str = "score"):
 
 def modifier_loss(score, damage, reading: str = "score"):
     """Points of modifier lost to ``damage`` points of ability damage (A1-4)."""
-    return _out(np.asarray(ability_modifier(score, 0, reading)) - np.asarray(ability_modifier(score, damage, reading)))
+    return _out(
+        np.asarray(ability_modifier(score, 0, reading))
+        - np.asarray(ability_modifier(score, damage, reading))
+    )
 
 
 def pe_max(level, pe_per_level, con_mod):
@@ -209,8 +229,17 @@ def pe_max(level, pe_per_level, con_mod):
     return _out(level * np.maximum(pe_per_level + con_mod, 0))
 
 
-def con_damage(score, damage, *, level: int = 1, pe_per_level: int = 6, reading: str = "score",
-               healer: int | None = None, check_penalty: int = 0, checks: int = 8) -> pd.DataFrame:
+def con_damage(
+    score,
+    damage,
+    *,
+    level: int = 1,
+    pe_per_level: int = 6,
+    reading: str = "score",
+    healer: int | None = None,
+    check_penalty: int = 0,
+    checks: int = 8,
+) -> pd.DataFrame:
     """What Constitution damage does (R1-12): modifier, PE and the hourly checks.
 
     Parameters
@@ -244,13 +273,21 @@ def con_damage(score, damage, *, level: int = 1, pe_per_level: int = 6, reading:
     odds = hourly_odds(mods, healer, check_penalty)
     if checks not in (7, 8):
         raise ParamError(f"checks={checks!r} is not allowed: checks must be 7 or 8 (A1-2)")
-    stay_powers = odds["stay"][:, None] ** np.arange(checks)[None, :]  # P(still stable before check h)
+    stay_powers = (
+        odds["stay"][:, None] ** np.arange(checks)[None, :]
+    )  # P(still stable before check h)
     p_rec = odds["dead"] * stay_powers.sum(axis=1)
     pe_before = pe_max(level, pe_per_level, base)
     pe_after = np.atleast_1d(pe_max(level, pe_per_level, mods))
-    return pd.DataFrame({
-        "damage": damage, "con_mod": mods, "mod_loss": base - mods,
-        "pe_max": pe_after, "pe_lost": pe_before - pe_after,
-        "p_dead_hour": odds["dead"], "p_awake_hour": odds["awake"],
-        "p_dead_recovery": p_rec,
-    })
+    return pd.DataFrame(
+        {
+            "damage": damage,
+            "con_mod": mods,
+            "mod_loss": base - mods,
+            "pe_max": pe_after,
+            "pe_lost": pe_before - pe_after,
+            "p_dead_hour": odds["dead"],
+            "p_awake_hour": odds["awake"],
+            "p_dead_recovery": p_rec,
+        }
+    )
