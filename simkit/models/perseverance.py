@@ -168,7 +168,7 @@ class Perseverance(Rules):
         :func:`simkit.rules.perseverance.perseverance_round` and
         :func:`simkit.rules.first_aid.first_aid_succeeds`.
         """
-        aided = (phase == AGONISING and self.medic_acts(t)
+        aided = (phase == AGONISING and self.medic_bonus is not None and self.medic_acts(t)
                  and first_aid_succeeds(roll, bonus=self.medic_bonus,
                                         check_penalty=self.check_penalty))
         return perseverance_round(phase, pp, t, healed=self.heal_round == t, aided=aided,
@@ -244,6 +244,8 @@ class Perseverance(Rules):
 
     def _p_first_aid(self) -> float:
         """P(first aid succeeds): d20 + bonus + penalty >= 15, no natural-roll rule."""
+        if self.medic_bonus is None:
+            return 0.0
         return first_aid_p(bonus=self.medic_bonus, check_penalty=self.check_penalty)
 
     def exact_step(self, state, t):

@@ -26,6 +26,7 @@ kills (R0-13; the raw damage counts, temporary HP included).
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -137,7 +138,7 @@ def _table(
 ) -> tuple[np.ndarray, np.ndarray]:
     codes = np.empty((_N_BANDS, DICE_WIDTH), dtype=np.int8)
     damage = np.empty((_N_BANDS, DICE_WIDTH), dtype=np.int64)
-    opts = dict(
+    opts: dict[str, Any] = dict(
         hp=hp,
         hp_max=hp_max,
         temp_hp=temp_hp,
@@ -149,10 +150,10 @@ def _table(
         totals = _dice_totals(fall_dice(band, reading)).tolist()
         for r, total in enumerate(totals):
             codes[band, r], damage[band, r] = fall_result(band, total, **opts)
-    codes, damage = codes.ravel(), damage.ravel()
-    for a in (codes, damage):
+    flat_codes, flat_damage = codes.ravel(), damage.ravel()
+    for a in (flat_codes, flat_damage):
         a.setflags(write=False)
-    return codes, damage
+    return flat_codes, flat_damage
 
 
 def fall_table(
@@ -222,7 +223,7 @@ def fall_cells(
 
 
 @lru_cache(maxsize=256)
-def _band_plan(heights: Heights) -> tuple[str, object]:
+def _band_plan(heights: Heights) -> tuple[str, Any]:
     probs = heights.band_probabilities(FALL_EDGES)
     if np.count_nonzero(probs) == 1:
         return "fixed", int(np.flatnonzero(probs)[0])
@@ -242,9 +243,9 @@ def band_draw(m: int, rng, heights: Heights) -> np.ndarray | int:
     """
     kind, plan = _band_plan(heights)
     if kind == "fixed":
-        return plan  # type: ignore[return-value]
+        return int(plan)
     if kind == "list":
-        return plan.take(rng.below(len(plan), size=m))  # type: ignore[union-attr]
+        return plan.take(rng.below(len(plan), size=m))
     return draw_cells(m, rng, plan).astype(np.int64)
 
 

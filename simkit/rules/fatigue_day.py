@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -234,7 +235,7 @@ def day_chain(
     death_days: int = 3,
 ) -> DayChain:
     """:class:`DayChain` of every state reachable from ``start`` (cached on its arguments)."""
-    opts = dict(
+    opts: dict[str, Any] = dict(
         separate=separate,
         recovery=recovery,
         recovered_when=recovered_when,
@@ -269,10 +270,10 @@ def day_chain(
                 if out is not None:
                     codes.append(out)
                     continue
-                key = tuple(nxt)
+                key = (nxt[0], nxt[1], nxt[2], nxt[3])
                 if key not in index:
                     index[key] = len(states)
-                    states.append(key)  # type: ignore[arg-type]
+                    states.append(key)
                 codes.append(-1 - index[key])
             row.append(codes)
         rows.append(row)

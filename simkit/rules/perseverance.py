@@ -34,6 +34,7 @@ The round ``t`` (1-based), in order:
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -165,7 +166,7 @@ def round_pmf(
     :func:`perseverance_round` with first aid succeeding with probability ``p_aid``.
     """
     out: dict = {}
-    opts = dict(
+    opts: dict[str, Any] = dict(
         healed=healed, cost=cost, spend=spend, back_in_fight=back_in_fight, enough_pp=enough_pp
     )
     for aided, p in ((True, p_aid), (False, 1.0 - p_aid)):
