@@ -451,6 +451,7 @@ class Journal:
         header = json.dumps({"simkit_sweep_journal": JOURNAL_FORMAT, "sweep": fingerprint},
                             sort_keys=True, default=str)
         fd = self._open_locked()
+        fresh = False
         try:
             size = os.fstat(fd).st_size
             holds_points = size > 0 and self._holds_points()
@@ -463,12 +464,15 @@ class Journal:
                 self._load(header)
                 self.fh = os.fdopen(fd, "a", encoding="utf-8")
             else:  # new, empty, or only a header (a sweep killed before any point): start over
+                fresh = True
                 os.ftruncate(fd, 0)
                 self.fh = os.fdopen(fd, "w", encoding="utf-8")
                 self.fh.write(header + "\n")
                 self._sync()
                 _fsync_dir(self.path.parent)
         except BaseException:
+            if fresh:  # interrupted while writing the header: no point saved, leave nothing behind
+                self.path.unlink(missing_ok=True)
             if self.fh is None:
                 os.close(fd)
             else:
