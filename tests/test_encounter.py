@@ -26,8 +26,8 @@ class ScriptedRng:
 
     def __init__(self, model, scripts):
         self.queue = []
-        for script in scripts:
-            for name, kind, shape in model.draw_plan():
+        for t, script in enumerate(scripts, 1):
+            for name, kind, shape in model.draw_plan(t=t):
                 self.queue.append(np.asarray(script[name], dtype=float if kind == "random" else np.int64))
 
     def random(self, size=None):
@@ -95,7 +95,7 @@ def _run_kernel_and_reference(model, n=300, seed=0):
         t += 1
         rng.draws.clear()
         codes = model.step(state, t, rng)
-        plan = model.draw_plan()
+        plan = model.draw_plan(t=t)
         new_trs, keep = [], []
         for j, tr in enumerate(trs):
             out = ref_round(model, tr, t, _per_track(plan, rng.draws, j))
@@ -259,9 +259,9 @@ def test_r0_03_initiative_moves_before_the_knocking_enemy():
     # dying 4; before enemy 1 it would have been DC 12, a success), then enemy 2 hits.
     m = Encounter(hp_max=10, ac=15, attack_bonus=5, damage="10", attacks=1, enemies=3, fort=0, dc=10,
                   on_damage="increment", death_at=10, target_downed="always", hero_points=0)
-    hit, miss = 12, 2
-    r1 = dict(check_roll=[1], atk_roll=[[[miss], [hit], [hit]]], dmg_u=[[[0.5], [0.5], [0.5]]])
-    r2 = dict(check_roll=[12], atk_roll=[[[hit], [hit], [miss]]], dmg_u=[[[0.5], [0.5], [0.5]]])
+    hit, miss = 12, 2  # (check_roll is drawn as natural roll - 1: 0 is a natural 1, 11 a natural 12)
+    r1 = dict(check_roll=[0], atk_roll=[[[miss], [hit], [hit]]], dmg_u=[[[0.5], [0.5], [0.5]]])
+    r2 = dict(check_roll=[11], atk_roll=[[[hit], [hit], [miss]]], dmg_u=[[[0.5], [0.5], [0.5]]])
     rng = ScriptedRng(m, [r1, r2])
     S, code = m.init(1, rng)
     assert S["pos"][0] == 0  # pc_first
@@ -471,8 +471,8 @@ def test_summary_marks_and_block_size_invariance():
 
 def test_regression_pinned_value():
     res = simulate(Encounter(level=5, monster_level=7, target_downed="always", healer_round=3), 20_000, rng=2026)
-    # pinned when strikes became one draw each (d20 and damage dice together, issue 13)
-    assert res.counts == {"standing": 1, "revived": 9162, "stable": 3543, "dead": 7294, "dying": 0,
+    # pinned when strikes became one draw each and rounds draw only what they use (issue 13)
+    assert res.counts == {"standing": 0, "revived": 9034, "stable": 3519, "dead": 7447, "dying": 0,
                           "unresolved": 0}
 
 

@@ -94,14 +94,14 @@ def run_tracks(model, seed: int, first_stream: int, n_tracks: int, prefix=()) ->
                 return state
             per_code = np.zeros(n_codes, dtype=np.int64)
             per_code[codes[0]] = len(codes)
-        elif n_codes <= 24:
-            per_code = np.array([np.count_nonzero(codes == c) for c in range(n_codes)], dtype=np.int64)
+            kept = np.empty(0, dtype=np.intp)
         else:
-            per_code = np.bincount(codes.astype(np.intp) + 1, minlength=n_codes + 1)[1:]
-        if not per_code.any():
-            return state
+            active = codes < 0
+            kept = np.flatnonzero(active)  # indices of tracks still active, in order
+            if len(kept) == len(codes):
+                return state
+            per_code = np.bincount(codes if not len(kept) else codes[~active], minlength=n_codes)
         tally.hist[:, start : start + k] += per_code.reshape(k, n_out).T
-        kept = np.flatnonzero(codes < 0)  # indices of tracks still active, in order
         if model.marks:
             done = np.flatnonzero(codes >= 0)
             out = codes.take(done)

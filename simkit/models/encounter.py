@@ -109,7 +109,7 @@ from simkit.rules.hero_points import HERO_KNOCKOUT, rise_phase
 from simkit.rules.hourly import DEAD as HOURLY_DEAD
 from simkit.rules.hourly import STAYS, hourly_lookup
 from simkit.rules.massive_damage import is_massive, take_damage
-from simkit.rules.recovery_check import recovery_phase
+from simkit.rules.recovery_check import recovery_delta, recovery_phase
 from simkit.rules.levels import monster_high_dc
 from simkit.core.ambiguity import carried
 from simkit.core.params import ParamError, param, same_as, spec
@@ -401,25 +401,28 @@ class Encounter(Rules):
             return 20 * int(kind[6:])
         return 0
 
-    def draw_plan(self, initial: bool = False) -> list[tuple[str, str, tuple[int, ...]]]:
-        """(name, kind, trailing shape) of every array drawn in a round (or at step 0).
+    def draw_plan(self, initial: bool = False, t: int | None = None) -> list[tuple[str, str, tuple[int, ...]]]:
+        """(name, kind, trailing shape) of every array drawn in round ``t`` (or at step 0).
 
-        The plan depends on the rules alone, never on the tracks' states, so a
-        track's draws do not depend on the other tracks of its block. Kinds: ``d20``,
-        ``random`` (a uniform float), ``below:L`` (a uniform integer in ``[0, L)``).
+        The plan depends on the rules and the round alone, never on the tracks' states,
+        so a track's draws do not depend on the other tracks of its block; a round draws
+        only what it can use (no strikes once the fight is over, no healer's rolls before
+        it can be there). ``t=None``: every array any round draws. Kinds: ``d20``,
+        ``random`` (a uniform float), ``below:L`` (a uniform integer in ``[0, L)``; the
+        recovery check's ``check_roll`` is ``below:20``, natural roll = value + 1).
         """
         E, A = self.enemies, self.attacks
         plan: list[tuple[str, str, tuple[int, ...]]] = []
         if not initial:
             if self.healer_chance > 0:
                 plan.append(("arrive", "random", ()))
-            if self.healer_possible:
+            if self.healer_possible and (t is None or self.healer_chance > 0 or t >= self.healer_round):
                 plan.append(("heal_u", dice_draw(self.heal), ()))
                 if self.medicine is not None:
                     plan.append(("aid_roll", "d20", ()))
             if self.seed000:
-                plan.append(("check_roll", "d20", ()))
-            if E:
+                plan.append(("check_roll", "below:20", ()))
+            if E and (t is None or self.fighting(t)):
                 if self.target_downed == "sometimes":
                     plan.append(("target_u", "random", (E, A)))
                 if self.strike_width:
@@ -437,9 +440,9 @@ class Encounter(Rules):
                 plan.append(("med_roll", "d20", (HOURS,)))
         return plan
 
-    def _draw(self, rng, m: int, initial: bool = False) -> dict[str, np.ndarray]:
+    def _draw(self, rng, m: int, initial: bool = False, t: int | None = None) -> dict[str, np.ndarray]:
         out = {}
-        for name, kind, shape in self.draw_plan(initial):
+        for name, kind, shape in self.draw_plan(initial, t):
             size = (m,) + shape
             if kind == "d20":
                 out[name] = rng.d20(size=size)
@@ -495,7 +498,8 @@ class Encounter(Rules):
             "pos": (0 if self.initiative == "pc_first" else self.enemies, np.int8),
             "hero": (self.hero_points, np.int8), "hero_spent": (0, np.int8), "pp": (self.start_pp, np.int16),
             "turns": (0, np.int16), "nl": (False, bool), "healer": (False, bool), "heals": (self.heals, np.int16),
-            "fight": (self.enemies > 0, bool), "knocked_out": (0, np.int8), "ko_round": (0, np.int32),
+            "fight": (self.enemies > 0, bool), "knocked_out": (0, np.int8),
+            "ko_round": (0, np.int16 if self.max_rounds < 2**15 else np.int32),
             "hours": (0, np.int8),
         }
         S = {f: np.full(n, start[f][0], dtype=start[f][1]) for f in self.fields()}
@@ -514,7 +518,7 @@ class Encounter(Rules):
         """One round of the active tracks (see the module docstring for the order)."""
         S = state
         m = len(S["hp"])
-        D = self._draw(rng, m)
+        D = self._draw(rng, m, t=t)
         code = np.full(m, -1, dtype=np.int8)
         # 1. healer arrival
         if self.healer_possible:
@@ -526,12 +530,14 @@ class Encounter(Rules):
             if before is not None:
                 arrived = S["healer"] & ~before
                 code[arrived] = self._status(S, arrived)
-            # 2. healer's turn
-            self._healer_turn(S, D, code)
+            # 2. healer's turn (no healer's rolls drawn: it cannot be there yet)
+            if "heal_u" in D:
+                self._healer_turn(S, D, code)
         # 3-5. the PC and the enemies in initiative order
         fight = self.fighting(t)
         for s in range(self.enemies + 1):
-            self._pc_turn(S, D, code, s)
+            if s < self.enemies or s == 0 or self.initiative != "pc_first":  # slot E: where it starts
+                self._pc_turn(S, D, code, s)
             if s < self.enemies and fight:
                 self._enemy_turn(S, D, code, s, t)
         # 6. end of round
@@ -636,9 +642,26 @@ class Encounter(Rules):
             return
         if self.seed000:  # the recovery check (R0-05..R0-07, A0-4): simkit.rules.recovery_check
             old = S["dying"][i]
-            dc = S["dcs"][i] if "dcs" in S else self.strike_dc
-            new = recovery_phase(D["check_roll"].take(i), old, check=self.check, bonus=self.save("fort"), dc=dc)
-            self._set_dying(S, code, i, old, new)
+            if "dcs" in S:
+                new = recovery_phase(D["check_roll"].take(i) + 1, old, check=self.check, bonus=self.save("fort"),
+                                     dc=S["dcs"][i])
+                self._set_dying(S, code, i, old, new)
+                return
+            # one recovery DC for every track: a table of the whole turn, from the references
+            idx = old.astype(np.intp) * 20 + D["check_roll"].take(i)
+            if "hero" in S:
+                idx += (S["hero"][i] > 0) * (20 * self.death_at)
+            res = _turn_table(self.check, self.save("fort") - self.strike_dc, self.death_at, self.threshold,
+                              self.hero_knockout).take(idx)
+            S["dying"][i] = np.maximum(res, 0)
+            odd = np.flatnonzero(res <= 0)
+            if len(odd):
+                j, r = i[odd], res[odd]
+                self._stabilize(S, j[r == 0])
+                self._hero(S, j[r == -1])
+                dead = j[r == -2]
+                S["dying"][dead] = self.death_at
+                code[dead] = DEAD
             return
         # seed 001: spend PP to stabilise (R1-04), get back up (R1-05), lose 1 PP (R1-01)
         pp = S["pp"]
@@ -805,17 +828,47 @@ class Encounter(Rules):
             table = _strike_degrees(self.strike_bonus, self.armor,
                                     tuple(self.strike_penalty(a) for a in range(self.attacks)))
         cond = S["cond"]
-        for a in range(self.attacks):
+        pool = None  # tracks whose turn is played strike by strike (None: all acting ones)
+        if width:
+            # conscious tracks that stay conscious through the whole turn: one lookup of every
+            # strike's damage, then the sum (temporary HP soak the sum as they soak each hit)
+            # (computed over every track, used for the acting conscious ones)
             up = cond == UP
-            if self.target_downed == "never":
-                tgt = acting & up
-            elif self.target_downed == "always":
-                tgt = acting.copy()
+            ok = acting & up
+            massive = int(dmg_tab.max(initial=0)) >= 2 * self.max_hp
+            total = None
+            for a in range(self.attacks):
+                dmg = dmg_tab[a].take(D["strike"][:, e, a])
+                total = dmg if total is None else total + dmg
+                if massive:  # a massive hit: strike by strike
+                    ok &= dmg < 2 * self.max_hp
+            hp = S["hp"]
+            if "tmp" in S:
+                ok &= total < hp + S["tmp"]
+                j = np.flatnonzero(ok)
+                hp[j], S["tmp"][j] = take_damage(hp[j], S["tmp"][j], total[j])
             else:
-                tgt = acting & (up | (D["target_u"][:, e, a] < self.downed_chance))
-            if a:
-                tgt &= code < 0
-            i = np.flatnonzero(tgt)
+                ok &= total < hp
+                hp -= total * ok
+            pool = np.flatnonzero((acting & ~ok) if self.target_downed != "never" else (acting & up & ~ok))
+        for a in range(self.attacks):
+            if pool is None:
+                up = cond == UP
+                if self.target_downed == "never":
+                    tgt = acting & up
+                elif self.target_downed == "always":
+                    tgt = acting.copy()
+                else:
+                    tgt = acting & (up | (D["target_u"][:, e, a] < self.downed_chance))
+                if a:
+                    tgt &= code < 0
+                i = np.flatnonzero(tgt)
+            else:
+                i = pool[code.take(pool) < 0] if a else pool
+                if self.target_downed == "never":
+                    i = i[cond.take(i) == UP]
+                elif self.target_downed == "sometimes":
+                    i = i[(cond.take(i) == UP) | (D["target_u"][:, e, a].take(i) < self.downed_chance)]
             if not len(i):
                 continue
             if width:
@@ -849,6 +902,28 @@ class Encounter(Rules):
         dmg = np.select([deg == CRIT_SUCCESS, deg == SUCCESS, deg == CRIT_FAIL], [0, base // 2, 2 * base], base)
         keep = dmg > 0
         self._damage(S, code, i[keep], dmg[keep], (deg == CRIT_FAIL)[keep], self.spell_dc, e, t)
+
+
+@lru_cache(maxsize=256)
+def _turn_table(check: str, margin: int, death_at: int, threshold: int | None, hero_knockout: str) -> np.ndarray:
+    """A dying PC's turn with one recovery DC: ``[held * 20 * death_at + dying * 20 + roll - 1]``.
+
+    Built from the scalar references (:func:`simkit.rules.recovery_check.recovery_delta`,
+    :func:`simkit.rules.hero_points.rise`); ``margin`` is the save's bonus minus the DC.
+    Entry: the new dying value (>= 1, carry on), 0 stable, -1 a hero point, -2 dead (int16).
+    """
+    tab = np.zeros((2, death_at, 20), dtype=np.int16)
+    codes = {hp_rule.STABLE: 0, hp_rule.HERO: -1, hp_rule.DEAD: -2}
+    for held in (0, 1):
+        for dying in range(1, death_at):
+            for roll in range(1, 21):
+                new = dying + recovery_delta(roll, dying, check=check, bonus=margin, dc=0)
+                res = hp_rule.rise(dying, new, threshold=threshold if held else None, death_at=death_at,
+                                   hero_knockout=hero_knockout)
+                tab[held, dying, roll - 1] = new if res == hp_rule.CARRY_ON else codes[res]
+    tab = tab.ravel()
+    tab.setflags(write=False)
+    return tab
 
 
 @lru_cache(maxsize=256)

@@ -147,7 +147,7 @@ def _pc_turn(r, tr, d):
         if not tr["dying_now"]:
             return
         dying = tr["dying"]
-        _new_dying(r, tr, dying + recovery_delta(_roll(d, "check_roll"), dying, check=r.check,
+        _new_dying(r, tr, dying + recovery_delta(_roll(d, "check_roll") + 1, dying, check=r.check,
                                                  bonus=r.save("fort"), dc=tr["dcs"]))
         return
     spent = False
