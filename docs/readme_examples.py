@@ -51,14 +51,21 @@ class Example:
     @property
     def skipped(self) -> bool:
         """Not run: an abridged or interrupted output, or the resume of an interrupted run."""
-        return any("..." in x or x.startswith("^C") for x in self.expected) or "--resume" in self.argv
+        return (
+            any("..." in x or x.startswith("^C") for x in self.expected) or "--resume" in self.argv
+        )
 
     @property
     def checked(self) -> bool:
         """Run and its output compared (else only run, or skipped)."""
         if self.skipped:
             return False
-        return bool(self.expected) or self.program != "simkit" or "-o" in self.argv or "--config" in self.argv
+        return (
+            bool(self.expected)
+            or self.program != "simkit"
+            or "-o" in self.argv
+            or "--config" in self.argv
+        )
 
     @property
     def command(self) -> str:
@@ -84,7 +91,9 @@ def examples(lines: list[str]) -> list[Example]:
             cmd = line[2:].split("  #", 1)[0]
             argv = shlex.split(cmd)
             j = i + 1
-            while j < len(lines) and not lines[j].startswith("$ ") and not lines[j].startswith("```"):
+            while (
+                j < len(lines) and not lines[j].startswith("$ ") and not lines[j].startswith("```")
+            ):
                 j += 1
             end = j
             while end > i + 1 and not lines[end - 1].strip():  # blank lines between examples
@@ -113,7 +122,9 @@ def _run(ex: Example, folder: Path) -> tuple[int, str, str]:
         finally:
             os.chdir(here)
     argv = [sys.executable, *ex.argv[1:]] if ex.program == "python" else ex.argv
-    done = subprocess.run(argv, cwd=folder, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        argv, cwd=folder, capture_output=True, text=True, timeout=300, check=False
+    )
     return done.returncode, done.stdout, done.stderr
 
 
@@ -127,7 +138,9 @@ def run_all(exs: list[Example], folder: Path | None = None) -> dict[int, list[st
                 continue
             code, out, err = _run(ex, where)
             if code != 0:
-                raise RuntimeError(f"README.md:{ex.line + 1}: example failed: {ex.command}: {err.strip()}")
+                raise RuntimeError(
+                    f"README.md:{ex.line + 1}: example failed: {ex.command}: {err.strip()}"
+                )
             text = out.rstrip("\n")
             results[ex.line] = text.split("\n") if text else []
     return results
@@ -147,7 +160,11 @@ def main(argv=None) -> int:
     results = run_all(exs)
     checked = [e for e in exs if e.checked]
     if "--check" in argv:
-        bad = [e for e in checked if [x.rstrip() for x in results[e.line]] != [x.rstrip() for x in e.expected]]
+        bad = [
+            e
+            for e in checked
+            if [x.rstrip() for x in results[e.line]] != [x.rstrip() for x in e.expected]
+        ]
         for e in bad:
             print(f"README.md:{e.line + 1}: output differs: {e.command}")
         return 1 if bad else 0
@@ -156,8 +173,10 @@ def main(argv=None) -> int:
     for e in reversed(chosen):  # from the end, so earlier line numbers stay valid
         lines[e.line + 1 : e.end] = [x.rstrip() for x in results[e.line]]
     README.write_text("\n".join(lines))
-    print(f"rewrote {len(chosen)} of {len(checked)} checked examples in {README} "
-          f"({len(exs) - len(checked)} run only or skipped)")
+    print(
+        f"rewrote {len(chosen)} of {len(checked)} checked examples in {README} "
+        f"({len(exs) - len(checked)} run only or skipped)"
+    )
     return 0
 
 

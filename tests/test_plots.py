@@ -45,7 +45,10 @@ def test_survival_curves_from_frame_and_csv(surv, tmp_path):
     assert ax.get_xlabel() == "time (rounds)"
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert "DC 18: P(still dying)" in labels and "DC 24: P(dead)" in labels
-    assert "dots: exact (Markov chain)" in labels and "lines: Monte Carlo, n = 5,000 tracks a point" in labels
+    assert (
+        "dots: exact (Markov chain)" in labels
+        and "lines: Monte Carlo, n = 5,000 tracks a point" in labels
+    )
     assert any(x.startswith("shaded: 95% interval") for x in labels)
     plots.save(ax, tmp_path / "s.png")
     _png(tmp_path / "s.png")
@@ -62,7 +65,9 @@ def test_survival_curves_from_frame_and_csv(surv, tmp_path):
 
 
 def test_heatmap_labels_and_ambiguous_cells(tmp_path):
-    df = sweep("dying", {"dc": [14, 20, 26], "level": [1, 5, 9], "hit_chance": [0.0, 0.2]}, exact_only=True)
+    df = sweep(
+        "dying", {"dc": [14, 20, 26], "level": [1, 5, 9], "hit_chance": [0.0, 0.2]}, exact_only=True
+    )
     with pytest.raises(ValueError, match="hit_chance also var"):
         plots.heatmap(df, "level", "dc")
     ax = plots.heatmap(df, "level", "dc", where={"hit_chance": 0.2})
@@ -92,22 +97,27 @@ def test_compare_charts(tmp_path):
 
 
 def test_core_and_cli_do_not_import_matplotlib():
-    code = ("import sys, simkit, simkit.analysis.sweep, simkit.analysis.compare, simkit.cli.main, simkit.cli.sweep, simkit.analysis.grid; "
-            "simkit.cli.main.build_parser(); assert 'matplotlib' not in sys.modules, 'matplotlib imported'")
+    code = (
+        "import sys, simkit, simkit.analysis.sweep, simkit.analysis.compare, simkit.cli.main, simkit.cli.sweep, simkit.analysis.grid; "
+        "simkit.cli.main.build_parser(); assert 'matplotlib' not in sys.modules, 'matplotlib imported'"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_standard_reports_cover_models_registered_later(tmp_path, monkeypatch):
     """A model that appears in the registry gets its report without code changes."""
-    from simkit.analysis import reports
     from test_sweep import DyingTwice  # a chained model standing in for a later one
 
     import simkit.models
+    from simkit.analysis import reports
 
     only = {"agony": DyingTwice, "dying_twice": DyingTwice}
     monkeypatch.setattr(simkit.models, "REGISTRY", only)
     stems = reports.standard_reports(tmp_path, n=2000)
-    assert stems == ["agony_defaults", "dying_twice_defaults"]  # agony's grid keys are not DyingTwice's
+    assert stems == [
+        "agony_defaults",
+        "dying_twice_defaults",
+    ]  # agony's grid keys are not DyingTwice's
     for stem in stems:
         _png(tmp_path / f"{stem}.png")
         df = pd.read_csv(tmp_path / f"{stem}.csv")
@@ -120,7 +130,10 @@ def test_survival_axis_ends_where_the_tracks_have_settled(surv):
     assert plots.survival_sweep(surv, outcomes=("dead",)).get_xlim()[1] >= 10
     long = sweep("dying", {"dc": [18, 24]}, 5000, 1, survival=True, fixed={"max_rounds": 40})
     d = long[long["outcome"] == "active"]
-    last = max(int(g.loc[(g["exact"] <= 0.001) & (g["p"] <= 0.001), "time"].min()) for _, g in d.groupby("dc"))
+    last = max(
+        int(g.loc[(g["exact"] <= 0.001) & (g["p"] <= 0.001), "time"].min())
+        for _, g in d.groupby("dc")
+    )
     assert plots.settled_time(long) == last
     ax = plots.survival_sweep(long, outcomes=("active", "dead"))
     assert last <= ax.get_xlim()[1] <= last + 1.5 < 40
@@ -136,7 +149,11 @@ def test_outcome_bars_show_every_outcome_and_explain_the_marks():
     heights = [b.get_height() for b in ax.patches]
     assert abs(sum(heights) - 1) < 1e-9
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert labels == ["bars: Monte Carlo, n = 4,000 tracks", "whiskers: 95% interval", "hollow diamonds: exact"]
+    assert labels == [
+        "bars: Monte Carlo, n = 4,000 tracks",
+        "whiskers: 95% interval",
+        "hollow diamonds: exact",
+    ]
 
 
 def test_stacked_outcomes_even_axis_and_all_outcomes():
@@ -144,7 +161,13 @@ def test_stacked_outcomes_even_axis_and_all_outcomes():
     ax = plots.stacked_outcomes(df, "height")
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert set(labels) == {"dead", "knocked out (0 HP)", "standing"}
-    assert [t.get_position()[0] for t in ax.get_xticklabels()] == [1, 2, 4, 10, 12]  # at their values
+    assert [t.get_position()[0] for t in ax.get_xticklabels()] == [
+        1,
+        2,
+        4,
+        10,
+        12,
+    ]  # at their values
     dead = next(c for c in ax.containers if c.get_label() == "dead")
     assert [round(b.get_height(), 9) for b in dead] == [0, 0, 0, 0, 1]
 
@@ -156,3 +179,13 @@ def test_heatmap_cells_never_round_to_never_or_always():
     p = df.loc[df["outcome"] == "dead", "p"]
     assert ("0%" in cells) == bool((p == 0).any()) and ("100%" in cells) == bool((p == 1).any())
     assert "<1%" in cells or ">99%" in cells  # level 20 vs DC 14 rounds to 0% but is not 0
+
+
+def test_outcomes_of_a_new_model_get_their_own_colours_and_words():
+    """An outcome simkit has no colour for gets a spare one, never a listed one or a neighbour's."""
+    new = ["victory_with_losses", "rout", "dead", "truce"]
+    colours = [plots.outcome_color(o, new) for o in new]
+    assert len(set(colours)) == 4 and colours[2] == plots.COLORS["dead"]
+    assert not {colours[0], colours[1], colours[3]} & set(plots.COLORS.values())
+    assert plots.outcome_label("victory_with_losses") == "victory with losses"
+    assert plots.outcome_label("active", "rounds", "some_new_model") == "still in the track"

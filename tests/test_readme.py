@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 _spec = importlib.util.spec_from_file_location(
-    "readme_examples", Path(__file__).resolve().parent.parent / "docs" / "readme_examples.py")
+    "readme_examples", Path(__file__).resolve().parent.parent / "docs" / "readme_examples.py"
+)
 readme = importlib.util.module_from_spec(_spec)
 sys.modules["readme_examples"] = readme  # dataclasses look their module up there
 _spec.loader.exec_module(readme)
@@ -29,18 +30,26 @@ def outputs(tmp_path_factory):
 def test_the_readme_has_checked_examples():
     assert len(EXAMPLES) >= 30
     commands = [e.command for e in EXAMPLES]
-    for needed in ("-o", "--config", "compare"):  # the ones that write and read files are checked too
+    for needed in (
+        "-o",
+        "--config",
+        "compare",
+    ):  # the ones that write and read files are checked too
         assert any(needed in c for c in commands), needed
     skipped = [e for e in ALL if e.skipped]
-    assert all(any(x.startswith("^C") for x in e.expected) or "--resume" in e.argv
-               or any("..." in x for x in e.expected) for e in skipped)
+    assert all(
+        any(x.startswith("^C") for x in e.expected)
+        or "--resume" in e.argv
+        or any("..." in x for x in e.expected)
+        for e in skipped
+    )
     assert len(skipped) <= 3
 
 
 def test_run_only_examples_succeed(outputs):
     for e in ALL:
         if not e.skipped and not e.checked:
-            assert e.line in outputs and outputs[e.line], e.command  # ran and printed something
+            assert outputs.get(e.line), e.command  # ran and printed something
 
 
 @pytest.mark.parametrize("ex", EXAMPLES, ids=lambda e: f"line{e.line + 1}")

@@ -101,13 +101,19 @@ def test_fall_height_by_level_shows_dead_and_knocked_out(built):
         assert xs == list(range(1, 14))  # every metre: an even height axis
         bars = {c.get_label(): [b.get_height() for b in c] for c in ax.containers}
         assert set(bars) == {"dead", "knocked out (0 HP)", "standing"}
-        assert bars["dead"][11] == pytest.approx(1) and bars["dead"][12] == pytest.approx(1)  # 12 m, 13 m
+        assert bars["dead"][11] == pytest.approx(1) and bars["dead"][12] == pytest.approx(
+            1
+        )  # 12 m, 13 m
         assert bars["knocked out (0 HP)"][9] == pytest.approx(1)  # 10 m: 0 HP
         totals = np.sum(list(bars.values()), axis=0)
         assert np.allclose(totals, 1)
     assert set(_legend(r.axes[-1])) == {"dead", "knocked out (0 HP)", "standing"}
-    assert [ax.get_title() for ax in r.axes] == ["level 1 (18 HP)", "level 2 (28 HP)", "level 3 (38 HP)",
-                                                 "level 5 (58 HP)"]
+    assert [ax.get_title() for ax in r.axes] == [
+        "level 1 (18 HP)",
+        "level 2 (28 HP)",
+        "level 3 (38 HP)",
+        "level 5 (58 HP)",
+    ]
 
 
 @pytest.mark.skipif("fatigue" not in REGISTRY, reason="no fatigue model")
@@ -137,9 +143,9 @@ def testdefaults_report(built, name):
     summary = r.tables[""]
     shown = [t.get_text() for t in bars.get_xticklabels()]
     happened = summary.loc[summary["p"] > 0, "outcome"]
-    from simkit.analysis.plots import OUTCOME_NAMES
+    from simkit.analysis.plots import outcome_label
 
-    assert {OUTCOME_NAMES.get(o, o) for o in happened} <= set(shown)
+    assert {outcome_label(o) for o in happened} <= set(shown)
     heights = [p.get_height() for p in bars.patches]
     assert sum(heights) == pytest.approx(1, abs=1e-9)
     labels = _legend(bars)
@@ -154,7 +160,9 @@ def testdefaults_report(built, name):
         left = staged[["p", "exact"]].max(axis=1) if staged["exact"].notna().all() else staged["p"]
         done = staged.loc[left <= 1e-3, "time"]
         settled = int(done.min()) if len(done) else int(staged["time"].max())
-        assert settled <= curves.get_xlim()[1] <= max(settled, 2) + 1.5  # cut where 99.9% have ended
+        assert (
+            settled <= curves.get_xlim()[1] <= max(settled, 2) + 1.5
+        )  # cut where 99.9% have ended
         assert any(x.startswith("shaded: 95% interval") for x in _legend(curves))
 
 
@@ -162,7 +170,9 @@ def test_one_step_fall_is_bars_only(built):
     if "fall" not in REGISTRY:
         pytest.skip("no fall model")
     r = next(reports.build_reports(N, models=["fall"]))
-    assert r.stem == "fall_height_by_level"  # the fall's own chart; fall_defaults only as a fallback
+    assert (
+        r.stem == "fall_height_by_level"
+    )  # the fall's own chart; fall_defaults only as a fallback
     d = reports.defaults_report("fall", N)
     assert len(d.axes) == 1 and d.axes[0].patches
     import matplotlib.pyplot as plt

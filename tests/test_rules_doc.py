@@ -55,16 +55,24 @@ def test_the_default_reading_is_the_one_the_page_names(amb):
     for key, value in default.params.items():
         if amb.model in REGISTRY and key in spec(REGISTRY[amb.model]) and key != "con":
             assert f"`{key}=" in row, f"{amb.id}: option {key} not named"
-            assert str(value).lower() in row.lower().replace("`", ""), f"{amb.id}: default {key}={value}"
+            assert str(value).lower() in row.lower().replace("`", ""), (
+                f"{amb.id}: default {key}={value}"
+            )
 
 
 def test_nothing_points_outside_the_repository():
-    files = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
-                           capture_output=True, text=True, check=True).stdout.split()
+    files = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     bad = []
     for f in files:
-        if f in ("CHANGELOG.md", "tests/test_rules_doc.py") or not f.endswith((".py", ".md", ".ipynb", ".toml",
-                                                                             ".txt", ".cfg")):
+        if f in ("CHANGELOG.md", "tests/test_rules_doc.py") or not f.endswith(
+            (".py", ".md", ".ipynb", ".toml", ".txt", ".cfg")
+        ):
             continue
         path = ROOT / f
         if not path.is_file():

@@ -11,13 +11,68 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["LABELS", "OUTCOME_NAMES", "compare_chart", "heatmap", "label_for", "outcome_bars", "outcome_label", "pyplot", "save",
-           "settled_time", "stacked_outcomes", "survival_curves", "survival_sweep", "sweep_lines"]
+__all__ = [
+    "LABELS",
+    "OUTCOME_NAMES",
+    "compare_chart",
+    "heatmap",
+    "label_for",
+    "outcome_bars",
+    "outcome_color",
+    "outcome_label",
+    "pyplot",
+    "save",
+    "settled_time",
+    "stacked_outcomes",
+    "survival_curves",
+    "survival_sweep",
+    "sweep_lines",
+]
 
-COLORS = {"dead": "#b2182b", "active": "#2166ac", "stable": "#4d9221", "revived": "#e08214",
-          "awake": "#4d9221", "rested": "#8073ac", "back": "#fdb863", "recovered": "#4d9221",
-          "exhausted": "#762a83", "ko": "#e08214", "standing": "#35978f", "dying": "#f4a582",
-          "ko_not_dying": "#e08214", "unresolved": "#999999"}
+COLORS = {
+    "dead": "#b2182b",
+    "active": "#2166ac",
+    "stable": "#4d9221",
+    "revived": "#e08214",
+    "awake": "#4d9221",
+    "rested": "#8073ac",
+    "back": "#fdb863",
+    "recovered": "#4d9221",
+    "exhausted": "#762a83",
+    "ko": "#e08214",
+    "standing": "#35978f",
+    "dying": "#f4a582",
+    "ko_not_dying": "#e08214",
+    "unresolved": "#999999",
+    "victory": "#4d9221",
+    "victory_with_deaths": "#fdb863",
+    "retreat": "#8073ac",
+    "defeat": "#b2182b",
+}
+#: Colours for outcomes not in :data:`COLORS`, none of them a colour listed there.
+SPARE_COLORS = (
+    "#01665e",
+    "#c51b7d",
+    "#8c510a",
+    "#5ab4ac",
+    "#de77ae",
+    "#bf812d",
+    "#542788",
+    "#7fbc41",
+)
+
+
+def outcome_color(outcome: str, others=()) -> str:
+    """The colour of an outcome: its own (:data:`COLORS`), else a spare one.
+
+    ``others`` lists the outcomes drawn on the same chart: an unlisted outcome takes
+    the spare colour of its rank among the unlisted ones, so two never share one.
+    """
+    if outcome in COLORS:
+        return COLORS[outcome]
+    unlisted = [o for o in dict.fromkeys([*others, outcome]) if o not in COLORS]
+    return SPARE_COLORS[unlisted.index(outcome) % len(SPARE_COLORS)]
+
 
 #: How an outcome reads on a chart (its name when not listed).
 OUTCOME_NAMES = {"ko": "knocked out (0 HP)", "ko_not_dying": "knocked out, not dying"}
@@ -43,10 +98,19 @@ LABELS = {
 }
 
 #: How "still in the track" reads for a model, else in a time unit.
-ACTIVE_BY_MODEL = {"dying": "still dying", "perseverance": "still agonising", "agony": "still agonising",
-                   "recovery": "still unconscious", "encounter": "still in the fight",
-                   "fatigue": "still lost", "dnd5e": "still dying", "dnd4e": "still dying",
-                   "fall_dying": "still dying", "fall_perseverance": "still agonising"}
+ACTIVE_BY_MODEL = {
+    "dying": "still dying",
+    "perseverance": "still agonising",
+    "agony": "still agonising",
+    "recovery": "still unconscious",
+    "encounter": "still in the fight",
+    "fatigue": "still lost",
+    "dnd5e": "still dying",
+    "dnd4e": "still dying",
+    "fall_dying": "still dying",
+    "fall_perseverance": "still agonising",
+    "party": "fight still going",
+}
 ACTIVE_NAMES = {"rounds": "still dying"}
 
 
@@ -60,8 +124,10 @@ def outcome_label(outcome: str, unit: str | None = None, model: str | None = Non
     if outcome == "active":
         if model in ACTIVE_BY_MODEL:
             return ACTIVE_BY_MODEL[model]
-        return ACTIVE_NAMES.get(unit or "", "still in the track")
-    return OUTCOME_NAMES.get(outcome, outcome)
+        if model is None:  # a frame that does not say its model: guess from the unit
+            return ACTIVE_NAMES.get(unit or "", "still in the track")
+        return "still in the track"
+    return OUTCOME_NAMES.get(outcome, str(outcome).replace("_", " "))
 
 
 _outcome_label = outcome_label  # the old private name (simkit.cli.sweep used it)
@@ -78,8 +144,11 @@ def _model_of(frame) -> str | None:
 def _lead_columns(df) -> list[str]:
     """Grid (and derived) columns: those before ``stage``/``outcome``, without ``variant``."""
     cols = list(df.columns)
-    stop = min(cols.index(c) for c in ("stage", "time_unit", "time", "outcome") if c in cols) if any(
-        c in cols for c in ("stage", "time_unit", "time", "outcome")) else len(cols)
+    stop = (
+        min(cols.index(c) for c in ("stage", "time_unit", "time", "outcome") if c in cols)
+        if any(c in cols for c in ("stage", "time_unit", "time", "outcome"))
+        else len(cols)
+    )
     return [c for c in cols[:stop] if c != "variant"]
 
 
@@ -97,7 +166,9 @@ def _filter(df, where: dict | None):
             except (TypeError, ValueError):
                 pass
         if not np.any(mask):
-            raise ValueError(f"where {k}={v}: no such rows; values: {', '.join(map(str, col.unique()[:20]))}")
+            raise ValueError(
+                f"where {k}={v}: no such rows; values: {', '.join(map(str, col.unique()[:20]))}"
+            )
         df = df[np.asarray(mask)]
     return df
 
@@ -107,13 +178,18 @@ def _check_single(df, keep: list[str], what: str) -> None:
     others = [c for c in _lead_columns(df) if c not in keep]
     if not others:
         return
-    g = df.groupby(keep, dropna=False, sort=False)[others].nunique(dropna=False) if keep else \
-        df[others].nunique(dropna=False).to_frame().T
+    g = (
+        df.groupby(keep, dropna=False, sort=False)[others].nunique(dropna=False)
+        if keep
+        else df[others].nunique(dropna=False).to_frame().T
+    )
     varying = [c for c in others if (g[c] > 1).any()]
     if varying:
         hint = " ".join(f"--where {c}={df[c].iloc[0]}" for c in varying)
-        raise ValueError(f"{what}: columns {', '.join(varying)} also vary; pick one value of each "
-                         f"(where=..., e.g. {hint})")
+        raise ValueError(
+            f"{what}: columns {', '.join(varying)} also vary; pick one value of each "
+            f"(where=..., e.g. {hint})"
+        )
 
 
 def _time_unit(surv) -> str:
@@ -194,9 +270,19 @@ def _half_width(frame) -> float:
     return float(np.nanmax((frame["ci_high"].astype(float) - frame["ci_low"].astype(float)) / 2))
 
 
-def survival_curves(surv, outcomes=("active", "dead"), ax=None, label: str | None = None,
-                    band: bool = True, exact: bool = True, linestyle="-", stage: str | None = None,
-                    color=None, legend: bool = True, cut: float | None = 0.999):
+def survival_curves(
+    surv,
+    outcomes=("active", "dead"),
+    ax=None,
+    label: str | None = None,
+    band: bool = True,
+    exact: bool = True,
+    linestyle="-",
+    stage: str | None = None,
+    color=None,
+    legend: bool = True,
+    cut: float | None = 0.999,
+):
     """Probability by time of each outcome in ``outcomes`` with its CI band.
 
     ``surv`` is a frame of :meth:`simkit.Result.survival` (columns ``time, outcome,
@@ -221,17 +307,26 @@ def survival_curves(surv, outcomes=("active", "dead"), ax=None, label: str | Non
     known = set(surv["outcome"])
     for o in outcomes:
         if o not in known:
-            raise ValueError(f"outcome {o!r}: not in the frame; outcomes: {', '.join(sorted(known))}")
+            raise ValueError(
+                f"outcome {o!r}: not in the frame; outcomes: {', '.join(sorted(known))}"
+            )
     for o in outcomes:
         d = surv[surv["outcome"] == o]
         name = outcome_label(o, unit, _model_of(surv))
         lab = f"{label}: P({name})" if label else f"P({name})"
-        c = color if color is not None else COLORS.get(o)
+        c = color if color is not None else outcome_color(o, outcomes)
         line = ax.step(d["time"], d["p"], where="post", color=c, label=lab, linestyle=linestyle)[0]
         c = line.get_color()
         if band:
-            ax.fill_between(d["time"], d["ci_low"].astype(float), d["ci_high"].astype(float), step="post",
-                            color=c, alpha=0.3, lw=0)
+            ax.fill_between(
+                d["time"],
+                d["ci_low"].astype(float),
+                d["ci_high"].astype(float),
+                step="post",
+                color=c,
+                alpha=0.3,
+                lw=0,
+            )
         if exact and "exact" in d and d["exact"].notna().any():
             ax.plot(d["time"], d["exact"], "o", color=c, ms=3.5, mec="white", mew=0.5)
     ax.set_xlabel(f"time ({unit})")
@@ -243,13 +338,22 @@ def survival_curves(surv, outcomes=("active", "dead"), ax=None, label: str | Non
     _cut_axis(ax, surv, cut)
     ax.grid(alpha=0.3)
     if legend:
-        _legend(ax, exact and "exact" in surv and surv["exact"].notna().any(),
-                surv[surv["outcome"].isin(outcomes)] if band else None)
+        _legend(
+            ax,
+            exact and "exact" in surv and surv["exact"].notna().any(),
+            surv[surv["outcome"].isin(outcomes)] if band else None,
+        )
     return ax
 
 
-def _legend(ax, exact_dots: bool, banded=None, line_text: str = "lines: Monte Carlo",
-            exact_text: str = "dots: exact (Markov chain)", marker: str = "o") -> None:
+def _legend(
+    ax,
+    exact_dots: bool,
+    banded=None,
+    line_text: str = "lines: Monte Carlo",
+    exact_text: str = "dots: exact (Markov chain)",
+    marker: str = "o",
+) -> None:
     """The curves' entries, then what every mark means: lines, bands, exact dots."""
     from matplotlib.patches import Patch
 
@@ -257,17 +361,37 @@ def _legend(ax, exact_dots: bool, banded=None, line_text: str = "lines: Monte Ca
     keys = []
     if banded is not None and len(banded):
         n = _n_text(banded)
-        keys.append((ax.plot([], [], "-", color="0.35")[0], f"{line_text}" + (f", {n}" if n else "")))
+        keys.append(
+            (ax.plot([], [], "-", color="0.35")[0], f"{line_text}" + (f", {n}" if n else ""))
+        )
         hw = _half_width(banded)
         width = f"at most \u00b1{hw:.1%}" if hw >= 0.001 else "under \u00b10.1%"
-        keys.append((Patch(color="0.35", alpha=0.3, lw=0),
-                     f"shaded: 95% interval ({width}" + ("; thinner than the line)" if hw < 0.006 else ")")))
+        keys.append(
+            (
+                Patch(color="0.35", alpha=0.3, lw=0),
+                f"shaded: 95% interval ({width}"
+                + ("; thinner than the line)" if hw < 0.006 else ")"),
+            )
+        )
     if exact_dots:
-        keys.append((ax.plot([], [], marker, color="0.35", ms=4, mfc="0.35" if marker == "o" else "none")[0],
-                     exact_text))
+        keys.append(
+            (
+                ax.plot(
+                    [], [], marker, color="0.35", ms=4, mfc="0.35" if marker == "o" else "none"
+                )[0],
+                exact_text,
+            )
+        )
     handles, labels = handles + [h for h, _ in keys], labels + [t for _, t in keys]
     if len(labels) > 4:  # many entries: the legend goes beside the plot, not over it
-        ax.legend(handles, labels, frameon=False, fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        ax.legend(
+            handles,
+            labels,
+            frameon=False,
+            fontsize="small",
+            loc="upper left",
+            bbox_to_anchor=(1.01, 1.0),
+        )
     else:
         ax.legend(handles, labels, frameon=False, fontsize="small", loc="best")
 
@@ -276,15 +400,30 @@ def _point_label(row, keys) -> str:
     parts = []
     for k in keys:
         v = row[k]
-        short = {"dc": "DC", "save_bonus": "save", "level": "level", "monster_level": "monster level",
-                 "level_diff": "level diff"}.get(k, k.replace("_", " "))
-        parts.append(f"{short} {'+' if k in ('save_bonus', 'level_diff') and float(v) >= 0 else ''}{v}")
+        short = {
+            "dc": "DC",
+            "save_bonus": "save",
+            "level": "level",
+            "monster_level": "monster level",
+            "level_diff": "level diff",
+        }.get(k, k.replace("_", " "))
+        parts.append(
+            f"{short} {'+' if k in ('save_bonus', 'level_diff') and float(v) >= 0 else ''}{v}"
+        )
     return ", ".join(parts)
 
 
-def survival_sweep(df, outcomes=("dead",), ax=None, stage: str | None = None, band: bool = True,
-                   exact: bool = True, where: dict | None = None, by: list[str] | None = None,
-                   cut: float | None = 0.999):
+def survival_sweep(
+    df,
+    outcomes=("dead",),
+    ax=None,
+    stage: str | None = None,
+    band: bool = True,
+    exact: bool = True,
+    where: dict | None = None,
+    by: list[str] | None = None,
+    cut: float | None = 0.999,
+):
     """One survival curve per grid point of a survival sweep (``sweep(..., survival=True)``).
 
     ``by`` names the grid columns that tell the curves apart (default: every
@@ -295,8 +434,10 @@ def survival_sweep(df, outcomes=("dead",), ax=None, stage: str | None = None, ba
     plt = pyplot()
     df = _filter(df, where)
     if "time" not in df:
-        raise ValueError("a survival plot needs per-step rows (columns time, outcome, p): "
-                         "write them with `simkit sweep ... --survival`")
+        raise ValueError(
+            "a survival plot needs per-step rows (columns time, outcome, p): "
+            "write them with `simkit sweep ... --survival`"
+        )
     lead = _lead_columns(df)
     if by is None:
         by = [c for c in lead if df[c].nunique(dropna=False) > 1]
@@ -315,20 +456,40 @@ def survival_sweep(df, outcomes=("dead",), ax=None, stage: str | None = None, ba
         color = cmap(gi / max(1, len(groups) - 1) * 0.9)
         label = _point_label(d.iloc[0], by) if by else None
         for oi, o in enumerate(outcomes):
-            survival_curves(d, outcomes=(o,), ax=ax, label=label, band=band, exact=exact, stage=stage,
-                            color=color if len(groups) > 1 else None, linestyle=styles[oi % len(styles)],
-                            legend=False, cut=None)
+            survival_curves(
+                d,
+                outcomes=(o,),
+                ax=ax,
+                label=label,
+                band=band,
+                exact=exact,
+                stage=stage,
+                color=color if len(groups) > 1 else None,
+                linestyle=styles[oi % len(styles)],
+                legend=False,
+                cut=None,
+            )
     staged = df
     if "stage" in df and len(df):
         staged = df[df["stage"] == (stage if stage is not None else df["stage"].iloc[0])]
     _cut_axis(ax, staged, cut)
-    _legend(ax, exact and "exact" in df and df["exact"].notna().any(),
-            staged[staged["outcome"].isin(outcomes)] if band else None)
+    _legend(
+        ax,
+        exact and "exact" in df and df["exact"].notna().any(),
+        staged[staged["outcome"].isin(outcomes)] if band else None,
+    )
     return ax
 
 
-def outcome_bars(df, ax=None, outcomes=None, where: dict | None = None, value: str = "p",
-                 exact: bool = True, drop_empty: tuple = ("unresolved",)):
+def outcome_bars(
+    df,
+    ax=None,
+    outcomes=None,
+    where: dict | None = None,
+    value: str = "p",
+    exact: bool = True,
+    drop_empty: tuple = ("unresolved",),
+):
     """P(each outcome) as bars with 95% whiskers, exact values as diamonds.
 
     ``df`` is a summary or sweep table at one point (``outcome, p, ci_low,
@@ -347,11 +508,13 @@ def outcome_bars(df, ax=None, outcomes=None, where: dict | None = None, value: s
     names = list(dict.fromkeys(outcomes or df["outcome"]))
     missing = [o for o in names if o not in rows.index]
     if missing:
-        raise ValueError(f"outcome {missing[0]!r}: not in the frame; outcomes: {', '.join(rows.index)}")
+        raise ValueError(
+            f"outcome {missing[0]!r}: not in the frame; outcomes: {', '.join(rows.index)}"
+        )
 
     def never(o):
         r = rows.loc[o]
-        e = float(r["exact"]) if "exact" in rows and r["exact"] == r["exact"] else 0.0
+        e = float(r["exact"]) if "exact" in rows and np.isfinite(float(r["exact"])) else 0.0
         return float(r[value]) == 0 and e < 1e-9
 
     names = [o for o in names if not (o in drop_empty and never(o))]
@@ -360,20 +523,34 @@ def outcome_bars(df, ax=None, outcomes=None, where: dict | None = None, value: s
         _, ax = plt.subplots(figsize=(max(4.5, 1.5 + 1.1 * len(names)), 4.2))
     pos = np.arange(len(names))
     p = rows[value].to_numpy(dtype=float)
-    colors = [COLORS.get(o, "0.5") for o in names]
+    colors = [outcome_color(o, names) for o in names]
     ax.bar(pos, p, color=colors, alpha=0.85)
     mc = value == "p" and "ci_low" in rows
     if mc:
-        err = np.vstack([p - rows["ci_low"].to_numpy(dtype=float), rows["ci_high"].to_numpy(dtype=float) - p])
+        err = np.vstack(
+            [p - rows["ci_low"].to_numpy(dtype=float), rows["ci_high"].to_numpy(dtype=float) - p]
+        )
         ax.errorbar(pos, p, yerr=np.clip(err, 0, None), fmt="none", ecolor="black", capsize=4, lw=1)
     has_exact = exact and value == "p" and "exact" in rows and rows["exact"].notna().any()
     if has_exact:
         ax.plot(pos, rows["exact"].to_numpy(dtype=float), "D", color="black", mfc="none", ms=7)
     for x, v in zip(pos, p):
-        ax.annotate(f"{v:.1%}", (x, v), xytext=(0, 4), textcoords="offset points", ha="center", va="bottom",
-                    fontsize="small")
-    ax.set_xticks(pos, [OUTCOME_NAMES.get(o, o) for o in names], rotation=25 if len(names) > 3 else 0,
-                  ha="right" if len(names) > 3 else "center", rotation_mode="anchor")
+        ax.annotate(
+            f"{v:.1%}",
+            (x, v),
+            xytext=(0, 4),
+            textcoords="offset points",
+            ha="center",
+            va="bottom",
+            fontsize="small",
+        )
+    ax.set_xticks(
+        pos,
+        [outcome_label(o) for o in names],
+        rotation=25 if len(names) > 3 else 0,
+        ha="right" if len(names) > 3 else "center",
+        rotation_mode="anchor",
+    )
     ax.set_ylabel("probability")
     ax.set_ylim(0, min(1.12, max(0.1, float(np.nanmax(p)) * 1.18 + 0.02)))
     ax.grid(alpha=0.3, axis="y")
@@ -390,12 +567,26 @@ def outcome_bars(df, ax=None, outcomes=None, where: dict | None = None, value: s
         handles.append(ax.plot([], [], "D", color="black", mfc="none", ms=7)[0])
         labels.append("hollow diamonds: exact")
     if handles:
-        ax.legend(handles, labels, frameon=False, fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        ax.legend(
+            handles,
+            labels,
+            frameon=False,
+            fontsize="small",
+            loc="upper left",
+            bbox_to_anchor=(1.01, 1.0),
+        )
     return ax
 
 
-def stacked_outcomes(df, x: str, outcomes=None, ax=None, where: dict | None = None, value: str = "p",
-                     legend: bool = True):
+def stacked_outcomes(
+    df,
+    x: str,
+    outcomes=None,
+    ax=None,
+    where: dict | None = None,
+    value: str = "p",
+    legend: bool = True,
+):
     """Stacked bars of P(each outcome) over a numeric grid column ``x``.
 
     Every outcome at once (a fall's standing / knocked out / dead add up to 1),
@@ -405,14 +596,20 @@ def stacked_outcomes(df, x: str, outcomes=None, ax=None, where: dict | None = No
     plt = pyplot()
     df = _filter(df, where)
     if x not in df:
-        raise ValueError(f"stacked outcomes: no column {x!r}; grid columns: {', '.join(_lead_columns(df))}")
+        raise ValueError(
+            f"stacked outcomes: no column {x!r}; grid columns: {', '.join(_lead_columns(df))}"
+        )
     if "variant" in df and df["variant"].nunique() > 1:
-        raise ValueError("stacked outcomes: several variants in the frame; pick one with where={'variant': ...}")
+        raise ValueError(
+            "stacked outcomes: several variants in the frame; pick one with where={'variant': ...}"
+        )
     _check_single(df, [x], "stacked outcomes")
     d = df.assign(**{x: _numeric(df[x])})
     table = d.pivot_table(index=x, columns="outcome", values=value, aggfunc="first").sort_index()
     names = list(dict.fromkeys(outcomes or d["outcome"]))
-    names = [o for o in names if o in table.columns and (outcomes or table[o].fillna(0).gt(0).any())]
+    names = [
+        o for o in names if o in table.columns and (outcomes or table[o].fillna(0).gt(0).any())
+    ]
     if ax is None:
         _, ax = plt.subplots(figsize=(7, 4.2))
     xs = table.index.to_numpy(dtype=float)
@@ -420,8 +617,15 @@ def stacked_outcomes(df, x: str, outcomes=None, ax=None, where: dict | None = No
     bottom = np.zeros(len(xs))
     for o in names:
         v = table[o].fillna(0).to_numpy(dtype=float)
-        ax.bar(xs, v, width=width, bottom=bottom, color=COLORS.get(o, None), label=OUTCOME_NAMES.get(o, o),
-               alpha=0.9)
+        ax.bar(
+            xs,
+            v,
+            width=width,
+            bottom=bottom,
+            color=outcome_color(o, names),
+            label=outcome_label(o),
+            alpha=0.9,
+        )
         bottom += v
     ax.set_xticks(xs, [_tick(v) for v in table.index])
     ax.set_xlabel(label_for(x))
@@ -430,8 +634,14 @@ def stacked_outcomes(df, x: str, outcomes=None, ax=None, where: dict | None = No
     ax.grid(alpha=0.3, axis="y")
     if legend:
         handles, labels = ax.get_legend_handles_labels()
-        ax.legend(handles[::-1], labels[::-1], frameon=False, fontsize="small", loc="upper left",
-                  bbox_to_anchor=(1.01, 1.0))
+        ax.legend(
+            handles[::-1],
+            labels[::-1],
+            frameon=False,
+            fontsize="small",
+            loc="upper left",
+            bbox_to_anchor=(1.01, 1.0),
+        )
     return ax
 
 
@@ -445,7 +655,7 @@ def _numeric(col):
 
 def _tick(v) -> str:
     """A grid value as a designer reads it: ``none`` for a missing value, 12 not 12.0."""
-    if v is None or (isinstance(v, float) and v != v):
+    if v is None or (isinstance(v, float) and np.isnan(v)):
         return "none"
     if isinstance(v, float) and v.is_integer():
         return str(int(v))
@@ -461,8 +671,19 @@ def _cell_text(v: float, fmt: str) -> str:
     return format(v, fmt)
 
 
-def heatmap(df, x: str, y: str, value: str = "p", outcome: str = "dead", ax=None, fmt: str = ".0%",
-            annotate: bool = True, cmap: str = "Reds", where: dict | None = None, title: str | None = None):
+def heatmap(
+    df,
+    x: str,
+    y: str,
+    value: str = "p",
+    outcome: str = "dead",
+    ax=None,
+    fmt: str = ".0%",
+    annotate: bool = True,
+    cmap: str = "Reds",
+    where: dict | None = None,
+    title: str | None = None,
+):
     """Heatmap of ``value`` (default P(dead)) over two grid columns ``x`` and ``y``.
 
     Other grid columns must have one value per cell (pick one with ``where``); the
@@ -472,21 +693,27 @@ def heatmap(df, x: str, y: str, value: str = "p", outcome: str = "dead", ax=None
     df = _filter(df, where)
     for c in (x, y):
         if c not in df:
-            raise ValueError(f"heatmap: no column {c!r}; grid columns: {', '.join(_lead_columns(df))}")
+            raise ValueError(
+                f"heatmap: no column {c!r}; grid columns: {', '.join(_lead_columns(df))}"
+            )
     if value not in df:
         raise ValueError(f"heatmap: no column {value!r}")
     d = df[df["outcome"] == outcome] if "outcome" in df else df
     if d.empty:
         raise ValueError(f"heatmap: no rows for outcome {outcome!r}")
     if "variant" in d and d["variant"].nunique() > 1:
-        raise ValueError("heatmap: several variants in the frame; pick one with where={'variant': ...}")
+        raise ValueError(
+            "heatmap: several variants in the frame; pick one with where={'variant': ...}"
+        )
     _check_single(d, [x, y], "heatmap")
     d = d.assign(**{c: _numeric(d[c]) for c in (x, y)})  # "10" after "9", not after "1"
     table = d.pivot_table(index=y, columns=x, values=value, aggfunc="first", dropna=False)
     table = table.sort_index(ascending=False).sort_index(axis=1)
     vals = table.to_numpy(dtype=float)
     if ax is None:
-        _, ax = plt.subplots(figsize=(min(16, 2 + 0.55 * table.shape[1]), min(12, 1.5 + 0.4 * table.shape[0])))
+        _, ax = plt.subplots(
+            figsize=(min(16, 2 + 0.55 * table.shape[1]), min(12, 1.5 + 0.4 * table.shape[0]))
+        )
     vmax = max(1e-9, float(np.nanmax(vals))) if np.isfinite(vals).any() else 1.0
     im = ax.imshow(vals, aspect="auto", cmap=cmap, vmin=0, vmax=vmax)
     ax.set_xticks(range(table.shape[1]), [_tick(c) for c in table.columns])
@@ -498,8 +725,15 @@ def heatmap(df, x: str, y: str, value: str = "p", outcome: str = "dead", ax=None
             for j in range(table.shape[1]):
                 v = vals[i, j]
                 if np.isfinite(v):
-                    ax.text(j, i, _cell_text(v, fmt), ha="center", va="center", fontsize=7,
-                            color="white" if v > 0.6 * vmax else "black")
+                    ax.text(
+                        j,
+                        i,
+                        _cell_text(v, fmt),
+                        ha="center",
+                        va="center",
+                        fontsize=7,
+                        color="white" if v > 0.6 * vmax else "black",
+                    )
     what = f"P({outcome})" + (" (exact)" if value == "exact" else "")
     ax.figure.colorbar(im, ax=ax, label=what)
     if title:
@@ -507,8 +741,15 @@ def heatmap(df, x: str, y: str, value: str = "p", outcome: str = "dead", ax=None
     return ax
 
 
-def compare_chart(df, outcome: str = "dead", x: str | None = None, ax=None, value: str = "p",
-                  where: dict | None = None, exact: bool = True):
+def compare_chart(
+    df,
+    outcome: str = "dead",
+    x: str | None = None,
+    ax=None,
+    value: str = "p",
+    where: dict | None = None,
+    exact: bool = True,
+):
     """P(outcome) under each rule variant of a :func:`simkit.analysis.compare.compare` table.
 
     Without ``x``: one bar per variant with its 95% interval (exact values as
@@ -521,11 +762,15 @@ def compare_chart(df, outcome: str = "dead", x: str | None = None, ax=None, valu
         raise ValueError("a compare chart needs a 'variant' column: write it with `simkit compare`")
     d = df[df["outcome"] == outcome]
     if d.empty:
-        raise ValueError(f"compare chart: no rows for outcome {outcome!r}; outcomes: "
-                         f"{', '.join(map(str, df['outcome'].unique()))}")
+        raise ValueError(
+            f"compare chart: no rows for outcome {outcome!r}; outcomes: "
+            f"{', '.join(map(str, df['outcome'].unique()))}"
+        )
     keep = ["variant"] + ([x] if x else [])
     if x and x not in d:
-        raise ValueError(f"compare chart: no column {x!r}; grid columns: {', '.join(_lead_columns(d))}")
+        raise ValueError(
+            f"compare chart: no column {x!r}; grid columns: {', '.join(_lead_columns(d))}"
+        )
     _check_single(d, keep, "compare chart")
     names = list(dict.fromkeys(d["variant"]))
     if ax is None:
@@ -539,42 +784,91 @@ def compare_chart(df, outcome: str = "dead", x: str | None = None, ax=None, valu
         rows = d.groupby("variant", sort=False).first().loc[names]
         pos = np.arange(len(names))
         p = rows[value].to_numpy(dtype=float)
-        err = np.vstack([p - rows["ci_low"].to_numpy(dtype=float), rows["ci_high"].to_numpy(dtype=float) - p])
-        ax.bar(pos, p, color=[colors(i % 10) for i in range(len(names))], alpha=0.8,
-               yerr=np.clip(err, 0, None), capsize=4)
+        err = np.vstack(
+            [p - rows["ci_low"].to_numpy(dtype=float), rows["ci_high"].to_numpy(dtype=float) - p]
+        )
+        ax.bar(
+            pos,
+            p,
+            color=[colors(i % 10) for i in range(len(names))],
+            alpha=0.8,
+            yerr=np.clip(err, 0, None),
+            capsize=4,
+        )
         if has_exact:
             ax.plot(pos, rows["exact"].to_numpy(dtype=float), "D", color="black", mfc="none", ms=7)
-        ax.set_xticks(pos, names, rotation=20 if len(names) > 3 else 0, ha="right" if len(names) > 3 else "center")
+        ax.set_xticks(
+            pos,
+            names,
+            rotation=20 if len(names) > 3 else 0,
+            ha="right" if len(names) > 3 else "center",
+        )
         ax.set_xlabel("rule variant")
-        handles = [Patch(color="0.6"), ax.errorbar([], [], yerr=[], fmt="none", ecolor="black", capsize=4)]
+        handles = [
+            Patch(color="0.6"),
+            ax.errorbar([], [], yerr=[], fmt="none", ecolor="black", capsize=4),
+        ]
         labels = ["bars: Monte Carlo" + (f", {n}" if n else ""), "whiskers: 95% interval"]
         if has_exact:
             handles.append(ax.plot([], [], "D", color="black", mfc="none", ms=7)[0])
             labels.append("hollow diamonds: exact")
-        ax.legend(handles, labels, frameon=False, fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        ax.legend(
+            handles,
+            labels,
+            frameon=False,
+            fontsize="small",
+            loc="upper left",
+            bbox_to_anchor=(1.01, 1.0),
+        )
     else:
         for i, name in enumerate(names):
-            v = d[d["variant"] == name].assign(**{x: _numeric(d.loc[d["variant"] == name, x])}).sort_values(x)
+            v = (
+                d[d["variant"] == name]
+                .assign(**{x: _numeric(d.loc[d["variant"] == name, x])})
+                .sort_values(x)
+            )
             c = colors(i % 10)
             ax.plot(v[x], v[value], "-o", ms=3, color=c, label=name)
-            ax.fill_between(v[x], v["ci_low"].astype(float), v["ci_high"].astype(float), color=c, alpha=0.3, lw=0)
+            ax.fill_between(
+                v[x],
+                v["ci_low"].astype(float),
+                v["ci_high"].astype(float),
+                color=c,
+                alpha=0.3,
+                lw=0,
+            )
             if has_exact:
                 ax.plot(v[x], v["exact"], "D", color=c, ms=6, mfc="none")
         ax.set_xlabel(label_for(x))
         if np.issubdtype(np.asarray(_numeric(d[x])).dtype, np.number):
             from matplotlib.ticker import MaxNLocator
 
-            ax.xaxis.set_major_locator(MaxNLocator(integer=bool(np.all(np.mod(_numeric(d[x]), 1) == 0))))
-        _legend(ax, has_exact, d if value == "p" else None, line_text="lines and small dots: Monte Carlo",
-                exact_text="hollow diamonds: exact", marker="D")
+            ax.xaxis.set_major_locator(
+                MaxNLocator(integer=bool(np.all(np.mod(_numeric(d[x]), 1) == 0)))
+            )
+        _legend(
+            ax,
+            has_exact,
+            d if value == "p" else None,
+            line_text="lines and small dots: Monte Carlo",
+            exact_text="hollow diamonds: exact",
+            marker="D",
+        )
     ax.set_ylabel(f"P({outcome_label(outcome)})")
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3, axis="y")
     return ax
 
 
-def sweep_lines(df, x: str, outcomes=("dead",), ax=None, where: dict | None = None, value: str = "p",
-                exact: bool = True):
+def sweep_lines(
+    df,
+    x: str,
+    outcomes=("dead",),
+    ax=None,
+    where: dict | None = None,
+    value: str = "p",
+    exact: bool = True,
+):
     """P(outcome) against one grid column ``x`` of a sweep table: a line per outcome.
 
     Each Monte Carlo line carries its confidence band (shaded) and, where the sweep
@@ -585,10 +879,14 @@ def sweep_lines(df, x: str, outcomes=("dead",), ax=None, where: dict | None = No
     plt = pyplot()
     df = _filter(df, where)
     if x not in df:
-        raise ValueError(f"line chart: no column {x!r}; grid columns: {', '.join(_lead_columns(df))}")
+        raise ValueError(
+            f"line chart: no column {x!r}; grid columns: {', '.join(_lead_columns(df))}"
+        )
     if "variant" in df and df["variant"].nunique() > 1:
-        raise ValueError("line chart: several variants in the frame: draw them with --kind compare --x "
-                         f"{x}, or pick one with --where variant=...")
+        raise ValueError(
+            "line chart: several variants in the frame: draw them with --kind compare --x "
+            f"{x}, or pick one with --where variant=..."
+        )
     outcomes = tuple(outcomes or ("dead",))
     known = list(dict.fromkeys(map(str, df["outcome"])))
     for o in outcomes:
@@ -600,14 +898,20 @@ def sweep_lines(df, x: str, outcomes=("dead",), ax=None, where: dict | None = No
     has_exact = exact and mc and "exact" in d and d["exact"].notna().any()
     if ax is None:
         _, ax = plt.subplots(figsize=(8, 4.4))
-    colors = plt.get_cmap("tab10")
     for i, o in enumerate(outcomes):
         v = d[d["outcome"] == o]
         v = v.assign(**{x: _numeric(v[x])}).sort_values(x)
-        c = COLORS.get(o, colors(i % 10))
+        c = outcome_color(o, outcomes)
         ax.plot(v[x], v[value].astype(float), "-o", ms=3, color=c, label=f"P({outcome_label(o)})")
         if mc:
-            ax.fill_between(v[x], v["ci_low"].astype(float), v["ci_high"].astype(float), color=c, alpha=0.3, lw=0)
+            ax.fill_between(
+                v[x],
+                v["ci_low"].astype(float),
+                v["ci_high"].astype(float),
+                color=c,
+                alpha=0.3,
+                lw=0,
+            )
         if has_exact:
             ax.plot(v[x], v["exact"].astype(float), "D", color=c, ms=6, mfc="none")
     ax.set_xlabel(label_for(x))
@@ -620,10 +924,18 @@ def sweep_lines(df, x: str, outcomes=("dead",), ax=None, where: dict | None = No
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3, axis="y")
     if mc:
-        _legend(ax, has_exact, d, line_text="lines and small dots: Monte Carlo",
-                exact_text="hollow diamonds: exact", marker="D")
+        _legend(
+            ax,
+            has_exact,
+            d,
+            line_text="lines and small dots: Monte Carlo",
+            exact_text="hollow diamonds: exact",
+            marker="D",
+        )
     else:
-        ax.legend(frameon=False, fontsize="small", loc="best", title="exact" if value == "p" else value)
+        ax.legend(
+            frameon=False, fontsize="small", loc="best", title="exact" if value == "p" else value
+        )
     return ax
 
 
@@ -631,8 +943,11 @@ def save(ax, path) -> None:
     """Save the figure of ``ax`` (an Axes or a Figure) atomically as PNG (complete or absent)."""
     from simkit.core.io import atomic_write
 
-    fig = ax if not hasattr(ax, "get_figure") or ax.get_figure() is None or ax.get_figure() is ax \
+    fig = (
+        ax
+        if not hasattr(ax, "get_figure") or ax.get_figure() is None or ax.get_figure() is ax
         else ax.get_figure()
+    )
     if hasattr(fig, "get_suptitle") and fig.get_suptitle():
         fig.tight_layout(rect=(0, 0, 1, 0.9 if "\n" in fig.get_suptitle() else 0.94))
     else:

@@ -37,8 +37,18 @@ from simkit.analysis.sweep import sweep, to_csv_text
 from simkit.core.io import atomic_write
 from simkit.core.params import ParamError, spec
 
-__all__ = ["DEFAULT_KEYS", "N", "SEED", "Report", "build_reports", "defaults_report", "defaults_text", "main",
-           "standard_reports", "write_csv"]
+__all__ = [
+    "DEFAULT_KEYS",
+    "SEED",
+    "N",
+    "Report",
+    "build_reports",
+    "defaults_report",
+    "defaults_text",
+    "main",
+    "standard_reports",
+    "write_csv",
+]
 
 SEED = 20261129
 #: Tracks per grid point of the standard reports.
@@ -56,15 +66,28 @@ DEFAULT_KEYS = {
     "fall": ("height", "level", "reading", "massive_damage"),
     "fall_dying": ("height", "level", "save_bonus", "dc", "massive_damage"),
     "fall_perseverance": ("height", "level", "pp", "spend", "medic_bonus"),
-    "encounter": ("level", "monster_level", "enemies", "target_downed", "healer_round", "hero_points",
-                  "fight_rounds"),
+    "encounter": (
+        "level",
+        "monster_level",
+        "enemies",
+        "target_downed",
+        "healer_round",
+        "hero_points",
+        "fight_rounds",
+    ),
     "dnd5e": ("dc", "bonus"),
     "dnd4e": ("dc", "bonus", "surge"),
 }
 
 #: What ``none`` means for the parameters whose default is "absent".
-_NONE_MEANS = {"medic_bonus": "no helper", "healer": "no healer", "healer_round": "no healer",
-               "monster_level": "= level", "dc": "22 by default", "hit_chance": "no hits"}
+_NONE_MEANS = {
+    "medic_bonus": "no helper",
+    "healer": "no healer",
+    "healer_round": "no healer",
+    "monster_level": "= level",
+    "dc": "22 by default",
+    "hit_chance": "no hits",
+}
 
 
 @dataclass
@@ -105,8 +128,9 @@ def _spell(v) -> str:
 def defaults_text(cls, keys=None) -> str:
     """``pp=3, pp_max=6, spend=last, medic_bonus=none (no helper)``: a model's defaults."""
     s = spec(cls)
-    keys = [k for k in (keys or DEFAULT_KEYS.get(getattr(cls, "name", ""), ())) if k in s] or \
-        [k for k in s if k != "max_rounds"][:4]
+    keys = [k for k in (keys or DEFAULT_KEYS.get(getattr(cls, "name", ""), ())) if k in s] or [
+        k for k in s if k != "max_rounds"
+    ][:4]
     parts = []
     for k in keys:
         v = s[k]["default"]
@@ -126,9 +150,12 @@ def _dying_dc_by_level(n: int) -> Report:
 
     grid = sweep("dying", {"dc": range(14, 45, 2), "level": range(1, 21)}, n, SEED)
     ax = plots.heatmap(grid, "level", "dc")
-    _title(ax, "Seed 000: P(dead) once knocked out, by source DC and level\n"
-               "(fighter's Fortitude: expert, master at 9, Con +2 with boosts, resilient runes;\n"
-               "no hits while down, no hero points: the dying defaults)")
+    _title(
+        ax,
+        "Seed 000: P(dead) once knocked out, by source DC and level\n"
+        "(fighter's Fortitude: expert, master at 9, Con +2 with boosts, resilient runes;\n"
+        "no hits while down, no hero points: the dying defaults)",
+    )
     return Report("dying_dc_by_level", {"": grid}, ax.figure, [ax])
 
 
@@ -137,19 +164,31 @@ def _dying_dc_by_save(n: int) -> Report:
 
     grid = sweep("dying", {"dc": range(14, 31, 2), "save_bonus": range(0, 21, 2)}, n // 2, SEED)
     ax = plots.heatmap(grid, "save_bonus", "dc")
-    _title(ax, "Seed 000: P(dead) once knocked out, by source DC and save\n"
-               "(no hits while down, no hero points: the dying defaults)")
+    _title(
+        ax,
+        "Seed 000: P(dead) once knocked out, by source DC and save\n"
+        "(no hits while down, no hero points: the dying defaults)",
+    )
     return Report("dying_dc_by_save", {"": grid}, ax.figure, [ax])
 
 
 def _dying_survival(n: int) -> Report:
     from simkit.analysis import plots
 
-    surv = sweep("dying", {"dc": [18, 22, 26]}, 2 * n, SEED, fixed={"save_bonus": 11, "max_rounds": 20},
-                 survival=True)
+    surv = sweep(
+        "dying",
+        {"dc": [18, 22, 26]},
+        2 * n,
+        SEED,
+        fixed={"save_bonus": 11, "max_rounds": 20},
+        survival=True,
+    )
     ax = plots.survival_sweep(surv, outcomes=("active", "dead"), cut=SETTLED)
-    _title(ax, "Seed 000 dying track, save +11, no hits while down:\n"
-               "P(still dying) and P(dead) by round, until 99.9% of the tracks have ended")
+    _title(
+        ax,
+        "Seed 000 dying track, save +11, no hits while down:\n"
+        "P(still dying) and P(dead) by round, until 99.9% of the tracks have ended",
+    )
     return Report("dying_survival", {"": surv}, ax.figure, [ax])
 
 
@@ -157,11 +196,19 @@ def _dying_seed_vs_pf2e(n: int) -> Report:
     from simkit.analysis import plots
     from simkit.analysis.compare import compare, variants
 
-    cmp = compare(variants("dying", ("seed", "pf2e-core")), {"level": range(1, 21)}, n, SEED,
-                  fixed={"level_diff": 0})
+    cmp = compare(
+        variants("dying", ("seed", "pf2e-core")),
+        {"level": range(1, 21)},
+        n,
+        SEED,
+        fixed={"level_diff": 0},
+    )
     ax = plots.compare_chart(cmp, outcome="dead", x="level")
-    _title(ax, "P(dead) once knocked out by a monster of the same level:\n"
-               "seed 000 (save vs the monster's high DC) vs pf2e-core (flat check DC 10 + dying)")
+    _title(
+        ax,
+        "P(dead) once knocked out by a monster of the same level:\n"
+        "seed 000 (save vs the monster's high DC) vs pf2e-core (flat check DC 10 + dying)",
+    )
     return Report("dying_seed_vs_pf2e", {"": cmp}, ax.figure, [ax])
 
 
@@ -173,7 +220,9 @@ def _candidates(cls, wanted: dict) -> dict:
     return {k: v for k, v in wanted.items() if k in known}
 
 
-def _grid_report(name: str, stem: str, axes: dict, n: int, title: str, outcome: str = "dead") -> Report | None:
+def _grid_report(
+    name: str, stem: str, axes: dict, n: int, title: str, outcome: str = "dead"
+) -> Report | None:
     """A sweep of ``axes`` (two: heatmap; one: line of P(outcome)); None if it cannot run."""
     from simkit.analysis import plots
     from simkit.models import REGISTRY
@@ -211,15 +260,23 @@ def _fall_height_by_level(n: int, levels=(1, 2, 3, 5)) -> Report | None:
     plt = plots.pyplot()
     fig, axs = plt.subplots(1, len(levels), figsize=(3.2 * len(levels) + 2.2, 4.2), sharey=True)
     for i, (ax, lvl) in enumerate(zip(axs, levels)):
-        plots.stacked_outcomes(df, "height", outcomes=("standing", "ko", "dead"), ax=ax, where={"level": lvl},
-                               legend=i == len(levels) - 1)
+        plots.stacked_outcomes(
+            df,
+            "height",
+            outcomes=("standing", "ko", "dead"),
+            ax=ax,
+            where={"level": lvl},
+            legend=i == len(levels) - 1,
+        )
         hp = cls(level=lvl).max_hp
         ax.set_title(f"level {lvl} ({hp} HP)", fontsize="medium")
         if i:
             ax.set_ylabel("")
-    fig.suptitle("Seed 004 falls from full HP: standing, knocked out (0 HP) or dead, by height\n"
-                 f"(Monte Carlo, n = {n:,} a bar; table reading of 8 m (A4-1), no massive damage)",
-                 fontsize="medium")
+    fig.suptitle(
+        "Seed 004 falls from full HP: standing, knocked out (0 HP) or dead, by height\n"
+        f"(Monte Carlo, n = {n:,} a bar; table reading of 8 m (A4-1), no massive damage)",
+        fontsize="medium",
+    )
     return Report("fall_height_by_level", {"": df}, fig, list(axs))
 
 
@@ -252,21 +309,27 @@ def defaults_report(name: str, n: int) -> Report:
     if stage is not None:
         d = surv[surv["stage"] == stage]
         last = d[d["time"] == d["time"].max()]
-        happened = [o for o in dict.fromkeys(d["outcome"])
-                    if o != "active" and (last.loc[last["outcome"] == o, "p"] > 0).any()]
-        plots.survival_curves(surv, outcomes=("active", *happened), stage=stage, ax=axs[1], cut=SETTLED)
+        happened = [
+            o
+            for o in dict.fromkeys(d["outcome"])
+            if o != "active" and (last.loc[last["outcome"] == o, "p"] > 0).any()
+        ]
+        plots.survival_curves(
+            surv, outcomes=("active", *happened), stage=stage, ax=axs[1], cut=SETTLED
+        )
         if stage != surv["stage"].iloc[0]:
             axs[1].set_ylabel(f"probability (of all tracks, {surv['stage'].iloc[0]} included)")
         staged = " (" + stage + ")" if surv["stage"].nunique() > 1 else ""
         unit = str(d["time_unit"].iloc[0])
-        _title(axs[1], f"by {unit[:-1] if unit.endswith('s') else unit}{staged}, until 99.9% of the tracks "
-                       "have ended")
+        _title(axs[1], f"by {unit.removesuffix('s')}{staged}, until 99.9% of the tracks have ended")
     fig.suptitle(f"{name} at its defaults: {defaults_text(cls)}", fontsize="medium")
     return Report(f"{name}_defaults", {"": df, "_survival": surv}, fig, axs)
 
 
 def _probability_params(cls) -> list[str]:
-    return [k for k, m in spec(cls).items() if m["kind"] == "float" and m["lo"] == 0 and m["hi"] == 1]
+    return [
+        k for k, m in spec(cls).items() if m["kind"] == "float" and m["lo"] == 0 and m["hi"] == 1
+    ]
 
 
 def _fatigue(n: int) -> Report | None:
@@ -275,18 +338,27 @@ def _fatigue(n: int) -> Report | None:
     probs = _probability_params(REGISTRY["fatigue"])[:2]
     if not probs:
         return None
-    return _grid_report("fatigue", "fatigue_" + "_by_".join(probs), {p: [0.0, 0.25, 0.5, 0.75, 1.0] for p in probs},
-                        n, "Seed 004 fatigue and hunger: P(dead) by daily chances\n"
-                           f"(other defaults: {defaults_text(REGISTRY['fatigue'], ('p_rescue', 'care', 'max_days'))})")
+    return _grid_report(
+        "fatigue",
+        "fatigue_" + "_by_".join(probs),
+        {p: [0.0, 0.25, 0.5, 0.75, 1.0] for p in probs},
+        n,
+        "Seed 004 fatigue and hunger: P(dead) by daily chances\n"
+        f"(other defaults: {defaults_text(REGISTRY['fatigue'], ('p_rescue', 'care', 'max_days'))})",
+    )
 
 
 def _agony(n: int) -> Report | None:
     from simkit.models import REGISTRY
 
-    return _grid_report("agony", "agony_con_by_healer",
-                        {"con": list(range(-1, 6)), "healer": [None, 0, 3, 6, 9, 12]}, n,
-                        "Seed 001, knock-out to waking: P(dead) by Constitution and healer\n"
-                        f"(other defaults: {defaults_text(REGISTRY['agony'], ('pp', 'spend', 'medic_bonus'))})")
+    return _grid_report(
+        "agony",
+        "agony_con_by_healer",
+        {"con": list(range(-1, 6)), "healer": [None, 0, 3, 6, 9, 12]},
+        n,
+        "Seed 001, knock-out to waking: P(dead) by Constitution and healer\n"
+        f"(other defaults: {defaults_text(REGISTRY['agony'], ('pp', 'spend', 'medic_bonus'))})",
+    )
 
 
 def _plans(n: int) -> Iterator[tuple[str, Callable[[], Report | None]]]:
