@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 import numpy as np
 import pandas as pd
 
-__all__ = ["TrackModel", "ChainedModel", "ModelResult"]
+__all__ = ["TrackModel", "ChainedModel", "ModelResult", "MonteCarloResult"]
 
 
 @runtime_checkable
@@ -87,8 +87,19 @@ class ModelResult(Protocol):
 
     def __getitem__(self, outcome: str) -> float: ...
 
-    def summary(self) -> pd.DataFrame: ...
+    def summary(self, *args: Any, **kwargs: Any) -> pd.DataFrame: ...
 
-    def survival(self) -> pd.DataFrame: ...
+    def survival(self, *args: Any, **kwargs: Any) -> pd.DataFrame: ...
 
-    def stage_summary(self) -> pd.DataFrame: ...
+    def stage_summary(self, *args: Any, **kwargs: Any) -> pd.DataFrame: ...
+
+
+@runtime_checkable
+class MonteCarloResult(ModelResult, Protocol):
+    """What ``simulate`` returns: a :class:`ModelResult` with its counts and seed."""
+
+    n: int
+    seed: int
+
+    @property
+    def counts(self) -> Mapping[str, int]: ...

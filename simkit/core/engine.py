@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from simkit.core.contracts import ModelResult
+from simkit.core.contracts import MonteCarloResult
 from simkit.core.params import ParamError
 from simkit.core.result import Result
 from simkit.core.streams import STREAM_SIZE, BlockRng, resolve_seed, stream_generator
@@ -172,7 +172,7 @@ def simulate(
     workers: int = 1,
     executor: Executor | None = None,
     _prefix: tuple[int, ...] = (),
-) -> ModelResult:
+) -> MonteCarloResult:
     """Simulate ``n`` independent tracks of ``model``.
 
     Parameters
