@@ -106,6 +106,13 @@ def test_r1_12_con_damage_reaches_checks_and_pe():
     for mod, p in zip(per_point["con_mod"], per_point["p_dead_recovery"]):
         assert p == pytest.approx(solve(Recovery(con=int(mod), healer=5, checks=7))["dead"])
     assert pe_max(2, 3, -5) == 0
+    # A1-6's natural 20/1 option reaches the table too (the same hourly check as recovery)
+    nat = con_damage(30, [0, 20], natural=True)
+    assert nat["con_mod"].tolist() == [10, 0]
+    # con +10: a natural 1 (total 11, stays) drops to dead
+    assert nat["p_dead_hour"].tolist() == pytest.approx([1 / 20, 9 / 20])
+    for mod, p in zip(nat["con_mod"], nat["p_dead_recovery"]):
+        assert p == pytest.approx(solve(Recovery(con=int(mod), natural=True))["dead"])
 
 
 @pytest.mark.parametrize(

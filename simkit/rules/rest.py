@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from simkit.core.params import ParamError
+from simkit.rules.hourly import hourly_odds
 
 __all__ = [
     "REST_HOURS",
@@ -239,6 +240,7 @@ def con_damage(
     healer: int | None = None,
     check_penalty: int = 0,
     checks: int = 8,
+    natural: bool = False,
 ) -> pd.DataFrame:
     """What Constitution damage does (R1-12): modifier, PE and the hourly checks.
 
@@ -252,8 +254,9 @@ def con_damage(
         Character level and class PE per level (for the maximum PE, see :func:`pe_max`).
     reading : {"score", "per_point"}
         A1-4's reading of ability damage.
-    healer, check_penalty, checks
-        As in the ``recovery`` model (R1-08, A1-6, A1-2).
+    healer, check_penalty, checks, natural
+        As in the ``recovery`` model (R1-08, A1-6, A1-2; the check itself is
+        :func:`simkit.rules.hourly.hourly_result`).
 
     Returns
     -------
@@ -265,12 +268,10 @@ def con_damage(
         model's answer: a death on one of ``checks`` independent checks, each reached
         only while the character stays stable).
     """
-    from simkit.rules.hourly import hourly_odds
-
     damage = np.atleast_1d(_ints("damage", damage, 0))
     mods = np.atleast_1d(ability_modifier(score, damage, reading))
     base = ability_modifier(score, 0, reading)
-    odds = hourly_odds(mods, healer, check_penalty)
+    odds = hourly_odds(mods, healer, check_penalty, natural=bool(natural))
     if checks not in (7, 8):
         raise ParamError(f"checks={checks!r} is not allowed: checks must be 7 or 8 (A1-2)")
     stay_powers = (
