@@ -170,7 +170,7 @@ def _cmd_models(args) -> int:
         from simkit.cli.listing import model_detail, models_list
         from simkit.cli.text import PROSE_WIDTH, term_width
 
-        width = PROSE_WIDTH if args.output not in (None, "-") else term_width(PROSE_WIDTH)
+        width = PROSE_WIDTH if args.output not in (None, "-") else (term_width(PROSE_WIDTH) or PROSE_WIDTH)
         text = model_detail(REGISTRY[args.model], width) if args.model else models_list(REGISTRY, width)
         _emit_text(text, args)
         return 0
@@ -294,7 +294,7 @@ def _on_sigterm(signum, frame):
     raise Terminated()
 
 
-def _one_line(text: str, limit: int = 400) -> str:
+def _one_line(text: object, limit: int = 400) -> str:
     """An error message as one short line (a long list of values abbreviated)."""
     text = " ".join(str(text).split())
     if len(text) <= limit:
@@ -363,4 +363,4 @@ if __name__ == "__main__":  # pragma: no cover
     # run the canonical module's main: verb modules import simkit.cli.main, not __main__
     from simkit.cli.main import main as _main
 
-    sys.exit(_main())
+    sys.exit(_main(None))

@@ -108,7 +108,7 @@ def wrap_table(df: pd.DataFrame, width: int) -> str:
     def fmt(c, s):
         return s.ljust(w[c]) if c in text else s.rjust(w[c])
 
-    out = []
+    out: list[str] = []
     for b in blocks:
         if out:
             out.append("")

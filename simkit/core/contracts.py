@@ -98,8 +98,11 @@ class ModelResult(Protocol):
 class MonteCarloResult(ModelResult, Protocol):
     """What ``simulate`` returns: a :class:`ModelResult` with its counts and seed."""
 
-    n: int
-    seed: int
+    @property
+    def n(self) -> int: ...
+
+    @property
+    def seed(self) -> int: ...
 
     @property
     def counts(self) -> Mapping[str, int]: ...
