@@ -189,3 +189,20 @@ def test_outcomes_of_a_new_model_get_their_own_colours_and_words():
     assert not {colours[0], colours[1], colours[3]} & set(plots.COLORS.values())
     assert plots.outcome_label("victory_with_losses") == "victory with losses"
     assert plots.outcome_label("active", "rounds", "some_new_model") == "still in the track"
+
+
+def test_a_one_step_model_draws_bars_not_an_empty_curve():
+    """A fall happens at once: its survival frame has one time; the chart shows its outcomes."""
+    one = sweep("fall", {}, 3000, 4, survival=True, fixed={"height": 9, "hp": 12})
+    ax = plots.survival_sweep(one, outcomes=("active", "dead"))
+    assert [t.get_text() for t in ax.get_xticklabels()] == [
+        "dead",
+        "knocked out (0 HP)",
+        "standing",
+    ]
+    assert sum(b.get_height() for b in ax.patches) == pytest.approx(1)
+    by_height = sweep("fall", {"height": [2, 10, 12]}, 3000, 4, survival=True)
+    ax = plots.survival_sweep(by_height, outcomes=("dead",))
+    assert [t.get_position()[0] for t in ax.get_xticklabels()] == [2, 10, 12]
+    dead = next(c for c in ax.containers if c.get_label() == "dead")
+    assert [round(b.get_height(), 9) for b in dead] == [0, 0, 1]

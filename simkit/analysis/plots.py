@@ -310,6 +310,8 @@ def survival_curves(
             raise ValueError(
                 f"outcome {o!r}: not in the frame; outcomes: {', '.join(sorted(known))}"
             )
+    if surv["time"].nunique() <= 1 and label is None:  # one step (a fall): nothing to follow
+        return outcome_bars(_final_rows(surv), ax=ax, exact=exact)
     for o in outcomes:
         d = surv[surv["outcome"] == o]
         name = outcome_label(o, unit, _model_of(surv))
@@ -447,6 +449,19 @@ def survival_sweep(
             if rest and (df.groupby(rest, dropna=False)[c].nunique(dropna=False) <= 1).all():
                 derived.add(c)
         by = [c for c in by if c not in derived]
+    staged = df
+    if "stage" in df and len(df):
+        staged = df[df["stage"] == (stage if stage is not None else df["stage"].iloc[0])]
+    if len(staged) and staged["time"].nunique() <= 1:  # one step (a fall): bars, not curves
+        final = _final_rows(staged)
+        if not by:
+            return outcome_bars(final, ax=ax, exact=exact)
+        if len(by) == 1:
+            return stacked_outcomes(final, by[0], ax=ax)
+        raise ValueError(
+            f"one-step model: its outcomes are bars, over one grid column at a time; "
+            f"pick the others with where=... (columns {', '.join(by)})"
+        )
     if ax is None:
         _, ax = plt.subplots(figsize=(10, 4.6))
     groups = [((), df)] if not by else list(df.groupby(by, dropna=False, sort=False))
@@ -469,9 +484,6 @@ def survival_sweep(
                 legend=False,
                 cut=None,
             )
-    staged = df
-    if "stage" in df and len(df):
-        staged = df[df["stage"] == (stage if stage is not None else df["stage"].iloc[0])]
     _cut_axis(ax, staged, cut)
     _legend(
         ax,
@@ -479,6 +491,12 @@ def survival_sweep(
         staged[staged["outcome"].isin(outcomes)] if band else None,
     )
     return ax
+
+
+def _final_rows(surv):
+    """The absorbing outcomes of a one-step survival frame, as a summary (no time columns)."""
+    d = surv[(surv["outcome"] != "active") & (surv["time"] == surv["time"].max())]
+    return d.drop(columns=[c for c in ("stage", "time_unit", "time") if c in d])
 
 
 def outcome_bars(
