@@ -206,3 +206,25 @@ def test_a_one_step_model_draws_bars_not_an_empty_curve():
     assert [t.get_position()[0] for t in ax.get_xticklabels()] == [2, 10, 12]
     dead = next(c for c in ax.containers if c.get_label() == "dead")
     assert [round(b.get_height(), 9) for b in dead] == [0, 0, 1]
+
+
+def test_a_later_stage_that_some_grid_points_never_reach(tmp_path):
+    """Falls from 12 m never reach the dying stage: the other heights' curves are drawn."""
+    df = sweep("fall_dying", {"height": [6, 9, 12]}, 3000, 1, survival=True)
+    back = _csv_round_trip(df, tmp_path, "fs.csv")
+    ax = plots.survival_sweep(back, outcomes=("active", "dead"), stage="ko->dying")
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "height 9: P(still dying)" in labels and not any(
+        x.startswith("height 12") for x in labels
+    )
+    assert ax.get_xlabel() == "time (rounds)"
+    with pytest.raises(ValueError, match="stage 'nope'"):
+        plots.survival_sweep(back, stage="nope")
+
+
+def test_survival_titles_say_what_is_drawn():
+    df = sweep("fall_dying", {"height": [6, 9]}, 2000, 1, survival=True)
+    assert plots.survival_title(df) == "fall_dying (fall stage): outcomes of one fall"
+    assert plots.survival_title(df, stage="ko->dying") == (
+        "fall_dying (ko->dying stage): P(still dying), P(dead) by round"
+    )

@@ -26,6 +26,7 @@ __all__ = [
     "stacked_outcomes",
     "survival_curves",
     "survival_sweep",
+    "survival_title",
     "sweep_lines",
 ]
 
@@ -451,7 +452,10 @@ def survival_sweep(
         by = [c for c in by if c not in derived]
     staged = df
     if "stage" in df and len(df):
-        staged = df[df["stage"] == (stage if stage is not None else df["stage"].iloc[0])]
+        stages = list(dict.fromkeys(df["stage"]))
+        if stage is not None and stage not in stages:
+            raise ValueError(f"stage {stage!r}: not in the frame; stages: {', '.join(stages)}")
+        staged = df[df["stage"] == (stage if stage is not None else stages[0])]
     if len(staged) and staged["time"].nunique() <= 1:  # one step (a fall): bars, not curves
         final = _final_rows(staged)
         if not by:
@@ -464,7 +468,7 @@ def survival_sweep(
         )
     if ax is None:
         _, ax = plt.subplots(figsize=(10, 4.6))
-    groups = [((), df)] if not by else list(df.groupby(by, dropna=False, sort=False))
+    groups = [((), staged)] if not by else list(staged.groupby(by, dropna=False, sort=False))
     cmap = plt.get_cmap("viridis")
     styles = ["-", "--", ":", "-."]
     for gi, (_, d) in enumerate(groups):
@@ -491,6 +495,27 @@ def survival_sweep(
         staged[staged["outcome"].isin(outcomes)] if band else None,
     )
     return ax
+
+
+def survival_title(df, outcomes=("active", "dead"), stage: str | None = None) -> str:
+    """A title that says what :func:`survival_sweep` drew from ``df``.
+
+    ``fall_dying (ko->dying stage): P(still dying), P(dead) by round``; for a one-step
+    stage, whose chart is outcome bars: ``fall_dying: outcomes of one fall``.
+    """
+    model = _model_of(df) or "model"
+    staged, where = df, ""
+    if "stage" in df and len(df):
+        stages = list(dict.fromkeys(df["stage"]))
+        stage = stages[0] if stage is None or stage not in stages else stage
+        staged = df[df["stage"] == stage]
+        where = f" ({stage} stage)" if len(stages) > 1 else ""
+    unit = _time_unit(staged)
+    step = unit.removesuffix("s")
+    if len(staged) and staged["time"].nunique() <= 1:
+        return f"{model}{where}: outcomes of one {step}"
+    names = ", ".join(f"P({outcome_label(o, unit, model)})" for o in outcomes)
+    return f"{model}{where}: {names} by {step}"
 
 
 def _final_rows(surv):

@@ -342,9 +342,7 @@ def _cmd_plot(args) -> int:
             outcomes = tuple(args.outcome or ("active", "dead"))
             ax = plots.survival_sweep(df, outcomes=outcomes, stage=args.stage, where=where)
             if args.title is None and "model" in df:
-                unit = str(df["time_unit"].iloc[0]) if "time_unit" in df else "step"
-                names = ", ".join(f"P({plots._outcome_label(o, unit)})" for o in outcomes)
-                ax.set_title(f"{df['model'].iloc[0]}: {names} by {unit.rstrip('s')}")
+                ax.set_title(plots.survival_title(df, outcomes, args.stage))
         elif args.kind == "heatmap":
             if not args.x or not args.y:
                 raise ParamError("--kind heatmap needs --x KEY and --y KEY (two grid columns)")
