@@ -131,9 +131,6 @@ def outcome_label(outcome: str, unit: str | None = None, model: str | None = Non
     return OUTCOME_NAMES.get(outcome, str(outcome).replace("_", " "))
 
 
-_outcome_label = outcome_label  # the old private name (simkit.cli.sweep used it)
-
-
 def _model_of(frame) -> str | None:
     """The model a frame describes: ``attrs["model"]`` (live) or a ``model`` column (CSV)."""
     model = frame.attrs.get("model")
