@@ -37,20 +37,22 @@ def pack_steps(nxt: np.ndarray, n_out: int, max_k: int = 3, *, max_width: int = 
         ``i`` (0-based) ``= r // K**i % K``; entry a state code, or ``-1 - (outcome +
         n_out * offset)`` for a track absorbed at step ``offset`` (0-based) of the ``k``.
     """
-    nxt = np.asarray(nxt, dtype=np.int64)
+    nxt = np.asarray(nxt, dtype=np.int32)
     S, K = nxt.shape
     out: dict[int, np.ndarray] = {}
-    prev = np.arange(S, dtype=np.int64)[:, None]  # (S, K**(k-1)): state after k-1 steps
+    prev = np.arange(S, dtype=np.int32)[:, None]  # (S, K**(k-1)): state after k-1 steps
     for k in range(1, max_k + 1):
         width = K**k
         if width > max_width or S * width > max_entries:
             break
-        r = np.arange(width)
-        before = prev[:, r % K ** (k - 1)]  # (S, K**k)
-        roll_k = r // K ** (k - 1) % K  # (K**k,) roll code of step k
-        active = before >= 0
-        stepped = nxt[np.where(active, before, 0), roll_k[None, :]]
-        stepped = np.where(stepped < 0, stepped - (k - 1) * n_out, stepped)
-        prev = np.where(active, stepped, before)
-        out[k] = prev.astype(np.int32).ravel()
+        # step k as one lookup: rows for the codes absorbed at earlier steps (they stay) and
+        # for the states (absorbing now at offset k - 1); index r = roll_k * K**(k-1) + r_low
+        done = n_out * (k - 1)
+        step = np.empty((done + S, K), dtype=np.int32)
+        step[:done] = np.arange(-done, 0, dtype=np.int32)[:, None]
+        step[done:] = np.where(nxt < 0, nxt - done, nxt)
+        idx = (prev + done) * K  # (S, K**(k-1))
+        prev = step.ravel().take(idx[:, None, :] + np.arange(K, dtype=np.int32)[None, :, None])
+        prev = prev.reshape(S, width)
+        out[k] = prev.ravel()
     return out
