@@ -188,3 +188,63 @@ def test_executor_sees_a_bounded_number_of_blocks_in_flight():
     assert res.hist.sum() == n
     assert ex.peak <= 2 * max(1, __import__("os").cpu_count() or 1) + 1
     assert (res.hist == simulate(model, n, rng=3).hist).all()
+
+
+def test_block_rng_below_takes_several_columns_per_track():
+    """below(width, size=(m, k)): each stream draws its own rows, whatever the block."""
+    counts = [5, 3]
+    whole = BlockRng([stream_generator(9, j) for j in range(2)], counts).below(1280, size=(8, 2, 3))
+    assert whole.shape == (8, 2, 3) and whole.dtype == np.uint16 and whole.max() < 1280
+    alone = BlockRng([stream_generator(9, 1)], [3]).below(1280, size=(3, 2, 3))
+    np.testing.assert_array_equal(whole[5:], alone)
+
+
+def _marked_model(k: int, keep_field: bool):
+    """A toy model: every track absorbs at step 1 (``k`` steps per call), outcome = its index % 2,
+    absorbed at offset index % k; mark ``m`` = index % 3 (an array only with ``keep_field``)."""
+    from dataclasses import dataclass
+    from typing import ClassVar
+
+    from simkit.core.model import Rules
+    from simkit.core.params import param
+
+    @dataclass(frozen=True, slots=True)
+    class Toy(Rules):
+        name: ClassVar[str] = "toy"
+        outcomes: ClassVar[tuple[str, ...]] = ("a", "b")
+        marks: ClassVar[tuple[str, ...]] = ("m", "z")
+        max_rounds: int = param(10, kind="int", lo=1, hi=100, help="horizon")
+
+        def init(self, n, rng):
+            idx = np.arange(n)
+            state = {"idx": idx, "z": np.zeros(n, np.int8)}
+            if keep_field:
+                state["m"] = (idx % 3).astype(np.int16)
+            return state, np.full(n, -1, np.int8)
+
+        def step(self, state, t, rng):
+            idx = state["idx"]
+            codes = (idx % 2 + 2 * (idx % k)).astype(np.int8)
+            return (codes, k) if k > 1 else codes
+
+    return Toy()
+
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_marks_histogram_by_outcome_with_several_steps_per_call(k):
+    n = 1200
+    res = simulate(_marked_model(k, True), n, rng=0)
+    idx = np.arange(n)
+    for o in (0, 1):
+        want = np.bincount(idx[idx % 2 == o] % 3, minlength=3)
+        np.testing.assert_array_equal(res.marks["m"][o][:3], want)
+        assert res.hist[o].sum() == (idx % 2 == o).sum()
+    if k > 1:  # absorbed at steps 1..k by offset
+        for off in range(k):
+            assert res.hist[:, 1 + off].sum() == (idx % k == off).sum()
+
+
+def test_a_mark_without_a_field_counts_zero():
+    n = 600
+    res = simulate(_marked_model(1, False), n, rng=0)
+    assert res.marks["m"][:, 0].sum() == n and res.marks["m"].shape[1] == 1
