@@ -46,7 +46,7 @@ def test_dying_dc_by_level(built):
     assert ax.get_xlabel() == "character level" and ax.get_ylabel().startswith("DC of the source")
     assert _ticks(ax.get_xticklabels()) == [str(v) for v in range(1, 21)]
     assert _ticks(ax.get_yticklabels()) == [str(v) for v in range(44, 13, -2)]  # high DCs on top
-    assert r.figure.axes[-1].get_ylabel() == "P(dead)"  # the colour bar
+    assert r.figure.axes[-1].get_ylabel() == "P(dead), Monte Carlo, n = 2,000 a cell"  # colour bar
     assert "defaults" in ax.get_title()
     assert {"dead", "stable"} <= set(r.tables[""]["outcome"])
 
@@ -120,7 +120,9 @@ def test_fall_height_by_level_shows_dead_and_knocked_out(built):
 def test_fatigue_heatmap(built):
     (stem,) = [s for s in built if s.startswith("fatigue_")]
     ax = built[stem].axes[0]
-    assert built[stem].figure.axes[-1].get_ylabel() == "P(dead)"
+    assert (
+        built[stem].figure.axes[-1].get_ylabel() == f"P(dead), Monte Carlo, n = {N // 5:,} a cell"
+    )
     assert "p_rescue=" in ax.get_title()
 
 

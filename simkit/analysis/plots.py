@@ -774,7 +774,18 @@ def heatmap(
                         fontsize=7,
                         color="white" if v > 0.6 * vmax else "black",
                     )
-    what = f"P({outcome})" + (" (exact)" if value == "exact" else "")
+    ns = d["n"].dropna() if "n" in d else []
+    if value == "exact" or (value == "p" and not len(ns)):  # an exact-only sweep's p is exact
+        what = f"P({outcome_label(outcome)}), exact"
+    elif value == "p":
+        each = (
+            f"{int(ns.min()):,}"
+            if ns.min() == ns.max()
+            else f"{int(ns.min()):,}..{int(ns.max()):,}"
+        )
+        what = f"P({outcome_label(outcome)}), Monte Carlo, n = {each} a cell"
+    else:
+        what = f"P({outcome_label(outcome)}) ({value})"
     ax.figure.colorbar(im, ax=ax, label=what)
     if title:
         ax.set_title(title)
