@@ -25,6 +25,7 @@ _MODULES = [
     ("fall", "FallDying"),
     ("fall", "FallPerseverance"),
     ("encounter", "Encounter"),
+    ("party", "Party"),
     ("dnd", "DnD5e"),
     ("dnd", "DnD4e"),
 ]

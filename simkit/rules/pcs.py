@@ -39,9 +39,11 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
+from simkit.core.params import register_kind
 from simkit.rules import levels
 
-__all__ = ["ROLES", "PCStats", "RoleSpec", "heal_dice", "key_ability", "progression", "role", "role_names"]
+__all__ = ["MAX_PARTY", "ROLES", "PCStats", "RoleSpec", "heal_dice", "key_ability", "parse_party",
+           "progression", "role", "role_names"]
 
 ANCESTRY_HP = 8  # a human (Player Core)
 
@@ -265,3 +267,26 @@ def role(name: str, level: int) -> PCStats:
         heal=heal, heals=heals, medicine=medicine, con=con,
         pp_max=levels.pp_max(level, 4),
     )
+
+
+MAX_PARTY = 8
+
+
+def parse_party(value) -> str:
+    """A party as a canonical comma list of roles (1..:data:`MAX_PARTY`), e.g.
+    ``"fighter,rogue,cleric,wizard"``; raises ValueError naming what is allowed."""
+    if isinstance(value, (list, tuple)):
+        value = ",".join(str(v) for v in value)
+    if not isinstance(value, str):
+        raise TypeError(f"a party is a comma list of roles, got {value!r}")
+    names = [v.strip() for v in value.split(",") if v.strip()]
+    if not 1 <= len(names) <= MAX_PARTY:
+        raise ValueError(f"a party has 1 to {MAX_PARTY} PCs, got {len(names)}")
+    bad = [v for v in names if v not in ROLES]
+    if bad:
+        raise ValueError(f"unknown role {bad[0]!r}: roles are {', '.join(ROLES)}")
+    return ",".join(names)
+
+
+register_kind("party", parse_party, f"a comma list of 1..{MAX_PARTY} roles among {', '.join(ROLES)}",
+              show_reason=True)

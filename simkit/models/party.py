@@ -1,0 +1,861 @@
+"""A party encounter: PCs against monsters with hit points, one whole fight per track.
+
+One step is one round. Every track is one fight of the same party (``party``: a comma
+list of roles of :mod:`simkit.rules.pcs` at ``level``) against the same lineup (built
+from the XP budget of ``threat``, or ``xp_budget``, by the ``lineup`` template of
+:mod:`simkit.rules.budget`; creatures from :func:`simkit.rules.creatures.monster`).
+Arrays have shape ``(m, n_pcs)`` / ``(m, n_monsters)``: the kernel is vectorised over
+tracks and combatants; :mod:`simkit.models.party_ref` is the scalar reference.
+
+The round
+---------
+0. **Initiative** (once, at the start): every combatant rolls d20 + Perception; higher
+   acts first; ties: monsters before PCs, then lower index first. Each round the
+   combatants act in that order. A PC knocked out by monster ``j`` moves to just before
+   ``j`` (R0-03): it does not act again this round, and its next turn (its first
+   recovery check) comes just before ``j``'s next turn. Damage while it is down does
+   not move it (R0-09).
+1. **A PC's turn.** Dying (seed 000 / pf2e-core): the recovery check of
+   :mod:`simkit.rules.recovery_check` (R0-05..R0-07), then what the new value does
+   (:mod:`simkit.rules.hero_points`: stable at 0, a hero point spent per ``hero_policy``,
+   dead at ``death_at``). Agonising (seed 001): spends the stabilisation cost when
+   ``spend`` says so (R1-04), else loses 1 PP at the end of its turn, dead at 0 (R1-01).
+   Conscious, by role:
+
+   - ``cleric``: with heals left, heals (``heal`` dice) the first PC at 0 HP (not dead),
+     else the first conscious PC at or below ``heal_below`` of its max HP (R0-04, R1-03:
+     back at 1+ HP, conscious, dying lost); else first aid (Medicine vs
+     ``first_aid_dc``, R1-02) on the first dying PC; else strikes.
+   - ``wizard``: with a slot left, its area spell at every living monster (basic Reflex
+     save vs its spell DC); else its cantrip (basic Reflex) at the target of
+     ``pc_target``.
+   - ``fighter``, ``rogue`` (and a cleric with nothing better to do): two strikes at
+     the multiple attack penalty (-5, agile -4), each at the target of ``pc_target``:
+     ``focus`` = the living monster with the fewest HP (ties: the lower index),
+     ``spread`` = a living monster at random. A natural-20 / +10 degree is a critical
+     hit (double damage). A monster at 0 HP is dead (R0-02).
+2. **A monster's turn.** With a limited-use area effect left (``area_uses``), with
+   probability ``area_chance``: the area damage of its level (table 2-12, one roll)
+   against every conscious PC, each a basic Reflex save vs its spell DC (critical
+   failure: a critical for the knock-out, R0-03). Else ``attacks`` strikes at ``map``,
+   each at a PC: a downed PC (the first one at 0 HP and not dead) when ``target_downed``
+   is ``always`` (or ``sometimes``, with probability ``downed_chance``; R0-09), else a
+   conscious PC per ``monster_target``: ``random``, ``weakest`` (fewest HP), ``focus``
+   (the first conscious PC in the party's order). AC of a PC at 0 HP: -6 (R0-11).
+3. **Damage to a PC.** A hit of at least 2 x its max HP kills (R0-13,
+   :mod:`simkit.rules.massive_damage`). Conscious: HP fall; at 0, knocked out (R0-03): a
+   ``death`` trait kills (R0-12), ``nonlethal`` leaves it stable (R0-02, R1-11), else
+   dying 1 (2 on a critical, + wounded under the wounded rule,
+   :func:`simkit.rules.dying_damage.knockout_value`) with the recovery DC of the source
+   (a strike: the monster's high DC, R0-06, A0-5; an area effect: its spell DC), or
+   agonising under seed 001 (dead at once at 0 PP, ``zero_pp``, A1-1). At 0 HP
+   (R0-09): a stable PC is knocked out again; a dying one's value changes per
+   ``on_damage`` (:func:`simkit.rules.dying_damage.hit_while_dying`, A0-1) and the DC
+   rises to the new source's if higher; an agonising one carries on.
+4. **The end.** The fight ends when every monster is at 0 HP (the party wins), when
+   every PC is at 0 HP (``defeat``: ``after_defeat=slain`` kills the downed PCs,
+   ``captured`` leaves them alive), or at the end of a round in which ``retreat_at`` or
+   more PCs are down (``retreat``). After a won fight (or a retreat) the downed PCs are
+   treated, one round at a time: each conscious cleric heals a PC at 0 HP or gives
+   first aid to a dying one; the dying make their checks until stable, healed or dead;
+   under seed 001 (with ``long_term``) the stable PCs then make the hourly
+   Constitution checks of :mod:`simkit.rules.hourly` (R1-06..R1-08; the best
+   conscious cleric's Medicine as the healer), resolved at once.
+
+Outcomes: ``victory`` (no PC died), ``victory_with_deaths``, ``retreat``, ``defeat``
+(and ``unresolved`` at ``max_rounds``). Marks: ``deaths``, ``knockouts``, ``rounds``
+(rounds of fighting), ``dead_mask`` (bit ``k`` set when PC ``k`` died), ``hero_spent``,
+``heals_spent``.
+
+``rules`` picks the dying system: ``seed000`` (as written), ``pf2e-core`` (published
+PF2e: flat check, damage while dying increments, wounded, the hero point stabilises), or
+``seed001`` (perseverance then the hourly checks). Not modelled: temporary HP,
+slowed after waking, positions and movement, reactions, a PC's third action.
+
+Exact duels
+-----------
+One PC against one monster (``party`` of one role, ``lineup=boss``), with no healer
+(the PC is not a cleric) and seed 000 / pf2e-core, is a finite absorbing chain over (PC
+HP, monster HP, dying state): ``has_exact`` is then true and :func:`simkit.solve`
+answers exactly (``exact_initial`` / ``exact_step``, see :mod:`simkit.models.party_duel`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import ClassVar
+
+import numpy as np
+
+from simkit.core.model import Rules
+from simkit.core.params import ParamError, param, same_as
+from simkit.models.encounter import UNCONSCIOUS_AC, Encounter, dice_draw, dice_values
+from simkit.rules import (
+    budget,
+    creatures,
+    dying_damage,
+    first_aid,
+    hero_points,
+    hourly,
+    massive_damage,
+    pcs,
+    perseverance,
+    recovery_check,
+)
+from simkit.rules.dice import CRIT_FAIL, CRIT_SUCCESS, SUCCESS, degrees
+
+__all__ = ["OUTCOMES", "RULES_SETS", "Combatants", "Party"]
+
+OUTCOMES = ("victory", "victory_with_deaths", "retreat", "defeat")
+VICTORY, VICTORY_DEATHS, RETREAT, DEFEAT = range(4)
+UP, DYING, STABLE, DEAD = 0, 1, 2, 3  # values of the ``cond`` state field
+FIGHT, WON, FLED = 0, 1, 2  # values of the ``phase`` state field
+RULES_SETS = {
+    "seed000": {"check": "save", "on_damage": "max", "wounded_rule": False, "hero_effect": "revive"},
+    "pf2e-core": {"check": "flat", "on_damage": "increment", "wounded_rule": True, "hero_effect": "stabilize"},
+    "seed001": {},
+}
+MAP_STEPS = {"standard": 5, "agile": 4, "none": 0}
+HOURS = 8  # R1-07
+
+
+@dataclass(frozen=True)
+class Combatants:
+    """The resolved numbers of a fight: one entry per PC / per monster."""
+
+    pcs: tuple[pcs.PCStats, ...]
+    monsters: tuple[creatures.Monster, ...]
+    lineup: budget.Lineup
+
+
+@lru_cache(maxsize=256)
+def _combatants(roles, level, template, xp, benchmark, defense, monster_dc) -> Combatants:
+    lu = budget.lineup(template, xp, level, len(roles))
+    return Combatants(
+        pcs=tuple(pcs.role(r, level) for r in roles),
+        monsters=tuple(creatures.monster(lvl, benchmark, defense, monster_dc) for lvl in lu.levels),
+        lineup=lu,
+    )
+
+
+@lru_cache(maxsize=256)
+def _agony_table(pp_max: int, cost: int, spend) -> tuple[np.ndarray, np.ndarray]:
+    """The agonising turn in a fight (no healing, no first aid this turn) as tables
+    ``[pp, t]`` -> (outcome: -1 carries on / STABLE / DEAD, PP after), built by running
+    :func:`simkit.rules.perseverance.perseverance_round` over every (PP, round); ``t`` is
+    the agonising round (1-based), capped where the policy no longer tells rounds apart."""
+    tmax = (int(spend) + 2) if not isinstance(spend, str) else 2
+    out = np.full((pp_max + 1, tmax), -1, dtype=np.int8)
+    new = np.zeros((pp_max + 1, tmax), dtype=np.int16)
+    for pp in range(pp_max + 1):
+        for t in range(1, tmax):
+            res, _, now = perseverance.perseverance_round(perseverance.AGONISING, pp, t, cost=cost,
+                                                          spend=spend)
+            out[pp, t] = -1 if res is None else res
+            new[pp, t] = now
+    return out, new
+
+
+@lru_cache(maxsize=256)
+def _plan(rules) -> list:
+    return rules._plan()
+
+
+def basic_damage(deg: np.ndarray, base: np.ndarray) -> np.ndarray:
+    """Damage of a basic save by the saver's degree: 0 / half / full / double."""
+    return np.select([deg == CRIT_SUCCESS, deg == SUCCESS, deg == CRIT_FAIL],
+                     [0, base // 2, 2 * base], base).astype(np.int32)
+
+
+@dataclass(frozen=True, slots=True)
+class Party(Rules):
+    """A party of PCs against a lineup of monsters; one step = one round of the fight."""
+
+    name: ClassVar[str] = "party"
+    time_unit: ClassVar[str] = "rounds"
+    outcomes: ClassVar[tuple[str, ...]] = OUTCOMES
+    marks: ClassVar[tuple[str, ...]] = ("deaths", "knockouts", "rounds", "dead_mask", "hero_spent",
+                                        "heals_spent")
+    rule_ids: ClassVar[str] = "R0-01..R0-13, R1-01..R1-08, R1-11; A0-1..A0-5, A0-7, A1-1, A1-2"
+
+    level: int = same_as(Encounter, "level")
+    party: str = param("fighter,rogue,cleric,wizard", kind="party",
+                       help="the PCs: a comma list of roles (fighter, rogue, cleric, wizard)")
+    threat: str = param("moderate", kind="choice", choices=budget.THREATS,
+                        help="PF2e threat: sets the XP budget for the party's size (Table 10-1)")
+    xp_budget: int | None = param(None, kind="int", lo=0, hi=2000, optional=True, unit="XP",
+                                  help="XP budget of the lineup (none: from threat)")
+    lineup: str = param("boss", kind="choice", choices=budget.LINEUPS,
+                        help="how the budget becomes monsters: boss, boss_and_minions, pack")
+    benchmark: str = same_as(Encounter, "benchmark")
+    defense: str = param("Moderate", kind="choice", choices=creatures.DEFENSES,
+                         help="creature-building benchmark of the monsters' HP, AC, saves, Perception")
+    rules: str = param("seed000", kind="choice", choices=tuple(RULES_SETS),
+                       help="dying system: seed000, pf2e-core (published PF2e), seed001 (perseverance)")
+    check_penalty: int = same_as(Encounter, "check_penalty")
+    hero_points: int = same_as(Encounter, "hero_points")
+    hero_policy: str | int = same_as(Encounter, "hero_policy")
+    death_at: int = same_as(Encounter, "death_at")
+    spend: str | int = same_as(Encounter, "spend")
+    stabilize_cap: int | None = same_as(Encounter, "stabilize_cap")
+    zero_pp: str = same_as(Encounter, "zero_pp")
+    long_term: bool = same_as(Encounter, "long_term")
+    checks: int = same_as(Encounter, "checks")
+    attacks: int = same_as(Encounter, "attacks")
+    map: str = same_as(Encounter, "map")
+    trait: str = same_as(Encounter, "trait")
+    monster_dc: str = same_as(Encounter, "monster_dc")
+    target_downed: str = same_as(Encounter, "target_downed")
+    downed_chance: float = same_as(Encounter, "downed_chance")
+    first_aid_dc: int = same_as(Encounter, "first_aid_dc")
+    area_chance: float = param(0.2, kind="float", lo=0.0, hi=1.0,
+                               help="per monster turn: chance of its limited-use area effect")
+    area_uses: int = param(1, kind="int", lo=0, hi=10, help="area effects each monster can use")
+    pc_target: str = param("focus", kind="choice", choices=("focus", "spread"),
+                           help="PCs' targets: the weakest monster (focus) or one at random (spread)")
+    monster_target: str = param("random", kind="choice", choices=("random", "weakest", "focus"),
+                                help="monsters' targets among conscious PCs: random, weakest, focus (first)")
+    heal_below: float = param(0.5, kind="float", lo=0.0, hi=1.0,
+                              help="the cleric heals a conscious PC at or below this fraction of its max HP")
+    after_defeat: str = param("slain", kind="choice", choices=("slain", "captured"),
+                              help="every PC down: the monsters kill them (slain) or take them (captured)")
+    retreat_at: int | None = param(None, kind="int", lo=1, hi=8, optional=True,
+                                   help="the party retreats at the end of a round with this many PCs down")
+    max_rounds: int = same_as(Encounter, "max_rounds")
+
+    def validate(self) -> None:
+        if self.retreat_at is not None and self.retreat_at > self.n_pcs:
+            raise ParamError(f"retreat_at={self.retreat_at} is not allowed: at most the party's size ({self.n_pcs})")
+
+    # -- the fighters -----------------------------------------------------------------
+    @property
+    def roles(self) -> tuple[str, ...]:
+        return tuple(self.party.split(","))
+
+    @property
+    def n_pcs(self) -> int:
+        return len(self.roles)
+
+    @property
+    def budget(self) -> int:
+        return self.xp_budget if self.xp_budget is not None else budget.xp_budget(self.threat, self.n_pcs)
+
+    @property
+    def fighters(self) -> Combatants:
+        """The PCs' and monsters' numbers (cached on what they depend on)."""
+        return _combatants(self.roles, self.level, self.lineup, self.budget, self.benchmark,
+                           self.defense, self.monster_dc)
+
+    def describe_lineup(self) -> str:
+        """The lineup used, e.g. ``"boss: 1 x level 7 (80 of 80 XP)"``."""
+        return self.fighters.lineup.describe()
+
+    @property
+    def dying_options(self) -> dict:
+        return RULES_SETS[self.rules]
+
+    @property
+    def seed000(self) -> bool:
+        return self.rules != "seed001"
+
+    @property
+    def threshold(self) -> int | None:
+        if not self.seed000:
+            return None
+        return hero_points.hero_threshold(self.hero_policy, self.hero_points, self.death_at)
+
+    def stabilize_cost(self, k: int) -> int:
+        """PP PC ``k`` spends to stabilise (R1-04, :func:`simkit.rules.perseverance.stabilize_cost`)."""
+        return int(perseverance.stabilize_cost(self.fighters.pcs[k].pp_max, self.stabilize_cap))
+
+    @property
+    def has_exact(self) -> bool:  # type: ignore[override]
+        from simkit.models.party_duel import duel_supported
+
+        return duel_supported(self)
+
+    def exact_initial(self) -> dict:
+        from simkit.models.party_duel import duel_initial
+
+        return duel_initial(self)
+
+    def exact_step(self, state, t: int) -> dict:
+        from simkit.models.party_duel import duel_step
+
+        return duel_step(self, state, t)
+
+    # -- random draws: one fixed plan per rules object --------------------------------------
+    @property
+    def plan(self) -> list[tuple[str, str, tuple[int, ...]]]:
+        """(name, kind, trailing shape) of every array drawn in a round.
+
+        Depends on the rules alone, never on the tracks' states.
+        """
+        return _plan(self)
+
+    def _plan(self) -> list[tuple[str, str, tuple[int, ...]]]:
+        P, M, A = self.n_pcs, len(self.fighters.monsters), self.attacks
+        out: list[tuple[str, str, tuple[int, ...]]] = [("check", "d20", (P,))]
+        for k, pc in enumerate(self.fighters.pcs):
+            out += [(f"atk{k}", "d20", (2,)), (f"dmg{k}", dice_draw(pc.damage), (2,))]
+            if pc.area and pc.cantrip:
+                out += [(f"area{k}", dice_draw(pc.area), ()), (f"cantrip{k}", dice_draw(pc.cantrip), ()),
+                        (f"msave{k}", "d20", (M,))]
+            if pc.heal:
+                out += [(f"heal{k}", dice_draw(pc.heal), ()), (f"aid{k}", "d20", ())]
+        if self.pc_target == "spread":
+            out.append(("pc_tgt", "random", (P, 2)))
+        if M:
+            out += [("matk", "d20", (M, A))]
+            for j, mo in enumerate(self.fighters.monsters):
+                out.append((f"mdmg{j}", dice_draw(mo.damage), (A,)))
+                if self.area_on:
+                    out.append((f"marea{j}", dice_draw(mo.area), ()))
+            if self.area_on:
+                out += [("area_u", "random", (M,)), ("psave", "d20", (M, P))]
+            if self.monster_target == "random":
+                out.append(("mon_tgt", "random", (M, A)))
+            if self.target_downed == "sometimes":
+                out.append(("downed_u", "random", (M, A)))
+        if self.hourly_on:
+            out += [("con", "d20", (P, HOURS)), ("med", "d20", (P, HOURS))]
+        return out
+
+    @property
+    def area_on(self) -> bool:
+        return self.area_chance > 0 and self.area_uses > 0
+
+    @property
+    def hourly_on(self) -> bool:
+        return not self.seed000 and self.long_term
+
+    def draw(self, rng, m: int) -> dict[str, np.ndarray]:
+        """One round's draws for ``m`` tracks (see :attr:`plan`)."""
+        out = {}
+        for name, kind, shape in self.plan:
+            size = (m,) + shape
+            if kind == "d20":
+                out[name] = rng.d20(size=size)
+            elif kind == "random":
+                out[name] = rng.random(size=size)
+            else:
+                out[name] = rng.integers(0, int(kind[6:]), size=size, dtype=np.uint16)
+        return out
+
+    def init_draw(self, rng, m: int) -> np.ndarray:
+        """Initiative d20s, shape (m, n_pcs + n_monsters)."""
+        return rng.d20(size=(m, self.n_pcs + len(self.fighters.monsters)))
+
+    def initiative_keys(self, rolls: np.ndarray) -> np.ndarray:
+        """Sort keys (higher acts first) from initiative rolls: d20 + Perception, ties to
+        monsters, then to the lower index."""
+        F = self.fighters
+        P, M = len(F.pcs), len(F.monsters)
+        perc = np.array([p.perception for p in F.pcs] + [mo.perception for mo in F.monsters], dtype=np.float64)
+        tie = np.array([(P + M - k) for k in range(P)] + [64 + (M - j) for j in range(M)], dtype=np.float64)
+        return (rolls.astype(np.float64) + perc) * 256 + tie
+
+    # -- Monte Carlo kernel -------------------------------------------------------------------
+    def init(self, n: int, rng):
+        F = self.fighters
+        P, M = len(F.pcs), len(F.monsters)
+        pp0 = np.array([p.pp_max for p in F.pcs], dtype=np.int16)
+        S = {
+            "hp": np.tile(np.array([p.hp for p in F.pcs], dtype=np.int32), (n, 1)),  # (n, P)
+            "cond": np.zeros((n, P), dtype=np.int8),  # UP / DYING / STABLE / DEAD
+            "dying": np.zeros((n, P), dtype=np.int16),  # dying value (seed 000)
+            "wounded": np.zeros((n, P), dtype=np.int16),  # wounded value (pf2e-core)
+            "dcs": np.zeros((n, P), dtype=np.int16),  # recovery DC before dying (R0-06)
+            "hero": np.full((n, P), self.hero_points, dtype=np.int8),  # hero points left
+            "pp": np.tile(pp0, (n, 1)),  # perseverance points (seed 001)
+            "turns": np.zeros((n, P), dtype=np.int16),  # agonising turns (seed 001)
+            "nl": np.zeros((n, P), dtype=bool),  # down by nonlethal damage
+            "moved": np.zeros((n, P), dtype=bool),  # moved in the order this round (R0-03)
+            "slots": np.tile(np.array([p.slots for p in F.pcs], dtype=np.int8), (n, 1)),
+            "heals": np.tile(np.array([p.heals for p in F.pcs], dtype=np.int8), (n, 1)),
+            "mhp": np.tile(np.array([mo.hp for mo in F.monsters], dtype=np.int32), (n, 1)),  # (n, M)
+            "area": np.full((n, M), self.area_uses, dtype=np.int8),  # area effects left
+            "key": self.initiative_keys(self.init_draw(rng, n)),  # (n, P + M) initiative
+            "phase": np.full(n, FIGHT if M else WON, dtype=np.int8),
+            "deaths": np.zeros(n, dtype=np.int16),
+            "knockouts": np.zeros(n, dtype=np.int16),
+            "rounds": np.zeros(n, dtype=np.int16),
+            "dead_mask": np.zeros(n, dtype=np.int32),
+            "hero_spent": np.zeros(n, dtype=np.int16),
+            "heals_spent": np.zeros(n, dtype=np.int16),
+        }
+        code = np.full(n, -1, dtype=np.int8)
+        if not M:
+            code[:] = VICTORY
+        return S, code
+
+    def step(self, state, t, rng):
+        S = state
+        m = len(S["hp"])
+        D = self.draw(rng, m)
+        code = np.full(m, -1, dtype=np.int8)
+        F = self.fighters
+        P, M = len(F.pcs), len(F.monsters)
+        V = self._values(D, m)
+        fighting = S["phase"] == FIGHT
+        S["rounds"][fighting] += 1
+        S["moved"][:] = False
+        if fighting.any():
+            order = np.argsort(-S["key"], axis=1, kind="stable")  # (m, P + M)
+            for s in range(P + M):
+                actor = order[:, s]
+                live = (code < 0) & (S["phase"] == FIGHT)
+                pc_i = np.flatnonzero(live & (actor < P))
+                if len(pc_i):
+                    self._pc_turns(S, D, V, code, pc_i, actor[pc_i], t)
+                live = (code < 0) & (S["phase"] == FIGHT)
+                mo_i = np.flatnonzero(live & (actor >= P))
+                if len(mo_i):
+                    j = actor[mo_i] - P
+                    alive = S["mhp"][mo_i, j] > 0
+                    self._monster_turns(S, D, V, code, mo_i[alive], j[alive], t)
+            # end of round: retreat
+            if self.retreat_at is not None:
+                down = (S["cond"] != UP).sum(axis=1)
+                flee = (code < 0) & (S["phase"] == FIGHT) & (down >= self.retreat_at)
+                S["phase"][flee] = FLED
+        after = (code < 0) & (S["phase"] != FIGHT) & ~fighting
+        i = np.flatnonzero(after)
+        if len(i):
+            self._aftermath(S, D, V, code, i)
+        self._finish(S, D, code)
+        return code
+
+    def _values(self, D, m) -> dict[str, np.ndarray]:
+        """Damage and healing sums of this round's draws, by combatant."""
+        F = self.fighters
+        V: dict[str, np.ndarray] = {}
+        for k, pc in enumerate(F.pcs):
+            V[f"dmg{k}"] = dice_values(pc.damage, D[f"dmg{k}"])
+            if pc.area and pc.cantrip:
+                V[f"area{k}"] = dice_values(pc.area, D[f"area{k}"])
+                V[f"cantrip{k}"] = dice_values(pc.cantrip, D[f"cantrip{k}"])
+            if pc.heal:
+                V[f"heal{k}"] = dice_values(pc.heal, D[f"heal{k}"])
+        for j, mo in enumerate(F.monsters):
+            V[f"mdmg{j}"] = dice_values(mo.damage, D[f"mdmg{j}"])
+            if self.area_on:
+                V[f"marea{j}"] = dice_values(mo.area, D[f"marea{j}"])
+        return V
+
+    # -- the PCs' turns -------------------------------------------------------------------------
+    def _pc_turns(self, S, D, V, code, i, k, t):
+        """PC ``k[n]`` acts on track ``i[n]``."""
+        go = ~S["moved"][i, k]
+        i, k = i[go], k[go]
+        cond = S["cond"][i, k]
+        dy = cond == DYING
+        if dy.any():
+            self._dying_turn(S, D, code, i[dy], k[dy])
+        up = cond == UP
+        i, k = i[up], k[up]
+        role = np.array([p.role for p in self.fighters.pcs])[k]
+        strike = np.isin(role, ("fighter", "rogue"))
+        cl = role == "cleric"
+        if cl.any():
+            strike[np.flatnonzero(cl)] = self._cleric(S, D, V, code, i[cl], k[cl], t)
+        wz = role == "wizard"
+        if wz.any():
+            self._wizard(S, D, V, code, i[wz], k[wz], t)
+        if strike.any():
+            self._strikes(S, D, V, code, i[strike], k[strike])
+
+    def _dying_turn(self, S, D, code, i, k):
+        """Recovery check (seed 000) or agonising turn (seed 001) of PCs ``k`` on tracks ``i``."""
+        F = self.fighters
+        if self.seed000:
+            opts = self.dying_options
+            old = S["dying"][i, k]
+            fort = np.array([p.fort for p in F.pcs], dtype=np.int32)[k] + self.check_penalty
+            new = recovery_check.recovery_phase(D["check"][i, k], old, check=opts["check"], bonus=fort,
+                                                dc=S["dcs"][i, k])
+            self._rise(S, code, i, k, old, new, knockout=False)
+            return
+        # seed 001: the perseverance turn (R1-01, R1-04) through rules/perseverance's reference
+        pp = S["pp"]
+        for col in np.unique(k):
+            sel = k == col
+            a, b = i[sel], k[sel]
+            out, new_pp = _agony_table(self.fighters.pcs[col].pp_max, self.stabilize_cost(col), self.spend)
+            t = np.minimum(S["turns"][a, b] + 1, out.shape[1] - 1)
+            res, now = out[pp[a, b], t], new_pp[pp[a, b], t]
+            pp[a, b] = now
+            S["turns"][a, b] += 1
+            S["cond"][a[res == perseverance.STABLE], b[res == perseverance.STABLE]] = STABLE
+            dead = res == perseverance.DEAD
+            self._kill(S, code, a[dead], b[dead])
+
+    def _rise(self, S, code, i, k, old, new, knockout):
+        """Dying of PCs ``(i, k)`` goes from ``old`` to ``new`` (R0-04, R0-08, R0-10)."""
+        opts = self.dying_options
+        res = hero_points.rise_phase(old, new, S["hero"][i, k] > 0, threshold=self.threshold,
+                                     death_at=self.death_at, knockout=knockout)
+        st = res == hero_points.STABLE
+        self._stabilize(S, i[st], k[st])
+        he = res == hero_points.HERO
+        a, b = i[he], k[he]
+        if opts["hero_effect"] == "revive":
+            S["wounded"][a, b] = dying_damage.wounded_after_losing(S["wounded"][a, b], opts["wounded_rule"])
+            S["hero"][a, b] -= 1
+            np.add.at(S["hero_spent"], a, 1)
+            S["hp"][a, b] = 1
+            S["cond"][a, b] = UP
+        else:
+            np.add.at(S["hero_spent"], a, S["hero"][a, b].astype(np.int16))
+            S["hero"][a, b] = 0
+            S["cond"][a, b] = STABLE
+        S["dying"][a, b] = 0
+        de = res == hero_points.DEAD
+        self._kill(S, code, i[de], k[de])
+        co = res == hero_points.CARRY_ON
+        S["cond"][i[co], k[co]] = DYING
+        S["dying"][i[co], k[co]] = new[co]
+
+    def _stabilize(self, S, i, k):
+        if self.seed000:
+            S["wounded"][i, k] = dying_damage.wounded_after_losing(S["wounded"][i, k],
+                                                                   self.dying_options["wounded_rule"])
+        S["cond"][i, k] = STABLE
+        S["dying"][i, k] = 0
+
+    def _kill(self, S, code, i, k):
+        """PCs ``(i, k)`` die (pairs are distinct; a dead PC stays dead, R0-15)."""
+        alive = S["cond"][i, k] != DEAD
+        i, k = i[alive], k[alive]
+        S["cond"][i, k] = DEAD
+        S["hp"][i, k] = 0
+        S["dying"][i, k] = 0
+        np.add.at(S["deaths"], i, 1)
+        np.bitwise_or.at(S["dead_mask"], i, (1 << k).astype(np.int32))
+
+    def _heal(self, S, V, i, k, c):
+        """Cleric ``c`` heals PC ``k`` on tracks ``i`` (R0-04, R1-03)."""
+        F = self.fighters
+        hp_max = np.array([p.hp for p in F.pcs], dtype=np.int32)
+        amount = np.zeros(len(i), dtype=np.int32)
+        for col in np.unique(c):
+            sel = c == col
+            amount[sel] = V[f"heal{col}"][i[sel]]
+        down = S["cond"][i, k] != UP
+        a, b = i[down], k[down]
+        if self.seed000:
+            was = S["cond"][a, b] == DYING
+            S["wounded"][a[was], b[was]] = dying_damage.wounded_after_losing(
+                S["wounded"][a[was], b[was]], self.dying_options["wounded_rule"])
+        S["cond"][a, b] = UP
+        S["dying"][a, b] = 0
+        S["nl"][a, b] = False
+        S["hp"][a, b] = 0
+        S["hp"][i, k] = np.minimum(hp_max[k], S["hp"][i, k] + amount)
+        S["heals"][i, c] -= 1
+        np.add.at(S["heals_spent"], i, 1)
+
+    def _cleric(self, S, D, V, code, i, c, t):
+        """Clerics ``c`` act on tracks ``i``; returns which of them still have to strike."""
+        F = self.fighters
+        cond = S["cond"][i]  # (n, P)
+        has = S["heals"][i, c] > 0
+        downed = (cond == DYING) | (cond == STABLE)
+        hp_max = np.array([p.hp for p in F.pcs], dtype=np.int32)
+        low = (cond == UP) & (S["hp"][i] <= self.heal_below * hp_max)
+        tgt_down = downed.any(axis=1)
+        tgt_low = low.any(axis=1)
+        target = np.where(tgt_down, downed.argmax(axis=1), low.argmax(axis=1))
+        heal = has & (tgt_down | tgt_low)
+        self._heal(S, V, i[heal], target[heal], c[heal])
+        dying = cond == DYING
+        aid = ~heal & dying.any(axis=1)
+        a, b, cc = i[aid], dying.argmax(axis=1)[aid], c[aid]
+        ok = np.zeros(len(a), dtype=bool)
+        for col in np.unique(cc):
+            sel = cc == col
+            ok[sel] = self._first_aid(D, a[sel], col)
+        self._stabilize(S, a[ok], b[ok])
+        return ~heal & ~aid
+
+    def _first_aid(self, D, i, c) -> np.ndarray:
+        """Whether cleric ``c``'s first aid works on tracks ``i`` (R1-02, rules/first_aid)."""
+        return first_aid.first_aid_lookup(D[f"aid{c}"][i], bonus=self.fighters.pcs[c].medicine,
+                                          check_penalty=self.check_penalty, dc=self.first_aid_dc)
+
+    def _targets(self, S, D, i, k, a):
+        """Monster each PC ``k`` on tracks ``i`` aims its ``a``-th attack at (-1: none alive)."""
+        mhp = S["mhp"][i]  # (n, M)
+        alive = mhp > 0
+        if self.pc_target == "focus":
+            tgt = np.where(alive, mhp, np.iinfo(np.int32).max).argmin(axis=1)
+        else:
+            cnt = alive.sum(axis=1)
+            pick = np.minimum((D["pc_tgt"][i, k, a] * cnt).astype(np.int64), np.maximum(cnt - 1, 0))
+            csum = np.cumsum(alive, axis=1)
+            tgt = (csum <= pick[:, None]).sum(axis=1)
+        return np.where(alive.any(axis=1), tgt, -1)
+
+    def _hit_monster(self, S, code, i, j, dmg):
+        S["mhp"][i, j] = np.maximum(S["mhp"][i, j] - dmg, 0)
+        won = (S["mhp"][i] == 0).all(axis=1)
+        S["phase"][i[won]] = WON
+
+    def _strikes(self, S, D, V, code, i, k):
+        F = self.fighters
+        atk = np.array([p.attack for p in F.pcs], dtype=np.int32)
+        step = np.array([4 if p.agile else 5 for p in F.pcs], dtype=np.int32)
+        mac = np.array([mo.ac for mo in F.monsters], dtype=np.int32)
+        for a in range(2):
+            live = S["phase"][i] == FIGHT
+            i, k = i[live], k[live]
+            j = self._targets(S, D, i, k, a)
+            roll = np.zeros(len(i), dtype=np.uint8)
+            dmg = np.zeros(len(i), dtype=np.int32)
+            for col in np.unique(k):
+                sel = k == col
+                roll[sel] = D[f"atk{col}"][i[sel], a]
+                dmg[sel] = V[f"dmg{col}"][i[sel], a]
+            deg = degrees(roll, atk[k] - step[k] * a, mac[j])
+            hit = deg >= SUCCESS
+            dmg = np.where(deg == CRIT_SUCCESS, 2 * dmg, dmg)
+            self._hit_monster(S, code, i[hit], j[hit], dmg[hit])
+
+    def _wizard(self, S, D, V, code, i, w, t):
+        """Wizards ``w`` on tracks ``i`` cast their area spell, or their cantrip."""
+        F = self.fighters
+        dc = np.array([p.spell_dc or 0 for p in F.pcs], dtype=np.int32)
+        ref = np.array([mo.reflex for mo in F.monsters], dtype=np.int32)
+        slot = S["slots"][i, w] > 0
+        a, ww = i[slot], w[slot]
+        S["slots"][a, ww] -= 1
+        base = np.zeros(len(a), dtype=np.int32)
+        for col in np.unique(ww):
+            sel = ww == col
+            base[sel] = V[f"area{col}"][a[sel]]
+        for j in range(len(F.monsters)):
+            alive = S["mhp"][a, j] > 0
+            roll = np.zeros(len(a), dtype=np.uint8)
+            for col in np.unique(ww):
+                sel = ww == col
+                roll[sel] = D[f"msave{col}"][a[sel], j]
+            dmg = basic_damage(degrees(roll, ref[j], dc[ww]), base)
+            hit = alive & (dmg > 0)
+            self._hit_monster(S, code, a[hit], np.full(hit.sum(), j), dmg[hit])
+        b, wb = i[~slot], w[~slot]
+        j = self._targets(S, D, b, wb, 0)
+        ok = j >= 0
+        b, wb, j = b[ok], wb[ok], j[ok]
+        base = np.zeros(len(b), dtype=np.int32)
+        roll = np.zeros(len(b), dtype=np.uint8)
+        for col in np.unique(wb):
+            sel = wb == col
+            base[sel] = V[f"cantrip{col}"][b[sel]]
+            roll[sel] = D[f"msave{col}"][b[sel], j[sel]]
+        dmg = basic_damage(degrees(roll, ref[j], dc[wb]), base)
+        hit = dmg > 0
+        self._hit_monster(S, code, b[hit], j[hit], dmg[hit])
+
+    # -- the monsters' turns ----------------------------------------------------------------------
+    def _monster_turns(self, S, D, V, code, i, j, t):
+        F = self.fighters
+        len(F.pcs)
+        if self.area_on:
+            use = (S["area"][i, j] > 0) & (D["area_u"][i, j] < self.area_chance)
+            self._area(S, D, V, code, i[use], j[use], t)
+            i, j = i[~use], j[~use]
+        atk = np.array([mo.attack for mo in F.monsters], dtype=np.int32)
+        rdc = np.array([mo.recovery_dc for mo in F.monsters], dtype=np.int32)
+        ac = np.array([p.ac for p in F.pcs], dtype=np.int32)
+        hp_max = np.array([p.hp for p in F.pcs], dtype=np.int32)
+        for a in range(self.attacks):
+            live = (code[i] < 0) & (S["phase"][i] == FIGHT)
+            i, j = i[live], j[live]
+            cond = S["cond"][i]  # (n, P)
+            downed = (cond == DYING) | (cond == STABLE)
+            up = cond == UP
+            if self.target_downed == "always":
+                aim_down = downed.any(axis=1)
+            elif self.target_downed == "sometimes":
+                aim_down = downed.any(axis=1) & (D["downed_u"][i, j, a] < self.downed_chance)
+            else:
+                aim_down = np.zeros(len(i), dtype=bool)
+            if self.monster_target == "random":
+                cnt = up.sum(axis=1)
+                pick = np.minimum((D["mon_tgt"][i, j, a] * cnt).astype(np.int64), np.maximum(cnt - 1, 0))
+                tgt_up = (np.cumsum(up, axis=1) <= pick[:, None]).sum(axis=1)
+            elif self.monster_target == "weakest":
+                tgt_up = np.where(up, S["hp"][i], np.iinfo(np.int32).max).argmin(axis=1)
+            else:
+                tgt_up = up.argmax(axis=1)
+            k = np.where(aim_down, downed.argmax(axis=1), tgt_up)
+            ok = aim_down | up.any(axis=1)
+            i, j, k = i[ok], j[ok], k[ok]
+            down = S["cond"][i, k] != UP
+            deg = degrees(D["matk"][i, j, a], atk[j] - MAP_STEPS[self.map] * min(a, 2),
+                          ac[k] - np.where(down, UNCONSCIOUS_AC, 0))
+            hit = deg >= SUCCESS
+            dmg = np.zeros(len(i), dtype=np.int32)
+            for col in np.unique(j):
+                sel = j == col
+                dmg[sel] = V[f"mdmg{col}"][i[sel], a]
+            crit = deg == CRIT_SUCCESS
+            dmg = np.where(crit, 2 * dmg, dmg)
+            self._damage(S, code, i[hit], k[hit], j[hit], dmg[hit], crit[hit], rdc[j[hit]], hp_max)
+            self._check_defeat(S, code, i[hit])
+
+    def _area(self, S, D, V, code, i, j, t):
+        F = self.fighters
+        S["area"][i, j] -= 1
+        sdc = np.array([mo.spell_dc for mo in F.monsters], dtype=np.int32)
+        ref = np.array([p.reflex for p in F.pcs], dtype=np.int32) + self.check_penalty
+        hp_max = np.array([p.hp for p in F.pcs], dtype=np.int32)
+        base = np.zeros(len(i), dtype=np.int32)
+        for col in np.unique(j):
+            sel = j == col
+            base[sel] = V[f"marea{col}"][i[sel]]
+        for k in range(len(F.pcs)):
+            up = S["cond"][i, k] == UP
+            deg = degrees(D["psave"][i, j, k], ref[k], sdc[j])
+            dmg = basic_damage(deg, base)
+            hit = up & (dmg > 0)
+            kk = np.full(hit.sum(), k)
+            self._damage(S, code, i[hit], kk, j[hit], dmg[hit], (deg == CRIT_FAIL)[hit], sdc[j[hit]], hp_max)
+        self._check_defeat(S, code, i)
+
+    def _damage(self, S, code, i, k, j, dmg, crit, src_dc, hp_max):
+        """Damage ``dmg`` to PCs ``(i, k)`` from monster ``j`` (R0-13, R0-03, R0-09, R0-12)."""
+        massive = massive_damage.is_massive(dmg, hp_max[k])
+        self._kill(S, code, i[massive], k[massive])
+        keep = ~massive & (S["cond"][i, k] != DEAD)
+        i, k, j, dmg, crit, src_dc = i[keep], k[keep], j[keep], dmg[keep], crit[keep], src_dc[keep]
+        up = S["cond"][i, k] == UP
+        a, b = i[up], k[up]
+        left = S["hp"][a, b] - dmg[up]
+        S["hp"][a, b] = np.maximum(left, 0)
+        ko = left <= 0
+        self._knockout(S, code, a[ko], b[ko], crit[up][ko], src_dc[up][ko], j[up][ko], move=True)
+        a, b, c, sd = i[~up], k[~up], crit[~up], src_dc[~up]
+        if self.trait == "death":
+            self._kill(S, code, a, b)
+            return
+        if self.trait == "nonlethal":
+            return
+        stable = S["cond"][a, b] == STABLE
+        self._knockout(S, code, a[stable], b[stable], c[stable], sd[stable], None, move=False)
+        if not self.seed000:
+            return
+        a, b, c, sd = a[~stable], b[~stable], c[~stable], sd[~stable]
+        old = S["dying"][a, b]
+        opts = self.dying_options
+        new = dying_damage.hit_phase(old, c, S["wounded"][a, b], on_damage=opts["on_damage"],
+                                     wounded_rule=opts["wounded_rule"])
+        S["dcs"][a, b] = np.maximum(S["dcs"][a, b], sd)
+        self._rise(S, code, a, b, old, new, knockout=False)
+
+    def _knockout(self, S, code, i, k, crit, src_dc, j, move):
+        """PCs ``(i, k)`` fall to 0 HP (R0-03; R1-01, R1-11); ``j``: the monster (moves them)."""
+        S["hp"][i, k] = 0
+        np.add.at(S["knockouts"], i, 1)
+        if move and j is not None:
+            P = len(self.fighters.pcs)
+            S["key"][i, k] = S["key"][i, P + j] + 0.5 - 0.01 * k
+            S["moved"][i, k] = True
+        if self.trait == "death":
+            self._kill(S, code, i, k)
+            return
+        if self.trait == "nonlethal":
+            S["cond"][i, k] = STABLE
+            S["nl"][i, k] = True
+            return
+        if self.seed000:
+            opts = self.dying_options
+            S["dcs"][i, k] = src_dc
+            w = S["wounded"][i, k] if opts["wounded_rule"] else 0
+            gain = (1 + crit.astype(np.int16) + w).astype(np.int16)
+            self._rise(S, code, i, k, np.zeros(len(i), dtype=np.int16), gain, knockout=True)
+            return
+        S["cond"][i, k] = DYING
+        S["turns"][i, k] = 0
+        S["nl"][i, k] = False
+        if self.zero_pp == "at_once":
+            z = S["pp"][i, k] == 0
+            self._kill(S, code, i[z], k[z])
+
+    def _check_defeat(self, S, code, i):
+        """Tracks ``i`` whose PCs are all at 0 HP: defeat (``after_defeat``)."""
+        i = np.unique(i)
+        lost = (S["cond"][i] != UP).all(axis=1) & (S["phase"][i] == FIGHT)
+        i = i[lost]
+        if not len(i):
+            return
+        if self.after_defeat == "slain":
+            for k in range(len(self.fighters.pcs)):
+                self._kill(S, code, i, np.full(len(i), k))
+        code[i] = DEFEAT
+
+    # -- after the fight ------------------------------------------------------------------------
+    def _aftermath(self, S, D, V, code, i):
+        """One round of care after a won fight or a retreat (tracks ``i``)."""
+        F = self.fighters
+        for c, pc in enumerate(F.pcs):
+            if not pc.heal:
+                continue
+            here = i[(S["cond"][i, c] == UP)]
+            cond = S["cond"][here]
+            downed = (cond == DYING) | (cond == STABLE)
+            heal = (S["heals"][here, c] > 0) & downed.any(axis=1)
+            self._heal(S, V, here[heal], downed.argmax(axis=1)[heal], np.full(heal.sum(), c))
+            rest = here[~heal]
+            dying = S["cond"][rest] == DYING
+            aid = dying.any(axis=1)
+            a, b = rest[aid], dying.argmax(axis=1)[aid]
+            ok = self._first_aid(D, a, c)
+            self._stabilize(S, a[ok], b[ok])
+        for k in range(len(F.pcs)):
+            dy = i[S["cond"][i, k] == DYING]
+            if len(dy):
+                self._dying_turn(S, D, code, dy, np.full(len(dy), k))
+
+    def _finish(self, S, D, code):
+        """Tracks whose fight is over and whose PCs are all conscious, stable or dead end."""
+        open_ = code < 0
+        over = open_ & (S["phase"] != FIGHT) & ~(S["cond"] == DYING).any(axis=1)
+        i = np.flatnonzero(over)
+        if len(i) and self.hourly_on:
+            self._hourly(S, D, code, i)
+        won = S["phase"][i] == WON
+        code[i] = np.where(won, np.where(S["deaths"][i] > 0, VICTORY_DEATHS, VICTORY), RETREAT)
+
+    def _hourly(self, S, D, code, i):
+        """Seed 001 long-term care of the stable PCs at 0 HP (R1-06..R1-08, via rules/hourly)."""
+        F = self.fighters
+        med = [p.medicine for p in F.pcs]
+        up = S["cond"][i] == UP
+        healer = np.full(len(i), -1, dtype=np.int32)
+        for c, mv in enumerate(med):
+            if mv is not None:
+                healer = np.where(up[:, c] & (mv > healer), mv, healer)
+        hours_on = np.arange(HOURS) < self.checks
+        for k, pc in enumerate(F.pcs):
+            st = np.flatnonzero(S["cond"][i, k] == STABLE)
+            if not len(st):
+                continue
+            a = i[st]
+            for h in np.unique(healer[st]):
+                sel = healer[st] == h
+                b = a[sel]
+                res = hourly.hourly_lookup(
+                    D["con"][b, k, :], D["med"][b, k, :] if h >= 0 else None, con=pc.con,
+                    healer=int(h) if h >= 0 else None, check_penalty=self.check_penalty,
+                    natural=False, lethal=True,
+                )  # (n, HOURS): 0 dead / 1 stays / 2 awake (R1-06..R1-08)
+                # a nonlethal knock-out is in no danger of death (R1-11): lethal=False
+                res = np.where(S["nl"][b, k][:, None] & (res == hourly.DEAD), hourly.STAYS, res)
+                decisive = (res != hourly.STAYS) & hours_on
+                first = np.where(decisive.any(axis=1), decisive.argmax(axis=1), HOURS)
+                died = (first < HOURS) & (res[np.arange(len(b)), np.minimum(first, HOURS - 1)] == hourly.DEAD)
+                self._kill(S, code, b[died], np.full(died.sum(), k))
+                S["cond"][b[~died], k] = UP
+                S["hp"][b[~died], k] = np.where(first[~died] < HOURS, 1, self.level)

@@ -1,0 +1,381 @@
+"""Scalar reference of the party kernel: one track, one round, plain Python.
+
+Written apart from :mod:`simkit.models.party` from the round described in its docstring,
+one action at a time, with the scalar references of the rule phases
+(:func:`simkit.rules.recovery_check.recovery_delta`,
+:func:`simkit.rules.dying_damage.hit_while_dying`, :func:`simkit.rules.hero_points.rise`,
+:func:`simkit.rules.hourly.hourly_result`). Fed the same draws as the kernel (one row of
+each array of :attr:`~simkit.models.party.Party.plan`), it must end every track the same
+way with the same marks. Slow on purpose; not used by the engine.
+"""
+
+from __future__ import annotations
+
+from simkit.models.encounter import UNCONSCIOUS_AC, dice_draw
+from simkit.models.party import MAP_STEPS, OUTCOMES, Party
+from simkit.rules import (
+    dying_damage,
+    first_aid,
+    hero_points,
+    hourly,
+    massive_damage,
+    perseverance,
+    recovery_check,
+)
+from simkit.rules.dice import CRIT_FAIL, CRIT_SUCCESS, SUCCESS, Dice, degree
+
+__all__ = ["new_track", "ref_round"]
+
+UP, DYING, STABLE, DEAD = "up", "dying", "stable", "dead"
+
+
+def _dice(text: str, draw) -> int:
+    """One sum of dice from its draw: base-``sides`` digits, or a uniform's inverse CDF."""
+    d = Dice.parse(text)
+    if dice_draw(text) == "random":
+        return int(d.quantile(float(draw)))
+    draw = int(draw)
+    return d.bonus + sum(draw // d.sides**i % d.sides + 1 for i in range(d.count))
+
+
+def _basic(deg: int, base: int) -> int:
+    return {CRIT_SUCCESS: 0, SUCCESS: base // 2, CRIT_FAIL: 2 * base}.get(deg, base)
+
+
+def new_track(r: Party, init_rolls) -> dict:
+    """A track at the start; ``init_rolls``: the natural initiative d20s (PCs, then monsters)."""
+    F = r.fighters
+    P, M = len(F.pcs), len(F.monsters)
+    keys = []
+    for c in range(P + M):
+        if c < P:
+            total, tie = int(init_rolls[c]) + F.pcs[c].perception, P + M - c
+        else:
+            total, tie = int(init_rolls[c]) + F.monsters[c - P].perception, 64 + (M - (c - P))
+        keys.append(total * 256.0 + tie)
+    return {
+        "pcs": [{"hp": p.hp, "cond": UP, "dying": 0, "wounded": 0, "dcs": 0, "hero": r.hero_points, "pp": p.pp_max,
+                  "turns": 0, "nl": False, "moved": False, "slots": p.slots, "heals": p.heals} for p in F.pcs],
+        "mhp": [mo.hp for mo in F.monsters], "area": [r.area_uses] * M, "key": keys,
+        "phase": "fight" if M else "won", "deaths": 0, "knockouts": 0, "rounds": 0, "dead_mask": 0, "hero_spent": 0,
+        "heals_spent": 0, "outcome": None if M else "victory",
+    }
+
+
+class _Track:
+    """One track being played: the rules, its state and this round's draws."""
+
+    def __init__(self, r: Party, tr: dict, d: dict):
+        self.r, self.tr, self.d = r, tr, d
+        self.F = r.fighters
+        self.opts = r.dying_options
+
+    # -- helpers ---------------------------------------------------------------------
+    def over(self) -> bool:
+        return self.tr["outcome"] is not None or self.tr["phase"] != "fight"
+
+    def kill(self, k):
+        pc = self.tr["pcs"][k]
+        if pc["cond"] == DEAD:
+            return
+        pc.update(cond=DEAD, hp=0, dying=0)
+        self.tr["deaths"] += 1
+        self.tr["dead_mask"] |= 1 << k
+
+    def stabilize(self, k):
+        pc = self.tr["pcs"][k]
+        if self.r.seed000:
+            pc["wounded"] = dying_damage.wounded_after_losing(pc["wounded"], self.opts["wounded_rule"])
+        pc.update(cond=STABLE, dying=0)
+
+    def rise(self, k, old, new, knockout):
+        r, pc = self.r, self.tr["pcs"][k]
+        res = hero_points.rise(old, new, threshold=r.threshold if pc["hero"] > 0 else None,
+                               death_at=r.death_at, knockout=knockout)
+        if res == hero_points.STABLE:
+            self.stabilize(k)
+        elif res == hero_points.HERO:
+            if self.opts["hero_effect"] == "revive":
+                pc["wounded"] = dying_damage.wounded_after_losing(pc["wounded"], self.opts["wounded_rule"])
+                pc["hero"] -= 1
+                self.tr["hero_spent"] += 1
+                pc.update(hp=1, cond=UP)
+            else:
+                self.tr["hero_spent"] += pc["hero"]
+                pc.update(hero=0, cond=STABLE)
+            pc["dying"] = 0
+        elif res == hero_points.DEAD:
+            self.kill(k)
+        else:
+            pc.update(cond=DYING, dying=new)
+
+    def knockout(self, k, crit, src, j, move):
+        r, pc = self.r, self.tr["pcs"][k]
+        pc["hp"] = 0
+        self.tr["knockouts"] += 1
+        if move:
+            pc["moved"] = True
+            self.tr["key"][k] = self.tr["key"][len(self.F.pcs) + j] + 0.5 - 0.01 * k
+        if r.trait == "death":
+            self.kill(k)
+        elif r.trait == "nonlethal":
+            pc.update(cond=STABLE, nl=True)
+        elif r.seed000:
+            pc["dcs"] = src
+            gain = dying_damage.knockout_value(crit=crit, wounded=pc["wounded"],
+                                               wounded_rule=self.opts["wounded_rule"])
+            self.rise(k, 0, gain, knockout=True)
+        else:
+            pc.update(cond=DYING, turns=0, nl=False)
+            if r.zero_pp == "at_once" and pc["pp"] == 0:
+                self.kill(k)
+
+    def damage(self, k, j, dmg, crit, src):
+        r, pc = self.r, self.tr["pcs"][k]
+        if massive_damage.is_massive(dmg, self.F.pcs[k].hp):  # R0-13
+            self.kill(k)
+            return
+        if pc["cond"] == DEAD:
+            return
+        if pc["cond"] == UP:
+            left = pc["hp"] - dmg
+            pc["hp"] = max(left, 0)
+            if left <= 0:
+                self.knockout(k, crit, src, j, move=True)
+            return
+        if r.trait == "death":
+            self.kill(k)
+        elif r.trait == "nonlethal":
+            pass
+        elif pc["cond"] == STABLE:
+            self.knockout(k, crit, src, j, move=False)
+        elif r.seed000:
+            old = pc["dying"]
+            new = dying_damage.hit_while_dying(old, crit, on_damage=self.opts["on_damage"],
+                                               wounded=pc["wounded"], wounded_rule=self.opts["wounded_rule"])
+            pc["dcs"] = max(pc["dcs"], src)
+            self.rise(k, old, new, knockout=False)
+
+    def check_defeat(self):
+        tr = self.tr
+        if tr["phase"] != "fight" or tr["outcome"] is not None:
+            return
+        if all(pc["cond"] != UP for pc in tr["pcs"]):
+            if self.r.after_defeat == "slain":
+                for k in range(len(tr["pcs"])):
+                    self.kill(k)
+            tr["outcome"] = "defeat"
+
+    def hit_monster(self, j, dmg):
+        self.tr["mhp"][j] = max(self.tr["mhp"][j] - dmg, 0)
+        if all(h == 0 for h in self.tr["mhp"]):
+            self.tr["phase"] = "won"
+
+    def heal(self, c, k):
+        pc = self.tr["pcs"][k]
+        if pc["cond"] != UP:
+            if self.r.seed000 and pc["cond"] == DYING:
+                pc["wounded"] = dying_damage.wounded_after_losing(pc["wounded"], self.opts["wounded_rule"])
+            pc.update(cond=UP, dying=0, nl=False, hp=0)
+        pc["hp"] = min(self.F.pcs[k].hp, pc["hp"] + _dice(self.F.pcs[c].heal, self.d[f"heal{c}"]))
+        self.tr["pcs"][c]["heals"] -= 1
+        self.tr["heals_spent"] += 1
+
+    def first_aid(self, c, k):
+        if first_aid.first_aid_succeeds(int(self.d[f"aid{c}"]), bonus=self.F.pcs[c].medicine,
+                                        check_penalty=self.r.check_penalty, dc=self.r.first_aid_dc):
+            self.stabilize(k)
+
+    # -- turns -----------------------------------------------------------------------
+    def dying_turn(self, k):
+        r, pc = self.r, self.tr["pcs"][k]
+        if r.seed000:
+            old = pc["dying"]
+            delta = recovery_check.recovery_delta(int(self.d["check"][k]), old, check=self.opts["check"],
+                                                  bonus=self.F.pcs[k].fort + r.check_penalty, dc=pc["dcs"])
+            self.rise(k, old, old + delta, knockout=False)
+            return
+        pc["turns"] += 1
+        res, _, pc["pp"] = perseverance.perseverance_round(
+            perseverance.AGONISING, pc["pp"], pc["turns"], cost=r.stabilize_cost(k), spend=r.spend)
+        if res == perseverance.STABLE:
+            pc["cond"] = STABLE
+        elif res == perseverance.DEAD:
+            self.kill(k)
+
+    def target(self, k, a) -> int | None:
+        alive = [j for j, h in enumerate(self.tr["mhp"]) if h > 0]
+        if not alive:
+            return None
+        if self.r.pc_target == "focus":
+            return min(alive, key=lambda j: (self.tr["mhp"][j], j))
+        pick = min(int(float(self.d["pc_tgt"][k][a]) * len(alive)), len(alive) - 1)
+        return alive[pick]
+
+    def strikes(self, k):
+        me = self.F.pcs[k]
+        for a in range(2):
+            if self.tr["phase"] != "fight":
+                return
+            j = self.target(k, a)
+            deg = degree(int(self.d[f"atk{k}"][a]), me.attack - (4 if me.agile else 5) * a, self.F.monsters[j].ac)
+            if deg >= SUCCESS:
+                dmg = _dice(me.damage, self.d[f"dmg{k}"][a])
+                self.hit_monster(j, 2 * dmg if deg == CRIT_SUCCESS else dmg)
+
+    def wizard(self, k):
+        me, pc = self.F.pcs[k], self.tr["pcs"][k]
+        if pc["slots"] > 0:
+            pc["slots"] -= 1
+            base = _dice(me.area, self.d[f"area{k}"])
+            for j, mo in enumerate(self.F.monsters):
+                if self.tr["mhp"][j] > 0:
+                    dmg = _basic(degree(int(self.d[f"msave{k}"][j]), mo.reflex, me.spell_dc), base)
+                    if dmg > 0:
+                        self.hit_monster(j, dmg)
+            return
+        j = self.target(k, 0)
+        if j is None:
+            return
+        base = _dice(me.cantrip, self.d[f"cantrip{k}"])
+        dmg = _basic(degree(int(self.d[f"msave{k}"][j]), self.F.monsters[j].reflex, me.spell_dc), base)
+        if dmg > 0:
+            self.hit_monster(j, dmg)
+
+    def cleric(self, k):
+        pcs_ = self.tr["pcs"]
+        if pcs_[k]["heals"] > 0:
+            downed = [q for q, pc in enumerate(pcs_) if pc["cond"] in (DYING, STABLE)]
+            low = [q for q, pc in enumerate(pcs_)
+                   if pc["cond"] == UP and pc["hp"] <= self.r.heal_below * self.F.pcs[q].hp]
+            if downed or low:
+                self.heal(k, (downed or low)[0])
+                return
+        dying = [q for q, pc in enumerate(pcs_) if pc["cond"] == DYING]
+        if dying:
+            self.first_aid(k, dying[0])
+            return
+        self.strikes(k)
+
+    def pc_turn(self, k):
+        pc = self.tr["pcs"][k]
+        if pc["moved"]:
+            return
+        if pc["cond"] == DYING:
+            self.dying_turn(k)
+        elif pc["cond"] == UP:
+            role = self.F.pcs[k].role
+            if role == "cleric":
+                self.cleric(k)
+            elif role == "wizard":
+                self.wizard(k)
+            else:
+                self.strikes(k)
+
+    def monster_turn(self, j):
+        r, tr, mo = self.r, self.tr, self.F.monsters[j]
+        if r.area_on and tr["area"][j] > 0 and float(self.d["area_u"][j]) < r.area_chance:
+            tr["area"][j] -= 1
+            base = _dice(mo.area, self.d[f"marea{j}"])
+            for k, pc in enumerate(tr["pcs"]):
+                if pc["cond"] == UP:
+                    deg = degree(int(self.d["psave"][j][k]), self.F.pcs[k].reflex + r.check_penalty, mo.spell_dc)
+                    dmg = _basic(deg, base)
+                    if dmg > 0:
+                        self.damage(k, j, dmg, deg == CRIT_FAIL, mo.spell_dc)
+            self.check_defeat()
+            return
+        for a in range(r.attacks):
+            if self.over():
+                return
+            pcs_ = tr["pcs"]
+            downed = [q for q, pc in enumerate(pcs_) if pc["cond"] in (DYING, STABLE)]
+            up = [q for q, pc in enumerate(pcs_) if pc["cond"] == UP]
+            aim_down = bool(downed) and (r.target_downed == "always" or (
+                r.target_downed == "sometimes" and float(self.d["downed_u"][j][a]) < r.downed_chance))
+            if aim_down:
+                k = downed[0]
+            elif not up:
+                continue
+            elif r.monster_target == "random":
+                k = up[min(int(float(self.d["mon_tgt"][j][a]) * len(up)), len(up) - 1)]
+            elif r.monster_target == "weakest":
+                k = min(up, key=lambda q: (pcs_[q]["hp"], q))
+            else:
+                k = up[0]
+            ac = self.F.pcs[k].ac - (UNCONSCIOUS_AC if pcs_[k]["cond"] != UP else 0)
+            deg = degree(int(self.d["matk"][j][a]), mo.attack - MAP_STEPS[r.map] * min(a, 2), ac)
+            if deg >= SUCCESS:
+                dmg = _dice(mo.damage, self.d[f"mdmg{j}"][a])
+                crit = deg == CRIT_SUCCESS
+                self.damage(k, j, 2 * dmg if crit else dmg, crit, mo.recovery_dc)
+                self.check_defeat()
+
+    def aftermath(self):
+        pcs_ = self.tr["pcs"]
+        for c, me in enumerate(self.F.pcs):
+            if not me.heal or pcs_[c]["cond"] != UP:
+                continue
+            downed = [q for q, pc in enumerate(pcs_) if pc["cond"] in (DYING, STABLE)]
+            if pcs_[c]["heals"] > 0 and downed:
+                self.heal(c, downed[0])
+                continue
+            dying = [q for q, pc in enumerate(pcs_) if pc["cond"] == DYING]
+            if dying:
+                self.first_aid(c, dying[0])
+        for k in range(len(pcs_)):
+            if pcs_[k]["cond"] == DYING:
+                self.dying_turn(k)
+
+    def hourly(self):
+        r, pcs_ = self.r, self.tr["pcs"]
+        meds = [me.medicine for q, me in enumerate(self.F.pcs) if me.medicine is not None and pcs_[q]["cond"] == UP]
+        healer = max(meds) if meds else None
+        for k, pc in enumerate(pcs_):
+            if pc["cond"] != STABLE:
+                continue
+            result = hourly.STAYS
+            for h in range(r.checks):
+                result = hourly.hourly_result(int(self.d["con"][k][h]), int(self.d["med"][k][h]),
+                                              con=self.F.pcs[k].con, healer=healer,
+                                              check_penalty=r.check_penalty, lethal=not pc["nl"])
+                if result != hourly.STAYS:
+                    break
+            if result == hourly.DEAD:
+                self.kill(k)
+            else:
+                pc.update(cond=UP, hp=1 if result == hourly.AWAKE else r.level)
+
+
+def ref_round(r: Party, tr: dict, d: dict):
+    """Play round ``t`` on one track (``tr`` updated); return the outcome code or None."""
+    T = _Track(r, tr, d)
+    P = len(T.F.pcs)
+    fighting = tr["phase"] == "fight"
+    if fighting:
+        tr["rounds"] += 1
+    for pc in tr["pcs"]:
+        pc["moved"] = False
+    if fighting:
+        order = sorted(range(len(tr["key"])), key=lambda c: -tr["key"][c])
+        for c in order:
+            if T.over():
+                continue
+            if c < P:
+                T.pc_turn(c)
+            elif tr["mhp"][c - P] > 0:
+                T.monster_turn(c - P)
+        down = sum(pc["cond"] != UP for pc in tr["pcs"])
+        if r.retreat_at is not None and not T.over() and down >= r.retreat_at:
+            tr["phase"] = "fled"
+    elif tr["outcome"] is None:
+        T.aftermath()
+    if tr["outcome"] is None and tr["phase"] != "fight" and all(pc["cond"] != DYING for pc in tr["pcs"]):
+        if r.hourly_on:
+            T.hourly()
+        if tr["phase"] == "won":
+            tr["outcome"] = "victory_with_deaths" if tr["deaths"] else "victory"
+        else:
+            tr["outcome"] = "retreat"
+    return None if tr["outcome"] is None else OUTCOMES.index(tr["outcome"])
+

@@ -1,0 +1,167 @@
+"""The party model: kernel vs scalar reference, outcomes, parameters, monotonicity."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+import simkit
+from simkit.core.params import ParamError
+from simkit.models.party import Party
+from simkit.models.party_ref import new_track, ref_round
+from simkit.testing import RecordingRng, standard_error
+
+
+def kernel_vs_ref(model: Party, n: int, seed: int) -> np.ndarray:
+    """Run the kernel on ``n`` tracks with recorded draws (compacting like the engine) and
+    replay every track through the scalar reference: same outcome, marks and HP each round."""
+    rng = RecordingRng(seed)
+    S, code = model.init(n, rng)
+    tracks = [new_track(model, rng.draws[0][1][i]) for i in range(n)]
+    out = np.where(code >= 0, code, -1).astype(np.int64)
+    keep = np.flatnonzero(code < 0)
+    S = {k: v.take(keep, axis=0) for k, v in S.items()}
+    ids = keep
+    names = [name for name, _, _ in model.plan]
+    for t in range(1, model.max_rounds + 1):
+        if not len(ids):
+            break
+        start = len(rng.draws)
+        code = model.step(S, t, rng)
+        D = dict(zip(names, [x for _, x in rng.draws[start:]]))
+        assert len(D) == len(names) == len(rng.draws) - start
+        for row, i in enumerate(ids):
+            got = ref_round(model, tracks[i], {k: v[row] for k, v in D.items()})
+            want = int(code[row]) if code[row] >= 0 else None
+            assert got == want, (model, t, i, tracks[i])
+            assert [pc["hp"] for pc in tracks[i]["pcs"]] == list(S["hp"][row]), (model, t, i)
+            assert tracks[i]["mhp"] == list(S["mhp"][row]), (model, t, i)
+            if want is not None:
+                out[i] = want
+                for mark in model.marks:
+                    assert tracks[i][mark] == S[mark][row], (model, mark, t, i)
+        keep = np.flatnonzero(code < 0)
+        S = {k: v.take(keep, axis=0) for k, v in S.items()}
+        ids = ids[keep]
+    return out
+
+
+def _configs(count: int, seed: int) -> list[dict]:
+    """Generated small configurations over every option."""
+    g = np.random.default_rng(seed)
+    roles = ("fighter", "rogue", "cleric", "wizard")
+    out = []
+
+    def pick(xs):
+        return xs[int(g.integers(len(xs)))]
+
+    for _ in range(count):
+        size = int(g.integers(1, 5))
+        out.append({
+            "level": int(g.integers(1, 21)),
+            "party": ",".join(pick(roles) for _ in range(size)),
+            "threat": pick(("trivial", "low", "moderate", "severe", "extreme")),
+            "lineup": pick(("boss", "boss_and_minions", "pack")),
+            "rules": pick(("seed000", "pf2e-core", "seed001")),
+            "benchmark": pick(("Extreme", "High", "Moderate", "Low")),
+            "defense": pick(("High", "Moderate", "Low")),
+            "hero_points": int(g.integers(0, 3)),
+            "hero_policy": pick(["never", "immediately", "at_death", 2]),
+            "spend": pick(["never", "asap", "last", 1, 3]),
+            "zero_pp": pick(("at_once", "end_of_turn")),
+            "trait": pick(("lethal", "lethal", "nonlethal", "death")),
+            "target_downed": pick(("never", "sometimes", "always")),
+            "area_chance": pick((0.0, 0.3, 1.0)),
+            "area_uses": int(g.integers(0, 3)),
+            "pc_target": pick(("focus", "spread")),
+            "monster_target": pick(("random", "weakest", "focus")),
+            "heal_below": pick((0.0, 0.5, 1.0)),
+            "after_defeat": pick(("slain", "captured")),
+            "retreat_at": pick([None, 1, size]) if size else None,
+            "check_penalty": pick((0, 0, -2)),
+            "attacks": int(g.integers(1, 4)),
+            "map": pick(("standard", "agile", "none")),
+            "max_rounds": pick((3, 100)),
+        })
+    return out
+
+
+@pytest.mark.parametrize("params", _configs(12, 20261130))
+def test_kernel_equals_scalar_reference(params):
+    m = Party(**params)
+    out = kernel_vs_ref(m, 60, 11)
+    assert out.min() >= -1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("params", _configs(60, 11))
+def test_kernel_equals_scalar_reference_many(params):
+    kernel_vs_ref(Party(**params), 200, 5)
+
+
+def test_defaults_and_lineup_shown():
+    m = Party()
+    assert m.roles == ("fighter", "rogue", "cleric", "wizard")
+    assert m.describe_lineup() == "boss: 1 x level 7 (80 of 80 XP)"
+    assert Party(level=5, threat="severe", lineup="pack").describe_lineup() == "pack: 4 x level 4 (120 of 120 XP)"
+    assert Party(xp_budget=0).fighters.monsters == ()
+    res = simkit.simulate(Party(xp_budget=0), 100, rng=1)
+    assert res["victory"] == 1.0
+
+
+def test_bad_parameters_name_what_is_allowed():
+    with pytest.raises(ParamError, match="party"):
+        Party(party="fighter,bard")
+    with pytest.raises(ParamError, match="party"):
+        Party(party="fighter," * 9)
+    with pytest.raises(ParamError, match="threat"):
+        Party(threat="deadly")
+    with pytest.raises(ParamError, match="retreat_at"):
+        Party(party="fighter,wizard", retreat_at=3)
+    with pytest.raises(ParamError, match="rules"):
+        Party(rules="dnd")
+
+
+def test_outcomes_and_marks_are_consistent():
+    m = Party(level=3, threat="extreme", rules="pf2e-core")
+    res = simkit.simulate(m, 20000, rng=3)
+    deaths = res.marks["deaths"]  # (outcome, value) counts
+    i = {o: k for k, o in enumerate(res.outcomes)}
+    assert deaths[i["victory"], 1:].sum() == 0  # a victory has no death
+    assert deaths[i["victory_with_deaths"], 0] == 0
+    assert deaths[i["defeat"], :m.n_pcs].sum() == 0  # slain: every PC dies
+    mask = res.marks["dead_mask"]
+    bits = np.array([(v).bit_count() for v in range(mask.shape[1])])
+    assert (mask.sum(axis=0) * bits).sum() == (deaths.sum(axis=0) * np.arange(deaths.shape[1])).sum()
+
+
+def _p_death(m: Party, n: int, seed: int) -> float:
+    res = simkit.simulate(m, n, rng=seed)
+    d = res.marks["deaths"].sum(axis=0)
+    return 1 - d[0] / n
+
+
+@pytest.mark.parametrize("rules", ["seed000", "pf2e-core", "seed001"])
+def test_bigger_threat_never_lowers_death_odds(rules):
+    n = 20000
+    ps = [_p_death(Party(level=4, threat=t, rules=rules), n, 7) for t in
+          ("trivial", "low", "moderate", "severe", "extreme")]
+    for a, b in itertools.pairwise(ps):
+        assert b >= a - 5 * np.hypot(standard_error(a, n), standard_error(b, n)), ps
+
+
+def test_a_healer_never_raises_death_odds():
+    n = 20000
+    with_healer = _p_death(Party(level=4, threat="severe", party="fighter,rogue,cleric,wizard"), n, 9)
+    without = _p_death(Party(level=4, threat="severe", party="fighter,rogue,fighter,wizard"), n, 9)
+    assert with_healer <= without + 5 * np.hypot(standard_error(with_healer, n), standard_error(without, n))
+
+
+@pytest.mark.slow
+def test_block_size_changes_nothing():
+    m = Party(level=2, threat="severe", lineup="boss_and_minions", pc_target="spread")
+    a = simkit.simulate(m, 2**17 + 500, rng=4, block_size=2**16)
+    b = simkit.simulate(m, 2**17 + 500, rng=4, block_size=2**17)
+    assert np.array_equal(a.hist, b.hist)
