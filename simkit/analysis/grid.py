@@ -406,8 +406,10 @@ def load_config(path) -> dict:
         n = cfg["n"]
         if isinstance(n, float) and n.is_integer():
             cfg["n"] = n = int(n)  # n = 1e5, as on the command line
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise ParamError(f"--config {path}: n must be a positive integer, got {n!r}")
+        from simkit.core.engine import MAX_N
+
+        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_N:
+            raise ParamError(f"--config {path}: n must be a positive integer up to {MAX_N:.0e}, got {shown(n)}")
     if "seed" in cfg and (isinstance(cfg["seed"], bool) or not isinstance(cfg["seed"], int) or cfg["seed"] < 0):
         raise ParamError(f"--config {path}: seed must be a non-negative integer, got {cfg['seed']!r}")
     for key in ("preset", "output", "executor", "scheduler"):
@@ -428,7 +430,7 @@ def _read_toml(path) -> dict:
     """A TOML file as a dict, or one line (:class:`ParamError`): missing, too big, not UTF-8,
     malformed, or values nested deeper than a table of lists."""
     p = Path(path)
-    where = f"--config {shown(str(path))}"
+    where = f"--config {path}" if len(str(path)) <= 200 else f"--config {shown(str(path))}"
     try:
         with p.open("rb") as fh:
             data = fh.read(MAX_CONFIG_BYTES + 1)

@@ -192,10 +192,11 @@ def _cmd_sweep(args) -> int:
     from simkit.analysis.sweep import journal_path, sweep, sweep_csv
 
     s = _merged_settings(args)
-    if s["scheduler"] is not None:
-        from simkit.analysis.grid import check_scheduler
+    for address in (args.scheduler, s["scheduler"]):  # an empty --scheduler '' too
+        if address is not None:
+            from simkit.analysis.grid import check_scheduler
 
-        check_scheduler(s["scheduler"])
+            check_scheduler(address)
     cls = get_model(s["model"])
     axes, fixed = _axes_and_fixed(cls, s, args)
     workers = s["workers"] or _default_workers(s["executor"], s["exact_only"], s["n"] * _grid_size(axes))

@@ -1,0 +1,292 @@
+"""Fuzz: hundreds of generated bad inputs, each one line and exit 2 (or a clear exception).
+
+From a fixed seed: bad command lines (run in-process), bad sweep TOML files and bad API
+calls. Each invocation holds at least one element that is certainly wrong (an unknown
+key, a value outside its declared range, a malformed number...), so every one must be
+refused: exit status 2, exactly one line on stderr, nothing on stdout, no traceback,
+and no file created. API calls must raise ``ParamError`` or ``TypeError`` with a short
+one-line message.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import simkit
+from simkit.core.params import ParamError, spec
+from simkit.models import REGISTRY
+from simkit.testing import run_cli
+
+SEED = 20261130
+N_CLI = 400
+N_TOML = 80
+N_API = 150
+MAX_LINE = 500
+
+#: Values wrong for any integer parameter.
+BAD_INT_TEXT = ["", " ", "１４", "٣", "1e999", "nan", "inf", "-inf", "0x10", "1.5", "9" * 5000, "abc", "1e5",
+                "2147483648", "-9223372036854775809", "1_0_", "--1", "1,2", "none!", "\x00", "10**3", "½"]
+BAD_N = ["0", "-1", "0**-1", "1e20", "abc", "１０", "1.5", "", "10**100", "2**-1", "-0", "1e-3", "nan",
+         "inf", "1" * 500, "0**0**0", "(1)", "1e13*10"]
+BAD_SEED = ["-1", "x", "１", "1.5", "", "1e3", "nan"]
+BAD_WORKERS = ["0", "2000", "x", "-3", "1.5", ""]
+BAD_DICE = ["", "d", "1d", "d6", "0d6", "101d6", "1d0", "1d1001", "11d1000", "1d6+1000001", "1d6+1e20",
+            "2147483648", "１d6", "1d6+", "1d6++1", "1d6 2", "1d6*2", "-1d6", "1d6+" + "9" * 4000, "nan"]
+BAD_GRID = ["dc=", "dc=1..", "dc=5..1", "dc=1..10:0", "dc=1..1000000000", "nokey=1", "dc=1,,2", "dc=1,1",
+            "dc", "dc=1..10:-1", "dc=a..b", "dc=１..5", "=1", "dc=0", "dc=101", "dc=1,2,x"]
+BAD_SCHEDULER = ["foo:bar:baz", "a b", "x:99999", "tcp://", "::1:8786", "http://x:1", "", "é:1", "x" * 400]
+BAD_FORMAT = ["xml", "", "CSV", "json5"]
+JUNK_NAMES = ["", "nosuch", "DYING", "dying ", "../dying", "dy\x00ing", "ё", "x" * 300]
+
+
+def _int_params(cls):
+    return [(k, m) for k, m in spec(cls).items() if m["kind"] == "int"]
+
+
+def _dice_params(cls):
+    return [k for k, m in spec(cls).items() if m["kind"] == "dice"]
+
+
+def _out_of_range(rnd, meta) -> list[str]:
+    vals = []
+    if meta["lo"] is not None:
+        vals += [str(int(meta["lo"]) - 1), str(int(meta["lo"]) - 10**rnd.randint(1, 30))]
+    if meta["hi"] is not None:
+        vals += [str(int(meta["hi"]) + 1), str(int(meta["hi"]) + 10**rnd.randint(1, 30))]
+    return vals
+
+
+def _bad_invocation(rnd: random.Random, out: Path) -> list[str]:
+    """One command line with at least one certainly bad element."""
+    verb = rnd.choice(["run", "exact", "sweep", "run", "exact", "sweep", "models"])
+    exact_models = [n for n, c in REGISTRY.items() if getattr(c, "has_exact", False) is True]
+    model = rnd.choice(exact_models if verb in ("exact", "sweep") else list(REGISTRY))
+    cls = REGISTRY[model]
+    if verb == "models":
+        return ["models", rnd.choice(JUNK_NAMES[1:])] + (["-o", str(out)] if rnd.random() < 0.5 else [])
+    args = [verb, model]
+    if verb == "run":
+        args += ["-n", "1000", "--seed", "1"]
+    if verb == "sweep":
+        args += ["--exact-only"]
+    if rnd.random() < 0.5:
+        args += ["-o", str(out)]
+    kinds = ["value", "range", "unknown", "malformed", "model", "repeat", "format", "output"]
+    kinds += {"run": ["n", "seed", "workers"], "sweep": ["grid", "scheduler", "n"], "exact": []}[verb]
+    if _dice_params(cls):
+        kinds.append("dice")
+    kind = rnd.choice(kinds)
+    ints = _int_params(cls)
+    if kind == "value" and ints:
+        key, _ = rnd.choice(ints)
+        args += ["--set", f"{key}={rnd.choice(BAD_INT_TEXT)}"]
+    elif kind == "range" and ints:
+        key, meta = rnd.choice(ints)
+        args += ["--set", f"{key}={rnd.choice(_out_of_range(rnd, meta) or ['x'])}"]
+    elif kind == "dice":
+        args += ["--set", f"{rnd.choice(_dice_params(cls))}={rnd.choice(BAD_DICE)}"]
+    elif kind == "unknown":
+        args += ["--set", f"{rnd.choice(['nosuch', 'DC', 'dc ', 'x' * 200, 'é'])}=1"]
+    elif kind == "malformed":
+        args += [rnd.choice(["--set", "--set", "--nosuch", "-z"]), rnd.choice(["dc", "noequals", "", "=="])]
+    elif kind == "model":
+        args[1] = rnd.choice(JUNK_NAMES)
+    elif kind == "repeat" and ints:
+        key, meta = rnd.choice(ints)
+        v = int(meta["default"]) if isinstance(meta["default"], int) else int(meta["lo"] or 1)
+        args += ["--set", f"{key}={v}", "--set", f"{key}={v}"]
+    elif kind == "format":
+        args += ["--format", rnd.choice(BAD_FORMAT)]
+    elif kind == "output":
+        if "-o" in args:
+            del args[args.index("-o"):args.index("-o") + 2]
+        args += ["-o", str(out.parent) + "/" + rnd.choice(["nodir/x.csv", "nodir/", "", "x/"])]
+    elif kind == "n":
+        args += ["-n", rnd.choice(BAD_N)]
+    elif kind == "seed":
+        args += ["--seed", rnd.choice(BAD_SEED)]
+    elif kind == "workers":
+        args += ["--workers", rnd.choice(BAD_WORKERS)]
+    elif kind == "grid":
+        args += ["--grid", rnd.choice(BAD_GRID)]
+    elif kind == "scheduler":
+        args += ["--executor", "dask", "--scheduler", rnd.choice(BAD_SCHEDULER)]
+    else:  # a model without integer parameters: an unknown key
+        args += ["--set", "nosuch=1"]
+    if verb == "sweep" and "--grid" not in args:
+        args += ["--grid", "dc=14,16"] if "dc" in spec(cls) and kind != "repeat" else []
+    if rnd.random() < 0.3:  # shuffle the options after the verb and model (argparse allows it)
+        head, rest = args[:2], args[2:]
+        pairs = [rest[i:i + 2] for i in range(0, len(rest) - 1, 2)] if all(
+            a.startswith("-") for a in rest[0::2]) and len(rest) % 2 == 0 else [rest]
+        rnd.shuffle(pairs)
+        args = head + [a for p in pairs for a in p]
+    return args
+
+
+def _assert_one_line(code, out, err, what):
+    assert code == 2, (what, code, err[-300:])
+    assert out == "", (what, out[:200])
+    lines = err.splitlines()
+    assert len(lines) == 1 and err.endswith("\n"), (what, err[:500])
+    assert lines[0].startswith("simkit: error: "), (what, lines[0][:200])
+    assert "Traceback" not in err and len(lines[0]) <= MAX_LINE, (what, len(lines[0]), lines[0][:200])
+
+
+def test_fuzz_command_line(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rnd = random.Random(SEED)
+    out = tmp_path / "out.csv"
+    seen = set()
+    for i in range(N_CLI):
+        argv = _bad_invocation(rnd, out)
+        seen.add(argv[0])
+        code, stdout, err = run_cli(*argv)
+        _assert_one_line(code, stdout, err, (i, argv if len(str(argv)) < 400 else str(argv)[:400]))
+        assert list(tmp_path.iterdir()) == [], (i, argv[:8], list(tmp_path.iterdir()))
+    assert seen == {"run", "exact", "sweep", "models"}
+
+
+# -- TOML -----------------------------------------------------------------------------------
+
+
+def _bad_toml(rnd: random.Random) -> bytes:
+    good = 'model = "dying"\nn = 1000\nseed = 1\nexact_only = true\n[grid]\ndc = [14, 16]\n'
+    choice = rnd.randrange(22)
+    if choice == 0:
+        return good.encode() + bytes([0xFF, 0xFE, 0x80]) + b"\n"  # not UTF-8
+    if choice == 1:
+        d = rnd.randint(50, 5000)
+        return (good + "[set]\nx = " + "[" * d + "]" * d + "\n").encode()
+    if choice == 2:
+        d = rnd.randint(50, 3000)
+        return (good + "[set]\nx = " + "{a=" * d + "1" + "}" * d + "\n").encode()
+    if choice == 3:
+        return good.replace("dc = [14, 16]", "dc = [[14], [16]]").encode()
+    if choice == 4:
+        return good.replace("dc = [14, 16]", "dc = {lo = 14}").encode()
+    if choice == 5:
+        return (good + rnd.choice(["nosuch = 1\n", "[nosuch]\na = 1\n"])).replace("[grid]\ndc = [14, 16]\n", "").encode()
+    if choice == 6:
+        v = rnd.choice(['"x"', "-1", "0", "1.5", "true", "1e99", "[1]"])
+        return good.replace("n = 1000", f"n = {v}").encode()
+    if choice == 7:
+        v = rnd.choice(["-1", "1.5", '"s"', "false"])
+        return good.replace("seed = 1", f"seed = {v}").encode()
+    if choice == 8:
+        return good.replace('model = "dying"', rnd.choice(["model = 1", 'model = "nosuch"', "", "model = [1]"])).encode()
+    if choice == 9:
+        return (good + f'scheduler = "{rnd.choice(BAD_SCHEDULER[:4])}"\nexecutor = "dask"\n').replace(
+            "[grid]\ndc = [14, 16]\n", "") .encode() + b"[grid]\ndc = [14, 16]\n"
+    if choice == 10:
+        v = rnd.choice(["[0]", "[101]", '"1..1000000000"', "[]", '"x"', '"5..1"', "[14, 14]"])
+        return good.replace("dc = [14, 16]", f"dc = {v}").encode()
+    if choice == 11:
+        v = rnd.choice(["1", '"yes"', "[]"])
+        return good.replace("exact_only = true", f"exact_only = {v}").encode()
+    if choice == 12:
+        v = rnd.choice(["[14, 16]", '"x"', "0", "1e9", '"１４"'])
+        return (good + "[set]\n" + f"dc = {v}\n").replace(
+            "[grid]\ndc = [14, 16]\n", "").encode()
+    if choice == 13:
+        return b"model = \"dying\"\n" + b"# " + b"x" * 1_100_000 + b"\n"  # too big
+    if choice == 14:
+        return bytes(rnd.randrange(256) for _ in range(rnd.randint(1, 200)))  # binary junk
+    if choice == 15:
+        return good.replace("[grid]", rnd.choice(["[grid", "grid]", "[[grid]]", "[grid]]"])).encode()
+    if choice == 16:
+        return (good + "workers = " + rnd.choice(["0", "-1", "\"2\"", "1.5"]) + "\n").replace(
+            "[grid]\ndc = [14, 16]\n", "").encode() + b"[grid]\ndc = [14, 16]\n"
+    if choice == 17:
+        return good.replace("[grid]\ndc = [14, 16]\n", "grid = 5\n").encode()
+    if choice == 18:
+        return b""
+    if choice == 19:
+        return ("\ufeff" + good).encode("utf-16")
+    if choice == 20:
+        return good.replace('model = "dying"', 'model = "dying"\nmodel = "dying"').encode()
+    return good.replace("[grid]\ndc = [14, 16]\n", "[grid]\nnosuch = [1, 2]\n").encode()
+
+
+def test_fuzz_toml_configs(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rnd = random.Random(SEED + 1)
+    cfg = tmp_path / "c.toml"
+    for i in range(N_TOML):
+        data = _bad_toml(rnd)
+        cfg.write_bytes(data)
+        code, out, err = run_cli("sweep", "--config", cfg, "-o", tmp_path / "out.csv")
+        _assert_one_line(code, out, err, (i, data[:120]))
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["c.toml"], (i, data[:120])
+
+
+# -- API ------------------------------------------------------------------------------------
+
+
+BAD_NUMBERS = [0, -1, 1.5, "10", None, True, 10**20, math.nan, math.inf, -math.inf, [1], np.float64("nan"),
+               "１", b"1", complex(1, 1), object()]
+
+
+def _api_calls(rnd: random.Random):
+    dying = simkit.Dying()
+    calls = []
+    for _ in range(N_API):
+        k = rnd.randrange(12)
+        v = rnd.choice(BAD_NUMBERS)
+        if k == 0:
+            calls.append(("simulate n", lambda v=v: simkit.simulate(dying, v, rng=1)))
+        elif k == 1:
+            calls.append(("simulate workers", lambda v=v: simkit.simulate(dying, 100, rng=1, workers=v)))
+        elif k == 2:
+            b = v if v != 10**20 else 0  # any positive integer is a block size
+            calls.append(("simulate block_size", lambda b=b: simkit.simulate(dying, 100, rng=1, block_size=b)))
+        elif k == 3:
+            name = rnd.choice(list(REGISTRY))
+            ints = _int_params(REGISTRY[name])
+            if ints:
+                key, meta = rnd.choice(ints)
+                bad = rnd.choice(_out_of_range(rnd, meta) + ["x", 1.5, math.nan, "１", [1]] or [None])
+                if isinstance(bad, str) and bad.isascii() and bad.lstrip("-").isdigit():
+                    bad = int(bad)
+                calls.append((f"make_model {name} {key}", lambda n=name, k=key, b=bad: simkit.make_model(n, **{k: b})))
+            else:
+                calls.append(("make_model nosuch key", lambda n=name: simkit.make_model(n, nosuch=1)))
+        elif k == 4:
+            calls.append(("make_model name", lambda: simkit.make_model(rnd.choice(JUNK_NAMES))))
+        elif k == 5:
+            calls.append(("make_model preset", lambda: simkit.make_model("dying", rnd.choice(["nosuch", "x" * 99, "Seed"]))))
+        elif k == 6:
+            g = rnd.choice([{"dc": "1..1000000000"}, {"nosuch": [1]}, {"dc": []}, {"dc": [0]}, {"dc": [14, 14]},
+                            {"dc": "5..1"}, 5, "x.toml", {"dc": [[1]]}, {"dc": [math.nan]}])
+            calls.append((f"sweep grid {str(g)[:40]}", lambda g=g: simkit.sweep("dying", g, 100, 1, exact_only=True)))
+        elif k == 7:
+            calls.append(("sweep n", lambda v=v: simkit.sweep("dying", {"dc": [14]}, v, 1)))
+        elif k == 8:
+            e = rnd.choice(["foo", "", None, 3])
+            calls.append((f"sweep executor {e!r}", lambda e=e: simkit.sweep("dying", {"dc": [14, 16]}, 100, 1, executor=e)))
+        elif k == 9:
+            s = rnd.choice(BAD_SCHEDULER)
+            calls.append(("sweep scheduler", lambda s=s: simkit.sweep("dying", {"dc": [14, 16]}, 100, 1,
+                                                                      executor="dask", scheduler=s)))
+        elif k == 10:
+            mp = rnd.choice([0, -1, 1, 1.5, "x", True])
+            calls.append((f"sweep max_points {mp!r}", lambda mp=mp: simkit.sweep("dying", {"dc": [14, 16]}, 100, 1,
+                                                                                 max_points=mp)))
+        else:
+            d = rnd.choice(BAD_DICE)
+            calls.append(("make_model dice", lambda d=d: simkit.make_model("dying", hit_damage=d)))
+    return calls
+
+
+def test_fuzz_api_calls():
+    rnd = random.Random(SEED + 2)
+    for i, (what, call) in enumerate(_api_calls(rnd)):
+        with pytest.raises((ParamError, TypeError)) as info:
+            call()
+        msg = str(info.value)
+        assert msg and "\n" not in msg and len(msg) <= MAX_LINE, (i, what, msg[:300])
