@@ -181,3 +181,43 @@ def test_n_times_steps_fits_int64():
                                                                                "max_hours", "horizon"):
                 horizons.append(int(meta["hi"]))
     assert MAX_N * (max(horizons) + 1) < 2**63
+
+
+# -- grid sizes ----------------------------------------------------------------------------
+
+
+def test_a_huge_grid_is_refused_before_it_is_built():
+    """4e8 points: counted from the axes' lengths and refused at once (no point list built)."""
+    import time
+
+    from simkit.analysis.grid import MAX_POINTS
+    from simkit.analysis.sweep import plan_sweep
+
+    t0 = time.perf_counter()
+    with pytest.raises(ParamError) as info:
+        plan_sweep("dying", {"dc": range(1, 101), "save_bonus": range(-20, 81), "start": range(1, 21),
+                             "death_at": range(1, 21), "hero_points": range(0, 10)}, exact_only=True)
+    msg = str(info.value)
+    assert "40,400,000 points" in msg and f"{MAX_POINTS:,}" in msg and "max_points" in msg
+    with pytest.raises(ParamError, match="400,000,000 points"):
+        plan_sweep("dying", {"max_rounds": "1..400000000"}, exact_only=True)
+    assert time.perf_counter() - t0 < 5.0
+
+
+def test_max_points_raises_or_lowers_the_limit(tmp_path):
+    grid = ("--grid", "dc=14..19", "--exact-only")  # 6 points
+    code, out, err = run_cli("sweep", "dying", *grid, "--max-points", "5")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "6 points, more than the limit of 5" in err and "--max-points 6" in err
+    code, out, err = run_cli("sweep", "dying", *grid, "--max-points", "6")
+    assert code == 0 and out.startswith("dc,"), err
+    code, _, err = run_cli("sweep", "dying", "--grid", "max_rounds=1..200000", "--exact-only")
+    assert code == 2 and "200,000 points" in err and "--max-points" in err
+
+
+def test_long_lists_in_errors_are_abbreviated():
+    values = ",".join(["14"] * 50_000)  # a repeated value in a 50,000-value list
+    code, out, err = run_cli("sweep", "dying", "--grid", f"dc={values}", "--exact-only")
+    assert code == 2 and out == "" and err.count("\n") == 1 and len(err) < 500, len(err)
+    code, out, err = run_cli("run", "dying", "--set", "hit_damage=" + "1" * 100_000)
+    assert code == 2 and err.count("\n") == 1 and len(err) < 500, len(err)
