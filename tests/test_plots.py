@@ -228,3 +228,17 @@ def test_survival_titles_say_what_is_drawn():
     assert plots.survival_title(df, stage="ko->dying") == (
         "fall_dying (ko->dying stage): P(still dying), P(dead) by round"
     )
+
+
+def test_titles_name_the_fixed_parameters():
+    df = sweep(
+        "dying",
+        {"dc": [18, 22]},
+        1000,
+        1,
+        survival=True,
+        fixed={"hit_chance": 0.3, "max_rounds": 20},
+    )
+    assert plots.fixed_text(df) == "hit_chance=0.3, max_rounds=20"  # not dc: a grid column
+    assert plots.survival_title(df).endswith("\n(hit_chance=0.3, max_rounds=20)")
+    assert plots.fixed_text(sweep("dying", {"dc": [18, 22]}, exact_only=True)) == ""

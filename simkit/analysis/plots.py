@@ -15,6 +15,7 @@ __all__ = [
     "LABELS",
     "OUTCOME_NAMES",
     "compare_chart",
+    "fixed_text",
     "heatmap",
     "label_for",
     "outcome_bars",
@@ -494,6 +495,28 @@ def survival_sweep(
     return ax
 
 
+def fixed_text(df, skip=()) -> str:
+    """The non-default parameters every row of ``df`` shares (its ``params`` JSON), as ``k=v, ...``.
+
+    What a chart's title should name besides its axes: e.g. ``hit_chance=0.3`` for a
+    sweep run with ``--set hit_chance=0.3``. Grid columns and ``skip`` are left out;
+    ``""`` when there is no ``params`` column or nothing is shared.
+    """
+    import json
+
+    if "params" not in df or not len(df):
+        return ""
+    shared = None
+    for text in dict.fromkeys(df["params"].dropna().astype(str)):
+        try:
+            items = {(k, str(v)) for k, v in json.loads(text).items()}
+        except (ValueError, TypeError, AttributeError):
+            return ""
+        shared = items if shared is None else shared & items
+    leave = set(_lead_columns(df)) | set(skip) | {"variant"}
+    return ", ".join(f"{k}={v}" for k, v in sorted(shared or ()) if k not in leave)
+
+
 def survival_title(df, outcomes=("active", "dead"), stage: str | None = None) -> str:
     """A title that says what :func:`survival_sweep` drew from ``df``.
 
@@ -509,10 +532,12 @@ def survival_title(df, outcomes=("active", "dead"), stage: str | None = None) ->
         where = f" ({stage} stage)" if len(stages) > 1 else ""
     unit = _time_unit(staged)
     step = unit.removesuffix("s")
+    fixed = fixed_text(df)
+    fixed = f"\n({fixed})" if fixed else ""
     if len(staged) and staged["time"].nunique() <= 1:
-        return f"{model}{where}: outcomes of one {step}"
+        return f"{model}{where}: outcomes of one {step}{fixed}"
     names = ", ".join(f"P({outcome_label(o, unit, model)})" for o in outcomes)
-    return f"{model}{where}: {names} by {step}"
+    return f"{model}{where}: {names} by {step}{fixed}"
 
 
 def _final_rows(surv):
