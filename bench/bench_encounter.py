@@ -26,7 +26,7 @@ from simkit.models.encounter import Encounter
 
 #: label -> (model, target ratio or None, divisor of n)
 CASES = {
-    "encounter (defaults)": (Encounter(), 40.0, 20),
+    "encounter (defaults)": (Encounter(), 40.0, 4),
     "L5 vs L7, target downed, cleric r3": (
         Encounter(level=5, monster_level=7, target_downed="always", healer_round=3), None, 20),
     "same, seed 001": (

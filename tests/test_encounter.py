@@ -244,12 +244,12 @@ def test_r0_09_damage_while_unconscious_both_readings():
         _hit(m, S, code, [5, 5, 5], crit=[True, False, True], src_dc=24)
         assert list(S["dying"]) == expected, reading
         assert list(S["dcs"]) == [24, 24, 24]  # the higher DC is used from then on
-        assert list(S["pos"]) == [0, 0, 0]  # initiative does not move
+        assert list(S.get("pos", [0, 0, 0])) == [0, 0, 0]  # initiative does not move (one enemy: no field)
     # a stable character is knocked out again: dying 1 (2 on a critical), the new DC
     m = Encounter(hp_max=20, effect_chance=0.5, effect_dc=40)
     S, code = _tracks(m, 2, hp=0, cond=DOWN_STABLE, dcs=30)
     _hit(m, S, code, [5, 5], crit=[False, True], src_dc=22, enemy=1)
-    assert list(S["dying"]) == [1, 2] and list(S["dcs"]) == [22, 22] and list(S["pos"]) == [0, 0]
+    assert list(S["dying"]) == [1, 2] and list(S["dcs"]) == [22, 22] and list(S.get("pos", [0, 0])) == [0, 0]
 
 
 def test_r0_03_initiative_moves_before_the_knocking_enemy():

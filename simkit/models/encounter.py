@@ -456,8 +456,8 @@ class Encounter(Rules):
     def fields(self) -> tuple[str, ...]:
         """State fields of this configuration (marks it never changes are left out: 0)."""
         f = ["hp", "cond", "knocked_out", "ko_round"]
-        if self.enemies:
-            f.append("pos")
+        if self.enemies > 1 or (self.enemies and self.initiative != "pc_first"):
+            f.append("pos")  # (one enemy and the PC first: every slot is 0)
         if self.temp_hp:
             f.append("tmp")
         if self.seed000:
@@ -634,10 +634,9 @@ class Encounter(Rules):
         dn = np.flatnonzero(cond == DOWN_DYING) if self.seed000 else np.flatnonzero(cond != UP)
         if not len(dn):
             return
-        keep = code[dn] < 0
-        if self.enemies:
-            keep &= S["pos"][dn] == s
-        i = dn[keep]
+        if s or self.until == "healer" or not self.seed000:  # (before slot 0 no track has ended)
+            dn = dn[code.take(dn) < 0]
+        i = dn[S["pos"].take(dn) == s] if "pos" in S else dn
         if not len(i):
             return
         if self.seed000:  # the recovery check (R0-05..R0-07, A0-4): simkit.rules.recovery_check
@@ -837,8 +836,9 @@ class Encounter(Rules):
             ok = acting & up
             massive = int(dmg_tab.max(initial=0)) >= 2 * self.max_hp
             total = None
+            strikes = np.ascontiguousarray(D["strike"][:, e, :].T, dtype=np.intp)  # (A, m)
             for a in range(self.attacks):
-                dmg = dmg_tab[a].take(D["strike"][:, e, a])
+                dmg = dmg_tab[a].take(strikes[a])
                 total = dmg if total is None else total + dmg
                 if massive:  # a massive hit: strike by strike
                     ok &= dmg < 2 * self.max_hp
