@@ -86,3 +86,15 @@ def test_nothing_points_outside_the_repository():
 
 def test_the_readme_links_the_page():
     assert "(docs/rules.md)" in (ROOT / "README.md").read_text()
+
+
+def test_where_designers_look_they_are_sent_to_the_page():
+    """simkit models (list and detail), the package and the model docstrings name docs/rules.md."""
+    import simkit
+    from simkit.testing import run_cli
+
+    for argv in (("models",), ("models", "dying")):
+        code, out, _ = run_cli(*argv)
+        assert code == 0 and "docs/rules.md" in out, argv
+    assert "docs/rules.md" in (simkit.__doc__ or "")
+    assert "docs/rules.md" in (simkit.Dying.__doc__ or "")
