@@ -10,8 +10,8 @@ import pytest
 import simkit
 from simkit.core.params import ParamError
 from simkit.models.party import Party
-from simkit.models.party_ref import new_track, ref_round
-from simkit.testing import RecordingRng, standard_error
+from simkit.models.party_ref import new_track, ref_init, ref_round
+from simkit.testing import RecordingRng, standard_error, within_se
 
 
 def kernel_vs_ref(model: Party, n: int, seed: int) -> np.ndarray:
@@ -20,6 +20,9 @@ def kernel_vs_ref(model: Party, n: int, seed: int) -> np.ndarray:
     rng = RecordingRng(seed)
     S, code = model.init(n, rng)
     tracks = [new_track(model, rng.draws[0][1][i]) for i in range(n)]
+    for i, tr in enumerate(tracks):
+        got = ref_init(model, tr)
+        assert got == (int(code[i]) if code[i] >= 0 else None), (model, i, tr)
     out = np.where(code >= 0, code, -1).astype(np.int64)
     keep = np.flatnonzero(code < 0)
     S = {k: v.take(keep, axis=0) for k, v in S.items()}
@@ -84,6 +87,9 @@ def _configs(count: int, seed: int) -> list[dict]:
             "attacks": int(g.integers(1, 4)),
             "map": pick(("standard", "agile", "none")),
             "max_rounds": pick((3, 100)),
+            "hp": pick([None, None, 0, 5]),
+            "start_dying": pick((1, 2)),
+            "xp_budget": pick([None, None, None, 0]),
         })
     return out
 
@@ -165,3 +171,41 @@ def test_block_size_changes_nothing():
     a = simkit.simulate(m, 2**17 + 500, rng=4, block_size=2**16)
     b = simkit.simulate(m, 2**17 + 500, rng=4, block_size=2**17)
     assert np.array_equal(a.hist, b.hist)
+
+
+@pytest.mark.parametrize("rules, extra", [
+    ("seed000", {}),
+    ("seed000", {"hero_points": 1, "hero_policy": 2, "start_dying": 2}),
+    ("pf2e-core", {"hero_points": 2}),
+])
+def test_down_pc_without_monsters_is_the_dying_model(rules, extra):
+    """A PC starting at 0 HP, no monster: the seed-000 dying track, exact answer of ``dying``."""
+    from simkit.core.exact import solve
+    from simkit.models.dying import Dying
+    from simkit.models.party import RULES_SETS
+
+    m = Party(party="wizard", level=6, xp_budget=0, hp=0, rules=rules, **extra)
+    opts = RULES_SETS[rules]
+    d = Dying(start=m.start_dying, save_bonus=m.fighters.pcs[0].fort, dc=m.start_dc, check=opts["check"],
+              on_damage=opts["on_damage"], wounded_rule=opts["wounded_rule"], hero_effect=opts["hero_effect"],
+              hero_points=m.hero_points, hero_policy=m.hero_policy)
+    exact = solve(d)
+    n = 40000
+    res = simkit.simulate(m, n, rng=21)
+    assert within_se(res["victory_with_deaths"], exact["dead"], n)
+    assert within_se(res["victory"], exact["stable"] + exact["revived"], n)
+
+
+@pytest.mark.parametrize("spend", ["last", "asap", 2])
+def test_down_pc_without_monsters_is_the_agony_model(spend):
+    """Seed 001: agonising then the hourly checks, exact answer of ``agony``."""
+    from simkit.core.exact import solve
+    from simkit.models.agony import Agony
+
+    m = Party(party="fighter", level=3, xp_budget=0, hp=0, rules="seed001", spend=spend)
+    pc = m.fighters.pcs[0]
+    a = Agony(pp=pc.pp_max, pp_max=pc.pp_max, spend=spend, con=pc.con, level=m.level, checks=m.checks)
+    exact = solve(a)
+    n = 40000
+    res = simkit.simulate(m, n, rng=22)
+    assert within_se(res["victory_with_deaths"], exact["dead"], n)

@@ -62,6 +62,10 @@ The round
    Constitution checks of :mod:`simkit.rules.hourly` (R1-06..R1-08; the best
    conscious cleric's Medicine as the healer), resolved at once.
 
+``hp`` (default: full) sets every PC's HP at the start; ``hp=0``: every PC starts
+knocked out (dying ``start_dying``, recovery DC of the first monster's level; agonising
+under seed 001), before round 1.
+
 Outcomes: ``victory`` (no PC died), ``victory_with_deaths``, ``retreat``, ``defeat``
 (and ``unresolved`` at ``max_rounds``). Marks: ``deaths``, ``knockouts``, ``rounds``
 (rounds of fighting), ``dead_mask`` (bit ``k`` set when PC ``k`` died), ``hero_spent``,
@@ -193,6 +197,8 @@ class Party(Rules):
                          help="creature-building benchmark of the monsters' HP, AC, saves, Perception")
     rules: str = param("seed000", kind="choice", choices=tuple(RULES_SETS),
                        help="dying system: seed000, pf2e-core (published PF2e), seed001 (perseverance)")
+    hp: int | None = same_as(Encounter, "hp")
+    start_dying: int = same_as(Encounter, "start_dying")
     check_penalty: int = same_as(Encounter, "check_penalty")
     hero_points: int = same_as(Encounter, "hero_points")
     hero_policy: str | int = same_as(Encounter, "hero_policy")
@@ -246,6 +252,15 @@ class Party(Rules):
         """The PCs' and monsters' numbers (cached on what they depend on)."""
         return _combatants(self.roles, self.level, self.lineup, self.budget, self.benchmark,
                            self.defense, self.monster_dc)
+
+    @property
+    def start_dc(self) -> int:
+        """Recovery DC of a PC starting at ``hp=0``: the first monster's, else a creature of
+        the party's level (R0-06)."""
+        F = self.fighters
+        if F.monsters:
+            return F.monsters[0].recovery_dc
+        return creatures.monster(min(self.level, 24), self.benchmark, self.defense, self.monster_dc).recovery_dc
 
     def describe_lineup(self) -> str:
         """The lineup used, e.g. ``"boss: 1 x level 7 (80 of 80 XP)"``."""
@@ -386,7 +401,17 @@ class Party(Rules):
             "heals_spent": np.zeros(n, dtype=np.int16),
         }
         code = np.full(n, -1, dtype=np.int8)
-        if not M:
+        if self.hp is not None:
+            S["hp"] = np.minimum(S["hp"], self.hp)
+        if self.hp == 0:  # every PC starts knocked out (R0-03), by a creature of the lineup
+            i = np.repeat(np.arange(n), P)
+            k = np.tile(np.arange(P), n)
+            self._knockout(S, code, i, k, np.zeros(len(i), dtype=bool),
+                           np.full(len(i), self.start_dc, dtype=np.int16), None, move=False,
+                           start=self.start_dying)
+            S["knockouts"][:] = 0
+            self._check_defeat(S, code, np.arange(n))
+        elif not M:
             code[:] = VICTORY
         return S, code
 
@@ -754,7 +779,7 @@ class Party(Rules):
         S["dcs"][a, b] = np.maximum(S["dcs"][a, b], sd)
         self._rise(S, code, a, b, old, new, knockout=False)
 
-    def _knockout(self, S, code, i, k, crit, src_dc, j, move):
+    def _knockout(self, S, code, i, k, crit, src_dc, j, move, start=1):
         """PCs ``(i, k)`` fall to 0 HP (R0-03; R1-01, R1-11); ``j``: the monster (moves them)."""
         S["hp"][i, k] = 0
         np.add.at(S["knockouts"], i, 1)
@@ -773,7 +798,7 @@ class Party(Rules):
             opts = self.dying_options
             S["dcs"][i, k] = src_dc
             w = S["wounded"][i, k] if opts["wounded_rule"] else 0
-            gain = (1 + crit.astype(np.int16) + w).astype(np.int16)
+            gain = (start + crit.astype(np.int16) + w).astype(np.int16)
             self._rise(S, code, i, k, np.zeros(len(i), dtype=np.int16), gain, knockout=True)
             return
         S["cond"][i, k] = DYING
@@ -786,7 +811,7 @@ class Party(Rules):
     def _check_defeat(self, S, code, i):
         """Tracks ``i`` whose PCs are all at 0 HP: defeat (``after_defeat``)."""
         i = np.unique(i)
-        lost = (S["cond"][i] != UP).all(axis=1) & (S["phase"][i] == FIGHT)
+        lost = (S["cond"][i] != UP).all(axis=1) & (S["phase"][i] == FIGHT) & (code[i] < 0)
         i = i[lost]
         if not len(i):
             return

@@ -24,7 +24,7 @@ from simkit.rules import (
 )
 from simkit.rules.dice import CRIT_FAIL, CRIT_SUCCESS, SUCCESS, Dice, degree
 
-__all__ = ["new_track", "ref_round"]
+__all__ = ["new_track", "ref_init", "ref_round"]
 
 UP, DYING, STABLE, DEAD = "up", "dying", "stable", "dead"
 
@@ -58,7 +58,7 @@ def new_track(r: Party, init_rolls) -> dict:
                   "turns": 0, "nl": False, "moved": False, "slots": p.slots, "heals": p.heals} for p in F.pcs],
         "mhp": [mo.hp for mo in F.monsters], "area": [r.area_uses] * M, "key": keys,
         "phase": "fight" if M else "won", "deaths": 0, "knockouts": 0, "rounds": 0, "dead_mask": 0, "hero_spent": 0,
-        "heals_spent": 0, "outcome": None if M else "victory",
+        "heals_spent": 0, "outcome": None,
     }
 
 
@@ -109,7 +109,7 @@ class _Track:
         else:
             pc.update(cond=DYING, dying=new)
 
-    def knockout(self, k, crit, src, j, move):
+    def knockout(self, k, crit, src, j, move, start=1):
         r, pc = self.r, self.tr["pcs"][k]
         pc["hp"] = 0
         self.tr["knockouts"] += 1
@@ -122,7 +122,7 @@ class _Track:
             pc.update(cond=STABLE, nl=True)
         elif r.seed000:
             pc["dcs"] = src
-            gain = dying_damage.knockout_value(crit=crit, wounded=pc["wounded"],
+            gain = dying_damage.knockout_value(start=start, crit=crit, wounded=pc["wounded"],
                                                wounded_rule=self.opts["wounded_rule"])
             self.rise(k, 0, gain, knockout=True)
         else:
@@ -345,6 +345,22 @@ class _Track:
                 self.kill(k)
             else:
                 pc.update(cond=UP, hp=1 if result == hourly.AWAKE else r.level)
+
+
+def ref_init(r: Party, tr: dict):
+    """Step 0 of a track made by :func:`new_track`: the knock-outs of ``hp=0``; the outcome or None."""
+    if r.hp is not None:
+        for k, pc in enumerate(tr["pcs"]):
+            pc["hp"] = min(pc["hp"], r.hp)
+    if r.hp == 0:
+        T = _Track(r, tr, {})
+        for k in range(len(tr["pcs"])):
+            T.knockout(k, False, r.start_dc, None, move=False, start=r.start_dying)
+        tr["knockouts"] = 0
+        T.check_defeat()
+    elif not tr["mhp"]:
+        tr["outcome"] = "victory"
+    return None if tr["outcome"] is None else OUTCOMES.index(tr["outcome"])
 
 
 def ref_round(r: Party, tr: dict, d: dict):
