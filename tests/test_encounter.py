@@ -143,6 +143,10 @@ CONFIGS = [
     dict(enemies=0, hp=0, hero_points=0, healer_round=2, check_penalty=-3),
     dict(dying_rules="seed001", trait="nonlethal", back_in_fight=True, enough_pp=50, target_downed="sometimes"),
     dict(dying_rules="seed001", back_in_fight=True, enough_pp=3, pp_max=8, target_downed="sometimes"),
+    # the readings of A0-6, A0-7 and A1-6; strike dice too many for one draw (atk_roll + dmg_u)
+    dict(target_downed="always", on_damage="increment", wounded_rule=True, wounded=2, wounded_adds="every_hit"),
+    dict(target_downed="always", death_at=2, hero_points=1, hero_knockout="die", damage="4d12+6"),
+    dict(dying_rules="seed001", natural=True, con=9, healer_round=2, medicine=4, heals=0),
 ]
 
 
