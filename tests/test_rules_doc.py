@@ -98,3 +98,15 @@ def test_where_designers_look_they_are_sent_to_the_page():
         assert code == 0 and "docs/rules.md" in out, argv
     assert "docs/rules.md" in (simkit.__doc__ or "")
     assert "docs/rules.md" in (simkit.Dying.__doc__ or "")
+
+
+def test_every_table_row_has_its_header_columns():
+    """A pipe inside a cell (even in backticks) would split it: every row has the header's columns."""
+    cols = None
+    for n, line in enumerate(RULES.splitlines(), 1):
+        if not line.startswith("|"):
+            cols = None
+            continue
+        count = len(re.findall(r"(?<!\\)\|", line))
+        cols = count if cols is None else cols
+        assert count == cols, f"docs/rules.md:{n}: {count - 1} columns, the table has {cols - 1}"
