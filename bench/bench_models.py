@@ -13,6 +13,8 @@ runs fewer tracks (``n`` divided by its ``scale``) so that the run stays short.
 from __future__ import annotations
 
 import argparse
+import datetime
+import os
 import time
 
 from simkit import simulate
@@ -61,6 +63,11 @@ def main(argv=None) -> int:
         if name not in TARGETS:
             ap.error(f"--models: unknown model {name!r}; known: {', '.join(TARGETS)}")
     res = ratios(names, int(args.n), args.rounds)
+    when = datetime.date.today().isoformat()
+    print(
+        f"# per-track cost / dying's, best of {args.rounds} interleaved rounds, "
+        f"n = {int(args.n):,}, {os.cpu_count()} cores, {when}"
+    )
     print(f"{'model':<22}{'ratio':>8}{'target':>9}")
     for name, ratio in res.items():
         target = TARGETS[name][0]
