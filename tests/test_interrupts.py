@@ -106,9 +106,9 @@ def test_cli_message_counts_the_points_on_disk(tmp_path, monkeypatch, k):
     monkeypatch.undo()
     saved = journal_points(journal_path(out))
     assert code == 130 and saved >= 1
-    assert err.strip().splitlines() == [
-        f"simkit: interrupted: {saved} points are saved in {journal_path(out)}; rerun with --resume "
-        "(the same command) to continue"]
+    expected = (f"simkit: interrupted: {saved} points are saved in {journal_path(out)}; rerun with --resume "
+                "(the same command) to continue")
+    assert err.strip().splitlines() == [expected]
 
 
 def test_interrupt_before_any_point_says_nothing_was_saved(tmp_path, monkeypatch):

@@ -34,7 +34,7 @@ def _child(*argv, preexec=None, stdout=subprocess.PIPE, code=None, timeout=120):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     cmd = [sys.executable, "-c", code] if code else [sys.executable, "-m", "simkit.cli.main", *map(str, argv)]
     proc = subprocess.run(cmd, cwd=ROOT, env=env, stdout=stdout, stderr=subprocess.PIPE, text=True,
-                          preexec_fn=preexec, timeout=timeout)
+                          preexec_fn=preexec, timeout=timeout, check=False)
     return proc.returncode, proc.stdout, proc.stderr
 
 
@@ -145,7 +145,7 @@ def test_a_fifo_whose_reader_leaves_ends_quietly(tmp_path):
     t = threading.Thread(target=reader, daemon=True)
     t.start()
     # a sweep's CSV is large enough (about 1 MB) to overflow the pipe's buffer
-    code, out, err = _child("sweep", "dying", "--grid", "dc=1..100", "--grid", "save_bonus=-20..40",
+    code, _, err = _child("sweep", "dying", "--grid", "dc=1..100", "--grid", "save_bonus=-20..40",
                             "--exact-only", "-o", fifo)
     t.join(30)
     assert (code, err) == (0, ""), err
@@ -215,7 +215,7 @@ def test_a_closed_pipe_ends_quietly_with_status_0():
     r, w = os.pipe()
     os.close(r)  # the reader is gone before anything is written
     proc = subprocess.run([sys.executable, "-m", "simkit.cli.main", *EXACT], cwd=ROOT, env=env, stdout=w,
-                          stderr=subprocess.PIPE, text=True, timeout=120)
+                          stderr=subprocess.PIPE, text=True, timeout=120, check=False)
     os.close(w)
     assert (proc.returncode, proc.stderr) == (0, "")
 
@@ -238,10 +238,9 @@ def test_check_writable_accepts_dash_links_and_fifos(tmp_path):
 
 def test_atomic_write_error_leaves_nothing(tmp_path):
     out = tmp_path / "x.csv"
-    with pytest.raises(RuntimeError):
-        with atomic_write(out) as fh:
-            fh.write("half")
-            raise RuntimeError("boom")
+    with pytest.raises(RuntimeError), atomic_write(out) as fh:
+        fh.write("half")
+        raise RuntimeError("boom")
     assert list(tmp_path.iterdir()) == []
 
 

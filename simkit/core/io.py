@@ -33,7 +33,7 @@ import pandas as pd
 
 from simkit.core.params import ParamError
 
-__all__ = ["atomic_write", "check_writable", "format_frame", "output_target", "STDOUT"]
+__all__ = ["STDOUT", "atomic_write", "check_writable", "format_frame", "output_target"]
 
 #: The output path that means standard output.
 STDOUT = "-"

@@ -22,18 +22,18 @@ from simkit.core.params import register_kind
 
 __all__ = [
     "CRIT_FAIL",
-    "FAIL",
-    "SUCCESS",
     "CRIT_SUCCESS",
     "DEGREES",
-    "degree",
-    "degrees",
-    "degree_table",
-    "degree_pmf",
-    "Dice",
-    "parse_dice",
-    "MAX_BONUS",
+    "FAIL",
     "MAX_ABS_SUM",
+    "MAX_BONUS",
+    "SUCCESS",
+    "Dice",
+    "degree",
+    "degree_pmf",
+    "degree_table",
+    "degrees",
+    "parse_dice",
 ]
 
 CRIT_FAIL, FAIL, SUCCESS, CRIT_SUCCESS = 0, 1, 2, 3
