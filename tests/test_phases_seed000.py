@@ -18,8 +18,15 @@ from simkit.rules import hero_points as hp
 from simkit.rules.dice import Dice
 from simkit.rules.dying_damage import hit_phase, hit_while_dying, knockout_value
 from simkit.rules.massive_damage import is_massive, massive_chance, take_damage
-from simkit.rules.recovery_check import (MARGIN_HI, MARGIN_LO, check_margin, clip_margin, recovery_delta,
-                                         recovery_pmf, recovery_phase)
+from simkit.rules.recovery_check import (
+    MARGIN_HI,
+    MARGIN_LO,
+    check_margin,
+    clip_margin,
+    recovery_delta,
+    recovery_phase,
+    recovery_pmf,
+)
 
 
 def _brute_delta(roll: int, total_bonus: int, dc: int) -> int:
@@ -194,6 +201,9 @@ def test_pack_steps_equals_stepping():
                 assert tab[s * K**k + r] == (state if want is None else want)
 
 
+POLICIES: list[str | int] = ["never", "immediately", "at_death", 2, 3]
+
+
 def _random_dying(rng) -> Dying:
     check = str(rng.choice(["save", "flat"]))
     wounded_rule = bool(rng.random() < 0.5)
@@ -204,7 +214,7 @@ def _random_dying(rng) -> Dying:
         on_damage=str(rng.choice(["max", "increment"])), wounded_rule=wounded_rule,
         wounded=int(rng.integers(0, 3)) if wounded_rule else 0,
         wounded_adds=str(rng.choice(["on_gain", "every_hit"])),
-        hero_points=int(rng.integers(0, 2)), hero_policy=["never", "immediately", "at_death", 2, 3][int(rng.integers(5))],
+        hero_points=int(rng.integers(0, 2)), hero_policy=POLICIES[int(rng.integers(5))],
         hero_effect=str(rng.choice(["revive", "stabilize"])),
     )
 

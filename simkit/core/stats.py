@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["proportion_ci", "two_proportion_test", "check_level", "norm_ppf", "norm_sf", "beta_ppf"]
+__all__ = ["beta_ppf", "check_level", "norm_ppf", "norm_sf", "proportion_ci", "two_proportion_test"]
 
 
 def norm_ppf(q):

@@ -45,28 +45,33 @@ chain runs the same reference over the phases' probabilities.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
-
 from functools import lru_cache
+from typing import Any, ClassVar
 
 import numpy as np
 
+from simkit.core.ambiguity import Ambiguity
+from simkit.core.ambiguity import reading as _r
+from simkit.core.model import Rules
 from simkit.core.packing import pack_steps
+from simkit.core.params import ParamError, param
 from simkit.rules import hero_points as hp_rule
 from simkit.rules import levels
 from simkit.rules.dice import Dice
 from simkit.rules.dying_damage import WOUNDED_ADDS, hit_while_dying, knockout_value
 from simkit.rules.hero_points import HERO_KNOCKOUT, hero_threshold
-from simkit.rules.massive_damage import is_massive, massive_chance
-from simkit.rules.recovery_check import MARGIN_HI, MARGIN_LO, check_margin, recovery_delta, recovery_pmf
 from simkit.rules.levels import monster_high_dc
-from simkit.core.ambiguity import Ambiguity
-from simkit.core.ambiguity import reading as _r
-from simkit.core.params import ParamError, param
+from simkit.rules.massive_damage import is_massive, massive_chance
 from simkit.rules.parameters import shared
-from simkit.core.model import Rules
+from simkit.rules.recovery_check import (
+    MARGIN_HI,
+    MARGIN_LO,
+    check_margin,
+    recovery_delta,
+    recovery_pmf,
+)
 
-__all__ = ["Dying", "DEFAULT_DC", "hero_threshold", "table_key", "build_tables", "canonical_rules"]
+__all__ = ["DEFAULT_DC", "Dying", "build_tables", "canonical_rules", "hero_threshold", "table_key"]
 
 #: Recovery base DC used when neither ``dc`` nor ``monster_level`` is given.
 DEFAULT_DC = 22
@@ -323,7 +328,7 @@ class Dying(Rules):
         return _tables(table_key(self))
 
     def init(self, n: int, rng):
-        out, d = self.ref_knockout()
+        out, _ = self.ref_knockout()
         codes = np.broadcast_to(np.int8(-1 if out is None else out), (n,))
         return {"s": np.full(n, -1 - self._start_code(), dtype=np.int16)}, codes
 

@@ -101,6 +101,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from simkit.core.model import Rules
+from simkit.core.params import ParamError, param, same_as
+from simkit.models.dying import PF2E_CORE, hero_threshold
+from simkit.models.recovery import Recovery
 from simkit.rules import creatures
 from simkit.rules import hero_points as hp_rule
 from simkit.rules.dice import CRIT_FAIL, CRIT_SUCCESS, SUCCESS, Dice, degree_table, degrees
@@ -108,18 +112,12 @@ from simkit.rules.dying_damage import WOUNDED_ADDS, hit_phase
 from simkit.rules.hero_points import HERO_KNOCKOUT, rise_phase
 from simkit.rules.hourly import DEAD as HOURLY_DEAD
 from simkit.rules.hourly import STAYS, hourly_lookup
-from simkit.rules.massive_damage import is_massive, take_damage
-from simkit.rules.recovery_check import recovery_delta, recovery_phase
 from simkit.rules.levels import monster_high_dc
-from simkit.core.ambiguity import carried
-from simkit.core.params import ParamError, param, same_as, spec
+from simkit.rules.massive_damage import is_massive, take_damage
 from simkit.rules.parameters import shared
-from simkit.core.model import Rules
-from simkit.models.dying import PF2E_CORE, Dying, hero_threshold
-from simkit.models.perseverance import Perseverance
-from simkit.models.recovery import Recovery
+from simkit.rules.recovery_check import recovery_delta, recovery_phase
 
-__all__ = ["Encounter", "OUTCOMES", "dice_draw", "dice_values"]
+__all__ = ["OUTCOMES", "Encounter", "dice_draw", "dice_values"]
 
 OUTCOMES = ("standing", "revived", "stable", "dead", "dying")
 STANDING, REVIVED, STABLE, DEAD, DYING = range(5)
@@ -416,7 +414,7 @@ class Encounter(Rules):
         if not initial:
             if self.healer_chance > 0:
                 plan.append(("arrive", "random", ()))
-            if self.healer_possible and (t is None or self.healer_chance > 0 or t >= self.healer_round):
+            if self.healer_possible and (t is None or self.healer_round is None or t >= self.healer_round):
                 plan.append(("heal_u", dice_draw(self.heal), ()))
                 if self.medicine is not None:
                     plan.append(("aid_roll", "d20", ()))
@@ -577,8 +575,8 @@ class Encounter(Rules):
             code[st] = STABLE
             return
         # seed 001, R1-06..R1-08: hourly Constitution checks (simkit.rules.hourly), first decisive wins
-        opts = dict(con=self.con_mod, check_penalty=self.check_penalty, natural=self.natural,
-                    lethal=self.trait != "nonlethal")
+        opts: dict[str, Any] = dict(con=self.con_mod, check_penalty=self.check_penalty, natural=self.natural,
+                                    lethal=self.trait != "nonlethal")
         con_roll = D["con_roll"][st]
         res = hourly_lookup(con_roll, **opts)
         if "med_roll" in D:
@@ -921,9 +919,9 @@ def _turn_table(check: str, margin: int, death_at: int, threshold: int | None, h
                 res = hp_rule.rise(dying, new, threshold=threshold if held else None, death_at=death_at,
                                    hero_knockout=hero_knockout)
                 tab[held, dying, roll - 1] = new if res == hp_rule.CARRY_ON else codes[res]
-    tab = tab.ravel()
-    tab.setflags(write=False)
-    return tab
+    flat = tab.ravel()
+    flat.setflags(write=False)
+    return flat
 
 
 @lru_cache(maxsize=256)

@@ -8,6 +8,17 @@ the same way. Slow on purpose; not used by the engine.
 
 from __future__ import annotations
 
+from simkit.models.encounter import (
+    DEAD,
+    DYING,
+    HOURS,
+    REVIVED,
+    STABLE,
+    STANDING,
+    UNCONSCIOUS_AC,
+    Encounter,
+    dice_draw,
+)
 from simkit.rules import hero_points as hp_rule
 from simkit.rules.dice import CRIT_FAIL, CRIT_SUCCESS, SUCCESS, Dice, degree
 from simkit.rules.dying_damage import hit_while_dying, knockout_value
@@ -15,7 +26,6 @@ from simkit.rules.hourly import AWAKE, hourly_result
 from simkit.rules.hourly import DEAD as HOURLY_DEAD
 from simkit.rules.massive_damage import is_massive, take_damage
 from simkit.rules.recovery_check import recovery_delta
-from simkit.models.encounter import DEAD, DYING, HOURS, REVIVED, STABLE, STANDING, UNCONSCIOUS_AC, Encounter, dice_draw
 
 __all__ = ["new_track", "ref_init", "ref_round"]
 

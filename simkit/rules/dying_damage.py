@@ -21,18 +21,28 @@ scalar references on each state.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-__all__ = ["knockout_value", "hit_while_dying", "hit_phase", "wounded_after_losing", "ON_DAMAGE",
-           "WOUNDED", "WOUNDED_RULE", "WOUNDED_ADDS"]
+__all__ = [
+    "ON_DAMAGE",
+    "WOUNDED",
+    "WOUNDED_ADDS",
+    "WOUNDED_RULE",
+    "hit_phase",
+    "hit_while_dying",
+    "knockout_value",
+    "wounded_after_losing",
+]
 
 # -- the declarations every model with seed-000 dying takes (issue 10 item 2) --------------------
-ON_DAMAGE = dict(default="max", kind="choice", choices=("max", "increment"), rule="A0-1",
+ON_DAMAGE: dict[str, Any] = dict(default="max", kind="choice", choices=("max", "increment"), rule="A0-1",
                  help="damage while dying: keep the higher dying value, or add 1 (2 on a crit)")
-WOUNDED = dict(default=0, kind="int", lo=0, hi=20, rule="A0-2", help="wounded value at the knock-out (or start)")
-WOUNDED_RULE = dict(default=False, kind="bool", rule="A0-2",
+WOUNDED: dict[str, Any] = dict(default=0, kind="int", lo=0, hi=20, rule="A0-2", help="wounded value at the knock-out (or start)")
+WOUNDED_RULE: dict[str, Any] = dict(default=False, kind="bool", rule="A0-2",
                     help="published wounded rule: gaining dying adds the wounded value; losing dying adds 1")
-WOUNDED_ADDS = dict(default="on_gain", kind="choice", choices=("on_gain", "every_hit"), rule="A0-6",
+WOUNDED_ADDS: dict[str, Any] = dict(default="on_gain", kind="choice", choices=("on_gain", "every_hit"), rule="A0-6",
                     help="with on_damage=increment and the wounded rule: wounded adds only at the knock-out "
                          "(on_gain) or to every hit while dying (every_hit)")
 

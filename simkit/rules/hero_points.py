@@ -18,22 +18,36 @@ knock-out kills before any turn, whatever the policy).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-__all__ = ["hero_threshold", "spends_hero", "rise", "rise_phase", "CARRY_ON", "STABLE", "HERO", "DEAD",
-           "HERO_POINTS", "HERO_POLICY", "HERO_EFFECT", "HERO_KNOCKOUT"]
+__all__ = [
+    "CARRY_ON",
+    "DEAD",
+    "HERO",
+    "HERO_EFFECT",
+    "HERO_KNOCKOUT",
+    "HERO_POINTS",
+    "HERO_POLICY",
+    "STABLE",
+    "hero_threshold",
+    "rise",
+    "rise_phase",
+    "spends_hero",
+]
 
 #: Results of :func:`rise`.
 CARRY_ON, STABLE, HERO, DEAD = 0, 1, 2, 3
 
 # -- the declarations every model with seed-000 hero points takes (issue 10 item 2) --------------
-HERO_POINTS = dict(default=0, kind="int", lo=0, hi=10, rule="R0-10", help="hero points available")
-HERO_POLICY = dict(default="at_death", kind="policy", choices=("never", "immediately", "at_death"), lo=1, hi=20,
+HERO_POINTS: dict[str, Any] = dict(default=0, kind="int", lo=0, hi=10, rule="R0-10", help="hero points available")
+HERO_POLICY: dict[str, Any] = dict(default="at_death", kind="policy", choices=("never", "immediately", "at_death"), lo=1, hi=20,
                    rule="A0-3",
                    help="when to spend a hero point: never, immediately, at_death, or when dying would reach k")
-HERO_EFFECT = dict(default="revive", kind="choice", choices=("revive", "stabilize"), rule="R0-10",
+HERO_EFFECT: dict[str, Any] = dict(default="revive", kind="choice", choices=("revive", "stabilize"), rule="R0-10",
                    help="hero point: back to 1 HP (seed) or stable at 0 HP spending all (pf2e-core)")
-HERO_KNOCKOUT = dict(default="spend", kind="choice", choices=("spend", "die"), rule="A0-7",
+HERO_KNOCKOUT: dict[str, Any] = dict(default="spend", kind="choice", choices=("spend", "die"), rule="A0-7",
                      help="a knock-out that itself reaches death_at with a hero point held: "
                           "spend it and survive, or die")
 

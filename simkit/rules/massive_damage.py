@@ -17,7 +17,7 @@ import numpy as np
 
 from simkit.rules.dice import Dice
 
-__all__ = ["is_massive", "take_damage", "massive_chance"]
+__all__ = ["is_massive", "massive_chance", "take_damage"]
 
 
 def is_massive(damage, hp_max: int):

@@ -24,13 +24,26 @@ decide it, so the tables are keyed on the clipped margin.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
 from simkit.rules.dice import degree
 
-__all__ = ["DELTA", "MARGIN_LO", "MARGIN_HI", "clip_margin", "recovery_delta", "recovery_pmf",
-           "check_margin", "delta_table", "recovery_phase", "CHECK", "CHECK_PENALTY", "DEATH_AT"]
+__all__ = [
+    "CHECK",
+    "CHECK_PENALTY",
+    "DEATH_AT",
+    "DELTA",
+    "MARGIN_HI",
+    "MARGIN_LO",
+    "check_margin",
+    "clip_margin",
+    "delta_table",
+    "recovery_delta",
+    "recovery_phase",
+    "recovery_pmf",
+]
 
 #: Change of dying by degree of success (R0-05): crit failure, failure, success, crit success.
 DELTA = (+2, +1, -1, -2)
@@ -39,11 +52,11 @@ DELTA = (+2, +1, -1, -2)
 MARGIN_LO, MARGIN_HI = -30, 9
 
 # -- the declarations every model with a seed-000 recovery check takes (issue 10 item 2) --------
-CHECK = dict(default="save", kind="choice", choices=("save", "flat"), rule="A0-4",
+CHECK: dict[str, Any] = dict(default="save", kind="choice", choices=("save", "flat"), rule="A0-4",
              help="recovery check: Fortitude save vs DC + dying, or flat check DC 10 + dying")
-CHECK_PENALTY = dict(default=0, kind="int", lo=-50, hi=0, rule="R4-03",
+CHECK_PENALTY: dict[str, Any] = dict(default=0, kind="int", lo=-50, hi=0, rule="R4-03",
                      help="fatigue/hunger penalty on the character's d20 checks (not on flat checks)")
-DEATH_AT = dict(default=4, kind="int", lo=1, hi=20, rule="R0-04", help="dying value that kills")
+DEATH_AT: dict[str, Any] = dict(default=4, kind="int", lo=1, hi=20, rule="R0-04", help="dying value that kills")
 
 
 def clip_margin(margin) -> int:
