@@ -242,3 +242,11 @@ def test_titles_name_the_fixed_parameters():
     assert plots.fixed_text(df) == "hit_chance=0.3, max_rounds=20"  # not dc: a grid column
     assert plots.survival_title(df).endswith("\n(hit_chance=0.3, max_rounds=20)")
     assert plots.fixed_text(sweep("dying", {"dc": [18, 22]}, exact_only=True)) == ""
+
+
+def test_a_share_too_thin_to_see_is_written_above_its_bar():
+    df = sweep("fall", {"height": [4, 6, 8]}, exact_only=True)  # level 1: 6 m knocks out 0.5%
+    ax = plots.stacked_outcomes(df, "height", value="p")
+    ko = df[(df["outcome"] == "ko")].set_index("height")["p"]
+    notes = [t.get_text() for t in ax.texts]
+    assert notes == [f"{ko.loc['6']:.1%} knocked out (0 HP)"] and 0 < ko.loc["6"] < 0.02

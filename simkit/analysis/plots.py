@@ -656,7 +656,7 @@ def stacked_outcomes(
 
     Every outcome at once (a fall's standing / knocked out / dead add up to 1),
     on an evenly spaced ``x`` axis (bars at their values, gaps where the grid has
-    none). Other grid columns must have one value (``where``).
+    none); a share under 2% but not zero, too thin to see, is written up its bar. Other grid columns must have one value (``where``).
     """
     plt = pyplot()
     df = _filter(df, where)
@@ -692,6 +692,24 @@ def stacked_outcomes(
             alpha=0.9,
         )
         bottom += v
+    for j, xv in enumerate(xs):  # a share too thin to see gets its number, written up the bar
+        thin = [
+            f"{float(table[o].iloc[j]):.1%} {outcome_label(o)}"
+            for o in names
+            if 0 < float(table[o].fillna(0).iloc[j]) < 0.02
+        ]
+        if thin:
+            ax.text(
+                xv,
+                0.5,
+                ", ".join(thin),
+                rotation=90,
+                ha="center",
+                va="center",
+                fontsize=7,
+                color="white",
+                fontweight="bold",
+            )
     ax.set_xticks(xs, [_tick(v) for v in table.index])
     ax.set_xlabel(label_for(x))
     ax.set_ylabel("probability" if value == "p" else f"probability ({value})")
@@ -1025,7 +1043,7 @@ def save(ax, path) -> None:
         else ax.get_figure()
     )
     if hasattr(fig, "get_suptitle") and fig.get_suptitle():
-        fig.tight_layout(rect=(0, 0, 1, 0.9 if "\n" in fig.get_suptitle() else 0.94))
+        fig.tight_layout(rect=(0, 0, 1, 0.92 if "\n" in fig.get_suptitle() else 0.95))
     else:
         fig.tight_layout()
     with atomic_write(path, "wb") as fh:
