@@ -31,6 +31,13 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, status 2, no usage dump
         raise UsageError(message)
 
+    def _get_value(self, action, arg_string):
+        # int() and float() take Unicode digits ('１'): numbers on the command line are ASCII
+        if action.type in (int, float) and not arg_string.isascii():
+            raise argparse.ArgumentError(action, f"invalid {action.type.__name__} value: {shown(arg_string)} "
+                                                 "(ASCII digits)")
+        return super()._get_value(action, arg_string)
+
 
 def parse_count(text: str) -> int:
     """``-n``: an integer, also written ``1e6`` or ``10**6``."""
