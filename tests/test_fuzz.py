@@ -290,3 +290,48 @@ def test_fuzz_api_calls():
             call()
         msg = str(info.value)
         assert msg and "\n" not in msg and len(msg) <= MAX_LINE, (i, what, msg[:300])
+
+
+# -- the hand-picked cases of issue 14 ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["run", "dying", "-n", "0**-1"], "-n must be a positive integer"),
+    (["run", "dying", "-n", "2**-1"], "-n must be a positive integer"),
+    (["sweep", "dying", "--grid", "dc=14,16", "-n", "10", "--executor", "dask", "--scheduler", "foo:bar:baz"],
+     "'foo:bar:baz' is not a scheduler address"),
+    (["sweep", "dying", "--grid", "dc=14,16", "--executor", "dask", "--scheduler", ""], "not a scheduler address"),
+    (["exact", "dying", "--set", "dc=１４"], "dc='１４' is not allowed"),
+    (["exact", "dying", "--set", "dc="], "dc= has no value"),
+    (["exact", "dying", "--set", "dc=14", "--set", "dc=15"], "--set dc given twice"),
+    (["sweep", "dying", "--exact-only", "--set", "dc=14", "--set", "dc=15"], "--set dc given twice"),
+    (["run", "dying", "--set", "hit_chance=1", "--set", "hp_max=20", "--set", "hit_damage=2147483648"],
+     "hit_damage='2147483648' is not allowed: dice bonus must be in [-1000000, 1000000]"),
+    (["run", "dying", "--set", "hit_damage=1d6+1e20"], "hit_damage='1d6+1e20' is not allowed"),
+    (["run", "encounter", "--set", "damage=1d6+3000000000"], "dice bonus must be in"),
+    (["run", "dying", "--workers", "１"], "ASCII digits"),
+    (["sweep", "dying", "--grid", "dc=１..5", "--exact-only"], "a range A..B[:STEP] needs integers"),
+])
+def test_issue_cases_are_one_line(tmp_path, monkeypatch, argv, words):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli(*argv)
+    _assert_one_line(code, out, err, argv)
+    assert words in err, err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("data, words", [
+    (b'model = "dying"\nscheduler = "foo:bar:baz"\nexecutor = "dask"\n', "scheduler 'foo:bar:baz' is not a"),
+    (b'model = "dying"\n[grid]\ndc = ' + b"[" * 3000 + b"]" * 3000 + b"\n", "nested"),
+    (b'model = "dying"\n[set]\nx = ' + b"{a=" * 3000 + b"1" + b"}" * 3000 + b"\n", "nested"),
+    (b'model = "dying"\n[grid]\ndc = {a = 1}\n', "not tables or nested lists"),
+    (b'model = "d\xe9ying"\n', "not UTF-8"),
+    (b'model = "dying"\nn = 1e99\n', "n must be a positive integer up to"),
+])
+def test_issue_toml_cases_are_one_line(tmp_path, monkeypatch, data, words):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c.toml").write_bytes(data)
+    code, out, err = run_cli("sweep", "--config", "c.toml", "-o", "out.csv")
+    _assert_one_line(code, out, err, data[:60])
+    assert words in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.toml"]
