@@ -482,8 +482,10 @@ class Journal:
 
     def _open_locked(self) -> int:
         """Open (or create) the journal and take its lock; refuse when another sweep holds it."""
-        import fcntl
-
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows: no flock, no lock
+            return os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
         for _ in range(10):
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
             try:
