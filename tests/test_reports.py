@@ -181,3 +181,18 @@ def test_one_step_fall_is_bars_only(built):
 
     plt.close(r.figure)
     plt.close(d.figure)
+
+
+def test_rebuilding_gives_the_same_tables(built):
+    """Every number comes from reports.SEED: a second build writes the same CSV text."""
+    from simkit.analysis.sweep import to_csv_text
+
+    again = {r.stem: r for r in reports.build_reports(N, models=["fall", "perseverance"])}
+    assert again  # something was rebuilt
+    for stem, r in again.items():
+        for suffix, df in r.tables.items():
+            assert to_csv_text(df) == to_csv_text(built[stem].tables[suffix]), stem + suffix
+    import matplotlib.pyplot as plt
+
+    for r in again.values():
+        plt.close(r.figure)
