@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -11,7 +13,8 @@ import simkit
 from simkit.core.params import ParamError
 from simkit.models.party import Party
 from simkit.models.party_ref import new_track, ref_init, ref_round
-from simkit.testing import RecordingRng, standard_error, within_se
+from simkit.models.party_duel import duel_states
+from simkit.testing import RecordingRng, assert_agrees_with_exact, standard_error, within_se
 
 
 def kernel_vs_ref(model: Party, n: int, seed: int) -> np.ndarray:
@@ -209,3 +212,67 @@ def test_down_pc_without_monsters_is_the_agony_model(spend):
     n = 40000
     res = simkit.simulate(m, n, rng=22)
     assert within_se(res["victory_with_deaths"], exact["dead"], n)
+
+
+def _duels(count: int, seed: int) -> list[dict]:
+    """Generated small duels (one PC, one monster): levels 1..2, budgets up to party + 2."""
+    g = np.random.default_rng(seed)
+
+    def pick(xs):
+        return xs[int(g.integers(len(xs)))]
+
+    out = []
+    while len(out) < count:
+        params = {
+            "level": pick((1, 2)),
+            "party": pick(("fighter", "rogue", "wizard")),
+            "lineup": "boss",
+            "xp_budget": pick((20, 30, 40, 60, 80)),
+            "rules": pick(("seed000", "pf2e-core")),
+            "hero_points": pick((0, 1)),
+            "hero_policy": pick(["immediately", "at_death", 2]),
+            "trait": pick(("lethal", "lethal", "nonlethal", "death")),
+            "area_chance": pick((0.0, 0.5)),
+            "benchmark": pick(("High", "Moderate", "Extreme")),
+            "attacks": pick((1, 2, 3)),
+            "map": pick(("standard", "agile")),
+            "max_rounds": pick((4, 100)),
+        }
+        m = Party(**params)
+        if duel_states(m) <= 8000:
+            out.append(params)
+    return out
+
+
+def test_duels_have_exact_answers_others_refuse():
+    assert Party(party="fighter", level=1).has_exact
+    assert not Party().has_exact  # four PCs
+    assert not Party(party="cleric", level=1).has_exact  # a healer
+    assert not Party(party="fighter", level=1, rules="seed001").has_exact
+    assert not Party(party="fighter", level=1, lineup="boss_and_minions", xp_budget=40).has_exact
+    assert Party(party="fighter", level=1, lineup="pack", xp_budget=40).has_exact  # a pack of one
+    from simkit.core.exact import ExactTooLarge, solve
+    with pytest.raises(ExactTooLarge, match="states"):
+        solve(Party(party="fighter", level=12, threat="extreme"))
+
+
+@pytest.mark.parametrize("params", _duels(5, 3))
+def test_monte_carlo_agrees_with_exact_duel(params):
+    assert_agrees_with_exact(Party(**params), 20000, 31)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("params", _duels(20, 4))
+def test_monte_carlo_agrees_with_exact_duel_many(params):
+    assert_agrees_with_exact(Party(**params), 200000, 32)
+
+
+def test_exact_duel_bigger_threat_never_lowers_death():
+    """Exact: a stronger boss never lowers P(the PC dies) (after_defeat=slain: defeat = death)."""
+    from simkit.core.exact import solve
+
+    ps = [solve(Party(party="fighter", level=1, xp_budget=b, hero_points=0))["defeat"]
+          for b in (20, 30, 40, 60, 80)]
+    assert all(b >= a - 1e-12 for a, b in itertools.pairwise(ps)), ps
+    assert ps[-1] > ps[0]
+

@@ -1,17 +1,218 @@
-"""Exact duels of the ``party`` model: one PC against one monster (placeholder)."""
+"""Exact duels of the ``party`` model: one PC against one monster, no healer.
+
+The fight is then a finite absorbing chain. A transient state is ``(pc_hp, hero, slots,
+mhp, area, pc_first)``: the PC's HP and hero points, the wizard's spell slots left, the
+monster's HP and area effects left, and whether the PC acts before the monster. The
+dying state is transient within a round: with one PC, a knock-out leaves every PC at
+0 HP, which is a defeat at once, unless the knock-out spends a hero point (R0-10,
+``hero_policy``; :func:`simkit.rules.hero_points.rise`) and the PC is back at 1 HP
+(seed 000's ``revive``; pf2e-core's ``stabilize`` leaves it at 0 HP: defeat). A revived
+PC moved to just before the monster (R0-03): it acts first from the next round on and
+skips its turn in this one.
+
+One step is one round, as in :class:`~simkit.models.party.Party`: the PC's turn (two
+strikes at the multiple attack penalty, or the wizard's area spell / cantrip, basic
+Reflex save) and the monster's turn (its limited area effect with probability
+``area_chance`` while it has uses, else ``attacks`` strikes) in initiative order.
+Everything is built from the same numbers (:mod:`simkit.rules.pcs`,
+:mod:`simkit.rules.creatures`) and rules (``degree_pmf``, dice pmfs, R0-13 massive
+damage, :func:`simkit.rules.hero_points.rise`) as the Monte Carlo kernel; the turns are
+memoised on the few fields they depend on.
+"""
 
 from __future__ import annotations
 
-__all__ = ["duel_initial", "duel_step", "duel_supported"]
+from collections import defaultdict
+from functools import lru_cache
+
+from simkit.core.exact import ExactTooLarge
+from simkit.rules import hero_points, massive_damage
+from simkit.rules.dice import CRIT_FAIL, CRIT_SUCCESS, FAIL, SUCCESS, Dice, degree_pmf
+
+__all__ = ["DUEL_MAX_STATES", "duel_supported", "duel_states", "duel_initial", "duel_step"]
+
+#: Duels with more possible states than this are refused (the Monte Carlo answers them).
+DUEL_MAX_STATES = 40_000
+
+_MAP = {"standard": 5, "agile": 4, "none": 0}
 
 
-def duel_supported(rules) -> bool:
-    return False
+def duel_supported(r) -> bool:
+    """Whether ``r`` is an exact duel: one non-healing PC, one monster, seed 000 / pf2e-core."""
+    F = r.fighters
+    return (len(F.pcs) == 1 and F.pcs[0].heal is None and len(F.monsters) == 1
+            and r.seed000 and r.hp != 0)
 
 
-def duel_initial(rules) -> dict:
-    raise NotImplementedError("party: no exact solver for this lineup")
+def duel_states(r) -> int:
+    """An upper bound on the duel's transient states."""
+    pc, mo = r.fighters.pcs[0], r.fighters.monsters[0]
+    hp = pc.hp if r.hp is None else min(pc.hp, r.hp)
+    return (max(hp, 1) + 1) * (mo.hp + 1) * (r.hero_points + 1) * (pc.slots + 1) * (r.area_uses + 1) * 2
 
 
-def duel_step(rules, state, t: int) -> dict:
-    raise NotImplementedError("party: no exact solver for this lineup")
+def _pmf(text: str) -> list[tuple[int, float]]:
+    values, probs = Dice.parse(text).pmf()
+    return [(int(v), float(p)) for v, p in zip(values, probs) if p > 0]
+
+
+def _basic(deg: int, base: int) -> int:
+    return {CRIT_SUCCESS: 0, SUCCESS: base // 2, CRIT_FAIL: 2 * base}.get(deg, base)
+
+
+def _strike(bonus: int, ac: int, dice: str) -> list[tuple[int, bool, float]]:
+    """(damage, critical, p) of one strike: miss = damage 0."""
+    pd = degree_pmf(bonus, ac)
+    out: dict[tuple[int, bool], float] = defaultdict(float)
+    out[(0, False)] += float(pd[CRIT_FAIL] + pd[FAIL])
+    for v, q in _pmf(dice):
+        out[(v, False)] += float(pd[SUCCESS]) * q
+        out[(2 * v, True)] += float(pd[CRIT_SUCCESS]) * q
+    return [(d, c, p) for (d, c), p in out.items() if p > 0]
+
+
+def _basic_save(bonus: int, dc: int, dice: str) -> list[tuple[int, bool, float]]:
+    """(damage, saver critically failed, p) of a basic save against ``dice``."""
+    pd = degree_pmf(bonus, dc)
+    out: dict[tuple[int, bool], float] = defaultdict(float)
+    for v, q in _pmf(dice):
+        for deg in range(4):
+            out[(_basic(deg, v), deg == CRIT_FAIL)] += float(pd[deg]) * q
+    return [(d, c, p) for (d, c), p in out.items() if p > 0]
+
+
+def duel_initial(r) -> dict:
+    """Full HP (or ``hp``), initiative by d20 + Perception (ties: the monster first)."""
+    if not duel_supported(r):
+        raise NotImplementedError("party: exact only for duels (one non-cleric PC, one monster, "
+                                  "rules seed000 or pf2e-core)")
+    count = duel_states(r)
+    if count > DUEL_MAX_STATES:
+        raise ExactTooLarge(f"the exact duel has up to {count} states (more than {DUEL_MAX_STATES}); "
+                            "use Monte Carlo (simkit run party ...)")
+    pc, mo = r.fighters.pcs[0], r.fighters.monsters[0]
+    first = sum(a + pc.perception > b + mo.perception for a in range(1, 21) for b in range(1, 21)) / 400
+    hp = pc.hp if r.hp is None else min(pc.hp, r.hp)
+    out: dict = {}
+    base = (hp, r.hero_points, pc.slots, mo.hp, r.area_uses)
+    if first > 0:
+        out[base + (True,)] = first
+    if first < 1:
+        out[base + (False,)] = 1 - first
+    return out
+
+
+def duel_step(r, state, t: int) -> dict:
+    """One round from ``state``: {next state or outcome: p}."""
+    return dict(_round(r, state))
+
+
+@lru_cache(maxsize=64)
+def _turns(r):
+    """The memoised turns of duel ``r`` (a frozen rules object)."""
+    pc, mo = r.fighters.pcs[0], r.fighters.monsters[0]
+    hp_max = pc.hp
+    step = 4 if pc.agile else 5
+    pc_strikes = [_strike(pc.attack - step * a, mo.ac, pc.damage) for a in range(2)]
+    mo_strikes = [_strike(mo.attack - _MAP[r.map] * min(a, 2), pc.ac, mo.damage) for a in range(r.attacks)]
+    area = _basic_save(pc.reflex + r.check_penalty, mo.spell_dc, mo.area) if r.area_on else []
+    spell = _basic_save(mo.reflex, pc.spell_dc, pc.area) if pc.area else []
+    cantrip = _basic_save(mo.reflex, pc.spell_dc, pc.cantrip) if pc.cantrip else []
+    opts = r.dying_options
+
+    @lru_cache(maxsize=None)
+    def pc_turn(mhp: int, slot: bool) -> tuple[tuple[int, float], ...]:
+        """Monster HP after the PC's turn (0 = dead): ((mhp, p), ...)."""
+        dist = {mhp: 1.0}
+        hits = ([spell] if slot else [cantrip]) if pc.area else pc_strikes
+        for outcomes in hits:
+            new: dict[int, float] = defaultdict(float)
+            for h, p in dist.items():
+                if h == 0:
+                    new[0] += p
+                    continue
+                for d, _c, q in outcomes:
+                    new[max(h - d, 0)] += p * q
+            dist = new
+        return tuple(dist.items())
+
+    def hit(hp: int, hero: int, moved: bool, d: int, crit: bool, p: float, new, lost) -> None:
+        """The PC at ``hp`` takes ``d`` damage with probability ``p``."""
+        if d <= 0:
+            new[(hp, hero, moved)] += p
+            return
+        if massive_damage.is_massive(d, hp_max):
+            lost[0] += p
+            return
+        if hp - d > 0:
+            new[(hp - d, hero, moved)] += p
+            return
+        if r.trait != "lethal":  # death: dead; nonlethal: stable at 0 HP: every PC down
+            lost[0] += p
+            return
+        threshold = r.threshold if hero > 0 else None
+        res = hero_points.rise(0, 1 + int(crit), threshold=threshold, death_at=r.death_at, knockout=True)
+        if res == hero_points.HERO and opts["hero_effect"] == "revive":
+            new[(1, hero - 1, True)] += p
+        else:
+            lost[0] += p
+
+    @lru_cache(maxsize=None)
+    def monster_turn(hp: int, hero: int, use_area: bool):
+        """((hp, hero, moved, p), ...), p(defeat) after the monster's strikes or area effect."""
+        dist: dict = {(hp, hero, False): 1.0}
+        lost = [0.0]
+        for outcomes in ([area] if use_area else mo_strikes):
+            new: dict = defaultdict(float)
+            for (h, he, mv), p in dist.items():
+                for d, c, q in outcomes:
+                    hit(h, he, mv, d, c, p * q, new, lost)
+            dist = new
+        return tuple((h, he, mv, p) for (h, he, mv), p in dist.items()), lost[0]
+
+    return pc_turn, monster_turn
+
+
+def _round(r, state):
+    pc_turn, monster_turn = _turns(r)
+    hp, hero, slots, mhp, area, first = state
+    out: dict = defaultdict(float)
+
+    def pc_then(hp_, hero_, area_, first_, p, moved):
+        """The PC's turn (unless moved), then the end of the round."""
+        if moved:
+            out[(hp_, hero_, slots, mhp, area_, True)] += p
+            return
+        for m2, q in pc_turn(mhp, slots > 0):
+            if m2 == 0:
+                out["victory"] += p * q
+            else:
+                out[(hp_, hero_, max(slots - 1, 0), m2, area_, first_)] += p * q
+
+    def monster(hp_, hero_, mhp_, slots_, p, then_pc: bool):
+        branches = []
+        if r.area_on and area > 0:
+            branches.append((True, r.area_chance, area - 1))
+            branches.append((False, 1 - r.area_chance, area))
+        else:
+            branches.append((False, 1.0, area))
+        for use, pa, area_ in branches:
+            if pa <= 0:
+                continue
+            after, lost = monster_turn(hp_, hero_, use)
+            out["defeat"] += p * pa * lost
+            for h2, he2, mv, q in after:
+                if then_pc:
+                    pc_then(h2, he2, area_, first or mv, p * pa * q, mv)
+                else:
+                    out[(h2, he2, slots_, mhp_, area_, True if mv else first)] += p * pa * q
+
+    if first:
+        for m2, q in pc_turn(mhp, slots > 0):
+            if m2 == 0:
+                out["victory"] += q
+            else:
+                monster(hp, hero, m2, max(slots - 1, 0), q, then_pc=False)
+    else:
+        monster(hp, hero, mhp, slots, 1.0, then_pc=True)
+    return out
