@@ -64,6 +64,8 @@ def _field(model, S, f, i):
     """A kernel field; one the kernel keeps no array for has its value at the start for every track."""
     if f in S:
         return S[f][i]
+    if f == "hero" and "hero_spent" in S:  # the points held are not kept apart
+        return model.hero_points - S["hero_spent"][i]
     assert f not in model.fields()
     start = new_track(model)[f]
     if f == "dcs":  # one DC for every source: the strikes'

@@ -465,7 +465,7 @@ class Encounter(Rules):
             if self.wounded_rule:
                 f.append("wounded")
             if self.hero_points:
-                f += ["hero", "hero_spent"]
+                f.append("hero_spent")  # (points held: hero_points - hero_spent)
         else:
             f += ["pp", "turns"]
         if self.trait == "nonlethal":
@@ -494,7 +494,7 @@ class Encounter(Rules):
             "hp": (self.start_hp, np.int32), "tmp": (self.temp_hp, np.int32), "cond": (UP, np.int8),
             "dying": (0, np.int16), "wounded": (self.wounded, np.int16), "dcs": (self.strike_dc, np.int16),
             "pos": (0 if self.initiative == "pc_first" else self.enemies, np.int8),
-            "hero": (self.hero_points, np.int8), "hero_spent": (0, np.int8), "pp": (self.start_pp, np.int16),
+            "hero_spent": (0, np.int8), "pp": (self.start_pp, np.int16),
             "turns": (0, np.int16), "nl": (False, bool), "healer": (False, bool), "heals": (self.heals, np.int16),
             "fight": (self.enemies > 0, bool), "knocked_out": (0, np.int8),
             "ko_round": (0, np.int16 if self.max_rounds < 2**15 else np.int32),
@@ -646,8 +646,8 @@ class Encounter(Rules):
                 return
             # one recovery DC for every track: a table of the whole turn, from the references
             idx = old.astype(np.intp) * 20 + D["check_roll"].take(i)
-            if "hero" in S:
-                idx += (S["hero"][i] > 0) * (20 * self.death_at)
+            if "hero_spent" in S:
+                idx += (S["hero_spent"][i] < self.hero_points) * (20 * self.death_at)
             res = _turn_table(self.check, self.save("fort") - self.strike_dc, self.death_at, self.threshold,
                               self.hero_knockout).take(idx)
             S["dying"][i] = np.maximum(res, 0)
@@ -695,7 +695,7 @@ class Encounter(Rules):
 
     def _set_dying(self, S, code, i, old, new, knockout=False):
         """Dying of tracks ``i`` goes from ``old`` to ``new`` (R0-04, R0-05, R0-08, R0-10; A0-7)."""
-        held = S["hero"][i] > 0 if "hero" in S else False
+        held = S["hero_spent"][i] < self.hero_points if "hero_spent" in S else False
         res = rise_phase(old, new, held, threshold=self.threshold, death_at=self.death_at, knockout=knockout,
                          hero_knockout=self.hero_knockout)
         if (res == hp_rule.CARRY_ON).all():
@@ -717,13 +717,11 @@ class Encounter(Rules):
         if self.hero_effect == "revive":  # back to 1 HP, conscious, dying lost
             if self.wounded_rule:
                 S["wounded"][i] += 1  # dying gained (or risen), then lost (A0-2)
-            S["hero"][i] -= 1
             S["hero_spent"][i] += 1
             S["hp"][i] = 1
             S["cond"][i] = UP
         else:  # pf2e-core: all hero points, stable at 0 HP, no wounded gained
-            S["hero_spent"][i] += S["hero"][i]
-            S["hero"][i] = 0
+            S["hero_spent"][i] = self.hero_points
             S["cond"][i] = DOWN_STABLE
         S["dying"][i] = 0
 
