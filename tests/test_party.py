@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import itertools
 
-import itertools
-
 import numpy as np
 import pytest
 
 import simkit
 from simkit.core.params import ParamError
 from simkit.models.party import Party
-from simkit.models.party_ref import new_track, ref_init, ref_round
 from simkit.models.party_duel import duel_states
+from simkit.models.party_ref import new_track, ref_init, ref_round
 from simkit.testing import RecordingRng, assert_agrees_with_exact, standard_error, within_se
 
 

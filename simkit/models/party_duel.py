@@ -23,13 +23,13 @@ memoised on the few fields they depend on.
 from __future__ import annotations
 
 from collections import defaultdict
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from simkit.core.exact import ExactTooLarge
 from simkit.rules import hero_points, massive_damage
 from simkit.rules.dice import CRIT_FAIL, CRIT_SUCCESS, FAIL, SUCCESS, Dice, degree_pmf
 
-__all__ = ["DUEL_MAX_STATES", "duel_supported", "duel_states", "duel_initial", "duel_step"]
+__all__ = ["DUEL_MAX_STATES", "duel_initial", "duel_states", "duel_step", "duel_supported"]
 
 #: Duels with more possible states than this are refused (the Monte Carlo answers them).
 DUEL_MAX_STATES = 40_000
@@ -120,7 +120,7 @@ def _turns(r):
     cantrip = _basic_save(mo.reflex, pc.spell_dc, pc.cantrip) if pc.cantrip else []
     opts = r.dying_options
 
-    @lru_cache(maxsize=None)
+    @cache
     def pc_turn(mhp: int, slot: bool) -> tuple[tuple[int, float], ...]:
         """Monster HP after the PC's turn (0 = dead): ((mhp, p), ...)."""
         dist = {mhp: 1.0}
@@ -157,7 +157,7 @@ def _turns(r):
         else:
             lost[0] += p
 
-    @lru_cache(maxsize=None)
+    @cache
     def monster_turn(hp: int, hero: int, use_area: bool):
         """((hp, hero, moved, p), ...), p(defeat) after the monster's strikes or area effect."""
         dist: dict = {(hp, hero, False): 1.0}
