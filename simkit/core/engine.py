@@ -117,9 +117,22 @@ def run_tracks(model, seed: int, first_stream: int, n_tracks: int, prefix=()) ->
         return {name: v.take(kept, axis=0) if _per_track(v, len(codes)) else v for name, v in state.items()}
 
     def observe_now(state, t):
+        # one bincount of the active tracks' values, added into row t (grown when needed)
         for name, values in observe(state, t).items():
-            row = np.full(values.shape, t, dtype=np.int64)
-            tally.observed[name] = _padded_add(tally.observed.get(name), _bincount2(row, values, horizon + 1))
+            try:
+                counts = np.bincount(values.astype(np.intp, copy=False)) if values.size else None
+            except ValueError:
+                raise ValueError("marks and observations must be non-negative integers") from None
+            if counts is None:
+                continue
+            obs = tally.observed.get(name)
+            if obs is None or obs.shape[1] < len(counts):
+                grown = np.zeros((horizon + 1, len(counts) if obs is None else max(len(counts), obs.shape[1])),
+                                 dtype=np.int64)
+                if obs is not None:
+                    grown[:, : obs.shape[1]] = obs
+                obs = tally.observed[name] = grown
+            obs[t, : len(counts)] += counts
 
     state, codes = model.init(n_tracks, brng)
     state = absorb(state, codes, 0, 1)
