@@ -62,12 +62,16 @@ def _per_track(v, n: int) -> bool:
 
 
 def _bincount2(rows: np.ndarray, values: np.ndarray, n_rows: int) -> np.ndarray:
-    values = values.astype(np.int64, copy=False)
-    if values.size and values.min() < 0:
+    """Counts of (row, value) pairs: shape (n_rows, max value + 1); ``rows`` are intp."""
+    if not values.size:
+        return np.zeros((n_rows, 1), dtype=np.int64)
+    lo, hi = int(values.min()), int(values.max())
+    if lo < 0:
         raise ValueError("marks and observations must be non-negative integers")
-    width = int(values.max()) + 1 if values.size else 1
-    flat = np.bincount(rows.astype(np.intp) * width + values, minlength=n_rows * width)
-    return flat.reshape(n_rows, width)
+    width = hi + 1
+    idx = rows * width if width > 1 else rows.copy()
+    idx += values
+    return np.bincount(idx, minlength=n_rows * width).reshape(n_rows, width)
 
 
 def run_tracks(model, seed: int, first_stream: int, n_tracks: int, prefix=()) -> Tally:
@@ -103,15 +107,18 @@ def run_tracks(model, seed: int, first_stream: int, n_tracks: int, prefix=()) ->
             per_code = np.bincount(codes if not len(kept) else codes[~active], minlength=n_codes)
         tally.hist[:, start : start + k] += per_code.reshape(k, n_out).T
         if model.marks:
-            done = np.flatnonzero(codes >= 0)
-            out = codes.take(done)
+            all_done = not len(kept)
+            done = None if all_done else np.flatnonzero(codes >= 0)
+            out = (codes if all_done else codes.take(done)).astype(np.intp)
             if k > 1:  # outcome of each code, by a lookup (no int64 modulo)
-                out = np.tile(np.arange(n_out, dtype=np.int8), k).take(out.astype(np.intp))
+                out = np.tile(np.arange(n_out, dtype=np.intp), k).take(out)
             for name in model.marks:
                 values = state.get(name)
-                # a mark the model keeps no array for never changes: 0 for every track
-                values = values.take(done) if values is not None else np.zeros(len(done), dtype=np.int8)
-                tally.marks[name] = _padded_add(tally.marks.get(name), _bincount2(out, values, n_out))
+                if values is None:  # a mark the model keeps no array for never changes: 0
+                    counts = np.bincount(out, minlength=n_out)[:, None]
+                else:
+                    counts = _bincount2(out, values if all_done else values.take(done), n_out)
+                tally.marks[name] = _padded_add(tally.marks.get(name), counts)
         brng.compact(kept)
         # only the per-track arrays move (a model may keep other values in its state)
         return {name: v.take(kept, axis=0) if _per_track(v, len(codes)) else v for name, v in state.items()}
