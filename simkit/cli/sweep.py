@@ -54,9 +54,8 @@ def _add_run_args(p, *, sweep_verb: bool) -> None:
                         "sweeps, else the CPU count)")
     add_confidence_arg(p, default=None)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    if sweep_verb:
-        p.add_argument("--max-points", type=parse_count, default=None, metavar="N",
-                       help="refuse a grid of more points (default 100000), counted before it is built")
+    p.add_argument("--max-points", type=parse_count, default=None, metavar="N",
+                   help="refuse a grid of more points (default 100000), counted before it is built")
     p.add_argument("-o", "--output", default=None, help="the CSV to write (atomically)")
     p.add_argument("--format", default=None, choices=("table", "csv", "json"),
                    help="output format (default csv; table wraps to the terminal)")
@@ -257,7 +256,7 @@ def _cmd_compare(args) -> int:
     cls = get_model(args.model)
     from simkit.analysis.grid import parse_fixed_args, parse_grid_args
 
-    axes = parse_grid_args(cls, args.grid)
+    axes = parse_grid_args(cls, args.grid, args.max_points)
     fixed = parse_fixed_args(cls, args.set)
     from simkit.models.presets import PRESETS
 
@@ -278,7 +277,8 @@ def _cmd_compare(args) -> int:
                                                (args.n or 100_000) * _grid_size(axes) * len(vs))
     df = compare(vs, axes, args.n or 100_000, args.seed, baseline=args.baseline, fixed=fixed,
                  exact_only=exact_only, level=args.confidence or 0.95, executor=args.executor or "local",
-                 workers=workers, scheduler=args.scheduler, progress=_progress(args))
+                 workers=workers, scheduler=args.scheduler, progress=_progress(args),
+                 max_points=args.max_points)
     text = _table_text(df, args, args.output)
     if args.output:
         from simkit.core.io import atomic_write
