@@ -274,3 +274,44 @@ def test_exact_duel_bigger_threat_never_lowers_death():
     assert all(b >= a - 1e-12 for a, b in itertools.pairwise(ps)), ps
     assert ps[-1] > ps[0]
 
+
+
+def test_cli_run_shows_lineup_and_designer_odds():
+    from simkit.testing import run_cli
+
+    code, out, err = run_cli("run", "party", "--set", "level=5", "--set", "threat=severe",
+                             "--set", "party=fighter,rogue,cleric,wizard", "-n", "3000", "--seed", "1")
+    assert code == 0, err
+    assert "victory_with_deaths" in out and "defeat" in out
+    assert "lineup boss: 1 x level 8 (120 of 120 XP)" in err
+    assert "P(a PC dies)" in err
+    code, out, err = run_cli("exact", "party", "--set", "level=12", "--set", "party=fighter")
+    assert code == 2 and "states" in err
+    code, out, err = run_cli("run", "party", "--set", "party=fighter,bard")
+    assert code == 2 and "bard" in err and "fighter, rogue, cleric, wizard" in err
+
+
+def test_designer_summary_matches_the_marks():
+    from simkit.analysis.party_report import party_summary
+
+    res = simkit.simulate(Party(level=3, threat="severe", rules="seed001"), 5000, rng=8)
+    s = party_summary(res).set_index("quantity")
+    assert s.loc["any_death", "p"] == pytest.approx(1 - s.loc["deaths=0", "p"])
+    assert s.loc["victory", "count"] == s.loc["deaths=0", "count"]  # no retreat: no death = victory
+    k = np.arange(5)
+    assert s.loc["expected_deaths", "mean"] == pytest.approx(
+        sum(k[i] * s.loc[f"deaths={i}", "p"] for i in k))
+    for q in ("any_death", "defeat", "expected_deaths"):
+        assert s.loc[q, "ci_low"] <= (s.loc[q, "p"] if q != "expected_deaths" else s.loc[q, "mean"]) <= s.loc[q, "ci_high"]
+
+
+def test_threat_by_level_report_is_built():
+    from simkit.analysis.party_report import threat_by_level, threat_by_level_figure
+
+    df = threat_by_level(n=300, levels=(2, 6), threats=("low", "extreme"), rules=("seed000", "seed001"))
+    dies = df[df["outcome"] == "any_death"]
+    assert len(dies) == 2 * 2 * 2
+    both = df[df["outcome"].isin(["victory_with_deaths", "defeat"])].groupby(["rules", "threat", "level"])["count"].sum()
+    assert (dies.set_index(["rules", "threat", "level"])["count"].sort_index() == both.sort_index()).all()
+    _fig, axes = threat_by_level_figure(df)
+    assert [a.get_title() for a in axes] == ["rules seed000", "rules seed001"]

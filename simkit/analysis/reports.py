@@ -16,7 +16,9 @@ sweep table: grid columns, ``outcome, count, n, p, ci_low, ci_high, exact`` and 
   Constitution and healer), ``fall_height_by_level`` (standing / knocked out / dead
   by height, one panel per level), ``fatigue_*``; and, for any other registered model,
   ``<model>_defaults`` (its final odds as bars and, for a model that runs over time,
-  its survival curves up to the step where 99.9% of the tracks have ended).
+  its survival curves up to the step where 99.9% of the tracks have ended);
+- ``party_threat_by_level``: the party model's P(a PC dies) and P(defeat) by PF2e threat x
+  party level, one panel per rule set (:mod:`simkit.analysis.party_report`).
 
 Each report is built as a :class:`Report` (its tables and its matplotlib figure) by
 :func:`build_reports`, so that tests can read what a chart shows; :func:`standard_reports`
@@ -361,6 +363,15 @@ def _agony(n: int) -> Report | None:
     )
 
 
+def _party_threat_by_level(n: int) -> Report:
+    """``party_threat_by_level``: P(a PC dies) and P(defeat) by threat x level x rules."""
+    from simkit.analysis.party_report import threat_by_level, threat_by_level_figure
+
+    df = threat_by_level(n=n, rng=SEED)
+    fig, axes = threat_by_level_figure(df)
+    return Report("party_threat_by_level", {"": df}, fig, axes)
+
+
 def _plans(n: int) -> Iterator[tuple[str, Callable[[], Report | None]]]:
     """(model, builder) for every standard report, in order; builders run lazily."""
     from simkit.models import REGISTRY
@@ -375,6 +386,8 @@ def _plans(n: int) -> Iterator[tuple[str, Callable[[], Report | None]]]:
         yield "fall", lambda: _fall_height_by_level(small) or defaults_report("fall", small)
     if "fatigue" in REGISTRY:
         yield "fatigue", lambda: _fatigue(small) or defaults_report("fatigue", small)
+    if "party" in REGISTRY:
+        yield "party", lambda: _party_threat_by_level(small)
     for name in REGISTRY:
         if name not in ("dying", "agony", "fall", "fatigue"):
             yield name, (lambda m=name: defaults_report(m, small))

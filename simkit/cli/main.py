@@ -214,6 +214,11 @@ def _cmd_run(args) -> int:
     res = simulate(model, args.n, rng=args.seed, workers=args.workers)
     if args.seed is None:  # fresh entropy: say how to replay the run
         print(f"simkit: seed {res.seed} (replay with --seed {res.seed})", file=sys.stderr)
+    if model.name == "party":  # the lineup used and the designer's odds
+        from simkit.analysis.party_report import run_notes
+
+        for line in run_notes(res, args.confidence):
+            print(f"simkit: {line}", file=sys.stderr)
     if marks:
         df = marks_frame(res, marks, args.confidence, exact=not args.no_exact)
     elif args.stages:

@@ -32,7 +32,7 @@ from simkit.rules.dice import CRIT_FAIL, CRIT_SUCCESS, FAIL, SUCCESS, Dice, degr
 __all__ = ["DUEL_MAX_STATES", "duel_initial", "duel_states", "duel_step", "duel_supported"]
 
 #: Duels with more possible states than this are refused (the Monte Carlo answers them).
-DUEL_MAX_STATES = 40_000
+DUEL_MAX_STATES = 20_000
 
 _MAP = {"standard": 5, "agile": 4, "none": 0}
 

@@ -1,0 +1,136 @@
+"""Reports of the party model: the designer's numbers, and the threat x level x rules table."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["THREAT_LEVELS", "party_summary", "run_notes", "threat_by_level", "threat_by_level_figure"]
+
+#: Party levels of the standard ``party_threat_by_level`` report.
+THREAT_LEVELS = (1, 3, 5, 7, 10, 13, 16, 20)
+
+
+def party_summary(res, level: float = 0.95) -> pd.DataFrame:
+    """The designer's numbers of a party result, one row each.
+
+    Columns ``quantity, count, n, p, ci_low, ci_high`` (Wilson intervals) and ``mean``
+    (with a normal-approximation interval in ``ci_low``/``ci_high``) for the averages.
+    Rows: ``any_death`` (P(at least one PC dies)), ``deaths=k`` for every k, ``defeat``,
+    ``victory``, ``retreat``, ``dies:<k>:<role>`` (P(PC k dies)), ``knocked_out``
+    (P(a PC fell to 0 HP)); means: ``expected_deaths``, ``rounds``, ``knockouts``,
+    ``hero_spent``, ``heals_spent``. Marks are recorded when a track ends, so the
+    ``unresolved`` tracks (none with the default horizon) count as no death.
+    """
+    from simkit.core.stats import norm_ppf, proportion_ci
+
+    model, n = res.model, res.n
+    deaths = res.marks["deaths"].sum(axis=0)
+    mask = res.marks["dead_mask"].sum(axis=0)
+    kos = res.marks["knockouts"].sum(axis=0)
+    rows: dict[str, int] = {"any_death": int(deaths[1:].sum())}
+    for k in range(model.n_pcs + 1):
+        rows[f"deaths={k}"] = int(deaths[k]) if k < len(deaths) else 0
+    for o in ("victory", "victory_with_deaths", "retreat", "defeat", "unresolved"):
+        rows[o] = int(res.counts[o])
+    values = np.arange(len(mask))
+    for k, role in enumerate(model.roles):
+        rows[f"dies:{k}:{role}"] = int(mask[(values >> k) & 1 == 1].sum())
+    rows["knocked_out"] = int(kos[1:].sum())
+    c = np.array(list(rows.values()), dtype=np.int64)
+    low, high = proportion_ci(c, n, level, "wilson")
+    df = pd.DataFrame({"quantity": list(rows), "count": c, "n": n, "p": c / n, "ci_low": low,
+                       "ci_high": high, "mean": np.nan})
+    z = float(norm_ppf(0.5 + level / 2))
+    means = []
+    for name, mark in (("expected_deaths", "deaths"), ("rounds", "rounds"), ("knockouts", "knockouts"),
+                       ("hero_spent", "hero_spent"), ("heals_spent", "heals_spent")):
+        h = res.marks[mark].sum(axis=0).astype(np.float64)
+        x = np.arange(len(h))
+        total = h.sum()
+        mu = float((x * h).sum() / total) if total else np.nan
+        sd = float(np.sqrt(((x - mu) ** 2 * h).sum() / total)) if total else np.nan
+        half = z * sd / np.sqrt(total) if total else np.nan
+        means.append((name, mu, mu - half, mu + half))
+    more = pd.DataFrame({"quantity": [m[0] for m in means], "count": pd.NA, "n": n, "p": np.nan,
+                         "ci_low": [m[2] for m in means], "ci_high": [m[3] for m in means],
+                         "mean": [m[1] for m in means]})
+    out = pd.concat([df, more], ignore_index=True)
+    out["count"] = out["count"].astype("Int64")
+    out.attrs.update(model=model.name, seed=res.seed, n=n, lineup=model.describe_lineup())
+    return out
+
+
+def run_notes(res, level: float = 0.95) -> list[str]:
+    """Lines for ``simkit run party`` (on stderr): the lineup used and the designer's odds."""
+    model = res.model
+    s = party_summary(res, level).set_index("quantity")
+
+    def pct(q: str) -> str:
+        r = s.loc[q]
+        return f"{100 * r['p']:.2f}% [{100 * r['ci_low']:.2f}, {100 * r['ci_high']:.2f}]"
+
+    e = s.loc["expected_deaths"]
+    return [
+        (f"party of {model.n_pcs} at level {model.level} ({model.party}), rules {model.rules}; "
+        f"lineup {model.describe_lineup()}"),
+        (f"P(a PC dies) {pct('any_death')}; expected deaths {e['mean']:.3f} "
+        f"[{e['ci_low']:.3f}, {e['ci_high']:.3f}]; P(defeat) {pct('defeat')}; "
+        f"rounds {s.loc['rounds', 'mean']:.2f}"),
+    ]
+
+
+def threat_by_level(n: int = 20_000, rng: int = 0, levels=THREAT_LEVELS,
+                    threats=("trivial", "low", "moderate", "severe", "extreme"),
+                    rules=("seed000", "pf2e-core", "seed001"), **sweep_options) -> pd.DataFrame:
+    """P(a PC dies) and P(defeat) of the default party by threat x level x rules.
+
+    A sweep (:func:`simkit.sweep`) of the ``party`` model over ``threat``, ``level`` and
+    ``rules`` (the outcome rows), plus one ``any_death`` row per point: ``victory_with_deaths``
+    + ``defeat`` (with the defaults, ``after_defeat=slain`` and no retreat, a defeat kills
+    every PC and a victory without deaths is ``victory``), with its Wilson interval.
+    """
+    from simkit.analysis.sweep import sweep
+    from simkit.core.stats import proportion_ci
+
+    grid = {"rules": list(rules), "threat": list(threats), "level": list(levels)}
+    df = sweep("party", grid, n=n, rng=rng, **sweep_options)
+    keys = ["rules", "threat", "level"]
+    died = df[df["outcome"].isin(["victory_with_deaths", "defeat"])]
+    agg = died.groupby(keys, sort=False).agg(count=("count", "sum"), n=("n", "first")).reset_index()
+    first = df[df["outcome"] == "victory"].set_index(keys)
+    extra = first.loc[list(map(tuple, agg[keys].to_numpy()))].reset_index().copy()
+    extra["outcome"] = "any_death"
+    extra["count"] = agg["count"].to_numpy()
+    extra["p"] = agg["count"].to_numpy() / agg["n"].to_numpy()
+    low, high = proportion_ci(agg["count"].to_numpy(np.int64), agg["n"].to_numpy(np.int64))
+    extra["ci_low"], extra["ci_high"] = low, high
+    if "exact" in extra:
+        extra["exact"] = np.nan
+    return pd.concat([df, extra[df.columns]], ignore_index=True)
+
+
+def threat_by_level_figure(df: pd.DataFrame):
+    """One panel per rule set: P(a PC dies) (solid) and P(defeat) (dashed) by level, one
+    colour per threat. Returns (figure, axes)."""
+    import matplotlib.pyplot as plt
+
+    rules = list(dict.fromkeys(df["rules"]))
+    threats = list(dict.fromkeys(df["threat"]))
+    fig, axes = plt.subplots(1, len(rules), figsize=(4.2 * len(rules), 3.6), sharey=True, squeeze=False)
+    axes = list(axes[0])
+    colours = plt.get_cmap("viridis")(np.linspace(0.0, 0.9, len(threats)))
+    for ax, r in zip(axes, rules):
+        for colour, th in zip(colours, threats):
+            for outcome, style, label in (("any_death", "-", f"{th}: a PC dies"), ("defeat", "--", None)):
+                d = df[(df["rules"] == r) & (df["threat"] == th) & (df["outcome"] == outcome)].sort_values("level")
+                ax.plot(d["level"], d["p"], style, color=colour, label=label, marker="o", markersize=3)
+                ax.fill_between(d["level"], d["ci_low"], d["ci_high"], color=colour, alpha=0.15)
+        ax.set_title(f"rules {r}", fontsize="medium")
+        ax.set_xlabel("party level")
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("probability (solid: a PC dies; dashed: defeat)")
+    axes[-1].legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    fig.suptitle("party of four (fighter, rogue, cleric, wizard) vs a boss, by PF2e threat", fontsize="medium")
+    fig.tight_layout()
+    return fig, axes
