@@ -104,7 +104,10 @@ def run_tracks(model, seed: int, first_stream: int, n_tracks: int, prefix=()) ->
             kept = np.flatnonzero(active)  # indices of tracks still active, in order
             if len(kept) == len(codes):
                 return state
-            per_code = np.bincount(codes if not len(kept) else codes[~active], minlength=n_codes)
+            if n_codes <= 24:  # (faster than a bincount, which converts the codes to intp)
+                per_code = np.array([np.count_nonzero(codes == c) for c in range(n_codes)], dtype=np.int64)
+            else:
+                per_code = np.bincount(codes[~active], minlength=n_codes)
         tally.hist[:, start : start + k] += per_code.reshape(k, n_out).T
         if model.marks:
             all_done = not len(kept)
