@@ -311,14 +311,18 @@ class Party(Rules):
 
     def _plan(self) -> list[tuple[str, str, tuple[int, ...]]]:
         P, M, A = self.n_pcs, len(self.fighters.monsters), self.attacks
-        out: list[tuple[str, str, tuple[int, ...]]] = [("check", "d20", (P,))]
-        for k, pc in enumerate(self.fighters.pcs):
-            out += [(f"atk{k}", "d20", (2,)), (f"dmg{k}", dice_draw(pc.damage), (2,))]
+        F = self.fighters
+        out: list[tuple[str, str, tuple[int, ...]]] = [("check", "d20", (P,)), ("patk", "d20", (P, 2))]
+        for k, pc in enumerate(F.pcs):
+            out.append((f"dmg{k}", dice_draw(pc.damage), (2,)))
             if pc.area and pc.cantrip:
-                out += [(f"area{k}", dice_draw(pc.area), ()), (f"cantrip{k}", dice_draw(pc.cantrip), ()),
-                        (f"msave{k}", "d20", (M,))]
+                out += [(f"area{k}", dice_draw(pc.area), ()), (f"cantrip{k}", dice_draw(pc.cantrip), ())]
             if pc.heal:
-                out += [(f"heal{k}", dice_draw(pc.heal), ()), (f"aid{k}", "d20", ())]
+                out.append((f"heal{k}", dice_draw(pc.heal), ()))
+        if any(pc.area for pc in F.pcs):
+            out.append(("msave", "d20", (P, M)))
+        if any(pc.heal for pc in F.pcs):
+            out.append(("aid", "d20", (P,)))
         if self.pc_target == "spread":
             out.append(("pc_tgt", "random", (P, 2)))
         if M:
@@ -336,6 +340,11 @@ class Party(Rules):
         if self.hourly_on:
             out += [("con", "d20", (P, HOURS)), ("med", "d20", (P, HOURS))]
         return out
+
+    @property
+    def clerics(self) -> tuple[int, ...]:
+        """Indices of the PCs who heal."""
+        return tuple(k for k, pc in enumerate(self.fighters.pcs) if pc.heal)
 
     @property
     def area_on(self) -> bool:
@@ -455,18 +464,25 @@ class Party(Rules):
     def _values(self, D, m) -> dict[str, np.ndarray]:
         """Damage and healing sums of this round's draws, by combatant."""
         F = self.fighters
-        V: dict[str, np.ndarray] = {}
+        P, M = len(F.pcs), len(F.monsters)
+        V: dict[str, np.ndarray] = {
+            "pdmg": np.stack([dice_values(pc.damage, D[f"dmg{k}"]) for k, pc in enumerate(F.pcs)], axis=1),
+            "area": np.zeros((m, P), dtype=np.int32),  # wizards' area spell (m, P)
+            "cantrip": np.zeros((m, P), dtype=np.int32),
+            "heal": np.zeros((m, P), dtype=np.int32),  # clerics' heal (m, P)
+        }
         for k, pc in enumerate(F.pcs):
-            V[f"dmg{k}"] = dice_values(pc.damage, D[f"dmg{k}"])
             if pc.area and pc.cantrip:
-                V[f"area{k}"] = dice_values(pc.area, D[f"area{k}"])
-                V[f"cantrip{k}"] = dice_values(pc.cantrip, D[f"cantrip{k}"])
+                V["area"][:, k] = dice_values(pc.area, D[f"area{k}"])
+                V["cantrip"][:, k] = dice_values(pc.cantrip, D[f"cantrip{k}"])
             if pc.heal:
-                V[f"heal{k}"] = dice_values(pc.heal, D[f"heal{k}"])
-        for j, mo in enumerate(F.monsters):
-            V[f"mdmg{j}"] = dice_values(mo.damage, D[f"mdmg{j}"])
+                V["heal"][:, k] = dice_values(pc.heal, D[f"heal{k}"])
+        if M:
+            V["mdmg"] = np.stack([dice_values(mo.damage, D[f"mdmg{j}"]) for j, mo in enumerate(F.monsters)],
+                                 axis=1)  # (m, M, A)
             if self.area_on:
-                V[f"marea{j}"] = dice_values(mo.area, D[f"marea{j}"])
+                V["marea"] = np.stack([dice_values(mo.area, D[f"marea{j}"]) for j, mo in enumerate(F.monsters)],
+                                      axis=1)  # (m, M)
         return V
 
     # -- the PCs' turns -------------------------------------------------------------------------
@@ -563,10 +579,7 @@ class Party(Rules):
         """Cleric ``c`` heals PC ``k`` on tracks ``i`` (R0-04, R1-03)."""
         F = self.fighters
         hp_max = np.array([p.hp for p in F.pcs], dtype=np.int32)
-        amount = np.zeros(len(i), dtype=np.int32)
-        for col in np.unique(c):
-            sel = c == col
-            amount[sel] = V[f"heal{col}"][i[sel]]
+        amount = V["heal"][i, c]
         down = S["cond"][i, k] != UP
         a, b = i[down], k[down]
         if self.seed000:
@@ -598,7 +611,7 @@ class Party(Rules):
         aid = ~heal & dying.any(axis=1)
         a, b, cc = i[aid], dying.argmax(axis=1)[aid], c[aid]
         ok = np.zeros(len(a), dtype=bool)
-        for col in np.unique(cc):
+        for col in self.clerics:
             sel = cc == col
             ok[sel] = self._first_aid(D, a[sel], col)
         self._stabilize(S, a[ok], b[ok])
@@ -606,7 +619,7 @@ class Party(Rules):
 
     def _first_aid(self, D, i, c) -> np.ndarray:
         """Whether cleric ``c``'s first aid works on tracks ``i`` (R1-02, rules/first_aid)."""
-        return first_aid.first_aid_lookup(D[f"aid{c}"][i], bonus=self.fighters.pcs[c].medicine,
+        return first_aid.first_aid_lookup(D["aid"][i, c], bonus=self.fighters.pcs[c].medicine,
                                           check_penalty=self.check_penalty, dc=self.first_aid_dc)
 
     def _targets(self, S, D, i, k, a):
@@ -636,12 +649,8 @@ class Party(Rules):
             live = S["phase"][i] == FIGHT
             i, k = i[live], k[live]
             j = self._targets(S, D, i, k, a)
-            roll = np.zeros(len(i), dtype=np.uint8)
-            dmg = np.zeros(len(i), dtype=np.int32)
-            for col in np.unique(k):
-                sel = k == col
-                roll[sel] = D[f"atk{col}"][i[sel], a]
-                dmg[sel] = V[f"dmg{col}"][i[sel], a]
+            roll = D["patk"][i, k, a]
+            dmg = V["pdmg"][i, k, a]
             deg = degrees(roll, atk[k] - step[k] * a, mac[j])
             hit = deg >= SUCCESS
             dmg = np.where(deg == CRIT_SUCCESS, 2 * dmg, dmg)
@@ -655,16 +664,10 @@ class Party(Rules):
         slot = S["slots"][i, w] > 0
         a, ww = i[slot], w[slot]
         S["slots"][a, ww] -= 1
-        base = np.zeros(len(a), dtype=np.int32)
-        for col in np.unique(ww):
-            sel = ww == col
-            base[sel] = V[f"area{col}"][a[sel]]
+        base = V["area"][a, ww]
         for j in range(len(F.monsters)):
             alive = S["mhp"][a, j] > 0
-            roll = np.zeros(len(a), dtype=np.uint8)
-            for col in np.unique(ww):
-                sel = ww == col
-                roll[sel] = D[f"msave{col}"][a[sel], j]
+            roll = D["msave"][a, ww, j]
             dmg = basic_damage(degrees(roll, ref[j], dc[ww]), base)
             hit = alive & (dmg > 0)
             self._hit_monster(S, code, a[hit], np.full(hit.sum(), j), dmg[hit])
@@ -672,12 +675,8 @@ class Party(Rules):
         j = self._targets(S, D, b, wb, 0)
         ok = j >= 0
         b, wb, j = b[ok], wb[ok], j[ok]
-        base = np.zeros(len(b), dtype=np.int32)
-        roll = np.zeros(len(b), dtype=np.uint8)
-        for col in np.unique(wb):
-            sel = wb == col
-            base[sel] = V[f"cantrip{col}"][b[sel]]
-            roll[sel] = D[f"msave{col}"][b[sel], j[sel]]
+        base = V["cantrip"][b, wb]
+        roll = D["msave"][b, wb, j]
         dmg = basic_damage(degrees(roll, ref[j], dc[wb]), base)
         hit = dmg > 0
         self._hit_monster(S, code, b[hit], j[hit], dmg[hit])
@@ -721,10 +720,7 @@ class Party(Rules):
             deg = degrees(D["matk"][i, j, a], atk[j] - MAP_STEPS[self.map] * min(a, 2),
                           ac[k] - np.where(down, UNCONSCIOUS_AC, 0))
             hit = deg >= SUCCESS
-            dmg = np.zeros(len(i), dtype=np.int32)
-            for col in np.unique(j):
-                sel = j == col
-                dmg[sel] = V[f"mdmg{col}"][i[sel], a]
+            dmg = V["mdmg"][i, j, a]
             crit = deg == CRIT_SUCCESS
             dmg = np.where(crit, 2 * dmg, dmg)
             self._damage(S, code, i[hit], k[hit], j[hit], dmg[hit], crit[hit], rdc[j[hit]], hp_max)
@@ -736,10 +732,7 @@ class Party(Rules):
         sdc = np.array([mo.spell_dc for mo in F.monsters], dtype=np.int32)
         ref = np.array([p.reflex for p in F.pcs], dtype=np.int32) + self.check_penalty
         hp_max = np.array([p.hp for p in F.pcs], dtype=np.int32)
-        base = np.zeros(len(i), dtype=np.int32)
-        for col in np.unique(j):
-            sel = j == col
-            base[sel] = V[f"marea{col}"][i[sel]]
+        base = V["marea"][i, j]
         for k in range(len(F.pcs)):
             up = S["cond"][i, k] == UP
             deg = degrees(D["psave"][i, j, k], ref[k], sdc[j])
@@ -810,7 +803,7 @@ class Party(Rules):
 
     def _check_defeat(self, S, code, i):
         """Tracks ``i`` whose PCs are all at 0 HP: defeat (``after_defeat``)."""
-        i = np.unique(i)
+        # (``i`` holds each track once: one target per strike, one area per monster turn)
         lost = (S["cond"][i] != UP).all(axis=1) & (S["phase"][i] == FIGHT) & (code[i] < 0)
         i = i[lost]
         if not len(i):

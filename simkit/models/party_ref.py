@@ -182,7 +182,7 @@ class _Track:
         self.tr["heals_spent"] += 1
 
     def first_aid(self, c, k):
-        if first_aid.first_aid_succeeds(int(self.d[f"aid{c}"]), bonus=self.F.pcs[c].medicine,
+        if first_aid.first_aid_succeeds(int(self.d["aid"][c]), bonus=self.F.pcs[c].medicine,
                                         check_penalty=self.r.check_penalty, dc=self.r.first_aid_dc):
             self.stabilize(k)
 
@@ -218,7 +218,7 @@ class _Track:
             if self.tr["phase"] != "fight":
                 return
             j = self.target(k, a)
-            deg = degree(int(self.d[f"atk{k}"][a]), me.attack - (4 if me.agile else 5) * a, self.F.monsters[j].ac)
+            deg = degree(int(self.d["patk"][k][a]), me.attack - (4 if me.agile else 5) * a, self.F.monsters[j].ac)
             if deg >= SUCCESS:
                 dmg = _dice(me.damage, self.d[f"dmg{k}"][a])
                 self.hit_monster(j, 2 * dmg if deg == CRIT_SUCCESS else dmg)
@@ -230,7 +230,7 @@ class _Track:
             base = _dice(me.area, self.d[f"area{k}"])
             for j, mo in enumerate(self.F.monsters):
                 if self.tr["mhp"][j] > 0:
-                    dmg = _basic(degree(int(self.d[f"msave{k}"][j]), mo.reflex, me.spell_dc), base)
+                    dmg = _basic(degree(int(self.d["msave"][k][j]), mo.reflex, me.spell_dc), base)
                     if dmg > 0:
                         self.hit_monster(j, dmg)
             return
@@ -238,7 +238,7 @@ class _Track:
         if j is None:
             return
         base = _dice(me.cantrip, self.d[f"cantrip{k}"])
-        dmg = _basic(degree(int(self.d[f"msave{k}"][j]), self.F.monsters[j].reflex, me.spell_dc), base)
+        dmg = _basic(degree(int(self.d["msave"][k][j]), self.F.monsters[j].reflex, me.spell_dc), base)
         if dmg > 0:
             self.hit_monster(j, dmg)
 
