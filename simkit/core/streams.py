@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["STREAM_SIZE", "resolve_seed", "stream_generator", "BlockRng", "point_seed"]
+__all__ = ["STREAM_SIZE", "BlockRng", "point_seed", "resolve_seed", "stream_generator"]
 
 #: Tracks per independent random stream. Part of the reproducibility contract: changing
 #: it changes every simulated number.
@@ -60,7 +60,7 @@ class BlockRng:
     active set; a draw of any other length raises.
     """
 
-    __slots__ = ("_gens", "_counts", "_pairs", "n_active")
+    __slots__ = ("_counts", "_gens", "_pairs", "n_active")
 
     def __init__(self, gens: list[np.random.Generator], counts):
         self._gens = list(gens)
@@ -132,7 +132,9 @@ def _words(gen: np.random.Generator, count: int) -> np.ndarray:
 def _below(gen: np.random.Generator, count: int, limit: int) -> np.ndarray:
     """``count`` 16-bit words uniform on ``[0, limit)`` by rejection (one stream)."""
     v = _words(gen, count)
-    if limit == 65536 or not count or v.max() < limit:
+    if limit == 65536 or not count:
+        return v
+    if count * (65536 - limit) < 65536 and v.max() < limit:  # (a short run: likely no word to redraw)
         return v
     bad = np.flatnonzero(v >= limit)
     while len(bad):

@@ -423,8 +423,8 @@ class Encounter(Rules):
             if E and (t is None or self.fighting(t)):
                 if self.target_downed == "sometimes":
                     plan.append(("target_u", "random", (E, A)))
-                if self.strike_width:
-                    plan.append(("strike", f"below:{self.strike_width}", (E, A)))
+                if self.strike_width:  # one contiguous array per strike: strike{e}_{a}
+                    plan += [(f"strike{e}_{a}", f"below:{self.strike_width}", ()) for e in range(E) for a in range(A)]
                 else:
                     plan += [("atk_roll", "d20", (E, A)), ("dmg_u", dice_draw(self.strike_dice), (E, A))]
                 if self.effect_chance > 0:
@@ -832,9 +832,8 @@ class Encounter(Rules):
             ok = acting & up
             massive = int(dmg_tab.max(initial=0)) >= 2 * self.max_hp
             total = None
-            strikes = np.ascontiguousarray(D["strike"][:, e, :].T, dtype=np.intp)  # (A, m)
             for a in range(self.attacks):
-                dmg = dmg_tab[a].take(strikes[a])
+                dmg = dmg_tab[a].take(D[f"strike{e}_{a}"])
                 total = dmg if total is None else total + dmg
                 if massive:  # a massive hit: strike by strike
                     ok &= dmg < 2 * self.max_hp
@@ -868,7 +867,7 @@ class Encounter(Rules):
             if not len(i):
                 continue
             if width:
-                idx = D["strike"][:, e, a].take(i).astype(np.intp)
+                idx = D[f"strike{e}_{a}"].take(i).astype(np.intp)
                 if self.target_downed != "never":
                     idx += (cond.take(i) != UP) * width
                 dmg = dmg_tab[a].take(idx)
@@ -942,6 +941,8 @@ def _strike_tables(bonus: int, ac: int, penalties: tuple[int, ...], dice: str) -
             d = np.where(deg >= SUCCESS, base, 0) * np.where(deg == CRIT_SUCCESS, 2, 1)
             dmg[a, down * 20 * L:(down + 1) * 20 * L] = np.maximum(d, 0)
             crit[a, down * 20 * L:(down + 1) * 20 * L] = deg == CRIT_SUCCESS
+    if int(dmg.max(initial=0)) * len(penalties) < 2**15:  # a turn's total fits: half the memory traffic
+        dmg = dmg.astype(np.int16)
     dmg.setflags(write=False)
     crit.setflags(write=False)
     return dmg, crit

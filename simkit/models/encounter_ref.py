@@ -276,8 +276,8 @@ def _enemy(r, tr, d, e, t):
         if not _aims(r, tr, d, e, a):
             continue
         ac = r.armor - (UNCONSCIOUS_AC if tr["down"] else 0)
-        if "strike" in d:  # one draw: natural roll r % 20 + 1, damage dice from r // 20
-            draw = int(_roll(d, "strike", e, a))
+        if f"strike{e}_{a}" in d:  # one draw: natural roll r % 20 + 1, damage dice from r // 20
+            draw = int(_roll(d, f"strike{e}_{a}"))
             roll, dmg_draw = draw % 20 + 1, draw // 20
         else:
             roll, dmg_draw = _roll(d, "atk_roll", e, a), _roll(d, "dmg_u", e, a)
