@@ -161,6 +161,47 @@ def _agony_table(pp_max: int, cost: int, spend) -> tuple[np.ndarray, np.ndarray]
     return out, new
 
 
+@dataclass(frozen=True)
+class _Static:
+    """Per-combatant numbers as arrays (built once per rules object)."""
+
+    role: np.ndarray  # (P,) index in pcs.role_names()
+    fort: np.ndarray
+    hp_max: np.ndarray
+    atk: np.ndarray
+    step: np.ndarray  # the PC's multiple attack penalty step
+    spell_dc: np.ndarray
+    ac: np.ndarray
+    reflex: np.ndarray
+    m_ac: np.ndarray  # (M,)
+    m_reflex: np.ndarray
+    m_atk: np.ndarray
+    m_rdc: np.ndarray
+    m_sdc: np.ndarray
+
+
+@lru_cache(maxsize=256)
+def _static(rules) -> _Static:
+    F = rules.fighters
+    names = pcs.role_names()
+
+    def a(values) -> np.ndarray:
+        return np.array(values, dtype=np.int32)
+
+    return _Static(
+        role=a([names.index(p.role) for p in F.pcs]), fort=a([p.fort for p in F.pcs]),
+        hp_max=a([p.hp for p in F.pcs]), atk=a([p.attack for p in F.pcs]),
+        step=a([4 if p.agile else 5 for p in F.pcs]), spell_dc=a([p.spell_dc or 0 for p in F.pcs]),
+        ac=a([p.ac for p in F.pcs]), reflex=a([p.reflex for p in F.pcs]),
+        m_ac=a([mo.ac for mo in F.monsters]), m_reflex=a([mo.reflex for mo in F.monsters]),
+        m_atk=a([mo.attack for mo in F.monsters]), m_rdc=a([mo.recovery_dc for mo in F.monsters]),
+        m_sdc=a([mo.spell_dc for mo in F.monsters]),
+    )
+
+
+_FIGHTER, _ROGUE, _CLERIC, _WIZARD = (pcs.role_names().index(r) for r in ("fighter", "rogue", "cleric", "wizard"))
+
+
 @lru_cache(maxsize=256)
 def _plan(rules) -> list:
     return rules._plan()
@@ -496,12 +537,12 @@ class Party(Rules):
             self._dying_turn(S, D, code, i[dy], k[dy])
         up = cond == UP
         i, k = i[up], k[up]
-        role = np.array([p.role for p in self.fighters.pcs])[k]
-        strike = np.isin(role, ("fighter", "rogue"))
-        cl = role == "cleric"
+        role = _static(self).role[k]
+        strike = (role == _FIGHTER) | (role == _ROGUE)
+        cl = role == _CLERIC
         if cl.any():
             strike[np.flatnonzero(cl)] = self._cleric(S, D, V, code, i[cl], k[cl], t)
-        wz = role == "wizard"
+        wz = role == _WIZARD
         if wz.any():
             self._wizard(S, D, V, code, i[wz], k[wz], t)
         if strike.any():
@@ -509,11 +550,10 @@ class Party(Rules):
 
     def _dying_turn(self, S, D, code, i, k):
         """Recovery check (seed 000) or agonising turn (seed 001) of PCs ``k`` on tracks ``i``."""
-        F = self.fighters
         if self.seed000:
             opts = self.dying_options
             old = S["dying"][i, k]
-            fort = np.array([p.fort for p in F.pcs], dtype=np.int32)[k] + self.check_penalty
+            fort = _static(self).fort[k] + self.check_penalty
             new = recovery_check.recovery_phase(D["check"][i, k], old, check=opts["check"], bonus=fort,
                                                 dc=S["dcs"][i, k])
             self._rise(S, code, i, k, old, new, knockout=False)
@@ -534,6 +574,8 @@ class Party(Rules):
 
     def _rise(self, S, code, i, k, old, new, knockout):
         """Dying of PCs ``(i, k)`` goes from ``old`` to ``new`` (R0-04, R0-08, R0-10)."""
+        if not len(i):
+            return
         opts = self.dying_options
         res = hero_points.rise_phase(old, new, S["hero"][i, k] > 0, threshold=self.threshold,
                                      death_at=self.death_at, knockout=knockout)
@@ -567,6 +609,8 @@ class Party(Rules):
 
     def _kill(self, S, code, i, k):
         """PCs ``(i, k)`` die (pairs are distinct; a dead PC stays dead, R0-15)."""
+        if not len(i):
+            return
         alive = S["cond"][i, k] != DEAD
         i, k = i[alive], k[alive]
         S["cond"][i, k] = DEAD
@@ -577,8 +621,7 @@ class Party(Rules):
 
     def _heal(self, S, V, i, k, c):
         """Cleric ``c`` heals PC ``k`` on tracks ``i`` (R0-04, R1-03)."""
-        F = self.fighters
-        hp_max = np.array([p.hp for p in F.pcs], dtype=np.int32)
+        hp_max = _static(self).hp_max
         amount = V["heal"][i, c]
         down = S["cond"][i, k] != UP
         a, b = i[down], k[down]
@@ -596,11 +639,10 @@ class Party(Rules):
 
     def _cleric(self, S, D, V, code, i, c, t):
         """Clerics ``c`` act on tracks ``i``; returns which of them still have to strike."""
-        F = self.fighters
         cond = S["cond"][i]  # (n, P)
         has = S["heals"][i, c] > 0
         downed = (cond == DYING) | (cond == STABLE)
-        hp_max = np.array([p.hp for p in F.pcs], dtype=np.int32)
+        hp_max = _static(self).hp_max
         low = (cond == UP) & (S["hp"][i] <= self.heal_below * hp_max)
         tgt_down = downed.any(axis=1)
         tgt_low = low.any(axis=1)
@@ -641,10 +683,8 @@ class Party(Rules):
         S["phase"][i[won]] = WON
 
     def _strikes(self, S, D, V, code, i, k):
-        F = self.fighters
-        atk = np.array([p.attack for p in F.pcs], dtype=np.int32)
-        step = np.array([4 if p.agile else 5 for p in F.pcs], dtype=np.int32)
-        mac = np.array([mo.ac for mo in F.monsters], dtype=np.int32)
+        T = _static(self)
+        atk, step, mac = T.atk, T.step, T.m_ac
         for a in range(2):
             live = S["phase"][i] == FIGHT
             i, k = i[live], k[live]
@@ -659,8 +699,7 @@ class Party(Rules):
     def _wizard(self, S, D, V, code, i, w, t):
         """Wizards ``w`` on tracks ``i`` cast their area spell, or their cantrip."""
         F = self.fighters
-        dc = np.array([p.spell_dc or 0 for p in F.pcs], dtype=np.int32)
-        ref = np.array([mo.reflex for mo in F.monsters], dtype=np.int32)
+        dc, ref = _static(self).spell_dc, _static(self).m_reflex
         slot = S["slots"][i, w] > 0
         a, ww = i[slot], w[slot]
         S["slots"][a, ww] -= 1
@@ -689,10 +728,9 @@ class Party(Rules):
             use = (S["area"][i, j] > 0) & (D["area_u"][i, j] < self.area_chance)
             self._area(S, D, V, code, i[use], j[use], t)
             i, j = i[~use], j[~use]
-        atk = np.array([mo.attack for mo in F.monsters], dtype=np.int32)
-        rdc = np.array([mo.recovery_dc for mo in F.monsters], dtype=np.int32)
-        ac = np.array([p.ac for p in F.pcs], dtype=np.int32)
-        hp_max = np.array([p.hp for p in F.pcs], dtype=np.int32)
+        T = _static(self)
+        atk, rdc, ac = T.m_atk, T.m_rdc, T.ac
+        hp_max = _static(self).hp_max
         for a in range(self.attacks):
             live = (code[i] < 0) & (S["phase"][i] == FIGHT)
             i, j = i[live], j[live]
@@ -729,9 +767,9 @@ class Party(Rules):
     def _area(self, S, D, V, code, i, j, t):
         F = self.fighters
         S["area"][i, j] -= 1
-        sdc = np.array([mo.spell_dc for mo in F.monsters], dtype=np.int32)
-        ref = np.array([p.reflex for p in F.pcs], dtype=np.int32) + self.check_penalty
-        hp_max = np.array([p.hp for p in F.pcs], dtype=np.int32)
+        sdc = _static(self).m_sdc
+        ref = _static(self).reflex + self.check_penalty
+        hp_max = _static(self).hp_max
         base = V["marea"][i, j]
         for k in range(len(F.pcs)):
             up = S["cond"][i, k] == UP
@@ -744,6 +782,8 @@ class Party(Rules):
 
     def _damage(self, S, code, i, k, j, dmg, crit, src_dc, hp_max):
         """Damage ``dmg`` to PCs ``(i, k)`` from monster ``j`` (R0-13, R0-03, R0-09, R0-12)."""
+        if not len(i):
+            return
         massive = massive_damage.is_massive(dmg, hp_max[k])
         self._kill(S, code, i[massive], k[massive])
         keep = ~massive & (S["cond"][i, k] != DEAD)
@@ -774,6 +814,8 @@ class Party(Rules):
 
     def _knockout(self, S, code, i, k, crit, src_dc, j, move, start=1):
         """PCs ``(i, k)`` fall to 0 HP (R0-03; R1-01, R1-11); ``j``: the monster (moves them)."""
+        if not len(i):
+            return
         S["hp"][i, k] = 0
         np.add.at(S["knockouts"], i, 1)
         if move and j is not None:
