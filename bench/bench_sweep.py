@@ -24,7 +24,11 @@ import pandas as pd
 from simkit.analysis.sweep import dask_worker_config, process_pool, sweep
 
 GRID = {"dc": range(14, 54), "save_bonus": range(25)}  # 1,000 points
-EXACT_GRID = {"dc": range(14, 54), "save_bonus": range(-5, 45), "heal_round": [None, 3, 5, 9, 20]}  # 10,000
+EXACT_GRID = {
+    "dc": range(14, 54),
+    "save_bonus": range(-5, 45),
+    "heal_round": [None, 3, 5, 9, 20],
+}  # 10,000
 
 
 def timed(fn, repeat: int = 1):
@@ -45,11 +49,15 @@ def main(argv=None):
     args = ap.parse_args(argv)
     n = int(args.n)
     print(f"load average before: {os.getloadavg()[0]:.2f}")
-    print(f"machine: {os.cpu_count()} CPUs; grid of {len(GRID['dc']) * len(GRID['save_bonus'])} points x {n:.0e}")
+    print(
+        f"machine: {os.cpu_count()} CPUs; grid of {len(GRID['dc']) * len(GRID['save_bonus'])} points x {n:.0e}"
+    )
     sweep("dying", {"dc": [20]}, 1000, 0)  # warm imports
 
     t_a, ref = timed(lambda: sweep("dying", GRID, n, 1, workers=2))
-    print(f"(a) 1,000 points x {n:.0e}, 2 local workers, end to end : {t_a:6.2f} s  (target < 30 s)")
+    print(
+        f"(a) 1,000 points x {n:.0e}, 2 local workers, end to end : {t_a:6.2f} s  (target < 30 s)"
+    )
 
     rows = []
     for w in (1, 2):
@@ -58,7 +66,10 @@ def main(argv=None):
         else:
             pool = process_pool(w)
             list(pool.map(abs, range(4 * w)))  # start the workers
-            t, df = timed(lambda pool=pool, w=w: sweep("dying", GRID, n, 1, executor=pool, workers=w), args.repeat)
+            t, df = timed(
+                lambda pool=pool, w=w: sweep("dying", GRID, n, 1, executor=pool, workers=w),
+                args.repeat,
+            )
             pool.shutdown()
         pd.testing.assert_frame_equal(df, ref)
         rows.append(("local", w, t))
@@ -67,14 +78,20 @@ def main(argv=None):
 
         for w in (1, 2):
             with dask_worker_config():
-                cl = LocalCluster(n_workers=w, threads_per_worker=1, processes=True, dashboard_address=":0")
+                cl = LocalCluster(
+                    n_workers=w, threads_per_worker=1, processes=True, dashboard_address=":0"
+                )
             with cl, Client(cl) as client:
                 client.wait_for_workers(w)
                 sweep("dying", {"dc": [20]}, 1000, 0, client=client)  # warm the workers
-                t, df = timed(lambda client=client: sweep("dying", GRID, n, 1, client=client), args.repeat)
+                t, df = timed(
+                    lambda client=client: sweep("dying", GRID, n, 1, client=client), args.repeat
+                )
             pd.testing.assert_frame_equal(df, ref)
             rows.append(("dask", w, t))
-    print(f"(b) best of {args.repeat}\n    executor  workers   seconds   speed-up vs 1 worker (target 2 workers >= 1.6x)")
+    print(
+        f"(b) best of {args.repeat}\n    executor  workers   seconds   speed-up vs 1 worker (target 2 workers >= 1.6x)"
+    )
     base = {}
     for ex, w, t in rows:
         base.setdefault(ex, t)
@@ -86,7 +103,9 @@ def main(argv=None):
     for _ in range(3):
         t, ex = timed(lambda: sweep("dying", EXACT_GRID, exact_only=True))
         best = min(best, t)
-    print(f"(c) 10,000-point exact grid ({len(ex)} rows), best of 3   : {best:6.2f} s  (target ~1 s)")
+    print(
+        f"(c) 10,000-point exact grid ({len(ex)} rows), best of 3   : {best:6.2f} s  (target ~1 s)"
+    )
 
 
 if __name__ == "__main__":

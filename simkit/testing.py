@@ -6,8 +6,14 @@ import zlib
 
 import numpy as np
 
-__all__ = ["within_se", "standard_error", "RecordingRng", "run_cli", "assert_agrees_with_exact",
-           "model_seed"]
+__all__ = [
+    "within_se",
+    "standard_error",
+    "RecordingRng",
+    "run_cli",
+    "assert_agrees_with_exact",
+    "model_seed",
+]
 
 
 def model_seed(name: str, base: int = 1000) -> int:
@@ -47,7 +53,9 @@ class RecordingRng:
         return x
 
     def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
-        return self._keep("integers", self.gen.integers(low, high, size=size, dtype=dtype, endpoint=endpoint))
+        return self._keep(
+            "integers", self.gen.integers(low, high, size=size, dtype=dtype, endpoint=endpoint)
+        )
 
     def below(self, width, size=None):
         return self._keep("integers", self.gen.integers(0, width, size=size, dtype=np.uint16))
@@ -85,7 +93,9 @@ def assert_agrees_with_exact(model, n: int, seed, *, steps: int | None = None, k
 
     res = simulate(model, n, rng=seed)
     exact = solve(model)
-    assert isinstance(exact, ExactResult) and isinstance(res, Result), "a chained model: check its stages"
+    assert isinstance(exact, ExactResult) and isinstance(res, Result), (
+        "a chained model: check its stages"
+    )
     for o, p in exact.probabilities.items():
         assert within_se(res[o], p, n, k), (model, o, res[o], p)
     cdf = exact.cdf()

@@ -15,8 +15,18 @@ EXACT = [name for name, cls in REGISTRY.items() if cls().has_exact]
 
 
 def test_every_exact_model_is_covered():
-    assert {"dying", "perseverance", "recovery", "agony", "fatigue", "fall", "fall_dying",
-            "fall_perseverance", "dnd5e", "dnd4e"} <= set(EXACT)
+    assert {
+        "dying",
+        "perseverance",
+        "recovery",
+        "agony",
+        "fatigue",
+        "fall",
+        "fall_dying",
+        "fall_perseverance",
+        "dnd5e",
+        "dnd4e",
+    } <= set(EXACT)
 
 
 @pytest.mark.parametrize("name", EXACT)

@@ -21,14 +21,29 @@ from simkit.analysis.ambiguities import (
     typical_params,
 )
 from simkit.cli.main import main
-from simkit.models.custom import CustomTrack
-from simkit.models import REGISTRY
 from simkit.core.params import param, spec
+from simkit.models import REGISTRY
+from simkit.models.custom import CustomTrack
 from simkit.testing import within_se
 
-IDS = ["A0-1", "A0-2", "A0-3", "A0-4", "A0-5", "A0-6", "A0-7", "A1-1", "A1-2", "A1-3", "A1-4", "A1-5",
-       "A1-6", "A4-1", "A4-2",
-       "A4-3"]
+IDS = [
+    "A0-1",
+    "A0-2",
+    "A0-3",
+    "A0-4",
+    "A0-5",
+    "A0-6",
+    "A0-7",
+    "A1-1",
+    "A1-2",
+    "A1-3",
+    "A1-4",
+    "A1-5",
+    "A1-6",
+    "A4-1",
+    "A4-2",
+    "A4-3",
+]
 
 
 def test_every_ambiguity_of_rules_md_is_listed_once():
@@ -48,7 +63,11 @@ def test_registered_models_know_every_parameter_and_the_defaults_match():
         if cls is None:
             continue
         known = spec(cls)
-        names = set(a.setup) | set(typical_params(a.model, 5)) | {k for r in a.readings for k in r.params}
+        names = (
+            set(a.setup)
+            | set(typical_params(a.model, 5))
+            | {k for r in a.readings for k in r.params}
+        )
         assert names <= set(known), (a.id, names - set(known))
         if known[a.param]["kind"] in ("choice", "bool", "policy"):
             # the reading marked default is the model's default (docs/rules.md's documented default)
@@ -90,7 +109,9 @@ def test_report_shows_readings_that_matter(report):
     assert ok[("A0-3", 5, "at death")] == 0 and ok[("A0-3", 5, "never")] > 0.05
     # A0-4 at level 10: the flat check is harsher than a good Fortitude save
     lv10 = Dying(save_bonus=typical_fortitude(10), monster_level=10)
-    assert ok[("A0-4", 10, "flat")] == pytest.approx(simkit.solve(lv10.replace(check="flat"))["dead"])
+    assert ok[("A0-4", 10, "flat")] == pytest.approx(
+        simkit.solve(lv10.replace(check="flat"))["dead"]
+    )
     assert ok[("A0-4", 10, "flat")] > ok[("A0-4", 10, "save")]
 
 
@@ -110,10 +131,14 @@ def test_side_by_side(report):
     ok = wide[wide["status"] == "ok"]
     assert len(ok) == 3 * report.loc[report["status"] == "ok", "ambiguity"].nunique()
     r = ok[(ok["ambiguity"] == "A0-1") & (ok["level"] == 5)].iloc[0]
-    long = report[(report["ambiguity"] == "A0-1") & (report["level"] == 5)].set_index("reading")["p"]
+    long = report[(report["ambiguity"] == "A0-1") & (report["level"] == 5)].set_index("reading")[
+        "p"
+    ]
     assert r["default"] == "max" and r["p_default"] == long["max"]
     assert r["spread"] == pytest.approx(long.max() - long.min())
-    assert r["readings"] == f"max {100 * long['max']:.2f}% | increment {100 * long['increment']:.2f}%"
+    assert (
+        r["readings"] == f"max {100 * long['max']:.2f}% | increment {100 * long['increment']:.2f}%"
+    )
     assert len(wide) == len(ok) + (report["status"] != "ok").sum()
 
 
@@ -178,16 +203,25 @@ def test_cli_ambiguities():
     code, out, err = run("ambiguities", "--levels", "1,5", "--format", "csv")
     assert code == 0 and err == ""
     df = pd.read_csv(io.StringIO(out))
-    assert {"ambiguity", "level", "default", "p_default", "spread", "readings", "status"} <= set(df.columns)
+    assert {"ambiguity", "level", "default", "p_default", "spread", "readings", "status"} <= set(
+        df.columns
+    )
     assert set(df["ambiguity"]) == set(IDS)
     code, out, _ = run("ambiguities", "--id", "A0-4", "--levels", "10", "--long", "--format", "csv")
     df = pd.read_csv(io.StringIO(out))
     assert tuple(df.columns) == REPORT_COLUMNS and list(df["reading"]) == ["save", "flat"]
 
 
-@pytest.mark.parametrize("argv", [["ambiguities", "--levels", "0"], ["ambiguities", "--levels", "a,b"],
-                                  ["ambiguities", "--id", "A9-9"], ["ambiguities", "-n", "0"],
-                                  ["ambiguities", "--method", "guess"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["ambiguities", "--levels", "0"],
+        ["ambiguities", "--levels", "a,b"],
+        ["ambiguities", "--id", "A9-9"],
+        ["ambiguities", "-n", "0"],
+        ["ambiguities", "--method", "guess"],
+    ],
+)
 def test_cli_bad_input_exits_2_with_one_line(argv):
     code, out, err = run(*argv)
     assert code == 2 and out == ""

@@ -12,8 +12,8 @@ import pytest
 import simkit
 from simkit import Dying, ParamError
 from simkit.analysis.ambiguities import typical_fortitude
-from simkit.cli.main import main
 from simkit.analysis.design import CALIBRATION_COLUMNS, Calibration, calibrate, parse_probability
+from simkit.cli.main import main
 from simkit.models.dnd import DnD5e
 from simkit.testing import within_se
 
@@ -146,7 +146,10 @@ def test_character_level_is_one_call(grid):
     ref = calibrate(Dying(save_bonus=typical_fortitude(5)), 0.10, "dc")
     assert cal.value == ref.value and cal.model.save_bonus == typical_fortitude(5)
     # the found DC is the best over every DC
-    ps = {dc: simkit.solve(Dying(save_bonus=typical_fortitude(5), dc=dc))["dead"] for dc in range(1, 101)}
+    ps = {
+        dc: simkit.solve(Dying(save_bonus=typical_fortitude(5), dc=dc))["dead"]
+        for dc in range(1, 101)
+    }
     assert cal.value == min(ps, key=lambda d: (abs(ps[d] - 0.10), d))
 
 
@@ -158,7 +161,9 @@ def test_frame_columns():
     assert list(edge["role"]) == ["best", "upper"]
 
 
-@pytest.mark.parametrize("text, p", [("10%", 0.1), ("0.25", 0.25), ("1e-3", 0.001), (" 100% ", 1.0)])
+@pytest.mark.parametrize(
+    "text, p", [("10%", 0.1), ("0.25", 0.25), ("1e-3", 0.001), (" 100% ", 1.0)]
+)
 def test_parse_probability(text, p):
     assert parse_probability(text) == pytest.approx(p)
 
@@ -197,19 +202,43 @@ def run(*argv):
 
 def test_cli_calibrate(grid):
     target = grid[20] + 0.2 * (grid[21] - grid[20])
-    code, out, err = run("calibrate", "dying", "--target", f"dead={target}", "--vary", "dc",
-                         "--set", "save_bonus=11", "--range", "10..40", "--format", "csv")
+    code, out, err = run(
+        "calibrate",
+        "dying",
+        "--target",
+        f"dead={target}",
+        "--vary",
+        "dc",
+        "--set",
+        "save_bonus=11",
+        "--range",
+        "10..40",
+        "--format",
+        "csv",
+    )
     assert code == 0 and err == ""
     df = pd.read_csv(io.StringIO(out))
     assert tuple(df.columns) == CALIBRATION_COLUMNS
     assert list(df["value"]) == [19, 20, 21]
-    code, out, _ = run("calibrate", "dying", "--target", "dead=10%", "--vary", "dc", "--set", "save_bonus=11")
+    code, out, _ = run(
+        "calibrate", "dying", "--target", "dead=10%", "--vary", "dc", "--set", "save_bonus=11"
+    )
     assert code == 0 and "dc=17 gives dead=" in out
 
 
 def test_cli_unreachable_note():
-    code, out, err = run("calibrate", "dying", "--target", "dead=99.9%", "--vary", "dc", "--range", "10..20",
-                         "--format", "csv")
+    code, out, err = run(
+        "calibrate",
+        "dying",
+        "--target",
+        "dead=99.9%",
+        "--vary",
+        "dc",
+        "--range",
+        "10..20",
+        "--format",
+        "csv",
+    )
     assert code == 0
     assert err.startswith("simkit: note: target dead=0.9990 is not reachable")
     assert pd.read_csv(io.StringIO(out))["reachable"].eq(False).all()

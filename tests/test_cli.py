@@ -56,7 +56,9 @@ def test_run_agrees_with_exact(sets):
 
 def test_output_file_written(tmp_path):
     target = tmp_path / "out.csv"
-    code, out, _ = run("run", "dying", "-n", "1000", "--seed", "1", "--format", "csv", "-o", str(target))
+    code, out, _ = run(
+        "run", "dying", "-n", "1000", "--seed", "1", "--format", "csv", "-o", str(target)
+    )
     assert code == 0 and out == ""
     assert pd.read_csv(target).shape == (4, 7)
     assert [p.name for p in tmp_path.iterdir()] == ["out.csv"]
@@ -122,8 +124,12 @@ def test_bad_input_before_output_keeps_old_file(tmp_path):
 
 
 def test_console_script_entry_point():
-    proc = subprocess.run([sys.executable, "-m", "simkit.cli.main", "exact", "dying", "--format", "json"],
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "simkit.cli.main", "exact", "dying", "--format", "json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)[0]["outcome"] == "stable"
 
@@ -161,5 +167,7 @@ def test_os_error_while_writing_is_one_line(tmp_path, monkeypatch):
     monkeypatch.setattr(tempfile, "mkstemp", refuse)
     code, out, err = run("exact", "dying", "-o", str(tmp_path / "x.csv"))
     assert code == 2 and out == ""
-    assert err.strip().splitlines() == [f"simkit: error: cannot write {tmp_path / 'x.csv'}: No space left on device"]
+    assert err.strip().splitlines() == [
+        f"simkit: error: cannot write {tmp_path / 'x.csv'}: No space left on device"
+    ]
     assert list(tmp_path.iterdir()) == []

@@ -68,8 +68,14 @@ def test_models_csv_keeps_every_parameter_of_every_model():
 def test_wrap_table_keeps_every_word_within_the_width():
     from simkit.cli.text import wrap_table
 
-    df = pd.DataFrame({"id": ["A0-1", "A0-2"], "p": [0.25, np.nan], "n": [10, 20],
-                       "readings": ["one two three four five six seven eight nine ten " * 3, "short"]})
+    df = pd.DataFrame(
+        {
+            "id": ["A0-1", "A0-2"],
+            "p": [0.25, np.nan],
+            "n": [10, 20],
+            "readings": ["one two three four five six seven eight nine ten " * 3, "short"],
+        }
+    )
     for width in (30, 50, 200):
         text = wrap_table(df, width)
         assert max(map(len, text.splitlines())) <= width
@@ -86,7 +92,19 @@ def test_wrap_table_keeps_every_word_within_the_width():
 def test_ambiguities_wrap_to_the_terminal_but_not_in_files(columns, tmp_path):
     from simkit.core.io import format_frame
 
-    argv = ("ambiguities", "--levels", "5", "--seed", "1", "-n", "2000", "--id", "A0-3", "--id", "A4-3")
+    argv = (
+        "ambiguities",
+        "--levels",
+        "5",
+        "--seed",
+        "1",
+        "-n",
+        "2000",
+        "--id",
+        "A0-3",
+        "--id",
+        "A4-3",
+    )
     code, plain, _ = run(*argv)  # not a terminal, no COLUMNS: the full lines, as before
     assert code == 0 and max(map(len, plain.splitlines())) > 100
     columns(100)
@@ -106,8 +124,17 @@ def test_ambiguities_wrap_to_the_terminal_but_not_in_files(columns, tmp_path):
 def test_fixed_sweep_keys_are_columns():
     from simkit.analysis.sweep import sweep
 
-    code, out, _ = run("sweep", "dying", "--grid", "dc=18,22", "--set", "level=5", "--set", "pc_con=3",
-                       "--exact-only")
+    code, out, _ = run(
+        "sweep",
+        "dying",
+        "--grid",
+        "dc=18,22",
+        "--set",
+        "level=5",
+        "--set",
+        "pc_con=3",
+        "--exact-only",
+    )
     assert code == 0
     df = pd.read_csv(io.StringIO(out))
     assert list(df.columns[:5]) == ["dc", "level", "pc_con", "save_bonus", "hp_max"]
@@ -121,8 +148,12 @@ def test_fixed_sweep_keys_are_columns():
 
 
 def test_a_fixed_level_changes_the_numbers_it_reports():
-    lv = pd.read_csv(io.StringIO(run("sweep", "dying", "--grid", "dc=22", "--set", "level=1", "--exact-only")[1]))
-    hi = pd.read_csv(io.StringIO(run("sweep", "dying", "--grid", "dc=22", "--set", "level=9", "--exact-only")[1]))
+    lv = pd.read_csv(
+        io.StringIO(run("sweep", "dying", "--grid", "dc=22", "--set", "level=1", "--exact-only")[1])
+    )
+    hi = pd.read_csv(
+        io.StringIO(run("sweep", "dying", "--grid", "dc=22", "--set", "level=9", "--exact-only")[1])
+    )
     dead = lambda d: float(d.loc[d["outcome"] == "dead", "p"].iloc[0])  # noqa: E731
     assert dead(lv) > dead(hi)
 
@@ -148,8 +179,21 @@ def test_format_on_sweep_and_compare(verb, tmp_path):
 
 
 def test_sweep_resume_needs_csv(tmp_path):
-    code, out, err = run("sweep", "dying", "--grid", "dc=18", "-n", "100", "--seed", "1", "--format", "json",
-                         "--resume", "-o", tmp_path / "x.json")
+    code, out, err = run(
+        "sweep",
+        "dying",
+        "--grid",
+        "dc=18",
+        "-n",
+        "100",
+        "--seed",
+        "1",
+        "--format",
+        "json",
+        "--resume",
+        "-o",
+        tmp_path / "x.json",
+    )
     assert code == 2 and out == "" and "--resume" in err and err.count("\n") == 1
     assert list(tmp_path.iterdir()) == []
 
@@ -177,8 +221,24 @@ def test_line_chart_of_a_one_axis_sweep():
 
 def test_plot_kind_line_from_the_cli(tmp_path):
     csv = tmp_path / "s.csv"
-    assert run("sweep", "dying", "--grid", "level=1..6", "--set", "dc=22", "-n", "2000", "--seed", "1",
-               "--quiet", "-o", csv)[0] == 0
+    assert (
+        run(
+            "sweep",
+            "dying",
+            "--grid",
+            "level=1..6",
+            "--set",
+            "dc=22",
+            "-n",
+            "2000",
+            "--seed",
+            "1",
+            "--quiet",
+            "-o",
+            csv,
+        )[0]
+        == 0
+    )
     png = tmp_path / "s.png"
     code, _, err = run("plot", csv, "--kind", "line", "-o", png)  # x: the column that varies
     assert code == 0, err
@@ -186,10 +246,29 @@ def test_plot_kind_line_from_the_cli(tmp_path):
     code, _, err = run("plot", csv, "--kind", "compare", "-o", tmp_path / "c.png")
     assert code == 2 and "--kind line" in err
     two = tmp_path / "t.csv"
-    assert run("sweep", "dying", "--grid", "level=1,2", "--grid", "dc=18,22", "--exact-only", "-o", two)[0] == 0
+    assert (
+        run(
+            "sweep", "dying", "--grid", "level=1,2", "--grid", "dc=18,22", "--exact-only", "-o", two
+        )[0]
+        == 0
+    )
     code, _, err = run("plot", two, "--kind", "line", "-o", tmp_path / "t.png")
     assert code == 2 and "give --x KEY" in err
-    assert run("plot", two, "--kind", "line", "--x", "level", "--where", "dc=22", "-o", tmp_path / "t.png")[0] == 0
+    assert (
+        run(
+            "plot",
+            two,
+            "--kind",
+            "line",
+            "--x",
+            "level",
+            "--where",
+            "dc=22",
+            "-o",
+            tmp_path / "t.png",
+        )[0]
+        == 0
+    )
 
 
 # -- --marks ----------------------------------------------------------------------------------------
@@ -197,25 +276,61 @@ def test_run_marks_damage_agrees_with_exact():
     from simkit.models import make_model
 
     n = 20_000
-    code, out, _ = run("run", "fall", "--set", "height=9", "--set", "hp=12", "--marks", "damage",
-                       "-n", str(n), "--seed", "3", "--format", "csv")
+    code, out, _ = run(
+        "run",
+        "fall",
+        "--set",
+        "height=9",
+        "--set",
+        "hp=12",
+        "--marks",
+        "damage",
+        "-n",
+        str(n),
+        "--seed",
+        "3",
+        "--format",
+        "csv",
+    )
     assert code == 0
     df = pd.read_csv(io.StringIO(out))
-    assert list(df.columns) == ["mark", "outcome", "value", "count", "n", "p", "ci_low", "ci_high", "exact"]
+    assert list(df.columns) == [
+        "mark",
+        "outcome",
+        "value",
+        "count",
+        "n",
+        "p",
+        "ci_low",
+        "ci_high",
+        "exact",
+    ]
     assert df["count"].sum() == n and df["p"].sum() == pytest.approx(1.0)
     assert (df["ci_low"] <= df["p"]).all() and (df["p"] <= df["ci_high"]).all()
     exact = make_model("fall", None, height=9, hp=12).exact_damage()
     by_value = df.groupby("value")["p"].sum()
     for v, p in exact.items():
         assert within_se(by_value.get(v, 0.0), p, n), v
-    code, out, _ = run("exact", "fall", "--set", "height=9", "--set", "hp=12", "--marks", "damage",
-                       "--format", "csv")
+    code, out, _ = run(
+        "exact",
+        "fall",
+        "--set",
+        "height=9",
+        "--set",
+        "hp=12",
+        "--marks",
+        "damage",
+        "--format",
+        "csv",
+    )
     ex = pd.read_csv(io.StringIO(out))
     assert ex.groupby("value")["p"].sum().to_dict() == pytest.approx(exact)
 
 
 def test_marks_of_other_models_and_errors():
-    code, out, _ = run("run", "perseverance", "--marks", "pp", "-n", "500", "--seed", "1", "--format", "csv")
+    code, out, _ = run(
+        "run", "perseverance", "--marks", "pp", "-n", "500", "--seed", "1", "--format", "csv"
+    )
     assert code == 0 and set(pd.read_csv(io.StringIO(out))["mark"]) == {"pp"}
     for argv, needle in [
         (("run", "dying", "--marks", "damage"), "records no marks"),

@@ -20,7 +20,12 @@ def test_variants_from_presets_and_ambiguities():
     assert table["A0-1"] == [("on_damage", "max"), ("on_damage", "increment")]
     assert table["A0-4"] == [("check", "save"), ("check", "flat")]
     amb = variants(Dying(hit_chance=0.2), presets=(), ambiguities=["A0-1", "check"])
-    assert list(amb) == ["A0-1 on_damage=max", "A0-1 on_damage=increment", "A0-4 check=save", "A0-4 check=flat"]
+    assert list(amb) == [
+        "A0-1 on_damage=max",
+        "A0-1 on_damage=increment",
+        "A0-4 check=save",
+        "A0-4 check=flat",
+    ]
     assert all(m.hit_chance == 0.2 for m in amb.values())
     with pytest.raises(ParamError, match="not an ambiguity"):
         variants("dying", ambiguities=["A9-9"])
@@ -39,10 +44,14 @@ def test_differences_and_tests_against_the_baseline():
     np.testing.assert_allclose(core["diff_exact"], core["exact"] - base["exact"])
     # level 10 against a level-10 monster: the flat check is much worse than the save
     row = core.loc[(10, "dead")]
-    ex_seed = solve(Dying(save_bonus=int(base.loc[(10, "dead"), "save_bonus"]), monster_level=10))["dead"]
+    ex_seed = solve(Dying(save_bonus=int(base.loc[(10, "dead"), "save_bonus"]), monster_level=10))[
+        "dead"
+    ]
     assert row["diff_exact"] == pytest.approx(row["exact"] - ex_seed)
     assert row["diff_exact"] > 0.05 and row["diff"] > 0 and row["p_value"] < 1e-6
-    se = (row["diff_ci_high"] - row["diff_ci_low"]) / (2 * 1.959964)  # the interval's standard error
+    se = (row["diff_ci_high"] - row["diff_ci_low"]) / (
+        2 * 1.959964
+    )  # the interval's standard error
     assert abs(row["diff"] - row["diff_exact"]) <= 5 * se
 
 

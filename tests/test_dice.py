@@ -60,8 +60,15 @@ def test_degree_pmf_is_exact_count_over_faces():
             assert pmf == tuple(Fraction(c, 20) for c in counts)
 
 
-@pytest.mark.parametrize("text,expected", [("2d6+3", Dice(2, 6, 3)), ("1d8", Dice(1, 8, 0)),
-                                           ("4", Dice(0, 1, 4)), ("3d6-2", Dice(3, 6, -2))])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("2d6+3", Dice(2, 6, 3)),
+        ("1d8", Dice(1, 8, 0)),
+        ("4", Dice(0, 1, 4)),
+        ("3d6-2", Dice(3, 6, -2)),
+    ],
+)
 def test_parse_dice(text, expected):
     assert parse_dice(text) == expected
 

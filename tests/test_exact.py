@@ -40,4 +40,9 @@ def test_too_many_states_is_a_clear_refusal(monkeypatch):
     res = simulate(model, 1000, rng=1)
     assert res.exact is None and "exact" not in res.summary().columns
     code, out, err = run_cli("exact", "fatigue", "--set", "food_water=separate")
-    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "more than 5 states" in err
+    assert (
+        code == 2
+        and out == ""
+        and len(err.strip().splitlines()) == 1
+        and "more than 5 states" in err
+    )

@@ -29,17 +29,103 @@ N_API = 150
 MAX_LINE = 500
 
 #: Values wrong for any integer parameter.
-BAD_INT_TEXT = ["", " ", "１４", "٣", "1e999", "nan", "inf", "-inf", "0x10", "1.5", "9" * 5000, "abc", "1e5",
-                "2147483648", "-9223372036854775809", "1_0_", "--1", "1,2", "none!", "\x00", "10**3", "½"]
-BAD_N = ["0", "-1", "0**-1", "1e20", "abc", "１０", "1.5", "", "10**100", "2**-1", "-0", "1e-3", "nan",
-         "inf", "1" * 500, "0**0**0", "(1)", "1e13*10"]
+BAD_INT_TEXT = [
+    "",
+    " ",
+    "１４",
+    "٣",
+    "1e999",
+    "nan",
+    "inf",
+    "-inf",
+    "0x10",
+    "1.5",
+    "9" * 5000,
+    "abc",
+    "1e5",
+    "2147483648",
+    "-9223372036854775809",
+    "1_0_",
+    "--1",
+    "1,2",
+    "none!",
+    "\x00",
+    "10**3",
+    "½",
+]
+BAD_N = [
+    "0",
+    "-1",
+    "0**-1",
+    "1e20",
+    "abc",
+    "１０",
+    "1.5",
+    "",
+    "10**100",
+    "2**-1",
+    "-0",
+    "1e-3",
+    "nan",
+    "inf",
+    "1" * 500,
+    "0**0**0",
+    "(1)",
+    "1e13*10",
+]
 BAD_SEED = ["-1", "x", "１", "1.5", "", "1e3", "nan"]
 BAD_WORKERS = ["0", "2000", "x", "-3", "1.5", "", "１", "٢"]
-BAD_DICE = ["", "d", "1d", "d6", "0d6", "101d6", "1d0", "1d1001", "11d1000", "1d6+1000001", "1d6+1e20",
-            "2147483648", "１d6", "1d6+", "1d6++1", "1d6 2", "1d6*2", "-1d6", "1d6+" + "9" * 4000, "nan"]
-BAD_GRID = ["dc=", "dc=1..", "dc=5..1", "dc=1..10:0", "dc=1..1000000000", "nokey=1", "dc=1,,2", "dc=1,1",
-            "dc", "dc=1..10:-1", "dc=a..b", "dc=１..5", "=1", "dc=0", "dc=101", "dc=1,2,x"]
-BAD_SCHEDULER = ["foo:bar:baz", "a b", "x:99999", "tcp://", "::1:8786", "http://x:1", "", "é:1", "x" * 400]
+BAD_DICE = [
+    "",
+    "d",
+    "1d",
+    "d6",
+    "0d6",
+    "101d6",
+    "1d0",
+    "1d1001",
+    "11d1000",
+    "1d6+1000001",
+    "1d6+1e20",
+    "2147483648",
+    "１d6",
+    "1d6+",
+    "1d6++1",
+    "1d6 2",
+    "1d6*2",
+    "-1d6",
+    "1d6+" + "9" * 4000,
+    "nan",
+]
+BAD_GRID = [
+    "dc=",
+    "dc=1..",
+    "dc=5..1",
+    "dc=1..10:0",
+    "dc=1..1000000000",
+    "nokey=1",
+    "dc=1,,2",
+    "dc=1,1",
+    "dc",
+    "dc=1..10:-1",
+    "dc=a..b",
+    "dc=１..5",
+    "=1",
+    "dc=0",
+    "dc=101",
+    "dc=1,2,x",
+]
+BAD_SCHEDULER = [
+    "foo:bar:baz",
+    "a b",
+    "x:99999",
+    "tcp://",
+    "::1:8786",
+    "http://x:1",
+    "",
+    "é:1",
+    "x" * 400,
+]
 BAD_FORMAT = ["xml", "", "CSV", "json5"]
 JUNK_NAMES = ["", "nosuch", "DYING", "dying ", "../dying", "dy\x00ing", "ё", "x" * 300]
 
@@ -55,9 +141,9 @@ def _dice_params(cls):
 def _out_of_range(rnd, meta) -> list[str]:
     vals = []
     if meta["lo"] is not None:
-        vals += [str(int(meta["lo"]) - 1), str(int(meta["lo"]) - 10**rnd.randint(1, 30))]
+        vals += [str(int(meta["lo"]) - 1), str(int(meta["lo"]) - 10 ** rnd.randint(1, 30))]
     if meta["hi"] is not None:
-        vals += [str(int(meta["hi"]) + 1), str(int(meta["hi"]) + 10**rnd.randint(1, 30))]
+        vals += [str(int(meta["hi"]) + 1), str(int(meta["hi"]) + 10 ** rnd.randint(1, 30))]
     return vals
 
 
@@ -68,7 +154,9 @@ def _bad_invocation(rnd: random.Random, out: Path) -> list[str]:
     model = rnd.choice(exact_models if verb in ("exact", "sweep") else list(REGISTRY))
     cls = REGISTRY[model]
     if verb == "models":
-        return ["models", rnd.choice(JUNK_NAMES[1:])] + (["-o", str(out)] if rnd.random() < 0.5 else [])
+        return ["models", rnd.choice(JUNK_NAMES[1:])] + (
+            ["-o", str(out)] if rnd.random() < 0.5 else []
+        )
     args = [verb, model]
     if verb == "run":
         args += ["-n", "1000", "--seed", "1"]
@@ -77,7 +165,9 @@ def _bad_invocation(rnd: random.Random, out: Path) -> list[str]:
     if rnd.random() < 0.5:
         args += ["-o", str(out)]
     kinds = ["value", "range", "unknown", "malformed", "model", "repeat", "format", "output"]
-    kinds += {"run": ["n", "seed", "workers"], "sweep": ["grid", "scheduler", "n"], "exact": []}[verb]
+    kinds += {"run": ["n", "seed", "workers"], "sweep": ["grid", "scheduler", "n"], "exact": []}[
+        verb
+    ]
     if _dice_params(cls):
         kinds.append("dice")
     kind = rnd.choice(kinds)
@@ -93,7 +183,10 @@ def _bad_invocation(rnd: random.Random, out: Path) -> list[str]:
     elif kind == "unknown":
         args += ["--set", f"{rnd.choice(['nosuch', 'DC', 'dc ', 'x' * 200, 'é'])}=1"]
     elif kind == "malformed":
-        args += [rnd.choice(["--set", "--set", "--nosuch", "-z"]), rnd.choice(["dc", "noequals", "", "=="])]
+        args += [
+            rnd.choice(["--set", "--set", "--nosuch", "-z"]),
+            rnd.choice(["dc", "noequals", "", "=="]),
+        ]
     elif kind == "model":
         args[1] = rnd.choice(JUNK_NAMES)
     elif kind == "repeat" and ints:
@@ -104,7 +197,7 @@ def _bad_invocation(rnd: random.Random, out: Path) -> list[str]:
         args += ["--format", rnd.choice(BAD_FORMAT)]
     elif kind == "output":
         if "-o" in args:
-            del args[args.index("-o"):args.index("-o") + 2]
+            del args[args.index("-o") : args.index("-o") + 2]
         args += ["-o", str(out.parent) + "/" + rnd.choice(["nodir/x.csv", "nodir/", "", "x/"])]
     elif kind == "n":
         args += ["-n", rnd.choice(BAD_N)]
@@ -122,8 +215,11 @@ def _bad_invocation(rnd: random.Random, out: Path) -> list[str]:
         args += ["--grid", "dc=14,16"] if "dc" in spec(cls) and kind != "repeat" else []
     if rnd.random() < 0.3:  # shuffle the options after the verb and model (argparse allows it)
         head, rest = args[:2], args[2:]
-        pairs = [rest[i:i + 2] for i in range(0, len(rest) - 1, 2)] if all(
-            a.startswith("-") for a in rest[0::2]) and len(rest) % 2 == 0 else [rest]
+        pairs = (
+            [rest[i : i + 2] for i in range(0, len(rest) - 1, 2)]
+            if all(a.startswith("-") for a in rest[0::2]) and len(rest) % 2 == 0
+            else [rest]
+        )
         rnd.shuffle(pairs)
         args = head + [a for p in pairs for a in p]
     return args
@@ -135,7 +231,11 @@ def _assert_one_line(code, out, err, what):
     lines = err.splitlines()
     assert len(lines) == 1 and err.endswith("\n"), (what, err[:500])
     assert lines[0].startswith("simkit: error: "), (what, lines[0][:200])
-    assert "Traceback" not in err and len(lines[0]) <= MAX_LINE, (what, len(lines[0]), lines[0][:200])
+    assert "Traceback" not in err and len(lines[0]) <= MAX_LINE, (
+        what,
+        len(lines[0]),
+        lines[0][:200],
+    )
 
 
 def test_fuzz_command_line(tmp_path, monkeypatch):
@@ -171,7 +271,11 @@ def _bad_toml(rnd: random.Random) -> bytes:
     if choice == 4:
         return good.replace("dc = [14, 16]", "dc = {lo = 14}").encode()
     if choice == 5:
-        return (good + rnd.choice(["nosuch = 1\n", "[nosuch]\na = 1\n"])).replace("[grid]\ndc = [14, 16]\n", "").encode()
+        return (
+            (good + rnd.choice(["nosuch = 1\n", "[nosuch]\na = 1\n"]))
+            .replace("[grid]\ndc = [14, 16]\n", "")
+            .encode()
+        )
     if choice == 6:
         v = rnd.choice(['"x"', "-1", "0", "1.5", "true", "1e99", "[1]"])
         return good.replace("n = 1000", f"n = {v}").encode()
@@ -179,10 +283,13 @@ def _bad_toml(rnd: random.Random) -> bytes:
         v = rnd.choice(["-1", "1.5", '"s"', "false"])
         return good.replace("seed = 1", f"seed = {v}").encode()
     if choice == 8:
-        return good.replace('model = "dying"', rnd.choice(["model = 1", 'model = "nosuch"', "", "model = [1]"])).encode()
+        return good.replace(
+            'model = "dying"', rnd.choice(["model = 1", 'model = "nosuch"', "", "model = [1]"])
+        ).encode()
     if choice == 9:
-        return (good + f'scheduler = "{rnd.choice(BAD_SCHEDULER[:4])}"\nexecutor = "dask"\n').replace(
-            "[grid]\ndc = [14, 16]\n", "") .encode() + b"[grid]\ndc = [14, 16]\n"
+        return (
+            good + f'scheduler = "{rnd.choice(BAD_SCHEDULER[:4])}"\nexecutor = "dask"\n'
+        ).replace("[grid]\ndc = [14, 16]\n", "").encode() + b"[grid]\ndc = [14, 16]\n"
     if choice == 10:
         v = rnd.choice(["[0]", "[101]", '"1..1000000000"', "[]", '"x"', '"5..1"', "[14, 14]"])
         return good.replace("dc = [14, 16]", f"dc = {v}").encode()
@@ -191,17 +298,19 @@ def _bad_toml(rnd: random.Random) -> bytes:
         return good.replace("exact_only = true", f"exact_only = {v}").encode()
     if choice == 12:
         v = rnd.choice(["[14, 16]", '"x"', "0", "1e9", '"１４"'])
-        return (good + "[set]\n" + f"dc = {v}\n").replace(
-            "[grid]\ndc = [14, 16]\n", "").encode()
+        return (good + "[set]\n" + f"dc = {v}\n").replace("[grid]\ndc = [14, 16]\n", "").encode()
     if choice == 13:
-        return b"model = \"dying\"\n" + b"# " + b"x" * 1_100_000 + b"\n"  # too big
+        return b'model = "dying"\n' + b"# " + b"x" * 1_100_000 + b"\n"  # too big
     if choice == 14:
         return bytes(rnd.randrange(256) for _ in range(rnd.randint(1, 200)))  # binary junk
     if choice == 15:
-        return good.replace("[grid]", rnd.choice(["[grid", "grid]", "[[grid]]", "[grid]]"])).encode()
+        return good.replace(
+            "[grid]", rnd.choice(["[grid", "grid]", "[[grid]]", "[grid]]"])
+        ).encode()
     if choice == 16:
-        return (good + "workers = " + rnd.choice(["0", "-1", "\"2\"", "1.5"]) + "\n").replace(
-            "[grid]\ndc = [14, 16]\n", "").encode() + b"[grid]\ndc = [14, 16]\n"
+        return (good + "workers = " + rnd.choice(["0", "-1", '"2"', "1.5"]) + "\n").replace(
+            "[grid]\ndc = [14, 16]\n", ""
+        ).encode() + b"[grid]\ndc = [14, 16]\n"
     if choice == 17:
         return good.replace("[grid]\ndc = [14, 16]\n", "grid = 5\n").encode()
     if choice == 18:
@@ -228,8 +337,24 @@ def test_fuzz_toml_configs(tmp_path, monkeypatch):
 # -- API ------------------------------------------------------------------------------------
 
 
-BAD_NUMBERS = [0, -1, 1.5, "10", None, True, 10**20, math.nan, math.inf, -math.inf, [1], np.float64("nan"),
-               "１", b"1", complex(1, 1), object()]
+BAD_NUMBERS = [
+    0,
+    -1,
+    1.5,
+    "10",
+    None,
+    True,
+    10**20,
+    math.nan,
+    math.inf,
+    -math.inf,
+    [1],
+    np.float64("nan"),
+    "１",
+    b"1",
+    complex(1, 1),
+    object(),
+]
 
 
 def _api_calls(rnd: random.Random):
@@ -241,42 +366,95 @@ def _api_calls(rnd: random.Random):
         if k == 0:
             calls.append(("simulate n", lambda v=v: simkit.simulate(dying, v, rng=1)))
         elif k == 1:
-            calls.append(("simulate workers", lambda v=v: simkit.simulate(dying, 100, rng=1, workers=v)))
+            calls.append(
+                ("simulate workers", lambda v=v: simkit.simulate(dying, 100, rng=1, workers=v))
+            )
         elif k == 2:
             b = v if v != 10**20 else 0  # any positive integer is a block size
-            calls.append(("simulate block_size", lambda b=b: simkit.simulate(dying, 100, rng=1, block_size=b)))
+            calls.append(
+                (
+                    "simulate block_size",
+                    lambda b=b: simkit.simulate(dying, 100, rng=1, block_size=b),
+                )
+            )
         elif k == 3:
             name = rnd.choice(list(REGISTRY))
             ints = _int_params(REGISTRY[name])
             if ints:
                 key, meta = rnd.choice(ints)
-                bad = rnd.choice(_out_of_range(rnd, meta) + ["x", 1.5, math.nan, "１", [1]] or [None])
+                bad = rnd.choice(
+                    _out_of_range(rnd, meta) + ["x", 1.5, math.nan, "１", [1]] or [None]
+                )
                 if isinstance(bad, str) and bad.isascii() and bad.lstrip("-").isdigit():
                     bad = int(bad)
-                calls.append((f"make_model {name} {key}", lambda n=name, k=key, b=bad: simkit.make_model(n, **{k: b})))
+                calls.append(
+                    (
+                        f"make_model {name} {key}",
+                        lambda n=name, k=key, b=bad: simkit.make_model(n, **{k: b}),
+                    )
+                )
             else:
-                calls.append(("make_model nosuch key", lambda n=name: simkit.make_model(n, nosuch=1)))
+                calls.append(
+                    ("make_model nosuch key", lambda n=name: simkit.make_model(n, nosuch=1))
+                )
         elif k == 4:
             calls.append(("make_model name", lambda: simkit.make_model(rnd.choice(JUNK_NAMES))))
         elif k == 5:
-            calls.append(("make_model preset", lambda: simkit.make_model("dying", rnd.choice(["nosuch", "x" * 99, "Seed"]))))
+            calls.append(
+                (
+                    "make_model preset",
+                    lambda: simkit.make_model("dying", rnd.choice(["nosuch", "x" * 99, "Seed"])),
+                )
+            )
         elif k == 6:
-            g = rnd.choice([{"dc": "1..1000000000"}, {"nosuch": [1]}, {"dc": []}, {"dc": [0]}, {"dc": [14, 14]},
-                            {"dc": "5..1"}, 5, "x.toml", {"dc": [[1]]}, {"dc": [math.nan]}])
-            calls.append((f"sweep grid {str(g)[:40]}", lambda g=g: simkit.sweep("dying", g, 100, 1, exact_only=True)))
+            g = rnd.choice(
+                [
+                    {"dc": "1..1000000000"},
+                    {"nosuch": [1]},
+                    {"dc": []},
+                    {"dc": [0]},
+                    {"dc": [14, 14]},
+                    {"dc": "5..1"},
+                    5,
+                    "x.toml",
+                    {"dc": [[1]]},
+                    {"dc": [math.nan]},
+                ]
+            )
+            calls.append(
+                (
+                    f"sweep grid {str(g)[:40]}",
+                    lambda g=g: simkit.sweep("dying", g, 100, 1, exact_only=True),
+                )
+            )
         elif k == 7:
             calls.append(("sweep n", lambda v=v: simkit.sweep("dying", {"dc": [14]}, v, 1)))
         elif k == 8:
             e = rnd.choice(["foo", "", None, 3])
-            calls.append((f"sweep executor {e!r}", lambda e=e: simkit.sweep("dying", {"dc": [14, 16]}, 100, 1, executor=e)))
+            calls.append(
+                (
+                    f"sweep executor {e!r}",
+                    lambda e=e: simkit.sweep("dying", {"dc": [14, 16]}, 100, 1, executor=e),
+                )
+            )
         elif k == 9:
             s = rnd.choice(BAD_SCHEDULER)
-            calls.append(("sweep scheduler", lambda s=s: simkit.sweep("dying", {"dc": [14, 16]}, 100, 1,
-                                                                      executor="dask", scheduler=s)))
+            calls.append(
+                (
+                    "sweep scheduler",
+                    lambda s=s: simkit.sweep(
+                        "dying", {"dc": [14, 16]}, 100, 1, executor="dask", scheduler=s
+                    ),
+                )
+            )
         elif k == 10:
             mp = rnd.choice([0, -1, 1, 1.5, "x", True])
-            calls.append((f"sweep max_points {mp!r}", lambda mp=mp: simkit.sweep("dying", {"dc": [14, 16]}, 100, 1,
-                                                                                 max_points=mp)))
+            calls.append(
+                (
+                    f"sweep max_points {mp!r}",
+                    lambda mp=mp: simkit.sweep("dying", {"dc": [14, 16]}, 100, 1, max_points=mp),
+                )
+            )
         else:
             d = rnd.choice(BAD_DICE)
             calls.append(("make_model dice", lambda d=d: simkit.make_model("dying", hit_damage=d)))
@@ -295,23 +473,59 @@ def test_fuzz_api_calls():
 # -- the hand-picked cases of issue 14 ----------------------------------------------------------
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["run", "dying", "-n", "0**-1"], "-n must be a positive integer"),
-    (["run", "dying", "-n", "2**-1"], "-n must be a positive integer"),
-    (["sweep", "dying", "--grid", "dc=14,16", "-n", "10", "--executor", "dask", "--scheduler", "foo:bar:baz"],
-     "'foo:bar:baz' is not a scheduler address"),
-    (["sweep", "dying", "--grid", "dc=14,16", "--executor", "dask", "--scheduler", ""], "not a scheduler address"),
-    (["exact", "dying", "--set", "dc=１４"], "dc='１４' is not allowed"),
-    (["exact", "dying", "--set", "dc="], "dc= has no value"),
-    (["exact", "dying", "--set", "dc=14", "--set", "dc=15"], "--set dc given twice"),
-    (["sweep", "dying", "--exact-only", "--set", "dc=14", "--set", "dc=15"], "--set dc given twice"),
-    (["run", "dying", "--set", "hit_chance=1", "--set", "hp_max=20", "--set", "hit_damage=2147483648"],
-     "hit_damage='2147483648' is not allowed: dice bonus must be in [-1000000, 1000000]"),
-    (["run", "dying", "--set", "hit_damage=1d6+1e20"], "hit_damage='1d6+1e20' is not allowed"),
-    (["run", "encounter", "--set", "damage=1d6+3000000000"], "dice bonus must be in"),
-    (["run", "dying", "--workers", "１"], "ASCII digits"),
-    (["sweep", "dying", "--grid", "dc=１..5", "--exact-only"], "a range A..B[:STEP] needs integers"),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["run", "dying", "-n", "0**-1"], "-n must be a positive integer"),
+        (["run", "dying", "-n", "2**-1"], "-n must be a positive integer"),
+        (
+            [
+                "sweep",
+                "dying",
+                "--grid",
+                "dc=14,16",
+                "-n",
+                "10",
+                "--executor",
+                "dask",
+                "--scheduler",
+                "foo:bar:baz",
+            ],
+            "'foo:bar:baz' is not a scheduler address",
+        ),
+        (
+            ["sweep", "dying", "--grid", "dc=14,16", "--executor", "dask", "--scheduler", ""],
+            "not a scheduler address",
+        ),
+        (["exact", "dying", "--set", "dc=１４"], "dc='１４' is not allowed"),
+        (["exact", "dying", "--set", "dc="], "dc= has no value"),
+        (["exact", "dying", "--set", "dc=14", "--set", "dc=15"], "--set dc given twice"),
+        (
+            ["sweep", "dying", "--exact-only", "--set", "dc=14", "--set", "dc=15"],
+            "--set dc given twice",
+        ),
+        (
+            [
+                "run",
+                "dying",
+                "--set",
+                "hit_chance=1",
+                "--set",
+                "hp_max=20",
+                "--set",
+                "hit_damage=2147483648",
+            ],
+            "hit_damage='2147483648' is not allowed: dice bonus must be in [-1000000, 1000000]",
+        ),
+        (["run", "dying", "--set", "hit_damage=1d6+1e20"], "hit_damage='1d6+1e20' is not allowed"),
+        (["run", "encounter", "--set", "damage=1d6+3000000000"], "dice bonus must be in"),
+        (["run", "dying", "--workers", "１"], "ASCII digits"),
+        (
+            ["sweep", "dying", "--grid", "dc=１..5", "--exact-only"],
+            "a range A..B[:STEP] needs integers",
+        ),
+    ],
+)
 def test_issue_cases_are_one_line(tmp_path, monkeypatch, argv, words):
     monkeypatch.chdir(tmp_path)
     code, out, err = run_cli(*argv)
@@ -320,14 +534,20 @@ def test_issue_cases_are_one_line(tmp_path, monkeypatch, argv, words):
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("data, words", [
-    (b'model = "dying"\nscheduler = "foo:bar:baz"\nexecutor = "dask"\n', "scheduler 'foo:bar:baz' is not a"),
-    (b'model = "dying"\n[grid]\ndc = ' + b"[" * 3000 + b"]" * 3000 + b"\n", "nested"),
-    (b'model = "dying"\n[set]\nx = ' + b"{a=" * 3000 + b"1" + b"}" * 3000 + b"\n", "nested"),
-    (b'model = "dying"\n[grid]\ndc = {a = 1}\n', "not tables or nested lists"),
-    (b'model = "d\xe9ying"\n', "not UTF-8"),
-    (b'model = "dying"\nn = 1e99\n', "n must be a positive integer up to"),
-])
+@pytest.mark.parametrize(
+    "data, words",
+    [
+        (
+            b'model = "dying"\nscheduler = "foo:bar:baz"\nexecutor = "dask"\n',
+            "scheduler 'foo:bar:baz' is not a",
+        ),
+        (b'model = "dying"\n[grid]\ndc = ' + b"[" * 3000 + b"]" * 3000 + b"\n", "nested"),
+        (b'model = "dying"\n[set]\nx = ' + b"{a=" * 3000 + b"1" + b"}" * 3000 + b"\n", "nested"),
+        (b'model = "dying"\n[grid]\ndc = {a = 1}\n', "not tables or nested lists"),
+        (b'model = "d\xe9ying"\n', "not UTF-8"),
+        (b'model = "dying"\nn = 1e99\n', "n must be a positive integer up to"),
+    ],
+)
 def test_issue_toml_cases_are_one_line(tmp_path, monkeypatch, data, words):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "c.toml").write_bytes(data)

@@ -43,8 +43,9 @@ class CoinFlip(Rules):
         return {}, np.full(n, -1, dtype=np.int8)
 
     def step(self, state, t, rng):
-        table = np.array([-1 if (o := self.ref_round(r)) is None else o for r in range(1, 21)],
-                         dtype=np.int8)
+        table = np.array(
+            [-1 if (o := self.ref_round(r)) is None else o for r in range(1, 21)], dtype=np.int8
+        )
         return table[rng.d20(size=rng.n_active) - 1]
 
     def exact_initial(self):
@@ -89,7 +90,9 @@ def test_sweep_and_calibrate(toy):
     dead = df[df["outcome"] == "dead"].set_index("dc")["exact"]
     assert dead[10] < dead[15] < dead[20]  # a harder DC leaves more time to die
     cal = simkit.calibrate("coinflip_test", 0.2, "dc", outcome="dead")
-    assert abs(cal.p - 0.2) <= min(abs(simkit.solve(CoinFlip(dc=v))["dead"] - 0.2) for v in range(1, 21))
+    assert abs(cal.p - 0.2) <= min(
+        abs(simkit.solve(CoinFlip(dc=v))["dead"] - 0.2) for v in range(1, 21)
+    )
     code, out, err = run_cli("calibrate", "coinflip_test", "--target", "dead=20%", "--vary", "dc")
     assert code == 0, err
     assert f"dc={cal.value}" in out

@@ -64,7 +64,9 @@ def _interrupt_at(monkeypatch, method: str, k: int, *, half: bool = False):
 
 
 @pytest.mark.parametrize("k", range(1, 8))  # the header's sync, then each of the 6 tasks' lines
-def test_interrupt_between_writing_and_recording_keeps_every_line(tmp_path, monkeypatch, reference, k):
+def test_interrupt_between_writing_and_recording_keeps_every_line(
+    tmp_path, monkeypatch, reference, k
+):
     out = tmp_path / "s.csv"
     jp = journal_path(out)
     _interrupt_at(monkeypatch, "_sync", k)  # the line is on disk, Journal.done not yet updated
@@ -79,7 +81,9 @@ def test_interrupt_between_writing_and_recording_keeps_every_line(tmp_path, monk
         assert _lines_on_disk(jp) == lines  # the clean-up never deletes a journal holding a line
         assert journal_points(jp) == CHUNK * lines
     done: list[int] = []
-    sweep_csv(out, "dying", GRID, N, SEED, chunk_size=CHUNK, resume=lines > 0, after_task=done.append)
+    sweep_csv(
+        out, "dying", GRID, N, SEED, chunk_size=CHUNK, resume=lines > 0, after_task=done.append
+    )
     assert out.read_bytes() == reference and not jp.exists()
     # the saved points were not run again (all 6 tasks saved: nothing left to run)
     assert done[:1] == ([CHUNK * (lines + 1)] if lines < 6 else [])
@@ -102,19 +106,25 @@ def test_interrupt_in_the_middle_of_a_line_keeps_the_journal(tmp_path, monkeypat
 def test_cli_message_counts_the_points_on_disk(tmp_path, monkeypatch, k):
     out = tmp_path / "s.csv"
     _interrupt_at(monkeypatch, "_sync", k)
-    code, _, err = run_cli("sweep", "dying", "--grid", "dc=14..44:2", "-n", "1000", "--seed", "3", "-o", out)
+    code, _, err = run_cli(
+        "sweep", "dying", "--grid", "dc=14..44:2", "-n", "1000", "--seed", "3", "-o", out
+    )
     monkeypatch.undo()
     saved = journal_points(journal_path(out))
     assert code == 130 and saved >= 1
-    expected = (f"simkit: interrupted: {saved} points are saved in {journal_path(out)}; rerun with --resume "
-                "(the same command) to continue")
+    expected = (
+        f"simkit: interrupted: {saved} points are saved in {journal_path(out)}; rerun with --resume "
+        "(the same command) to continue"
+    )
     assert err.strip().splitlines() == [expected]
 
 
 def test_interrupt_before_any_point_says_nothing_was_saved(tmp_path, monkeypatch):
     out = tmp_path / "s.csv"
     _interrupt_at(monkeypatch, "_sync", 1)
-    code, _, err = run_cli("sweep", "dying", "--grid", "dc=14..20", "-n", "1000", "--seed", "3", "-o", out)
+    code, _, err = run_cli(
+        "sweep", "dying", "--grid", "dc=14..20", "-n", "1000", "--seed", "3", "-o", out
+    )
     monkeypatch.undo()
     assert code == 130 and "nothing was saved" in err and "--resume" not in err
     assert list(tmp_path.iterdir()) == []
@@ -153,8 +163,15 @@ def test_a_second_writer_is_refused_while_a_sweep_runs(tmp_path):
 
 def _cli(*argv, **kw):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.Popen([sys.executable, "-m", "simkit.cli.main", *map(str, argv)], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+    return subprocess.Popen(
+        [sys.executable, "-m", "simkit.cli.main", *map(str, argv)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **kw,
+    )
 
 
 def _wait_for_lines(jp: Path, proc, lines: int = 1, timeout: float = 120.0) -> None:
@@ -167,8 +184,20 @@ def _wait_for_lines(jp: Path, proc, lines: int = 1, timeout: float = 120.0) -> N
     raise AssertionError("no journal line")
 
 
-BIG = ["sweep", "dying", "--grid", "dc=14..45", "--grid", "hit_chance=0.1,0.3", "--seed", "5", "--workers", "1",
-       "-n", "300000"]  # 64 points in 4 tasks
+BIG = [
+    "sweep",
+    "dying",
+    "--grid",
+    "dc=14..45",
+    "--grid",
+    "hit_chance=0.1,0.3",
+    "--seed",
+    "5",
+    "--workers",
+    "1",
+    "-n",
+    "300000",
+]  # 64 points in 4 tasks
 
 
 @pytest.fixture(scope="module")
@@ -213,7 +242,9 @@ def test_sigterm_is_handled_as_ctrl_c(tmp_path, big_reference):
 
 
 def _burn(seconds: float) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", f"import time\nt=time.time()\nwhile time.time()-t<{seconds}: pass"])
+    return subprocess.Popen(
+        [sys.executable, "-c", f"import time\nt=time.time()\nwhile time.time()-t<{seconds}: pass"]
+    )
 
 
 @pytest.mark.slow
@@ -268,8 +299,9 @@ def _alive(pid: int) -> bool:
 @pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="needs /proc")
 def test_workers_exit_when_their_parent_is_killed_and_left_a_zombie():
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    owner = subprocess.Popen([sys.executable, "-c", POOL_OWNER], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                             text=True)
+    owner = subprocess.Popen(
+        [sys.executable, "-c", POOL_OWNER], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True
+    )
     try:
         workers = [int(p) for p in owner.stdout.readline().split()]
         assert len(workers) == 2 and all(_alive(p) for p in workers)

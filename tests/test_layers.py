@@ -87,7 +87,7 @@ def test_no_import_circles():
         stack.append(m)
         for t in sorted(graph[m]):
             if seen.get(t) == 1:
-                cycle = stack[stack.index(t):] + [t]
+                cycle = stack[stack.index(t) :] + [t]
                 raise AssertionError("import circle: " + " -> ".join(cycle))
             if t not in seen:
                 visit(t)

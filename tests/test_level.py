@@ -25,20 +25,46 @@ def _csv(out: str) -> list[str]:
 
 
 def test_run_accepts_level_and_shows_what_it_sets():
-    code, out, err = run("run", "dying", "--set", "level=5", "-n", "2000", "--seed", "4", "--format", "csv")
+    code, out, err = run(
+        "run", "dying", "--set", "level=5", "-n", "2000", "--seed", "4", "--format", "csv"
+    )
     assert code == 0
     assert f"level=5 -> save_bonus={SAVE_5}, hp_max={HP_5}" in err
-    _, same, _ = run("run", "dying", "--set", f"save_bonus={SAVE_5}", "--set", f"hp_max={HP_5}",
-                     "-n", "2000", "--seed", "4", "--format", "csv")
+    _, same, _ = run(
+        "run",
+        "dying",
+        "--set",
+        f"save_bonus={SAVE_5}",
+        "--set",
+        f"hp_max={HP_5}",
+        "-n",
+        "2000",
+        "--seed",
+        "4",
+        "--format",
+        "csv",
+    )
     assert out == same
 
 
 def test_exact_accepts_level_and_level_diff():
-    code, out, err = run("exact", "dying", "--set", "level=5", "--set", "level_diff=2", "--format", "csv")
+    code, out, err = run(
+        "exact", "dying", "--set", "level=5", "--set", "level_diff=2", "--format", "csv"
+    )
     assert code == 0
     assert "monster_level=7" in err
-    _, same, _ = run("exact", "dying", "--set", f"save_bonus={SAVE_5}", "--set", f"hp_max={HP_5}",
-                     "--set", "monster_level=7", "--format", "csv")
+    _, same, _ = run(
+        "exact",
+        "dying",
+        "--set",
+        f"save_bonus={SAVE_5}",
+        "--set",
+        f"hp_max={HP_5}",
+        "--set",
+        "monster_level=7",
+        "--format",
+        "csv",
+    )
     assert out == same
 
 
@@ -75,10 +101,14 @@ def test_the_cli_level_agrees_with_the_typical_character(model):
 
 
 def test_explicit_values_win_and_are_named():
-    code, out, err = run("exact", "dying", "--set", "level=5", "--set", "save_bonus=3", "--format", "csv")
+    code, out, err = run(
+        "exact", "dying", "--set", "level=5", "--set", "save_bonus=3", "--format", "csv"
+    )
     assert code == 0
     assert f"-> hp_max={HP_5}" in err and "save_bonus given explicitly: kept" in err
-    _, same, _ = run("exact", "dying", "--set", "save_bonus=3", "--set", f"hp_max={HP_5}", "--format", "csv")
+    _, same, _ = run(
+        "exact", "dying", "--set", "save_bonus=3", "--set", f"hp_max={HP_5}", "--format", "csv"
+    )
     assert out == same
 
 
@@ -87,27 +117,33 @@ def test_a_model_with_its_own_level_takes_it_as_is():
     assert code == 0 and "->" not in err
 
 
-@pytest.mark.parametrize("argv, needle", [
-    (["exact", "fatigue", "--set", "level=5"], "do not follow from the character level"),
-    (["run", "dying", "--set", "level=0"], "level must be an integer in [1, 20]"),
-    (["exact", "dying", "--set", "level_diff=2"], "level_diff needs level"),
-])
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (["exact", "fatigue", "--set", "level=5"], "do not follow from the character level"),
+        (["run", "dying", "--set", "level=0"], "level must be an integer in [1, 20]"),
+        (["exact", "dying", "--set", "level_diff=2"], "level_diff needs level"),
+    ],
+)
 def test_bad_level_one_line(argv, needle):
     code, out, err = run(*argv)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and needle in err
 
 
-@pytest.mark.parametrize("argv", [
-    ["run", "dying", "--level", "5"],
-    ["run", "dying", "--level", "0.9"],
-    ["run", "dying", "--level"],
-    ["exact", "dying", "--level", "5"],
-    ["sweep", "dying", "--grid", "dc=18", "--level", "0.9"],
-    ["compare", "dying", "--level", "0.9"],
-    ["calibrate", "dying", "--target", "dead=10%", "--vary", "dc", "--level", "0.9"],
-    ["sensitivity", "dying", "--level", "5"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "dying", "--level", "5"],
+        ["run", "dying", "--level", "0.9"],
+        ["run", "dying", "--level"],
+        ["exact", "dying", "--level", "5"],
+        ["sweep", "dying", "--grid", "dc=18", "--level", "0.9"],
+        ["compare", "dying", "--level", "0.9"],
+        ["calibrate", "dying", "--target", "dead=10%", "--vary", "dc", "--level", "0.9"],
+        ["sensitivity", "dying", "--level", "5"],
+    ],
+)
 def test_level_flag_gives_the_hint(argv):
     code, out, err = run(*argv)
     assert code == 2 and out == ""
@@ -158,11 +194,37 @@ def test_calibrate_character_level_is_an_alias():
 
 
 def test_sensitivity_accepts_level():
-    code, out, err = run("sensitivity", "dying", "--set", "level=5", "--set", "dc=22", "--param", "dc",
-                         "--outcome", "dead", "--format", "json")
+    code, out, err = run(
+        "sensitivity",
+        "dying",
+        "--set",
+        "level=5",
+        "--set",
+        "dc=22",
+        "--param",
+        "dc",
+        "--outcome",
+        "dead",
+        "--format",
+        "json",
+    )
     assert code == 0 and f"save_bonus={SAVE_5}" in err
-    _, same, _ = run("sensitivity", "dying", "--set", f"save_bonus={SAVE_5}", "--set", f"hp_max={HP_5}",
-                     "--set", "dc=22", "--param", "dc", "--outcome", "dead", "--format", "json")
+    _, same, _ = run(
+        "sensitivity",
+        "dying",
+        "--set",
+        f"save_bonus={SAVE_5}",
+        "--set",
+        f"hp_max={HP_5}",
+        "--set",
+        "dc=22",
+        "--param",
+        "dc",
+        "--outcome",
+        "dead",
+        "--format",
+        "json",
+    )
     assert out == same
 
 

@@ -7,6 +7,8 @@ import pytest
 
 from simkit import Dying
 from simkit.analysis.grid import make_grid, resolve_point, sweep_keys_for
+from simkit.core.model import Rules
+from simkit.core.params import ParamError, param
 from simkit.rules.levels import (
     FORT_SCHEDULES,
     con_modifier,
@@ -20,11 +22,36 @@ from simkit.rules.levels import (
     pp_max,
     proficiency_bonus,
 )
-from simkit.core.model import Rules
-from simkit.core.params import ParamError, param
 
 # R0-06: level-based DCs, level 0..25, as the rules text lists them.
-R0_06 = [14, 15, 16, 18, 19, 20, 22, 23, 24, 26, 27, 28, 30, 31, 32, 34, 35, 36, 38, 39, 40, 42, 44, 46, 48, 50]
+R0_06 = [
+    14,
+    15,
+    16,
+    18,
+    19,
+    20,
+    22,
+    23,
+    24,
+    26,
+    27,
+    28,
+    30,
+    31,
+    32,
+    34,
+    35,
+    36,
+    38,
+    39,
+    40,
+    42,
+    44,
+    46,
+    48,
+    50,
+]
 
 
 def test_level_dcs_are_r0_06_and_high_adds_two():
@@ -36,7 +63,12 @@ def test_level_dcs_are_r0_06_and_high_adds_two():
 
 def test_proficiency_adds_level_except_untrained():
     assert proficiency_bonus(5, "untrained") == 0
-    assert [proficiency_bonus(5, r) for r in ("trained", "expert", "master", "legendary")] == [7, 9, 11, 13]
+    assert [proficiency_bonus(5, r) for r in ("trained", "expert", "master", "legendary")] == [
+        7,
+        9,
+        11,
+        13,
+    ]
 
 
 def test_con_modifier_follows_boosts():
@@ -69,8 +101,10 @@ def test_fortitude_examples_and_formula():
     assert fortitude_save(20) == 20 + 6 + 5 + 3
     for sched, ranks in FORT_SCHEDULES.items():
         for lvl in range(1, 21):
-            rank = max((r for l, r in ranks if l <= lvl), key=lambda r: ["trained", "expert", "master",
-                                                                          "legendary"].index(r))
+            rank = max(
+                (r for l, r in ranks if l <= lvl),
+                key=lambda r: ["trained", "expert", "master", "legendary"].index(r),
+            )
             bonus = {"trained": 2, "expert": 4, "master": 6, "legendary": 8}[rank] + lvl
             assert fortitude_save(lvl, sched, 1, "none", False) == bonus + 1
 
@@ -78,7 +112,11 @@ def test_fortitude_examples_and_formula():
 def test_schedules_configurable():
     assert fort_rank(8, "wizard") == "trained" and fort_rank(9, "wizard") == "expert"
     assert fort_rank(13, "barbarian") == "legendary"
-    assert parse_schedule("trained@1,expert@5,master@11") == ((1, "trained"), (5, "expert"), (11, "master"))
+    assert parse_schedule("trained@1,expert@5,master@11") == (
+        (1, "trained"),
+        (5, "expert"),
+        (11, "master"),
+    )
     assert fortitude_save(5, "trained@1,expert@5", 0, "none", boosts=False) == 5 + 4
     assert fort_rank(3, [(4, "trained")]) == "untrained"
     for bad in ("expert", "expert@x", "wizardly", "expert@1,trained@5", "godlike@1", "expert@30"):
@@ -90,7 +128,13 @@ def test_hp_and_pp():
     assert pc_hp(1) == 8 + 10 + 2
     assert pc_hp(5) == 8 + (10 + 3) * 5  # Con +3 from level 5, retroactive
     assert pc_hp(3, ancestry_hp=6, class_hp=6, con=0, extra=3) == 6 + 6 * 3 + 3
-    assert [pp_max(lvl, 4) for lvl in (1, 2, 3, 10, 20)] == [5, 5, 5, 10, 16]  # key +4 boosted (R1-04)
+    assert [pp_max(lvl, 4) for lvl in (1, 2, 3, 10, 20)] == [
+        5,
+        5,
+        5,
+        10,
+        16,
+    ]  # key +4 boosted (R1-04)
     assert [pp_max(lvl, 4, boosts=False) for lvl in (1, 2, 3, 10, 20)] == [5, 5, 5, 9, 14]
     assert pp_max(1, -5) == 1  # never below 1
     with pytest.raises(ValueError, match="level"):

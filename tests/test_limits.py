@@ -45,7 +45,12 @@ def _companions(param: str, value: int) -> dict:
 
 #: Extremes refused by a model's own rule although inside the declared range (one line).
 #: (dnd4e: surge_at <= 40 must be at least dc, so dc past 40 is always refused.)
-REFUSED = {("fall", "hp", 0), ("fall_dying", "hp", 0), ("fall_perseverance", "hp", 0), ("dnd4e", "dc", 100)}
+REFUSED = {
+    ("fall", "hp", 0),
+    ("fall_dying", "hp", 0),
+    ("fall_perseverance", "hp", 0),
+    ("dnd4e", "dc", 100),
+}
 
 
 def _cases():
@@ -86,7 +91,14 @@ def test_every_integer_parameter_at_the_ends_of_its_range(name, param, value):
     total = sum(float(p) for p in exact.values())
     assert abs(total - 1.0) < 1e-9 or total <= 1.0 + 1e-9  # 'unresolved' may be left out
     for outcome, p in exact.items():
-        assert within_se(res[outcome], float(p), N), (name, param, value, outcome, res[outcome], float(p))
+        assert within_se(res[outcome], float(p), N), (
+            name,
+            param,
+            value,
+            outcome,
+            res[outcome],
+            float(p),
+        )
 
 
 def test_integers_past_the_declared_range_are_refused():
@@ -94,8 +106,10 @@ def test_integers_past_the_declared_range_are_refused():
         for param, meta in spec(cls).items():
             if meta["kind"] != "int":
                 continue
-            for bad in ((meta["lo"] - 1) if meta["lo"] is not None else None,
-                        (meta["hi"] + 1) if meta["hi"] is not None else None):
+            for bad in (
+                (meta["lo"] - 1) if meta["lo"] is not None else None,
+                (meta["hi"] + 1) if meta["hi"] is not None else None,
+            ):
                 if bad is None:
                     continue
                 with pytest.raises(ParamError, match=param):
@@ -105,8 +119,17 @@ def test_integers_past_the_declared_range_are_refused():
 # -- dice ------------------------------------------------------------------------------
 
 
-EXTREME_DICE = ["100d100+1000000", "100d100-1000000", "1d1000+1000000", "10d1000-1000000", "1000000",
-                "-1000000", "1d1", "100d1", "4d6"]
+EXTREME_DICE = [
+    "100d100+1000000",
+    "100d100-1000000",
+    "1d1000+1000000",
+    "10d1000-1000000",
+    "1000000",
+    "-1000000",
+    "1d1",
+    "100d1",
+    "4d6",
+]
 
 
 @pytest.mark.parametrize("text", EXTREME_DICE)
@@ -120,23 +143,28 @@ def test_dice_sums_are_exact_in_int32_at_the_ends_of_the_ranges(text):
     as32 = values.astype(np.int32)  # the kernels' dtype (Dice.quantile, the encounter's tables)
     assert np.array_equal(as32.astype(np.int64), values)
     assert np.array_equal((as32 * 2).astype(np.int64), values * 2)  # doubled by a critical
-    assert np.array_equal((as32 - np.int32(100_000)).astype(np.int64), values - 100_000)  # against HP
+    assert np.array_equal(
+        (as32 - np.int32(100_000)).astype(np.int64), values - 100_000
+    )  # against HP
     got = d.quantile(np.random.default_rng(3).random(10_000))
     assert got.dtype == np.int32 and lo <= int(got.min()) and int(got.max()) <= hi
     assert int(d.quantile(np.array([0.0]))[0]) == lo
 
 
-@pytest.mark.parametrize("text, words", [
-    ("2147483648", "bonus must be in [-1000000, 1000000]"),
-    ("1d6+1000001", "bonus must be in"),
-    ("1d6-3000000000", "bonus must be in"),
-    ("101d6", "count must be in [0, 100]"),
-    ("1d1001", "sides must be in [1, 1000]"),
-    ("11d1000", "count x sides must be at most 10000"),
-    ("1d6+1e20", "must look like"),
-    ("１d6", "must look like"),
-    ("1d6+" + "9" * 5000, "must look like"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("2147483648", "bonus must be in [-1000000, 1000000]"),
+        ("1d6+1000001", "bonus must be in"),
+        ("1d6-3000000000", "bonus must be in"),
+        ("101d6", "count must be in [0, 100]"),
+        ("1d1001", "sides must be in [1, 1000]"),
+        ("11d1000", "count x sides must be at most 10000"),
+        ("1d6+1e20", "must look like"),
+        ("１d6", "must look like"),
+        ("1d6+" + "9" * 5000, "must look like"),
+    ],
+)
 def test_dice_outside_their_ranges_are_refused(text, words):
     with pytest.raises(ValueError, match=words.replace("[", r"\[").replace("]", r"\]")):
         parse_dice(text)
@@ -154,7 +182,13 @@ def test_massive_damage_at_the_largest_bonus_agrees_with_exact():
     """The issue's case: a 2**31 bonus is refused; the largest allowed one is exact."""
     base = ("--set", "hit_chance=1", "--set", "hp_max=20")
     code, out, err = run_cli("run", "dying", *base, "--set", "hit_damage=2147483648", "-n", "1000")
-    assert code == 2 and out == "" and err.count("\n") == 1 and "hit_damage" in err and "1000000" in err
+    assert (
+        code == 2
+        and out == ""
+        and err.count("\n") == 1
+        and "hit_damage" in err
+        and "1000000" in err
+    )
     model = REGISTRY["dying"](hit_chance=1.0, hp_max=20, hit_damage=str(MAX_BONUS))
     res = simulate(model, 20_000, rng=14)
     exact = solve(model).probabilities
@@ -167,8 +201,18 @@ def test_encounter_damage_past_the_range_is_one_line():
     code, out, err = run_cli("run", "encounter", "--set", "damage=1d6+3000000000", "-n", "100")
     assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err
     assert "damage" in err and "1000000" in err
-    code, _, err = run_cli("run", "encounter", "--set", f"damage=100d100+{MAX_BONUS}", "-n", "2000",
-                           "--seed", "1", "--format", "csv")
+    code, _, err = run_cli(
+        "run",
+        "encounter",
+        "--set",
+        f"damage=100d100+{MAX_BONUS}",
+        "-n",
+        "2000",
+        "--seed",
+        "1",
+        "--format",
+        "csv",
+    )
     assert code == 0, err
 
 
@@ -177,8 +221,11 @@ def test_n_times_steps_fits_int64():
     horizons = [REGISTRY[name]().horizon for name in REGISTRY]
     for cls in REGISTRY.values():
         for param, meta in spec(cls).items():
-            if meta["kind"] == "int" and meta["hi"] is not None and param in ("max_rounds", "max_days",
-                                                                               "max_hours", "horizon"):
+            if (
+                meta["kind"] == "int"
+                and meta["hi"] is not None
+                and param in ("max_rounds", "max_days", "max_hours", "horizon")
+            ):
                 horizons.append(int(meta["hi"]))
     assert MAX_N * (max(horizons) + 1) < 2**63
 
@@ -195,8 +242,17 @@ def test_a_huge_grid_is_refused_before_it_is_built():
 
     t0 = time.perf_counter()
     with pytest.raises(ParamError) as info:
-        plan_sweep("dying", {"dc": range(1, 101), "save_bonus": range(-20, 81), "start": range(1, 21),
-                             "death_at": range(1, 21), "hero_points": range(10)}, exact_only=True)
+        plan_sweep(
+            "dying",
+            {
+                "dc": range(1, 101),
+                "save_bonus": range(-20, 81),
+                "start": range(1, 21),
+                "death_at": range(1, 21),
+                "hero_points": range(10),
+            },
+            exact_only=True,
+        )
     msg = str(info.value)
     assert "40,400,000 points" in msg and f"{MAX_POINTS:,}" in msg and "max_points" in msg
     with pytest.raises(ParamError, match="400,000,000 points"):

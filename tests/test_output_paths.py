@@ -32,9 +32,22 @@ EXACT = ("exact", "dying", "--format", "csv")
 def _child(*argv, preexec=None, stdout=subprocess.PIPE, code=None, timeout=120):
     """Run ``simkit ARGV`` (or python CODE) in a child process: (status, stdout, stderr)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    cmd = [sys.executable, "-c", code] if code else [sys.executable, "-m", "simkit.cli.main", *map(str, argv)]
-    proc = subprocess.run(cmd, cwd=ROOT, env=env, stdout=stdout, stderr=subprocess.PIPE, text=True,
-                          preexec_fn=preexec, timeout=timeout, check=False)
+    cmd = (
+        [sys.executable, "-c", code]
+        if code
+        else [sys.executable, "-m", "simkit.cli.main", *map(str, argv)]
+    )
+    proc = subprocess.run(
+        cmd,
+        cwd=ROOT,
+        env=env,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=preexec,
+        timeout=timeout,
+        check=False,
+    )
     return proc.returncode, proc.stdout, proc.stderr
 
 
@@ -145,8 +158,17 @@ def test_a_fifo_whose_reader_leaves_ends_quietly(tmp_path):
     t = threading.Thread(target=reader, daemon=True)
     t.start()
     # a sweep's CSV is large enough (about 1 MB) to overflow the pipe's buffer
-    code, _, err = _child("sweep", "dying", "--grid", "dc=1..100", "--grid", "save_bonus=-20..40",
-                            "--exact-only", "-o", fifo)
+    code, _, err = _child(
+        "sweep",
+        "dying",
+        "--grid",
+        "dc=1..100",
+        "--grid",
+        "save_bonus=-20..40",
+        "--exact-only",
+        "-o",
+        fifo,
+    )
     t.join(30)
     assert (code, err) == (0, ""), err
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
@@ -166,10 +188,20 @@ def _limit_file_size(limit: int):
 def test_a_full_disk_is_one_line_and_leaves_the_old_file(tmp_path):
     out = tmp_path / "t.csv"
     out.write_text("the old table\n")
-    code, stdout, err = _child("sweep", "dying", "--grid", "dc=10..40", "--exact-only", "-o", out,
-                               preexec=_limit_file_size(2000))
+    code, stdout, err = _child(
+        "sweep",
+        "dying",
+        "--grid",
+        "dc=10..40",
+        "--exact-only",
+        "-o",
+        out,
+        preexec=_limit_file_size(2000),
+    )
     assert code != 0 and stdout == ""
-    assert len(err.strip().splitlines()) == 1 and "cannot write" in err and "Traceback" not in err, err
+    assert (
+        len(err.strip().splitlines()) == 1 and "cannot write" in err and "Traceback" not in err
+    ), err
     assert out.read_text() == "the old table\n"  # complete or absent: the old file stays
     assert _leftovers(tmp_path) == []
 
@@ -189,7 +221,9 @@ def test_a_full_device_is_one_line_and_is_not_replaced(tmp_path):
     )
     status, stdout, err = _child(code=code, preexec=_limit_file_size(1000))
     assert status != 0 and stdout == ""
-    assert len(err.strip().splitlines()) == 1 and "File too large" in err and "Traceback" not in err, err
+    assert (
+        len(err.strip().splitlines()) == 1 and "File too large" in err and "Traceback" not in err
+    ), err
     assert dev.stat().st_ino == inode  # written in place, never replaced
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fakedev"]
 
@@ -206,7 +240,9 @@ def test_dash_is_stdout_and_creates_no_file(tmp_path, monkeypatch):
 def test_closed_stdout_is_one_line_and_non_zero():
     code, _, err = _child("exact", "dying", preexec=lambda: os.close(1), stdout=None)
     assert code == 2 and "Traceback" not in err
-    assert err.strip().splitlines() == ["simkit: error: cannot write standard output: standard output is closed"]
+    assert err.strip().splitlines() == [
+        "simkit: error: cannot write standard output: standard output is closed"
+    ]
 
 
 def test_a_closed_pipe_ends_quietly_with_status_0():
@@ -214,8 +250,16 @@ def test_a_closed_pipe_ends_quietly_with_status_0():
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     r, w = os.pipe()
     os.close(r)  # the reader is gone before anything is written
-    proc = subprocess.run([sys.executable, "-m", "simkit.cli.main", *EXACT], cwd=ROOT, env=env, stdout=w,
-                          stderr=subprocess.PIPE, text=True, timeout=120, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "simkit.cli.main", *EXACT],
+        cwd=ROOT,
+        env=env,
+        stdout=w,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     os.close(w)
     assert (proc.returncode, proc.stderr) == (0, "")
 
@@ -245,15 +289,23 @@ def test_atomic_write_error_leaves_nothing(tmp_path):
 
 
 def test_json_is_strict_with_null_for_missing_values():
-    df = pd.DataFrame({"outcome": ["dead", "stable"], "p": [0.5, np.nan], "exact": [np.inf, 0.25],
-                       "count": pd.array([1, pd.NA], dtype="Int64")})
+    df = pd.DataFrame(
+        {
+            "outcome": ["dead", "stable"],
+            "p": [0.5, np.nan],
+            "exact": [np.inf, 0.25],
+            "count": pd.array([1, pd.NA], dtype="Int64"),
+        }
+    )
 
     def refuse(name):
         raise ValueError(f"not strict JSON: {name}")
 
     rows = json.loads(format_frame(df, "json"), parse_constant=refuse)
-    assert rows == [{"outcome": "dead", "p": 0.5, "exact": None, "count": 1},
-                    {"outcome": "stable", "p": None, "exact": 0.25, "count": None}]
+    assert rows == [
+        {"outcome": "dead", "p": 0.5, "exact": None, "count": 1},
+        {"outcome": "stable", "p": None, "exact": 0.25, "count": None},
+    ]
 
 
 def test_run_json_without_exact_column_is_strict():

@@ -11,8 +11,8 @@ import pytest
 import simkit
 from simkit import Dying, ParamError
 from simkit.analysis.ambiguities import typical_fortitude
-from simkit.cli.main import main
 from simkit.analysis.design import SENSITIVITY_COLUMNS, sensitivity
+from simkit.cli.main import main
 from simkit.models.dnd import DnD4e, DnD5e
 from simkit.testing import standard_error
 
@@ -75,10 +75,14 @@ def test_skipped_directions_say_why(table):
     # directions that are fine are never skipped
     assert ("dc", 1) not in notes and ("save_bonus", -1) not in notes
     # every numeric parameter appears, both ways
-    numeric = {k for k, m in simkit.core.params.spec(Dying).items() if m["kind"] in ("int", "float")}
+    numeric = {
+        k for k, m in simkit.core.params.spec(Dying).items() if m["kind"] in ("int", "float")
+    }
     assert set(table["param"]) == numeric
     for name in numeric:
-        assert set(table.loc[table["param"] == name, "delta"].abs()) == ({0.05} if "chance" in name else {1})
+        assert set(table.loc[table["param"] == name, "delta"].abs()) == (
+            {0.05} if "chance" in name else {1}
+        )
 
 
 def test_selection_and_steps():
@@ -86,7 +90,9 @@ def test_selection_and_steps():
     assert set(df["param"]) == {"hit_chance", "dc"} and set(df["outcome"].dropna()) == {"dead"}
     r = row(df, "hit_chance", 0.2, "dead")
     assert r["value"] == pytest.approx(0.3)
-    down = df[(df["param"] == "hit_chance") & (df["delta"] == -0.2)]  # 0.1 - 0.2 < 0: one skipped row
+    down = df[
+        (df["param"] == "hit_chance") & (df["delta"] == -0.2)
+    ]  # 0.1 - 0.2 < 0: one skipped row
     assert len(down) == 1 and down["change"].isna().all() and "outside" in down["note"].iloc[0]
     with pytest.raises(ParamError, match="integer"):
         sensitivity(MODEL, params=["dc"], steps={"dc": 0.5})
@@ -132,8 +138,20 @@ def run(*argv):
 
 
 def test_cli_sensitivity():
-    code, out, err = run("sensitivity", "dying", "--set", "dc=20", "--outcome", "dead", "--param", "dc",
-                         "--param", "save_bonus", "--format", "csv")
+    code, out, err = run(
+        "sensitivity",
+        "dying",
+        "--set",
+        "dc=20",
+        "--outcome",
+        "dead",
+        "--param",
+        "dc",
+        "--param",
+        "save_bonus",
+        "--format",
+        "csv",
+    )
     assert code == 0 and err == ""
     df = pd.read_csv(io.StringIO(out))
     assert tuple(df.columns) == SENSITIVITY_COLUMNS and len(df) == 4

@@ -7,13 +7,13 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 import pytest
+from test_chain import DyingTwice  # the chained stand-in model shared by the tests
 
 from simkit import Dying, simulate, solve
+from simkit.analysis.sweep import STAT_COLUMNS, journal_path, sweep, sweep_csv
 from simkit.core.exact import solve_many
 from simkit.core.params import ParamError
 from simkit.core.streams import point_seed
-from simkit.analysis.sweep import STAT_COLUMNS, journal_path, sweep, sweep_csv
-from test_chain import DyingTwice  # the chained stand-in model shared by the tests
 
 N = 20_000
 
@@ -38,9 +38,11 @@ def test_rows_equal_single_simulate_calls():
         assert list(rows["count"]) == list(one["count"])
         for c in ("p", "ci_low", "ci_high", "exact"):
             np.testing.assert_allclose(rows[c], one[c], rtol=1e-12, atol=1e-15)
-        assert json.loads(rows["params"].iloc[0]) == {k: v for k, v in
-                                                      {"dc": dc, "hit_chance": hc, "save_bonus": 9}.items()
-                                                      if v != Dying().params()[k]}
+        assert json.loads(rows["params"].iloc[0]) == {
+            k: v
+            for k, v in {"dc": dc, "hit_chance": hc, "save_bonus": 9}.items()
+            if v != Dying().params()[k]
+        }
 
 
 def test_point_streams_depend_on_parameters_not_position():
@@ -53,7 +55,10 @@ def test_point_streams_depend_on_parameters_not_position():
     # the same rules reached through `level` or through the raw save give the same numbers
     lv = sweep("dying", {"level": [5]}, N, 3, fixed={"dc": 24, "hp_max": None})
     raw = sweep("dying", {"save_bonus": [int(lv["save_bonus"].iloc[0])]}, N, 3, fixed={"dc": 24})
-    assert list(lv["count"]) == list(raw["count"]) and lv["point_seed"].iloc[0] == raw["point_seed"].iloc[0]
+    assert (
+        list(lv["count"]) == list(raw["count"])
+        and lv["point_seed"].iloc[0] == raw["point_seed"].iloc[0]
+    )
     assert list(lv.columns[:2]) == ["level", "save_bonus"]
 
 
@@ -63,26 +68,41 @@ def test_exact_column_for_every_point_and_exact_only_mode():
     assert len(ex) == 9 * 8 * 2 * 4
     assert ex["count"].isna().all() and ex["seed"].isna().all()
     assert (ex["p"] == ex["exact"]).all() and (ex["ci_low"] == ex["p"]).all()
-    for (dc, sb, hr), rows in list(ex.groupby(["dc", "save_bonus", "heal_round"], dropna=False, sort=False))[::17]:
-        probs = solve(Dying(dc=dc, save_bonus=sb, heal_round=None if pd.isna(hr) else int(hr))).probabilities
-        np.testing.assert_allclose(rows["exact"], [probs[o] for o in rows["outcome"]], rtol=1e-12, atol=1e-15)
+    for (dc, sb, hr), rows in list(
+        ex.groupby(["dc", "save_bonus", "heal_round"], dropna=False, sort=False)
+    )[::17]:
+        probs = solve(
+            Dying(dc=dc, save_bonus=sb, heal_round=None if pd.isna(hr) else int(hr))
+        ).probabilities
+        np.testing.assert_allclose(
+            rows["exact"], [probs[o] for o in rows["outcome"]], rtol=1e-12, atol=1e-15
+        )
     g = ex.groupby(["dc", "save_bonus", "heal_round"], dropna=False)["exact"].sum()
     np.testing.assert_allclose(g, 1.0, atol=1e-12)
 
 
 def test_solve_many_equals_solve_on_varied_models():
     models = [
-        Dying(), Dying(dc=30, save_bonus=2, max_rounds=7), Dying(hit_chance=0.3, crit_chance=0.1, hero_points=1),
+        Dying(),
+        Dying(dc=30, save_bonus=2, max_rounds=7),
+        Dying(hit_chance=0.3, crit_chance=0.1, hero_points=1),
         Dying(check="flat", wounded_rule=True, wounded=2, on_damage="increment", hit_chance=0.2),
-        Dying(heal_round=4, hit_dc=30, hit_chance=0.5), Dying(nonlethal=True), Dying(start=3, crit=True),
-        Dying(hero_points=1, hero_policy=2, hero_effect="stabilize", hp_max=5, hit_chance=0.4, crit_chance=0.2),
+        Dying(heal_round=4, hit_dc=30, hit_chance=0.5),
+        Dying(nonlethal=True),
+        Dying(start=3, crit=True),
+        Dying(
+            hero_points=1,
+            hero_policy=2,
+            hero_effect="stabilize",
+            hp_max=5,
+            hit_chance=0.4,
+            crit_chance=0.2,
+        ),
     ]
     for m, b in zip(models, solve_many(models)):
         a = solve(m)
         np.testing.assert_allclose(b.hist, a.hist, rtol=1e-12, atol=1e-15)
         assert b.unresolved == pytest.approx(a.unresolved, abs=1e-15)
-
-
 
 
 def test_chain_models_sweep_like_any_other():
@@ -91,7 +111,9 @@ def test_chain_models_sweep_like_any_other():
         _, res = _replay(DyingTwice(dc=dc), 11)
         assert list(rows["count"]) == list(res.summary()["count"])
         probs = solve(DyingTwice(dc=dc)).probabilities
-        np.testing.assert_allclose(rows["exact"], [probs[o] for o in rows["outcome"]], rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(
+            rows["exact"], [probs[o] for o in rows["outcome"]], rtol=1e-12, atol=1e-15
+        )
     ex = sweep(DyingTwice, {"dc": [16, 24]}, exact_only=True)
     np.testing.assert_allclose(ex["exact"], df["exact"], rtol=1e-12, atol=1e-15)
     surv = sweep(DyingTwice, {"dc": [16]}, N, 11, survival=True)
@@ -117,7 +139,9 @@ def test_bad_grids_name_the_key():
         sweep("dying", {"dc": "20..14"}, 100, 1)
     with pytest.raises(ParamError, match="empty list"):
         sweep("dying", {"dc": []}, 100, 1)
-    with pytest.raises(ParamError, match=r"grid point dc=14, monster_level=3: dc and monster_level"):
+    with pytest.raises(
+        ParamError, match=r"grid point dc=14, monster_level=3: dc and monster_level"
+    ):
         sweep("dying", {"dc": [14], "monster_level": [3]}, 100, 1)
     with pytest.raises(ParamError, match="save_bonus=99"):
         sweep("dying", {"save_bonus": [1, 99]}, 100, 1)
@@ -135,6 +159,7 @@ def _interrupted(tmp_path, name, k, **kw):
         calls.append(done)
         if len(calls) == k:
             raise Stop
+
     with pytest.raises(Stop):
         sweep_csv(out, "dying", GRID, N, 21, after_task=boom, chunk_size=2, **kw)
     return out
@@ -179,8 +204,12 @@ def test_local_processes_give_identical_frames():
 @pytest.fixture(scope="module")
 def dask_client():
     distributed = pytest.importorskip("dask.distributed")
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                                  dashboard_address=":0") as cluster, distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         yield client
 
 

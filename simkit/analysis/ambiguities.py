@@ -28,20 +28,47 @@ from simkit.core.ambiguity import Ambiguity, Reading
 from simkit.core.ambiguity import reading as _r
 from simkit.core.params import ParamError
 
-__all__ = ["Ambiguity", "Reading", "AMBIGUITIES", "ambiguity_report", "side_by_side", "typical_character",
-           "typical_params", "typical_fortitude", "REPORT_COLUMNS"]
+__all__ = [
+    "Ambiguity",
+    "Reading",
+    "AMBIGUITIES",
+    "ambiguity_report",
+    "side_by_side",
+    "typical_character",
+    "typical_params",
+    "typical_fortitude",
+    "REPORT_COLUMNS",
+]
 
 #: Columns of :func:`ambiguity_report`.
-REPORT_COLUMNS = ("ambiguity", "rule", "model", "param", "level", "reading", "default", "outcome", "p", "ci_low",
-                  "ci_high", "method", "status")
+REPORT_COLUMNS = (
+    "ambiguity",
+    "rule",
+    "model",
+    "param",
+    "level",
+    "reading",
+    "default",
+    "outcome",
+    "p",
+    "ci_low",
+    "ci_high",
+    "method",
+    "status",
+)
 
 
 #: Ambiguities that no track model carries (their readings live in a function).
 UNMODELLED: tuple[Ambiguity, ...] = (
-    Ambiguity("A1-5", "R1-10", "rest", "reading",
-              "whether damage takes stamina points (PE) before hit points",
-              (_r("PE first", {"reading": "pe_first"}, True), _r("HP only", {"reading": "hp_only"})),
-              note="no track model: simkit.rules.rest.split_damage(reading='pe_first'|'hp_only')"),
+    Ambiguity(
+        "A1-5",
+        "R1-10",
+        "rest",
+        "reading",
+        "whether damage takes stamina points (PE) before hit points",
+        (_r("PE first", {"reading": "pe_first"}, True), _r("HP only", {"reading": "hp_only"})),
+        note="no track model: simkit.rules.rest.split_damage(reading='pe_first'|'hp_only')",
+    ),
 )
 
 
@@ -115,14 +142,22 @@ def _check_levels(levels) -> tuple[int, ...]:
         out = tuple(levels)
     except TypeError:
         raise ParamError(f"levels must be a list of integers in [1, 20], got {levels!r}") from None
-    if not out or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and 1 <= v <= 20
-                          for v in out):
+    if not out or not all(
+        isinstance(v, (int, np.integer)) and not isinstance(v, bool) and 1 <= v <= 20 for v in out
+    ):
         raise ParamError(f"levels must be a list of integers in [1, 20], got {levels!r}")
     return tuple(int(v) for v in out)
 
 
-def ambiguity_report(levels=(1, 5, 10), n: int = 100_000, rng=None, *, ids=None, method: str = "auto",
-                     level: float = 0.95) -> pd.DataFrame:
+def ambiguity_report(
+    levels=(1, 5, 10),
+    n: int = 100_000,
+    rng=None,
+    *,
+    ids=None,
+    method: str = "auto",
+    level: float = 0.95,
+) -> pd.DataFrame:
     """The headline odds under every reading of every ambiguity, side by side.
 
     Parameters
@@ -159,15 +194,29 @@ def ambiguity_report(levels=(1, 5, 10), n: int = 100_000, rng=None, *, ids=None,
         known = {a.id for a in AMBIGUITIES}
         bad = [i for i in ids if i not in known]
         if bad:
-            raise ParamError(f"unknown ambiguity {bad[0]!r}; known: {', '.join(a.id for a in AMBIGUITIES)}")
+            raise ParamError(
+                f"unknown ambiguity {bad[0]!r}; known: {', '.join(a.id for a in AMBIGUITIES)}"
+            )
         entries = [a for a in AMBIGUITIES if a.id in ids]
     seed = None
     rows = []
 
     def stub(a, status):
-        return dict(ambiguity=a.id, rule=a.rule, model=a.model, param=a.param, level=None, reading=None,
-                    default=None, outcome=a.outcome, p=float("nan"), ci_low=float("nan"), ci_high=float("nan"),
-                    method=None, status=status)
+        return dict(
+            ambiguity=a.id,
+            rule=a.rule,
+            model=a.model,
+            param=a.param,
+            level=None,
+            reading=None,
+            default=None,
+            outcome=a.outcome,
+            p=float("nan"),
+            ci_low=float("nan"),
+            ci_high=float("nan"),
+            method=None,
+            status=status,
+        )
 
     for a in entries:
         cls = REGISTRY.get(a.model)
@@ -189,9 +238,23 @@ def ambiguity_report(levels=(1, 5, 10), n: int = 100_000, rng=None, *, ids=None,
                 for rd in a.readings:
                     params = {**typical_params(a.model, lv), **a.setup, **rd.params}
                     p, lo, hi = ev(**params)[a.outcome]
-                    got.append(dict(ambiguity=a.id, rule=a.rule, model=a.model, param=a.param, level=lv,
-                                    reading=rd.label, default=rd.default, outcome=a.outcome, p=p, ci_low=lo,
-                                    ci_high=hi, method=how, status="ok"))
+                    got.append(
+                        dict(
+                            ambiguity=a.id,
+                            rule=a.rule,
+                            model=a.model,
+                            param=a.param,
+                            level=lv,
+                            reading=rd.label,
+                            default=rd.default,
+                            outcome=a.outcome,
+                            p=p,
+                            ci_low=lo,
+                            ci_high=hi,
+                            method=how,
+                            status="ok",
+                        )
+                    )
             rows += got
         except ParamError as exc:
             rows.append(stub(a, f"error: {exc}"))
@@ -212,19 +275,56 @@ def side_by_side(report: pd.DataFrame) -> pd.DataFrame:
     for (aid, lv), g in report.groupby(["ambiguity", "level"], sort=False, dropna=False):
         first = g.iloc[0]
         if first["status"] != "ok":
-            out.append(dict(ambiguity=aid, rule=first["rule"], model=first["model"], level=None,
-                            outcome=first["outcome"], default=None, p_default=float("nan"),
-                            p_min=float("nan"), p_max=float("nan"), spread=float("nan"), readings="",
-                            status=first["status"]))
+            out.append(
+                dict(
+                    ambiguity=aid,
+                    rule=first["rule"],
+                    model=first["model"],
+                    level=None,
+                    outcome=first["outcome"],
+                    default=None,
+                    p_default=float("nan"),
+                    p_min=float("nan"),
+                    p_max=float("nan"),
+                    spread=float("nan"),
+                    readings="",
+                    status=first["status"],
+                )
+            )
             continue
         dflt = g[g["default"].astype(bool)].iloc[0]
-        out.append(dict(ambiguity=aid, rule=first["rule"], model=first["model"], level=int(lv),
-                        outcome=first["outcome"], default=dflt["reading"], p_default=float(dflt["p"]),
-                        p_min=float(g["p"].min()), p_max=float(g["p"].max()),
-                        spread=float(g["p"].max() - g["p"].min()),
-                        readings=" | ".join(f"{r.reading} {100 * r.p:.2f}%" for r in g.itertuples()),
-                        status="ok"))
-    df = pd.DataFrame(out, columns=["ambiguity", "rule", "model", "level", "outcome", "default", "p_default",
-                                    "p_min", "p_max", "spread", "readings", "status"])
+        out.append(
+            dict(
+                ambiguity=aid,
+                rule=first["rule"],
+                model=first["model"],
+                level=int(lv),
+                outcome=first["outcome"],
+                default=dflt["reading"],
+                p_default=float(dflt["p"]),
+                p_min=float(g["p"].min()),
+                p_max=float(g["p"].max()),
+                spread=float(g["p"].max() - g["p"].min()),
+                readings=" | ".join(f"{r.reading} {100 * r.p:.2f}%" for r in g.itertuples()),
+                status="ok",
+            )
+        )
+    df = pd.DataFrame(
+        out,
+        columns=[
+            "ambiguity",
+            "rule",
+            "model",
+            "level",
+            "outcome",
+            "default",
+            "p_default",
+            "p_min",
+            "p_max",
+            "spread",
+            "readings",
+            "status",
+        ],
+    )
     df["level"] = df["level"].astype("Int64")
     return df

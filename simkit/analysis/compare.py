@@ -26,9 +26,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from simkit.core.params import ParamError, spec
-from simkit.core.stats import norm_ppf, two_proportion_test
 from simkit.analysis.sweep import RECORD_COLUMNS, sweep
+from simkit.core.params import ParamError
+from simkit.core.stats import norm_ppf, two_proportion_test
 
 __all__ = ["DIFF_COLUMNS", "ambiguity_readings", "compare", "side_by_side", "variants"]
 
@@ -36,8 +36,8 @@ DIFF_COLUMNS = ("diff", "diff_ci_low", "diff_ci_high", "p_value", "diff_exact")
 
 
 def _base(model):
-    from simkit.models import get_model
     from simkit.core.model import Rules
+    from simkit.models import get_model
 
     if isinstance(model, str):
         return get_model(model)()
@@ -55,7 +55,9 @@ def ambiguity_readings(model_cls) -> dict[str, list[tuple[str, object]]]:
     report uses), each reading by the value of the ambiguity's parameter (a reading may
     set other parameters too: :func:`variants` applies them all).
     """
-    return {a.id: [(a.param, r.params.get(a.param)) for r in a.readings] for a in model_cls.ambiguities}
+    return {
+        a.id: [(a.param, r.params.get(a.param)) for r in a.readings] for a in model_cls.ambiguities
+    }
 
 
 def _reading_label(value) -> str:
@@ -94,11 +96,16 @@ def variants(model, presets=("seed", "pf2e-core"), ambiguities=False) -> dict:
             params = {k for a in entries for r in a.readings for k in r.params}
             for w in wanted:
                 if w not in {a.id for a in entries} and w not in params:
-                    raise ParamError(f"ambiguity {w!r}: not an ambiguity of model {name!r}; known: "
-                                     f"{', '.join(a.id for a in entries) or 'none'} "
-                                     f"(parameters: {', '.join(sorted(params))})")
-            chosen = [a for a in entries
-                      if a.id in wanted or any(k in wanted for r in a.readings for k in r.params)]
+                    raise ParamError(
+                        f"ambiguity {w!r}: not an ambiguity of model {name!r}; known: "
+                        f"{', '.join(a.id for a in entries) or 'none'} "
+                        f"(parameters: {', '.join(sorted(params))})"
+                    )
+            chosen = [
+                a
+                for a in entries
+                if a.id in wanted or any(k in wanted for r in a.readings for k in r.params)
+            ]
         for a in chosen:
             for r in a.readings:
                 label = _reading_label(r.params.get(a.param, r.label))
@@ -111,8 +118,18 @@ def variants(model, presets=("seed", "pf2e-core"), ambiguities=False) -> dict:
     return out
 
 
-def compare(variants: dict, grid=None, n: int | None = 100_000, rng=None, *, baseline: str | None = None,
-            fixed=None, exact_only: bool = False, level: float = 0.95, **run) -> pd.DataFrame:
+def compare(
+    variants: dict,
+    grid=None,
+    n: int | None = 100_000,
+    rng=None,
+    *,
+    baseline: str | None = None,
+    fixed=None,
+    exact_only: bool = False,
+    level: float = 0.95,
+    **run,
+) -> pd.DataFrame:
     """Sweep every variant over ``grid`` and compare each with the baseline.
 
     Parameters
@@ -152,7 +169,9 @@ def compare(variants: dict, grid=None, n: int | None = 100_000, rng=None, *, bas
         low = high = diff
         pval = np.full(len(merged), np.nan)
     else:
-        diff, se, pval = two_proportion_test(merged["count"], merged["n"], merged["count_base"], merged["n_base"])
+        diff, se, pval = two_proportion_test(
+            merged["count"], merged["n"], merged["count_base"], merged["n_base"]
+        )
         z = norm_ppf(0.5 + level / 2)
         low, high = diff - z * se, diff + z * se
         own = (merged["variant"] == baseline).to_numpy()
@@ -181,5 +200,3 @@ def side_by_side(df: pd.DataFrame, outcome: str = "dead", value: str = "p") -> p
         return wide[[v for v in order if v in wide.columns]].reset_index(drop=True)
     wide = d.pivot_table(index=keys, columns="variant", values=value, aggfunc="first", sort=False)
     return wide[[v for v in order if v in wide.columns]].reset_index()
-
-

@@ -30,15 +30,43 @@ from simkit.core.model import Rules
 from simkit.core.params import ParamError, allowed, spec
 from simkit.core.stats import check_level, norm_ppf
 
-__all__ = ["calibrate", "Calibration", "sensitivity", "parse_probability", "CALIBRATION_COLUMNS",
-           "SENSITIVITY_COLUMNS"]
+__all__ = [
+    "calibrate",
+    "Calibration",
+    "sensitivity",
+    "parse_probability",
+    "CALIBRATION_COLUMNS",
+    "SENSITIVITY_COLUMNS",
+]
 
 #: Columns of :meth:`Calibration.to_frame`.
-CALIBRATION_COLUMNS = ("role", "param", "value", "outcome", "p", "ci_low", "ci_high", "target", "reachable",
-                       "method")
+CALIBRATION_COLUMNS = (
+    "role",
+    "param",
+    "value",
+    "outcome",
+    "p",
+    "ci_low",
+    "ci_high",
+    "target",
+    "reachable",
+    "method",
+)
 #: Columns of :func:`sensitivity`.
-SENSITIVITY_COLUMNS = ("param", "delta", "base_value", "value", "outcome", "p_base", "p", "change", "ci_low",
-                       "ci_high", "method", "note")
+SENSITIVITY_COLUMNS = (
+    "param",
+    "delta",
+    "base_value",
+    "value",
+    "outcome",
+    "p_base",
+    "p",
+    "change",
+    "ci_low",
+    "ci_high",
+    "method",
+    "note",
+)
 
 METHODS = ("auto", "exact", "mc")
 
@@ -62,7 +90,9 @@ def _as_model(model):
 
         return make_model(model)
     if not isinstance(model, Rules):
-        raise ParamError(f"model must be a rules object (e.g. simkit.Dying()) or a model name, got {model!r}")
+        raise ParamError(
+            f"model must be a rules object (e.g. simkit.Dying()) or a model name, got {model!r}"
+        )
     return model
 
 
@@ -72,7 +102,9 @@ def choose_method(model, method: str) -> str:
     if method == "auto":
         return "exact" if model.has_exact else "mc"
     if method == "exact" and not model.has_exact:
-        raise ParamError(f"method='exact': model {model.name!r} has no exact solver; use Monte Carlo (method='mc', --method mc)")
+        raise ParamError(
+            f"method='exact': model {model.name!r} has no exact solver; use Monte Carlo (method='mc', --method mc)"
+        )
     return method
 
 
@@ -108,7 +140,9 @@ class Evaluator:
             from simkit.core.engine import simulate
 
             df = simulate(m, self.n, rng=self.seed).summary(level=self.level, exact=False)
-            res = {r.outcome: (float(r.p), float(r.ci_low), float(r.ci_high)) for r in df.itertuples()}
+            res = {
+                r.outcome: (float(r.p), float(r.ci_low), float(r.ci_high)) for r in df.itertuples()
+            }
         self.cache[key] = res
         return res
 
@@ -116,7 +150,9 @@ class Evaluator:
 def _numeric(model, name: str, label: str = "vary") -> dict:
     known = spec(type(model))
     if name not in known:
-        raise ParamError(f"{label}={name!r}: unknown parameter for model {model.name!r}; known: {', '.join(known)}")
+        raise ParamError(
+            f"{label}={name!r}: unknown parameter for model {model.name!r}; known: {', '.join(known)}"
+        )
     meta = known[name]
     if meta["kind"] not in ("int", "float"):
         numeric = [k for k, m in known.items() if m["kind"] in ("int", "float")]
@@ -131,8 +167,11 @@ def _at_level(model, character_level, keep=()):
     """``model`` with the parameters of a typical character of ``character_level``."""
     if character_level is None:
         return model
-    if not isinstance(character_level, (int, np.integer)) or isinstance(character_level, bool) \
-            or not 1 <= character_level <= 20:
+    if (
+        not isinstance(character_level, (int, np.integer))
+        or isinstance(character_level, bool)
+        or not 1 <= character_level <= 20
+    ):
         raise ParamError(f"character level must be an integer in [1, 20], got {character_level!r}")
     typical = type(model).typical_character(int(character_level))
     changes = {k: v for k, v in typical.items() if k not in keep}
@@ -210,14 +249,20 @@ class Calibration:
         name = self.param
         where = f"{name}={fmt(self.value)} gives {self.outcome}={self.p:.4f}"
         if self.method == "mc":
-            where += f" (95% CI {self.ci_low:.4f}..{self.ci_high:.4f}, n={self.n})" if self.n else ""
+            where += (
+                f" (95% CI {self.ci_low:.4f}..{self.ci_high:.4f}, n={self.n})" if self.n else ""
+            )
         if not self.reachable:
             return (
                 f"target {self.outcome}={self.target:.4f} is not reachable by varying {name} in "
                 f"[{fmt(self.search_range[0])}, {fmt(self.search_range[1])}]: {self.outcome} ranges over "
                 f"[{self.achievable[0]:.4f}, {self.achievable[1]:.4f}]; closest: {where}"
             ) + self._skipped_note()
-        sides = [f"{name}={fmt(pt[0])} gives {pt[1]:.4f}" for pt in (self.lower, self.upper) if pt is not None]
+        sides = [
+            f"{name}={fmt(pt[0])} gives {pt[1]:.4f}"
+            for pt in (self.lower, self.upper)
+            if pt is not None
+        ]
         text = f"{where} (target {self.target:.4f})"
         if sides:
             text += "; " + ", ".join(sides)
@@ -237,12 +282,29 @@ class Calibration:
         """Rows ``lower``, ``best``, ``upper``: see :data:`CALIBRATION_COLUMNS`."""
         evals = {v: (p, lo, hi) for v, p, lo, hi in self.evaluations}
         rows = []
-        for role, point in (("lower", self.lower), ("best", (self.value, self.p)), ("upper", self.upper)):
+        for role, point in (
+            ("lower", self.lower),
+            ("best", (self.value, self.p)),
+            ("upper", self.upper),
+        ):
             if point is None:
                 continue
             v = point[0]
             p, lo, hi = evals.get(v, (point[1], point[1], point[1]))
-            rows.append((role, self.param, v, self.outcome, p, lo, hi, self.target, self.reachable, self.method))
+            rows.append(
+                (
+                    role,
+                    self.param,
+                    v,
+                    self.outcome,
+                    p,
+                    lo,
+                    hi,
+                    self.target,
+                    self.reachable,
+                    self.method,
+                )
+            )
         df = pd.DataFrame(rows, columns=list(CALIBRATION_COLUMNS))
         df.attrs.update(model=self.model.name, message=self.message, seed=self.seed, n=self.n)
         return df
@@ -356,10 +418,14 @@ def calibrate(
                 except ParamError as exc:  # a value another parameter rules out
                     skipped.append((v, str(exc)))
             if not points:
-                raise ParamError(f"no value of {vary} in [{lo}, {hi}] is allowed here: {skipped[0][1]}")
+                raise ParamError(
+                    f"no value of {vary} in [{lo}, {hi}] is allowed here: {skipped[0][1]}"
+                )
         else:
             points, skipped = _bisect_int(f, lo, hi, target), []
-        return _result_int(model, vary, outcome, target, points, (lo, hi), method, n, seed, f, skipped)
+        return _result_int(
+            model, vary, outcome, target, points, (lo, hi), method, n, seed, f, skipped
+        )
     if not isinstance(grid, int) or grid < 3:
         raise ParamError(f"grid must be an integer >= 3, got {grid!r}")
     return _calibrate_float(model, vary, outcome, target, f, lo, hi, method, n, seed, grid, xtol)
@@ -380,14 +446,20 @@ def _bracket(name: str, meta: dict, lo, hi):
         if v is None:
             v = default
         if v is None:
-            raise ParamError(f"{label}: {name} has no {'lower' if label == 'lo' else 'upper'} bound; give {label}=")
+            raise ParamError(
+                f"{label}: {name} has no {'lower' if label == 'lo' else 'upper'} bound; give {label}="
+            )
         if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
             raise ParamError(f"{label}={v!r}: must be a number")
         if kind == "int" and float(v) != int(v):
             raise ParamError(f"{label}={v!r}: {name} is an integer parameter")
         v = conv(v)
-        if (meta["lo"] is not None and v < meta["lo"]) or (meta["hi"] is not None and v > meta["hi"]):
-            raise ParamError(f"{label}={v!r} is outside the allowed range: {name} must be {allowed(meta)}")
+        if (meta["lo"] is not None and v < meta["lo"]) or (
+            meta["hi"] is not None and v > meta["hi"]
+        ):
+            raise ParamError(
+                f"{label}={v!r} is outside the allowed range: {name} must be {allowed(meta)}"
+            )
         out.append(v)
     if not out[0] < out[1]:
         raise ParamError(f"the range of {name} must have lo < hi, got lo={out[0]!r}, hi={out[1]!r}")
@@ -420,7 +492,9 @@ def _monotone(ps: list[float]) -> bool:
     return bool((d >= -eps).all() or (d <= eps).all())
 
 
-def _result_int(model, vary, outcome, target, points, rng_, method, n, seed, f, skipped) -> Calibration:
+def _result_int(
+    model, vary, outcome, target, points, rng_, method, n, seed, f, skipped
+) -> Calibration:
     values = sorted(points)
     ps = [points[v][0] for v in values]
     lo_p, hi_p = min(ps), max(ps)
@@ -429,8 +503,12 @@ def _result_int(model, vary, outcome, target, points, rng_, method, n, seed, f, 
     best = min(values, key=lambda v: (abs(points[v][0] - target), v))
     bracket = None
     if reachable:
-        pairs = [(a, b) for a, b in itertools.pairwise(values)
-                 if b == a + 1 and min(points[a][0], points[b][0]) <= target <= max(points[a][0], points[b][0])]
+        pairs = [
+            (a, b)
+            for a, b in itertools.pairwise(values)
+            if b == a + 1
+            and min(points[a][0], points[b][0]) <= target <= max(points[a][0], points[b][0])
+        ]
         if pairs:
             bracket = min(pairs, key=lambda ab: (min(abs(ab[0] - best), abs(ab[1] - best)), ab))
     ruled_out = {v for v, _ in skipped}
@@ -447,15 +525,32 @@ def _result_int(model, vary, outcome, target, points, rng_, method, n, seed, f, 
     values = sorted(points)
     p, ci_lo, ci_hi = points[best]
     return Calibration(
-        model=model.replace(**{vary: best}), param=vary, outcome=outcome, target=target, value=best, p=p,
-        ci_low=ci_lo, ci_high=ci_hi, reachable=reachable, achievable=(lo_p, hi_p), lower=lower, upper=upper,
-        bracket=bracket, monotone=_monotone([points[v][0] for v in values]), search_range=tuple(rng_),
-        method=method, n=n if method == "mc" else None, seed=seed,
-        evaluations=tuple((v, *points[v]) for v in values), skipped=tuple(skipped),
+        model=model.replace(**{vary: best}),
+        param=vary,
+        outcome=outcome,
+        target=target,
+        value=best,
+        p=p,
+        ci_low=ci_lo,
+        ci_high=ci_hi,
+        reachable=reachable,
+        achievable=(lo_p, hi_p),
+        lower=lower,
+        upper=upper,
+        bracket=bracket,
+        monotone=_monotone([points[v][0] for v in values]),
+        search_range=tuple(rng_),
+        method=method,
+        n=n if method == "mc" else None,
+        seed=seed,
+        evaluations=tuple((v, *points[v]) for v in values),
+        skipped=tuple(skipped),
     )
 
 
-def _calibrate_float(model, vary, outcome, target, f, lo, hi, method, n, seed, grid, xtol) -> Calibration:
+def _calibrate_float(
+    model, vary, outcome, target, f, lo, hi, method, n, seed, grid, xtol
+) -> Calibration:
     xs = [float(x) for x in np.linspace(lo, hi, grid)]
     points = {x: f(x) for x in xs}
     ps = [points[x][0] for x in xs]
@@ -465,7 +560,9 @@ def _calibrate_float(model, vary, outcome, target, f, lo, hi, method, n, seed, g
     bracket = None
     if reachable:
         i_best = int(np.argmin([abs(p - target) for p in ps]))
-        pairs = [i for i in range(grid - 1) if min(ps[i], ps[i + 1]) <= target <= max(ps[i], ps[i + 1])]
+        pairs = [
+            i for i in range(grid - 1) if min(ps[i], ps[i + 1]) <= target <= max(ps[i], ps[i + 1])
+        ]
         i = min(pairs, key=lambda j: min(abs(j - i_best), abs(j + 1 - i_best)))
         a, b = xs[i], xs[i + 1]
         bracket = (a, b)
@@ -493,10 +590,25 @@ def _calibrate_float(model, vary, outcome, target, f, lo, hi, method, n, seed, g
     upper = next(((v, points[v][0]) for v in others if v > best), None)
     values = sorted(points)
     return Calibration(
-        model=model.replace(**{vary: best}), param=vary, outcome=outcome, target=target, value=best, p=p,
-        ci_low=ci_lo, ci_high=ci_hi, reachable=reachable, achievable=(lo_p, hi_p), lower=lower, upper=upper,
-        bracket=bracket, monotone=monotone, search_range=(lo, hi), method=method,
-        n=n if method == "mc" else None, seed=seed, evaluations=tuple((v, *points[v]) for v in values),
+        model=model.replace(**{vary: best}),
+        param=vary,
+        outcome=outcome,
+        target=target,
+        value=best,
+        p=p,
+        ci_low=ci_lo,
+        ci_high=ci_hi,
+        reachable=reachable,
+        achievable=(lo_p, hi_p),
+        lower=lower,
+        upper=upper,
+        bracket=bracket,
+        monotone=monotone,
+        search_range=(lo, hi),
+        method=method,
+        n=n if method == "mc" else None,
+        seed=seed,
+        evaluations=tuple((v, *points[v]) for v in values),
     )
 
 
@@ -575,12 +687,16 @@ def sensitivity(
         outcomes = [outcomes] if isinstance(outcomes, str) else list(outcomes)
         for o in outcomes:
             if o not in all_out:
-                raise ParamError(f"outcome {o!r} is not an outcome of model {model.name!r}; "
-                                 f"outcomes: {', '.join(all_out)}")
+                raise ParamError(
+                    f"outcome {o!r} is not an outcome of model {model.name!r}; "
+                    f"outcomes: {', '.join(all_out)}"
+                )
     steps = dict(steps or {})
     for k, v in steps.items():
         if k not in params:
-            raise ParamError(f"steps: {k!r} is not among the parameters moved ({', '.join(params)})")
+            raise ParamError(
+                f"steps: {k!r} is not among the parameters moved ({', '.join(params)})"
+            )
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
             raise ParamError(f"steps: {k}={v!r} must be a positive number")
     seed = None
@@ -601,17 +717,29 @@ def sensitivity(
         for sign in (+1, -1):
             delta = sign * step
             if v0 is None:
-                rows += _skipped(name, delta, v0, v0, outcomes, base, method, f"{name} is not set (none)")
+                rows += _skipped(
+                    name, delta, v0, v0, outcomes, base, method, f"{name} is not set (none)"
+                )
                 continue
             v1 = v0 + delta
             if meta["kind"] == "int":
                 v1 = int(v1)
             else:
                 v1 = round(float(v1), 12)
-            if (meta["lo"] is not None and v1 < meta["lo"]) or (meta["hi"] is not None and v1 > meta["hi"]):
-                rows += _skipped(name, delta, v0, v1, outcomes, base, method,
-                                 f"skipped: {name}={_fmt_value(v1)} is outside the allowed range "
-                                 f"({allowed(meta)})")
+            if (meta["lo"] is not None and v1 < meta["lo"]) or (
+                meta["hi"] is not None and v1 > meta["hi"]
+            ):
+                rows += _skipped(
+                    name,
+                    delta,
+                    v0,
+                    v1,
+                    outcomes,
+                    base,
+                    method,
+                    f"skipped: {name}={_fmt_value(v1)} is outside the allowed range "
+                    f"({allowed(meta)})",
+                )
                 continue
             try:
                 res = ev(**{name: v1})
@@ -626,8 +754,22 @@ def sensitivity(
                 else:
                     se = math.sqrt(p0 * (1 - p0) / n + p1 * (1 - p1) / n)
                     lo_c, hi_c = change - z * se, change + z * se
-                rows.append(dict(param=name, delta=delta, base_value=v0, value=v1, outcome=o, p_base=p0, p=p1,
-                                 change=change, ci_low=lo_c, ci_high=hi_c, method=method, note=""))
+                rows.append(
+                    dict(
+                        param=name,
+                        delta=delta,
+                        base_value=v0,
+                        value=v1,
+                        outcome=o,
+                        p_base=p0,
+                        p=p1,
+                        change=change,
+                        ci_low=lo_c,
+                        ci_high=hi_c,
+                        method=method,
+                        note="",
+                    )
+                )
     df = pd.DataFrame(rows, columns=list(SENSITIVITY_COLUMNS))
     for col in ("base_value", "value"):  # keep integers as integers next to skipped rows
         df[col] = pd.Series([r[col] for r in rows], dtype=object)
@@ -641,5 +783,19 @@ def sensitivity(
 
 def _skipped(name, delta, v0, v1, outcomes, base, method, note) -> list[dict]:
     """One row for a direction not evaluated (``outcome`` empty: it holds for all)."""
-    return [dict(param=name, delta=delta, base_value=v0, value=v1, outcome=None, p_base=math.nan, p=math.nan,
-                 change=math.nan, ci_low=math.nan, ci_high=math.nan, method=method, note=note)]
+    return [
+        dict(
+            param=name,
+            delta=delta,
+            base_value=v0,
+            value=v1,
+            outcome=None,
+            p_base=math.nan,
+            p=math.nan,
+            change=math.nan,
+            ci_low=math.nan,
+            ci_high=math.nan,
+            method=method,
+            note=note,
+        )
+    ]

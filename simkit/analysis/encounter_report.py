@@ -40,7 +40,9 @@ def encounter_summary(res, level: float = 0.95) -> pd.DataFrame:
     }
     c = np.array(list(rows.values()), dtype=np.int64)
     low, high = proportion_ci(c, n, level, "wilson")
-    df = pd.DataFrame({"quantity": list(rows), "count": c, "n": n, "p": c / n, "ci_low": low, "ci_high": high})
+    df = pd.DataFrame(
+        {"quantity": list(rows), "count": c, "n": n, "p": c / n, "ci_low": low, "ci_high": high}
+    )
     df["mean"] = np.nan
 
     def mean_of(hist, rows_sel=slice(None)):
@@ -57,15 +59,26 @@ def encounter_summary(res, level: float = 0.95) -> pd.DataFrame:
         "HP left": mean_of(res.marks["hp"], alive),
         "hero points spent": mean_of(res.marks["hero_spent"]),
     }
-    more = pd.DataFrame({"quantity": list(extra), "count": np.nan, "n": n, "p": np.nan,
-                         "ci_low": np.nan, "ci_high": np.nan, "mean": list(extra.values())})
+    more = pd.DataFrame(
+        {
+            "quantity": list(extra),
+            "count": np.nan,
+            "n": n,
+            "p": np.nan,
+            "ci_low": np.nan,
+            "ci_high": np.nan,
+            "mean": list(extra.values()),
+        }
+    )
     out = pd.concat([df, more], ignore_index=True)
     out["count"] = out["count"].astype("Int64")
     out.attrs.update(model=res.model.name, seed=res.seed, n=n)
     return out
 
 
-def level_sweep(model: Encounter, deltas=range(-4, 5), n: int = 20_000, rng: int = 0, **sweep_options) -> pd.DataFrame:
+def level_sweep(
+    model: Encounter, deltas=range(-4, 5), n: int = 20_000, rng: int = 0, **sweep_options
+) -> pd.DataFrame:
     """P(outcome) as the enemies' level runs over ``model.level + delta``.
 
     A sweep over the ``level_diff`` key (:func:`simkit.sweep`, so workers, executors

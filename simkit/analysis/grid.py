@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from simkit.rules import levels
 from simkit.core.params import ParamError, allowed, check_value, parse_value, shown, spec
+from simkit.rules import levels
 
 __all__ = [
     "SWEEP_KEYS",
@@ -68,13 +68,24 @@ def check_grid_size(count: int, max_points: int | None = None, what: str = "the 
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         raise ParamError(f"max_points must be a positive integer, got {limit!r}")
     if count > limit:
-        raise ParamError(f"{what} has {count:,} points, more than the limit of {limit:,}: sweep fewer values, "
-                         f"or raise the limit with --max-points {count} (max_points={count})")
+        raise ParamError(
+            f"{what} has {count:,} points, more than the limit of {limit:,}: sweep fewer values, "
+            f"or raise the limit with --max-points {count} (max_points={count})"
+        )
 
 
 def _meta(default, kind, help, lo=None, hi=None, choices=(), optional=False):
-    return dict(default=default, kind=kind, help=help, lo=lo, hi=hi, choices=tuple(choices),
-                optional=optional, unit="", rule="")
+    return dict(
+        default=default,
+        kind=kind,
+        help=help,
+        lo=lo,
+        hi=hi,
+        choices=tuple(choices),
+        optional=optional,
+        unit="",
+        rule="",
+    )
 
 
 @dataclass(frozen=True)
@@ -102,13 +113,17 @@ def _derive_level(values: dict) -> dict:
     lvl = values["level"]
     o = _pc(values)
     try:
-        save = levels.fortitude_save(lvl, o["pc_fort"], o["pc_con"], o["pc_items"], o["pc_con_boosts"])
+        save = levels.fortitude_save(
+            lvl, o["pc_fort"], o["pc_con"], o["pc_items"], o["pc_con_boosts"]
+        )
     except ValueError as exc:
         raise ParamError(str(exc)) from None
     pp = levels.pp_max(lvl, o["pc_key"])
     return {
         "save_bonus": save,
-        "hp_max": levels.pc_hp(lvl, o["pc_ancestry_hp"], o["pc_class_hp"], o["pc_con"], o["pc_con_boosts"]),
+        "hp_max": levels.pc_hp(
+            lvl, o["pc_ancestry_hp"], o["pc_class_hp"], o["pc_con"], o["pc_con_boosts"]
+        ),
         "pp_max": pp,
         "pp": pp,
     }
@@ -132,41 +147,91 @@ def _derive_fatigue(values: dict) -> dict:
     from simkit.rules.penalties import FATIGUE_KEYS, penalty
 
     days = {k: values[k] for k in FATIGUE_KEYS if k in values}
-    p = penalty(days.get("days_without_sleep", 0), days.get("days_without_food", 0),
-                days.get("days_without_water"))
+    p = penalty(
+        days.get("days_without_sleep", 0),
+        days.get("days_without_food", 0),
+        days.get("days_without_water"),
+    )
     total = values.get("check_penalty", 0) + p
     if total < -50:
         given = ", ".join(f"{k}={v}" for k, v in days.items())
-        raise ParamError(f"{given} give a check penalty of {total}; the allowed total is at least -50")
+        raise ParamError(
+            f"{given} give a check penalty of {total}; the allowed total is at least -50"
+        )
     return {"check_penalty": total}
 
 
 def _fatigue_key(name: str, help: str) -> SweepKey:
-    return SweepKey(name, _meta(None, "int", help, 0, 100), sets=("check_penalty",), derive=_derive_fatigue,
-                    adds=True)
+    return SweepKey(
+        name,
+        _meta(None, "int", help, 0, 100),
+        sets=("check_penalty",),
+        derive=_derive_fatigue,
+        adds=True,
+    )
 
 
-PC_OPTIONS = ("pc_fort", "pc_con", "pc_con_boosts", "pc_items", "pc_ancestry_hp", "pc_class_hp", "pc_key")
+PC_OPTIONS = (
+    "pc_fort",
+    "pc_con",
+    "pc_con_boosts",
+    "pc_items",
+    "pc_ancestry_hp",
+    "pc_class_hp",
+    "pc_key",
+)
 
 #: Sweep keys, in the order they are derived.
 SWEEP_KEYS: dict[str, SweepKey] = {
     k.name: k
     for k in (
-        SweepKey("level", _meta(None, "int", "PC level: sets save_bonus, hp_max, pp_max, pp", 1, 20),
-                 sets=("save_bonus", "hp_max", "pp_max", "pp"), derive=_derive_level, needs=PC_OPTIONS),
-        SweepKey("level_diff", _meta(None, "int", "monster level - PC level: sets monster_level", -24, 24),
-                 sets=("monster_level",), derive=_derive_level_diff, needs=("level",)),
-        SweepKey("monster_level", _meta(None, "int", "monster level: sets dc to its high DC (R0-06)", 0, 24),
-                 sets=("dc",), derive=_derive_monster_level),
+        SweepKey(
+            "level",
+            _meta(None, "int", "PC level: sets save_bonus, hp_max, pp_max, pp", 1, 20),
+            sets=("save_bonus", "hp_max", "pp_max", "pp"),
+            derive=_derive_level,
+            needs=PC_OPTIONS,
+        ),
+        SweepKey(
+            "level_diff",
+            _meta(None, "int", "monster level - PC level: sets monster_level", -24, 24),
+            sets=("monster_level",),
+            derive=_derive_level_diff,
+            needs=("level",),
+        ),
+        SweepKey(
+            "monster_level",
+            _meta(None, "int", "monster level: sets dc to its high DC (R0-06)", 0, 24),
+            sets=("dc",),
+            derive=_derive_monster_level,
+        ),
         _fatigue_key("days_without_sleep", "days without sleep: sets check_penalty (R4-01, R4-03)"),
-        _fatigue_key("days_without_food", "days without food (and water): sets check_penalty (R4-02)"),
+        _fatigue_key(
+            "days_without_food", "days without food (and water): sets check_penalty (R4-02)"
+        ),
         _fatigue_key("days_without_water", "separate counters: days without water (A4-2)"),
-        SweepKey("pc_fort", _meta("fighter", "schedule",
-                                  "Fortitude rank schedule: fighter, barbarian, wizard or 'trained@1,expert@9'")),
+        SweepKey(
+            "pc_fort",
+            _meta(
+                "fighter",
+                "schedule",
+                "Fortitude rank schedule: fighter, barbarian, wizard or 'trained@1,expert@9'",
+            ),
+        ),
         SweepKey("pc_con", _meta(2, "int", "PC Constitution modifier at level 1", -5, 10)),
-        SweepKey("pc_con_boosts", _meta(True, "bool", "Constitution takes the boosts of levels 5/10/15/20")),
-        SweepKey("pc_items", _meta("runes", "choice", "item bonus to saves: resilient runes (+1/8, +2/14, +3/20)",
-                                   choices=tuple(levels.ITEM_SCHEDULES))),
+        SweepKey(
+            "pc_con_boosts",
+            _meta(True, "bool", "Constitution takes the boosts of levels 5/10/15/20"),
+        ),
+        SweepKey(
+            "pc_items",
+            _meta(
+                "runes",
+                "choice",
+                "item bonus to saves: resilient runes (+1/8, +2/14, +3/20)",
+                choices=tuple(levels.ITEM_SCHEDULES),
+            ),
+        ),
         SweepKey("pc_ancestry_hp", _meta(8, "int", "ancestry HP", 0, 100)),
         SweepKey("pc_class_hp", _meta(10, "int", "class HP per level", 0, 100)),
         SweepKey("pc_key", _meta(4, "int", "key ability modifier (PP max)", -5, 10)),
@@ -187,7 +252,9 @@ def sweep_keys_for(model_cls) -> dict[str, SweepKey]:
         if any(t in reachable for t in k.sets):
             out[name] = k
             reachable.add(name)
-    options = {n for k in out.values() for n in k.needs if n in SWEEP_KEYS and SWEEP_KEYS[n].derive is None}
+    options = {
+        n for k in out.values() for n in k.needs if n in SWEEP_KEYS and SWEEP_KEYS[n].derive is None
+    }
     ordered = {n: SWEEP_KEYS[n] for n in SWEEP_KEYS if n in out or n in options}
     return ordered
 
@@ -220,7 +287,9 @@ def _unknown(key: str, model_cls, where: str) -> ParamError:
     params = ", ".join(spec(model_cls))
     extra = ", ".join(sweep_keys_for(model_cls))
     more = f"; sweep keys: {extra}" if extra else ""
-    return ParamError(f"{where} {key}: unknown key for model {model_cls.name!r}; parameters: {params}{more}")
+    return ParamError(
+        f"{where} {key}: unknown key for model {model_cls.name!r}; parameters: {params}{more}"
+    )
 
 
 @dataclass(frozen=True)
@@ -293,8 +362,9 @@ def parse_axis(key: str, meta: dict, text: str, max_points: int | None = None) -
     return tuple(_parse(key, meta, p) for p in parts)
 
 
-def make_grid(model_cls, axes: dict | None = None, fixed: dict | None = None,
-              max_points: int | None = None) -> Grid:
+def make_grid(
+    model_cls, axes: dict | None = None, fixed: dict | None = None, max_points: int | None = None
+) -> Grid:
     """Check axes and fixed values against ``model_cls`` and build a :class:`Grid`.
 
     ``axes`` maps keys to lists, tuples, ranges or ``"A..B"`` strings; ``fixed``
@@ -329,7 +399,11 @@ def make_grid(model_cls, axes: dict | None = None, fixed: dict | None = None,
             raise _unknown(key, model_cls, "--set")
         if key in out_axes:
             raise ParamError(f"{key} is both on the grid and fixed (--set): give it once")
-        out_fixed[key] = _parse(key, known[key], value) if isinstance(value, str) else _check(key, known[key], value)
+        out_fixed[key] = (
+            _parse(key, known[key], value)
+            if isinstance(value, str)
+            else _check(key, known[key], value)
+        )
     return Grid(model_cls, out_axes, out_fixed)
 
 
@@ -339,7 +413,9 @@ def parse_grid_args(model_cls, items: list[str], max_points: int | None = None) 
     axes: dict[str, tuple] = {}
     for item in items or []:
         if "=" not in item:
-            raise ParamError(f"--grid {item!r} is malformed: write --grid KEY=V1,V2,... or KEY=A..B")
+            raise ParamError(
+                f"--grid {item!r} is malformed: write --grid KEY=V1,V2,... or KEY=A..B"
+            )
         key, text = (s.strip() for s in item.split("=", 1))
         if key not in known:
             raise _unknown(key, model_cls, "--grid")
@@ -365,8 +441,21 @@ def parse_fixed_args(model_cls, items: list[str]) -> dict:
     return out
 
 
-CONFIG_KEYS = {"model", "preset", "n", "seed", "output", "grid", "set", "exact_only", "survival",
-               "executor", "scheduler", "workers", "confidence"}
+CONFIG_KEYS = {
+    "model",
+    "preset",
+    "n",
+    "seed",
+    "output",
+    "grid",
+    "set",
+    "exact_only",
+    "survival",
+    "executor",
+    "scheduler",
+    "workers",
+    "confidence",
+}
 
 
 def load_config(path) -> dict:
@@ -388,14 +477,20 @@ def load_config(path) -> dict:
         level = "1..20"
     """
     cfg = _read_toml(path)
-    if "level" in cfg:  # the character level is a [set] or [grid] key; the confidence level "confidence"
-        raise ParamError(f"--config {path}: level is the character level: put it under [set] (level = 5) or "
-                         f"[grid]; the confidence level is confidence = 0.95")
+    if (
+        "level" in cfg
+    ):  # the character level is a [set] or [grid] key; the confidence level "confidence"
+        raise ParamError(
+            f"--config {path}: level is the character level: put it under [set] (level = 5) or "
+            f"[grid]; the confidence level is confidence = 0.95"
+        )
     unknown = set(cfg) - CONFIG_KEYS
     if unknown:
-        raise ParamError(f"--config {path}: unknown key {sorted(unknown)[0]!r}; known: {', '.join(sorted(CONFIG_KEYS))}")
+        raise ParamError(
+            f"--config {path}: unknown key {sorted(unknown)[0]!r}; known: {', '.join(sorted(CONFIG_KEYS))}"
+        )
     if "model" not in cfg or not isinstance(cfg["model"], str):
-        raise ParamError(f"--config {path}: needs model = \"NAME\"")
+        raise ParamError(f'--config {path}: needs model = "NAME"')
     for table in ("grid", "set"):
         if table in cfg and not isinstance(cfg[table], dict):
             raise ParamError(f"--config {path}: [{table}] must be a table of KEY = values")
@@ -409,9 +504,15 @@ def load_config(path) -> dict:
         from simkit.core.engine import MAX_N
 
         if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_N:
-            raise ParamError(f"--config {path}: n must be a positive integer up to {MAX_N:.0e}, got {shown(n)}")
-    if "seed" in cfg and (isinstance(cfg["seed"], bool) or not isinstance(cfg["seed"], int) or cfg["seed"] < 0):
-        raise ParamError(f"--config {path}: seed must be a non-negative integer, got {cfg['seed']!r}")
+            raise ParamError(
+                f"--config {path}: n must be a positive integer up to {MAX_N:.0e}, got {shown(n)}"
+            )
+    if "seed" in cfg and (
+        isinstance(cfg["seed"], bool) or not isinstance(cfg["seed"], int) or cfg["seed"] < 0
+    ):
+        raise ParamError(
+            f"--config {path}: seed must be a non-negative integer, got {cfg['seed']!r}"
+        )
     for key in ("preset", "output", "executor", "scheduler"):
         if key in cfg and not isinstance(cfg[key], str):
             raise ParamError(f"--config {path}: {key} must be a string, got {shown(cfg[key])}")
@@ -441,15 +542,19 @@ def _read_toml(path) -> dict:
     except OSError as exc:
         raise ParamError(f"{where}: cannot read: {exc.strerror or exc}") from None
     if len(data) > MAX_CONFIG_BYTES:
-        raise ParamError(f"{where}: larger than {MAX_CONFIG_BYTES:,} bytes; a sweep file is a few lines")
+        raise ParamError(
+            f"{where}: larger than {MAX_CONFIG_BYTES:,} bytes; a sweep file is a few lines"
+        )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ParamError(f"{where}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
     depth = _bracket_depth(text)
     if depth > MAX_CONFIG_DEPTH:
-        raise ParamError(f"{where}: values nested {depth} deep; at most a list of values under "
-                         "[grid] or a value under [set]")
+        raise ParamError(
+            f"{where}: values nested {depth} deep; at most a list of values under "
+            "[grid] or a value under [set]"
+        )
     try:
         cfg = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -457,14 +562,20 @@ def _read_toml(path) -> dict:
     except RecursionError:  # pragma: no cover - caught by the depth check above
         raise ParamError(f"{where}: values nested too deep") from None
     for table in ("grid", "set"):
-        for key, value in (cfg.get(table) or {}).items() if isinstance(cfg.get(table), dict) else ():
+        for key, value in (
+            (cfg.get(table) or {}).items() if isinstance(cfg.get(table), dict) else ()
+        ):
             values = value if isinstance(value, list) else [value]
             if table == "set" and isinstance(value, list):
-                raise ParamError(f"{where}: [set] {key} must be one value; lists of values go under [grid]")
+                raise ParamError(
+                    f"{where}: [set] {key} must be one value; lists of values go under [grid]"
+                )
             for v in values:
                 if isinstance(v, (dict, list)):
-                    raise ParamError(f"{where}: [{table}] {key}: values must be numbers, strings or "
-                                     "true/false, not tables or nested lists")
+                    raise ParamError(
+                        f"{where}: [{table}] {key}: values must be numbers, strings or "
+                        "true/false, not tables or nested lists"
+                    )
     for key, value in cfg.items():
         if key not in ("grid", "set") and isinstance(value, (dict, list)):
             raise ParamError(f"{where}: {key} must be a single value, not a table or a list")
@@ -521,13 +632,17 @@ def check_scheduler(address, what: str = "--scheduler") -> str:
 
     ok = isinstance(address, str) and len(address) <= 300 and address.isascii()
     if ok:
-        m = re.fullmatch(r"(?:(tcp|tls|ws|wss|ucx)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)(?::(\d{1,5}))?/?",
-                         address.strip())
+        m = re.fullmatch(
+            r"(?:(tcp|tls|ws|wss|ucx)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)(?::(\d{1,5}))?/?",
+            address.strip(),
+        )
         ok = m is not None and (m.group(3) is None or 1 <= int(m.group(3)) <= 65535)
         ok = ok or re.fullmatch(r"inproc://\S+", address.strip()) is not None
     if not ok:
-        raise ParamError(f"{what} {shown(address)} is not a scheduler address: write HOST:PORT or "
-                         "tcp://HOST:PORT (an IPv6 host in brackets: [::1]:8786)")
+        raise ParamError(
+            f"{what} {shown(address)} is not a scheduler address: write HOST:PORT or "
+            "tcp://HOST:PORT (an IPv6 host in brackets: [::1]:8786)"
+        )
     return address.strip()
 
 
@@ -538,7 +653,9 @@ def resolve_point(model_cls, values: dict, _cache: tuple | None = None) -> tuple
     ``(params, derived)``: ``params`` are keyword arguments for ``model_cls``;
     ``derived`` the parameters set by sweep keys (explicit values win).
     """
-    params_spec, keys = _cache if _cache is not None else (spec(model_cls), sweep_keys_for(model_cls))
+    params_spec, keys = (
+        _cache if _cache is not None else (spec(model_cls), sweep_keys_for(model_cls))
+    )
     values = dict(values)
     if "level_diff" in values and "level" not in values and "level" in params_spec:
         values["level"] = params_spec["level"]["default"]  # the model's own level (encounter)

@@ -51,7 +51,18 @@ from simkit.core.params import ParamError, shown, spec
 from simkit.core.stats import check_level, proportion_ci
 from simkit.core.streams import point_seed, resolve_seed
 
-__all__ = ["RECORD_COLUMNS", "STAT_COLUMNS", "SweepPlan", "dask_worker_config", "plan_sweep", "process_pool", "run_plan", "sweep", "sweep_csv", "to_csv_text"]
+__all__ = [
+    "RECORD_COLUMNS",
+    "STAT_COLUMNS",
+    "SweepPlan",
+    "dask_worker_config",
+    "plan_sweep",
+    "process_pool",
+    "run_plan",
+    "sweep",
+    "sweep_csv",
+    "to_csv_text",
+]
 
 #: Statistic columns after the grid columns (a public contract).
 STAT_COLUMNS = ("count", "n", "p", "ci_low", "ci_high", "exact")
@@ -116,8 +127,8 @@ class SweepPlan:
 
 
 def _model_class_and_base(model, preset):
-    from simkit.models import REGISTRY, get_model
     from simkit.core.model import Rules
+    from simkit.models import REGISTRY, get_model
     from simkit.models.presets import preset_params
 
     if isinstance(model, str):
@@ -129,7 +140,9 @@ def _model_class_and_base(model, preset):
         defaults = {k: m["default"] for k, m in spec(cls).items()}
         base = {k: v for k, v in model.params().items() if v != defaults[k]}
     else:
-        raise ParamError(f"model must be a model name ({', '.join(REGISTRY)}), a rules class or rules; got {model!r}")
+        raise ParamError(
+            f"model must be a model name ({', '.join(REGISTRY)}), a rules class or rules; got {model!r}"
+        )
     if preset:
         base = {**preset_params(cls.name, preset), **base}
     return cls, base
@@ -139,9 +152,19 @@ def _canon(values: dict) -> str:
     return json.dumps(values, sort_keys=True, default=str, separators=(",", ":"))
 
 
-def plan_sweep(model, grid=None, n: int | None = 100_000, rng=None, *, fixed=None, preset=None,
-               exact_only: bool = False, survival: bool = False, level: float = 0.95,
-               max_points: int | None = None) -> SweepPlan:
+def plan_sweep(
+    model,
+    grid=None,
+    n: int | None = 100_000,
+    rng=None,
+    *,
+    fixed=None,
+    preset=None,
+    exact_only: bool = False,
+    survival: bool = False,
+    level: float = 0.95,
+    max_points: int | None = None,
+) -> SweepPlan:
     """Check a sweep and build the rules of every point (no simulation).
 
     Errors are :class:`~simkit.core.params.ParamError` with one line naming the key, or
@@ -157,7 +180,9 @@ def plan_sweep(model, grid=None, n: int | None = 100_000, rng=None, *, fixed=Non
     level = float(check_level(level))
     if exact_only:
         if not _has_exact_cls(cls, base, g):
-            raise ParamError(f"model {cls.name!r} has no exact solver: drop exact_only (--exact-only)")
+            raise ParamError(
+                f"model {cls.name!r} has no exact solver: drop exact_only (--exact-only)"
+            )
         n_ = seed = None
     else:
         n_ = check_n(n)
@@ -184,8 +209,21 @@ def plan_sweep(model, grid=None, n: int | None = 100_000, rng=None, *, fixed=Non
             seeds.append(point_seed(seed, {"model": cls.name, **full}))
         else:
             seeds.append(None)
-    return SweepPlan(cls.name, g, base, n_, seed, mode, bool(exact_only and survival), level,
-                     points, derived, models, seeds, keys)
+    return SweepPlan(
+        cls.name,
+        g,
+        base,
+        n_,
+        seed,
+        mode,
+        bool(exact_only and survival),
+        level,
+        points,
+        derived,
+        models,
+        seeds,
+        keys,
+    )
 
 
 def _check_axes_take_effect(cls, g: Grid, given: dict) -> None:
@@ -202,8 +240,10 @@ def _check_axes_take_effect(cls, g: Grid, given: dict) -> None:
         targets = [t for t in k.sets if t in params]
         if targets and all(t in given for t in targets):
             shown = ", ".join(f"{t}={given[t]!r}" for t in targets)
-            raise ParamError(f"--grid {name}: it sets {', '.join(targets)}, which the model or --set already "
-                             f"gives ({shown}); drop that value to sweep {name}")
+            raise ParamError(
+                f"--grid {name}: it sets {', '.join(targets)}, which the model or --set already "
+                f"gives ({shown}); drop that value to sweep {name}"
+            )
 
 
 def _has_exact_cls(cls, base, g) -> bool:
@@ -226,8 +266,9 @@ def _outcome_names(model) -> tuple[str, ...]:
     return tuple(model.all_outcomes)
 
 
-def run_points(mode: str, models: list, seeds: list, n: int | None, level: float,
-               exact_survival: bool = False) -> list[dict]:
+def run_points(
+    mode: str, models: list, seeds: list, n: int | None, level: float, exact_survival: bool = False
+) -> list[dict]:
     """Run some points; one JSON-serialisable record per point."""
     from simkit.core.engine import simulate
     from simkit.core.exact import solve_many
@@ -297,7 +338,10 @@ def process_pool(workers: int):
     """
     from simkit.core.engine import worker_pool
 
-    return worker_pool(workers, ("simkit.analysis.sweep", "simkit.core.engine", "simkit.core.exact", "simkit.models"))
+    return worker_pool(
+        workers,
+        ("simkit.analysis.sweep", "simkit.core.engine", "simkit.core.exact", "simkit.models"),
+    )
 
 
 class _Pool:
@@ -368,7 +412,9 @@ class _Dask:
         try:
             from dask.distributed import Client, LocalCluster
         except ImportError:  # pragma: no cover - the test extra installs dask
-            raise ParamError("--executor dask needs the dask extra: pip install 'simkit[dask]'") from None
+            raise ParamError(
+                "--executor dask needs the dask extra: pip install 'simkit[dask]'"
+            ) from None
         self.cluster = None
         self.own = client is None
         if client is not None:
@@ -380,11 +426,14 @@ class _Dask:
             try:
                 self.client = Client(scheduler, timeout="10s")
             except (OSError, TimeoutError, ValueError) as exc:
-                raise ParamError(f"--scheduler {scheduler}: cannot connect ({shown(str(exc), 200)})") from None
+                raise ParamError(
+                    f"--scheduler {scheduler}: cannot connect ({shown(str(exc), 200)})"
+                ) from None
         else:
             with dask_worker_config():
-                self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                            dashboard_address=":0")
+                self.cluster = LocalCluster(
+                    n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0"
+                )
             self.client = Client(self.cluster)
 
     def run(self, tasks, on_done):
@@ -448,8 +497,11 @@ class Journal:
         self.path = Path(path)
         self.done: dict[str, dict] = {}
         self.fh = None
-        header = json.dumps({"simkit_sweep_journal": JOURNAL_FORMAT, "sweep": fingerprint},
-                            sort_keys=True, default=str)
+        header = json.dumps(
+            {"simkit_sweep_journal": JOURNAL_FORMAT, "sweep": fingerprint},
+            sort_keys=True,
+            default=str,
+        )
         fd = self._open_locked()
         fresh = False
         try:
@@ -505,7 +557,9 @@ class Journal:
             if same:
                 return fd
             os.close(fd)
-        raise SweepLocked(f"{self.path}: could not lock the sweep journal (another sweep keeps replacing it)")
+        raise SweepLocked(
+            f"{self.path}: could not lock the sweep journal (another sweep keeps replacing it)"
+        )
 
     def _holds_points(self) -> bool:
         with self.path.open("rb") as fh:
@@ -627,16 +681,29 @@ def _fsync_dir(path: Path) -> None:
 
 
 def _chunks(indices: list[int], size: int) -> list[list[int]]:
-    return [indices[i:i + size] for i in range(0, len(indices), size)]
+    return [indices[i : i + size] for i in range(0, len(indices), size)]
 
 
-def run_plan(plan: SweepPlan, *, executor="local", workers: int = 1, scheduler=None, client=None,
-             journal: Journal | None = None, progress: bool = False, chunk_size: int | None = None,
-             after_task=None) -> pd.DataFrame:
+def run_plan(
+    plan: SweepPlan,
+    *,
+    executor="local",
+    workers: int = 1,
+    scheduler=None,
+    client=None,
+    journal: Journal | None = None,
+    progress: bool = False,
+    chunk_size: int | None = None,
+    after_task=None,
+) -> pd.DataFrame:
     """Run a planned sweep (skipping points already in ``journal``) and build its table."""
     done: dict[str, dict] = dict(journal.done) if journal is not None else {}
     todo = [i for i, k in enumerate(plan.keys) if k not in done]
-    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or not 1 <= workers <= 1024:
+    if (
+        isinstance(workers, bool)
+        or not isinstance(workers, (int, np.integer))
+        or not 1 <= workers <= 1024
+    ):
         raise ParamError(f"workers must be an integer in [1, 1024], got {workers!r}")
     if chunk_size is None:
         if plan.mode == "exact":
@@ -647,19 +714,37 @@ def run_plan(plan: SweepPlan, *, executor="local", workers: int = 1, scheduler=N
         from simkit.core.engine import check_sendable
 
         if todo:
-            check_sendable(plan.models[todo[0]], "workers" if executor == "local" else f"executor={executor}")
+            check_sendable(
+                plan.models[todo[0]], "workers" if executor == "local" else f"executor={executor}"
+            )
     chunks = _chunks(todo, int(chunk_size))
     tasks = [
-        (c, (plan.mode, [plan.models[i] for i in c], [plan.seeds[i] for i in c], plan.n,
-             plan.level, plan.exact_survival))
+        (
+            c,
+            (
+                plan.mode,
+                [plan.models[i] for i in c],
+                [plan.seeds[i] for i in c],
+                plan.n,
+                plan.level,
+                plan.exact_survival,
+            ),
+        )
         for c in chunks
     ]
     bar = None
     if progress:
         from tqdm.auto import tqdm  # a widget bar in Jupyter, text on a terminal
 
-        bar = tqdm(total=len(plan.keys), initial=len(plan.keys) - len(todo), unit="pt", file=sys.stderr,
-                   desc=f"sweep {plan.model_name}", leave=False, dynamic_ncols=True)
+        bar = tqdm(
+            total=len(plan.keys),
+            initial=len(plan.keys) - len(todo),
+            unit="pt",
+            file=sys.stderr,
+            desc=f"sweep {plan.model_name}",
+            leave=False,
+            dynamic_ncols=True,
+        )
 
     def on_done(chunk, records):
         keys = [plan.keys[i] for i in chunk]
@@ -675,8 +760,10 @@ def run_plan(plan: SweepPlan, *, executor="local", workers: int = 1, scheduler=N
     if tasks:
         ex = _make_executor(executor, workers, scheduler, client, len(tasks))
         try:
-            ex.run(list(zip(range(len(tasks)), [t[1] for t in tasks])),
-                   lambda j, recs: on_done(tasks[j][0], recs))
+            ex.run(
+                list(zip(range(len(tasks)), [t[1] for t in tasks])),
+                lambda j, recs: on_done(tasks[j][0], recs),
+            )
         finally:
             ex.close()
             if bar is not None:
@@ -692,16 +779,22 @@ def build_frame(plan: SweepPlan, records: list[dict]) -> pd.DataFrame:
     fcols = plan.fixed_key_columns
     dcols = plan.derived_columns
     version = _version()
-    defaults = {k: m["default"] for k, m in spec(type(plan.models[0])).items()} if plan.models else {}
+    defaults = (
+        {k: m["default"] for k, m in spec(type(plan.models[0])).items()} if plan.models else {}
+    )
     params_json = [
-        _canon({k: getattr(m, k) for k in defaults if getattr(m, k) != defaults[k]}) for m in plan.models
+        _canon({k: getattr(m, k) for k in defaults if getattr(m, k) != defaults[k]})
+        for m in plan.models
     ]
     if plan.mode == "survival":
         frames = []
         for i, rec in enumerate(records):
             f = pd.DataFrame(rec["frame"])
-            lead = {**{k: plan.points[i][k] for k in axes}, **{k: plan.grid.fixed[k] for k in fcols},
-                    **{k: plan.derived[i].get(k) for k in dcols}}
+            lead = {
+                **{k: plan.points[i][k] for k in axes},
+                **{k: plan.grid.fixed[k] for k in fcols},
+                **{k: plan.derived[i].get(k) for k in dcols},
+            }
             for j, (k, v) in enumerate(lead.items()):
                 f.insert(j, k, [v] * len(f))
             f["model"] = plan.model_name
@@ -725,8 +818,10 @@ def build_frame(plan: SweepPlan, records: list[dict]) -> pd.DataFrame:
     for k in dcols:
         cols[k] = _repeat([d.get(k) for d in plan.derived], n_out)
     cols["outcome"] = [o for x in names for o in x]
-    exact = np.array([v for r, x in zip(records, names) for v in (r.get("exact") or [np.nan] * len(x))],
-                     dtype=np.float64)
+    exact = np.array(
+        [v for r, x in zip(records, names) for v in (r.get("exact") or [np.nan] * len(x))],
+        dtype=np.float64,
+    )
     if plan.mode == "exact":
         cols["count"] = pd.array([pd.NA] * len(exact), dtype="Int64")
         cols["n"] = pd.array([pd.NA] * len(exact), dtype="Int64")
@@ -749,26 +844,51 @@ def build_frame(plan: SweepPlan, records: list[dict]) -> pd.DataFrame:
     cols["version"] = version
     cols["params"] = _repeat(params_json, n_out)
     df = pd.DataFrame(cols)
-    df.attrs.update(model=plan.model_name, seed=plan.seed, n=plan.n, level=plan.level,
-                    grid=axes, fixed_keys=fcols, derived=dcols, mode=plan.mode)
+    df.attrs.update(
+        model=plan.model_name,
+        seed=plan.seed,
+        n=plan.n,
+        level=plan.level,
+        grid=axes,
+        fixed_keys=fcols,
+        derived=dcols,
+        mode=plan.mode,
+    )
     return df
 
 
 def _repeat(values: list, counts: np.ndarray) -> np.ndarray:
     arr = np.empty(len(values), dtype=object)
     arr[:] = values
-    if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and -2**63 <= v < 2**63
-           for v in values):
+    if all(
+        isinstance(v, (int, np.integer)) and not isinstance(v, bool) and -(2**63) <= v < 2**63
+        for v in values
+    ):
         arr = arr.astype(np.int64)
     elif all(isinstance(v, (float, np.floating)) for v in values):
         arr = arr.astype(np.float64)
     return np.repeat(arr, counts)
 
 
-def sweep(model, grid=None, n: int | None = 100_000, rng=None, *, fixed=None, preset=None,
-          exact_only: bool = False, survival: bool = False, level: float = 0.95, executor="local",
-          workers: int = 1, scheduler: str | None = None, client=None, progress: bool = False,
-          chunk_size: int | None = None, max_points: int | None = None) -> pd.DataFrame:
+def sweep(
+    model,
+    grid=None,
+    n: int | None = 100_000,
+    rng=None,
+    *,
+    fixed=None,
+    preset=None,
+    exact_only: bool = False,
+    survival: bool = False,
+    level: float = 0.95,
+    executor="local",
+    workers: int = 1,
+    scheduler: str | None = None,
+    client=None,
+    progress: bool = False,
+    chunk_size: int | None = None,
+    max_points: int | None = None,
+) -> pd.DataFrame:
     """Outcome probabilities of ``model`` at every point of ``grid``, as a tidy table.
 
     Parameters
@@ -824,10 +944,27 @@ def sweep(model, grid=None, n: int | None = 100_000, rng=None, *, fixed=None, pr
         fixed = {**cfg.get("set", {}), **(fixed or {})}
         preset = preset or cfg.get("preset")
         grid = cfg.get("grid", {})
-    plan = plan_sweep(model, grid, n, rng, fixed=fixed, preset=preset, exact_only=exact_only,
-                      survival=survival, level=level, max_points=max_points)
-    return run_plan(plan, executor=executor, workers=workers, scheduler=scheduler, client=client,
-                    progress=progress, chunk_size=chunk_size)
+    plan = plan_sweep(
+        model,
+        grid,
+        n,
+        rng,
+        fixed=fixed,
+        preset=preset,
+        exact_only=exact_only,
+        survival=survival,
+        level=level,
+        max_points=max_points,
+    )
+    return run_plan(
+        plan,
+        executor=executor,
+        workers=workers,
+        scheduler=scheduler,
+        client=client,
+        progress=progress,
+        chunk_size=chunk_size,
+    )
 
 
 def to_csv_text(df: pd.DataFrame) -> str:
@@ -843,8 +980,17 @@ def journal_path(output) -> Path:
     return p.with_name(p.name + ".partial")
 
 
-def sweep_csv(output, model, grid=None, n: int | None = 100_000, rng=None, *, resume: bool = False,
-              after_task=None, **kwargs) -> pd.DataFrame:
+def sweep_csv(
+    output,
+    model,
+    grid=None,
+    n: int | None = 100_000,
+    rng=None,
+    *,
+    resume: bool = False,
+    after_task=None,
+    **kwargs,
+) -> pd.DataFrame:
     """:func:`sweep`, written to ``output`` atomically, resumable through a journal.
 
     While it runs, finished points are journalled in ``output + ".partial"``; the
@@ -856,8 +1002,11 @@ def sweep_csv(output, model, grid=None, n: int | None = 100_000, rng=None, *, re
     from simkit.core.io import atomic_write, check_writable, output_target
 
     check_writable(output)
-    run_kwargs = {k: kwargs.pop(k) for k in ("executor", "workers", "scheduler", "client", "progress",
-                                             "chunk_size") if k in kwargs}
+    run_kwargs = {
+        k: kwargs.pop(k)
+        for k in ("executor", "workers", "scheduler", "client", "progress", "chunk_size")
+        if k in kwargs
+    }
     plan = plan_sweep(model, grid, n, rng, **kwargs)
     kind, target = output_target(output)
     if kind != "replace":  # stdout, a device or a FIFO: nothing to resume, no journal beside it

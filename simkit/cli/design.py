@@ -22,13 +22,17 @@ def _range(text: str) -> tuple[float, float]:
     """``LO..HI`` (integers or numbers)."""
     parts = text.split("..")
     if len(parts) != 2:
-        raise argparse.ArgumentTypeError(f"--range must look like LO..HI (e.g. 10..40), got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"--range must look like LO..HI (e.g. 10..40), got {text!r}"
+        )
     out = []
     for part in parts:
         try:
             v = float(part)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"--range must look like LO..HI (e.g. 10..40), got {text!r}") from None
+            raise argparse.ArgumentTypeError(
+                f"--range must look like LO..HI (e.g. 10..40), got {text!r}"
+            ) from None
         out.append(int(v) if v.is_integer() and "." not in part else v)
     return out[0], out[1]
 
@@ -43,7 +47,9 @@ def _levels(text: str) -> tuple[int, ...]:
             else:
                 out.append(int(part))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"--levels must look like 1,5,10 or 1..5, got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"--levels must look like 1,5,10 or 1..5, got {text!r}"
+        ) from None
     return tuple(out)
 
 
@@ -56,11 +62,15 @@ def _target(text: str, model) -> tuple[str, float]:
     else:
         outcome, p = "dead", text
         if "dead" not in model.outcomes:
-            raise ParamError(f"--target {text!r}: name the outcome, e.g. --target {model.outcomes[0]}=10%")
+            raise ParamError(
+                f"--target {text!r}: name the outcome, e.g. --target {model.outcomes[0]}=10%"
+            )
     known = tuple(model.outcomes) + ("unresolved",)
     if outcome not in known:
-        raise ParamError(f"--target: {outcome!r} is not an outcome of model {model.name!r}; outcomes: "
-                         f"{', '.join(known)}")
+        raise ParamError(
+            f"--target: {outcome!r} is not an outcome of model {model.name!r}; outcomes: "
+            f"{', '.join(known)}"
+        )
     try:
         return outcome, parse_probability(p)
     except ParamError as exc:
@@ -72,25 +82,41 @@ def _model(args):
     from simkit.cli.main import model_from_args
 
     if args.character_level is not None:
-        given = [s.split("=", 1)[1].strip() for s in args.set or [] if s.split("=", 1)[0].strip() == "level"]
+        given = [
+            s.split("=", 1)[1].strip()
+            for s in args.set or []
+            if s.split("=", 1)[0].strip() == "level"
+        ]
         if given and given[0] != str(args.character_level):
-            raise ParamError(f"--character-level {args.character_level} and --set level={given[0]}: "
-                             f"give the character level once (--set level=L)")
+            raise ParamError(
+                f"--character-level {args.character_level} and --set level={given[0]}: "
+                f"give the character level once (--set level=L)"
+            )
         if not given:
             args.set = [*(args.set or []), f"level={args.character_level}"]
     return model_from_args(args)
 
 
 def _cmd_calibrate(args) -> int:
-    from simkit.cli.main import prepare_output, emit
     from simkit.analysis.design import calibrate
+    from simkit.cli.main import emit, prepare_output
 
     model = _model(args)
     outcome, target = _target(args.target, model)
     lo, hi = args.range if args.range else (None, None)
     prepare_output(args)
-    cal = calibrate(model, target, args.vary, outcome=outcome, lo=lo, hi=hi, method=args.method, n=args.n,
-                    rng=args.seed, level=args.confidence)
+    cal = calibrate(
+        model,
+        target,
+        args.vary,
+        outcome=outcome,
+        lo=lo,
+        hi=hi,
+        method=args.method,
+        n=args.n,
+        rng=args.seed,
+        level=args.confidence,
+    )
     emit(cal.to_frame(), args)
     if args.format == "table" and not args.output:
         sys.stdout.write(cal.message + "\n")
@@ -100,23 +126,32 @@ def _cmd_calibrate(args) -> int:
 
 
 def _cmd_sensitivity(args) -> int:
-    from simkit.cli.main import prepare_output, emit
     from simkit.analysis.design import sensitivity
+    from simkit.cli.main import emit, prepare_output
 
     model = _model(args)
     prepare_output(args)
-    df = sensitivity(model, params=args.param, outcomes=args.outcome, method=args.method, n=args.n,
-                     rng=args.seed, level=args.confidence)
+    df = sensitivity(
+        model,
+        params=args.param,
+        outcomes=args.outcome,
+        method=args.method,
+        n=args.n,
+        rng=args.seed,
+        level=args.confidence,
+    )
     emit(df, args)
     return 0
 
 
 def _cmd_ambiguities(args) -> int:
     from simkit.analysis.ambiguities import ambiguity_report, side_by_side
-    from simkit.cli.main import prepare_output, emit
+    from simkit.cli.main import emit, prepare_output
 
     prepare_output(args)
-    report = ambiguity_report(levels=args.levels, n=args.n, rng=args.seed, ids=args.id, method=args.method)
+    report = ambiguity_report(
+        levels=args.levels, n=args.n, rng=args.seed, ids=args.id, method=args.method
+    )
     emit(report if args.long else side_by_side(report), args)
     return 0
 
@@ -127,15 +162,30 @@ def configure(sub) -> None:
     from simkit.cli.main import add_model_args, add_output_args, parse_count, parse_seed
 
     def char_level(p):
-        p.add_argument("--character-level", type=int, default=None, metavar="L",
-                       help="deprecated: the same as --set level=L (the character level)")
+        p.add_argument(
+            "--character-level",
+            type=int,
+            default=None,
+            metavar="L",
+            help="deprecated: the same as --set level=L (the character level)",
+        )
 
     def common(p, n_default=100_000):
-        p.add_argument("--method", default="auto", choices=("auto", "exact", "mc"),
-                       help="exact solver, Monte Carlo, or auto (exact when the model has one)")
-        p.add_argument("-n", type=parse_count, default=n_default,
-                       help=f"Monte Carlo tracks per point (default {n_default})")
-        p.add_argument("--seed", type=parse_seed, default=None, help="random seed of the Monte Carlo points")
+        p.add_argument(
+            "--method",
+            default="auto",
+            choices=("auto", "exact", "mc"),
+            help="exact solver, Monte Carlo, or auto (exact when the model has one)",
+        )
+        p.add_argument(
+            "-n",
+            type=parse_count,
+            default=n_default,
+            help=f"Monte Carlo tracks per point (default {n_default})",
+        )
+        p.add_argument(
+            "--seed", type=parse_seed, default=None, help="random seed of the Monte Carlo points"
+        )
 
     def design_options(p, func):
         """The options calibrate and sensitivity share, and the verb's function."""
@@ -145,28 +195,67 @@ def configure(sub) -> None:
         add_output_args(p)
         p.set_defaults(func=func)
 
-    p = sub.add_parser("calibrate", help="the parameter value that brings an outcome closest to a target")
+    p = sub.add_parser(
+        "calibrate", help="the parameter value that brings an outcome closest to a target"
+    )
     add_model_args(p)
-    p.add_argument("--target", required=True, metavar="OUTCOME=P",
-                   help="outcome and probability aimed at, e.g. dead=10%% or dead=0.1")
-    p.add_argument("--vary", required=True, metavar="PARAM", help="the integer or number parameter to calibrate")
-    p.add_argument("--range", type=_range, default=None, metavar="LO..HI",
-                   help="values searched (default: the parameter's allowed range)")
+    p.add_argument(
+        "--target",
+        required=True,
+        metavar="OUTCOME=P",
+        help="outcome and probability aimed at, e.g. dead=10%% or dead=0.1",
+    )
+    p.add_argument(
+        "--vary",
+        required=True,
+        metavar="PARAM",
+        help="the integer or number parameter to calibrate",
+    )
+    p.add_argument(
+        "--range",
+        type=_range,
+        default=None,
+        metavar="LO..HI",
+        help="values searched (default: the parameter's allowed range)",
+    )
     design_options(p, _cmd_calibrate)
 
-    p = sub.add_parser("sensitivity", help="change of each outcome for +1/-1 on every numeric parameter")
+    p = sub.add_parser(
+        "sensitivity", help="change of each outcome for +1/-1 on every numeric parameter"
+    )
     add_model_args(p)
-    p.add_argument("--param", action="append", default=None, metavar="PARAM",
-                   help="only this parameter (repeatable; default: every integer and number parameter)")
-    p.add_argument("--outcome", action="append", default=None, metavar="OUTCOME",
-                   help="only this outcome (repeatable; default: all)")
+    p.add_argument(
+        "--param",
+        action="append",
+        default=None,
+        metavar="PARAM",
+        help="only this parameter (repeatable; default: every integer and number parameter)",
+    )
+    p.add_argument(
+        "--outcome",
+        action="append",
+        default=None,
+        metavar="OUTCOME",
+        help="only this outcome (repeatable; default: all)",
+    )
     design_options(p, _cmd_sensitivity)
 
-    p = sub.add_parser("ambiguities", help="headline odds under each reading of every ambiguity (docs/rules.md)")
-    p.add_argument("--levels", type=_levels, default=(1, 5, 10), metavar="L1,L2,...",
-                   help="levels of the typical character (default 1,5,10)")
-    p.add_argument("--id", action="append", default=None, metavar="ID", help="only this ambiguity (repeatable)")
-    p.add_argument("--long", action="store_true", help="one row per reading instead of one line per ambiguity")
+    p = sub.add_parser(
+        "ambiguities", help="headline odds under each reading of every ambiguity (docs/rules.md)"
+    )
+    p.add_argument(
+        "--levels",
+        type=_levels,
+        default=(1, 5, 10),
+        metavar="L1,L2,...",
+        help="levels of the typical character (default 1,5,10)",
+    )
+    p.add_argument(
+        "--id", action="append", default=None, metavar="ID", help="only this ambiguity (repeatable)"
+    )
+    p.add_argument(
+        "--long", action="store_true", help="one row per reading instead of one line per ambiguity"
+    )
     common(p, n_default=50_000)
     add_output_args(p)
     p.set_defaults(func=_cmd_ambiguities)

@@ -25,11 +25,21 @@ import sys
 
 from simkit.core.params import ParamError, spec
 
-__all__ = ["LEVEL_HINT", "add_confidence_arg", "add_level_hint", "check_confidence", "derive", "level_keys", "show_derived"]
+__all__ = [
+    "LEVEL_HINT",
+    "add_confidence_arg",
+    "add_level_hint",
+    "check_confidence",
+    "derive",
+    "level_keys",
+    "show_derived",
+]
 
 #: The error of ``--level`` on a verb where it used to be the confidence level.
-LEVEL_HINT = ("--level is the character level: use --set level=5; "
-              "the confidence level is --confidence (e.g. --confidence 0.9)")
+LEVEL_HINT = (
+    "--level is the character level: use --set level=5; "
+    "the confidence level is --confidence (e.g. --confidence 0.9)"
+)
 
 
 class _LevelHint(argparse.Action):
@@ -42,14 +52,21 @@ class _LevelHint(argparse.Action):
 def add_confidence_arg(p, default: float | None = 0.95) -> None:
     """``--confidence C`` (dest ``confidence``), and a hidden ``--level`` giving the hint."""
     shown = f" (default {default})" if default is not None else " (default 0.95)"
-    p.add_argument("--confidence", type=float, default=default, metavar="C",
-                   help=f"confidence level of ci_low/ci_high, in (0, 1){shown}")
+    p.add_argument(
+        "--confidence",
+        type=float,
+        default=default,
+        metavar="C",
+        help=f"confidence level of ci_low/ci_high, in (0, 1){shown}",
+    )
     add_level_hint(p)
 
 
 def add_level_hint(p) -> None:
     """A hidden ``--level`` that fails with :data:`LEVEL_HINT`."""
-    p.add_argument("--level", dest="_level_hint", nargs="?", action=_LevelHint, help=argparse.SUPPRESS)
+    p.add_argument(
+        "--level", dest="_level_hint", nargs="?", action=_LevelHint, help=argparse.SUPPRESS
+    )
 
 
 def check_confidence(value) -> float | None:
@@ -80,9 +97,11 @@ def not_for_model(model_cls, key: str) -> ParamError | None:
 
     if key not in SWEEP_KEYS or key in FATIGUE_KEYS:
         return None
-    return ParamError(f"--set {key}: the numbers of model {model_cls.name!r} do not follow from the "
-                      f"character level ({key} sets none of its parameters); its parameters: "
-                      f"{', '.join(spec(model_cls))}")
+    return ParamError(
+        f"--set {key}: the numbers of model {model_cls.name!r} do not follow from the "
+        f"character level ({key} sets none of its parameters); its parameters: "
+        f"{', '.join(spec(model_cls))}"
+    )
 
 
 def parse_level_key(model_cls, key: str, text: str):

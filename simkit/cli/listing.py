@@ -34,12 +34,23 @@ def models_list(registry: dict, width: int) -> str:
 
     from simkit.cli.text import wrap_prose, wrap_table
 
-    df = pd.DataFrame([dict(model=name, step=cls.time_unit.rstrip("s"), exact=has_exact(cls),
-                            description=summary_line(cls)) for name, cls in registry.items()])
+    df = pd.DataFrame(
+        [
+            dict(
+                model=name,
+                step=cls.time_unit.rstrip("s"),
+                exact=has_exact(cls),
+                description=summary_line(cls),
+            )
+            for name, cls in registry.items()
+        ]
+    )
     text = wrap_table(df, width)
-    foot = ("simkit models NAME: a model's parameters (default, allowed values, rule id, meaning); "
-            f"--format csv: every model's parameters. The rules and ambiguities (R0-05, A0-1...) are "
-            f"stated in {RULES_DOC}.")
+    foot = (
+        "simkit models NAME: a model's parameters (default, allowed values, rule id, meaning); "
+        f"--format csv: every model's parameters. The rules and ambiguities (R0-05, A0-1...) are "
+        f"stated in {RULES_DOC}."
+    )
     return text + "\n" + "\n".join(wrap_prose(foot, width)) + "\n"
 
 
@@ -50,36 +61,50 @@ def model_detail(cls, width: int) -> str:
     from simkit.core.params import describe
     from simkit.rules.penalties import FATIGUE_KEYS
 
-    lines = wrap_prose(f"{cls.name}  ({cls.rule_ids}; step = 1 {cls.time_unit.rstrip('s')}; outcomes: "
-                       f"{', '.join(tuple(cls.outcomes) + ('unresolved',))}; exact solver: {has_exact(cls)})",
-                       width, 0, 4)
+    lines = wrap_prose(
+        f"{cls.name}  ({cls.rule_ids}; step = 1 {cls.time_unit.rstrip('s')}; outcomes: "
+        f"{', '.join(tuple(cls.outcomes) + ('unresolved',))}; exact solver: {has_exact(cls)})",
+        width,
+        0,
+        4,
+    )
     lines += wrap_prose(summary_line(cls), width, 4)
     lines.append("")
     for r in describe(cls):
         unit = f" [{r['unit']}]" if r["unit"] else ""
         rule = f" ({r['rule']})" if r["rule"] else ""
-        lines += wrap_prose(f"{r['name']:<14} default {r['default']!s:<10} {r['allowed']}{unit}{rule}", width, 4, 19)
+        lines += wrap_prose(
+            f"{r['name']:<14} default {r['default']!s:<10} {r['allowed']}{unit}{rule}", width, 4, 19
+        )
         lines += wrap_prose(str(r["help"]), width, 19)
     keys = describe_keys(cls)
     level = [r for r in keys if r["name"] not in FATIGUE_KEYS]
     days = [r["name"] for r in keys if r["name"] in FATIGUE_KEYS]
     if level:
         lines.append("")
-        lines += wrap_prose("Keys that set parameters from the character level (--set KEY=V on run, exact, "
-                            "calibrate, sensitivity and sweep; --grid on sweep; the values set are shown):",
-                            width, 4)
+        lines += wrap_prose(
+            "Keys that set parameters from the character level (--set KEY=V on run, exact, "
+            "calibrate, sensitivity and sweep; --grid on sweep; the values set are shown):",
+            width,
+            4,
+        )
         for r in level:
             default = f"default {r['default']!s:<10}" if r["default"] is not None else ""
             lines += wrap_prose(f"{r['name']:<14} {default:<18} {r['allowed']}", width, 4, 19)
             lines += wrap_prose(str(r["help"]), width, 19)
     if days:
         lines.append("")
-        lines += wrap_prose(f"Fatigue keys (add to check_penalty, R4-01..R4-03): {', '.join(days)}", width, 4)
+        lines += wrap_prose(
+            f"Fatigue keys (add to check_penalty, R4-01..R4-03): {', '.join(days)}", width, 4
+        )
     marks = tuple(getattr(cls, "marks", ()))
     if marks:
         lines.append("")
-        lines += wrap_prose(f"Marks (values recorded when a track ends; run --marks MARK): {', '.join(marks)}",
-                            width, 4)
+        lines += wrap_prose(
+            f"Marks (values recorded when a track ends; run --marks MARK): {', '.join(marks)}",
+            width,
+            4,
+        )
     lines.append("")
     lines += wrap_prose(f"Rules and ambiguities: {RULES_DOC}", width, 4)
     return "\n".join(lines) + "\n"

@@ -12,10 +12,18 @@ import argparse
 import sys
 from importlib import import_module
 
-from simkit.rules.penalties import FATIGUE_KEYS, parse_fatigue_value
-from simkit.cli.levels import (add_confidence_arg, add_level_hint, check_confidence, derive, level_keys,
-                               not_for_model, parse_level_key, show_derived)
+from simkit.cli.levels import (
+    add_confidence_arg,
+    add_level_hint,
+    check_confidence,
+    derive,
+    level_keys,
+    not_for_model,
+    parse_level_key,
+    show_derived,
+)
 from simkit.core.params import ParamError, parse_value, shown, spec
+from simkit.rules.penalties import FATIGUE_KEYS, parse_fatigue_value
 
 __all__ = ["main", "build_parser", "parse_sets", "model_from_args"]
 
@@ -34,8 +42,9 @@ class _Parser(argparse.ArgumentParser):
     def _get_value(self, action, arg_string):
         # int() and float() take Unicode digits ('１'): numbers on the command line are ASCII
         if action.type in (int, float) and not arg_string.isascii():
-            raise argparse.ArgumentError(action, f"invalid {action.type.__name__} value: {shown(arg_string)} "
-                                                 "(ASCII digits)")
+            raise argparse.ArgumentError(
+                action, f"invalid {action.type.__name__} value: {shown(arg_string)} (ASCII digits)"
+            )
         return super()._get_value(action, arg_string)
 
 
@@ -58,11 +67,15 @@ def parse_count(text: str) -> int:
         else:
             v = int(t)
     except (ValueError, OverflowError, ZeroDivisionError):
-        raise argparse.ArgumentTypeError(f"-n must be a positive integer (e.g. 100000 or 1e6), got {shown(text)}")
+        raise argparse.ArgumentTypeError(
+            f"-n must be a positive integer (e.g. 100000 or 1e6), got {shown(text)}"
+        )
     from simkit.core.engine import MAX_N
 
     if not 1 <= v <= MAX_N:
-        raise argparse.ArgumentTypeError(f"-n must be a positive integer up to {MAX_N:.0e} (e.g. 100000 or 1e6), got {shown(text)}")
+        raise argparse.ArgumentTypeError(
+            f"-n must be a positive integer up to {MAX_N:.0e} (e.g. 100000 or 1e6), got {shown(text)}"
+        )
     return v
 
 
@@ -72,9 +85,13 @@ def parse_seed(text: str) -> int:
             raise ValueError
         v = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"--seed must be a non-negative integer, got {shown(text)}")
+        raise argparse.ArgumentTypeError(
+            f"--seed must be a non-negative integer, got {shown(text)}"
+        )
     if v < 0:
-        raise argparse.ArgumentTypeError(f"--seed must be a non-negative integer, got {shown(text)}")
+        raise argparse.ArgumentTypeError(
+            f"--seed must be a non-negative integer, got {shown(text)}"
+        )
     return v
 
 
@@ -97,7 +114,9 @@ def parse_sets(model_cls, sets: list[str] | None) -> dict:
         if key not in known and key in FATIGUE_KEYS and "check_penalty" in known:
             out[key] = parse_fatigue_value(key, value)  # -> check_penalty in make_model
             continue
-        if key not in known and key in level_keys(model_cls):  # level, level_diff...: see cli.levels
+        if key not in known and key in level_keys(
+            model_cls
+        ):  # level, level_diff...: see cli.levels
             out[key] = parse_level_key(model_cls, key, value)
             continue
         if key not in known and (err := not_for_model(model_cls, key)) is not None:
@@ -122,20 +141,31 @@ def model_from_args(args):
 
 def add_model_args(p):
     p.add_argument("model", help="model name (see `simkit models`)")
-    p.add_argument("--set", action="append", metavar="KEY=VALUE",
-                   help="set a parameter, or level=N (the character level: sets what follows from it, "
-                        "shown on stderr) (repeatable)")
+    p.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY=VALUE",
+        help="set a parameter, or level=N (the character level: sets what follows from it, "
+        "shown on stderr) (repeatable)",
+    )
     p.add_argument("--preset", default=None, help="a named rule variant, e.g. pf2e-core")
 
 
 def _add_marks_arg(p) -> None:
-    p.add_argument("--marks", action="append", default=None, metavar="MARK",
-                   help="distribution of a mark when tracks end, e.g. a fall's damage (repeatable; "
-                        "see the model's marks)")
+    p.add_argument(
+        "--marks",
+        action="append",
+        default=None,
+        metavar="MARK",
+        help="distribution of a mark when tracks end, e.g. a fall's damage (repeatable; "
+        "see the model's marks)",
+    )
 
 
 def add_output_args(p, default="table"):
-    p.add_argument("--format", default=default, choices=("table", "csv", "json"), help="output format")
+    p.add_argument(
+        "--format", default=default, choices=("table", "csv", "json"), help="output format"
+    )
     p.add_argument("-o", "--output", default=None, help="write to FILE instead of stdout")
 
 
@@ -159,15 +189,17 @@ def _cmd_models(args) -> int:
     import pandas as pd
 
     prepare_output(args)
-    from simkit.models import REGISTRY
     from simkit.core.params import describe
+    from simkit.models import REGISTRY
 
     rows = []
     for name, cls in REGISTRY.items():
         if args.model and name != args.model:
             continue
         for r in describe(cls):
-            rows.append(dict(model=name, time_unit=cls.time_unit, outcomes=" ".join(cls.outcomes), **r))
+            rows.append(
+                dict(model=name, time_unit=cls.time_unit, outcomes=" ".join(cls.outcomes), **r)
+            )
     if args.model and not rows:
         from simkit.models import get_model
 
@@ -177,8 +209,16 @@ def _cmd_models(args) -> int:
         from simkit.cli.listing import model_detail, models_list
         from simkit.cli.text import PROSE_WIDTH, term_width
 
-        width = PROSE_WIDTH if args.output not in (None, "-") else (term_width(PROSE_WIDTH) or PROSE_WIDTH)
-        text = model_detail(REGISTRY[args.model], width) if args.model else models_list(REGISTRY, width)
+        width = (
+            PROSE_WIDTH
+            if args.output not in (None, "-")
+            else (term_width(PROSE_WIDTH) or PROSE_WIDTH)
+        )
+        text = (
+            model_detail(REGISTRY[args.model], width)
+            if args.model
+            else models_list(REGISTRY, width)
+        )
         _emit_text(text, args)
         return 0
     emit(df, args)
@@ -264,7 +304,9 @@ def _cmd_exact(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     from simkit.core.version import __version__
 
-    parser = _Parser(prog="simkit", description="How deadly are your rules? Monte Carlo and exact odds.")
+    parser = _Parser(
+        prog="simkit", description="How deadly are your rules? Monte Carlo and exact odds."
+    )
     parser.add_argument("--version", action="version", version=f"simkit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
@@ -275,19 +317,31 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("run", help="Monte Carlo summary of a model")
     add_model_args(p)
-    p.add_argument("-n", type=parse_count, default=100_000, help="number of tracks (default 100000)")
-    p.add_argument("--seed", type=parse_seed, default=None, help="random seed (default: fresh entropy)")
+    p.add_argument(
+        "-n", type=parse_count, default=100_000, help="number of tracks (default 100000)"
+    )
+    p.add_argument(
+        "--seed", type=parse_seed, default=None, help="random seed (default: fresh entropy)"
+    )
     p.add_argument("--workers", type=int, default=1, help="local worker processes")
     add_confidence_arg(p)
     p.add_argument("--no-exact", action="store_true", help="omit the exact column")
-    p.add_argument("--stages", action="store_true", help="chains: each stage's outcomes (e.g. where deaths happen)")
+    p.add_argument(
+        "--stages",
+        action="store_true",
+        help="chains: each stage's outcomes (e.g. where deaths happen)",
+    )
     _add_marks_arg(p)
     add_output_args(p)
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser("exact", help="exact outcome probabilities of a model")
     add_model_args(p)
-    p.add_argument("--stages", action="store_true", help="chains: each stage's outcomes (e.g. where deaths happen)")
+    p.add_argument(
+        "--stages",
+        action="store_true",
+        help="chains: each stage's outcomes (e.g. where deaths happen)",
+    )
     add_level_hint(p)
     _add_marks_arg(p)
     add_output_args(p)
@@ -311,7 +365,7 @@ def _one_line(text: object, limit: int = 400) -> str:
     text = " ".join(str(text).split())
     if len(text) <= limit:
         return text
-    return f"{text[:limit - 120]} ... {text[-100:]}"
+    return f"{text[: limit - 120]} ... {text[-100:]}"
 
 
 def _quiet_stdout() -> None:
@@ -361,7 +415,9 @@ def _main(argv: list[str] | None) -> int:
     except OSError as exc:  # e.g. a disk that fills up while writing, a closed stdout
         name = getattr(exc, "filename", None)
         where = " standard output" if name == "-" else (f" {name}" if name else "")
-        print(f"simkit: error: cannot write{where}: {_one_line(exc.strerror or exc)}", file=sys.stderr)
+        print(
+            f"simkit: error: cannot write{where}: {_one_line(exc.strerror or exc)}", file=sys.stderr
+        )
         return 2
     except Terminated:
         print("simkit: terminated", file=sys.stderr)

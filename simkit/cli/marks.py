@@ -51,8 +51,10 @@ def marks_frame(res, names: list[str], confidence: float, exact: bool = True) ->
         if has_exact:
             table = res.model.exact_marks(name)
             idx = {o: i for i, o in enumerate(res.model.outcomes)}
-            f["exact"] = [float(table[idx[o], v]) if v < table.shape[1] else 0.0
-                          for o, v in zip(f["outcome"], f["value"])]
+            f["exact"] = [
+                float(table[idx[o], v]) if v < table.shape[1] else 0.0
+                for o, v in zip(f["outcome"], f["value"])
+            ]
         frames.append(f)
     return pd.concat(frames, ignore_index=True)
 
@@ -60,8 +62,10 @@ def marks_frame(res, names: list[str], confidence: float, exact: bool = True) ->
 def exact_marks_frame(model, names: list[str]) -> pd.DataFrame:
     """Exact distribution of each mark (rows with a non-zero probability)."""
     if not hasattr(model, "exact_marks"):
-        raise ParamError(f"--marks: model {model.name!r} has no exact mark distributions; "
-                         f"use `simkit run {model.name} --marks ...`")
+        raise ParamError(
+            f"--marks: model {model.name!r} has no exact mark distributions; "
+            f"use `simkit run {model.name} --marks ...`"
+        )
     rows = []
     for name in names:
         table = model.exact_marks(name)

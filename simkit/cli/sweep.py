@@ -24,8 +24,8 @@ from __future__ import annotations
 import json
 import sys
 
-from simkit.cli.main import UsageError, parse_count, parse_seed
 from simkit.cli.levels import add_confidence_arg
+from simkit.cli.main import UsageError, parse_count, parse_seed
 from simkit.core.params import ParamError
 
 __all__ = ["configure"]
@@ -36,64 +36,138 @@ def _progress(args) -> bool:
 
 
 def _add_run_args(p, *, sweep_verb: bool) -> None:
-    p.add_argument("--grid", action="append", metavar="KEY=V1,V2|A..B",
-                   help="an axis of the grid: a list or an integer range A..B[:STEP] (repeatable)")
-    p.add_argument("--set", action="append", metavar="KEY=VALUE",
-                   help="a fixed value: a parameter, or a sweep key such as level=5 (a column of the CSV) "
-                        "(repeatable)")
-    p.add_argument("-n", type=parse_count, default=None, help="tracks per grid point (default 100000)")
-    p.add_argument("--seed", type=parse_seed, default=None,
-                   help="seed of the sweep (default: fresh entropy; with --resume, the journal's)")
-    p.add_argument("--exact-only", action="store_true", default=None,
-                   help="exact probabilities only (batched; models with an exact solver)")
-    p.add_argument("--executor", choices=("local", "dask"), default=None, help="where points run (default local)")
-    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                   help="Dask scheduler address (default: a LocalCluster for the run)")
-    p.add_argument("--workers", type=int, default=None,
-                   help="processes (local) or LocalCluster workers (default: 1 for small or exact-only "
-                        "sweeps, else the CPU count)")
+    p.add_argument(
+        "--grid",
+        action="append",
+        metavar="KEY=V1,V2|A..B",
+        help="an axis of the grid: a list or an integer range A..B[:STEP] (repeatable)",
+    )
+    p.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY=VALUE",
+        help="a fixed value: a parameter, or a sweep key such as level=5 (a column of the CSV) "
+        "(repeatable)",
+    )
+    p.add_argument(
+        "-n", type=parse_count, default=None, help="tracks per grid point (default 100000)"
+    )
+    p.add_argument(
+        "--seed",
+        type=parse_seed,
+        default=None,
+        help="seed of the sweep (default: fresh entropy; with --resume, the journal's)",
+    )
+    p.add_argument(
+        "--exact-only",
+        action="store_true",
+        default=None,
+        help="exact probabilities only (batched; models with an exact solver)",
+    )
+    p.add_argument(
+        "--executor",
+        choices=("local", "dask"),
+        default=None,
+        help="where points run (default local)",
+    )
+    p.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="Dask scheduler address (default: a LocalCluster for the run)",
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="processes (local) or LocalCluster workers (default: 1 for small or exact-only "
+        "sweeps, else the CPU count)",
+    )
     add_confidence_arg(p, default=None)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--max-points", type=parse_count, default=None, metavar="N",
-                   help="refuse a grid of more points (default 100000), counted before it is built")
+    p.add_argument(
+        "--max-points",
+        type=parse_count,
+        default=None,
+        metavar="N",
+        help="refuse a grid of more points (default 100000), counted before it is built",
+    )
     p.add_argument("-o", "--output", default=None, help="the CSV to write (atomically)")
-    p.add_argument("--format", default=None, choices=("table", "csv", "json"),
-                   help="output format (default csv; table wraps to the terminal)")
+    p.add_argument(
+        "--format",
+        default=None,
+        choices=("table", "csv", "json"),
+        help="output format (default csv; table wraps to the terminal)",
+    )
 
 
 def configure(sub) -> None:
     """Add ``sweep``, ``compare`` and ``plot`` to the ``simkit`` parser."""
     p = sub.add_parser("sweep", help="outcome odds over a grid of parameters, as one CSV")
     p.add_argument("model", nargs="?", default=None, help="model name (or give --config)")
-    p.add_argument("--config", default=None, metavar="FILE.toml", help="read the sweep from a TOML file")
+    p.add_argument(
+        "--config", default=None, metavar="FILE.toml", help="read the sweep from a TOML file"
+    )
     p.add_argument("--preset", default=None, help="a named rule variant, e.g. pf2e-core")
-    p.add_argument("--survival", action="store_true", default=None, help="per-step rows (survival curves)")
-    p.add_argument("--resume", action="store_true", help="continue an interrupted sweep of the same -o FILE")
+    p.add_argument(
+        "--survival", action="store_true", default=None, help="per-step rows (survival curves)"
+    )
+    p.add_argument(
+        "--resume", action="store_true", help="continue an interrupted sweep of the same -o FILE"
+    )
     _add_run_args(p, sweep_verb=True)
     p.set_defaults(func=_cmd_sweep)
 
-    p = sub.add_parser("compare", help="the same sweep under several rule variants, with differences")
+    p = sub.add_parser(
+        "compare", help="the same sweep under several rule variants, with differences"
+    )
     p.add_argument("model", help="model name")
-    p.add_argument("--variants", default=None,
-                   help="presets to compare, comma-separated (default: every preset of the model, "
-                        "e.g. seed,pf2e-core)")
-    p.add_argument("--ambiguities", nargs="?", const="all", default=None, metavar="IDS",
-                   help="add every reading of the ambiguities (all, or ids/parameters like A0-1,A0-4)")
-    p.add_argument("--baseline", default=None, help="variant the others are compared with (default: the first)")
+    p.add_argument(
+        "--variants",
+        default=None,
+        help="presets to compare, comma-separated (default: every preset of the model, "
+        "e.g. seed,pf2e-core)",
+    )
+    p.add_argument(
+        "--ambiguities",
+        nargs="?",
+        const="all",
+        default=None,
+        metavar="IDS",
+        help="add every reading of the ambiguities (all, or ids/parameters like A0-1,A0-4)",
+    )
+    p.add_argument(
+        "--baseline", default=None, help="variant the others are compared with (default: the first)"
+    )
     _add_run_args(p, sweep_verb=False)
     p.set_defaults(func=_cmd_compare)
 
     p = sub.add_parser("plot", help="a PNG from a sweep or compare CSV")
     p.add_argument("csv", help="a CSV written by simkit sweep or simkit compare")
-    p.add_argument("--kind", required=True, choices=("survival", "heatmap", "compare", "line"),
-                   help="what to draw (line: P(outcome) against one grid column --x, with its bands)")
+    p.add_argument(
+        "--kind",
+        required=True,
+        choices=("survival", "heatmap", "compare", "line"),
+        help="what to draw (line: P(outcome) against one grid column --x, with its bands)",
+    )
     p.add_argument("--x", default=None, help="grid column on the x axis (heatmap, compare)")
     p.add_argument("--y", default=None, help="grid column on the y axis (heatmap)")
-    p.add_argument("--outcome", action="append", default=None,
-                   help="outcome to show (repeatable for survival; default dead, and active for survival)")
-    p.add_argument("--value", default="p", choices=("p", "exact"), help="plot p (default) or the exact column")
-    p.add_argument("--where", action="append", default=None, metavar="KEY=VALUE",
-                   help="keep the rows where a column has this value (repeatable)")
+    p.add_argument(
+        "--outcome",
+        action="append",
+        default=None,
+        help="outcome to show (repeatable for survival; default dead, and active for survival)",
+    )
+    p.add_argument(
+        "--value", default="p", choices=("p", "exact"), help="plot p (default) or the exact column"
+    )
+    p.add_argument(
+        "--where",
+        action="append",
+        default=None,
+        metavar="KEY=VALUE",
+        help="keep the rows where a column has this value (repeatable)",
+    )
     p.add_argument("--stage", default=None, help="stage of a chained model (survival)")
     p.add_argument("--title", default=None, help="figure title")
     p.add_argument("-o", "--output", required=True, help="the PNG to write (atomically)")
@@ -116,7 +190,9 @@ def _merged_settings(args) -> dict:
 
     cfg = load_config(args.config) if args.config else {}
     if args.model and cfg.get("model") and args.model != cfg["model"]:
-        raise ParamError(f"model {args.model!r} on the command line but {cfg['model']!r} in {args.config}")
+        raise ParamError(
+            f"model {args.model!r} on the command line but {cfg['model']!r} in {args.config}"
+        )
     model = args.model or cfg.get("model")
     if not model:
         raise UsageError("give a MODEL or --config FILE.toml")
@@ -126,8 +202,12 @@ def _merged_settings(args) -> dict:
         "n": args.n if args.n is not None else cfg.get("n", 100_000),
         "seed": args.seed if args.seed is not None else cfg.get("seed"),
         "output": args.output if args.output is not None else cfg.get("output"),
-        "exact_only": bool(args.exact_only if args.exact_only is not None else cfg.get("exact_only", False)),
-        "survival": bool(args.survival if args.survival is not None else cfg.get("survival", False)),
+        "exact_only": bool(
+            args.exact_only if args.exact_only is not None else cfg.get("exact_only", False)
+        ),
+        "survival": bool(
+            args.survival if args.survival is not None else cfg.get("survival", False)
+        ),
         "executor": args.executor or cfg.get("executor", "local"),
         "scheduler": args.scheduler or cfg.get("scheduler"),
         "workers": args.workers if args.workers is not None else cfg.get("workers"),
@@ -137,7 +217,9 @@ def _merged_settings(args) -> dict:
     }
     for key in ("n", "seed", "workers"):
         v = out[key]
-        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < (0 if key == "seed" else 1)):
+        if v is not None and (
+            isinstance(v, bool) or not isinstance(v, int) or v < (0 if key == "seed" else 1)
+        ):
             raise ParamError(f"{key} = {v!r} in {args.config}: must be a positive integer")
     if not isinstance(out["level"], (int, float)) or not 0 < out["level"] < 1:
         raise ParamError(f"confidence must be in (0, 1), got {out['level']!r}")
@@ -186,9 +268,9 @@ def _journal_seed(output):
 
 
 def _cmd_sweep(args) -> int:
+    from simkit.analysis.sweep import journal_path, sweep, sweep_csv
     from simkit.core.io import check_writable
     from simkit.models import get_model
-    from simkit.analysis.sweep import journal_path, sweep, sweep_csv
 
     s = _merged_settings(args)
     for address in (args.scheduler, s["scheduler"]):  # an empty --scheduler '' too
@@ -198,10 +280,21 @@ def _cmd_sweep(args) -> int:
             check_scheduler(address)
     cls = get_model(s["model"])
     axes, fixed = _axes_and_fixed(cls, s, args)
-    workers = s["workers"] or _default_workers(s["executor"], s["exact_only"], s["n"] * _grid_size(axes))
-    common = dict(fixed=fixed, preset=s["preset"], exact_only=s["exact_only"], survival=s["survival"],
-                  level=s["level"], executor=s["executor"], workers=workers, scheduler=s["scheduler"],
-                  progress=_progress(args), max_points=args.max_points)
+    workers = s["workers"] or _default_workers(
+        s["executor"], s["exact_only"], s["n"] * _grid_size(axes)
+    )
+    common = dict(
+        fixed=fixed,
+        preset=s["preset"],
+        exact_only=s["exact_only"],
+        survival=s["survival"],
+        level=s["level"],
+        executor=s["executor"],
+        workers=workers,
+        scheduler=s["scheduler"],
+        progress=_progress(args),
+        max_points=args.max_points,
+    )
     if not s["output"] or s["output"] == "-":
         if args.resume:
             raise ParamError("--resume needs -o FILE.csv (the journal lives beside it)")
@@ -237,10 +330,15 @@ def _cmd_sweep(args) -> int:
         saved = journal_points(jp) if jp.exists() else 0  # read back from the disk
         how = "terminated" if type(exc).__name__ == "Terminated" else "interrupted"
         if saved:
-            print(f"simkit: {how}: {saved} points are saved in {jp}; rerun with --resume (the same command) "
-                  "to continue", file=sys.stderr)
+            print(
+                f"simkit: {how}: {saved} points are saved in {jp}; rerun with --resume (the same command) "
+                "to continue",
+                file=sys.stderr,
+            )
         else:
-            print(f"simkit: {how} before any point was finished; nothing was saved", file=sys.stderr)
+            print(
+                f"simkit: {how} before any point was finished; nothing was saved", file=sys.stderr
+            )
         return 143 if how == "terminated" else 130
     return 0
 
@@ -265,20 +363,38 @@ def _cmd_compare(args) -> int:
     presets = [v.strip() for v in given.split(",") if v.strip()]
     for p in presets:
         if p not in known:
-            raise ParamError(f"--variants {p}: unknown preset for model {cls.name!r}; known: {', '.join(known)}")
+            raise ParamError(
+                f"--variants {p}: unknown preset for model {cls.name!r}; known: {', '.join(known)}"
+            )
     amb = None
     if args.ambiguities:
-        amb = True if args.ambiguities == "all" else [a.strip() for a in args.ambiguities.split(",") if a.strip()]
+        amb = (
+            True
+            if args.ambiguities == "all"
+            else [a.strip() for a in args.ambiguities.split(",") if a.strip()]
+        )
     vs = variants(cls, presets, amb or False)
     if args.output:
         check_writable(args.output)
     exact_only = bool(args.exact_only)
-    workers = args.workers or _default_workers(args.executor or "local", exact_only,
-                                               (args.n or 100_000) * _grid_size(axes) * len(vs))
-    df = compare(vs, axes, args.n or 100_000, args.seed, baseline=args.baseline, fixed=fixed,
-                 exact_only=exact_only, level=args.confidence or 0.95, executor=args.executor or "local",
-                 workers=workers, scheduler=args.scheduler, progress=_progress(args),
-                 max_points=args.max_points)
+    workers = args.workers or _default_workers(
+        args.executor or "local", exact_only, (args.n or 100_000) * _grid_size(axes) * len(vs)
+    )
+    df = compare(
+        vs,
+        axes,
+        args.n or 100_000,
+        args.seed,
+        baseline=args.baseline,
+        fixed=fixed,
+        exact_only=exact_only,
+        level=args.confidence or 0.95,
+        executor=args.executor or "local",
+        workers=workers,
+        scheduler=args.scheduler,
+        progress=_progress(args),
+        max_points=args.max_points,
+    )
     text = _table_text(df, args, args.output)
     if args.output:
         from simkit.core.io import atomic_write
@@ -310,14 +426,24 @@ def _line_x(df, args) -> str:
     from simkit.analysis.sweep import RECORD_COLUMNS, STAT_COLUMNS
 
     lead = list(df.columns[: list(df.columns).index("outcome")]) if "outcome" in df else []
-    lead = [c for c in lead if c not in STAT_COLUMNS + RECORD_COLUMNS and c not in ("variant", "stage",
-                                                                                     "time_unit", "time")]
+    lead = [
+        c
+        for c in lead
+        if c not in STAT_COLUMNS + RECORD_COLUMNS
+        and c not in ("variant", "stage", "time_unit", "time")
+    ]
     varying = [c for c in lead if df[c].nunique(dropna=False) > 1]
     # the first that varies is the grid key; derived columns (save_bonus of level) follow it
-    free = [c for c in varying[1:] if (df.groupby(varying[0], dropna=False)[c].nunique(dropna=False) > 1).any()]
+    free = [
+        c
+        for c in varying[1:]
+        if (df.groupby(varying[0], dropna=False)[c].nunique(dropna=False) > 1).any()
+    ]
     if not varying or free:
-        raise ValueError(f"--kind line: give --x KEY (the grid column on the x axis) and --where for the "
-                         f"others; columns that vary: {', '.join(varying) or 'none'}")
+        raise ValueError(
+            f"--kind line: give --x KEY (the grid column on the x axis) and --where for the "
+            f"others; columns that vary: {', '.join(varying) or 'none'}"
+        )
     return varying[0]
 
 
@@ -334,7 +460,9 @@ def _cmd_plot(args) -> int:
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise ParamError(f"{args.csv}: not a CSV table ({str(exc).splitlines()[0]})") from None
     if "outcome" not in df:
-        raise ParamError(f"{args.csv}: no outcome column: plot reads CSVs of simkit sweep or simkit compare")
+        raise ParamError(
+            f"{args.csv}: no outcome column: plot reads CSVs of simkit sweep or simkit compare"
+        )
     from simkit.analysis import plots
 
     where = _where(args.where)
@@ -350,12 +478,19 @@ def _cmd_plot(args) -> int:
             outcome = (args.outcome or ["dead"])[0]
             ax = plots.heatmap(df, args.x, args.y, value=args.value, outcome=outcome, where=where)
         elif args.kind == "line":
-            ax = plots.sweep_lines(df, _line_x(df, args), outcomes=tuple(args.outcome or ("dead",)),
-                                   value=args.value, where=where)
+            ax = plots.sweep_lines(
+                df,
+                _line_x(df, args),
+                outcomes=tuple(args.outcome or ("dead",)),
+                value=args.value,
+                where=where,
+            )
         else:
             if "variant" not in df:
-                raise ValueError("--kind compare reads a CSV of simkit compare (a 'variant' column); for a "
-                                 "sweep along one grid column use --kind line --x KEY")
+                raise ValueError(
+                    "--kind compare reads a CSV of simkit compare (a 'variant' column); for a "
+                    "sweep along one grid column use --kind line --x KEY"
+                )
             outcome = (args.outcome or ["dead"])[0]
             ax = plots.compare_chart(df, outcome=outcome, x=args.x, value=args.value, where=where)
     except ValueError as exc:

@@ -71,7 +71,9 @@ def _cell(v) -> str:
 def _is_text(s: pd.Series) -> bool:
     if pd.api.types.is_numeric_dtype(s.dtype) or pd.api.types.is_bool_dtype(s.dtype):
         return False
-    return not all(isinstance(v, (int, float, np.number, bool)) or v is None or v is pd.NA for v in s)
+    return not all(
+        isinstance(v, (int, float, np.number, bool)) or v is None or v is pd.NA for v in s
+    )
 
 
 def wrap_table(df: pd.DataFrame, width: int) -> str:
@@ -114,10 +116,17 @@ def wrap_table(df: pd.DataFrame, width: int) -> str:
             out.append("")
         out.append(" ".join(fmt(c, c) for c in b).rstrip())
         for i in range(len(df)):
-            parts = {c: textwrap.wrap(cells[c][i], w[c], break_long_words=True, break_on_hyphens=False)
-                     or [""] if c in text else [cells[c][i]] for c in b}
+            parts = {
+                c: textwrap.wrap(cells[c][i], w[c], break_long_words=True, break_on_hyphens=False)
+                or [""]
+                if c in text
+                else [cells[c][i]]
+                for c in b
+            }
             for j in range(max(len(p) for p in parts.values())):
-                out.append(" ".join(fmt(c, parts[c][j] if j < len(parts[c]) else "") for c in b).rstrip())
+                out.append(
+                    " ".join(fmt(c, parts[c][j] if j < len(parts[c]) else "") for c in b).rstrip()
+                )
     return "\n".join(out) + "\n"
 
 
@@ -126,5 +135,10 @@ def wrap_prose(line: str, width: int, indent: int = 0, hang: int | None = None) 
     indented by ``hang`` spaces (default ``indent``)."""
     pad = " " * indent
     more = " " * (indent if hang is None else hang)
-    return textwrap.wrap(line, max(width, len(more) + 20), initial_indent=pad, subsequent_indent=more,
-                         break_on_hyphens=False) or [pad.rstrip()]
+    return textwrap.wrap(
+        line,
+        max(width, len(more) + 20),
+        initial_indent=pad,
+        subsequent_indent=more,
+        break_on_hyphens=False,
+    ) or [pad.rstrip()]

@@ -111,16 +111,30 @@ class ChainExact:
         probs = self.probabilities
         return pd.DataFrame({"outcome": list(probs), "p": list(probs.values())})
 
-    def survival(self, level: float = 0.95, method: str = "wilson", exact: bool = True) -> pd.DataFrame:
+    def survival(
+        self, level: float = 0.95, method: str = "wilson", exact: bool = True
+    ) -> pd.DataFrame:
         """Stage survival tables stacked (columns of :meth:`simkit.Result.survival`),
         probabilities over all tracks; ``p = exact``, no counts."""
         p1 = self.first.probabilities
-        frames = [survival_table(self.first.model.outcomes, stage=self.first.model.name,
-                                 time_unit=self.first.model.time_unit, exact=self.first.cdf())]
+        frames = [
+            survival_table(
+                self.first.model.outcomes,
+                stage=self.first.model.name,
+                time_unit=self.first.model.time_unit,
+                exact=self.first.cdf(),
+            )
+        ]
         for o, r in self.then.items():
-            frames.append(survival_table(
-                r.model.outcomes, stage=f"{o}->{r.model.name}", time_unit=r.model.time_unit,
-                exact=r.cdf() * p1[o], exact_total=p1[o]))
+            frames.append(
+                survival_table(
+                    r.model.outcomes,
+                    stage=f"{o}->{r.model.name}",
+                    time_unit=r.model.time_unit,
+                    exact=r.cdf() * p1[o],
+                    exact_total=p1[o],
+                )
+            )
         df = pd.concat(frames, ignore_index=True)
         df.attrs.update(model=self.model.name)
         return df
@@ -128,10 +142,16 @@ class ChainExact:
     def stage_summary(self) -> pd.DataFrame:
         """Each stage's outcomes: columns ``stage, time_unit, outcome, p`` (p over all tracks)."""
         p1 = self.first.probabilities
-        rows = [(self.first.model.name, self.first.model.time_unit, o, p) for o, p in p1.items()
-                if o not in self.then]
+        rows = [
+            (self.first.model.name, self.first.model.time_unit, o, p)
+            for o, p in p1.items()
+            if o not in self.then
+        ]
         for o, r in self.then.items():
-            rows += [(f"{o}->{r.model.name}", r.model.time_unit, o2, p1[o] * p) for o2, p in r.probabilities.items()]
+            rows += [
+                (f"{o}->{r.model.name}", r.model.time_unit, o2, p1[o] * p)
+                for o2, p in r.probabilities.items()
+            ]
         return pd.DataFrame(rows, columns=["stage", "time_unit", "outcome", "p"])
 
 
@@ -173,13 +193,23 @@ class ChainResult:
         except ExactTooLarge:
             return None
 
-    def summary(self, level: float = 0.95, method: str = "wilson", exact: bool = True) -> pd.DataFrame:
+    def summary(
+        self, level: float = 0.95, method: str = "wilson", exact: bool = True
+    ) -> pd.DataFrame:
         """Same columns as :meth:`simkit.Result.summary`, over the chain's outcomes."""
         counts = self.counts
         c = np.array(list(counts.values()), dtype=np.int64)
         low, high = proportion_ci(c, self.n, level, method)
-        df = pd.DataFrame({"outcome": list(counts), "count": c, "n": np.full(len(c), self.n, dtype=np.int64),
-                           "p": c / self.n, "ci_low": low, "ci_high": high})
+        df = pd.DataFrame(
+            {
+                "outcome": list(counts),
+                "count": c,
+                "n": np.full(len(c), self.n, dtype=np.int64),
+                "p": c / self.n,
+                "ci_low": low,
+                "ci_high": high,
+            }
+        )
         if exact:
             ex = self.exact
             if ex is not None:
@@ -195,8 +225,11 @@ class ChainResult:
         stage's outcomes that end the chain, then for each continued outcome ``o`` the
         next stage's outcomes (stage ``"o->model"``). Their counts add up to ``n``.
         """
-        rows = [(self.first.model.name, self.first.time_unit, o, c) for o, c in self.first.counts.items()
-                if o not in self.then]
+        rows = [
+            (self.first.model.name, self.first.time_unit, o, c)
+            for o, c in self.first.counts.items()
+            if o not in self.then
+        ]
         for o, r in self.then.items():
             rows += [(f"{o}->{r.model.name}", r.time_unit, o2, c) for o2, c in r.counts.items()]
         df = pd.DataFrame(rows, columns=["stage", "time_unit", "outcome", "count"])
@@ -219,31 +252,52 @@ class ChainResult:
         """
         ex = self.exact if exact is True else (exact or None)
         r1 = self.first
-        frames = [survival_table(
-            r1.model.outcomes, stage=r1.model.name, time_unit=r1.time_unit,
-            counts=np.cumsum(r1.hist, axis=1), n=self.n,
-            exact=None if ex is None else ex.first.cdf(), level=level, method=method)]
+        frames = [
+            survival_table(
+                r1.model.outcomes,
+                stage=r1.model.name,
+                time_unit=r1.time_unit,
+                counts=np.cumsum(r1.hist, axis=1),
+                n=self.n,
+                exact=None if ex is None else ex.first.cdf(),
+                level=level,
+                method=method,
+            )
+        ]
         for o, r in self.then.items():
             w = 1.0 if ex is None else ex.first.probabilities[o]
-            frames.append(survival_table(
-                r.model.outcomes, stage=f"{o}->{r.model.name}", time_unit=r.time_unit,
-                counts=np.cumsum(r.hist, axis=1), n=self.n, reached=r.n,
-                exact=None if ex is None else ex.then[o].cdf() * w, exact_total=w,
-                level=level, method=method))
+            frames.append(
+                survival_table(
+                    r.model.outcomes,
+                    stage=f"{o}->{r.model.name}",
+                    time_unit=r.time_unit,
+                    counts=np.cumsum(r.hist, axis=1),
+                    n=self.n,
+                    reached=r.n,
+                    exact=None if ex is None else ex.then[o].cdf() * w,
+                    exact_total=w,
+                    level=level,
+                    method=method,
+                )
+            )
         df = pd.concat(frames, ignore_index=True)
         df.attrs.update(model=self.model.name, seed=self.seed, n=self.n)
         return df
 
     def _repr_html_(self) -> str:
         return summary_html(
-            f"{self.model.name}: {self.n:,} tracks, seed {self.seed} (95% intervals)", self.summary())
+            f"{self.model.name}: {self.n:,} tracks, seed {self.seed} (95% intervals)",
+            self.summary(),
+        )
 
     def __repr__(self) -> str:
         ps = ", ".join(f"{o}={c / self.n:.4f}" for o, c in self.counts.items())
         return f"ChainResult({self.model.name}, n={self.n}, seed={self.seed}: {ps})"
 
 
-def simulate_chain(model: ChainRules, n: int, seed: int, prefix: tuple[int, ...], run) -> ChainResult:
+def simulate_chain(
+    model: ChainRules, n: int, seed: int, prefix: tuple[int, ...], run
+) -> ChainResult:
     """Run the stages of ``model``; ``run(model, n, seed, prefix)`` simulates one stage."""
     first, then = model.stages()
     r1 = run(first, n, seed, prefix + (0,))

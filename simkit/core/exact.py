@@ -58,7 +58,9 @@ class ExactResult:
             out["unresolved"] = float(self.unresolved)
         else:
             rest = 1.0 - float(p.sum())
-            out["unresolved"] = rest if rest > 1e-12 else 0.0  # float rounding of a full distribution
+            out["unresolved"] = (
+                rest if rest > 1e-12 else 0.0
+            )  # float rounding of a full distribution
         return out
 
     def __getitem__(self, outcome: str) -> float:
@@ -84,15 +86,18 @@ class ExactResult:
     def time_unit(self) -> str:
         return self.model.time_unit
 
-    def survival(self, level: float = 0.95, method: str = "wilson", exact: bool = True) -> pd.DataFrame:
+    def survival(
+        self, level: float = 0.95, method: str = "wilson", exact: bool = True
+    ) -> pd.DataFrame:
         """P(absorbed in each outcome by step t) and P(``active``): the survival table.
 
         Same columns as :meth:`simkit.Result.survival`; ``p``, ``ci_low``, ``ci_high``
         and ``exact`` are the exact probability, ``count`` and ``n`` are missing.
         ``level``, ``method`` and ``exact`` are accepted for a common signature.
         """
-        df = survival_table(self.model.outcomes, stage=self.model.name,
-                            time_unit=self.time_unit, exact=self.cdf())
+        df = survival_table(
+            self.model.outcomes, stage=self.model.name, time_unit=self.time_unit, exact=self.cdf()
+        )
         df.attrs.update(model=self.model.name, time_unit=self.time_unit)
         return df
 
@@ -146,7 +151,8 @@ def build_chain(model) -> Chain:
             if len(states) >= MAX_STATES:
                 raise ExactTooLarge(
                     f"the exact chain of model {model.name!r} has more than {MAX_STATES} states; "
-                    "use Monte Carlo (simkit run ... --no-exact)")
+                    "use Monte Carlo (simkit run ... --no-exact)"
+                )
             index[s] = len(states)
             states.append(s)
 

@@ -205,9 +205,13 @@ def format_frame(df: pd.DataFrame, fmt: str) -> str:
     if fmt == "csv":
         return df.to_csv(index=False, lineterminator="\n")
     if fmt == "json":
-        records = [{k: _jsonable(v) for k, v in row.items()} for row in df.to_dict(orient="records")]
+        records = [
+            {k: _jsonable(v) for k, v in row.items()} for row in df.to_dict(orient="records")
+        ]
         return json.dumps(records, indent=1, allow_nan=False) + "\n"
     if fmt == "table":
-        with pd.option_context("display.max_rows", 500, "display.width", 200, "display.max_columns", 50):
+        with pd.option_context(
+            "display.max_rows", 500, "display.width", 200, "display.max_columns", 50
+        ):
             return df.to_string(index=False, float_format=lambda x: f"{x:.6f}") + "\n"
     raise ParamError(f"--format must be one of table, csv, json; got {fmt!r}")

@@ -14,8 +14,9 @@ import numpy as np
 __all__ = ["pack_steps"]
 
 
-def pack_steps(nxt: np.ndarray, n_out: int, max_k: int = 3, *, max_width: int = 2**16,
-               max_entries: int = 2**24) -> dict[int, np.ndarray]:
+def pack_steps(
+    nxt: np.ndarray, n_out: int, max_k: int = 3, *, max_width: int = 2**16, max_entries: int = 2**24
+) -> dict[int, np.ndarray]:
     """Tables for ``k = 1 .. max_k`` steps at once.
 
     Parameters

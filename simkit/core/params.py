@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any
-
 from collections.abc import Callable
+from typing import Any
 
 __all__ = [
     "param",
@@ -119,13 +118,17 @@ def take_declarations(cls: type) -> None:
                 continue
             f = fields[name]
             if "kind" not in f.metadata:
-                raise TypeError(f"{cls.__name__}: {source.__name__}.{name} is not a declared parameter")
+                raise TypeError(
+                    f"{cls.__name__}: {source.__name__}.{name} is not a declared parameter"
+                )
             default = defaults.get(name, f.default)
             setattr(cls, name, dataclasses.field(default=default, metadata=f.metadata))
             taken[name] = f.type if isinstance(f.type, str) else "object"
     unknown = set(defaults) - set(taken) - set(own)
     if unknown:
-        raise TypeError(f"{cls.__name__}.param_defaults names no taken parameter: {sorted(unknown)}")
+        raise TypeError(
+            f"{cls.__name__}.param_defaults names no taken parameter: {sorted(unknown)}"
+        )
     # the stages' parameters first, in their order, then the class's own
     cls.__annotations__ = {**taken, **own}
 
@@ -145,7 +148,11 @@ def allowed(meta: dict) -> str:
     if kind == "choice":
         text = "one of " + ", ".join(meta["choices"])
     elif kind == "policy":
-        text = "one of " + ", ".join(meta["choices"]) + f" or an integer in [{_fmt(meta['lo'])}, {_fmt(meta['hi'])}]"
+        text = (
+            "one of "
+            + ", ".join(meta["choices"])
+            + f" or an integer in [{_fmt(meta['lo'])}, {_fmt(meta['hi'])}]"
+        )
     elif kind == "bool":
         text = "true or false"
     elif kind in _STRING_KINDS:
@@ -182,6 +189,7 @@ def shown(value: Any, limit: int = _SHOWN) -> str:
 
 def check_value(name: str, meta: dict, value: Any) -> Any:
     """Validate (and normalise) one value; raise :class:`ParamError` naming ``name``."""
+
     def bad():
         return ParamError(f"{name}={shown(value)} is not allowed: {name} must be {allowed(meta)}")
 
@@ -207,7 +215,11 @@ def check_value(name: str, meta: dict, value: Any) -> Any:
                 raise ParamError(f"{name}={shown(value)} is not allowed: {exc}") from None
             raise bad() from None
     if kind == "schedule":
-        if isinstance(value, str) and 1 <= len(value.strip()) <= _MAX_SCHEDULE and set(value.strip()) <= {"0", "1"}:
+        if (
+            isinstance(value, str)
+            and 1 <= len(value.strip()) <= _MAX_SCHEDULE
+            and set(value.strip()) <= {"0", "1"}
+        ):
             return value.strip()
         raise bad()
     if kind == "policy" and isinstance(value, str):
@@ -249,8 +261,9 @@ def parse_value(name: str, meta: dict, text: str) -> Any:
             return None
         raise ParamError(f"{name}={shown(text)} is not allowed: {name} must be {allowed(meta)}")
     if kind in ("int", "float", "policy") and not t.isascii():  # no Unicode digits such as '１４'
-        raise ParamError(f"{name}={shown(text)} is not allowed: {name} must be {allowed(meta)} "
-                         "(ASCII digits)")
+        raise ParamError(
+            f"{name}={shown(text)} is not allowed: {name} must be {allowed(meta)} (ASCII digits)"
+        )
     try:
         if kind == "bool":
             low = t.lower()
@@ -281,8 +294,13 @@ def numpydoc_parameters(rules_cls) -> str:
     each parameter's kind, default, allowed values, unit, rule id and meaning."""
     lines = ["Parameters", "----------"]
     for name, meta in spec(rules_cls).items():
-        kind = {"choice": "str", "policy": "str or int", "dice": "str", "heights": "str",
-                "schedule": "str"}.get(meta["kind"], meta["kind"])
+        kind = {
+            "choice": "str",
+            "policy": "str or int",
+            "dice": "str",
+            "heights": "str",
+            "schedule": "str",
+        }.get(meta["kind"], meta["kind"])
         default = "none" if meta["default"] is None else repr(meta["default"])
         lines.append(f"{name} : {kind}{' or None' if meta['optional'] else ''}, default {default}")
         text = meta["help"].rstrip(".")
@@ -317,8 +335,9 @@ def document(rules_cls) -> None:
         parts.append(rest)
     parts.append(numpydoc_parameters(rules_cls))
     outcomes = ", ".join(f"``{o}``" for o in (*rules_cls.outcomes, "unresolved"))
-    parts.append(f"Notes\n-----\nOutcomes: {outcomes}. One step is one "
-                 f"{rules_cls.time_unit.rstrip('s')}.")
+    parts.append(
+        f"Notes\n-----\nOutcomes: {outcomes}. One step is one {rules_cls.time_unit.rstrip('s')}."
+    )
     rules_cls.__doc__ = "\n\n".join(parts) + "\n"
 
 

@@ -80,7 +80,9 @@ class Result:
         except ExactTooLarge:  # too many states: the Monte Carlo answer stands alone
             return None
 
-    def summary(self, level: float = 0.95, method: str = "wilson", exact: bool = True) -> pd.DataFrame:
+    def summary(
+        self, level: float = 0.95, method: str = "wilson", exact: bool = True
+    ) -> pd.DataFrame:
         """One row per outcome: ``outcome, count, n, p, ci_low, ci_high`` (+ ``exact``).
 
         ``level`` is the confidence level of the interval (Wilson by default,
@@ -123,9 +125,14 @@ class Result:
         """
         ex = self.exact if exact is True else (exact or None)
         df = survival_table(
-            self.model.outcomes, stage=self.model.name, time_unit=self.time_unit,
-            counts=np.cumsum(self.hist, axis=1), n=self.n,
-            exact=None if ex is None else ex.cdf(), level=level, method=method,
+            self.model.outcomes,
+            stage=self.model.name,
+            time_unit=self.time_unit,
+            counts=np.cumsum(self.hist, axis=1),
+            n=self.n,
+            exact=None if ex is None else ex.cdf(),
+            level=level,
+            method=method,
         )
         df.attrs.update(model=self.model.name, time_unit=self.time_unit, seed=self.seed, n=self.n)
         return df
@@ -148,7 +155,9 @@ class Result:
 
     def _repr_html_(self) -> str:
         return summary_html(
-            f"{self.model.name}: {self.n:,} tracks, seed {self.seed} (95% intervals)", self.summary())
+            f"{self.model.name}: {self.n:,} tracks, seed {self.seed} (95% intervals)",
+            self.summary(),
+        )
 
     def __repr__(self) -> str:
         ps = ", ".join(f"{o}={c / self.n:.4f}" for o, c in self.counts.items())

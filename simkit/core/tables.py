@@ -17,7 +17,16 @@ __all__ = ["SURVIVAL_COLUMNS", "survival_table", "with_active", "summary_html"]
 
 #: Columns of every ``survival()`` table (``exact`` is NaN where no exact answer is known).
 SURVIVAL_COLUMNS = (
-    "stage", "time_unit", "time", "outcome", "count", "n", "p", "ci_low", "ci_high", "exact",
+    "stage",
+    "time_unit",
+    "time",
+    "outcome",
+    "count",
+    "n",
+    "p",
+    "ci_low",
+    "ci_high",
+    "exact",
 )
 
 
@@ -83,28 +92,36 @@ def survival_table(
             "ci_low": low.ravel(),
             "ci_high": high.ravel(),
         }
-        ex = (with_active(exact, exact_total).ravel() if exact is not None
-              else np.full(c.size, np.nan))
+        ex = (
+            with_active(exact, exact_total).ravel()
+            if exact is not None
+            else np.full(c.size, np.nan)
+        )
     elif exact is not None:
         e = with_active(exact, exact_total)
         T = e.shape[1]
         p = e.ravel()
-        cols = {"count": pd.array([pd.NA] * p.size, dtype="Int64"),
-                "n": pd.array([pd.NA] * p.size, dtype="Int64"),
-                "p": p, "ci_low": p, "ci_high": p}
+        cols = {
+            "count": pd.array([pd.NA] * p.size, dtype="Int64"),
+            "n": pd.array([pd.NA] * p.size, dtype="Int64"),
+            "p": p,
+            "ci_low": p,
+            "ci_high": p,
+        }
         ex = p
     else:
         raise ValueError("survival_table needs counts or exact")
-    df = pd.DataFrame({
-        "stage": stage,
-        "time_unit": time_unit,
-        "time": np.tile(np.arange(T), len(names)),
-        "outcome": np.repeat(names, T),
-        **cols,
-        "exact": ex,
-    })
+    df = pd.DataFrame(
+        {
+            "stage": stage,
+            "time_unit": time_unit,
+            "time": np.tile(np.arange(T), len(names)),
+            "outcome": np.repeat(names, T),
+            **cols,
+            "exact": ex,
+        }
+    )
     return df[list(SURVIVAL_COLUMNS)]
-
 
 
 def summary_html(title: str, summary: pd.DataFrame) -> str:
@@ -118,6 +135,8 @@ def summary_html(title: str, summary: pd.DataFrame) -> str:
     if "n" in frame:
         frame = frame.drop(columns="n")
     table = frame.to_html(index=False, border=0, classes="simkit-summary", escape=True)
-    style = ("<style>.simkit-summary td, .simkit-summary th {text-align: right; padding: 2px 8px}"
-             ".simkit-summary td:first-child {text-align: left}</style>")
+    style = (
+        "<style>.simkit-summary td, .simkit-summary th {text-align: right; padding: 2px 8px}"
+        ".simkit-summary td:first-child {text-align: left}</style>"
+    )
     return f"{style}<div><strong>{title}</strong>{table}</div>"

@@ -74,10 +74,13 @@ class Agony(ChainRules):
     )
 
     nonlethal_recovery: str = param(
-        "safe", kind="choice", choices=("safe", "checks"), rule="R1-11",
+        "safe",
+        kind="choice",
+        choices=("safe", "checks"),
+        rule="R1-11",
         help="after a nonlethal knock-out: the hourly checks cannot kill (safe, 'sans danger de mort') "
-             "or they can (checks)")
-
+        "or they can (checks)",
+    )
 
     @classmethod
     def typical_character(cls, level: int) -> dict[str, Any]:
@@ -91,7 +94,9 @@ class Agony(ChainRules):
     def stages(self):
         first = Perseverance(**{k: getattr(self, k) for k in spec(Perseverance)})
         lethal = not (self.nonlethal and self.nonlethal_recovery == "safe")
-        then = Recovery(**{k: getattr(self, k) for k in spec(Recovery) if k != "lethal"}, lethal=lethal)
+        then = Recovery(
+            **{k: getattr(self, k) for k in spec(Recovery) if k != "lethal"}, lethal=lethal
+        )
         return first, {"stable": then}
 
     def final_outcome(self, first: str, second: str | None) -> str:

@@ -31,8 +31,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from simkit.models.custom import CustomTrack
 from simkit.core.params import ParamError, param
+from simkit.models.custom import CustomTrack
 from simkit.rules.parameters import shared
 
 __all__ = ["DnD5e", "DnD4e"]
@@ -87,10 +87,14 @@ class DnD4e(CustomTrack):
     dice: ClassVar[str] = "1d20"
 
     dc: int = shared("dc", default=10)
-    surge_at: int = param(20, kind="int", lo=2, hi=40, help="a total of this or more spends a healing surge")
+    surge_at: int = param(
+        20, kind="int", lo=2, hi=40, help="a total of this or more spends a healing surge"
+    )
     bonus: int = shared("bonus")
     check_penalty: int = shared("check_penalty")
-    surge: bool = param(True, kind="bool", help="a healing surge is left (else a high roll does nothing)")
+    surge: bool = param(
+        True, kind="bool", help="a healing surge is left (else a high roll does nothing)"
+    )
     failures: int = shared("failures")
 
     def validate(self) -> None:

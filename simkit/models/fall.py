@@ -67,8 +67,20 @@ from simkit.rules.fall import (
 from simkit.rules.heights import parse_heights
 from simkit.rules.parameters import shared
 
-__all__ = ["Fall", "FallDying", "FallPerseverance", "FALL_EDGES", "max_hp_at", "fall_dice", "band_of",
-           "BAND_KO", "BAND_DEAD", "DEAD", "KO", "STANDING"]  # the rule's names: simkit.rules.fall
+__all__ = [
+    "Fall",
+    "FallDying",
+    "FallPerseverance",
+    "FALL_EDGES",
+    "max_hp_at",
+    "fall_dice",
+    "band_of",
+    "BAND_KO",
+    "BAND_DEAD",
+    "DEAD",
+    "KO",
+    "STANDING",
+]  # the rule's names: simkit.rules.fall
 
 
 def max_hp_at(level: int, ancestry_hp: int, class_hp: int, con: int) -> int:
@@ -78,10 +90,16 @@ def max_hp_at(level: int, ancestry_hp: int, class_hp: int, con: int) -> int:
 
 #: The ambiguities of docs/rules.md this model carries (the ambiguity report, compare).
 AMBIGUITIES: tuple[Ambiguity, ...] = (
-    Ambiguity("A4-1", "R4-07", "fall", "reading",
-          "a fall of 8 m: 4d6 (the table, 1d6 per 2 m) or 3d6 (the worked example)",
-          (_r("table", {"reading": "table"}, True), _r("example", {"reading": "example"})),
-          setup={"height": 8}, outcome="ko"),
+    Ambiguity(
+        "A4-1",
+        "R4-07",
+        "fall",
+        "reading",
+        "a fall of 8 m: 4d6 (the table, 1d6 per 2 m) or 3d6 (the worked example)",
+        (_r("table", {"reading": "table"}, True), _r("example", {"reading": "example"})),
+        setup={"height": 8},
+        outcome="ko",
+    ),
 )
 
 
@@ -103,8 +121,13 @@ class Fall(Rules):
     _band_ko: ClassVar[int] = KO
 
     height: str = shared("height")
-    reading: str = param("table", kind="choice", choices=("table", "example"), rule="A4-1",
-                         help="8-<10 m: 4d6 (table) or 3d6 (the worked example)")
+    reading: str = param(
+        "table",
+        kind="choice",
+        choices=("table", "example"),
+        rule="A4-1",
+        help="8-<10 m: 4d6 (table) or 3d6 (the worked example)",
+    )
     level: int = shared("level")
     ancestry_hp: int = param(8, kind="int", lo=0, hi=100, rule="R0-01", help="ancestry HP")
     class_hp: int = param(8, kind="int", lo=0, hi=100, rule="R0-01", help="class HP per level")
@@ -121,7 +144,9 @@ class Fall(Rules):
 
     def validate(self) -> None:
         if self.hp == 0:
-            raise ParamError("hp=0 is not allowed for a fall: hp must be at least 1 (or none = full HP)")
+            raise ParamError(
+                "hp=0 is not allowed for a fall: hp must be at least 1 (or none = full HP)"
+            )
         if self.hp is not None and self.hp_max is not None and self.hp > self.hp_max:
             raise ParamError(f"hp={self.hp} must be at most hp_max={self.hp_max}")
         if self.hp is None and self.hp_max is None and self.max_hp < 1:
@@ -154,8 +179,14 @@ class Fall(Rules):
     # -- scalar reference ----------------------------------------------------------
     def _rule(self) -> dict:
         """The faller's numbers, as :func:`simkit.rules.fall.fall_result` takes them."""
-        return dict(hp=self.current_hp, hp_max=self.max_hp, temp_hp=self.temp_hp,
-                    massive_damage=self.massive_damage, reading=self.reading, band_ko=self._band_ko)
+        return dict(
+            hp=self.current_hp,
+            hp_max=self.max_hp,
+            temp_hp=self.temp_hp,
+            massive_damage=self.massive_damage,
+            reading=self.reading,
+            band_ko=self._band_ko,
+        )
 
     def ref_fall(self, band: int, rolls=()) -> tuple[int, int, int]:
         """One fall: ``(outcome code, damage, band)`` for a band of R4-07 and the natural d6s.
@@ -214,8 +245,18 @@ class _FallStage(Fall):
     _band_ko: ClassVar[int] = 3
 
 
-_FALL_PARAMS = ("height", "reading", "level", "ancestry_hp", "class_hp", "con", "hp", "hp_max", "temp_hp",
-                "massive_damage")
+_FALL_PARAMS = (
+    "height",
+    "reading",
+    "level",
+    "ancestry_hp",
+    "class_hp",
+    "con",
+    "hp",
+    "hp_max",
+    "temp_hp",
+    "massive_damage",
+)
 
 
 def _final(first: str, second: str | None) -> str:
@@ -248,7 +289,15 @@ class FallDying(_FallChain):
     rule_ids: ClassVar[str] = "R4-07, R0-01, R0-03..R0-10, R0-13, R0-14; A4-1, A0-4"
     active_label: ClassVar[str] = "still dying"
 
-    _DYING = ("save_bonus", "dc", "check", "check_penalty", "hero_points", "heal_round", "max_rounds")
+    _DYING = (
+        "save_bonus",
+        "dc",
+        "check",
+        "check_penalty",
+        "hero_points",
+        "heal_round",
+        "max_rounds",
+    )
     params_from: ClassVar = ((Fall, ("massive_damage",)), (Dying, _DYING))
     param_defaults: ClassVar = {"massive_damage": True}  # seed-000 rules (R0-13)
 
@@ -257,7 +306,9 @@ class FallDying(_FallChain):
 
     def stages(self):
         fall = _FallStage(**{k: getattr(self, k) for k in _FALL_PARAMS})
-        dying = Dying(start=1, **{k: getattr(self, k) for k in self._DYING})  # lethal knock-out (R0-03)
+        dying = Dying(
+            start=1, **{k: getattr(self, k) for k in self._DYING}
+        )  # lethal knock-out (R0-03)
         return fall, {"ko": dying}
 
     def final_outcome(self, first: str, second: str | None) -> str:
@@ -290,7 +341,9 @@ class FallPerseverance(_FallChain):
 
     def stages(self):
         fall = _FallStage(**{k: getattr(self, k) for k in _FALL_PARAMS})
-        agony = Perseverance(**{k: getattr(self, k) for k in spec(Perseverance) if k != "nonlethal"})
+        agony = Perseverance(
+            **{k: getattr(self, k) for k in spec(Perseverance) if k != "nonlethal"}
+        )
         return fall, {"ko": agony}
 
     def final_outcome(self, first: str, second: str | None) -> str:

@@ -83,13 +83,29 @@ U_RESCUE, U_SLEEP, U_FOOD, U_WATER, U_CARE = range(5)
 
 #: The ambiguities of docs/rules.md this model carries (the ambiguity report, compare).
 AMBIGUITIES: tuple[Ambiguity, ...] = (
-    Ambiguity("A4-2", "R4-02", "fatigue", "food_water",
-          "'without eating or drinking': one counter for food and water, or separate counters",
-          (_r("one counter", {"food_water": "together"}, True), _r("separate", {"food_water": "separate"}))),
-    Ambiguity("A4-3", "R4-05", "fatigue", "care",
-          "what 'care' stops the 3-day clock of an unconscious character",
-          (_r("food", {"care": "fed"}, True), _r("food or tending (50%/day)", {"care": "tended", "p_care": 0.5}),
-           _r("rescue only", {"care": "rescue"}))),
+    Ambiguity(
+        "A4-2",
+        "R4-02",
+        "fatigue",
+        "food_water",
+        "'without eating or drinking': one counter for food and water, or separate counters",
+        (
+            _r("one counter", {"food_water": "together"}, True),
+            _r("separate", {"food_water": "separate"}),
+        ),
+    ),
+    Ambiguity(
+        "A4-3",
+        "R4-05",
+        "fatigue",
+        "care",
+        "what 'care' stops the 3-day clock of an unconscious character",
+        (
+            _r("food", {"care": "fed"}, True),
+            _r("food or tending (50%/day)", {"care": "tended", "p_care": 0.5}),
+            _r("rescue only", {"care": "rescue"}),
+        ),
+    ),
 )
 
 
@@ -108,51 +124,157 @@ class Fatigue(Rules):
     horizon_param: ClassVar[str] = "max_days"
     rolls_d20: ClassVar[bool] = False
 
-    p_sleep: float = param(0.5, kind="float", lo=0.0, hi=1.0, rule="R4-01",
-                           help="per-day probability of a night's rest in a calm place")
-    p_food: float = param(0.3, kind="float", lo=0.0, hi=1.0, rule="R4-02",
-                          help="per-day probability of eating and drinking (eating only with separate counters)")
-    p_water: float | None = param(None, kind="float", lo=0.0, hi=1.0, optional=True, rule="A4-2",
-                                  help="separate counters: per-day probability of drinking (none = p_food)")
-    sleep_schedule: str | None = param(None, kind="schedule", optional=True, rule="R4-01",
-                                       help="fixed nights of rest by day, e.g. 0001 (then p_sleep)")
-    food_schedule: str | None = param(None, kind="schedule", optional=True, rule="R4-02",
-                                      help="fixed meals by day, e.g. 0101 (then p_food)")
-    water_schedule: str | None = param(None, kind="schedule", optional=True, rule="A4-2",
-                                       help="separate counters: fixed drinks by day (then p_water)")
-    food_water: str = param("together", kind="choice", choices=("together", "separate"), rule="A4-2",
-                            help="one counter for food and water (together) or two counters (separate)")
-    recovery: str = param("both", kind="choice", choices=("both", "each"), rule="R4-06",
-                          help="penalties removed only by a meal and a rest (both) or each need resets its own")
-    recovered_when: str = param("rescued", kind="choice", choices=("rescued", "cleared"), rule="R4-06",
-                                help="track ends recovered when rescued, or also when a meal and rest clear a penalty")
-    care: str = param("fed", kind="choice", choices=("fed", "tended", "rescue"), rule="A4-3",
-                      help="what stops the 3-day clock of an unconscious character: food, food or care, rescue only")
-    p_care: float = param(0.0, kind="float", lo=0.0, hi=1.0, rule="A4-3",
-                          help="care=tended: per-day probability a companion tends the unconscious character")
-    p_rescue: float = param(0.05, kind="float", lo=0.0, hi=1.0, help="per-day probability of a rescue")
-    rescue_day: int | None = param(None, kind="int", lo=1, hi=100000, optional=True, unit="day",
-                                   help="day at whose start rescuers arrive")
-    start_sleep: int = param(0, kind="int", lo=0, hi=50, unit="days", rule="R4-01",
-                             help="days already without sleep at day 0")
-    start_food: int = param(0, kind="int", lo=0, hi=50, unit="days", rule="R4-02",
-                            help="days already without food (and water, together) at day 0")
-    start_water: int = param(0, kind="int", lo=0, hi=50, unit="days", rule="A4-2",
-                             help="separate counters: days already without water at day 0")
-    exhaust_at: int = param(10, kind="int", lo=1, hi=50, rule="R4-04",
-                            help="total penalty (as a positive number) that knocks the character out")
-    death_days: int = param(3, kind="int", lo=1, hi=100, unit="days", rule="R4-05",
-                            help="days unconscious without care or food before death")
+    p_sleep: float = param(
+        0.5,
+        kind="float",
+        lo=0.0,
+        hi=1.0,
+        rule="R4-01",
+        help="per-day probability of a night's rest in a calm place",
+    )
+    p_food: float = param(
+        0.3,
+        kind="float",
+        lo=0.0,
+        hi=1.0,
+        rule="R4-02",
+        help="per-day probability of eating and drinking (eating only with separate counters)",
+    )
+    p_water: float | None = param(
+        None,
+        kind="float",
+        lo=0.0,
+        hi=1.0,
+        optional=True,
+        rule="A4-2",
+        help="separate counters: per-day probability of drinking (none = p_food)",
+    )
+    sleep_schedule: str | None = param(
+        None,
+        kind="schedule",
+        optional=True,
+        rule="R4-01",
+        help="fixed nights of rest by day, e.g. 0001 (then p_sleep)",
+    )
+    food_schedule: str | None = param(
+        None,
+        kind="schedule",
+        optional=True,
+        rule="R4-02",
+        help="fixed meals by day, e.g. 0101 (then p_food)",
+    )
+    water_schedule: str | None = param(
+        None,
+        kind="schedule",
+        optional=True,
+        rule="A4-2",
+        help="separate counters: fixed drinks by day (then p_water)",
+    )
+    food_water: str = param(
+        "together",
+        kind="choice",
+        choices=("together", "separate"),
+        rule="A4-2",
+        help="one counter for food and water (together) or two counters (separate)",
+    )
+    recovery: str = param(
+        "both",
+        kind="choice",
+        choices=("both", "each"),
+        rule="R4-06",
+        help="penalties removed only by a meal and a rest (both) or each need resets its own",
+    )
+    recovered_when: str = param(
+        "rescued",
+        kind="choice",
+        choices=("rescued", "cleared"),
+        rule="R4-06",
+        help="track ends recovered when rescued, or also when a meal and rest clear a penalty",
+    )
+    care: str = param(
+        "fed",
+        kind="choice",
+        choices=("fed", "tended", "rescue"),
+        rule="A4-3",
+        help="what stops the 3-day clock of an unconscious character: food, food or care, rescue only",
+    )
+    p_care: float = param(
+        0.0,
+        kind="float",
+        lo=0.0,
+        hi=1.0,
+        rule="A4-3",
+        help="care=tended: per-day probability a companion tends the unconscious character",
+    )
+    p_rescue: float = param(
+        0.05, kind="float", lo=0.0, hi=1.0, help="per-day probability of a rescue"
+    )
+    rescue_day: int | None = param(
+        None,
+        kind="int",
+        lo=1,
+        hi=100000,
+        optional=True,
+        unit="day",
+        help="day at whose start rescuers arrive",
+    )
+    start_sleep: int = param(
+        0,
+        kind="int",
+        lo=0,
+        hi=50,
+        unit="days",
+        rule="R4-01",
+        help="days already without sleep at day 0",
+    )
+    start_food: int = param(
+        0,
+        kind="int",
+        lo=0,
+        hi=50,
+        unit="days",
+        rule="R4-02",
+        help="days already without food (and water, together) at day 0",
+    )
+    start_water: int = param(
+        0,
+        kind="int",
+        lo=0,
+        hi=50,
+        unit="days",
+        rule="A4-2",
+        help="separate counters: days already without water at day 0",
+    )
+    exhaust_at: int = param(
+        10,
+        kind="int",
+        lo=1,
+        hi=50,
+        rule="R4-04",
+        help="total penalty (as a positive number) that knocks the character out",
+    )
+    death_days: int = param(
+        3,
+        kind="int",
+        lo=1,
+        hi=100,
+        unit="days",
+        rule="R4-05",
+        help="days unconscious without care or food before death",
+    )
     max_days: int = param(30, kind="int", lo=1, hi=3650, unit="days", help="horizon")
 
     def validate(self) -> None:
         if self.food_water == "together":
-            for name, bad in (("p_water", self.p_water is not None),
-                              ("water_schedule", self.water_schedule),
-                              ("start_water", self.start_water)):
+            for name, bad in (
+                ("p_water", self.p_water is not None),
+                ("water_schedule", self.water_schedule),
+                ("start_water", self.start_water),
+            ):
                 if bad:
                     raise ParamError(
-                        f"{name}={getattr(self, name)!r} needs food_water=separate (A4-2)")
+                        f"{name}={getattr(self, name)!r} needs food_water=separate (A4-2)"
+                    )
         if self.p_care and self.care != "tended":
             raise ParamError(f"p_care={self.p_care} needs care=tended (A4-3)")
 
@@ -185,9 +307,14 @@ class Fatigue(Rules):
 
     def options(self) -> dict:
         """The options of the day's rule (:func:`simkit.rules.fatigue_day.fatigue_day`)."""
-        return dict(separate=self.separate, recovery=self.recovery,
-                    recovered_when=self.recovered_when, care=self.care,
-                    exhaust_at=self.exhaust_at, death_days=self.death_days)
+        return dict(
+            separate=self.separate,
+            recovery=self.recovery,
+            recovered_when=self.recovered_when,
+            care=self.care,
+            exhaust_at=self.exhaust_at,
+            death_days=self.death_days,
+        )
 
     def cell_probs(self, t: int) -> np.ndarray:
         """Probability of each event cell of day ``t``.
@@ -202,8 +329,9 @@ class Fatigue(Rules):
         return day_chain(self.initial_state(), **self.options())
 
     # -- scalar reference (one track, plain Python) ----------------------------------
-    def ref_day(self, s: int, f: int, w: int, c: int, t: int,
-                u) -> tuple[int | None, int, int, int, int]:
+    def ref_day(
+        self, s: int, f: int, w: int, c: int, t: int, u
+    ) -> tuple[int | None, int, int, int, int]:
         """Day ``t`` of one track from five uniforms ``u`` (columns ``U_*``): each event
         happens when its uniform is under its probability; the rule is
         :func:`simkit.rules.fatigue_day.fatigue_day`.
@@ -211,10 +339,19 @@ class Fatigue(Rules):
         Returns ``(outcome or None, s, f, w, c)``.
         """
         pr, ps, pf, pw = self.day_probs(t)
-        return fatigue_day(s, f, w, c, rescued=u[U_RESCUE] < pr, rest=u[U_SLEEP] < ps,
-                           eat=u[U_FOOD] < pf, drink=u[U_WATER] < pw,
-                           tended=u[U_CARE] < self.p_care, last=t == self.horizon,
-                           **self.options())
+        return fatigue_day(
+            s,
+            f,
+            w,
+            c,
+            rescued=u[U_RESCUE] < pr,
+            rest=u[U_SLEEP] < ps,
+            eat=u[U_FOOD] < pf,
+            drink=u[U_WATER] < pw,
+            tended=u[U_CARE] < self.p_care,
+            last=t == self.horizon,
+            **self.options(),
+        )
 
     # -- vectorised kernel: one 32-bit uniform and one table lookup per track-day -----------
     def init(self, n, rng):
@@ -223,8 +360,9 @@ class Fatigue(Rules):
         return {"code": code}, np.broadcast_to(np.int8(-1), (n,))
 
     def step(self, state, t, rng):
-        codes = day_phase(state["code"], rng, self.chain(), self.cell_probs(t),
-                          last=t == self.horizon)
+        codes = day_phase(
+            state["code"], rng, self.chain(), self.cell_probs(t), last=t == self.horizon
+        )
         state["code"] = codes
         return codes
 
@@ -248,8 +386,19 @@ class Fatigue(Rules):
             if p <= 0:
                 continue
             rescued, rest, eat, drink, tended = cell_events(cell)
-            o, *nxt = fatigue_day(s, f, w, c, rescued=rescued, rest=rest, eat=eat, drink=drink,
-                                  tended=tended, last=last, **self.options())
+            o, *nxt = fatigue_day(
+                s,
+                f,
+                w,
+                c,
+                rescued=rescued,
+                rest=rest,
+                eat=eat,
+                drink=drink,
+                tended=tended,
+                last=last,
+                **self.options(),
+            )
             key = names[o] if o is not None else tuple(nxt)
             out[key] = out.get(key, 0.0) + p
         return out

@@ -73,9 +73,18 @@ from simkit.rules.perseverance import (
     stabilize_cost,
 )
 
-__all__ = ["Perseverance", "FIRST_AID_DC", "stabilize_cost",
-           # the rule's codes (simkit.rules.perseverance), kept here for the tests and notebooks
-           "DEAD", "STABLE", "REVIVED", "BACK", "AGONISING", "STABILISED"]
+__all__ = [
+    "Perseverance",
+    "FIRST_AID_DC",
+    "stabilize_cost",
+    # the rule's codes (simkit.rules.perseverance), kept here for the tests and notebooks
+    "DEAD",
+    "STABLE",
+    "REVIVED",
+    "BACK",
+    "AGONISING",
+    "STABILISED",
+]
 
 #: Rounds resolved by one kernel step: at most this many with a first-aid check (20**3 = 8000
 #: packed rolls), at most :data:`MAX_PACK` in all.
@@ -84,14 +93,28 @@ AID_PACK, MAX_PACK = 3, 8
 
 #: The ambiguities of docs/rules.md this model carries (the ambiguity report, compare).
 AMBIGUITIES: tuple[Ambiguity, ...] = (
-    Ambiguity("A1-1", "R1-01", "perseverance", "zero_pp",
-          "reaching 0 HP with 0 PP: dead at once, or at the end of its first turn",
-          (_r("at once", {"zero_pp": "at_once"}, True), _r("end of turn", {"zero_pp": "end_of_turn"})),
-          setup={"pp": 0, "medic_bonus": 5}),
-    Ambiguity("A1-3", "R1-05", "perseverance", "enough_pp",
-          "'enough PP' to get back in the fight: 1 PP, or a reserve the designer sets",
-          (_r("1 PP", {"enough_pp": 1}, True), _r("reserve 3", {"enough_pp": 3})),
-          setup={"back_in_fight": True, "spend": "asap", "pp": 4, "pp_max": 8}, outcome="back"),
+    Ambiguity(
+        "A1-1",
+        "R1-01",
+        "perseverance",
+        "zero_pp",
+        "reaching 0 HP with 0 PP: dead at once, or at the end of its first turn",
+        (
+            _r("at once", {"zero_pp": "at_once"}, True),
+            _r("end of turn", {"zero_pp": "end_of_turn"}),
+        ),
+        setup={"pp": 0, "medic_bonus": 5},
+    ),
+    Ambiguity(
+        "A1-3",
+        "R1-05",
+        "perseverance",
+        "enough_pp",
+        "'enough PP' to get back in the fight: 1 PP, or a reserve the designer sets",
+        (_r("1 PP", {"enough_pp": 1}, True), _r("reserve 3", {"enough_pp": 3})),
+        setup={"back_in_fight": True, "spend": "asap", "pp": 4, "pp_max": 8},
+        outcome="back",
+    ),
 )
 
 
@@ -110,10 +133,24 @@ class Perseverance(Rules):
 
     pp: int = shared("pp")
     pp_max: int = shared("pp_max")
-    medic_bonus: int | None = param(None, kind="int", lo=-20, hi=60, optional=True, rule="R1-02",
-                                    help="the helper's Medicine bonus for first aid DC 15 (none = no helper)")
-    medic_from: int = param(1, kind="int", lo=1, hi=100000, unit="round", rule="R1-02",
-                            help="first round the helper tries first aid (before the character's turn)")
+    medic_bonus: int | None = param(
+        None,
+        kind="int",
+        lo=-20,
+        hi=60,
+        optional=True,
+        rule="R1-02",
+        help="the helper's Medicine bonus for first aid DC 15 (none = no helper)",
+    )
+    medic_from: int = param(
+        1,
+        kind="int",
+        lo=1,
+        hi=100000,
+        unit="round",
+        rule="R1-02",
+        help="first round the helper tries first aid (before the character's turn)",
+    )
     heal_round: int | None = shared("heal_round")
     spend: str | int = shared("spend")
     stabilize_cap: int | None = shared("stabilize_cap", optional=True)
@@ -132,11 +169,14 @@ class Perseverance(Rules):
 
     def validate(self) -> None:
         if self.pp > self.pp_max:
-            raise ParamError(f"pp={self.pp} is not allowed: "
-                             f"pp must be at most pp_max={self.pp_max} (R1-04)")
+            raise ParamError(
+                f"pp={self.pp} is not allowed: pp must be at most pp_max={self.pp_max} (R1-04)"
+            )
         if self.enough_pp > self.pp_max:
-            raise ParamError(f"enough_pp={self.enough_pp} is not allowed: "
-                             f"enough_pp must be at most pp_max={self.pp_max} (A1-3)")
+            raise ParamError(
+                f"enough_pp={self.enough_pp} is not allowed: "
+                f"enough_pp must be at most pp_max={self.pp_max} (A1-3)"
+            )
 
     # -- derived numbers ---------------------------------------------------------
     @property
@@ -153,12 +193,20 @@ class Perseverance(Rules):
 
         The rule is :func:`simkit.rules.perseverance.knockout`.
         """
-        return knockout(self.pp, nonlethal=self.nonlethal, back_in_fight=self.back_in_fight,
-                        zero_pp=self.zero_pp)
+        return knockout(
+            self.pp,
+            nonlethal=self.nonlethal,
+            back_in_fight=self.back_in_fight,
+            zero_pp=self.zero_pp,
+        )
 
     def _round_options(self) -> dict:
-        return dict(cost=self.stabilize_cost, spend=self.spend, back_in_fight=self.back_in_fight,
-                    enough_pp=self.enough_pp)
+        return dict(
+            cost=self.stabilize_cost,
+            spend=self.spend,
+            back_in_fight=self.back_in_fight,
+            enough_pp=self.enough_pp,
+        )
 
     # -- scalar reference (one track, plain Python) ---------------------------------
     def ref_round(self, phase: int, pp: int, t: int, roll: int = 0):
@@ -168,11 +216,15 @@ class Perseverance(Rules):
         :func:`simkit.rules.perseverance.perseverance_round` and
         :func:`simkit.rules.first_aid.first_aid_succeeds`.
         """
-        aided = (phase == AGONISING and self.medic_bonus is not None and self.medic_acts(t)
-                 and first_aid_succeeds(roll, bonus=self.medic_bonus,
-                                        check_penalty=self.check_penalty))
-        return perseverance_round(phase, pp, t, healed=self.heal_round == t, aided=aided,
-                                  **self._round_options())
+        aided = (
+            phase == AGONISING
+            and self.medic_bonus is not None
+            and self.medic_acts(t)
+            and first_aid_succeeds(roll, bonus=self.medic_bonus, check_penalty=self.check_penalty)
+        )
+        return perseverance_round(
+            phase, pp, t, healed=self.heal_round == t, aided=aided, **self._round_options()
+        )
 
     # -- vectorised kernel: packed rounds, one draw and two lookups per step ----------------
     def _state(self, phase: int, pp: int) -> int:
@@ -205,8 +257,9 @@ class Perseverance(Rules):
             rounds = tuple((spend + 1 if u > spend else 1, h, a) for u, h, a in rounds)
         else:
             rounds = tuple((1, h, a) for _, h, a in rounds)
-        return packed_rounds(self.pp_max, self.stabilize_cost, spend, self.back_in_fight,
-                             self.enough_pp, aid, rounds)
+        return packed_rounds(
+            self.pp_max, self.stabilize_cost, spend, self.back_in_fight, self.enough_pp, aid, rounds
+        )
 
     def init(self, n: int, rng):
         out, phase, pp = self._start()
@@ -252,8 +305,9 @@ class Perseverance(Rules):
         phase, pp = state
         p_aid = self._p_first_aid() if self.medic_acts(t) else 0.0
         out: dict = {}
-        for (o, ph2, pp2), p in round_pmf(phase, pp, t, p_aid=p_aid, healed=self.heal_round == t,
-                                          **self._round_options()).items():
+        for (o, ph2, pp2), p in round_pmf(
+            phase, pp, t, p_aid=p_aid, healed=self.heal_round == t, **self._round_options()
+        ).items():
             key = self.outcomes[o] if o is not None else (ph2, pp2)
             out[key] = out.get(key, 0.0) + p
         return out

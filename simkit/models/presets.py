@@ -44,5 +44,7 @@ def preset_params(model: str, preset: str) -> dict:
     """Overrides of ``preset`` for ``model``."""
     table = PRESETS.get(model, {"seed": {}})
     if preset not in table:
-        raise ParamError(f"unknown preset {preset!r} for model {model!r}; known: {', '.join(table)}")
+        raise ParamError(
+            f"unknown preset {preset!r} for model {model!r}; known: {', '.join(table)}"
+        )
     return dict(table[preset])

@@ -61,17 +61,32 @@ DEAD, AWAKE, RESTED = 0, 1, 2
 
 #: The ambiguities of docs/rules.md this model carries (the ambiguity report, compare).
 AMBIGUITIES: tuple[Ambiguity, ...] = (
-    Ambiguity("A1-2", "R1-06/R1-07", "recovery", "checks",
-          "a Constitution check in the 8th hour before the automatic wake-up: 8 checks or 7",
-          (_r("8 checks", {"checks": 8}, True), _r("7 checks", {"checks": 7}))),
-    Ambiguity("A1-4", "R1-12", "recovery", "con",
-          "ability damage: modifier from the damaged score, or -1 modifier per point "
-          "(Constitution 14 after 4 points of damage)",
-          (_r("score", {"con": 0}, True), _r("per point", {"con": -2}))),
-    Ambiguity("A1-6", "R1-06", "recovery", "natural",
-          "the hourly Constitution check: no natural 20/1 rule (as written), or with it",
-          (_r("no natural 20/1", {"natural": False}, True), _r("natural 20/1", {"natural": True})),
-          setup={"healer": 5}),
+    Ambiguity(
+        "A1-2",
+        "R1-06/R1-07",
+        "recovery",
+        "checks",
+        "a Constitution check in the 8th hour before the automatic wake-up: 8 checks or 7",
+        (_r("8 checks", {"checks": 8}, True), _r("7 checks", {"checks": 7})),
+    ),
+    Ambiguity(
+        "A1-4",
+        "R1-12",
+        "recovery",
+        "con",
+        "ability damage: modifier from the damaged score, or -1 modifier per point "
+        "(Constitution 14 after 4 points of damage)",
+        (_r("score", {"con": 0}, True), _r("per point", {"con": -2})),
+    ),
+    Ambiguity(
+        "A1-6",
+        "R1-06",
+        "recovery",
+        "natural",
+        "the hourly Constitution check: no natural 20/1 rule (as written), or with it",
+        (_r("no natural 20/1", {"natural": False}, True), _r("natural 20/1", {"natural": True})),
+        setup={"healer": 5},
+    ),
 )
 
 
@@ -89,15 +104,30 @@ class Recovery(Rules):
     has_exact: ClassVar[bool] = True
 
     con: int = shared("con")
-    healer: int | None = param(None, kind="int", lo=-20, hi=60, optional=True, rule="R1-08",
-                               help="the healer's Medicine bonus, DC 15 each hour (none = no healer)")
+    healer: int | None = param(
+        None,
+        kind="int",
+        lo=-20,
+        hi=60,
+        optional=True,
+        rule="R1-08",
+        help="the healer's Medicine bonus, DC 15 each hour (none = no healer)",
+    )
     checks: int = shared("checks")
     level: int = shared("level")
-    natural: bool = param(False, kind="bool", rule="A1-6",
-                          help="natural 20 / natural 1 move the Constitution check's result one step")
-    lethal: bool = param(True, kind="bool", rule="R1-11",
-                         help="a check under 10 kills; false: it only keeps the character down "
-                              "(a nonlethal knock-out is 'sans danger de mort')")
+    natural: bool = param(
+        False,
+        kind="bool",
+        rule="A1-6",
+        help="natural 20 / natural 1 move the Constitution check's result one step",
+    )
+    lethal: bool = param(
+        True,
+        kind="bool",
+        rule="R1-11",
+        help="a check under 10 kills; false: it only keeps the character down "
+        "(a nonlethal knock-out is 'sans danger de mort')",
+    )
     check_penalty: int = shared("check_penalty")
 
     @classmethod
@@ -119,9 +149,15 @@ class Recovery(Rules):
         """
         if t > self.checks:  # A1-2: hour 8 without a check
             return RESTED, self.level
-        result = hourly_result(con_roll, heal_roll, con=self.con, healer=self.healer,
-                               check_penalty=self.check_penalty, natural=self.natural,
-                               lethal=self.lethal)
+        result = hourly_result(
+            con_roll,
+            heal_roll,
+            con=self.con,
+            healer=self.healer,
+            check_penalty=self.check_penalty,
+            natural=self.natural,
+            lethal=self.lethal,
+        )
         if result == hourly.AWAKE:
             return AWAKE, 1
         if result == hourly.DEAD:
@@ -144,8 +180,13 @@ class Recovery(Rules):
         ``k`` hours, else ``outcome + 3 * offset`` for a track ending at hour
         ``t + offset``. Built from :meth:`ref_hour`'s rules via the hourly table.
         """
-        table = hourly_table(con=self.con, healer=self.healer, check_penalty=self.check_penalty,
-                             natural=self.natural, lethal=self.lethal)
+        table = hourly_table(
+            con=self.con,
+            healer=self.healer,
+            check_penalty=self.check_penalty,
+            natural=self.natural,
+            lethal=self.lethal,
+        )
         return _packed(tuple(table.tolist()), self.checks, t, k)
 
     def init(self, n: int, rng):
@@ -176,9 +217,13 @@ class Recovery(Rules):
         regime = self.exact_regime(t)
         if regime == "wake":
             return {"rested": 1.0}
-        dead, stay, awake = hourly_pmf(con=self.con, healer=self.healer,
-                                       check_penalty=self.check_penalty, natural=self.natural,
-                                       lethal=self.lethal)
+        dead, stay, awake = hourly_pmf(
+            con=self.con,
+            healer=self.healer,
+            check_penalty=self.check_penalty,
+            natural=self.natural,
+            lethal=self.lethal,
+        )
         stays = "rested" if regime == "last check" else ("stable",)
         out = {"dead": dead, "awake": awake, stays: stay}
         return {k: v for k, v in out.items() if v > 0}
@@ -193,9 +238,11 @@ def _packed(table: tuple[int, ...], checks: int, t: int, k: int) -> np.ndarray:
             code = np.where(code < 0, RESTED + 3 * i, code)
             continue
         result = np.asarray(table, dtype=np.int64)  # 0 dead, 1 stays, 2 awake
-        after = np.select([result == hourly.DEAD, result == hourly.AWAKE],
-                          [DEAD + 3 * i, AWAKE + 3 * i],
-                          RESTED + 3 * i if hour >= WAKE_HOURS else -1)
+        after = np.select(
+            [result == hourly.DEAD, result == hourly.AWAKE],
+            [DEAD + 3 * i, AWAKE + 3 * i],
+            RESTED + 3 * i if hour >= WAKE_HOURS else -1,
+        )
         # new digit is the most significant: index = old + len(old) * roll
         code = np.where(code[None, :] < 0, after[:, None], code[None, :]).ravel()
     out = code.astype(np.int8)

@@ -162,9 +162,13 @@ class Dice:
         if not 1 <= self.sides <= MAX_SIDES:
             raise ValueError(f"dice sides must be in [1, {MAX_SIDES}], got {_short(self.sides)}")
         if self.count * self.sides > MAX_DICE_PRODUCT:
-            raise ValueError(f"dice {self.count}d{self.sides}: count x sides must be at most {MAX_DICE_PRODUCT}")
+            raise ValueError(
+                f"dice {self.count}d{self.sides}: count x sides must be at most {MAX_DICE_PRODUCT}"
+            )
         if not -MAX_BONUS <= self.bonus <= MAX_BONUS:
-            raise ValueError(f"dice bonus must be in [-{MAX_BONUS}, {MAX_BONUS}], got {_short(self.bonus)}")
+            raise ValueError(
+                f"dice bonus must be in [-{MAX_BONUS}, {MAX_BONUS}], got {_short(self.bonus)}"
+            )
 
     @classmethod
     def parse(cls, text: str | Dice) -> Dice:
@@ -209,7 +213,9 @@ class Dice:
         cdf = np.cumsum(probs)
         cdf[-1] = 1.0
         idx = np.searchsorted(cdf, u, side="right")
-        return values[np.minimum(idx, len(values) - 1)].astype(np.int32)  # exact: |value| <= MAX_ABS_SUM
+        return values[np.minimum(idx, len(values) - 1)].astype(
+            np.int32
+        )  # exact: |value| <= MAX_ABS_SUM
 
     def sample(self, rng, size) -> np.ndarray:
         """Draw sums (int32) by inverse CDF, one uniform each."""
@@ -253,7 +259,9 @@ def parse_dice(text: str) -> Dice:
     count, sides, sign, const = m.groups()
     bonus = int(const or 0) * (-1 if sign == "-" else 1)
     if count is not None and int(count) == 0:
-        raise ValueError(f"dice must roll at least one die (write a constant as '4'), got {_short(text)}")
+        raise ValueError(
+            f"dice must roll at least one die (write a constant as '4'), got {_short(text)}"
+        )
     if count is None:
         if const is None:
             raise ValueError(f"dice must look like '2d6+3', '1d8' or '4', got {_short(text)}")

@@ -21,82 +21,265 @@ _D = dict  # (readability of the table below)
 #: name -> (default, declaration). Rule ids are those of docs/rules.md.
 SHARED: dict[str, tuple[Any, dict[str, Any]]] = {
     # -- the character ---------------------------------------------------------------
-    "level": (1, _D(kind="int", lo=1, hi=20, rule="R0-01",
-                    help="character level (HP, saves, PP and the hour-8 HP follow it)")),
-    "con": (0, _D(kind="int", lo=-10, hi=30, rule="R0-01, R1-06",
-                  help="Constitution modifier (HP per level; added to the hourly check)")),
-    "hp": (None, _D(kind="int", lo=0, hi=100000, rule="R0-01, R0-03",
-                    help="HP at the start (none = full HP; 0 = starts knocked out)")),
-    "hp_max": (None, _D(kind="int", lo=1, hi=100000, rule="R0-01, R0-13",
-                        help="maximum HP, also for massive damage (none = from the level, "
-                             "or no massive damage where no level applies)")),
-    "temp_hp": (0, _D(kind="int", lo=0, hi=100000, rule="R0-14",
-                      help="temporary HP at the start, lost first")),
-    "massive_damage": (False, _D(kind="bool", rule="R0-13",
-                                 help="seed-000 massive damage: one hit of 2 x max HP or more kills")),
-    "check_penalty": (0, _D(kind="int", lo=-50, hi=0, rule="R4-03",
-                            help="penalty (fatigue, hunger) added to every d20 check the model "
-                                 "rolls; PF2e flat checks take none")),
-    "nonlethal": (False, _D(kind="bool", rule="R0-03, R1-11",
-                            help="nonlethal knock-out: stable at once, never dying or agonising")),
-    "heal_round": (None, _D(kind="int", lo=1, hi=100000, unit="round", rule="R0-04, R1-03",
-                            help="round at whose start healing brings the character to 1+ HP "
-                                 "(none = no healing)")),
-    "max_rounds": (100, _D(kind="int", lo=1, hi=100000, unit="steps",
-                           help="horizon: tracks still going after this many steps are unresolved")),
+    "level": (
+        1,
+        _D(
+            kind="int",
+            lo=1,
+            hi=20,
+            rule="R0-01",
+            help="character level (HP, saves, PP and the hour-8 HP follow it)",
+        ),
+    ),
+    "con": (
+        0,
+        _D(
+            kind="int",
+            lo=-10,
+            hi=30,
+            rule="R0-01, R1-06",
+            help="Constitution modifier (HP per level; added to the hourly check)",
+        ),
+    ),
+    "hp": (
+        None,
+        _D(
+            kind="int",
+            lo=0,
+            hi=100000,
+            rule="R0-01, R0-03",
+            help="HP at the start (none = full HP; 0 = starts knocked out)",
+        ),
+    ),
+    "hp_max": (
+        None,
+        _D(
+            kind="int",
+            lo=1,
+            hi=100000,
+            rule="R0-01, R0-13",
+            help="maximum HP, also for massive damage (none = from the level, "
+            "or no massive damage where no level applies)",
+        ),
+    ),
+    "temp_hp": (
+        0,
+        _D(kind="int", lo=0, hi=100000, rule="R0-14", help="temporary HP at the start, lost first"),
+    ),
+    "massive_damage": (
+        False,
+        _D(
+            kind="bool",
+            rule="R0-13",
+            help="seed-000 massive damage: one hit of 2 x max HP or more kills",
+        ),
+    ),
+    "check_penalty": (
+        0,
+        _D(
+            kind="int",
+            lo=-50,
+            hi=0,
+            rule="R4-03",
+            help="penalty (fatigue, hunger) added to every d20 check the model "
+            "rolls; PF2e flat checks take none",
+        ),
+    ),
+    "nonlethal": (
+        False,
+        _D(
+            kind="bool",
+            rule="R0-03, R1-11",
+            help="nonlethal knock-out: stable at once, never dying or agonising",
+        ),
+    ),
+    "heal_round": (
+        None,
+        _D(
+            kind="int",
+            lo=1,
+            hi=100000,
+            unit="round",
+            rule="R0-04, R1-03",
+            help="round at whose start healing brings the character to 1+ HP (none = no healing)",
+        ),
+    ),
+    "max_rounds": (
+        100,
+        _D(
+            kind="int",
+            lo=1,
+            hi=100000,
+            unit="steps",
+            help="horizon: tracks still going after this many steps are unresolved",
+        ),
+    ),
     # -- seed 000: the dying track -------------------------------------------------------
-    "dc": (None, _D(kind="int", lo=1, hi=100, rule="R0-06",
-                    help="DC of the recovery check's source: recovery DC = dc + dying (seed 000; "
-                         "none = from monster_level, else 22); D&D: the death save's DC")),
-    "monster_level": (None, _D(kind="int", lo=0, hi=24, rule="R0-06",
-                               help="the monster's level: sets the DC (high DC of the level) and, "
-                                    "in fights, its attack and damage")),
-    "monster_dc": ("table", _D(kind="choice", choices=("table", "skill"), rule="A0-5",
-                               help="monster DC reading: level DC + hard adjustment (table) or "
-                                    "10 + High skill (skill)")),
-    "check": ("save", _D(kind="choice", choices=("save", "flat"), rule="A0-4",
-                         help="recovery check: Fortitude save vs dc + dying, or flat check "
-                              "DC 10 + dying")),
-    "wounded": (0, _D(kind="int", lo=0, hi=20, rule="A0-2",
-                      help="wounded value at the start (the knock-out)")),
-    "wounded_rule": (False, _D(kind="bool", rule="A0-2",
-                               help="published wounded rule: gaining dying adds the wounded value; "
-                                    "losing dying adds 1 wounded")),
+    "dc": (
+        None,
+        _D(
+            kind="int",
+            lo=1,
+            hi=100,
+            rule="R0-06",
+            help="DC of the recovery check's source: recovery DC = dc + dying (seed 000; "
+            "none = from monster_level, else 22); D&D: the death save's DC",
+        ),
+    ),
+    "monster_level": (
+        None,
+        _D(
+            kind="int",
+            lo=0,
+            hi=24,
+            rule="R0-06",
+            help="the monster's level: sets the DC (high DC of the level) and, "
+            "in fights, its attack and damage",
+        ),
+    ),
+    "monster_dc": (
+        "table",
+        _D(
+            kind="choice",
+            choices=("table", "skill"),
+            rule="A0-5",
+            help="monster DC reading: level DC + hard adjustment (table) or "
+            "10 + High skill (skill)",
+        ),
+    ),
+    "check": (
+        "save",
+        _D(
+            kind="choice",
+            choices=("save", "flat"),
+            rule="A0-4",
+            help="recovery check: Fortitude save vs dc + dying, or flat check DC 10 + dying",
+        ),
+    ),
+    "wounded": (
+        0,
+        _D(kind="int", lo=0, hi=20, rule="A0-2", help="wounded value at the start (the knock-out)"),
+    ),
+    "wounded_rule": (
+        False,
+        _D(
+            kind="bool",
+            rule="A0-2",
+            help="published wounded rule: gaining dying adds the wounded value; "
+            "losing dying adds 1 wounded",
+        ),
+    ),
     "hero_points": (0, _D(kind="int", lo=0, hi=10, rule="R0-10", help="hero points available")),
     # -- seed 001: perseverance and the hourly checks ------------------------------------
-    "pp": (3, _D(kind="int", lo=0, hi=100, rule="R1-01",
-                 help="perseverance points at the knock-out (none = pp_max)")),
-    "pp_max": (6, _D(kind="int", lo=1, hi=100, rule="R1-04",
-                     help="maximum perseverance points, sets the cost of stabilising "
-                          "(none = from the level)")),
-    "spend": ("last", _D(kind="policy", lo=1, hi=100000, choices=("never", "asap", "last"),
-                         rule="R1-04",
-                         help="when to spend PP to stabilise: never, asap, last (last chance), "
-                              "or after k agonising turns")),
-    "stabilize_cap": (3, _D(kind="int", lo=1, hi=100, rule="R1-04",
-                            help="most PP stabilising costs (a quarter of pp_max, min 1); "
-                                 "none = no cap")),
-    "back_in_fight": (False, _D(kind="bool", rule="R1-05",
-                                help="once stabilised, spend 1 PP on its turn to regain 1 HP "
-                                     "and fight again")),
-    "enough_pp": (1, _D(kind="int", lo=1, hi=100, rule="A1-3",
-                        help="PP a stabilised character needs to get back in the fight "
-                             "(1 = the PP it spends)")),
-    "zero_pp": ("at_once", _D(kind="choice", choices=("at_once", "end_of_turn"), rule="A1-1",
-                              help="knocked out with 0 PP: dies at once, or at the end of its "
-                                   "first turn")),
-    "checks": (8, _D(kind="int", lo=7, hi=8, rule="A1-2",
-                     help="hourly checks before the automatic wake-up at hour 8: 8 (hours 1..8) "
-                          "or 7")),
+    "pp": (
+        3,
+        _D(
+            kind="int",
+            lo=0,
+            hi=100,
+            rule="R1-01",
+            help="perseverance points at the knock-out (none = pp_max)",
+        ),
+    ),
+    "pp_max": (
+        6,
+        _D(
+            kind="int",
+            lo=1,
+            hi=100,
+            rule="R1-04",
+            help="maximum perseverance points, sets the cost of stabilising "
+            "(none = from the level)",
+        ),
+    ),
+    "spend": (
+        "last",
+        _D(
+            kind="policy",
+            lo=1,
+            hi=100000,
+            choices=("never", "asap", "last"),
+            rule="R1-04",
+            help="when to spend PP to stabilise: never, asap, last (last chance), "
+            "or after k agonising turns",
+        ),
+    ),
+    "stabilize_cap": (
+        3,
+        _D(
+            kind="int",
+            lo=1,
+            hi=100,
+            rule="R1-04",
+            help="most PP stabilising costs (a quarter of pp_max, min 1); none = no cap",
+        ),
+    ),
+    "back_in_fight": (
+        False,
+        _D(
+            kind="bool",
+            rule="R1-05",
+            help="once stabilised, spend 1 PP on its turn to regain 1 HP and fight again",
+        ),
+    ),
+    "enough_pp": (
+        1,
+        _D(
+            kind="int",
+            lo=1,
+            hi=100,
+            rule="A1-3",
+            help="PP a stabilised character needs to get back in the fight (1 = the PP it spends)",
+        ),
+    ),
+    "zero_pp": (
+        "at_once",
+        _D(
+            kind="choice",
+            choices=("at_once", "end_of_turn"),
+            rule="A1-1",
+            help="knocked out with 0 PP: dies at once, or at the end of its first turn",
+        ),
+    ),
+    "checks": (
+        8,
+        _D(
+            kind="int",
+            lo=7,
+            hi=8,
+            rule="A1-2",
+            help="hourly checks before the automatic wake-up at hour 8: 8 (hours 1..8) or 7",
+        ),
+    ),
     # -- seed 004 ---------------------------------------------------------------------
-    "height": ("6", _D(kind="heights", unit="m", rule="R4-07",
-                       help="fall height: one value (9), a list (6,8,10) or uniform:2-12")),
+    "height": (
+        "6",
+        _D(
+            kind="heights",
+            unit="m",
+            rule="R4-07",
+            help="fall height: one value (9), a list (6,8,10) or uniform:2-12",
+        ),
+    ),
     # -- D&D death saves (custom-track presets) -------------------------------------------
-    "bonus": (0, _D(kind="int", lo=-20, hi=20,
-                    help="added to the d20 of the death save (not to the natural 1/20 rules)")),
-    "failures": (0, _D(kind="int", lo=0, hi=2,
-                       help="failed death saves at the start (since the last rest, or damage "
-                            "taken at 0 HP)")),
+    "bonus": (
+        0,
+        _D(
+            kind="int",
+            lo=-20,
+            hi=20,
+            help="added to the d20 of the death save (not to the natural 1/20 rules)",
+        ),
+    ),
+    "failures": (
+        0,
+        _D(
+            kind="int",
+            lo=0,
+            hi=2,
+            help="failed death saves at the start (since the last rest, or damage taken at 0 HP)",
+        ),
+    ),
 }
 
 _MISSING = object()
