@@ -24,7 +24,9 @@ from simkit.models.party import Party
 
 CASES = {
     "L5 party of four vs moderate boss": Party(level=5, threat="moderate", lineup="boss"),
-    "L5 party of four vs moderate boss_and_minions": Party(level=5, threat="moderate", lineup="boss_and_minions"),
+    "L5 party of four vs moderate boss_and_minions": Party(
+        level=5, threat="moderate", lineup="boss_and_minions"
+    ),
     "L5 party of four vs moderate pack": Party(level=5, threat="moderate", lineup="pack"),
 }
 RATE_TARGET = 200_000
@@ -56,9 +58,12 @@ def main(argv=None) -> int:
     print(f"encounter defaults: {1 / best_ref:,.0f} tracks/s")
     for label, t in best.items():
         rate, ratio = 1 / t, t / best_ref
-        print(f"{label}: {rate:,.0f} encounters/s (target >= {RATE_TARGET:,}: "
-              f"{'met' if rate >= RATE_TARGET else 'NOT met'}); x{ratio:.1f} encounter's per-track cost "
-              f"(target <= {RATIO_TARGET:g}: {'met' if ratio <= RATIO_TARGET else 'NOT met'})")
+        print(
+            f"{label}: {rate:,.0f} encounters/s (target >= {RATE_TARGET:,}: "
+            f"{'met' if rate >= RATE_TARGET else 'NOT met'}); "
+            f"x{ratio:.1f} encounter's per-track cost "
+            f"(target <= {RATIO_TARGET:g}: {'met' if ratio <= RATIO_TARGET else 'NOT met'})"
+        )
     return 0
 
 

@@ -63,35 +63,37 @@ def _configs(count: int, seed: int) -> list[dict]:
 
     for _ in range(count):
         size = int(g.integers(1, 5))
-        out.append({
-            "level": int(g.integers(1, 21)),
-            "party": ",".join(pick(roles) for _ in range(size)),
-            "threat": pick(("trivial", "low", "moderate", "severe", "extreme")),
-            "lineup": pick(("boss", "boss_and_minions", "pack")),
-            "rules": pick(("seed000", "pf2e-core", "seed001")),
-            "benchmark": pick(("Extreme", "High", "Moderate", "Low")),
-            "defense": pick(("High", "Moderate", "Low")),
-            "hero_points": int(g.integers(0, 3)),
-            "hero_policy": pick(["never", "immediately", "at_death", 2]),
-            "spend": pick(["never", "asap", "last", 1, 3]),
-            "zero_pp": pick(("at_once", "end_of_turn")),
-            "trait": pick(("lethal", "lethal", "nonlethal", "death")),
-            "target_downed": pick(("never", "sometimes", "always")),
-            "area_chance": pick((0.0, 0.3, 1.0)),
-            "area_uses": int(g.integers(0, 3)),
-            "pc_target": pick(("focus", "spread")),
-            "monster_target": pick(("random", "weakest", "focus")),
-            "heal_below": pick((0.0, 0.5, 1.0)),
-            "after_defeat": pick(("slain", "captured")),
-            "retreat_at": pick([None, 1, size]) if size else None,
-            "check_penalty": pick((0, 0, -2)),
-            "attacks": int(g.integers(1, 4)),
-            "map": pick(("standard", "agile", "none")),
-            "max_rounds": pick((3, 100)),
-            "hp": pick([None, None, 0, 5]),
-            "start_dying": pick((1, 2)),
-            "xp_budget": pick([None, None, None, 0]),
-        })
+        out.append(
+            {
+                "level": int(g.integers(1, 21)),
+                "party": ",".join(pick(roles) for _ in range(size)),
+                "threat": pick(("trivial", "low", "moderate", "severe", "extreme")),
+                "lineup": pick(("boss", "boss_and_minions", "pack")),
+                "rules": pick(("seed000", "pf2e-core", "seed001")),
+                "benchmark": pick(("Extreme", "High", "Moderate", "Low")),
+                "defense": pick(("High", "Moderate", "Low")),
+                "hero_points": int(g.integers(0, 3)),
+                "hero_policy": pick(["never", "immediately", "at_death", 2]),
+                "spend": pick(["never", "asap", "last", 1, 3]),
+                "zero_pp": pick(("at_once", "end_of_turn")),
+                "trait": pick(("lethal", "lethal", "nonlethal", "death")),
+                "target_downed": pick(("never", "sometimes", "always")),
+                "area_chance": pick((0.0, 0.3, 1.0)),
+                "area_uses": int(g.integers(0, 3)),
+                "pc_target": pick(("focus", "spread")),
+                "monster_target": pick(("random", "weakest", "focus")),
+                "heal_below": pick((0.0, 0.5, 1.0)),
+                "after_defeat": pick(("slain", "captured")),
+                "retreat_at": pick([None, 1, size]) if size else None,
+                "check_penalty": pick((0, 0, -2)),
+                "attacks": int(g.integers(1, 4)),
+                "map": pick(("standard", "agile", "none")),
+                "max_rounds": pick((3, 100)),
+                "hp": pick([None, None, 0, 5]),
+                "start_dying": pick((1, 2)),
+                "xp_budget": pick([None, None, None, 0]),
+            }
+        )
     return out
 
 
@@ -112,7 +114,10 @@ def test_defaults_and_lineup_shown():
     m = Party()
     assert m.roles == ("fighter", "rogue", "cleric", "wizard")
     assert m.describe_lineup() == "boss: 1 x level 7 (80 of 80 XP)"
-    assert Party(level=5, threat="severe", lineup="pack").describe_lineup() == "pack: 4 x level 4 (120 of 120 XP)"
+    assert (
+        Party(level=5, threat="severe", lineup="pack").describe_lineup()
+        == "pack: 4 x level 4 (120 of 120 XP)"
+    )
     assert Party(xp_budget=0).fighters.monsters == ()
     res = simkit.simulate(Party(xp_budget=0), 100, rng=1)
     assert res["victory"] == 1.0
@@ -138,10 +143,12 @@ def test_outcomes_and_marks_are_consistent():
     i = {o: k for k, o in enumerate(res.outcomes)}
     assert deaths[i["victory"], 1:].sum() == 0  # a victory has no death
     assert deaths[i["victory_with_deaths"], 0] == 0
-    assert deaths[i["defeat"], :m.n_pcs].sum() == 0  # slain: every PC dies
+    assert deaths[i["defeat"], : m.n_pcs].sum() == 0  # slain: every PC dies
     mask = res.marks["dead_mask"]
     bits = np.array([(v).bit_count() for v in range(mask.shape[1])])
-    assert (mask.sum(axis=0) * bits).sum() == (deaths.sum(axis=0) * np.arange(deaths.shape[1])).sum()
+    assert (mask.sum(axis=0) * bits).sum() == (
+        deaths.sum(axis=0) * np.arange(deaths.shape[1])
+    ).sum()
 
 
 def _p_death(m: Party, n: int, seed: int) -> float:
@@ -153,17 +160,23 @@ def _p_death(m: Party, n: int, seed: int) -> float:
 @pytest.mark.parametrize("rules", ["seed000", "pf2e-core", "seed001"])
 def test_bigger_threat_never_lowers_death_odds(rules):
     n = 20000
-    ps = [_p_death(Party(level=4, threat=t, rules=rules), n, 7) for t in
-          ("trivial", "low", "moderate", "severe", "extreme")]
+    ps = [
+        _p_death(Party(level=4, threat=t, rules=rules), n, 7)
+        for t in ("trivial", "low", "moderate", "severe", "extreme")
+    ]
     for a, b in itertools.pairwise(ps):
         assert b >= a - 5 * np.hypot(standard_error(a, n), standard_error(b, n)), ps
 
 
 def test_a_healer_never_raises_death_odds():
     n = 20000
-    with_healer = _p_death(Party(level=4, threat="severe", party="fighter,rogue,cleric,wizard"), n, 9)
+    with_healer = _p_death(
+        Party(level=4, threat="severe", party="fighter,rogue,cleric,wizard"), n, 9
+    )
     without = _p_death(Party(level=4, threat="severe", party="fighter,rogue,fighter,wizard"), n, 9)
-    assert with_healer <= without + 5 * np.hypot(standard_error(with_healer, n), standard_error(without, n))
+    assert with_healer <= without + 5 * np.hypot(
+        standard_error(with_healer, n), standard_error(without, n)
+    )
 
 
 @pytest.mark.slow
@@ -174,11 +187,14 @@ def test_block_size_changes_nothing():
     assert np.array_equal(a.hist, b.hist)
 
 
-@pytest.mark.parametrize("rules, extra", [
-    ("seed000", {}),
-    ("seed000", {"hero_points": 1, "hero_policy": 2, "start_dying": 2}),
-    ("pf2e-core", {"hero_points": 2}),
-])
+@pytest.mark.parametrize(
+    "rules, extra",
+    [
+        ("seed000", {}),
+        ("seed000", {"hero_points": 1, "hero_policy": 2, "start_dying": 2}),
+        ("pf2e-core", {"hero_points": 2}),
+    ],
+)
 def test_down_pc_without_monsters_is_the_dying_model(rules, extra):
     """A PC starting at 0 HP, no monster: the seed-000 dying track, exact answer of ``dying``."""
     from simkit.core.exact import solve
@@ -187,9 +203,17 @@ def test_down_pc_without_monsters_is_the_dying_model(rules, extra):
 
     m = Party(party="wizard", level=6, xp_budget=0, hp=0, rules=rules, **extra)
     opts = RULES_SETS[rules]
-    d = Dying(start=m.start_dying, save_bonus=m.fighters.pcs[0].fort, dc=m.start_dc, check=opts["check"],
-              on_damage=opts["on_damage"], wounded_rule=opts["wounded_rule"], hero_effect=opts["hero_effect"],
-              hero_points=m.hero_points, hero_policy=m.hero_policy)
+    d = Dying(
+        start=m.start_dying,
+        save_bonus=m.fighters.pcs[0].fort,
+        dc=m.start_dc,
+        check=opts["check"],
+        on_damage=opts["on_damage"],
+        wounded_rule=opts["wounded_rule"],
+        hero_effect=opts["hero_effect"],
+        hero_points=m.hero_points,
+        hero_policy=m.hero_policy,
+    )
     exact = solve(d)
     n = 40000
     res = simkit.simulate(m, n, rng=21)
@@ -205,7 +229,9 @@ def test_down_pc_without_monsters_is_the_agony_model(spend):
 
     m = Party(party="fighter", level=3, xp_budget=0, hp=0, rules="seed001", spend=spend)
     pc = m.fighters.pcs[0]
-    a = Agony(pp=pc.pp_max, pp_max=pc.pp_max, spend=spend, con=pc.con, level=m.level, checks=m.checks)
+    a = Agony(
+        pp=pc.pp_max, pp_max=pc.pp_max, spend=spend, con=pc.con, level=m.level, checks=m.checks
+    )
     exact = solve(a)
     n = 40000
     res = simkit.simulate(m, n, rng=22)
@@ -250,6 +276,7 @@ def test_duels_have_exact_answers_others_refuse():
     assert not Party(party="fighter", level=1, lineup="boss_and_minions", xp_budget=40).has_exact
     assert Party(party="fighter", level=1, lineup="pack", xp_budget=40).has_exact  # a pack of one
     from simkit.core.exact import ExactTooLarge, solve
+
     with pytest.raises(ExactTooLarge, match="states"):
         solve(Party(party="fighter", level=12, threat="extreme"))
 
@@ -269,18 +296,31 @@ def test_exact_duel_bigger_threat_never_lowers_death():
     """Exact: a stronger boss never lowers P(the PC dies) (after_defeat=slain: defeat = death)."""
     from simkit.core.exact import solve
 
-    ps = [solve(Party(party="fighter", level=1, xp_budget=b, hero_points=0))["defeat"]
-          for b in (20, 30, 40, 60, 80)]
+    ps = [
+        solve(Party(party="fighter", level=1, xp_budget=b, hero_points=0))["defeat"]
+        for b in (20, 30, 40, 60, 80)
+    ]
     assert all(b >= a - 1e-12 for a, b in itertools.pairwise(ps)), ps
     assert ps[-1] > ps[0]
-
 
 
 def test_cli_run_shows_lineup_and_designer_odds():
     from simkit.testing import run_cli
 
-    code, out, err = run_cli("run", "party", "--set", "level=5", "--set", "threat=severe",
-                             "--set", "party=fighter,rogue,cleric,wizard", "-n", "3000", "--seed", "1")
+    code, out, err = run_cli(
+        "run",
+        "party",
+        "--set",
+        "level=5",
+        "--set",
+        "threat=severe",
+        "--set",
+        "party=fighter,rogue,cleric,wizard",
+        "-n",
+        "3000",
+        "--seed",
+        "1",
+    )
     assert code == 0, err
     assert "victory_with_deaths" in out and "defeat" in out
     assert "lineup boss: 1 x level 8 (120 of 120 XP)" in err
@@ -300,18 +340,59 @@ def test_designer_summary_matches_the_marks():
     assert s.loc["victory", "count"] == s.loc["deaths=0", "count"]  # no retreat: no death = victory
     k = np.arange(5)
     assert s.loc["expected_deaths", "mean"] == pytest.approx(
-        sum(k[i] * s.loc[f"deaths={i}", "p"] for i in k))
+        sum(k[i] * s.loc[f"deaths={i}", "p"] for i in k)
+    )
     for q in ("any_death", "defeat", "expected_deaths"):
-        assert s.loc[q, "ci_low"] <= (s.loc[q, "p"] if q != "expected_deaths" else s.loc[q, "mean"]) <= s.loc[q, "ci_high"]
+        assert (
+            s.loc[q, "ci_low"]
+            <= (s.loc[q, "p"] if q != "expected_deaths" else s.loc[q, "mean"])
+            <= s.loc[q, "ci_high"]
+        )
 
 
 def test_threat_by_level_report_is_built():
     from simkit.analysis.party_report import threat_by_level, threat_by_level_figure
 
-    df = threat_by_level(n=300, levels=(2, 6), threats=("low", "extreme"), rules=("seed000", "seed001"))
+    df = threat_by_level(
+        n=300, levels=(2, 6), threats=("low", "extreme"), rules=("seed000", "seed001")
+    )
     dies = df[df["outcome"] == "any_death"]
     assert len(dies) == 2 * 2 * 2
-    both = df[df["outcome"].isin(["victory_with_deaths", "defeat"])].groupby(["rules", "threat", "level"])["count"].sum()
-    assert (dies.set_index(["rules", "threat", "level"])["count"].sort_index() == both.sort_index()).all()
+    both = (
+        df[df["outcome"].isin(["victory_with_deaths", "defeat"])]
+        .groupby(["rules", "threat", "level"])["count"]
+        .sum()
+    )
+    assert (
+        dies.set_index(["rules", "threat", "level"])["count"].sort_index() == both.sort_index()
+    ).all()
     _fig, axes = threat_by_level_figure(df)
     assert [a.get_title() for a in axes] == ["rules seed000", "rules seed001"]
+
+
+def test_explicit_lineup_and_toml_config(tmp_path):
+    from simkit.testing import run_cli
+
+    m = Party(level=5, monsters="7,5,5")
+    assert m.describe_lineup() == "explicit: 1 x level 7 + 2 x level 5 (160 XP)"
+    assert [mo.level for mo in m.fighters.monsters] == [7, 5, 5]
+    assert (
+        Party(level=1, monsters="12").describe_lineup()
+        == "explicit: 1 x level 12 (XP beyond Table 10-2)"
+    )
+    assert Party(party="rogue", level=1, monsters="1").has_exact
+    with pytest.raises(ParamError, match="monsters"):
+        Party(monsters="25")
+    with pytest.raises(ParamError, match="exclusive"):
+        Party(monsters="3", xp_budget=40)
+    cfg = tmp_path / "party.toml"
+    cfg.write_text(
+        'model = "party"\nn = 2000\nseed = 1\n[set]\nparty = "fighter,fighter,cleric"\n'
+        'monsters = "6,4,4"\nrules = "pf2e-core"\n'
+    )
+    code, out, err = run_cli("sweep", "--config", cfg)
+    assert code == 0, err
+    assert "victory_with_deaths" in out and '""monsters"":""6,4,4""' in out
+    cfg.write_text('model = "party"\n[set]\nparty = "fighter,bard"\n')
+    code, out, err = run_cli("sweep", "--config", cfg)
+    assert code == 2 and "bard" in err and err.count("\n") == 1

@@ -16,7 +16,9 @@ def test_pp_is_settled_one_source():
     # R1-04's cost is a quarter of the max: the max follows the key ability, which takes
     # the boosts of levels 5/10/15/20 (+4 -> +5 at 10 -> +6 at 20, pc-ability_bonus.csv).
     assert [levels.pp_max(lvl) for lvl in (1, 10, 15, 20)] == [5, 10, 12, 16]
-    assert [creatures.pc_pp(lvl) for lvl in range(1, 21)] == [levels.pp_max(lvl) for lvl in range(1, 21)]
+    assert [creatures.pc_pp(lvl) for lvl in range(1, 21)] == [
+        levels.pp_max(lvl) for lvl in range(1, 21)
+    ]
     assert [pcs.role(r, 15).pp_max for r in pcs.ROLES] == [12] * 4
     # the stabilisation cost of R1-04 (a quarter, min 1, max 3) at levels 1, 10, 15, 20
     assert [min(3, max(1, levels.pp_max(lvl) // 4)) for lvl in (1, 10, 15, 20)] == [1, 2, 3, 3]
@@ -54,7 +56,11 @@ def test_roles_follow_their_formulas():
     # the fighter is the encounter's typical fighter
     for lvl in range(1, 21):
         f = pcs.role("fighter", lvl)
-        assert (f.hp, f.ac, f.fort) == (creatures.pc_hp(lvl), creatures.pc_ac(lvl), creatures.pc_save(lvl))
+        assert (f.hp, f.ac, f.fort) == (
+            creatures.pc_hp(lvl),
+            creatures.pc_ac(lvl),
+            creatures.pc_save(lvl),
+        )
     # every role, every level: sane and non-decreasing with level
     for r in pcs.ROLES:
         prev = None

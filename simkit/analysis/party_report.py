@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["THREAT_LEVELS", "party_summary", "run_notes", "threat_by_level", "threat_by_level_figure"]
+__all__ = [
+    "THREAT_LEVELS",
+    "party_summary",
+    "run_notes",
+    "threat_by_level",
+    "threat_by_level_figure",
+]
 
 #: Party levels of the standard ``party_threat_by_level`` report.
 THREAT_LEVELS = (1, 3, 5, 7, 10, 13, 16, 20)
@@ -39,12 +45,26 @@ def party_summary(res, level: float = 0.95) -> pd.DataFrame:
     rows["knocked_out"] = int(kos[1:].sum())
     c = np.array(list(rows.values()), dtype=np.int64)
     low, high = proportion_ci(c, n, level, "wilson")
-    df = pd.DataFrame({"quantity": list(rows), "count": c, "n": n, "p": c / n, "ci_low": low,
-                       "ci_high": high, "mean": np.nan})
+    df = pd.DataFrame(
+        {
+            "quantity": list(rows),
+            "count": c,
+            "n": n,
+            "p": c / n,
+            "ci_low": low,
+            "ci_high": high,
+            "mean": np.nan,
+        }
+    )
     z = float(norm_ppf(0.5 + level / 2))
     means = []
-    for name, mark in (("expected_deaths", "deaths"), ("rounds", "rounds"), ("knockouts", "knockouts"),
-                       ("hero_spent", "hero_spent"), ("heals_spent", "heals_spent")):
+    for name, mark in (
+        ("expected_deaths", "deaths"),
+        ("rounds", "rounds"),
+        ("knockouts", "knockouts"),
+        ("hero_spent", "hero_spent"),
+        ("heals_spent", "heals_spent"),
+    ):
         h = res.marks[mark].sum(axis=0).astype(np.float64)
         x = np.arange(len(h))
         total = h.sum()
@@ -52,9 +72,17 @@ def party_summary(res, level: float = 0.95) -> pd.DataFrame:
         sd = float(np.sqrt(((x - mu) ** 2 * h).sum() / total)) if total else np.nan
         half = z * sd / np.sqrt(total) if total else np.nan
         means.append((name, mu, mu - half, mu + half))
-    more = pd.DataFrame({"quantity": [m[0] for m in means], "count": pd.NA, "n": n, "p": np.nan,
-                         "ci_low": [m[2] for m in means], "ci_high": [m[3] for m in means],
-                         "mean": [m[1] for m in means]})
+    more = pd.DataFrame(
+        {
+            "quantity": [m[0] for m in means],
+            "count": pd.NA,
+            "n": n,
+            "p": np.nan,
+            "ci_low": [m[2] for m in means],
+            "ci_high": [m[3] for m in means],
+            "mean": [m[1] for m in means],
+        }
+    )
     out = pd.concat([df, more], ignore_index=True)
     out["count"] = out["count"].astype("Int64")
     out.attrs.update(model=model.name, seed=res.seed, n=n, lineup=model.describe_lineup())
@@ -72,17 +100,26 @@ def run_notes(res, level: float = 0.95) -> list[str]:
 
     e = s.loc["expected_deaths"]
     return [
-        (f"party of {model.n_pcs} at level {model.level} ({model.party}), rules {model.rules}; "
-        f"lineup {model.describe_lineup()}"),
-        (f"P(a PC dies) {pct('any_death')}; expected deaths {e['mean']:.3f} "
-        f"[{e['ci_low']:.3f}, {e['ci_high']:.3f}]; P(defeat) {pct('defeat')}; "
-        f"rounds {s.loc['rounds', 'mean']:.2f}"),
+        (
+            f"party of {model.n_pcs} at level {model.level} ({model.party}), rules {model.rules}; "
+            f"lineup {model.describe_lineup()}"
+        ),
+        (
+            f"P(a PC dies) {pct('any_death')}; expected deaths {e['mean']:.3f} "
+            f"[{e['ci_low']:.3f}, {e['ci_high']:.3f}]; P(defeat) {pct('defeat')}; "
+            f"rounds {s.loc['rounds', 'mean']:.2f}"
+        ),
     ]
 
 
-def threat_by_level(n: int = 20_000, rng: int = 0, levels=THREAT_LEVELS,
-                    threats=("trivial", "low", "moderate", "severe", "extreme"),
-                    rules=("seed000", "pf2e-core", "seed001"), **sweep_options) -> pd.DataFrame:
+def threat_by_level(
+    n: int = 20_000,
+    rng: int = 0,
+    levels=THREAT_LEVELS,
+    threats=("trivial", "low", "moderate", "severe", "extreme"),
+    rules=("seed000", "pf2e-core", "seed001"),
+    **sweep_options,
+) -> pd.DataFrame:
     """P(a PC dies) and P(defeat) of the default party by threat x level x rules.
 
     A sweep (:func:`simkit.sweep`) of the ``party`` model over ``threat``, ``level`` and
@@ -117,20 +154,32 @@ def threat_by_level_figure(df: pd.DataFrame):
 
     rules = list(dict.fromkeys(df["rules"]))
     threats = list(dict.fromkeys(df["threat"]))
-    fig, axes = plt.subplots(1, len(rules), figsize=(4.2 * len(rules), 3.6), sharey=True, squeeze=False)
-    axes = list(axes[0])
+    fig, grid = plt.subplots(
+        1, len(rules), figsize=(4.2 * len(rules), 3.6), sharey=True, squeeze=False
+    )
+    axes = list(grid[0])
     colours = plt.get_cmap("viridis")(np.linspace(0.0, 0.9, len(threats)))
     for ax, r in zip(axes, rules):
         for colour, th in zip(colours, threats):
-            for outcome, style, label in (("any_death", "-", f"{th}: a PC dies"), ("defeat", "--", None)):
-                d = df[(df["rules"] == r) & (df["threat"] == th) & (df["outcome"] == outcome)].sort_values("level")
-                ax.plot(d["level"], d["p"], style, color=colour, label=label, marker="o", markersize=3)
+            for outcome, style, label in (
+                ("any_death", "-", f"{th}: a PC dies"),
+                ("defeat", "--", None),
+            ):
+                d = df[
+                    (df["rules"] == r) & (df["threat"] == th) & (df["outcome"] == outcome)
+                ].sort_values("level")
+                ax.plot(
+                    d["level"], d["p"], style, color=colour, label=label, marker="o", markersize=3
+                )
                 ax.fill_between(d["level"], d["ci_low"], d["ci_high"], color=colour, alpha=0.15)
         ax.set_title(f"rules {r}", fontsize="medium")
         ax.set_xlabel("party level")
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("probability (solid: a PC dies; dashed: defeat)")
     axes[-1].legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
-    fig.suptitle("party of four (fighter, rogue, cleric, wizard) vs a boss, by PF2e threat", fontsize="medium")
+    fig.suptitle(
+        "party of four (fighter, rogue, cleric, wizard) vs a boss, by PF2e threat",
+        fontsize="medium",
+    )
     fig.tight_layout()
     return fig, axes

@@ -116,8 +116,18 @@ VICTORY, VICTORY_DEATHS, RETREAT, DEFEAT = range(4)
 UP, DYING, STABLE, DEAD = 0, 1, 2, 3  # values of the ``cond`` state field
 FIGHT, WON, FLED = 0, 1, 2  # values of the ``phase`` state field
 RULES_SETS = {
-    "seed000": {"check": "save", "on_damage": "max", "wounded_rule": False, "hero_effect": "revive"},
-    "pf2e-core": {"check": "flat", "on_damage": "increment", "wounded_rule": True, "hero_effect": "stabilize"},
+    "seed000": {
+        "check": "save",
+        "on_damage": "max",
+        "wounded_rule": False,
+        "hero_effect": "revive",
+    },
+    "pf2e-core": {
+        "check": "flat",
+        "on_damage": "increment",
+        "wounded_rule": True,
+        "hero_effect": "stabilize",
+    },
     "seed001": {},
 }
 MAP_STEPS = {"standard": 5, "agile": 4, "none": 0}
@@ -134,8 +144,11 @@ class Combatants:
 
 
 @lru_cache(maxsize=256)
-def _combatants(roles, level, template, xp, benchmark, defense, monster_dc) -> Combatants:
-    lu = budget.lineup(template, xp, level, len(roles))
+def _combatants(roles, level, template, xp, benchmark, defense, monster_dc, explicit) -> Combatants:
+    if explicit is not None:
+        lu = budget.explicit_lineup(tuple(int(v) for v in explicit.split(",")), level)
+    else:
+        lu = budget.lineup(template, xp, level, len(roles))
     return Combatants(
         pcs=tuple(pcs.role(r, level) for r in roles),
         monsters=tuple(creatures.monster(lvl, benchmark, defense, monster_dc) for lvl in lu.levels),
@@ -154,8 +167,9 @@ def _agony_table(pp_max: int, cost: int, spend) -> tuple[np.ndarray, np.ndarray]
     new = np.zeros((pp_max + 1, tmax), dtype=np.int16)
     for pp in range(pp_max + 1):
         for t in range(1, tmax):
-            res, _, now = perseverance.perseverance_round(perseverance.AGONISING, pp, t, cost=cost,
-                                                          spend=spend)
+            res, _, now = perseverance.perseverance_round(
+                perseverance.AGONISING, pp, t, cost=cost, spend=spend
+            )
             out[pp, t] = -1 if res is None else res
             new[pp, t] = now
     return out, new
@@ -189,17 +203,25 @@ def _static(rules) -> _Static:
         return np.array(values, dtype=np.int32)
 
     return _Static(
-        role=a([names.index(p.role) for p in F.pcs]), fort=a([p.fort for p in F.pcs]),
-        hp_max=a([p.hp for p in F.pcs]), atk=a([p.attack for p in F.pcs]),
-        step=a([4 if p.agile else 5 for p in F.pcs]), spell_dc=a([p.spell_dc or 0 for p in F.pcs]),
-        ac=a([p.ac for p in F.pcs]), reflex=a([p.reflex for p in F.pcs]),
-        m_ac=a([mo.ac for mo in F.monsters]), m_reflex=a([mo.reflex for mo in F.monsters]),
-        m_atk=a([mo.attack for mo in F.monsters]), m_rdc=a([mo.recovery_dc for mo in F.monsters]),
+        role=a([names.index(p.role) for p in F.pcs]),
+        fort=a([p.fort for p in F.pcs]),
+        hp_max=a([p.hp for p in F.pcs]),
+        atk=a([p.attack for p in F.pcs]),
+        step=a([4 if p.agile else 5 for p in F.pcs]),
+        spell_dc=a([p.spell_dc or 0 for p in F.pcs]),
+        ac=a([p.ac for p in F.pcs]),
+        reflex=a([p.reflex for p in F.pcs]),
+        m_ac=a([mo.ac for mo in F.monsters]),
+        m_reflex=a([mo.reflex for mo in F.monsters]),
+        m_atk=a([mo.attack for mo in F.monsters]),
+        m_rdc=a([mo.recovery_dc for mo in F.monsters]),
         m_sdc=a([mo.spell_dc for mo in F.monsters]),
     )
 
 
-_FIGHTER, _ROGUE, _CLERIC, _WIZARD = (pcs.role_names().index(r) for r in ("fighter", "rogue", "cleric", "wizard"))
+_FIGHTER, _ROGUE, _CLERIC, _WIZARD = (
+    pcs.role_names().index(r) for r in ("fighter", "rogue", "cleric", "wizard")
+)
 
 
 @lru_cache(maxsize=256)
@@ -209,8 +231,9 @@ def _plan(rules) -> list:
 
 def basic_damage(deg: np.ndarray, base: np.ndarray) -> np.ndarray:
     """Damage of a basic save by the saver's degree: 0 / half / full / double."""
-    return np.select([deg == CRIT_SUCCESS, deg == SUCCESS, deg == CRIT_FAIL],
-                     [0, base // 2, 2 * base], base).astype(np.int32)
+    return np.select(
+        [deg == CRIT_SUCCESS, deg == SUCCESS, deg == CRIT_FAIL], [0, base // 2, 2 * base], base
+    ).astype(np.int32)
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,24 +243,62 @@ class Party(Rules):
     name: ClassVar[str] = "party"
     time_unit: ClassVar[str] = "rounds"
     outcomes: ClassVar[tuple[str, ...]] = OUTCOMES
-    marks: ClassVar[tuple[str, ...]] = ("deaths", "knockouts", "rounds", "dead_mask", "hero_spent",
-                                        "heals_spent")
+    marks: ClassVar[tuple[str, ...]] = (
+        "deaths",
+        "knockouts",
+        "rounds",
+        "dead_mask",
+        "hero_spent",
+        "heals_spent",
+    )
     rule_ids: ClassVar[str] = "R0-01..R0-13, R1-01..R1-08, R1-11; A0-1..A0-5, A0-7, A1-1, A1-2"
 
     level: int = same_as(Encounter, "level")
-    party: str = param("fighter,rogue,cleric,wizard", kind="party",
-                       help="the PCs: a comma list of roles (fighter, rogue, cleric, wizard)")
-    threat: str = param("moderate", kind="choice", choices=budget.THREATS,
-                        help="PF2e threat: sets the XP budget for the party's size (Table 10-1)")
-    xp_budget: int | None = param(None, kind="int", lo=0, hi=2000, optional=True, unit="XP",
-                                  help="XP budget of the lineup (none: from threat)")
-    lineup: str = param("boss", kind="choice", choices=budget.LINEUPS,
-                        help="how the budget becomes monsters: boss, boss_and_minions, pack")
+    party: str = param(
+        "fighter,rogue,cleric,wizard",
+        kind="party",
+        help="the PCs: a comma list of roles (fighter, rogue, cleric, wizard)",
+    )
+    threat: str = param(
+        "moderate",
+        kind="choice",
+        choices=budget.THREATS,
+        help="PF2e threat: sets the XP budget for the party's size (Table 10-1)",
+    )
+    xp_budget: int | None = param(
+        None,
+        kind="int",
+        lo=0,
+        hi=2000,
+        optional=True,
+        unit="XP",
+        help="XP budget of the lineup (none: from threat)",
+    )
+    lineup: str = param(
+        "boss",
+        kind="choice",
+        choices=budget.LINEUPS,
+        help="how the budget becomes monsters: boss, boss_and_minions, pack",
+    )
+    monsters: str | None = param(
+        None,
+        kind="levels",
+        optional=True,
+        help="explicit lineup: creature levels like 7,5,5 (none: from the budget)",
+    )
     benchmark: str = same_as(Encounter, "benchmark")
-    defense: str = param("Moderate", kind="choice", choices=creatures.DEFENSES,
-                         help="creature-building benchmark of the monsters' HP, AC, saves, Perception")
-    rules: str = param("seed000", kind="choice", choices=tuple(RULES_SETS),
-                       help="dying system: seed000, pf2e-core (published PF2e), seed001 (perseverance)")
+    defense: str = param(
+        "Moderate",
+        kind="choice",
+        choices=creatures.DEFENSES,
+        help="creature-building benchmark of the monsters' HP, AC, saves, Perception",
+    )
+    rules: str = param(
+        "seed000",
+        kind="choice",
+        choices=tuple(RULES_SETS),
+        help="dying system: seed000, pf2e-core (published PF2e), seed001 (perseverance)",
+    )
     hp: int | None = same_as(Encounter, "hp")
     start_dying: int = same_as(Encounter, "start_dying")
     check_penalty: int = same_as(Encounter, "check_penalty")
@@ -256,24 +317,57 @@ class Party(Rules):
     target_downed: str = same_as(Encounter, "target_downed")
     downed_chance: float = same_as(Encounter, "downed_chance")
     first_aid_dc: int = same_as(Encounter, "first_aid_dc")
-    area_chance: float = param(0.2, kind="float", lo=0.0, hi=1.0,
-                               help="per monster turn: chance of its limited-use area effect")
+    area_chance: float = param(
+        0.2,
+        kind="float",
+        lo=0.0,
+        hi=1.0,
+        help="per monster turn: chance of its limited-use area effect",
+    )
     area_uses: int = param(1, kind="int", lo=0, hi=10, help="area effects each monster can use")
-    pc_target: str = param("focus", kind="choice", choices=("focus", "spread"),
-                           help="PCs' targets: the weakest monster (focus) or one at random (spread)")
-    monster_target: str = param("random", kind="choice", choices=("random", "weakest", "focus"),
-                                help="monsters' targets among conscious PCs: random, weakest, focus (first)")
-    heal_below: float = param(0.5, kind="float", lo=0.0, hi=1.0,
-                              help="the cleric heals a conscious PC at or below this fraction of its max HP")
-    after_defeat: str = param("slain", kind="choice", choices=("slain", "captured"),
-                              help="every PC down: the monsters kill them (slain) or take them (captured)")
-    retreat_at: int | None = param(None, kind="int", lo=1, hi=8, optional=True,
-                                   help="the party retreats at the end of a round with this many PCs down")
+    pc_target: str = param(
+        "focus",
+        kind="choice",
+        choices=("focus", "spread"),
+        help="PCs' targets: the weakest monster (focus) or one at random (spread)",
+    )
+    monster_target: str = param(
+        "random",
+        kind="choice",
+        choices=("random", "weakest", "focus"),
+        help="monsters' targets among conscious PCs: random, weakest, focus (first)",
+    )
+    heal_below: float = param(
+        0.5,
+        kind="float",
+        lo=0.0,
+        hi=1.0,
+        help="the cleric heals a conscious PC at or below this fraction of its max HP",
+    )
+    after_defeat: str = param(
+        "slain",
+        kind="choice",
+        choices=("slain", "captured"),
+        help="every PC down: the monsters kill them (slain) or take them (captured)",
+    )
+    retreat_at: int | None = param(
+        None,
+        kind="int",
+        lo=1,
+        hi=8,
+        optional=True,
+        help="the party retreats at the end of a round with this many PCs down",
+    )
     max_rounds: int = same_as(Encounter, "max_rounds")
 
     def validate(self) -> None:
+        if self.monsters is not None and self.xp_budget is not None:
+            raise ParamError("monsters and xp_budget are exclusive: give one of them")
         if self.retreat_at is not None and self.retreat_at > self.n_pcs:
-            raise ParamError(f"retreat_at={self.retreat_at} is not allowed: at most the party's size ({self.n_pcs})")
+            raise ParamError(
+                f"retreat_at={self.retreat_at} is not allowed: "
+                f"at most the party's size ({self.n_pcs})"
+            )
 
     # -- the fighters -----------------------------------------------------------------
     @property
@@ -286,13 +380,25 @@ class Party(Rules):
 
     @property
     def budget(self) -> int:
-        return self.xp_budget if self.xp_budget is not None else budget.xp_budget(self.threat, self.n_pcs)
+        return (
+            self.xp_budget
+            if self.xp_budget is not None
+            else budget.xp_budget(self.threat, self.n_pcs)
+        )
 
     @property
     def fighters(self) -> Combatants:
         """The PCs' and monsters' numbers (cached on what they depend on)."""
-        return _combatants(self.roles, self.level, self.lineup, self.budget, self.benchmark,
-                           self.defense, self.monster_dc)
+        return _combatants(
+            self.roles,
+            self.level,
+            self.lineup,
+            self.budget,
+            self.benchmark,
+            self.defense,
+            self.monster_dc,
+            self.monsters,
+        )
 
     @property
     def start_dc(self) -> int:
@@ -301,7 +407,9 @@ class Party(Rules):
         F = self.fighters
         if F.monsters:
             return F.monsters[0].recovery_dc
-        return creatures.monster(min(self.level, 24), self.benchmark, self.defense, self.monster_dc).recovery_dc
+        return creatures.monster(
+            min(self.level, 24), self.benchmark, self.defense, self.monster_dc
+        ).recovery_dc
 
     def describe_lineup(self) -> str:
         """The lineup used, e.g. ``"boss: 1 x level 7 (80 of 80 XP)"``."""
@@ -322,7 +430,7 @@ class Party(Rules):
         return hero_points.hero_threshold(self.hero_policy, self.hero_points, self.death_at)
 
     def stabilize_cost(self, k: int) -> int:
-        """PP PC ``k`` spends to stabilise (R1-04, :func:`simkit.rules.perseverance.stabilize_cost`)."""
+        """PP PC ``k`` spends to stabilise (R1-04, :func:`perseverance.stabilize_cost`)."""
         return int(perseverance.stabilize_cost(self.fighters.pcs[k].pp_max, self.stabilize_cap))
 
     @property
@@ -353,11 +461,17 @@ class Party(Rules):
     def _plan(self) -> list[tuple[str, str, tuple[int, ...]]]:
         P, M, A = self.n_pcs, len(self.fighters.monsters), self.attacks
         F = self.fighters
-        out: list[tuple[str, str, tuple[int, ...]]] = [("check", "d20", (P,)), ("patk", "d20", (P, 2))]
+        out: list[tuple[str, str, tuple[int, ...]]] = [
+            ("check", "d20", (P,)),
+            ("patk", "d20", (P, 2)),
+        ]
         for k, pc in enumerate(F.pcs):
             out.append((f"dmg{k}", dice_draw(pc.damage), (2,)))
             if pc.area and pc.cantrip:
-                out += [(f"area{k}", dice_draw(pc.area), ()), (f"cantrip{k}", dice_draw(pc.cantrip), ())]
+                out += [
+                    (f"area{k}", dice_draw(pc.area), ()),
+                    (f"cantrip{k}", dice_draw(pc.cantrip), ()),
+                ]
             if pc.heal:
                 out.append((f"heal{k}", dice_draw(pc.heal), ()))
         if any(pc.area for pc in F.pcs):
@@ -417,8 +531,12 @@ class Party(Rules):
         monsters, then to the lower index."""
         F = self.fighters
         P, M = len(F.pcs), len(F.monsters)
-        perc = np.array([p.perception for p in F.pcs] + [mo.perception for mo in F.monsters], dtype=np.float64)
-        tie = np.array([(P + M - k) for k in range(P)] + [64 + (M - j) for j in range(M)], dtype=np.float64)
+        perc = np.array(
+            [p.perception for p in F.pcs] + [mo.perception for mo in F.monsters], dtype=np.float64
+        )
+        tie = np.array(
+            [(P + M - k) for k in range(P)] + [64 + (M - j) for j in range(M)], dtype=np.float64
+        )
         return (rolls.astype(np.float64) + perc) * 256 + tie
 
     # -- Monte Carlo kernel -------------------------------------------------------------------
@@ -426,7 +544,7 @@ class Party(Rules):
         F = self.fighters
         P, M = len(F.pcs), len(F.monsters)
         pp0 = np.array([p.pp_max for p in F.pcs], dtype=np.int16)
-        S = {
+        S: dict[str, np.ndarray] = {
             "hp": np.tile(np.array([p.hp for p in F.pcs], dtype=np.int32), (n, 1)),  # (n, P)
             "cond": np.zeros((n, P), dtype=np.int8),  # UP / DYING / STABLE / DEAD
             "dying": np.zeros((n, P), dtype=np.int16),  # dying value (seed 000)
@@ -439,7 +557,9 @@ class Party(Rules):
             "moved": np.zeros((n, P), dtype=bool),  # moved in the order this round (R0-03)
             "slots": np.tile(np.array([p.slots for p in F.pcs], dtype=np.int8), (n, 1)),
             "heals": np.tile(np.array([p.heals for p in F.pcs], dtype=np.int8), (n, 1)),
-            "mhp": np.tile(np.array([mo.hp for mo in F.monsters], dtype=np.int32), (n, 1)),  # (n, M)
+            "mhp": np.tile(
+                np.array([mo.hp for mo in F.monsters], dtype=np.int32), (n, 1)
+            ),  # (n, M)
             "area": np.full((n, M), self.area_uses, dtype=np.int8),  # area effects left
             "key": self.initiative_keys(self.init_draw(rng, n)),  # (n, P + M) initiative
             "phase": np.full(n, FIGHT if M else WON, dtype=np.int8),
@@ -456,9 +576,17 @@ class Party(Rules):
         if self.hp == 0:  # every PC starts knocked out (R0-03), by a creature of the lineup
             i = np.repeat(np.arange(n), P)
             k = np.tile(np.arange(P), n)
-            self._knockout(S, code, i, k, np.zeros(len(i), dtype=bool),
-                           np.full(len(i), self.start_dc, dtype=np.int16), None, move=False,
-                           start=self.start_dying)
+            self._knockout(
+                S,
+                code,
+                i,
+                k,
+                np.zeros(len(i), dtype=bool),
+                np.full(len(i), self.start_dc, dtype=np.int16),
+                None,
+                move=False,
+                start=self.start_dying,
+            )
             S["knockouts"][:] = 0
             self._check_defeat(S, code, np.arange(n))
         elif not M:
@@ -507,7 +635,9 @@ class Party(Rules):
         F = self.fighters
         P, M = len(F.pcs), len(F.monsters)
         V: dict[str, np.ndarray] = {
-            "pdmg": np.stack([dice_values(pc.damage, D[f"dmg{k}"]) for k, pc in enumerate(F.pcs)], axis=1),
+            "pdmg": np.stack(
+                [dice_values(pc.damage, D[f"dmg{k}"]) for k, pc in enumerate(F.pcs)], axis=1
+            ),
             "area": np.zeros((m, P), dtype=np.int32),  # wizards' area spell (m, P)
             "cantrip": np.zeros((m, P), dtype=np.int32),
             "heal": np.zeros((m, P), dtype=np.int32),  # clerics' heal (m, P)
@@ -519,11 +649,14 @@ class Party(Rules):
             if pc.heal:
                 V["heal"][:, k] = dice_values(pc.heal, D[f"heal{k}"])
         if M:
-            V["mdmg"] = np.stack([dice_values(mo.damage, D[f"mdmg{j}"]) for j, mo in enumerate(F.monsters)],
-                                 axis=1)  # (m, M, A)
+            V["mdmg"] = np.stack(
+                [dice_values(mo.damage, D[f"mdmg{j}"]) for j, mo in enumerate(F.monsters)], axis=1
+            )  # (m, M, A)
             if self.area_on:
-                V["marea"] = np.stack([dice_values(mo.area, D[f"marea{j}"]) for j, mo in enumerate(F.monsters)],
-                                      axis=1)  # (m, M)
+                V["marea"] = np.stack(
+                    [dice_values(mo.area, D[f"marea{j}"]) for j, mo in enumerate(F.monsters)],
+                    axis=1,
+                )  # (m, M)
         return V
 
     # -- the PCs' turns -------------------------------------------------------------------------
@@ -554,8 +687,9 @@ class Party(Rules):
             opts = self.dying_options
             old = S["dying"][i, k]
             fort = _static(self).fort[k] + self.check_penalty
-            new = recovery_check.recovery_phase(D["check"][i, k], old, check=opts["check"], bonus=fort,
-                                                dc=S["dcs"][i, k])
+            new = recovery_check.recovery_phase(
+                D["check"][i, k], old, check=opts["check"], bonus=fort, dc=S["dcs"][i, k]
+            )
             self._rise(S, code, i, k, old, new, knockout=False)
             return
         # seed 001: the perseverance turn (R1-01, R1-04) through rules/perseverance's reference
@@ -563,7 +697,9 @@ class Party(Rules):
         for col in np.unique(k):
             sel = k == col
             a, b = i[sel], k[sel]
-            out, new_pp = _agony_table(self.fighters.pcs[col].pp_max, self.stabilize_cost(col), self.spend)
+            out, new_pp = _agony_table(
+                self.fighters.pcs[col].pp_max, self.stabilize_cost(col), self.spend
+            )
             t = np.minimum(S["turns"][a, b] + 1, out.shape[1] - 1)
             res, now = out[pp[a, b], t], new_pp[pp[a, b], t]
             pp[a, b] = now
@@ -577,14 +713,22 @@ class Party(Rules):
         if not len(i):
             return
         opts = self.dying_options
-        res = hero_points.rise_phase(old, new, S["hero"][i, k] > 0, threshold=self.threshold,
-                                     death_at=self.death_at, knockout=knockout)
+        res = hero_points.rise_phase(
+            old,
+            new,
+            S["hero"][i, k] > 0,
+            threshold=self.threshold,
+            death_at=self.death_at,
+            knockout=knockout,
+        )
         st = res == hero_points.STABLE
         self._stabilize(S, i[st], k[st])
         he = res == hero_points.HERO
         a, b = i[he], k[he]
         if opts["hero_effect"] == "revive":
-            S["wounded"][a, b] = dying_damage.wounded_after_losing(S["wounded"][a, b], opts["wounded_rule"])
+            S["wounded"][a, b] = dying_damage.wounded_after_losing(
+                S["wounded"][a, b], opts["wounded_rule"]
+            )
             S["hero"][a, b] -= 1
             np.add.at(S["hero_spent"], a, 1)
             S["hp"][a, b] = 1
@@ -602,8 +746,9 @@ class Party(Rules):
 
     def _stabilize(self, S, i, k):
         if self.seed000:
-            S["wounded"][i, k] = dying_damage.wounded_after_losing(S["wounded"][i, k],
-                                                                   self.dying_options["wounded_rule"])
+            S["wounded"][i, k] = dying_damage.wounded_after_losing(
+                S["wounded"][i, k], self.dying_options["wounded_rule"]
+            )
         S["cond"][i, k] = STABLE
         S["dying"][i, k] = 0
 
@@ -628,7 +773,8 @@ class Party(Rules):
         if self.seed000:
             was = S["cond"][a, b] == DYING
             S["wounded"][a[was], b[was]] = dying_damage.wounded_after_losing(
-                S["wounded"][a[was], b[was]], self.dying_options["wounded_rule"])
+                S["wounded"][a[was], b[was]], self.dying_options["wounded_rule"]
+            )
         S["cond"][a, b] = UP
         S["dying"][a, b] = 0
         S["nl"][a, b] = False
@@ -661,8 +807,12 @@ class Party(Rules):
 
     def _first_aid(self, D, i, c) -> np.ndarray:
         """Whether cleric ``c``'s first aid works on tracks ``i`` (R1-02, rules/first_aid)."""
-        return first_aid.first_aid_lookup(D["aid"][i, c], bonus=self.fighters.pcs[c].medicine,
-                                          check_penalty=self.check_penalty, dc=self.first_aid_dc)
+        return first_aid.first_aid_lookup(
+            D["aid"][i, c],
+            bonus=self.fighters.pcs[c].medicine,
+            check_penalty=self.check_penalty,
+            dc=self.first_aid_dc,
+        )
 
     def _targets(self, S, D, i, k, a):
         """Monster each PC ``k`` on tracks ``i`` aims its ``a``-th attack at (-1: none alive)."""
@@ -745,7 +895,9 @@ class Party(Rules):
                 aim_down = np.zeros(len(i), dtype=bool)
             if self.monster_target == "random":
                 cnt = up.sum(axis=1)
-                pick = np.minimum((D["mon_tgt"][i, j, a] * cnt).astype(np.int64), np.maximum(cnt - 1, 0))
+                pick = np.minimum(
+                    (D["mon_tgt"][i, j, a] * cnt).astype(np.int64), np.maximum(cnt - 1, 0)
+                )
                 tgt_up = (np.cumsum(up, axis=1) <= pick[:, None]).sum(axis=1)
             elif self.monster_target == "weakest":
                 tgt_up = np.where(up, S["hp"][i], np.iinfo(np.int32).max).argmin(axis=1)
@@ -755,8 +907,11 @@ class Party(Rules):
             ok = aim_down | up.any(axis=1)
             i, j, k = i[ok], j[ok], k[ok]
             down = S["cond"][i, k] != UP
-            deg = degrees(D["matk"][i, j, a], atk[j] - MAP_STEPS[self.map] * min(a, 2),
-                          ac[k] - np.where(down, UNCONSCIOUS_AC, 0))
+            deg = degrees(
+                D["matk"][i, j, a],
+                atk[j] - MAP_STEPS[self.map] * min(a, 2),
+                ac[k] - np.where(down, UNCONSCIOUS_AC, 0),
+            )
             hit = deg >= SUCCESS
             dmg = V["mdmg"][i, j, a]
             crit = deg == CRIT_SUCCESS
@@ -777,7 +932,9 @@ class Party(Rules):
             dmg = basic_damage(deg, base)
             hit = up & (dmg > 0)
             kk = np.full(hit.sum(), k)
-            self._damage(S, code, i[hit], kk, j[hit], dmg[hit], (deg == CRIT_FAIL)[hit], sdc[j[hit]], hp_max)
+            self._damage(
+                S, code, i[hit], kk, j[hit], dmg[hit], (deg == CRIT_FAIL)[hit], sdc[j[hit]], hp_max
+            )
         self._check_defeat(S, code, i)
 
     def _damage(self, S, code, i, k, j, dmg, crit, src_dc, hp_max):
@@ -807,8 +964,13 @@ class Party(Rules):
         a, b, c, sd = a[~stable], b[~stable], c[~stable], sd[~stable]
         old = S["dying"][a, b]
         opts = self.dying_options
-        new = dying_damage.hit_phase(old, c, S["wounded"][a, b], on_damage=opts["on_damage"],
-                                     wounded_rule=opts["wounded_rule"])
+        new = dying_damage.hit_phase(
+            old,
+            c,
+            S["wounded"][a, b],
+            on_damage=opts["on_damage"],
+            wounded_rule=opts["wounded_rule"],
+        )
         S["dcs"][a, b] = np.maximum(S["dcs"][a, b], sd)
         self._rise(S, code, a, b, old, new, knockout=False)
 
@@ -907,15 +1069,21 @@ class Party(Rules):
                 sel = healer[st] == h
                 b = a[sel]
                 res = hourly.hourly_lookup(
-                    D["con"][b, k, :], D["med"][b, k, :] if h >= 0 else None, con=pc.con,
-                    healer=int(h) if h >= 0 else None, check_penalty=self.check_penalty,
-                    natural=False, lethal=True,
+                    D["con"][b, k, :],
+                    D["med"][b, k, :] if h >= 0 else None,
+                    con=pc.con,
+                    healer=int(h) if h >= 0 else None,
+                    check_penalty=self.check_penalty,
+                    natural=False,
+                    lethal=True,
                 )  # (n, HOURS): 0 dead / 1 stays / 2 awake (R1-06..R1-08)
                 # a nonlethal knock-out is in no danger of death (R1-11): lethal=False
                 res = np.where(S["nl"][b, k][:, None] & (res == hourly.DEAD), hourly.STAYS, res)
                 decisive = (res != hourly.STAYS) & hours_on
                 first = np.where(decisive.any(axis=1), decisive.argmax(axis=1), HOURS)
-                died = (first < HOURS) & (res[np.arange(len(b)), np.minimum(first, HOURS - 1)] == hourly.DEAD)
+                died = (first < HOURS) & (
+                    res[np.arange(len(b)), np.minimum(first, HOURS - 1)] == hourly.DEAD
+                )
                 self._kill(S, code, b[died], np.full(died.sum(), k))
                 S["cond"][b[~died], k] = UP
                 S["hp"][b[~died], k] = np.where(first[~died] < HOURS, 1, self.level)

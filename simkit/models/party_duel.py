@@ -40,15 +40,27 @@ _MAP = {"standard": 5, "agile": 4, "none": 0}
 def duel_supported(r) -> bool:
     """Whether ``r`` is an exact duel: one non-healing PC, one monster, seed 000 / pf2e-core."""
     F = r.fighters
-    return (len(F.pcs) == 1 and F.pcs[0].heal is None and len(F.monsters) == 1
-            and r.seed000 and r.hp != 0)
+    return (
+        len(F.pcs) == 1
+        and F.pcs[0].heal is None
+        and len(F.monsters) == 1
+        and r.seed000
+        and r.hp != 0
+    )
 
 
 def duel_states(r) -> int:
     """An upper bound on the duel's transient states."""
     pc, mo = r.fighters.pcs[0], r.fighters.monsters[0]
     hp = pc.hp if r.hp is None else min(pc.hp, r.hp)
-    return (max(hp, 1) + 1) * (mo.hp + 1) * (r.hero_points + 1) * (pc.slots + 1) * (r.area_uses + 1) * 2
+    return (
+        (max(hp, 1) + 1)
+        * (mo.hp + 1)
+        * (r.hero_points + 1)
+        * (pc.slots + 1)
+        * (r.area_uses + 1)
+        * 2
+    )
 
 
 def _pmf(text: str) -> list[tuple[int, float]]:
@@ -84,14 +96,20 @@ def _basic_save(bonus: int, dc: int, dice: str) -> list[tuple[int, bool, float]]
 def duel_initial(r) -> dict:
     """Full HP (or ``hp``), initiative by d20 + Perception (ties: the monster first)."""
     if not duel_supported(r):
-        raise NotImplementedError("party: exact only for duels (one non-cleric PC, one monster, "
-                                  "rules seed000 or pf2e-core)")
+        raise NotImplementedError(
+            "party: exact only for duels (one non-cleric PC, one monster, "
+            "rules seed000 or pf2e-core)"
+        )
     count = duel_states(r)
     if count > DUEL_MAX_STATES:
-        raise ExactTooLarge(f"the exact duel has up to {count} states (more than {DUEL_MAX_STATES}); "
-                            "use Monte Carlo (simkit run party ...)")
+        raise ExactTooLarge(
+            f"the exact duel has up to {count} states (more than {DUEL_MAX_STATES}); "
+            "use Monte Carlo (simkit run party ...)"
+        )
     pc, mo = r.fighters.pcs[0], r.fighters.monsters[0]
-    first = sum(a + pc.perception > b + mo.perception for a in range(1, 21) for b in range(1, 21)) / 400
+    first = (
+        sum(a + pc.perception > b + mo.perception for a in range(1, 21) for b in range(1, 21)) / 400
+    )
     hp = pc.hp if r.hp is None else min(pc.hp, r.hp)
     out: dict = {}
     base = (hp, r.hero_points, pc.slots, mo.hp, r.area_uses)
@@ -114,7 +132,9 @@ def _turns(r):
     hp_max = pc.hp
     step = 4 if pc.agile else 5
     pc_strikes = [_strike(pc.attack - step * a, mo.ac, pc.damage) for a in range(2)]
-    mo_strikes = [_strike(mo.attack - _MAP[r.map] * min(a, 2), pc.ac, mo.damage) for a in range(r.attacks)]
+    mo_strikes = [
+        _strike(mo.attack - _MAP[r.map] * min(a, 2), pc.ac, mo.damage) for a in range(r.attacks)
+    ]
     area = _basic_save(pc.reflex + r.check_penalty, mo.spell_dc, mo.area) if r.area_on else []
     spell = _basic_save(mo.reflex, pc.spell_dc, pc.area) if pc.area else []
     cantrip = _basic_save(mo.reflex, pc.spell_dc, pc.cantrip) if pc.cantrip else []
@@ -151,7 +171,9 @@ def _turns(r):
             lost[0] += p
             return
         threshold = r.threshold if hero > 0 else None
-        res = hero_points.rise(0, 1 + int(crit), threshold=threshold, death_at=r.death_at, knockout=True)
+        res = hero_points.rise(
+            0, 1 + int(crit), threshold=threshold, death_at=r.death_at, knockout=True
+        )
         if res == hero_points.HERO and opts["hero_effect"] == "revive":
             new[(1, hero - 1, True)] += p
         else:
@@ -162,7 +184,7 @@ def _turns(r):
         """((hp, hero, moved, p), ...), p(defeat) after the monster's strikes or area effect."""
         dist: dict = {(hp, hero, False): 1.0}
         lost = [0.0]
-        for outcomes in ([area] if use_area else mo_strikes):
+        for outcomes in [area] if use_area else mo_strikes:
             new: dict = defaultdict(float)
             for (h, he, mv), p in dist.items():
                 for d, c, q in outcomes:

@@ -54,11 +54,34 @@ def new_track(r: Party, init_rolls) -> dict:
             total, tie = int(init_rolls[c]) + F.monsters[c - P].perception, 64 + (M - (c - P))
         keys.append(total * 256.0 + tie)
     return {
-        "pcs": [{"hp": p.hp, "cond": UP, "dying": 0, "wounded": 0, "dcs": 0, "hero": r.hero_points, "pp": p.pp_max,
-                  "turns": 0, "nl": False, "moved": False, "slots": p.slots, "heals": p.heals} for p in F.pcs],
-        "mhp": [mo.hp for mo in F.monsters], "area": [r.area_uses] * M, "key": keys,
-        "phase": "fight" if M else "won", "deaths": 0, "knockouts": 0, "rounds": 0, "dead_mask": 0, "hero_spent": 0,
-        "heals_spent": 0, "outcome": None,
+        "pcs": [
+            {
+                "hp": p.hp,
+                "cond": UP,
+                "dying": 0,
+                "wounded": 0,
+                "dcs": 0,
+                "hero": r.hero_points,
+                "pp": p.pp_max,
+                "turns": 0,
+                "nl": False,
+                "moved": False,
+                "slots": p.slots,
+                "heals": p.heals,
+            }
+            for p in F.pcs
+        ],
+        "mhp": [mo.hp for mo in F.monsters],
+        "area": [r.area_uses] * M,
+        "key": keys,
+        "phase": "fight" if M else "won",
+        "deaths": 0,
+        "knockouts": 0,
+        "rounds": 0,
+        "dead_mask": 0,
+        "hero_spent": 0,
+        "heals_spent": 0,
+        "outcome": None,
     }
 
 
@@ -85,18 +108,27 @@ class _Track:
     def stabilize(self, k):
         pc = self.tr["pcs"][k]
         if self.r.seed000:
-            pc["wounded"] = dying_damage.wounded_after_losing(pc["wounded"], self.opts["wounded_rule"])
+            pc["wounded"] = dying_damage.wounded_after_losing(
+                pc["wounded"], self.opts["wounded_rule"]
+            )
         pc.update(cond=STABLE, dying=0)
 
     def rise(self, k, old, new, knockout):
         r, pc = self.r, self.tr["pcs"][k]
-        res = hero_points.rise(old, new, threshold=r.threshold if pc["hero"] > 0 else None,
-                               death_at=r.death_at, knockout=knockout)
+        res = hero_points.rise(
+            old,
+            new,
+            threshold=r.threshold if pc["hero"] > 0 else None,
+            death_at=r.death_at,
+            knockout=knockout,
+        )
         if res == hero_points.STABLE:
             self.stabilize(k)
         elif res == hero_points.HERO:
             if self.opts["hero_effect"] == "revive":
-                pc["wounded"] = dying_damage.wounded_after_losing(pc["wounded"], self.opts["wounded_rule"])
+                pc["wounded"] = dying_damage.wounded_after_losing(
+                    pc["wounded"], self.opts["wounded_rule"]
+                )
                 pc["hero"] -= 1
                 self.tr["hero_spent"] += 1
                 pc.update(hp=1, cond=UP)
@@ -122,8 +154,12 @@ class _Track:
             pc.update(cond=STABLE, nl=True)
         elif r.seed000:
             pc["dcs"] = src
-            gain = dying_damage.knockout_value(start=start, crit=crit, wounded=pc["wounded"],
-                                               wounded_rule=self.opts["wounded_rule"])
+            gain = dying_damage.knockout_value(
+                start=start,
+                crit=crit,
+                wounded=pc["wounded"],
+                wounded_rule=self.opts["wounded_rule"],
+            )
             self.rise(k, 0, gain, knockout=True)
         else:
             pc.update(cond=DYING, turns=0, nl=False)
@@ -151,8 +187,13 @@ class _Track:
             self.knockout(k, crit, src, j, move=False)
         elif r.seed000:
             old = pc["dying"]
-            new = dying_damage.hit_while_dying(old, crit, on_damage=self.opts["on_damage"],
-                                               wounded=pc["wounded"], wounded_rule=self.opts["wounded_rule"])
+            new = dying_damage.hit_while_dying(
+                old,
+                crit,
+                on_damage=self.opts["on_damage"],
+                wounded=pc["wounded"],
+                wounded_rule=self.opts["wounded_rule"],
+            )
             pc["dcs"] = max(pc["dcs"], src)
             self.rise(k, old, new, knockout=False)
 
@@ -175,15 +216,21 @@ class _Track:
         pc = self.tr["pcs"][k]
         if pc["cond"] != UP:
             if self.r.seed000 and pc["cond"] == DYING:
-                pc["wounded"] = dying_damage.wounded_after_losing(pc["wounded"], self.opts["wounded_rule"])
+                pc["wounded"] = dying_damage.wounded_after_losing(
+                    pc["wounded"], self.opts["wounded_rule"]
+                )
             pc.update(cond=UP, dying=0, nl=False, hp=0)
         pc["hp"] = min(self.F.pcs[k].hp, pc["hp"] + _dice(self.F.pcs[c].heal, self.d[f"heal{c}"]))
         self.tr["pcs"][c]["heals"] -= 1
         self.tr["heals_spent"] += 1
 
     def first_aid(self, c, k):
-        if first_aid.first_aid_succeeds(int(self.d["aid"][c]), bonus=self.F.pcs[c].medicine,
-                                        check_penalty=self.r.check_penalty, dc=self.r.first_aid_dc):
+        if first_aid.first_aid_succeeds(
+            int(self.d["aid"][c]),
+            bonus=self.F.pcs[c].medicine,
+            check_penalty=self.r.check_penalty,
+            dc=self.r.first_aid_dc,
+        ):
             self.stabilize(k)
 
     # -- turns -----------------------------------------------------------------------
@@ -191,13 +238,19 @@ class _Track:
         r, pc = self.r, self.tr["pcs"][k]
         if r.seed000:
             old = pc["dying"]
-            delta = recovery_check.recovery_delta(int(self.d["check"][k]), old, check=self.opts["check"],
-                                                  bonus=self.F.pcs[k].fort + r.check_penalty, dc=pc["dcs"])
+            delta = recovery_check.recovery_delta(
+                int(self.d["check"][k]),
+                old,
+                check=self.opts["check"],
+                bonus=self.F.pcs[k].fort + r.check_penalty,
+                dc=pc["dcs"],
+            )
             self.rise(k, old, old + delta, knockout=False)
             return
         pc["turns"] += 1
         res, _, pc["pp"] = perseverance.perseverance_round(
-            perseverance.AGONISING, pc["pp"], pc["turns"], cost=r.stabilize_cost(k), spend=r.spend)
+            perseverance.AGONISING, pc["pp"], pc["turns"], cost=r.stabilize_cost(k), spend=r.spend
+        )
         if res == perseverance.STABLE:
             pc["cond"] = STABLE
         elif res == perseverance.DEAD:
@@ -218,7 +271,11 @@ class _Track:
             if self.tr["phase"] != "fight":
                 return
             j = self.target(k, a)
-            deg = degree(int(self.d["patk"][k][a]), me.attack - (4 if me.agile else 5) * a, self.F.monsters[j].ac)
+            deg = degree(
+                int(self.d["patk"][k][a]),
+                me.attack - (4 if me.agile else 5) * a,
+                self.F.monsters[j].ac,
+            )
             if deg >= SUCCESS:
                 dmg = _dice(me.damage, self.d[f"dmg{k}"][a])
                 self.hit_monster(j, 2 * dmg if deg == CRIT_SUCCESS else dmg)
@@ -238,7 +295,9 @@ class _Track:
         if j is None:
             return
         base = _dice(me.cantrip, self.d[f"cantrip{k}"])
-        dmg = _basic(degree(int(self.d["msave"][k][j]), self.F.monsters[j].reflex, me.spell_dc), base)
+        dmg = _basic(
+            degree(int(self.d["msave"][k][j]), self.F.monsters[j].reflex, me.spell_dc), base
+        )
         if dmg > 0:
             self.hit_monster(j, dmg)
 
@@ -246,8 +305,11 @@ class _Track:
         pcs_ = self.tr["pcs"]
         if pcs_[k]["heals"] > 0:
             downed = [q for q, pc in enumerate(pcs_) if pc["cond"] in (DYING, STABLE)]
-            low = [q for q, pc in enumerate(pcs_)
-                   if pc["cond"] == UP and pc["hp"] <= self.r.heal_below * self.F.pcs[q].hp]
+            low = [
+                q
+                for q, pc in enumerate(pcs_)
+                if pc["cond"] == UP and pc["hp"] <= self.r.heal_below * self.F.pcs[q].hp
+            ]
             if downed or low:
                 self.heal(k, (downed or low)[0])
                 return
@@ -279,7 +341,11 @@ class _Track:
             base = _dice(mo.area, self.d[f"marea{j}"])
             for k, pc in enumerate(tr["pcs"]):
                 if pc["cond"] == UP:
-                    deg = degree(int(self.d["psave"][j][k]), self.F.pcs[k].reflex + r.check_penalty, mo.spell_dc)
+                    deg = degree(
+                        int(self.d["psave"][j][k]),
+                        self.F.pcs[k].reflex + r.check_penalty,
+                        mo.spell_dc,
+                    )
                     dmg = _basic(deg, base)
                     if dmg > 0:
                         self.damage(k, j, dmg, deg == CRIT_FAIL, mo.spell_dc)
@@ -291,8 +357,13 @@ class _Track:
             pcs_ = tr["pcs"]
             downed = [q for q, pc in enumerate(pcs_) if pc["cond"] in (DYING, STABLE)]
             up = [q for q, pc in enumerate(pcs_) if pc["cond"] == UP]
-            aim_down = bool(downed) and (r.target_downed == "always" or (
-                r.target_downed == "sometimes" and float(self.d["downed_u"][j][a]) < r.downed_chance))
+            aim_down = bool(downed) and (
+                r.target_downed == "always"
+                or (
+                    r.target_downed == "sometimes"
+                    and float(self.d["downed_u"][j][a]) < r.downed_chance
+                )
+            )
             if aim_down:
                 k = downed[0]
             elif not up:
@@ -329,16 +400,25 @@ class _Track:
 
     def hourly(self):
         r, pcs_ = self.r, self.tr["pcs"]
-        meds = [me.medicine for q, me in enumerate(self.F.pcs) if me.medicine is not None and pcs_[q]["cond"] == UP]
+        meds = [
+            me.medicine
+            for q, me in enumerate(self.F.pcs)
+            if me.medicine is not None and pcs_[q]["cond"] == UP
+        ]
         healer = max(meds) if meds else None
         for k, pc in enumerate(pcs_):
             if pc["cond"] != STABLE:
                 continue
             result = hourly.STAYS
             for h in range(r.checks):
-                result = hourly.hourly_result(int(self.d["con"][k][h]), int(self.d["med"][k][h]),
-                                              con=self.F.pcs[k].con, healer=healer,
-                                              check_penalty=r.check_penalty, lethal=not pc["nl"])
+                result = hourly.hourly_result(
+                    int(self.d["con"][k][h]),
+                    int(self.d["med"][k][h]),
+                    con=self.F.pcs[k].con,
+                    healer=healer,
+                    check_penalty=r.check_penalty,
+                    lethal=not pc["nl"],
+                )
                 if result != hourly.STAYS:
                     break
             if result == hourly.DEAD:
@@ -348,7 +428,7 @@ class _Track:
 
 
 def ref_init(r: Party, tr: dict):
-    """Step 0 of a track made by :func:`new_track`: the knock-outs of ``hp=0``; the outcome or None."""
+    """Step 0 of a track made by :func:`new_track` (the knock-outs of ``hp=0``): outcome or None."""
     if r.hp is not None:
         for k, pc in enumerate(tr["pcs"]):
             pc["hp"] = min(pc["hp"], r.hp)
@@ -386,7 +466,11 @@ def ref_round(r: Party, tr: dict, d: dict):
             tr["phase"] = "fled"
     elif tr["outcome"] is None:
         T.aftermath()
-    if tr["outcome"] is None and tr["phase"] != "fight" and all(pc["cond"] != DYING for pc in tr["pcs"]):
+    if (
+        tr["outcome"] is None
+        and tr["phase"] != "fight"
+        and all(pc["cond"] != DYING for pc in tr["pcs"])
+    ):
         if r.hourly_on:
             T.hourly()
         if tr["phase"] == "won":
@@ -394,4 +478,3 @@ def ref_round(r: Party, tr: dict, d: dict):
         else:
             tr["outcome"] = "retreat"
     return None if tr["outcome"] is None else OUTCOMES.index(tr["outcome"])
-

@@ -26,7 +26,18 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-__all__ = ["LINEUPS", "THREATS", "Lineup", "creature_xp", "lineup", "xp_budget"]
+from simkit.core.params import register_kind
+
+__all__ = [
+    "LINEUPS",
+    "THREATS",
+    "Lineup",
+    "creature_xp",
+    "explicit_lineup",
+    "lineup",
+    "parse_levels",
+    "xp_budget",
+]
 
 THREATS = ("trivial", "low", "moderate", "severe", "extreme")
 LINEUPS = ("boss", "boss_and_minions", "pack")
@@ -59,8 +70,10 @@ def creature_xp(level_diff: int) -> int:
     """XP of a creature ``level_diff`` levels above the party (Table 10-2, -4..+4)."""
     table = _xp_table()
     if level_diff not in table:
-        raise ValueError(f"creature level - party level must be in [{min(table)}, {max(table)}], "
-                         f"got {level_diff!r}")
+        raise ValueError(
+            f"creature level - party level must be in [{min(table)}, {max(table)}], "
+            f"got {level_diff!r}"
+        )
     return table[level_diff]
 
 
@@ -79,6 +92,9 @@ class Lineup:
         for lvl in sorted(set(self.levels), reverse=True):
             parts.append(f"{self.levels.count(lvl)} x level {lvl}")
         body = " + ".join(parts) if parts else "no creature"
+        if self.template == "explicit":
+            spent = f"{self.xp} XP" if self.xp >= 0 else "XP beyond Table 10-2"
+            return f"explicit: {body} ({spent})"
         return f"{self.template}: {body} ({self.xp} of {self.budget} XP)"
 
 
@@ -121,5 +137,51 @@ def lineup(template: str, budget: int, party_level: int, n_pcs: int = 4) -> Line
         rel = [best[1]] * best[2] if best else []
     else:
         raise ValueError(f"lineup must be one of {', '.join(LINEUPS)}; got {template!r}")
-    return Lineup(template, budget, tuple(_clamp(party_level + d) for d in rel),
-                  sum(table[d] for d in rel))
+    return Lineup(
+        template, budget, tuple(_clamp(party_level + d) for d in rel), sum(table[d] for d in rel)
+    )
+
+
+MAX_MONSTERS = 12
+
+
+def parse_levels(value) -> str:
+    """Explicit creature levels as a canonical comma list (1..:data:`MAX_MONSTERS` levels in
+    -1..24), e.g. ``"7,5,5"``; raises ValueError naming what is allowed."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    if isinstance(value, (list, tuple)):
+        value = ",".join(str(v) for v in value)
+    if not isinstance(value, str):
+        raise TypeError(f"monsters is a comma list of creature levels, got {value!r}")
+    parts = [v.strip() for v in value.split(",") if v.strip()]
+    lo, hi = MONSTER_LEVELS
+    try:
+        levels = [int(v) for v in parts]
+    except ValueError:
+        raise ValueError(
+            f"monsters must be creature levels in [{lo}, {hi}], got {value!r}"
+        ) from None
+    if not 1 <= len(levels) <= MAX_MONSTERS or any(not lo <= v <= hi for v in levels):
+        raise ValueError(
+            f"monsters must be 1 to {MAX_MONSTERS} creature levels in [{lo}, {hi}], got {value!r}"
+        )
+    return ",".join(str(v) for v in levels)
+
+
+def explicit_lineup(levels: tuple[int, ...], party_level: int) -> Lineup:
+    """A lineup of the creatures given; ``xp`` is their XP (Table 10-2), -1 when a creature
+    is more than 4 levels from the party's."""
+    table = _xp_table()
+    diffs = [lvl - party_level for lvl in levels]
+    xp = sum(table[d] for d in diffs) if all(d in table for d in diffs) else -1
+    return Lineup("explicit", xp, tuple(levels), xp)
+
+
+register_kind(
+    "levels",
+    parse_levels,
+    f"a comma list of 1..{MAX_MONSTERS} creature levels in "
+    f"[{MONSTER_LEVELS[0]}, {MONSTER_LEVELS[1]}]",
+    show_reason=True,
+)

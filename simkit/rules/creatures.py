@@ -112,7 +112,8 @@ def monster_spell_dc(level: int, benchmark: str = "High") -> int:
 def _hp_table() -> dict[int, dict[str, int]]:
     """``creature-2-07-HP.csv`` (two header rows: benchmark, then max/min): the middle of
     each benchmark's range, rounded down."""
-    with resources.files("simkit.rules").joinpath("data", "creature-2-07-HP.csv").open(newline="") as fh:
+    path = resources.files("simkit.rules").joinpath("data", "creature-2-07-HP.csv")
+    with path.open(newline="") as fh:
         rows = list(csv.reader(fh))
     bench, mm = rows[0], rows[1]
     out: dict[int, dict[str, int]] = {}
@@ -130,7 +131,8 @@ def monster_hp(level: int, benchmark: str = "Moderate") -> int:
     """Hit points of a creature of ``level`` (GM Core table 2-7): the middle of the range."""
     rows = _hp_table()
     if level not in rows:
-        raise ValueError(f"monster level must be an integer in [{min(rows)}, {max(rows)}], got {level!r}")
+        raise ValueError(
+            f"monster level must be an integer in [{min(rows)}, {max(rows)}], got {level!r}")
     if benchmark not in rows[level]:
         raise ValueError(f"benchmark must be one of {', '.join(rows[level])}; got {benchmark!r}")
     return rows[level][benchmark]

@@ -42,8 +42,18 @@ from importlib import resources
 from simkit.core.params import register_kind
 from simkit.rules import levels
 
-__all__ = ["MAX_PARTY", "ROLES", "PCStats", "RoleSpec", "heal_dice", "key_ability", "parse_party",
-           "progression", "role", "role_names"]
+__all__ = [
+    "MAX_PARTY",
+    "ROLES",
+    "PCStats",
+    "RoleSpec",
+    "heal_dice",
+    "key_ability",
+    "parse_party",
+    "progression",
+    "role",
+    "role_names",
+]
 
 ANCESTRY_HP = 8  # a human (Player Core)
 
@@ -137,30 +147,86 @@ _FW = ((1, 1), (10, 2))  # +1, +2 from level 10 (the encounter's typical fighter
 #: The roles (Player Core class tables; see the module docstring and docs/pf2e-sources.md).
 ROLES: dict[str, RoleSpec] = {
     "fighter": RoleSpec(
-        class_hp=10, con=2, dex=_FW, wis=_FW, armour=((1, 2), (11, 4), (17, 6)), armour_item=5,
-        dex_cap=0, fort=((1, 4), (9, 6)), reflex=((1, 4), (15, 6)), will=((1, 2), (3, 4)),
-        perception=((1, 4), (7, 6)), weapon_column="fighter/martial/mastery",
-        spec_column="fighter/mastery", weapon_die=12, strike_ability=4, damage_ability=4,
-        agile=False),
+        class_hp=10,
+        con=2,
+        dex=_FW,
+        wis=_FW,
+        armour=((1, 2), (11, 4), (17, 6)),
+        armour_item=5,
+        dex_cap=0,
+        fort=((1, 4), (9, 6)),
+        reflex=((1, 4), (15, 6)),
+        will=((1, 2), (3, 4)),
+        perception=((1, 4), (7, 6)),
+        weapon_column="fighter/martial/mastery",
+        spec_column="fighter/mastery",
+        weapon_die=12,
+        strike_ability=4,
+        damage_ability=4,
+        agile=False,
+    ),
     "rogue": RoleSpec(
-        class_hp=8, con=1, dex=(), wis=_FW, armour=((1, 2), (13, 4), (19, 6)), armour_item=1,
-        dex_cap=4, fort=((1, 2), (9, 4)), reflex=((1, 4), (7, 6), (13, 8)),
-        will=((1, 4), (17, 6)), perception=((1, 4), (7, 6), (13, 8)), weapon_column="$martial",
-        spec_column="$martial", weapon_die=6, strike_ability=4, damage_ability=4, agile=True,
-        sneak=True),
+        class_hp=8,
+        con=1,
+        dex=(),
+        wis=_FW,
+        armour=((1, 2), (13, 4), (19, 6)),
+        armour_item=1,
+        dex_cap=4,
+        fort=((1, 2), (9, 4)),
+        reflex=((1, 4), (7, 6), (13, 8)),
+        will=((1, 4), (17, 6)),
+        perception=((1, 4), (7, 6), (13, 8)),
+        weapon_column="$martial",
+        spec_column="$martial",
+        weapon_die=6,
+        strike_ability=4,
+        damage_ability=4,
+        agile=True,
+        sneak=True,
+    ),
     "cleric": RoleSpec(
-        class_hp=8, con=1, dex=_FW, wis=(), armour=((1, 2), (13, 4)), armour_item=1, dex_cap=4,
-        fort=((1, 2), (9, 4)), reflex=((1, 2), (11, 4)), will=((1, 4), (9, 6), (17, 8)),
-        perception=((1, 2), (5, 4)), weapon_column="cleric/cloistered cleric",
-        spec_column="cleric/cloistered cleric", weapon_die=6, strike_ability=1,
-        damage_ability=1, agile=False, caster="divine", spell_column="cleric/cloistered cleric"),
+        class_hp=8,
+        con=1,
+        dex=_FW,
+        wis=(),
+        armour=((1, 2), (13, 4)),
+        armour_item=1,
+        dex_cap=4,
+        fort=((1, 2), (9, 4)),
+        reflex=((1, 2), (11, 4)),
+        will=((1, 4), (9, 6), (17, 8)),
+        perception=((1, 2), (5, 4)),
+        weapon_column="cleric/cloistered cleric",
+        spec_column="cleric/cloistered cleric",
+        weapon_die=6,
+        strike_ability=1,
+        damage_ability=1,
+        agile=False,
+        caster="divine",
+        spell_column="cleric/cloistered cleric",
+    ),
     "wizard": RoleSpec(
-        class_hp=6, con=1, dex=((1, 2), (5, 3), (10, 4), (20, 5)), wis=_FW,
-        armour=((1, 2), (13, 4)), armour_item=0, dex_cap=99, fort=((1, 2), (9, 4)),
-        reflex=((1, 2), (5, 4)), will=((1, 4), (7, 6), (17, 8)), perception=((1, 2), (11, 4)),
-        weapon_column="$spellcaster", spec_column="$spellcaster", weapon_die=4,
-        strike_ability=2, damage_ability=0, agile=False, caster="arcane",
-        spell_column="$spellcaster"),
+        class_hp=6,
+        con=1,
+        dex=((1, 2), (5, 3), (10, 4), (20, 5)),
+        wis=_FW,
+        armour=((1, 2), (13, 4)),
+        armour_item=0,
+        dex_cap=99,
+        fort=((1, 2), (9, 4)),
+        reflex=((1, 2), (5, 4)),
+        will=((1, 4), (7, 6), (17, 8)),
+        perception=((1, 2), (11, 4)),
+        weapon_column="$spellcaster",
+        spec_column="$spellcaster",
+        weapon_die=4,
+        strike_ability=2,
+        damage_ability=0,
+        agile=False,
+        caster="arcane",
+        spell_column="$spellcaster",
+    ),
 }
 
 
@@ -254,7 +320,8 @@ def role(name: str, level: int) -> PCStats:
         heal, heals = heal_dice(level), _step(level, FONT)
         medicine = level + 2 + wis
     return PCStats(
-        role=name, level=level,
+        role=name,
+        level=level,
         hp=ANCESTRY_HP + (s.class_hp + con) * level,
         ac=ac,
         fort=level + _step(level, s.fort) + con + resil,
@@ -262,9 +329,18 @@ def role(name: str, level: int) -> PCStats:
         will=level + _step(level, s.will) + wis + resil,
         perception=level + _step(level, s.perception) + wis,
         attack=level + weapon + strike_mod + potency,
-        damage=damage, agile=s.agile, strikes=2,
-        spell_dc=spell_dc, spell_attack=spell_attack, area=area, slots=slots, cantrip=cantrip,
-        heal=heal, heals=heals, medicine=medicine, con=con,
+        damage=damage,
+        agile=s.agile,
+        strikes=2,
+        spell_dc=spell_dc,
+        spell_attack=spell_attack,
+        area=area,
+        slots=slots,
+        cantrip=cantrip,
+        heal=heal,
+        heals=heals,
+        medicine=medicine,
+        con=con,
         pp_max=levels.pp_max(level, 4),
     )
 
@@ -288,5 +364,9 @@ def parse_party(value) -> str:
     return ",".join(names)
 
 
-register_kind("party", parse_party, f"a comma list of 1..{MAX_PARTY} roles among {', '.join(ROLES)}",
-              show_reason=True)
+register_kind(
+    "party",
+    parse_party,
+    f"a comma list of 1..{MAX_PARTY} roles among {', '.join(ROLES)}",
+    show_reason=True,
+)
