@@ -60,7 +60,7 @@ def plain_loop(model: Dying, n: int, seed: int) -> dict:
 
 
 def sweep_outside(n: int, rounds: int) -> tuple[float, float, int, float]:
-    """(seconds of the sweep, of its simulate() calls alone, table builds, seconds building them)."""
+    """(sweep seconds, its simulate() calls alone, table builds, seconds building them)."""
     from simkit.analysis.sweep import sweep
     from simkit.models.dying import _tables, table_key
 
@@ -91,7 +91,9 @@ def main(argv=None):
     ap.add_argument("-n", type=float, default=1e7)
     ap.add_argument("--memory-n", type=float, default=1e8)
     ap.add_argument("--loop-n", type=float, default=2e5)
-    ap.add_argument("--sweep-n", type=float, default=1e5, help="tracks per sweep point (default 1e5)")
+    ap.add_argument(
+        "--sweep-n", type=float, default=1e5, help="tracks per sweep point (default 1e5)"
+    )
     ap.add_argument("--rounds", type=int, default=3, help="rounds; the best is kept (default 3)")
     args, _ = ap.parse_known_args(argv)
     n, n_mem, n_loop = int(args.n), int(args.memory_n), int(args.loop_n)
@@ -126,18 +128,36 @@ def main(argv=None):
     def row(label, value, fmt, target, ok):
         print(f"{label:<44} {value:{fmt}}  {target:<12} {'ok' if ok else 'MISSED'}")
 
-    print(f"dying benchmark, best of {args.rounds} interleaved rounds (load average {os.getloadavg()[0]:.1f})")
+    print(
+        f"dying benchmark, best of {args.rounds} interleaved rounds "
+        f"(load average {os.getloadavg()[0]:.1f})"
+    )
     print(f"simulate (dying defaults), n={n:.0e}         : {sim_rate / 1e6:8.1f} M tracks/s")
     print(f"plain per-track Python loop, n={n_loop:.0e}      : {loop_rate / 1e6:8.2f} M tracks/s")
     print(f"raw d20 draws (uint16)                       : {raw_rate / 1e6:8.1f} M draws/s")
     print(f"mean rolls per track                         : {mean_rolls:8.3f}")
-    row("speed-up over the loop", sim_rate / loop_rate, "8.1f", ">= 100", sim_rate / loop_rate >= 100)
+    row(
+        "speed-up over the loop",
+        sim_rate / loop_rate,
+        "8.1f",
+        ">= 100",
+        sim_rate / loop_rate >= 100,
+    )
     rr = sim_rate * mean_rolls / raw_rate
     row("rolls rate / raw d20 rate", rr, "8.3f", ">= 0.5", rr >= 0.5)
-    row(f"peak traced memory, n={n_mem:.0e} (MB, {t_mem:.1f} s)", peak / 2**20, "8.1f", "<= 64", peak <= 64 * 2**20)
-    print(f"sweep 1,000 points x {args.sweep_n:.0e}: {t_sweep:.2f} s; simulate() alone {t_alone:.2f} s; "
-          f"{builds} table builds ({t_builds:.3f} s); the rest is the sweep's own work (exact column, "
-          "parameter checks, table)")
+    row(
+        f"peak traced memory, n={n_mem:.0e} (MB, {t_mem:.1f} s)",
+        peak / 2**20,
+        "8.1f",
+        "<= 64",
+        peak <= 64 * 2**20,
+    )
+    print(
+        f"sweep 1,000 points x {args.sweep_n:.0e}: {t_sweep:.2f} s; "
+        f"simulate() alone {t_alone:.2f} s; {builds} table builds ({t_builds:.3f} s); "
+        "the rest is the sweep's own work (exact column, "
+        "parameter checks, table)"
+    )
     row("sweep: share of time building dying tables", t_builds / t_sweep, "8.1%", "(was 67%)", True)
     row("sweep: share of time outside simulation", outside, "8.1%", "<= 20%", outside <= 0.20)
 

@@ -28,12 +28,31 @@ from simkit.models.encounter import Encounter
 CASES = {
     "encounter (defaults)": (Encounter(), 40.0, 4),
     "L5 vs L7, target downed, cleric r3": (
-        Encounter(level=5, monster_level=7, target_downed="always", healer_round=3), None, 20),
+        Encounter(level=5, monster_level=7, target_downed="always", healer_round=3),
+        None,
+        20,
+    ),
     "same, seed 001": (
-        Encounter(level=5, monster_level=7, target_downed="always", healer_round=3, dying_rules="seed001"), None, 20),
+        Encounter(
+            level=5, monster_level=7, target_downed="always", healer_round=3, dying_rules="seed001"
+        ),
+        None,
+        20,
+    ),
     "3 enemies x 3 strikes, effects, healer 20%": (
-        Encounter(level=8, monster_level=6, enemies=3, attacks=3, effect_chance=0.3, target_downed="sometimes",
-                  healer_chance=0.2, medicine=14), None, 40),
+        Encounter(
+            level=8,
+            monster_level=6,
+            enemies=3,
+            attacks=3,
+            effect_chance=0.3,
+            target_downed="sometimes",
+            healer_chance=0.2,
+            medicine=14,
+        ),
+        None,
+        40,
+    ),
 }
 
 
@@ -59,8 +78,10 @@ def main(argv=None) -> int:
             best_ref = min(best_ref, _per_track(dying, n, r))
             best[label] = min(best[label], _per_track(model, max(1, n // div), r))
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"encounter / dying, per track, best of {args.rounds} interleaved rounds "
-          f"(dying: {best_ref * 1e9:.0f} ns/track; load average {load:.1f})")
+    print(
+        f"encounter / dying, per track, best of {args.rounds} interleaved rounds "
+        f"(dying: {best_ref * 1e9:.0f} ns/track; load average {load:.1f})"
+    )
     print(f"{'case':<46} {'ns/track':>9} {'ratio':>7}  target")
     for label, (_, target, _) in CASES.items():
         ratio = best[label] / best_ref

@@ -51,7 +51,10 @@ def main(argv=None) -> int:
     print(f"{'import numpy, pandas':<28} {best_ref:8.3f} {1.0:7.2f}  (reference)")
     for label, (_, target) in CASES.items():
         ratio = best[label] / best_ref
-        print(f"{label:<28} {best[label]:8.3f} {ratio:7.2f}  <= {target:g}  {'ok' if ratio <= target else 'MISSED'}")
+        print(
+            f"{label:<28} {best[label]:8.3f} {ratio:7.2f}  <= {target:g}  "
+            f"{'ok' if ratio <= target else 'MISSED'}"
+        )
     return 0
 
 

@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 
 import simkit
 from simkit.cli.main import main
-from simkit.models.custom import CustomTrack, TrackError, track
-from simkit.models import REGISTRY, make_model
-from simkit.models.dnd import DnD4e, DnD5e
 from simkit.core.streams import STREAM_SIZE
+from simkit.models import REGISTRY, make_model
+from simkit.models.custom import CustomTrack, TrackError, track
+from simkit.models.dnd import DnD4e, DnD5e
 from simkit.testing import within_se
 
 
@@ -55,13 +55,19 @@ def brute_5e(dc=10, bonus=0, successes=0, failures=0):
 def closed_form_4e(dc=10, surge_at=20, bonus=0, surge=True, failures=0):
     """P(dead) for 4e: only failures and surges end a round's 'nothing' loop."""
     p_fail = Fraction(sum(1 for r in range(1, 21) if r + bonus < dc), 20)
-    p_surge = Fraction(sum(1 for r in range(1, 21) if r + bonus >= surge_at and r + bonus >= dc), 20) if surge else 0
+    p_surge = (
+        Fraction(sum(1 for r in range(1, 21) if r + bonus >= surge_at and r + bonus >= dc), 20)
+        if surge
+        else 0
+    )
     if p_fail == 0:
         return Fraction(0)
     return (p_fail / (p_fail + p_surge)) ** (3 - failures)
 
 
-@pytest.mark.parametrize("kw", [{}, {"bonus": 3}, {"dc": 15, "failures": 1}, {"successes": 2, "bonus": -2}])
+@pytest.mark.parametrize(
+    "kw", [{}, {"bonus": 3}, {"dc": 15, "failures": 1}, {"successes": 2, "bonus": -2}]
+)
 def test_5e_exact_matches_brute_force(kw):
     want = brute_5e(**kw)
     got = simkit.solve(DnD5e(**kw)).probabilities
@@ -71,7 +77,12 @@ def test_5e_exact_matches_brute_force(kw):
 
 
 @settings(max_examples=60, derandomize=True, deadline=None)
-@given(dc=st.integers(1, 30), bonus=st.integers(-20, 20), successes=st.integers(0, 2), failures=st.integers(0, 2))
+@given(
+    dc=st.integers(1, 30),
+    bonus=st.integers(-20, 20),
+    successes=st.integers(0, 2),
+    failures=st.integers(0, 2),
+)
 def test_5e_exact_matches_brute_force_generated(dc, bonus, successes, failures):
     kw = dict(dc=dc, bonus=bonus, successes=successes, failures=failures)
     got = simkit.solve(DnD5e(**kw)).probabilities
@@ -80,21 +91,34 @@ def test_5e_exact_matches_brute_force_generated(dc, bonus, successes, failures):
 
 
 @settings(max_examples=60, derandomize=True, deadline=None)
-@given(dc=st.integers(1, 20), extra=st.integers(0, 20), bonus=st.integers(-20, 20), surge=st.booleans(),
-       failures=st.integers(0, 2))
+@given(
+    dc=st.integers(1, 20),
+    extra=st.integers(0, 20),
+    bonus=st.integers(-20, 20),
+    surge=st.booleans(),
+    failures=st.integers(0, 2),
+)
 def test_4e_exact_matches_closed_form_generated(dc, extra, bonus, surge, failures):
     kw = dict(dc=dc, surge_at=max(2, dc + extra), bonus=bonus, surge=surge, failures=failures)
     got = simkit.solve(DnD4e(max_rounds=60, **kw))
     # independent: per round, fail with f, surge with s, else nothing; 60 rounds
     f = sum(1 for r in range(1, 21) if r + bonus < dc) / 20
-    s = sum(1 for r in range(1, 21) if r + bonus >= max(2, dc + extra) and r + bonus >= dc) / 20 if surge else 0
+    s = (
+        sum(1 for r in range(1, 21) if r + bonus >= max(2, dc + extra) and r + bonus >= dc) / 20
+        if surge
+        else 0
+    )
     alive = [0.0] * 3
     alive[failures] = 1.0
     dead = revived = 0.0
     for _ in range(60):
         dead += alive[2] * f
         revived += sum(alive) * s
-        alive = [alive[0] * (1 - f - s), alive[1] * (1 - f - s) + alive[0] * f, alive[2] * (1 - f - s) + alive[1] * f]
+        alive = [
+            alive[0] * (1 - f - s),
+            alive[1] * (1 - f - s) + alive[0] * f,
+            alive[2] * (1 - f - s) + alive[1] * f,
+        ]
     assert got["dead"] == pytest.approx(dead, abs=1e-12)
     assert got["revived"] == pytest.approx(revived, abs=1e-12)
     assert got["unresolved"] == pytest.approx(sum(alive), abs=1e-12)
@@ -106,7 +130,9 @@ def test_5e_headline_number():
     assert simkit.solve(DnD5e())["dead"] == pytest.approx(0.404875, abs=1e-12)
 
 
-@pytest.mark.parametrize("kw", [{}, {"bonus": 4}, {"dc": 12, "surge_at": 18}, {"surge": False}, {"failures": 2}])
+@pytest.mark.parametrize(
+    "kw", [{}, {"bonus": 4}, {"dc": 12, "surge_at": 18}, {"surge": False}, {"failures": 2}]
+)
 def test_4e_exact_matches_closed_form(kw):
     got = simkit.solve(DnD4e(**kw))
     assert got["dead"] == pytest.approx(float(closed_form_4e(**kw)), abs=1e-9)
@@ -114,8 +140,14 @@ def test_4e_exact_matches_closed_form(kw):
 
 @pytest.mark.parametrize(
     "model",
-    [DnD5e(), DnD5e(bonus=2, failures=1), DnD5e(max_rounds=2), DnD4e(), DnD4e(surge=False, max_rounds=4),
-     DnD4e(bonus=-3, dc=12)],
+    [
+        DnD5e(),
+        DnD5e(bonus=2, failures=1),
+        DnD5e(max_rounds=2),
+        DnD4e(),
+        DnD4e(surge=False, max_rounds=4),
+        DnD4e(bonus=-3, dc=12),
+    ],
     ids=repr,
 )
 def test_presets_monte_carlo_matches_exact(model):
@@ -158,7 +190,9 @@ class RecordingRng:
         return x
 
 
-@pytest.mark.parametrize("model", [DnD5e(), DnD5e(max_rounds=4, bonus=-1), DnD4e(max_rounds=7)], ids=repr)
+@pytest.mark.parametrize(
+    "model", [DnD5e(), DnD5e(max_rounds=4, bonus=-1), DnD4e(max_rounds=7)], ids=repr
+)
 def test_kernel_replays_through_the_rule(model):
     """Decode every draw of the kernel into faces and replay them with transition()."""
     n = 2000
@@ -174,7 +208,7 @@ def test_kernel_replays_through_the_rule(model):
         rng.draws.clear()
         res = model.step(state, t + 1, rng)
         codes, k = res if isinstance(res, tuple) else (res, 1)
-        (_, high, draw), = rng.draws
+        ((_, high, draw),) = rng.draws
         assert high == K**k
         keep, new = [], []
         for i in range(len(alive)):
@@ -218,13 +252,20 @@ def five_e_step(state, roll, rules):
 
 
 def test_builder_track_equals_preset_and_changes_with_params():
-    saves = track("my5e", start=(0, 0), step=five_e_step, outcomes=("stable", "dead", "revived"),
-                  params={"bonus": 0})
+    saves = track(
+        "my5e",
+        start=(0, 0),
+        step=five_e_step,
+        outcomes=("stable", "dead", "revived"),
+        params={"bonus": 0},
+    )
     assert isinstance(saves, CustomTrack) and saves.name == "my5e"
     assert "my5e" not in REGISTRY
     assert simkit.solve(saves).probabilities == pytest.approx(simkit.solve(DnD5e()).probabilities)
     better = saves.replace(bonus=2)
-    assert simkit.solve(better)["dead"] == pytest.approx(float(brute_5e(bonus=2)["dead"]), abs=1e-12)
+    assert simkit.solve(better)["dead"] == pytest.approx(
+        float(brute_5e(bonus=2)["dead"]), abs=1e-12
+    )
     n = 100_000
     mc = simkit.simulate(better, n, rng=1)
     assert within_se(mc["dead"], simkit.solve(better)["dead"], n)
@@ -235,13 +276,20 @@ def test_builder_track_equals_preset_and_changes_with_params():
 
 def test_builder_non_uniform_and_several_dice():
     # 2d6 each step: snake eyes kills, boxcars saves, otherwise go on (non-uniform faces)
-    boxcars = track("boxcars", start=0, dice="2d6", outcomes=("dead", "saved"),
-                    step=lambda s, r: "dead" if r == 2 else ("saved" if r == 12 else s), max_rounds=30)
+    boxcars = track(
+        "boxcars",
+        start=0,
+        dice="2d6",
+        outcomes=("dead", "saved"),
+        step=lambda s, r: "dead" if r == 2 else ("saved" if r == 12 else s),
+        max_rounds=30,
+    )
     ex = simkit.solve(boxcars)
     q = 1 - 2 / 36
     assert ex["dead"] == pytest.approx((1 - q**30) / 2, abs=1e-12)
     assert ex["unresolved"] == pytest.approx(q**30, abs=1e-12)
     assert not boxcars.table().uniform
+
     # a d20 and a d100 together: the d100 decides a hit (30%), three hits kill
     def hits(s, roll):
         d20, d100 = roll
@@ -265,8 +313,13 @@ def test_builder_start_in_an_outcome_and_callable_start():
     done = track("done", start="ok", step=lambda s, r: s, outcomes=("ok",))
     assert simkit.simulate(done, 100, rng=1).counts["ok"] == 100
     assert simkit.solve(done)["ok"] == 1.0
-    late = track("late", start=lambda rules: rules.first, step=lambda s, r, rules: "x" if s + 1 >= 3 else s + 1,
-                 outcomes=("x",), params={"first": 1})
+    late = track(
+        "late",
+        start=lambda rules: rules.first,
+        step=lambda s, r, rules: "x" if s + 1 >= 3 else s + 1,
+        outcomes=("x",),
+        params={"first": 1},
+    )
     ex = simkit.solve(late)
     assert ex.hist[0, 2] == pytest.approx(1.0)  # 1 -> 2 -> x at step 2
     assert simkit.solve(late.replace(first=2)).hist[0, 1] == pytest.approx(1.0)
@@ -320,9 +373,14 @@ def test_cli_run_and_exact_agree_for_dnd5e():
         assert within_se(mc.loc[o, "p"], ex.loc[o, "p"], n)
 
 
-@pytest.mark.parametrize("argv", [["exact", "dnd5e", "--set", "failures=3"],
-                                  ["exact", "dnd4e", "--set", "surge_at=5", "--set", "dc=10"],
-                                  ["run", "dnd4e", "--set", "bonus=x"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["exact", "dnd5e", "--set", "failures=3"],
+        ["exact", "dnd4e", "--set", "surge_at=5", "--set", "dc=10"],
+        ["run", "dnd4e", "--set", "bonus=x"],
+    ],
+)
 def test_cli_bad_values_one_line(argv):
     code, out, err = run(*argv)
     assert code == 2 and out == ""
@@ -336,7 +394,9 @@ def test_notebook_track_with_workers_is_a_clear_error():
     def step(state, roll, rules):
         return "dead" if roll <= rules.x else ("stable" if roll == 20 else state)
 
-    t = simkit.track("nb", start=0, step=step, dice="1d20", outcomes=("stable", "dead"), params={"x": 1})
+    t = simkit.track(
+        "nb", start=0, step=step, dice="1d20", outcomes=("stable", "dead"), params={"x": 1}
+    )
     with pytest.raises(ParamError, match="cannot be sent to worker processes"):
         simkit.simulate(t, 200_000, rng=1, workers=2, block_size=2**16)
     with pytest.raises(ParamError, match="cannot be sent to worker processes"):

@@ -6,10 +6,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from simkit import Dying, ParamError, simulate, solve
-from simkit.rules.levels import monster_high_dc
 from simkit.models import make_model
 from simkit.models.dying import DEAD
-from simkit.testing import assert_agrees_with_exact, RecordingRng
+from simkit.rules.levels import monster_high_dc
+from simkit.testing import RecordingRng, assert_agrees_with_exact
 
 
 def _run_kernel_and_reference(model, n=3000, seed=0):
@@ -86,6 +86,7 @@ def test_kernel_matches_scalar_reference_on_same_draws(params):
 
 # -- rules, by id -------------------------------------------------------------------------
 
+
 def test_r0_03_knockout_values():
     assert Dying().exact_initial() == {(1, False, False): 1.0}
     assert Dying(crit=True).exact_initial() == {(2, False, False): 1.0}
@@ -109,7 +110,9 @@ def test_r0_05_recovery_step_sizes():
     m = Dying(start=2, death_at=10, dc=20, save_bonus=0)
     # the DC of the first check is 22: d20 vs 22 -> roll 20 (nat 20): failure lifted to success
     step = m.exact_step((2, False, False), 1)
-    assert step == pytest.approx({(1, False, False): 1 / 20, (3, False, False): 7 / 20, (4, False, False): 12 / 20})
+    assert step == pytest.approx(
+        {(1, False, False): 1 / 20, (3, False, False): 7 / 20, (4, False, False): 12 / 20}
+    )
 
 
 def test_r0_06_dc_rises_with_dying():
@@ -127,7 +130,9 @@ def test_r0_06_monster_level_dc():
     assert monster_high_dc(5) == 22  # level-based 20 + hard 2
     assert monster_high_dc(0) == 16
     assert Dying(monster_level=7).base_dc == 25
-    assert Dying(monster_level=5, monster_dc="skill").base_dc == 10 + 13  # High skill +13 at level 5
+    assert (
+        Dying(monster_level=5, monster_dc="skill").base_dc == 10 + 13
+    )  # High skill +13 at level 5
     with pytest.raises(ParamError, match="exclusive"):
         Dying(dc=20, monster_level=3)
 
@@ -160,7 +165,8 @@ def test_r0_09_higher_dc_sticks():
 
 
 def test_r0_13_massive_damage():
-    # 2d6+3 >= 2 x 6 HP = 12: P = P(2d6 >= 9) = 10/36; a crit doubles: P(2d6+3 >= 6) = 1 - P(2d6 <= 2)
+    # 2d6+3 >= 2 x 6 HP = 12: P = P(2d6 >= 9) = 10/36;
+    # a crit doubles: P(2d6+3 >= 6) = 1 - P(2d6 <= 2)
     m = Dying(hit_chance=1.0, hp_max=6, hit_damage="2d6+3")
     assert m._massive_p() == pytest.approx((10 / 36, 35 / 36))
     out, *_ = m.ref_enemy(1, False, False, 3)
@@ -203,7 +209,12 @@ def test_wounded_rule_a0_2():
 
 def test_pf2e_core_preset():
     m = make_model("dying", "pf2e-core")
-    assert (m.check, m.on_damage, m.wounded_rule, m.hero_effect) == ("flat", "increment", True, "stabilize")
+    assert (m.check, m.on_damage, m.wounded_rule, m.hero_effect) == (
+        "flat",
+        "increment",
+        True,
+        "stabilize",
+    )
     with pytest.raises(ParamError, match="unknown preset"):
         make_model("dying", "pf3e")
 
@@ -245,21 +256,23 @@ def test_variant_is_new_object():
 
 # -- Monte Carlo against exact ------------------------------------------------------------
 
+
 def _agree(model, n, seed):
     assert_agrees_with_exact(model, n, seed, steps=12)
-
 
 
 def test_defaults_and_flat_agree_with_exact():
     _agree(Dying(), 200_000, 1)
     _agree(Dying(check="flat"), 200_000, 2)
-    _agree(make_model("dying", "pf2e-core", hit_chance=0.2, crit_chance=0.1, hero_points=1), 200_000, 3)
+    _agree(
+        make_model("dying", "pf2e-core", hit_chance=0.2, crit_chance=0.1, hero_points=1), 200_000, 3
+    )
 
 
 def test_regression_pinned_value():
     # pinned: a change here means the random streams or the kernel changed
     res = simulate(Dying(), 100_000, rng=20261129)
-    assert res.counts == {'stable': 60588, 'dead': 39412, 'revived': 0, 'unresolved': 0}
+    assert res.counts == {"stable": 60588, "dead": 39412, "revived": 0, "unresolved": 0}
 
 
 config = st.fixed_dictionaries(
@@ -290,7 +303,7 @@ config = st.fixed_dictionaries(
 
 
 def _model(params):
-    """Dying rules from a generated configuration (dc or monster_level, wounded rule on when wounded)."""
+    """Dying rules from a generated configuration (dc or monster_level; wounded rule)."""
     p = dict(params)
     source = p.pop("source")
     p.pop("monster_level" if source == "dc" else "dc")
@@ -298,7 +311,9 @@ def _model(params):
     return Dying(**p)
 
 
-@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(config)
 def test_monte_carlo_matches_exact_generated(params):
     _agree(_model(params), 40_000, 17)

@@ -9,15 +9,23 @@ import numpy as np
 import pytest
 
 from simkit import Dying, ParamError, simulate, solve
-from simkit.models.perseverance import Perseverance
+from simkit.analysis.encounter_report import encounter_summary, level_sweep
 from simkit.cli.main import main
+from simkit.core.streams import STREAM_SIZE
 from simkit.models import make_model
 from simkit.models.encounter import (
-    DEAD, DOWN_DYING, DOWN_STABLE, DYING, REVIVED, STABLE, STANDING, UP, Encounter,
+    DEAD,
+    DOWN_DYING,
+    DOWN_STABLE,
+    DYING,
+    REVIVED,
+    STABLE,
+    STANDING,
+    UP,
+    Encounter,
 )
-from simkit.analysis.encounter_report import encounter_summary, level_sweep
 from simkit.models.encounter_ref import new_track, ref_init, ref_round
-from simkit.core.streams import STREAM_SIZE
+from simkit.models.perseverance import Perseverance
 from simkit.testing import RecordingRng, standard_error, within_se
 
 
@@ -28,7 +36,9 @@ class ScriptedRng:
         self.queue = []
         for t, script in enumerate(scripts, 1):
             for name, kind, shape in model.draw_plan(t=t):
-                self.queue.append(np.asarray(script[name], dtype=float if kind == "random" else np.int64))
+                self.queue.append(
+                    np.asarray(script[name], dtype=float if kind == "random" else np.int64)
+                )
 
     def random(self, size=None):
         return self.queue.pop(0).reshape(size)
@@ -61,7 +71,7 @@ def _check_same(model, S, trs, i_kernel, i_ref):
 
 
 def _field(model, S, f, i):
-    """A kernel field; one the kernel keeps no array for has its value at the start for every track."""
+    """A kernel field; one the kernel keeps no array for has its start value on every track."""
     if f in S:
         return S[f][i]
     if f == "hero" and "hero_spent" in S:  # the points held are not kept apart
@@ -70,7 +80,12 @@ def _field(model, S, f, i):
     start = new_track(model)[f]
     if f == "dcs":  # one DC for every source: the strikes'
         return model.strike_dc
-    if f in ("healer", "hours", "hero_spent", "hero") or f == "heals" or f == "wounded" or f == "tmp":
+    if (
+        f in ("healer", "hours", "hero_spent", "hero")
+        or f == "heals"
+        or f == "wounded"
+        or f == "tmp"
+    ):
         return start
     if f == "pos":
         return start
@@ -125,28 +140,96 @@ BASE = dict(level=5, monster_level=7, fight_rounds=6, max_rounds=30)
 CONFIGS = [
     dict(),
     dict(target_downed="always", healer_round=3),
-    dict(target_downed="sometimes", downed_chance=0.4, enemies=3, attacks=3, map="agile", initiative="enemies_first"),
-    dict(target_downed="always", on_damage="increment", wounded_rule=True, wounded=1, hero_points=2, hero_policy=3),
-    dict(target_downed="always", hero_effect="stabilize", hero_policy="immediately", hero_points=2, check="flat"),
+    dict(
+        target_downed="sometimes",
+        downed_chance=0.4,
+        enemies=3,
+        attacks=3,
+        map="agile",
+        initiative="enemies_first",
+    ),
+    dict(
+        target_downed="always",
+        on_damage="increment",
+        wounded_rule=True,
+        wounded=1,
+        hero_points=2,
+        hero_policy=3,
+    ),
+    dict(
+        target_downed="always",
+        hero_effect="stabilize",
+        hero_policy="immediately",
+        hero_points=2,
+        check="flat",
+    ),
     dict(effect_chance=0.5, effect_save="fort", target_downed="always", enemies=2, effect_dc=30),
     dict(trait="nonlethal", target_downed="always", healer_chance=0.3, medicine=8, heals=1),
     dict(trait="death", temp_hp=15, attacks=1),
     dict(hp_max=12, damage="3d8+4", target_downed="always"),  # massive damage (R0-13) happens
-    dict(heal_when="wounded", healer_round=2, heals=2, temp_hp=10, end_chance=0.2, fight_rounds=None),
+    dict(
+        heal_when="wounded", healer_round=2, heals=2, temp_hp=10, end_chance=0.2, fight_rounds=None
+    ),
     dict(until="healer", healer_round=3, target_downed="always"),
     dict(hp=0, start_dying=2, target_downed="always", enemies=2, dc=30),
-    dict(wounded_rule=True, target_downed="always", healer_chance=0.3, medicine=6, heals=2, check="flat"),
+    dict(
+        wounded_rule=True,
+        target_downed="always",
+        healer_chance=0.3,
+        medicine=6,
+        heals=2,
+        check="flat",
+    ),
     dict(dying_rules="seed001", target_downed="always"),
-    dict(dying_rules="seed001", target_downed="sometimes", spend=2, back_in_fight=True, medicine=5,
-         healer_chance=0.2, heals=1),
-    dict(dying_rules="seed001", pp=0, zero_pp="end_of_turn", trait="nonlethal", back_in_fight=True,
-         target_downed="always", long_term=True, checks=7, con=-1),
-    dict(dying_rules="seed001", spend="never", hp=0, enemies=0, healer_round=4, medicine=2, heals=0, pp_max=3),
+    dict(
+        dying_rules="seed001",
+        target_downed="sometimes",
+        spend=2,
+        back_in_fight=True,
+        medicine=5,
+        healer_chance=0.2,
+        heals=1,
+    ),
+    dict(
+        dying_rules="seed001",
+        pp=0,
+        zero_pp="end_of_turn",
+        trait="nonlethal",
+        back_in_fight=True,
+        target_downed="always",
+        long_term=True,
+        checks=7,
+        con=-1,
+    ),
+    dict(
+        dying_rules="seed001",
+        spend="never",
+        hp=0,
+        enemies=0,
+        healer_round=4,
+        medicine=2,
+        heals=0,
+        pp_max=3,
+    ),
     dict(enemies=0, hp=0, hero_points=0, healer_round=2, check_penalty=-3),
-    dict(dying_rules="seed001", trait="nonlethal", back_in_fight=True, enough_pp=50, target_downed="sometimes"),
-    dict(dying_rules="seed001", back_in_fight=True, enough_pp=3, pp_max=8, target_downed="sometimes"),
+    dict(
+        dying_rules="seed001",
+        trait="nonlethal",
+        back_in_fight=True,
+        enough_pp=50,
+        target_downed="sometimes",
+    ),
+    dict(
+        dying_rules="seed001", back_in_fight=True, enough_pp=3, pp_max=8, target_downed="sometimes"
+    ),
     # the readings of A0-6, A0-7 and A1-6; strike dice too many for one draw (atk_roll + dmg_u)
-    dict(target_downed="always", on_damage="increment", wounded_rule=True, wounded=2, wounded_adds="every_hit"),
+    dict(
+        target_downed="always",
+        on_damage="increment",
+        wounded_rule=True,
+        wounded=2,
+        wounded_adds="every_hit",
+    ),
     dict(target_downed="always", death_at=2, hero_points=1, hero_knockout="die", damage="4d12+6"),
     dict(dying_rules="seed001", natural=True, con=9, healer_round=2, medicine=4, heals=0),
 ]
@@ -168,6 +251,7 @@ def test_reference_configs_reach_the_rules_they_name():
 
 
 # -- damage rules on hand-made tracks -------------------------------------------------------
+
 
 def _tracks(model, k, **fields):
     S, code = model.init(k, RecordingRng(0))
@@ -250,12 +334,20 @@ def test_r0_09_damage_while_unconscious_both_readings():
         _hit(m, S, code, [5, 5, 5], crit=[True, False, True], src_dc=24)
         assert list(S["dying"]) == expected, reading
         assert list(S["dcs"]) == [24, 24, 24]  # the higher DC is used from then on
-        assert list(S.get("pos", [0, 0, 0])) == [0, 0, 0]  # initiative does not move (one enemy: no field)
+        assert list(S.get("pos", [0, 0, 0])) == [
+            0,
+            0,
+            0,
+        ]  # initiative does not move (one enemy: no field)
     # a stable character is knocked out again: dying 1 (2 on a critical), the new DC
     m = Encounter(hp_max=20, effect_chance=0.5, effect_dc=40)
     S, code = _tracks(m, 2, hp=0, cond=DOWN_STABLE, dcs=30)
     _hit(m, S, code, [5, 5], crit=[False, True], src_dc=22, enemy=1)
-    assert list(S["dying"]) == [1, 2] and list(S["dcs"]) == [22, 22] and list(S.get("pos", [0, 0])) == [0, 0]
+    assert (
+        list(S["dying"]) == [1, 2]
+        and list(S["dcs"]) == [22, 22]
+        and list(S.get("pos", [0, 0])) == [0, 0]
+    )
 
 
 def test_r0_03_initiative_moves_before_the_knocking_enemy():
@@ -263,9 +355,24 @@ def test_r0_03_initiative_moves_before_the_knocking_enemy():
     # out (dying 1), enemy 3 hits the downed PC (increment: dying 2). Round 2: enemy 1
     # hits (dying 3), THEN the PC's recovery check (DC 10 + 3 = 13, total 12: failure,
     # dying 4; before enemy 1 it would have been DC 12, a success), then enemy 2 hits.
-    m = Encounter(hp_max=10, ac=15, attack_bonus=5, damage="10", attacks=1, enemies=3, fort=0, dc=10,
-                  on_damage="increment", death_at=10, target_downed="always", hero_points=0)
-    hit, miss = 12, 2  # (check_roll is drawn as natural roll - 1: 0 is a natural 1, 11 a natural 12)
+    m = Encounter(
+        hp_max=10,
+        ac=15,
+        attack_bonus=5,
+        damage="10",
+        attacks=1,
+        enemies=3,
+        fort=0,
+        dc=10,
+        on_damage="increment",
+        death_at=10,
+        target_downed="always",
+        hero_points=0,
+    )
+    hit, miss = (
+        12,
+        2,
+    )  # (check_roll is drawn as natural roll - 1: 0 is a natural 1, 11 a natural 12)
     r1 = dict(check_roll=[0], atk_roll=[[[miss], [hit], [hit]]], dmg_u=[[[0.5], [0.5], [0.5]]])
     r2 = dict(check_roll=[11], atk_roll=[[[hit], [hit], [miss]]], dmg_u=[[[0.5], [0.5], [0.5]]])
     rng = ScriptedRng(m, [r1, r2])
@@ -286,8 +393,8 @@ def test_r0_03_initiative_moves_before_the_knocking_enemy():
 
 @pytest.mark.parametrize("text", ["2d10+9", "1d4", "3d8+24", "4d12+26", "7"])
 def test_dice_draws_follow_the_exact_pmf(text):
-    from simkit.rules.dice import Dice
     from simkit.models.encounter import dice_draw, dice_values
+    from simkit.rules.dice import Dice
 
     values, probs = Dice.parse(text).pmf()
     kind = dice_draw(text)
@@ -327,7 +434,10 @@ def test_healer_heals_at_half_hp_or_less_with_heal_when_wounded():
 
 # -- degenerate encounters against the dying model's exact solver -----------------------------
 
-def _agree_with_dying(enc, dying, n, seed, pairs=(("stable", "stable"), ("dead", "dead"), ("revived", "revived"))):
+
+def _agree_with_dying(
+    enc, dying, n, seed, pairs=(("stable", "stable"), ("dead", "dead"), ("revived", "revived"))
+):
     res = simulate(enc, n, rng=seed)
     exact = solve(dying)
     for eo, do in pairs:
@@ -342,7 +452,10 @@ DEGENERATE = [
     (dict(hero_points=1, hero_policy=3), dict(hero_points=1, hero_policy=3)),
     (dict(hero_points=2, hero_effect="stabilize"), dict(hero_points=2, hero_effect="stabilize")),
     (dict(healer_round=3), dict(heal_round=3)),
-    (dict(wounded_rule=True, wounded=1, death_at=5), dict(wounded_rule=True, wounded=1, death_at=5)),
+    (
+        dict(wounded_rule=True, wounded=1, death_at=5),
+        dict(wounded_rule=True, wounded=1, death_at=5),
+    ),
     (dict(check_penalty=-3, max_rounds=6), dict(check_penalty=-3, max_rounds=6)),
 ]
 
@@ -366,10 +479,14 @@ def test_starts_knocked_out_without_enemies_matches_dying_exact(enc_params, dyin
 def test_enemies_that_never_attack_the_downed_match_dying_exact():
     # knocked out at the start by the first of two enemies who never attack a downed
     # character: the dying track is the dying model's, whatever the fight does
-    enc = Encounter(hp=0, enemies=2, target_downed="never", fight_rounds=3, fort=9, dc=24, hero_points=0)
+    enc = Encounter(
+        hp=0, enemies=2, target_downed="never", fight_rounds=3, fort=9, dc=24, hero_points=0
+    )
     dying = Dying(save_bonus=9, dc=24)
     n = 40_000
-    res, exact = _agree_with_dying(enc, dying, n, seed=12, pairs=(("dead", "dead"), ("stable", "stable")))
+    res, exact = _agree_with_dying(
+        enc, dying, n, seed=12, pairs=(("dead", "dead"), ("stable", "stable"))
+    )
     cdf_dead = exact.cdf()[dying.outcomes.index("dead")]
     mc_dead = np.cumsum(res.hist[enc.outcomes.index("dead")]) / n
     for t in range(13):
@@ -383,28 +500,46 @@ PERSEVERANCE = [
     (dict(spend="asap", pp=4, pp_max=8), dict(spend="asap", pp=4, pp_max=8)),
     (dict(spend=2, pp=5, pp_max=12), dict(spend=2, pp=5, pp_max=12)),
     (dict(spend="never", healer_round=3), dict(spend="never", heal_round=3)),
-    (dict(spend="never", pp=5, healer_round=2, heals=0, medicine=3),
-     dict(spend="never", pp=5, medic_from=2, medic_bonus=3)),
-    (dict(back_in_fight=True, enough_pp=2, pp=5, pp_max=8, healer_round=1, heals=0, medicine=0),
-     dict(back_in_fight=True, enough_pp=2, pp=5, pp_max=8, medic_from=1, medic_bonus=0)),
-    (dict(pp=0, zero_pp="end_of_turn", healer_round=1, heals=0, medicine=5),
-     dict(pp=0, zero_pp="end_of_turn", medic_bonus=5)),
+    (
+        dict(spend="never", pp=5, healer_round=2, heals=0, medicine=3),
+        dict(spend="never", pp=5, medic_from=2, medic_bonus=3),
+    ),
+    (
+        dict(back_in_fight=True, enough_pp=2, pp=5, pp_max=8, healer_round=1, heals=0, medicine=0),
+        dict(back_in_fight=True, enough_pp=2, pp=5, pp_max=8, medic_from=1, medic_bonus=0),
+    ),
+    (
+        dict(pp=0, zero_pp="end_of_turn", healer_round=1, heals=0, medicine=5),
+        dict(pp=0, zero_pp="end_of_turn", medic_bonus=5),
+    ),
     (dict(trait="nonlethal"), dict(nonlethal=True)),
-    (dict(spend="never", pp=6, healer_round=1, heals=0, medicine=6, check_penalty=-2),
-     dict(spend="never", pp=6, medic_bonus=6, check_penalty=-2)),
+    (
+        dict(spend="never", pp=6, healer_round=1, heals=0, medicine=6, check_penalty=-2),
+        dict(spend="never", pp=6, medic_bonus=6, check_penalty=-2),
+    ),
 ]
 
 
 @pytest.mark.parametrize("enc_params,p_params", PERSEVERANCE)
-def test_seed001_starts_knocked_out_without_enemies_matches_perseverance_exact(enc_params, p_params):
+def test_seed001_starts_knocked_out_without_enemies_matches_perseverance_exact(
+    enc_params, p_params
+):
     # the perseverance model's "back" (up again by spending PP) is the encounter's "revived"
-    enc = Encounter(**{**dict(dying_rules="seed001", hp=0, enemies=0, long_term=False, pp=3, pp_max=6),
-                       **enc_params})
+    enc = Encounter(
+        **{
+            **dict(dying_rules="seed001", hp=0, enemies=0, long_term=False, pp=3, pp_max=6),
+            **enc_params,
+        }
+    )
     per = Perseverance(**{**dict(pp=3, pp_max=6), **p_params})
     exact = solve(per)
     n = 40_000
     res = simulate(enc, n, rng=13)
-    expected = {"dead": exact["dead"], "stable": exact["stable"], "revived": exact["revived"] + exact["back"]}
+    expected = {
+        "dead": exact["dead"],
+        "stable": exact["stable"],
+        "revived": exact["revived"] + exact["back"],
+    }
     for o, p in expected.items():
         assert within_se(res[o], p, n), (o, res[o], p)
     cdf = exact.cdf()
@@ -421,9 +556,21 @@ def test_seed001_long_term_matches_agony_exact(medic):
     from simkit.models.agony import Agony
 
     helper = dict(healer_round=1, heals=0, medicine=medic) if medic is not None else {}
-    enc = Encounter(dying_rules="seed001", hp=0, enemies=0, pp=4, pp_max=8, spend="last", con=1, level=3,
-                    checks=7, **helper)
-    ag = Agony(pp=4, pp_max=8, spend="last", con=1, level=3, checks=7, medic_bonus=medic, healer=medic)
+    enc = Encounter(
+        dying_rules="seed001",
+        hp=0,
+        enemies=0,
+        pp=4,
+        pp_max=8,
+        spend="last",
+        con=1,
+        level=3,
+        checks=7,
+        **helper,
+    )
+    ag = Agony(
+        pp=4, pp_max=8, spend="last", con=1, level=3, checks=7, medic_bonus=medic, healer=medic
+    )
     exact = solve(ag).probabilities
     n = 40_000
     res = simulate(enc, n, rng=14)
@@ -439,6 +586,7 @@ def test_no_enemies_from_full_hp_is_standing_at_once():
 
 
 # -- levels, sweeps, outputs -------------------------------------------------------------------
+
 
 def test_level_based_defaults_make_a_complete_question():
     m = Encounter(level=5, monster_level=7)
@@ -457,11 +605,15 @@ def test_level_difference_sweep_is_monotone():
         lo, hi = dead[d], dead[d + 1]
         se = np.hypot(standard_error(lo, n), standard_error(hi, n))
         assert hi >= lo - 5 * se, (d, lo, hi)
-    assert dead[4] > dead[-4] + 5 * np.hypot(standard_error(dead[4], n), standard_error(dead[-4], n))
+    assert dead[4] > dead[-4] + 5 * np.hypot(
+        standard_error(dead[4], n), standard_error(dead[-4], n)
+    )
 
 
 def test_summary_marks_and_block_size_invariance():
-    m = Encounter(level=3, monster_level=5, target_downed="sometimes", healer_chance=0.2, fight_rounds=4)
+    m = Encounter(
+        level=3, monster_level=5, target_downed="sometimes", healer_chance=0.2, fight_rounds=4
+    )
     n = STREAM_SIZE + 77
     a = simulate(m, n, rng=4, block_size=STREAM_SIZE)
     b = simulate(m, n, rng=4)
@@ -476,13 +628,24 @@ def test_summary_marks_and_block_size_invariance():
 
 
 def test_regression_pinned_value():
-    res = simulate(Encounter(level=5, monster_level=7, target_downed="always", healer_round=3), 20_000, rng=2026)
-    # pinned when each strike became one contiguous draw and rounds draw only what they use (issue 13)
-    assert res.counts == {"standing": 0, "revived": 9064, "stable": 3528, "dead": 7408, "dying": 0,
-                          "unresolved": 0}
+    res = simulate(
+        Encounter(level=5, monster_level=7, target_downed="always", healer_round=3),
+        20_000,
+        rng=2026,
+    )
+    # pinned when each strike became one contiguous draw and rounds drew only what they use
+    assert res.counts == {
+        "standing": 0,
+        "revived": 9064,
+        "stable": 3528,
+        "dead": 7408,
+        "dying": 0,
+        "unresolved": 0,
+    }
 
 
 # -- seed 001 at 0 HP ---------------------------------------------------------------------------
+
 
 def test_seed001_zero_pp_dies_at_once_or_at_end_of_turn():
     m = Encounter(dying_rules="seed001", hp=0, pp=0, enemies=0)
@@ -517,12 +680,15 @@ def test_seed001_agonising_loses_one_pp_per_turn_then_long_term():
 
 
 def test_seed001_healer_first_aid_and_healing():
-    m = Encounter(dying_rules="seed001", hp=0, pp=5, spend="never", enemies=0, healer_round=2, heals=1)
+    m = Encounter(
+        dying_rules="seed001", hp=0, pp=5, spend="never", enemies=0, healer_round=2, heals=1
+    )
     res = simulate(m, 1000, rng=1)
     assert res.counts["revived"] == 1000 and res.hist[1, 2] == 1000  # healed in round 2 (R1-03)
 
 
 # -- parameters, CLI -------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     "kwargs,match",
@@ -545,8 +711,26 @@ def test_invalid_parameters_name_themselves(kwargs, match):
 
 
 def test_cli_answers_the_designer_question():
-    argv = ["run", "encounter", "--set", "level=5", "--set", "monster_level=7", "--set", "target_downed=always",
-            "--set", "healer_round=3", "--set", "until=healer", "-n", "3000", "--seed", "1", "--format", "json"]
+    argv = [
+        "run",
+        "encounter",
+        "--set",
+        "level=5",
+        "--set",
+        "monster_level=7",
+        "--set",
+        "target_downed=always",
+        "--set",
+        "healer_round=3",
+        "--set",
+        "until=healer",
+        "-n",
+        "3000",
+        "--seed",
+        "1",
+        "--format",
+        "json",
+    ]
     out = io.StringIO()
     from contextlib import redirect_stdout
 
@@ -555,14 +739,29 @@ def test_cli_answers_the_designer_question():
     rows = {r["outcome"]: r for r in json.loads(out.getvalue())}
     assert set(rows) == {"standing", "revived", "stable", "dead", "dying", "unresolved"}
     assert sum(r["count"] for r in rows.values()) == 3000
-    api = simulate(make_model("encounter", level=5, monster_level=7, target_downed="always", healer_round=3,
-                              until="healer"), 3000, rng=1)
+    api = simulate(
+        make_model(
+            "encounter",
+            level=5,
+            monster_level=7,
+            target_downed="always",
+            healer_round=3,
+            until="healer",
+        ),
+        3000,
+        rng=1,
+    )
     assert rows["dead"]["count"] == api.counts["dead"]
 
 
 def test_pf2e_core_preset_for_encounters():
     m = make_model("encounter", "pf2e-core", level=5, monster_level=7)
-    assert (m.check, m.on_damage, m.wounded_rule, m.hero_effect) == ("flat", "increment", True, "stabilize")
+    assert (m.check, m.on_damage, m.wounded_rule, m.hero_effect) == (
+        "flat",
+        "increment",
+        True,
+        "stabilize",
+    )
     seed = make_model("encounter", "seed", level=5, monster_level=7)
     assert seed == Encounter(level=5, monster_level=7)
 
@@ -577,9 +776,13 @@ def test_degenerate_encounter_with_natural_matches_recovery_and_agony_exact(medi
 
     common = dict(con=10, level=3, checks=8, natural=True, check_penalty=-1)  # a natural 1 kills
     helper = dict(healer_round=1, heals=0, medicine=medic) if medic is not None else {}
-    enc = Encounter(dying_rules="seed001", hp=0, enemies=0, pp=4, pp_max=8, spend="asap", **common, **helper)
+    enc = Encounter(
+        dying_rules="seed001", hp=0, enemies=0, pp=4, pp_max=8, spend="asap", **common, **helper
+    )
     rec = solve(Recovery(healer=medic, **common)).probabilities
-    ag = solve(Agony(pp=4, pp_max=8, spend="asap", medic_bonus=medic, healer=medic, **common)).probabilities
+    ag = solve(
+        Agony(pp=4, pp_max=8, spend="asap", medic_bonus=medic, healer=medic, **common)
+    ).probabilities
     plain = solve(Recovery(healer=medic, **{**common, "natural": False})).probabilities
     n = 60_000
     res = simulate(enc, n, rng=15)
@@ -590,7 +793,9 @@ def test_degenerate_encounter_with_natural_matches_recovery_and_agony_exact(medi
     assert res.counts["stable"] == 0 and res.counts["dying"] == 0
 
 
-@pytest.mark.parametrize("params", [dict(), dict(temp_hp=12, hp_max=20, damage="3d8+4", target_downed="always")])
+@pytest.mark.parametrize(
+    "params", [dict(), dict(temp_hp=12, hp_max=20, damage="3d8+4", target_downed="always")]
+)
 def test_block_size_and_workers_do_not_change_numbers(params):
     """The lean kernel (fields only where used, strikes as one draw each) keeps the contract."""
     m = Encounter(**params)

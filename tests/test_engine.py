@@ -70,7 +70,9 @@ def test_summary_level_widens_interval():
     narrow = res.summary(level=0.8)
     wide = res.summary(level=0.99)
     row = 1  # dead
-    assert wide["ci_low"][row] < narrow["ci_low"][row] < narrow["ci_high"][row] < wide["ci_high"][row]
+    assert (
+        wide["ci_low"][row] < narrow["ci_low"][row] < narrow["ci_high"][row] < wide["ci_high"][row]
+    )
 
 
 def test_horizon_leaves_unresolved():
@@ -122,7 +124,9 @@ def test_block_rng_refuses_wrong_length_draws():
 
 def test_block_rng_streams_are_per_stream():
     # the draw of stream 1 does not depend on stream 0 being present
-    both = BlockRng([stream_generator(1, 0), stream_generator(1, 1)], [3, 4]).integers(0, 1000, size=7)
+    both = BlockRng([stream_generator(1, 0), stream_generator(1, 1)], [3, 4]).integers(
+        0, 1000, size=7
+    )
     alone = BlockRng([stream_generator(1, 1)], [4]).integers(0, 1000, size=4)
     assert (both[3:] == alone).all()
 

@@ -42,10 +42,17 @@ def _brute_delta(roll: int, total_bonus: int, dc: int) -> int:
 
 # -- recovery check (R0-05..R0-07, A0-4) -----------------------------------------------------------
 
+
 @pytest.mark.parametrize("check", ["save", "flat"])
 def test_recovery_reference_is_the_rule(check):
-    for roll, dying, bonus, dc in itertools.product(range(1, 21), range(1, 6), range(-5, 30, 3), range(5, 45, 4)):
-        want = _brute_delta(roll, 0, 10 + dying) if check == "flat" else _brute_delta(roll, bonus, dc + dying)
+    for roll, dying, bonus, dc in itertools.product(
+        range(1, 21), range(1, 6), range(-5, 30, 3), range(5, 45, 4)
+    ):
+        want = (
+            _brute_delta(roll, 0, 10 + dying)
+            if check == "flat"
+            else _brute_delta(roll, bonus, dc + dying)
+        )
         assert recovery_delta(roll, dying, check=check, bonus=bonus, dc=dc) == want
 
 
@@ -77,11 +84,15 @@ def test_recovery_phase_equals_reference(check):
     dc = rng.integers(1, 90, n)
     bonus = int(rng.integers(-20, 60))
     got = recovery_phase(roll, dying, check=check, bonus=bonus, dc=dc)
-    want = [d + recovery_delta(int(r), int(d), check=check, bonus=bonus, dc=int(c)) for r, d, c in zip(roll, dying, dc)]
+    want = [
+        d + recovery_delta(int(r), int(d), check=check, bonus=bonus, dc=int(c))
+        for r, d, c in zip(roll, dying, dc)
+    ]
     np.testing.assert_array_equal(got, want)
 
 
 # -- damage while dying (R0-03, R0-09; A0-1, A0-2, A0-6) -------------------------------------------
+
 
 def test_knockout_value():
     assert knockout_value() == 1
@@ -99,23 +110,41 @@ def test_hit_while_dying_readings():
     # A0-1 increment, A0-6 on_gain (default) vs every_hit
     assert hit_while_dying(2, False, on_damage="increment", wounded=1, wounded_rule=True) == 3
     assert hit_while_dying(2, True, on_damage="increment", wounded=1, wounded_rule=True) == 4
-    assert hit_while_dying(2, False, on_damage="increment", wounded=1, wounded_rule=True,
-                           wounded_adds="every_hit") == 4
-    assert hit_while_dying(2, False, on_damage="increment", wounded=1, wounded_adds="every_hit") == 3
+    assert (
+        hit_while_dying(
+            2, False, on_damage="increment", wounded=1, wounded_rule=True, wounded_adds="every_hit"
+        )
+        == 4
+    )
+    assert (
+        hit_while_dying(2, False, on_damage="increment", wounded=1, wounded_adds="every_hit") == 3
+    )
 
 
-@pytest.mark.parametrize("on_damage,adds,rule", list(itertools.product(["max", "increment"],
-                                                                       ["on_gain", "every_hit"], [False, True])))
+@pytest.mark.parametrize(
+    "on_damage,adds,rule",
+    list(itertools.product(["max", "increment"], ["on_gain", "every_hit"], [False, True])),
+)
 def test_hit_phase_equals_reference(on_damage, adds, rule):
     rng = np.random.default_rng(11)
     dying, crit, wounded = rng.integers(1, 5, 500), rng.random(500) < 0.3, rng.integers(0, 4, 500)
     got = hit_phase(dying, crit, wounded, on_damage=on_damage, wounded_rule=rule, wounded_adds=adds)
-    want = [hit_while_dying(int(d), bool(c), on_damage=on_damage, wounded=int(w), wounded_rule=rule,
-                            wounded_adds=adds) for d, c, w in zip(dying, crit, wounded)]
+    want = [
+        hit_while_dying(
+            int(d),
+            bool(c),
+            on_damage=on_damage,
+            wounded=int(w),
+            wounded_rule=rule,
+            wounded_adds=adds,
+        )
+        for d, c, w in zip(dying, crit, wounded)
+    ]
     np.testing.assert_array_equal(got, want)
 
 
 # -- hero points (R0-04, R0-10; A0-3, A0-7) --------------------------------------------------------
+
 
 def test_rise_reference():
     assert hp.rise(2, 0, threshold=None, death_at=4) == hp.STABLE
@@ -128,17 +157,32 @@ def test_rise_reference():
     assert hp.rise(0, 2, threshold=2, death_at=2, knockout=True) == hp.HERO
     assert hp.rise(0, 2, threshold=2, death_at=2, knockout=True, hero_knockout="die") == hp.DEAD
     assert hp.rise(0, 1, threshold=2, death_at=2, knockout=True, hero_knockout="die") == hp.CARRY_ON
-    assert hp.rise(1, 2, threshold=2, death_at=2, hero_knockout="die") == hp.HERO  # a later rise: spent
+    assert (
+        hp.rise(1, 2, threshold=2, death_at=2, hero_knockout="die") == hp.HERO
+    )  # a later rise: spent
 
 
-@pytest.mark.parametrize("threshold,reading", list(itertools.product([None, 0, 2, 3, 4], ["spend", "die"])))
+@pytest.mark.parametrize(
+    "threshold,reading", list(itertools.product([None, 0, 2, 3, 4], ["spend", "die"]))
+)
 def test_rise_phase_equals_reference(threshold, reading):
     rng = np.random.default_rng(12)
     old, new = rng.integers(0, 5, 1000), rng.integers(-1, 7, 1000)
     held, ko = rng.random(1000) < 0.6, rng.random(1000) < 0.3
-    got = hp.rise_phase(old, new, held, threshold=threshold, death_at=4, knockout=ko, hero_knockout=reading)
-    want = [hp.rise(int(o), int(n), threshold=threshold if h else None, death_at=4, knockout=bool(k),
-                    hero_knockout=reading) for o, n, h, k in zip(old, new, held, ko)]
+    got = hp.rise_phase(
+        old, new, held, threshold=threshold, death_at=4, knockout=ko, hero_knockout=reading
+    )
+    want = [
+        hp.rise(
+            int(o),
+            int(n),
+            threshold=threshold if h else None,
+            death_at=4,
+            knockout=bool(k),
+            hero_knockout=reading,
+        )
+        for o, n, h, k in zip(old, new, held, ko)
+    ]
     np.testing.assert_array_equal(got, want)
 
 
@@ -151,7 +195,9 @@ def test_a0_7_readings_in_dying():
     # no point held, or a knock-out below the death value: the readings agree
     for kw in ({"hero_points": 0}, {"crit": False}):
         a = solve(Dying(**{"crit": True, "death_at": 2, "hero_points": 1, **kw}))
-        b = solve(Dying(**{"crit": True, "death_at": 2, "hero_points": 1, **kw}, hero_knockout="die"))
+        b = solve(
+            Dying(**{"crit": True, "death_at": 2, "hero_points": 1, **kw}, hero_knockout="die")
+        )
         assert a.probabilities == b.probabilities
 
 
@@ -164,7 +210,8 @@ def test_a0_6_readings_match_rules_md():
     assert round(every_hit, 3) == 0.208
 
 
-# -- massive damage, temporary HP (R0-12..R0-14) ----------------------------------------------------
+# -- massive damage, temporary HP (R0-12..R0-14) ---------------------------------------------
+
 
 def test_take_damage_and_massive():
     assert take_damage(10, 3, 5) == (8, 0)
@@ -182,7 +229,8 @@ def test_take_damage_and_massive():
     assert massive_chance("2d8+4", None) == 0.0
 
 
-# -- the kernel's tables ------------------------------------------------------------------------------
+# -- the kernel's tables ----------------------------------------------------------------------
+
 
 def test_pack_steps_equals_stepping():
     rng = np.random.default_rng(13)
@@ -208,13 +256,18 @@ def _random_dying(rng) -> Dying:
     check = str(rng.choice(["save", "flat"]))
     wounded_rule = bool(rng.random() < 0.5)
     return Dying(
-        check=check, save_bonus=int(rng.integers(-20, 81)), dc=int(rng.integers(1, 101)),
-        check_penalty=int(rng.integers(-12, 1)), death_at=int(rng.integers(2, 7)),
+        check=check,
+        save_bonus=int(rng.integers(-20, 81)),
+        dc=int(rng.integers(1, 101)),
+        check_penalty=int(rng.integers(-12, 1)),
+        death_at=int(rng.integers(2, 7)),
         hit_dc=None if rng.random() < 0.5 else int(rng.integers(1, 101)),
-        on_damage=str(rng.choice(["max", "increment"])), wounded_rule=wounded_rule,
+        on_damage=str(rng.choice(["max", "increment"])),
+        wounded_rule=wounded_rule,
         wounded=int(rng.integers(0, 3)) if wounded_rule else 0,
         wounded_adds=str(rng.choice(["on_gain", "every_hit"])),
-        hero_points=int(rng.integers(0, 2)), hero_policy=POLICIES[int(rng.integers(5))],
+        hero_points=int(rng.integers(0, 2)),
+        hero_policy=POLICIES[int(rng.integers(5))],
         hero_effect=str(rng.choice(["revive", "stabilize"])),
     )
 

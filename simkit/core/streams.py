@@ -114,7 +114,11 @@ class BlockRng:
         q = 65536 // width
         limit = q * width
         parts = [_below(g, c * per, limit).reshape((c,) + rest) for g, c in self._pairs]
-        v = parts[0] if len(parts) == 1 else (np.concatenate(parts) if parts else np.empty((0,) + rest, np.uint16))
+        v = (
+            parts[0]
+            if len(parts) == 1
+            else (np.concatenate(parts) if parts else np.empty((0,) + rest, np.uint16))
+        )
         if q & (q - 1) == 0:
             return v >> np.uint16(q.bit_length() - 1)
         return v // np.uint16(q)
@@ -134,7 +138,9 @@ def _below(gen: np.random.Generator, count: int, limit: int) -> np.ndarray:
     v = _words(gen, count)
     if limit == 65536 or not count:
         return v
-    if count * (65536 - limit) < 65536 and v.max() < limit:  # (a short run: likely no word to redraw)
+    if (
+        count * (65536 - limit) < 65536 and v.max() < limit
+    ):  # (a short run: likely no word to redraw)
         return v
     bad = np.flatnonzero(v >= limit)
     while len(bad):

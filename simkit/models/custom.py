@@ -65,10 +65,10 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from simkit.rules.dice import Dice
 from simkit.core.model import Rules
 from simkit.core.packing import pack_steps
 from simkit.core.params import ParamError, param
+from simkit.rules.dice import Dice
 from simkit.rules.parameters import shared
 
 __all__ = ["CustomTrack", "TrackError", "TrackTable", "track"]
@@ -186,8 +186,14 @@ class CustomTrack(Rules):
         for s, state in enumerate(tab.states):
             for r, roll in enumerate(tab.rolls):
                 nxt = int(tab.next[s * K + r])
-                rows.append((state, roll, float(tab.probs[r]),
-                             tab.states[nxt] if nxt >= 0 else self.outcomes[-1 - nxt]))
+                rows.append(
+                    (
+                        state,
+                        roll,
+                        float(tab.probs[r]),
+                        tab.states[nxt] if nxt >= 0 else self.outcomes[-1 - nxt],
+                    )
+                )
         return pd.DataFrame(rows, columns=["state", "roll", "p", "next"])
 
     # -- Monte Carlo kernel ---------------------------------------------------------------------
@@ -381,7 +387,11 @@ def track(
     if not isinstance(name, str) or not name:
         raise TrackError(f"name must be a non-empty string, got {name!r}")
     outcomes = tuple(outcomes)
-    if not outcomes or not all(isinstance(o, str) and o for o in outcomes) or len(set(outcomes)) != len(outcomes):
+    if (
+        not outcomes
+        or not all(isinstance(o, str) and o for o in outcomes)
+        or len(set(outcomes)) != len(outcomes)
+    ):
         raise TrackError(f"outcomes must be distinct non-empty names, got {outcomes!r}")
     if "unresolved" in outcomes:
         raise TrackError("outcomes: 'unresolved' is added by simkit; do not list it")
@@ -439,7 +449,9 @@ def _field_type(spec_):
 def _as_field(pname: str, spec_):
     if isinstance(spec_, dataclasses.Field):
         if "kind" not in spec_.metadata:
-            raise TrackError(f"params: {pname!r}: use simkit.core.params.param(...) or a plain default value")
+            raise TrackError(
+                f"params: {pname!r}: use simkit.core.params.param(...) or a plain default value"
+            )
         return spec_
     if isinstance(spec_, bool):
         return param(spec_, kind="bool", help=pname)
@@ -448,5 +460,6 @@ def _as_field(pname: str, spec_):
     if isinstance(spec_, float):
         return param(spec_, kind="float", help=pname)
     raise TrackError(
-        f"params: {pname}={spec_!r}: give an int, float or bool default, or a simkit.core.params.param(...)"
+        f"params: {pname}={spec_!r}: give an int, float or bool default, "
+        "or a simkit.core.params.param(...)"
     )

@@ -59,7 +59,7 @@ from simkit.rules import hero_points as hp_rule
 from simkit.rules import levels
 from simkit.rules.dice import Dice
 from simkit.rules.dying_damage import WOUNDED_ADDS, hit_while_dying, knockout_value
-from simkit.rules.hero_points import HERO_KNOCKOUT, hero_threshold
+from simkit.rules.hero_points import HERO_EFFECT, HERO_KNOCKOUT, HERO_POLICY, hero_threshold
 from simkit.rules.levels import monster_high_dc
 from simkit.rules.massive_damage import is_massive, massive_chance
 from simkit.rules.parameters import shared
@@ -86,35 +86,86 @@ _HITS = {"hit_chance": 0.2, "crit_chance": 0.05}
 
 #: The ambiguities of docs/rules.md this model carries (the ambiguity report, compare).
 AMBIGUITIES: tuple[Ambiguity, ...] = (
-    Ambiguity("A0-1", "R0-09", "dying", "on_damage",
-          "damage while dying: keep the higher dying value, or add 1 (2 on a critical)",
-          (_r("max", {"on_damage": "max"}, True), _r("increment", {"on_damage": "increment"})),
-          setup=_HITS),
-    Ambiguity("A0-2", "R0-05", "dying", "wounded_rule",
-          "no wounded condition in the seed; published PF2e adds wounded to dying gained",
-          (_r("no wounded", {"wounded_rule": False}, True),
-           _r("wounded 1", {"wounded_rule": True, "wounded": 1})),
-          setup=_HITS),
-    Ambiguity("A0-3", "R0-10", "dying", "hero_policy",
-          "when a character spends its hero point (one hero point)",
-          (_r("never", {"hero_policy": "never"}), _r("immediately", {"hero_policy": "immediately"}),
-           _r("at dying 3", {"hero_policy": 3}), _r("at death", {"hero_policy": "at_death"}, True)),
-          setup={"hero_points": 1}),
-    Ambiguity("A0-4", "R0-05/R0-06", "dying", "check",
-          "recovery check: Fortitude save vs the source's DC + dying, or flat check DC 10 + dying",
-          (_r("save", {"check": "save"}, True), _r("flat", {"check": "flat"}))),
-    Ambiguity("A0-5", "R0-06", "dying", "monster_dc",
-          "a monster's high DC: level DC + hard adjustment, or 10 + its High skill modifier",
-          (_r("table", {"monster_dc": "table"}, True), _r("skill", {"monster_dc": "skill"}))),
-    Ambiguity("A0-6", "A0-2/A0-1", "dying", "wounded_adds",
-          "with the increment and the wounded rule: does wounded add to every hit while dying?",
-          (_r("on gain", {"wounded_adds": "on_gain"}, True), _r("every hit", {"wounded_adds": "every_hit"})),
-          setup={"check": "flat", "on_damage": "increment", "wounded_rule": True, "wounded": 1,
-                 "hero_effect": "stabilize", "hit_chance": 0.3, "crit_chance": 0.1}),
-    Ambiguity("A0-7", "R0-10/R0-04", "dying", "hero_knockout",
-          "a knock-out reaching the death value with a hero point held: spend it, or die",
-          (_r("spend", {"hero_knockout": "spend"}, True), _r("die", {"hero_knockout": "die"})),
-          setup={"crit": True, "death_at": 2, "hero_points": 1}),
+    Ambiguity(
+        "A0-1",
+        "R0-09",
+        "dying",
+        "on_damage",
+        "damage while dying: keep the higher dying value, or add 1 (2 on a critical)",
+        (_r("max", {"on_damage": "max"}, True), _r("increment", {"on_damage": "increment"})),
+        setup=_HITS,
+    ),
+    Ambiguity(
+        "A0-2",
+        "R0-05",
+        "dying",
+        "wounded_rule",
+        "no wounded condition in the seed; published PF2e adds wounded to dying gained",
+        (
+            _r("no wounded", {"wounded_rule": False}, True),
+            _r("wounded 1", {"wounded_rule": True, "wounded": 1}),
+        ),
+        setup=_HITS,
+    ),
+    Ambiguity(
+        "A0-3",
+        "R0-10",
+        "dying",
+        "hero_policy",
+        "when a character spends its hero point (one hero point)",
+        (
+            _r("never", {"hero_policy": "never"}),
+            _r("immediately", {"hero_policy": "immediately"}),
+            _r("at dying 3", {"hero_policy": 3}),
+            _r("at death", {"hero_policy": "at_death"}, True),
+        ),
+        setup={"hero_points": 1},
+    ),
+    Ambiguity(
+        "A0-4",
+        "R0-05/R0-06",
+        "dying",
+        "check",
+        "recovery check: Fortitude save vs the source's DC + dying, or flat check DC 10 + dying",
+        (_r("save", {"check": "save"}, True), _r("flat", {"check": "flat"})),
+    ),
+    Ambiguity(
+        "A0-5",
+        "R0-06",
+        "dying",
+        "monster_dc",
+        "a monster's high DC: level DC + hard adjustment, or 10 + its High skill modifier",
+        (_r("table", {"monster_dc": "table"}, True), _r("skill", {"monster_dc": "skill"})),
+    ),
+    Ambiguity(
+        "A0-6",
+        "A0-2/A0-1",
+        "dying",
+        "wounded_adds",
+        "with the increment and the wounded rule: does wounded add to every hit while dying?",
+        (
+            _r("on gain", {"wounded_adds": "on_gain"}, True),
+            _r("every hit", {"wounded_adds": "every_hit"}),
+        ),
+        setup={
+            "check": "flat",
+            "on_damage": "increment",
+            "wounded_rule": True,
+            "wounded": 1,
+            "hero_effect": "stabilize",
+            "hit_chance": 0.3,
+            "crit_chance": 0.1,
+        },
+    ),
+    Ambiguity(
+        "A0-7",
+        "R0-10/R0-04",
+        "dying",
+        "hero_knockout",
+        "a knock-out reaching the death value with a hero point held: spend it, or die",
+        (_r("spend", {"hero_knockout": "spend"}, True), _r("die", {"hero_knockout": "die"})),
+        setup={"crit": True, "death_at": 2, "hero_points": 1},
+    ),
 )
 
 
@@ -142,35 +193,65 @@ class Dying(Rules):
     ambiguities: ClassVar[tuple[Ambiguity, ...]] = AMBIGUITIES
     has_exact: ClassVar[bool] = True
 
-    start: int = param(1, kind="int", lo=1, hi=20, rule="R0-03", help="dying value at the knock-out")
-    crit: bool = param(False, kind="bool", rule="R0-03", help="knocked out by a critical: dying +1 (dying 2)")
+    start: int = param(
+        1, kind="int", lo=1, hi=20, rule="R0-03", help="dying value at the knock-out"
+    )
+    crit: bool = param(
+        False, kind="bool", rule="R0-03", help="knocked out by a critical: dying +1 (dying 2)"
+    )
     nonlethal: bool = shared("nonlethal")
-    save_bonus: int = param(11, kind="int", lo=-20, hi=80, rule="R0-05", help="Fortitude save modifier")
+    save_bonus: int = param(
+        11, kind="int", lo=-20, hi=80, rule="R0-05", help="Fortitude save modifier"
+    )
     dc: int | None = shared("dc")
     monster_level: int | None = shared("monster_level")
     monster_dc: str = shared("monster_dc")
     check: str = shared("check")
     death_at: int = param(4, kind="int", lo=1, hi=20, rule="R0-04", help="dying value that kills")
-    on_damage: str = param("max", kind="choice", choices=("max", "increment"), rule="A0-1",
-                           help="damage while dying: keep the higher dying value, or add 1 (2 on a crit)")
-    hit_chance: float = param(0.0, kind="float", lo=0.0, hi=1.0, rule="R0-09",
-                              help="per-round probability of a normal hit on the downed character")
-    crit_chance: float = param(0.0, kind="float", lo=0.0, hi=1.0, rule="R0-09",
-                               help="per-round probability of a critical hit on the downed character")
-    hit_dc: int | None = param(None, kind="int", lo=1, hi=100, optional=True, rule="R0-09",
-                               help="DC of the source of later hits (raises the recovery DC if higher)")
+    on_damage: str = param(
+        "max",
+        kind="choice",
+        choices=("max", "increment"),
+        rule="A0-1",
+        help="damage while dying: keep the higher dying value, or add 1 (2 on a crit)",
+    )
+    hit_chance: float = param(
+        0.0,
+        kind="float",
+        lo=0.0,
+        hi=1.0,
+        rule="R0-09",
+        help="per-round probability of a normal hit on the downed character",
+    )
+    crit_chance: float = param(
+        0.0,
+        kind="float",
+        lo=0.0,
+        hi=1.0,
+        rule="R0-09",
+        help="per-round probability of a critical hit on the downed character",
+    )
+    hit_dc: int | None = param(
+        None,
+        kind="int",
+        lo=1,
+        hi=100,
+        optional=True,
+        rule="R0-09",
+        help="DC of the source of later hits (raises the recovery DC if higher)",
+    )
     hp_max: int | None = shared("hp_max")
-    hit_damage: str = param("2d8+4", kind="dice", rule="R0-13",
-                            help="damage of a hit on the downed character (doubled on a critical)")
+    hit_damage: str = param(
+        "2d8+4",
+        kind="dice",
+        rule="R0-13",
+        help="damage of a hit on the downed character (doubled on a critical)",
+    )
     wounded: int = shared("wounded")
     wounded_rule: bool = shared("wounded_rule")
     hero_points: int = shared("hero_points")
-    hero_policy: str | int = param(
-        "at_death", kind="policy", choices=("never", "immediately", "at_death"), lo=1, hi=20, rule="A0-3",
-        help="when to spend a hero point: never, immediately, at_death, or when dying would reach k",
-    )
-    hero_effect: str = param("revive", kind="choice", choices=("revive", "stabilize"), rule="R0-10",
-                             help="hero point: back to 1 HP (seed) or stable at 0 HP spending all (pf2e-core)")
+    hero_policy: str | int = param(**HERO_POLICY)
+    hero_effect: str = param(**HERO_EFFECT)
     hero_knockout: str = param(**HERO_KNOCKOUT)
     wounded_adds: str = param(**WOUNDED_ADDS)
     heal_round: int | None = shared("heal_round")
@@ -179,7 +260,7 @@ class Dying(Rules):
 
     @classmethod
     def typical_character(cls, level: int) -> dict[str, Any]:
-        """A typical PF2e character of ``level``: its Fortitude save (R0-05, simkit.rules.levels)."""
+        """A typical PF2e character of ``level``: its Fortitude save (R0-05, rules.levels)."""
         return {"save_bonus": levels.fortitude_save(level)}
 
     @classmethod
@@ -192,7 +273,8 @@ class Dying(Rules):
             raise ParamError("dc and monster_level are exclusive: give one of them (R0-06)")
         if self.hit_chance + self.crit_chance > 1.0 + 1e-12:
             raise ParamError(
-                f"hit_chance + crit_chance must be at most 1, got {self.hit_chance} + {self.crit_chance}"
+                "hit_chance + crit_chance must be at most 1, "
+                f"got {self.hit_chance} + {self.crit_chance}"
             )
         if self.wounded and not self.wounded_rule:
             raise ParamError(f"wounded={self.wounded} needs wounded_rule=true (A0-2)")
@@ -220,8 +302,9 @@ class Dying(Rules):
     @property
     def knockout_dying(self) -> int:
         """Dying value gained at the knock-out (R0-03, A0-2)."""
-        return knockout_value(start=self.start, crit=self.crit, wounded=self.wounded,
-                              wounded_rule=self.wounded_rule)
+        return knockout_value(
+            start=self.start, crit=self.crit, wounded=self.wounded, wounded_rule=self.wounded_rule
+        )
 
     @property
     def hero_outcome(self) -> int:
@@ -229,7 +312,9 @@ class Dying(Rules):
 
     def _massive_p(self) -> tuple[float, float]:
         """P(massive | normal hit), P(massive | critical hit) (R0-13)."""
-        return massive_chance(self.hit_damage, self.hp_max, 1), massive_chance(self.hit_damage, self.hp_max, 2)
+        return massive_chance(self.hit_damage, self.hp_max, 1), massive_chance(
+            self.hit_damage, self.hp_max, 2
+        )
 
     # -- scalar reference (one track, plain Python): the rule phases of simkit.rules ----------
     def ref_knockout(self) -> tuple[int | None, int]:
@@ -237,16 +322,30 @@ class Dying(Rules):
         if self.nonlethal:
             return STABLE, 0
         d = self.knockout_dying
-        res = hp_rule.rise(0, d, threshold=self.threshold, death_at=self.death_at, knockout=True,
-                           hero_knockout=self.hero_knockout)
+        res = hp_rule.rise(
+            0,
+            d,
+            threshold=self.threshold,
+            death_at=self.death_at,
+            knockout=True,
+            hero_knockout=self.hero_knockout,
+        )
         if res == hp_rule.HERO:
             return self.hero_outcome, d
         if res == hp_rule.DEAD:
             return DEAD, d
         return None, d
 
-    def ref_round(self, dying: int, hero: bool, raised: bool, t: int, roll: int,
-                  u: float = 1.0, u2: float = 0.0):
+    def ref_round(
+        self,
+        dying: int,
+        hero: bool,
+        raised: bool,
+        t: int,
+        roll: int,
+        u: float = 1.0,
+        u2: float = 0.0,
+    ):
         """One round of one track (the scalar reference of the kernel).
 
         ``roll`` is the natural d20 of the recovery check, ``u`` the uniform that
@@ -273,23 +372,34 @@ class Dying(Rules):
     def ref_check(self, dying: int, hero: bool, raised: bool, roll: int):
         """The recovery check of one track (R0-05, R0-06, A0-4) for a natural ``roll``."""
         base = self.raised_dc if raised else self.base_dc
-        delta = recovery_delta(roll, dying, check=self.check, bonus=self.save_bonus + self.check_penalty, dc=base)
+        delta = recovery_delta(
+            roll, dying, check=self.check, bonus=self.save_bonus + self.check_penalty, dc=base
+        )
         return self._ref_rise(dying, dying + delta, hero, raised)
 
     def ref_enemy(self, dying: int, hero: bool, raised: bool, kind: int):
-        """The enemy's turn on one dying track: ``kind`` 0 none, 1 hit, 2 crit, 3 massive (R0-09, R0-13)."""
+        """The enemy's turn on one dying track (R0-09, R0-13): ``kind`` 0 none, 1 hit, 2 crit,
+        3 massive."""
         if kind == NO_HIT:
             return None, dying, hero, raised
         if kind == MASSIVE:
             return DEAD, dying, hero, raised
         if self.hit_dc is not None and self.hit_dc > self.base_dc:
             raised = True
-        new = hit_while_dying(dying, kind == CRIT, on_damage=self.on_damage, wounded=self.wounded,
-                              wounded_rule=self.wounded_rule, wounded_adds=self.wounded_adds)
+        new = hit_while_dying(
+            dying,
+            kind == CRIT,
+            on_damage=self.on_damage,
+            wounded=self.wounded,
+            wounded_rule=self.wounded_rule,
+            wounded_adds=self.wounded_adds,
+        )
         return self._ref_rise(dying, new, hero, raised)
 
     def _ref_rise(self, dying, new, hero, raised):
-        res = hp_rule.rise(dying, new, threshold=self.threshold if hero else None, death_at=self.death_at)
+        res = hp_rule.rise(
+            dying, new, threshold=self.threshold if hero else None, death_at=self.death_at
+        )
         if res == hp_rule.CARRY_ON:
             return None, new, hero, raised
         if res == hp_rule.STABLE:
@@ -370,8 +480,11 @@ class Dying(Rules):
         idx = np.multiply(s, -21, dtype=np.intp)
         idx += roll.astype(np.intp) - 21
         c1 = tab["check"].take(idx)
-        kind = np.where(u < self.crit_chance, CRIT,
-                        np.where(u < self.crit_chance + self.hit_chance, HIT, NO_HIT)).astype(np.int32)
+        kind = np.where(
+            u < self.crit_chance,
+            CRIT,
+            np.where(u < self.crit_chance + self.hit_chance, HIT, NO_HIT),
+        ).astype(np.int32)
         if self.hp_max is not None:
             u2 = rng.random(size=m)
             dmg = Dice.parse(self.hit_damage).quantile(u2) * np.where(kind == CRIT, 2, 1)
@@ -404,7 +517,9 @@ class Dying(Rules):
             out[key] = out.get(key, 0.0) + p
 
         base = self.raised_dc if raised else self.base_dc
-        margin = check_margin(dying, check=self.check, bonus=self.save_bonus + self.check_penalty, dc=base)
+        margin = check_margin(
+            dying, check=self.check, bonus=self.save_bonus + self.check_penalty, dc=base
+        )
         after_check = []
         for delta, p in recovery_pmf(min(max(margin, MARGIN_LO), MARGIN_HI)):
             after_check.append((self._ref_rise(dying, dying + delta, hero, raised), p))
@@ -420,7 +535,10 @@ class Dying(Rules):
                 continue
             if p_none > 0:
                 add((d, h, r), p * p_none)
-            for kind, chance, massive in ((HIT, self.hit_chance, massive_hit), (CRIT, self.crit_chance, massive_crit)):
+            for kind, chance, massive in (
+                (HIT, self.hit_chance, massive_hit),
+                (CRIT, self.crit_chance, massive_crit),
+            ):
                 if chance == 0:
                     continue
                 if massive > 0:
@@ -458,15 +576,37 @@ def _table_key(rules: Dying) -> tuple:
     w = rules.wounded if rules.wounded_rule else 0
     policy = rules.hero_policy if rules.hero_points > 0 else "never"
     adds = rules.wounded_adds if (w and rules.on_damage == "increment") else "on_gain"
-    return (rules.check, m, rm, raises, rules.death_at, rules.on_damage, w, adds, policy, rules.hero_effect)
+    return (
+        rules.check,
+        m,
+        rm,
+        raises,
+        rules.death_at,
+        rules.on_damage,
+        w,
+        adds,
+        policy,
+        rules.hero_effect,
+    )
 
 
 def canonical_rules(key: tuple) -> Dying:
     """A :class:`Dying` whose tables are those of every rules object with this ``key``."""
     check, m, rm, raises, death_at, on_damage, w, adds, policy, effect = key
-    return Dying(check=check, save_bonus=40 + m, dc=40, hit_dc=40 + m - rm if raises else None,
-                 death_at=death_at, on_damage=on_damage, wounded=w, wounded_rule=w > 0, wounded_adds=adds,
-                 hero_points=0 if policy == "never" else 1, hero_policy=policy, hero_effect=effect)
+    return Dying(
+        check=check,
+        save_bonus=40 + m,
+        dc=40,
+        hit_dc=40 + m - rm if raises else None,
+        death_at=death_at,
+        on_damage=on_damage,
+        wounded=w,
+        wounded_rule=w > 0,
+        wounded_adds=adds,
+        hero_points=0 if policy == "never" else 1,
+        hero_policy=policy,
+        hero_effect=effect,
+    )
 
 
 @lru_cache(maxsize=256)
@@ -475,7 +615,7 @@ def _tables(key: tuple) -> dict[str, np.ndarray]:
 
 
 def build_tables(rules: Dying) -> dict[str, np.ndarray]:
-    """The kernel's tables for ``rules``, from the scalar reference (uncached; see :meth:`Dying.tables`)."""
+    """The kernel's tables for ``rules``, from the scalar reference (uncached)."""
     S = rules._n_states()
     check = np.full((S, 21), -1 - STABLE, dtype=np.int64)  # dying 0 / roll 0: unused
     enemy = np.full((S, 4), -1 - STABLE, dtype=np.int64)

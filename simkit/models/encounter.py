@@ -16,7 +16,8 @@ Round structure (round ``t``, 1-based)
    (``heals``): heals ``heal_dice`` HP (R0-04, R1-03: conscious, dying lost). Else,
    PC dying (seed 000) or agonising (seed 001) and ``medicine`` set: first aid, d20 +
    ``medicine`` + ``check_penalty`` >= ``first_aid_dc`` (15, R1-02; a plain check, no
-   natural 20/1, as in ``perseverance``): stable at 0 HP. Else, with ``heal_when="wounded"``, a conscious PC at half HP or
+   natural 20/1, as in ``perseverance``): stable at 0 HP. Else, with
+   ``heal_when="wounded"``, a conscious PC at half HP or
    less gets a heal.
 3. **Initiative order.** The enemies act in order 1..E; the PC's turn sits at a slot
    ``pos``: just before enemy ``pos + 1`` (``pos = E``: after the last enemy). It
@@ -109,7 +110,7 @@ from simkit.rules import creatures
 from simkit.rules import hero_points as hp_rule
 from simkit.rules.dice import CRIT_FAIL, CRIT_SUCCESS, SUCCESS, Dice, degree_table, degrees
 from simkit.rules.dying_damage import WOUNDED_ADDS, hit_phase
-from simkit.rules.hero_points import HERO_KNOCKOUT, rise_phase
+from simkit.rules.hero_points import HERO_EFFECT, HERO_KNOCKOUT, HERO_POLICY, rise_phase
 from simkit.rules.hourly import DEAD as HOURLY_DEAD
 from simkit.rules.hourly import STAYS, hourly_lookup
 from simkit.rules.levels import monster_high_dc
@@ -138,7 +139,7 @@ def dice_draw(text: str) -> str:
     """
     d = Dice.parse(text)
     if d.count and d.sides**d.count <= MAX_DICE_TABLE:
-        return f"below:{d.sides ** d.count}"
+        return f"below:{d.sides**d.count}"
     return "random"
 
 
@@ -163,8 +164,12 @@ def dice_values(text: str, draws: np.ndarray) -> np.ndarray:
 @lru_cache(maxsize=256)
 def _strike_degrees(bonus: int, ac: int, penalties: tuple[int, ...]) -> np.ndarray:
     """Degree of each strike (R0-05) by [strike, PC down, natural roll]: int8 (A, 2, 21)."""
-    return np.array([[degree_table(bonus - p, ac), degree_table(bonus - p, ac - UNCONSCIOUS_AC)]
-                     for p in penalties])
+    return np.array(
+        [
+            [degree_table(bonus - p, ac), degree_table(bonus - p, ac - UNCONSCIOUS_AC)]
+            for p in penalties
+        ]
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +179,14 @@ class Encounter(Rules):
     name: ClassVar[str] = "encounter"
     time_unit: ClassVar[str] = "rounds"
     outcomes: ClassVar[tuple[str, ...]] = OUTCOMES
-    marks: ClassVar[tuple[str, ...]] = ("knocked_out", "ko_round", "hp", "hero_spent", "healer", "hours")
+    marks: ClassVar[tuple[str, ...]] = (
+        "knocked_out",
+        "ko_round",
+        "hp",
+        "hero_spent",
+        "healer",
+        "hours",
+    )
     rule_ids: ClassVar[str] = "R0-01..R0-14, R1-01..R1-08, R1-11; A0-1..A0-7, A1-1..A1-3, A1-6"
     active_label: ClassVar[str] = "still in the fight"
     #: the same four overrides for the encounter's seed-000 dying track
@@ -185,31 +197,55 @@ class Encounter(Rules):
     hp_max: int | None = shared("hp_max")
     hp: int | None = shared("hp")
     temp_hp: int = shared("temp_hp")
-    ac: int | None = param(None, kind="int", lo=0, hi=80, optional=True, help="Armour Class; default by level")
-    fort: int | None = param(None, kind="int", lo=-20, hi=80, optional=True, rule="R0-05",
-                             help="Fortitude save (also the recovery check); default by level")
-    reflex: int | None = param(None, kind="int", lo=-20, hi=80, optional=True, help="Reflex save; default by level")
-    will: int | None = param(None, kind="int", lo=-20, hi=80, optional=True, help="Will save; default by level")
+    ac: int | None = param(
+        None, kind="int", lo=0, hi=80, optional=True, help="Armour Class; default by level"
+    )
+    fort: int | None = param(
+        None,
+        kind="int",
+        lo=-20,
+        hi=80,
+        optional=True,
+        rule="R0-05",
+        help="Fortitude save (also the recovery check); default by level",
+    )
+    reflex: int | None = param(
+        None, kind="int", lo=-20, hi=80, optional=True, help="Reflex save; default by level"
+    )
+    will: int | None = param(
+        None, kind="int", lo=-20, hi=80, optional=True, help="Will save; default by level"
+    )
     check_penalty: int = shared("check_penalty")
     hero_points: int = shared("hero_points", default=1)
-    hero_policy: str | int = param(
-        "at_death", kind="policy", choices=("never", "immediately", "at_death"), lo=1, hi=20, rule="A0-3",
-        help="when to spend a hero point: never, immediately, at_death, or when dying would reach k",
-    )
-    hero_effect: str = param("revive", kind="choice", choices=("revive", "stabilize"), rule="R0-10",
-                             help="hero point: back to 1 HP (seed) or stable at 0 HP spending all (pf2e-core)")
+    hero_policy: str | int = param(**HERO_POLICY)
+    hero_effect: str = param(**HERO_EFFECT)
     hero_knockout: str = param(**HERO_KNOCKOUT)
     # -- dying: which system, and each system's options ----------------------------------
-    dying_rules: str = param("seed000", kind="choice", choices=("seed000", "seed001"),
-                             help="at 0 HP: seed 000 dying, or seed 001 perseverance then hourly recovery")
-    start_dying: int = param(1, kind="int", lo=1, hi=20, rule="R0-03",
-                             help="dying value of a character starting at hp=0 (2 = knocked out by a critical)")
+    dying_rules: str = param(
+        "seed000",
+        kind="choice",
+        choices=("seed000", "seed001"),
+        help="at 0 HP: seed 000 dying, or seed 001 perseverance then hourly recovery",
+    )
+    start_dying: int = param(
+        1,
+        kind="int",
+        lo=1,
+        hi=20,
+        rule="R0-03",
+        help="dying value of a character starting at hp=0 (2 = knocked out by a critical)",
+    )
     wounded: int = shared("wounded")
     wounded_rule: bool = shared("wounded_rule")
     check: str = shared("check")
     death_at: int = param(4, kind="int", lo=1, hi=20, rule="R0-04", help="dying value that kills")
-    on_damage: str = param("max", kind="choice", choices=("max", "increment"), rule="A0-1",
-                           help="damage while dying: keep the higher dying value, or add 1 (2 on a crit)")
+    on_damage: str = param(
+        "max",
+        kind="choice",
+        choices=("max", "increment"),
+        rule="A0-1",
+        help="damage while dying: keep the higher dying value, or add 1 (2 on a crit)",
+    )
     wounded_adds: str = param(**WOUNDED_ADDS)
     pp_max: int | None = shared("pp_max", default=None)
     pp: int | None = shared("pp", default=None)
@@ -218,58 +254,158 @@ class Encounter(Rules):
     back_in_fight: bool = shared("back_in_fight")
     enough_pp: int = shared("enough_pp")
     zero_pp: str = shared("zero_pp")
-    long_term: bool = param(True, kind="bool", rule="R1-06",
-                            help="seed 001: after the fight a stable PC makes hourly Constitution checks")
+    long_term: bool = param(
+        True,
+        kind="bool",
+        rule="R1-06",
+        help="seed 001: after the fight a stable PC makes hourly Constitution checks",
+    )
     checks: int = shared("checks")
     con: int | None = shared("con", default=None)
     natural: bool = same_as(Recovery, "natural")
     # -- the enemies ------------------------------------------------------------------
     monster_level: int | None = shared("monster_level")
-    benchmark: str = param("High", kind="choice", choices=creatures.BENCHMARKS,
-                           help="creature-building benchmark of attack, damage and spell DC")
+    benchmark: str = param(
+        "High",
+        kind="choice",
+        choices=creatures.BENCHMARKS,
+        help="creature-building benchmark of attack, damage and spell DC",
+    )
     enemies: int = param(1, kind="int", lo=0, hi=8, help="number of enemies (0: no fight)")
-    attack_bonus: int | None = param(None, kind="int", lo=-10, hi=80, optional=True,
-                                     help="strike attack bonus; default by monster_level")
-    damage: str | None = param(None, kind="dice", optional=True, help="strike damage dice; default by monster_level")
+    attack_bonus: int | None = param(
+        None,
+        kind="int",
+        lo=-10,
+        hi=80,
+        optional=True,
+        help="strike attack bonus; default by monster_level",
+    )
+    damage: str | None = param(
+        None, kind="dice", optional=True, help="strike damage dice; default by monster_level"
+    )
     attacks: int = param(2, kind="int", lo=1, hi=4, help="strikes per enemy turn")
-    map: str = param("standard", kind="choice", choices=("standard", "agile", "none"),
-                     help="multiple attack penalty: -5/-10, -4/-8, or none")
-    trait: str = param("lethal", kind="choice", choices=("lethal", "nonlethal", "death"), rule="R0-02, R0-12",
-                       help="trait of the enemies' damage")
+    map: str = param(
+        "standard",
+        kind="choice",
+        choices=("standard", "agile", "none"),
+        help="multiple attack penalty: -5/-10, -4/-8, or none",
+    )
+    trait: str = param(
+        "lethal",
+        kind="choice",
+        choices=("lethal", "nonlethal", "death"),
+        rule="R0-02, R0-12",
+        help="trait of the enemies' damage",
+    )
     dc: int | None = shared("dc")
     monster_dc: str = shared("monster_dc")
-    effect_chance: float = param(0.0, kind="float", lo=0.0, hi=1.0,
-                                 help="per enemy turn: probability of a spell-like effect instead of strikes")
-    effect_dc: int | None = param(None, kind="int", lo=1, hi=100, optional=True, rule="R0-06",
-                                  help="DC of the spell-like effect; default: spell DC by monster_level")
-    effect_damage: str | None = param(None, kind="dice", optional=True,
-                                      help="damage of the effect (basic save); default: the strike damage")
-    effect_save: str = param("reflex", kind="choice", choices=("fort", "reflex", "will"), help="save against the effect")
-    target_downed: str = param("never", kind="choice", choices=("never", "sometimes", "always"), rule="R0-09",
-                               help="whether enemies attack a character at 0 HP")
-    downed_chance: float = param(0.5, kind="float", lo=0.0, hi=1.0, rule="R0-09",
-                                 help="with target_downed=sometimes: chance each action targets a downed PC")
+    effect_chance: float = param(
+        0.0,
+        kind="float",
+        lo=0.0,
+        hi=1.0,
+        help="per enemy turn: probability of a spell-like effect instead of strikes",
+    )
+    effect_dc: int | None = param(
+        None,
+        kind="int",
+        lo=1,
+        hi=100,
+        optional=True,
+        rule="R0-06",
+        help="DC of the spell-like effect; default: spell DC by monster_level",
+    )
+    effect_damage: str | None = param(
+        None,
+        kind="dice",
+        optional=True,
+        help="damage of the effect (basic save); default: the strike damage",
+    )
+    effect_save: str = param(
+        "reflex", kind="choice", choices=("fort", "reflex", "will"), help="save against the effect"
+    )
+    target_downed: str = param(
+        "never",
+        kind="choice",
+        choices=("never", "sometimes", "always"),
+        rule="R0-09",
+        help="whether enemies attack a character at 0 HP",
+    )
+    downed_chance: float = param(
+        0.5,
+        kind="float",
+        lo=0.0,
+        hi=1.0,
+        rule="R0-09",
+        help="with target_downed=sometimes: chance each action targets a downed PC",
+    )
     # -- the healer -------------------------------------------------------------------
-    healer_round: int | None = param(None, kind="int", lo=1, hi=100000, optional=True, unit="round",
-                                     help="round at whose start the healer arrives (none: never)")
-    healer_chance: float = param(0.0, kind="float", lo=0.0, hi=1.0,
-                                 help="per-round chance that the healer arrives (instead of healer_round)")
-    heal_dice: str | None = param(None, kind="dice", optional=True, rule="R0-04, R1-03",
-                                  help="HP of one heal; default: a cleric's heal spell of the level")
+    healer_round: int | None = param(
+        None,
+        kind="int",
+        lo=1,
+        hi=100000,
+        optional=True,
+        unit="round",
+        help="round at whose start the healer arrives (none: never)",
+    )
+    healer_chance: float = param(
+        0.0,
+        kind="float",
+        lo=0.0,
+        hi=1.0,
+        help="per-round chance that the healer arrives (instead of healer_round)",
+    )
+    heal_dice: str | None = param(
+        None,
+        kind="dice",
+        optional=True,
+        rule="R0-04, R1-03",
+        help="HP of one heal; default: a cleric's heal spell of the level",
+    )
     heals: int = param(3, kind="int", lo=0, hi=100, help="heals the healer can cast")
-    heal_when: str = param("downed", kind="choice", choices=("downed", "wounded"),
-                           help="heal only a downed PC, or also a conscious one at half HP or less")
-    medicine: int | None = param(None, kind="int", lo=-10, hi=80, optional=True, rule="R1-02, R1-08",
-                                 help="healer's Medicine bonus for first aid (none: no first aid)")
+    heal_when: str = param(
+        "downed",
+        kind="choice",
+        choices=("downed", "wounded"),
+        help="heal only a downed PC, or also a conscious one at half HP or less",
+    )
+    medicine: int | None = param(
+        None,
+        kind="int",
+        lo=-10,
+        hi=80,
+        optional=True,
+        rule="R1-02, R1-08",
+        help="healer's Medicine bonus for first aid (none: no first aid)",
+    )
     first_aid_dc: int = param(15, kind="int", lo=1, hi=100, rule="R1-02", help="DC of first aid")
     # -- the encounter ----------------------------------------------------------------
-    initiative: str = param("pc_first", kind="choice", choices=("pc_first", "enemies_first"), rule="R0-03",
-                            help="the PC's place in the initiative order at the start")
-    fight_rounds: int | None = param(10, kind="int", lo=1, hi=100000, optional=True, unit="rounds",
-                                     help="rounds the enemies fight (none: until end_chance)")
-    end_chance: float = param(0.0, kind="float", lo=0.0, hi=1.0, help="per-round chance the fight ends")
-    until: str = param("safe", kind="choice", choices=("safe", "healer"),
-                       help="run to safety/death, or stop when the healer arrives")
+    initiative: str = param(
+        "pc_first",
+        kind="choice",
+        choices=("pc_first", "enemies_first"),
+        rule="R0-03",
+        help="the PC's place in the initiative order at the start",
+    )
+    fight_rounds: int | None = param(
+        10,
+        kind="int",
+        lo=1,
+        hi=100000,
+        optional=True,
+        unit="rounds",
+        help="rounds the enemies fight (none: until end_chance)",
+    )
+    end_chance: float = param(
+        0.0, kind="float", lo=0.0, hi=1.0, help="per-round chance the fight ends"
+    )
+    until: str = param(
+        "safe",
+        kind="choice",
+        choices=("safe", "healer"),
+        help="run to safety/death, or stop when the healer arrives",
+    )
     max_rounds: int = shared("max_rounds")
 
     @classmethod
@@ -284,9 +420,13 @@ class Encounter(Rules):
 
     def validate(self) -> None:
         if self.hp is not None and self.hp > self.max_hp:
-            raise ParamError(f"hp={self.hp} is not allowed: hp must be at most hp_max ({self.max_hp})")
+            raise ParamError(
+                f"hp={self.hp} is not allowed: hp must be at most hp_max ({self.max_hp})"
+            )
         if self.pp is not None and self.pp > self.max_pp:
-            raise ParamError(f"pp={self.pp} is not allowed: pp must be at most pp_max ({self.max_pp})")
+            raise ParamError(
+                f"pp={self.pp} is not allowed: pp must be at most pp_max ({self.max_pp})"
+            )
         if self.wounded and not self.wounded_rule:
             raise ParamError(f"wounded={self.wounded} needs wounded_rule=true (A0-2)")
         if self.healer_round is not None and self.healer_chance > 0:
@@ -294,7 +434,9 @@ class Encounter(Rules):
         if self.until == "healer" and not self.healer_possible:
             raise ParamError("until=healer needs a healer: set healer_round or healer_chance")
         if Dice.parse(self.heal).min < 1:
-            raise ParamError(f"heal_dice={self.heal_dice!r} is not allowed: a heal must give at least 1 HP")
+            raise ParamError(
+                f"heal_dice={self.heal_dice!r} is not allowed: a heal must give at least 1 HP"
+            )
 
     # -- resolved numbers (level-based defaults) -----------------------------------------
     @property
@@ -312,7 +454,9 @@ class Encounter(Rules):
     def save(self, which: str) -> int:
         """The PC's save bonus (``fort``, ``reflex``, ``will``), with ``check_penalty``."""
         value = getattr(self, which)
-        return (value if value is not None else creatures.pc_save(self.level, which)) + self.check_penalty
+        return (
+            value if value is not None else creatures.pc_save(self.level, which)
+        ) + self.check_penalty
 
     @property
     def mlevel(self) -> int:
@@ -321,11 +465,19 @@ class Encounter(Rules):
 
     @property
     def strike_bonus(self) -> int:
-        return self.attack_bonus if self.attack_bonus is not None else creatures.monster_attack(self.mlevel, self.benchmark)
+        return (
+            self.attack_bonus
+            if self.attack_bonus is not None
+            else creatures.monster_attack(self.mlevel, self.benchmark)
+        )
 
     @property
     def strike_dice(self) -> str:
-        return self.damage if self.damage is not None else creatures.monster_damage(self.mlevel, self.benchmark)
+        return (
+            self.damage
+            if self.damage is not None
+            else creatures.monster_damage(self.mlevel, self.benchmark)
+        )
 
     @property
     def strike_dc(self) -> int:
@@ -334,7 +486,11 @@ class Encounter(Rules):
 
     @property
     def spell_dc(self) -> int:
-        return self.effect_dc if self.effect_dc is not None else creatures.monster_spell_dc(self.mlevel, self.benchmark)
+        return (
+            self.effect_dc
+            if self.effect_dc is not None
+            else creatures.monster_spell_dc(self.mlevel, self.benchmark)
+        )
 
     @property
     def effect_dice(self) -> str:
@@ -399,7 +555,9 @@ class Encounter(Rules):
             return 20 * int(kind[6:])
         return 0
 
-    def draw_plan(self, initial: bool = False, t: int | None = None) -> list[tuple[str, str, tuple[int, ...]]]:
+    def draw_plan(
+        self, initial: bool = False, t: int | None = None
+    ) -> list[tuple[str, str, tuple[int, ...]]]:
         """(name, kind, trailing shape) of every array drawn in round ``t`` (or at step 0).
 
         The plan depends on the rules and the round alone, never on the tracks' states,
@@ -414,7 +572,9 @@ class Encounter(Rules):
         if not initial:
             if self.healer_chance > 0:
                 plan.append(("arrive", "random", ()))
-            if self.healer_possible and (t is None or self.healer_round is None or t >= self.healer_round):
+            if self.healer_possible and (
+                t is None or self.healer_round is None or t >= self.healer_round
+            ):
                 plan.append(("heal_u", dice_draw(self.heal), ()))
                 if self.medicine is not None:
                     plan.append(("aid_roll", "d20", ()))
@@ -424,12 +584,22 @@ class Encounter(Rules):
                 if self.target_downed == "sometimes":
                     plan.append(("target_u", "random", (E, A)))
                 if self.strike_width:  # one contiguous array per strike: strike{e}_{a}
-                    plan += [(f"strike{e}_{a}", f"below:{self.strike_width}", ()) for e in range(E) for a in range(A)]
+                    plan += [
+                        (f"strike{e}_{a}", f"below:{self.strike_width}", ())
+                        for e in range(E)
+                        for a in range(A)
+                    ]
                 else:
-                    plan += [("atk_roll", "d20", (E, A)), ("dmg_u", dice_draw(self.strike_dice), (E, A))]
+                    plan += [
+                        ("atk_roll", "d20", (E, A)),
+                        ("dmg_u", dice_draw(self.strike_dice), (E, A)),
+                    ]
                 if self.effect_chance > 0:
-                    plan += [("eff_u", "random", (E,)), ("save_roll", "d20", (E,)),
-                             ("eff_dmg_u", dice_draw(self.effect_dice), (E,))]
+                    plan += [
+                        ("eff_u", "random", (E,)),
+                        ("save_roll", "d20", (E,)),
+                        ("eff_dmg_u", dice_draw(self.effect_dice), (E,)),
+                    ]
                 if self.end_chance > 0:
                     plan.append(("end_u", "random", ()))
         if self.long_term_on and (not initial or E == 0):
@@ -438,7 +608,9 @@ class Encounter(Rules):
                 plan.append(("med_roll", "d20", (HOURS,)))
         return plan
 
-    def _draw(self, rng, m: int, initial: bool = False, t: int | None = None) -> dict[str, np.ndarray]:
+    def _draw(
+        self, rng, m: int, initial: bool = False, t: int | None = None
+    ) -> dict[str, np.ndarray]:
         out = {}
         for name, kind, shape in self.draw_plan(initial, t):
             size = (m,) + shape
@@ -491,12 +663,21 @@ class Encounter(Rules):
     def init(self, n: int, rng):
         """State arrays of shape (n,) at full HP (or knocked out with ``hp=0``)."""
         start = {
-            "hp": (self.start_hp, np.int32), "tmp": (self.temp_hp, np.int32), "cond": (UP, np.int8),
-            "dying": (0, np.int16), "wounded": (self.wounded, np.int16), "dcs": (self.strike_dc, np.int16),
+            "hp": (self.start_hp, np.int32),
+            "tmp": (self.temp_hp, np.int32),
+            "cond": (UP, np.int8),
+            "dying": (0, np.int16),
+            "wounded": (self.wounded, np.int16),
+            "dcs": (self.strike_dc, np.int16),
             "pos": (0 if self.initiative == "pc_first" else self.enemies, np.int8),
-            "hero_spent": (0, np.int8), "pp": (self.start_pp, np.int16),
-            "turns": (0, np.int16), "nl": (False, bool), "healer": (False, bool), "heals": (self.heals, np.int16),
-            "fight": (self.enemies > 0, bool), "knocked_out": (0, np.int8),
+            "hero_spent": (0, np.int8),
+            "pp": (self.start_pp, np.int16),
+            "turns": (0, np.int16),
+            "nl": (False, bool),
+            "healer": (False, bool),
+            "heals": (self.heals, np.int16),
+            "fight": (self.enemies > 0, bool),
+            "knocked_out": (0, np.int8),
             "ko_round": (0, np.int16 if self.max_rounds < 2**15 else np.int32),
             "hours": (0, np.int8),
         }
@@ -508,7 +689,16 @@ class Encounter(Rules):
             if self.trait == "death":
                 code[:] = DEAD
             else:
-                self._knockout(S, code, idx, np.zeros(n, dtype=bool), self.strike_dc, 0, 0, dying=self.start_dying)
+                self._knockout(
+                    S,
+                    code,
+                    idx,
+                    np.zeros(n, dtype=bool),
+                    self.strike_dc,
+                    0,
+                    0,
+                    dying=self.start_dying,
+                )
         self._resolve(S, D, code, self.fighting(1), 0)
         return S, code
 
@@ -534,7 +724,9 @@ class Encounter(Rules):
         # 3-5. the PC and the enemies in initiative order
         fight = self.fighting(t)
         for s in range(self.enemies + 1):
-            if s < self.enemies or s == 0 or self.initiative != "pc_first":  # slot E: where it starts
+            if (
+                s < self.enemies or s == 0 or self.initiative != "pc_first"
+            ):  # slot E: where it starts
                 self._pc_turn(S, D, code, s)
             if s < self.enemies and fight:
                 self._enemy_turn(S, D, code, s, t)
@@ -574,21 +766,29 @@ class Encounter(Rules):
         if not self.long_term_on:
             code[st] = STABLE
             return
-        # seed 001, R1-06..R1-08: hourly Constitution checks (simkit.rules.hourly), first decisive wins
-        opts: dict[str, Any] = dict(con=self.con_mod, check_penalty=self.check_penalty, natural=self.natural,
-                                    lethal=self.trait != "nonlethal")
+        # seed 001, R1-06..R1-08: hourly Constitution checks (rules.hourly), first decisive wins
+        opts: dict[str, Any] = dict(
+            con=self.con_mod,
+            check_penalty=self.check_penalty,
+            natural=self.natural,
+            lethal=self.trait != "nonlethal",
+        )
         con_roll = D["con_roll"][st]
         res = hourly_lookup(con_roll, **opts)
         if "med_roll" in D:
             aided = S["healer"][st]
             if aided.any():
-                res[aided] = hourly_lookup(con_roll[aided], D["med_roll"][st][aided], healer=self.medicine, **opts)
+                res[aided] = hourly_lookup(
+                    con_roll[aided], D["med_roll"][st][aided], healer=self.medicine, **opts
+                )
         decisive = (res != STAYS) & (np.arange(HOURS) < self.checks)
         first = np.where(decisive.any(axis=1), decisive.argmax(axis=1), HOURS)
         result = res[np.arange(len(st)), np.minimum(first, HOURS - 1)]
         died = (first < HOURS) & (result == HOURLY_DEAD)
         code[st] = np.where(died, DEAD, REVIVED)
-        S["hp"][st] = np.where(died, 0, np.where(first < HOURS, 1, self.level))  # R1-07: 1 HP per level
+        S["hp"][st] = np.where(
+            died, 0, np.where(first < HOURS, 1, self.level)
+        )  # R1-07: 1 HP per level
         S["hours"][st] = np.where(first < HOURS, first + 1, HOURS)
         S["cond"][st] = np.where(died, DOWN_STABLE, UP)
 
@@ -611,11 +811,18 @@ class Encounter(Rules):
             S["heals"][i] -= 1
         if self.medicine is not None:
             aid = here & ~heal_down & (cond == DOWN_DYING)
-            ok = np.flatnonzero(aid & (D["aid_roll"].astype(np.int32) + self.medicine + self.check_penalty
-                                       >= self.first_aid_dc))
+            ok = np.flatnonzero(
+                aid
+                & (
+                    D["aid_roll"].astype(np.int32) + self.medicine + self.check_penalty
+                    >= self.first_aid_dc
+                )
+            )
             self._stabilize(S, ok)
         if self.heal_when == "wounded":
-            top = np.flatnonzero(can_heal & ~heal_down & (cond == UP) & (2 * S["hp"] <= self.max_hp))
+            top = np.flatnonzero(
+                can_heal & ~heal_down & (cond == UP) & (2 * S["hp"] <= self.max_hp)
+            )
             S["hp"][top] = np.minimum(self.max_hp, S["hp"][top] + amount[top])
             S["heals"][top] -= 1
 
@@ -640,16 +847,26 @@ class Encounter(Rules):
         if self.seed000:  # the recovery check (R0-05..R0-07, A0-4): simkit.rules.recovery_check
             old = S["dying"][i]
             if "dcs" in S:
-                new = recovery_phase(D["check_roll"].take(i) + 1, old, check=self.check, bonus=self.save("fort"),
-                                     dc=S["dcs"][i])
+                new = recovery_phase(
+                    D["check_roll"].take(i) + 1,
+                    old,
+                    check=self.check,
+                    bonus=self.save("fort"),
+                    dc=S["dcs"][i],
+                )
                 self._set_dying(S, code, i, old, new)
                 return
             # one recovery DC for every track: a table of the whole turn, from the references
             idx = old.astype(np.intp) * 20 + D["check_roll"].take(i)
             if "hero_spent" in S:
                 idx += (S["hero_spent"][i] < self.hero_points) * (20 * self.death_at)
-            res = _turn_table(self.check, self.save("fort") - self.strike_dc, self.death_at, self.threshold,
-                              self.hero_knockout).take(idx)
+            res = _turn_table(
+                self.check,
+                self.save("fort") - self.strike_dc,
+                self.death_at,
+                self.threshold,
+                self.hero_knockout,
+            ).take(idx)
             S["dying"][i] = np.maximum(res, 0)
             odd = np.flatnonzero(res <= 0)
             if len(odd):
@@ -696,8 +913,15 @@ class Encounter(Rules):
     def _set_dying(self, S, code, i, old, new, knockout=False):
         """Dying of tracks ``i`` goes from ``old`` to ``new`` (R0-04, R0-05, R0-08, R0-10; A0-7)."""
         held = S["hero_spent"][i] < self.hero_points if "hero_spent" in S else False
-        res = rise_phase(old, new, held, threshold=self.threshold, death_at=self.death_at, knockout=knockout,
-                         hero_knockout=self.hero_knockout)
+        res = rise_phase(
+            old,
+            new,
+            held,
+            threshold=self.threshold,
+            death_at=self.death_at,
+            knockout=knockout,
+            hero_knockout=self.hero_knockout,
+        )
         if (res == hp_rule.CARRY_ON).all():
             S["cond"][i] = DOWN_DYING
             S["dying"][i] = new
@@ -744,7 +968,9 @@ class Encounter(Rules):
             if "dcs" in S:
                 S["dcs"][i] = src_dc
             wounded = S["wounded"][i] if "wounded" in S else 0
-            gain = dying + crit.astype(np.int16) + (wounded if self.wounded_rule else 0)  # knockout_value
+            gain = (
+                dying + crit.astype(np.int16) + (wounded if self.wounded_rule else 0)
+            )  # knockout_value
             self._set_dying(S, code, i, np.zeros(len(i), dtype=np.int16), gain, knockout=True)
             return
         S["cond"][i] = DOWN_DYING
@@ -799,8 +1025,14 @@ class Encounter(Rules):
         if not len(j):
             return
         old = S["dying"][j]
-        new = hit_phase(old, cj, S["wounded"][j] if "wounded" in S else 0, on_damage=self.on_damage,
-                        wounded_rule=self.wounded_rule, wounded_adds=self.wounded_adds)
+        new = hit_phase(
+            old,
+            cj,
+            S["wounded"][j] if "wounded" in S else 0,
+            on_damage=self.on_damage,
+            wounded_rule=self.wounded_rule,
+            wounded_adds=self.wounded_adds,
+        )
         if "dcs" in S:
             S["dcs"][j] = np.maximum(S["dcs"][j], src_dc)
         self._set_dying(S, code, j, old, new)
@@ -816,12 +1048,18 @@ class Encounter(Rules):
             acting &= ~effect
         width = self.strike_width
         if width:
-            dmg_tab, crit_tab = _strike_tables(self.strike_bonus, self.armor,
-                                               tuple(self.strike_penalty(a) for a in range(self.attacks)),
-                                               self.strike_dice)
+            dmg_tab, crit_tab = _strike_tables(
+                self.strike_bonus,
+                self.armor,
+                tuple(self.strike_penalty(a) for a in range(self.attacks)),
+                self.strike_dice,
+            )
         else:
-            table = _strike_degrees(self.strike_bonus, self.armor,
-                                    tuple(self.strike_penalty(a) for a in range(self.attacks)))
+            table = _strike_degrees(
+                self.strike_bonus,
+                self.armor,
+                tuple(self.strike_penalty(a) for a in range(self.attacks)),
+            )
         cond = S["cond"]
         pool = None  # tracks whose turn is played strike by strike (None: all acting ones)
         if width:
@@ -845,7 +1083,9 @@ class Encounter(Rules):
             else:
                 ok &= total < hp
                 hp -= total * ok
-            pool = np.flatnonzero((acting & ~ok) if self.target_downed != "never" else (acting & up & ~ok))
+            pool = np.flatnonzero(
+                (acting & ~ok) if self.target_downed != "never" else (acting & up & ~ok)
+            )
         for a in range(self.attacks):
             if pool is None:
                 up = cond == UP
@@ -863,7 +1103,9 @@ class Encounter(Rules):
                 if self.target_downed == "never":
                     i = i[cond.take(i) == UP]
                 elif self.target_downed == "sometimes":
-                    i = i[(cond.take(i) == UP) | (D["target_u"][:, e, a].take(i) < self.downed_chance)]
+                    i = i[
+                        (cond.take(i) == UP) | (D["target_u"][:, e, a].take(i) < self.downed_chance)
+                    ]
             if not len(i):
                 continue
             if width:
@@ -894,13 +1136,17 @@ class Encounter(Rules):
         i = np.flatnonzero(acting & (~down | aim))
         deg = degrees(D["save_roll"][i, e], self.save(self.effect_save), self.spell_dc)
         base = dice_values(self.effect_dice, D["eff_dmg_u"][i, e])
-        dmg = np.select([deg == CRIT_SUCCESS, deg == SUCCESS, deg == CRIT_FAIL], [0, base // 2, 2 * base], base)
+        dmg = np.select(
+            [deg == CRIT_SUCCESS, deg == SUCCESS, deg == CRIT_FAIL], [0, base // 2, 2 * base], base
+        )
         keep = dmg > 0
         self._damage(S, code, i[keep], dmg[keep], (deg == CRIT_FAIL)[keep], self.spell_dc, e, t)
 
 
 @lru_cache(maxsize=256)
-def _turn_table(check: str, margin: int, death_at: int, threshold: int | None, hero_knockout: str) -> np.ndarray:
+def _turn_table(
+    check: str, margin: int, death_at: int, threshold: int | None, hero_knockout: str
+) -> np.ndarray:
     """A dying PC's turn with one recovery DC: ``[held * 20 * death_at + dying * 20 + roll - 1]``.
 
     Built from the scalar references (:func:`simkit.rules.recovery_check.recovery_delta`,
@@ -913,8 +1159,13 @@ def _turn_table(check: str, margin: int, death_at: int, threshold: int | None, h
         for dying in range(1, death_at):
             for roll in range(1, 21):
                 new = dying + recovery_delta(roll, dying, check=check, bonus=margin, dc=0)
-                res = hp_rule.rise(dying, new, threshold=threshold if held else None, death_at=death_at,
-                                   hero_knockout=hero_knockout)
+                res = hp_rule.rise(
+                    dying,
+                    new,
+                    threshold=threshold if held else None,
+                    death_at=death_at,
+                    hero_knockout=hero_knockout,
+                )
                 tab[held, dying, roll - 1] = new if res == hp_rule.CARRY_ON else codes[res]
     flat = tab.ravel()
     flat.setflags(write=False)
@@ -922,7 +1173,9 @@ def _turn_table(check: str, margin: int, death_at: int, threshold: int | None, h
 
 
 @lru_cache(maxsize=256)
-def _strike_tables(bonus: int, ac: int, penalties: tuple[int, ...], dice: str) -> tuple[np.ndarray, np.ndarray]:
+def _strike_tables(
+    bonus: int, ac: int, penalties: tuple[int, ...], dice: str
+) -> tuple[np.ndarray, np.ndarray]:
     """Damage dealt and critical flag of one strike by [strike, PC down * W + r] (W = 20 L).
 
     ``r`` is the strike's draw (see :attr:`Encounter.strike_width`): natural roll ``r % 20
@@ -939,9 +1192,11 @@ def _strike_tables(bonus: int, ac: int, penalties: tuple[int, ...], dice: str) -
         for down in (0, 1):
             deg = degree_table(bonus - p, ac - (UNCONSCIOUS_AC if down else 0))[roll]
             d = np.where(deg >= SUCCESS, base, 0) * np.where(deg == CRIT_SUCCESS, 2, 1)
-            dmg[a, down * 20 * L:(down + 1) * 20 * L] = np.maximum(d, 0)
-            crit[a, down * 20 * L:(down + 1) * 20 * L] = deg == CRIT_SUCCESS
-    if int(dmg.max(initial=0)) * len(penalties) < 2**15:  # a turn's total fits: half the memory traffic
+            dmg[a, down * 20 * L : (down + 1) * 20 * L] = np.maximum(d, 0)
+            crit[a, down * 20 * L : (down + 1) * 20 * L] = deg == CRIT_SUCCESS
+    if (
+        int(dmg.max(initial=0)) * len(penalties) < 2**15
+    ):  # a turn's total fits: half the memory traffic
         dmg = dmg.astype(np.int16)
     dmg.setflags(write=False)
     crit.setflags(write=False)

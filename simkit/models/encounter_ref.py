@@ -37,10 +37,25 @@ class _Dead(Exception):
 def new_track(r: Encounter) -> dict:
     """The state of one track at the start, before any knock-out."""
     return dict(
-        hp=r.start_hp, tmp=r.temp_hp, down=False, dying_now=False, dying=0, wounded=r.wounded,
-        dcs=r.strike_dc, pos=0 if r.initiative == "pc_first" else r.enemies, hero=r.hero_points,
-        hero_spent=0, pp=r.start_pp, turns=0, nl=False, healer=False, heals=r.heals,
-        fight=r.enemies > 0, knocked_out=0, ko_round=0, hours=0,
+        hp=r.start_hp,
+        tmp=r.temp_hp,
+        down=False,
+        dying_now=False,
+        dying=0,
+        wounded=r.wounded,
+        dcs=r.strike_dc,
+        pos=0 if r.initiative == "pc_first" else r.enemies,
+        hero=r.hero_points,
+        hero_spent=0,
+        pp=r.start_pp,
+        turns=0,
+        nl=False,
+        healer=False,
+        heals=r.heals,
+        fight=r.enemies > 0,
+        knocked_out=0,
+        ko_round=0,
+        hours=0,
     )
 
 
@@ -67,7 +82,9 @@ def ref_init(r: Encounter, d: dict | None = None):
         if r.start_hp == 0:
             if r.trait == "death":
                 raise _Dead
-            _knock_out(r, tr, crit=False, src_dc=r.strike_dc, enemy=0, t=0, move=True, dying=r.start_dying)
+            _knock_out(
+                r, tr, crit=False, src_dc=r.strike_dc, enemy=0, t=0, move=True, dying=r.start_dying
+            )
         return _end(r, tr, d or {}), tr
     except _Dead:
         return DEAD, tr
@@ -104,6 +121,7 @@ def ref_round(r: Encounter, tr: dict, t: int, d: dict):
 
 # -- events -------------------------------------------------------------------------------------
 
+
 def _end(r, tr, d):
     if tr["fight"]:
         return None
@@ -118,9 +136,15 @@ def _end(r, tr, d):
         if h >= r.checks:
             break
         healer = r.medicine if ("med_roll" in d and tr["healer"]) else None
-        res = hourly_result(_roll(d, "con_roll", h), _roll(d, "med_roll", h) if healer is not None else 0,
-                            con=r.con_mod, healer=healer, check_penalty=r.check_penalty, natural=r.natural,
-                            lethal=r.trait != "nonlethal")
+        res = hourly_result(
+            _roll(d, "con_roll", h),
+            _roll(d, "med_roll", h) if healer is not None else 0,
+            con=r.con_mod,
+            healer=healer,
+            check_penalty=r.check_penalty,
+            natural=r.natural,
+            lethal=r.trait != "nonlethal",
+        )
         if res == AWAKE:
             tr.update(hp=1, down=False, hours=h + 1)
             return REVIVED
@@ -147,7 +171,9 @@ def _healer(r, tr, d):
     elif tr["dying_now"] and r.medicine is not None:
         if _roll(d, "aid_roll") + r.medicine + r.check_penalty >= r.first_aid_dc:
             _lose_dying(r, tr)
-    elif r.heal_when == "wounded" and not tr["down"] and tr["heals"] > 0 and 2 * tr["hp"] <= r.max_hp:
+    elif (
+        r.heal_when == "wounded" and not tr["down"] and tr["heals"] > 0 and 2 * tr["hp"] <= r.max_hp
+    ):
         tr["hp"] = min(r.max_hp, tr["hp"] + amount)
         tr["heals"] -= 1
 
@@ -157,8 +183,14 @@ def _pc_turn(r, tr, d):
         if not tr["dying_now"]:
             return
         dying = tr["dying"]
-        _new_dying(r, tr, dying + recovery_delta(_roll(d, "check_roll") + 1, dying, check=r.check,
-                                                 bonus=r.save("fort"), dc=tr["dcs"]))
+        _new_dying(
+            r,
+            tr,
+            dying
+            + recovery_delta(
+                _roll(d, "check_roll") + 1, dying, check=r.check, bonus=r.save("fort"), dc=tr["dcs"]
+            ),
+        )
         return
     spent = False
     if tr["dying_now"] and r.spend != "never":
@@ -184,10 +216,17 @@ def _pc_turn(r, tr, d):
 
 
 def _new_dying(r, tr, new, knockout=False):
-    """Dying changes to ``new`` (seed 000): stable, hero point, death or carry on (simkit.rules.hero_points)."""
+    """Dying changes to ``new`` (seed 000): stable, hero point, death or carry on
+    (:mod:`simkit.rules.hero_points`)."""
     old = tr["dying"] if tr["dying_now"] else 0
-    res = hp_rule.rise(old, new, threshold=r.threshold if tr["hero"] > 0 else None, death_at=r.death_at,
-                       knockout=knockout, hero_knockout=r.hero_knockout)
+    res = hp_rule.rise(
+        old,
+        new,
+        threshold=r.threshold if tr["hero"] > 0 else None,
+        death_at=r.death_at,
+        knockout=knockout,
+        hero_knockout=r.hero_knockout,
+    )
     if res == hp_rule.STABLE:
         _lose_dying(r, tr)
         return
@@ -219,8 +258,14 @@ def _knock_out(r, tr, crit, src_dc, enemy, t, move, dying=1):
     if r.dying_rules == "seed000":
         tr["dcs"] = src_dc
         tr["dying_now"] = False
-        _new_dying(r, tr, knockout_value(start=dying, crit=crit, wounded=tr["wounded"], wounded_rule=r.wounded_rule),
-                   knockout=True)
+        _new_dying(
+            r,
+            tr,
+            knockout_value(
+                start=dying, crit=crit, wounded=tr["wounded"], wounded_rule=r.wounded_rule
+            ),
+            knockout=True,
+        )
         return
     tr.update(dying_now=True, turns=0, nl=False)
     if r.zero_pp == "at_once" and tr["pp"] == 0:
@@ -249,8 +294,14 @@ def _hit(r, tr, dmg, crit, src_dc, enemy, t):
         return
     if r.dying_rules == "seed001":
         return
-    new = hit_while_dying(tr["dying"], crit, on_damage=r.on_damage, wounded=tr["wounded"],
-                          wounded_rule=r.wounded_rule, wounded_adds=r.wounded_adds)
+    new = hit_while_dying(
+        tr["dying"],
+        crit,
+        on_damage=r.on_damage,
+        wounded=tr["wounded"],
+        wounded_rule=r.wounded_rule,
+        wounded_adds=r.wounded_adds,
+    )
     tr["dcs"] = max(tr["dcs"], src_dc)
     _new_dying(r, tr, new)
 

@@ -37,23 +37,53 @@ __all__ = [
 ]
 
 # -- the declarations every model with seed-000 dying takes (issue 10 item 2) --------------------
-ON_DAMAGE: dict[str, Any] = dict(default="max", kind="choice", choices=("max", "increment"), rule="A0-1",
-                 help="damage while dying: keep the higher dying value, or add 1 (2 on a crit)")
-WOUNDED: dict[str, Any] = dict(default=0, kind="int", lo=0, hi=20, rule="A0-2", help="wounded value at the knock-out (or start)")
-WOUNDED_RULE: dict[str, Any] = dict(default=False, kind="bool", rule="A0-2",
-                    help="published wounded rule: gaining dying adds the wounded value; losing dying adds 1")
-WOUNDED_ADDS: dict[str, Any] = dict(default="on_gain", kind="choice", choices=("on_gain", "every_hit"), rule="A0-6",
-                    help="with on_damage=increment and the wounded rule: wounded adds only at the knock-out "
-                         "(on_gain) or to every hit while dying (every_hit)")
+ON_DAMAGE: dict[str, Any] = dict(
+    default="max",
+    kind="choice",
+    choices=("max", "increment"),
+    rule="A0-1",
+    help="damage while dying: keep the higher dying value, or add 1 (2 on a crit)",
+)
+WOUNDED: dict[str, Any] = dict(
+    default=0,
+    kind="int",
+    lo=0,
+    hi=20,
+    rule="A0-2",
+    help="wounded value at the knock-out (or start)",
+)
+WOUNDED_RULE: dict[str, Any] = dict(
+    default=False,
+    kind="bool",
+    rule="A0-2",
+    help="published wounded rule: gaining dying adds the wounded value; losing dying adds 1",
+)
+WOUNDED_ADDS: dict[str, Any] = dict(
+    default="on_gain",
+    kind="choice",
+    choices=("on_gain", "every_hit"),
+    rule="A0-6",
+    help="with on_damage=increment and the wounded rule: wounded adds only at the knock-out "
+    "(on_gain) or to every hit while dying (every_hit)",
+)
 
 
-def knockout_value(*, start: int = 1, crit: bool = False, wounded: int = 0, wounded_rule: bool = False) -> int:
-    """Dying value gained at a lethal knock-out (R0-03; A0-2): ``start`` (+1 on a critical) + wounded."""
+def knockout_value(
+    *, start: int = 1, crit: bool = False, wounded: int = 0, wounded_rule: bool = False
+) -> int:
+    """Dying gained at a lethal knock-out (R0-03; A0-2): ``start`` (+1 on a critical) + wounded."""
     return int(start) + int(bool(crit)) + (int(wounded) if wounded_rule else 0)
 
 
-def hit_while_dying(dying: int, crit: bool, *, on_damage: str = "max", wounded: int = 0,
-                    wounded_rule: bool = False, wounded_adds: str = "on_gain") -> int:
+def hit_while_dying(
+    dying: int,
+    crit: bool,
+    *,
+    on_damage: str = "max",
+    wounded: int = 0,
+    wounded_rule: bool = False,
+    wounded_adds: str = "on_gain",
+) -> int:
     """Dying value after a lethal hit on a dying creature (R0-09; A0-1, A0-2, A0-6): the reference.
 
     The new value may equal the old one (``max`` reading, a lower knock-out value); the
@@ -66,9 +96,16 @@ def hit_while_dying(dying: int, crit: bool, *, on_damage: str = "max", wounded: 
     return int(dying) + gain + (w if wounded_adds == "every_hit" else 0)
 
 
-def hit_phase(dying: np.ndarray, crit: np.ndarray, wounded=0, *, on_damage: str = "max",
-              wounded_rule: bool = False, wounded_adds: str = "on_gain") -> np.ndarray:
-    """:func:`hit_while_dying` over arrays of hit tracks (``wounded`` per track or one value); int16."""
+def hit_phase(
+    dying: np.ndarray,
+    crit: np.ndarray,
+    wounded=0,
+    *,
+    on_damage: str = "max",
+    wounded_rule: bool = False,
+    wounded_adds: str = "on_gain",
+) -> np.ndarray:
+    """:func:`hit_while_dying` over arrays of hit tracks (``wounded``: per track or one); int16."""
     dying = np.asarray(dying, dtype=np.int16)
     gain = 1 + np.asarray(crit, dtype=np.int16)
     w = np.asarray(wounded, dtype=np.int16) if wounded_rule else np.int16(0)

@@ -41,15 +41,33 @@ __all__ = [
 CARRY_ON, STABLE, HERO, DEAD = 0, 1, 2, 3
 
 # -- the declarations every model with seed-000 hero points takes (issue 10 item 2) --------------
-HERO_POINTS: dict[str, Any] = dict(default=0, kind="int", lo=0, hi=10, rule="R0-10", help="hero points available")
-HERO_POLICY: dict[str, Any] = dict(default="at_death", kind="policy", choices=("never", "immediately", "at_death"), lo=1, hi=20,
-                   rule="A0-3",
-                   help="when to spend a hero point: never, immediately, at_death, or when dying would reach k")
-HERO_EFFECT: dict[str, Any] = dict(default="revive", kind="choice", choices=("revive", "stabilize"), rule="R0-10",
-                   help="hero point: back to 1 HP (seed) or stable at 0 HP spending all (pf2e-core)")
-HERO_KNOCKOUT: dict[str, Any] = dict(default="spend", kind="choice", choices=("spend", "die"), rule="A0-7",
-                     help="a knock-out that itself reaches death_at with a hero point held: "
-                          "spend it and survive, or die")
+HERO_POINTS: dict[str, Any] = dict(
+    default=0, kind="int", lo=0, hi=10, rule="R0-10", help="hero points available"
+)
+HERO_POLICY: dict[str, Any] = dict(
+    default="at_death",
+    kind="policy",
+    choices=("never", "immediately", "at_death"),
+    lo=1,
+    hi=20,
+    rule="A0-3",
+    help="when to spend a hero point: never, immediately, at_death, or when dying would reach k",
+)
+HERO_EFFECT: dict[str, Any] = dict(
+    default="revive",
+    kind="choice",
+    choices=("revive", "stabilize"),
+    rule="R0-10",
+    help="hero point: back to 1 HP (seed) or stable at 0 HP spending all (pf2e-core)",
+)
+HERO_KNOCKOUT: dict[str, Any] = dict(
+    default="spend",
+    kind="choice",
+    choices=("spend", "die"),
+    rule="A0-7",
+    help="a knock-out that itself reaches death_at with a hero point held: "
+    "spend it and survive, or die",
+)
 
 
 def hero_threshold(policy, hero_points: int, death_at: int) -> int | None:
@@ -67,8 +85,15 @@ def hero_threshold(policy, hero_points: int, death_at: int) -> int | None:
     return int(policy)
 
 
-def spends_hero(old: int, new: int, *, threshold: int | None, death_at: int, knockout: bool = False,
-                hero_knockout: str = "spend") -> bool:
+def spends_hero(
+    old: int,
+    new: int,
+    *,
+    threshold: int | None,
+    death_at: int,
+    knockout: bool = False,
+    hero_knockout: str = "spend",
+) -> bool:
     """Whether dying rising from ``old`` to ``new`` spends a held hero point (R0-10; A0-3, A0-7).
 
     ``threshold`` is :func:`hero_threshold` for a creature holding a point, None when it
@@ -79,8 +104,15 @@ def spends_hero(old: int, new: int, *, threshold: int | None, death_at: int, kno
     return not (knockout and hero_knockout == "die" and new >= death_at)
 
 
-def rise(old: int, new: int, *, threshold: int | None, death_at: int, knockout: bool = False,
-         hero_knockout: str = "spend") -> int:
+def rise(
+    old: int,
+    new: int,
+    *,
+    threshold: int | None,
+    death_at: int,
+    knockout: bool = False,
+    hero_knockout: str = "spend",
+) -> int:
     """What a change of dying from ``old`` to ``new`` does: the scalar reference.
 
     Returns :data:`STABLE` (``new <= 0``, R0-08), :data:`HERO` (a point is spent, R0-10),
@@ -88,17 +120,31 @@ def rise(old: int, new: int, *, threshold: int | None, death_at: int, knockout: 
     """
     if new <= 0:
         return STABLE
-    if spends_hero(old, new, threshold=threshold, death_at=death_at, knockout=knockout,
-                   hero_knockout=hero_knockout):
+    if spends_hero(
+        old,
+        new,
+        threshold=threshold,
+        death_at=death_at,
+        knockout=knockout,
+        hero_knockout=hero_knockout,
+    ):
         return HERO
     if new >= death_at:
         return DEAD
     return CARRY_ON
 
 
-def rise_phase(old: np.ndarray, new: np.ndarray, held: np.ndarray, *, threshold: int | None, death_at: int,
-               knockout=False, hero_knockout: str = "spend") -> np.ndarray:
-    """:func:`rise` over arrays (``held``: a hero point is held; ``knockout`` bool or array); int8."""
+def rise_phase(
+    old: np.ndarray,
+    new: np.ndarray,
+    held: np.ndarray,
+    *,
+    threshold: int | None,
+    death_at: int,
+    knockout=False,
+    hero_knockout: str = "spend",
+) -> np.ndarray:
+    """:func:`rise` over arrays (``held``: a point is held; ``knockout``: bool or array); int8."""
     old = np.asarray(old)
     new = np.asarray(new)
     out = np.where(new >= death_at, DEAD, CARRY_ON).astype(np.int8)

@@ -52,11 +52,24 @@ DELTA = (+2, +1, -1, -2)
 MARGIN_LO, MARGIN_HI = -30, 9
 
 # -- the declarations every model with a seed-000 recovery check takes (issue 10 item 2) --------
-CHECK: dict[str, Any] = dict(default="save", kind="choice", choices=("save", "flat"), rule="A0-4",
-             help="recovery check: Fortitude save vs DC + dying, or flat check DC 10 + dying")
-CHECK_PENALTY: dict[str, Any] = dict(default=0, kind="int", lo=-50, hi=0, rule="R4-03",
-                     help="fatigue/hunger penalty on the character's d20 checks (not on flat checks)")
-DEATH_AT: dict[str, Any] = dict(default=4, kind="int", lo=1, hi=20, rule="R0-04", help="dying value that kills")
+CHECK: dict[str, Any] = dict(
+    default="save",
+    kind="choice",
+    choices=("save", "flat"),
+    rule="A0-4",
+    help="recovery check: Fortitude save vs DC + dying, or flat check DC 10 + dying",
+)
+CHECK_PENALTY: dict[str, Any] = dict(
+    default=0,
+    kind="int",
+    lo=-50,
+    hi=0,
+    rule="R4-03",
+    help="fatigue/hunger penalty on the character's d20 checks (not on flat checks)",
+)
+DEATH_AT: dict[str, Any] = dict(
+    default=4, kind="int", lo=1, hi=20, rule="R0-04", help="dying value that kills"
+)
 
 
 def clip_margin(margin) -> int:
@@ -72,7 +85,9 @@ def check_margin(dying: int, *, check: str = "save", bonus: int = 0, dc: int = 0
     return -10 - dying if check == "flat" else bonus - dc - dying
 
 
-def recovery_delta(roll: int, dying: int, *, check: str = "save", bonus: int = 0, dc: int = 0) -> int:
+def recovery_delta(
+    roll: int, dying: int, *, check: str = "save", bonus: int = 0, dc: int = 0
+) -> int:
     """Change of dying from one recovery check (R0-05, R0-06; A0-4): the scalar reference.
 
     Parameters
@@ -131,7 +146,9 @@ def delta_table() -> np.ndarray:
     return tab
 
 
-def recovery_phase(roll: np.ndarray, dying: np.ndarray, *, check: str = "save", bonus=0, dc=0) -> np.ndarray:
+def recovery_phase(
+    roll: np.ndarray, dying: np.ndarray, *, check: str = "save", bonus=0, dc=0
+) -> np.ndarray:
     """New dying values of the tracks making a recovery check (the vectorised phase).
 
     ``roll`` (natural d20s), ``dying`` and ``dc`` (the recovery DC before dying, per track
