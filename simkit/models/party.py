@@ -107,7 +107,7 @@ from simkit.rules import (
     perseverance,
     recovery_check,
 )
-from simkit.rules.dice import CRIT_FAIL, CRIT_SUCCESS, SUCCESS, degrees
+from simkit.rules.dice import CRIT_FAIL, CRIT_SUCCESS, SUCCESS, degree
 
 __all__ = ["OUTCOMES", "RULES_SETS", "Combatants", "Party"]
 
@@ -227,6 +227,27 @@ _FIGHTER, _ROGUE, _CLERIC, _WIZARD = (
 @lru_cache(maxsize=256)
 def _plan(rules) -> list:
     return rules._plan()
+
+
+MARGIN = 40  # |bonus - DC| beyond which every roll grades alike (R0-05: +-10 and natural 1/20)
+
+
+@lru_cache(maxsize=1)
+def _degree_table() -> np.ndarray:
+    """``table[margin + MARGIN, roll]``: the degree of success (R0-05) of a natural ``roll``
+    with ``bonus - DC = margin``, built by running :func:`simkit.rules.dice.degree`."""
+    t = np.zeros((2 * MARGIN + 1, 21), dtype=np.int8)
+    for i in range(2 * MARGIN + 1):
+        for r in range(1, 21):
+            t[i, r] = degree(r, i - MARGIN, 0)
+    t.setflags(write=False)
+    return t
+
+
+def _degrees(roll, bonus, dc) -> np.ndarray:
+    """Degrees of success of natural ``roll`` s (arrays), by table lookup."""
+    margin = np.clip(np.asarray(bonus, dtype=np.int32) - dc, -MARGIN, MARGIN) + MARGIN
+    return _degree_table().ravel().take(margin * 21 + roll)
 
 
 def basic_damage(deg: np.ndarray, base: np.ndarray) -> np.ndarray:
@@ -841,7 +862,7 @@ class Party(Rules):
             j = self._targets(S, D, i, k, a)
             roll = D["patk"][i, k, a]
             dmg = V["pdmg"][i, k, a]
-            deg = degrees(roll, atk[k] - step[k] * a, mac[j])
+            deg = _degrees(roll, atk[k] - step[k] * a, mac[j])
             hit = deg >= SUCCESS
             dmg = np.where(deg == CRIT_SUCCESS, 2 * dmg, dmg)
             self._hit_monster(S, code, i[hit], j[hit], dmg[hit])
@@ -857,7 +878,7 @@ class Party(Rules):
         for j in range(len(F.monsters)):
             alive = S["mhp"][a, j] > 0
             roll = D["msave"][a, ww, j]
-            dmg = basic_damage(degrees(roll, ref[j], dc[ww]), base)
+            dmg = basic_damage(_degrees(roll, ref[j], dc[ww]), base)
             hit = alive & (dmg > 0)
             self._hit_monster(S, code, a[hit], np.full(hit.sum(), j), dmg[hit])
         b, wb = i[~slot], w[~slot]
@@ -866,7 +887,7 @@ class Party(Rules):
         b, wb, j = b[ok], wb[ok], j[ok]
         base = V["cantrip"][b, wb]
         roll = D["msave"][b, wb, j]
-        dmg = basic_damage(degrees(roll, ref[j], dc[wb]), base)
+        dmg = basic_damage(_degrees(roll, ref[j], dc[wb]), base)
         hit = dmg > 0
         self._hit_monster(S, code, b[hit], j[hit], dmg[hit])
 
@@ -907,7 +928,7 @@ class Party(Rules):
             ok = aim_down | up.any(axis=1)
             i, j, k = i[ok], j[ok], k[ok]
             down = S["cond"][i, k] != UP
-            deg = degrees(
+            deg = _degrees(
                 D["matk"][i, j, a],
                 atk[j] - MAP_STEPS[self.map] * min(a, 2),
                 ac[k] - np.where(down, UNCONSCIOUS_AC, 0),
@@ -928,7 +949,7 @@ class Party(Rules):
         base = V["marea"][i, j]
         for k in range(len(F.pcs)):
             up = S["cond"][i, k] == UP
-            deg = degrees(D["psave"][i, j, k], ref[k], sdc[j])
+            deg = _degrees(D["psave"][i, j, k], ref[k], sdc[j])
             dmg = basic_damage(deg, base)
             hit = up & (dmg > 0)
             kk = np.full(hit.sum(), k)
