@@ -591,6 +591,7 @@ class Party(Rules):
             "hero_spent": np.zeros(n, dtype=np.int16),
             "heals_spent": np.zeros(n, dtype=np.int16),
         }
+        S["order"] = np.argsort(-S["key"], axis=1, kind="stable").astype(np.int8)  # acting order
         code = np.full(n, -1, dtype=np.int8)
         if self.hp is not None:
             S["hp"] = np.minimum(S["hp"], self.hp)
@@ -626,7 +627,7 @@ class Party(Rules):
         S["rounds"][fighting] += 1
         S["moved"][:] = False
         if fighting.any():
-            order = np.argsort(-S["key"], axis=1, kind="stable")  # (m, P + M)
+            order = S["order"]  # (m, P + M): combatants by initiative
             for s in range(P + M):
                 actor = order[:, s]
                 live = (code < 0) & (S["phase"] == FIGHT)
@@ -639,6 +640,8 @@ class Party(Rules):
                     j = actor[mo_i] - P
                     alive = S["mhp"][mo_i, j] > 0
                     self._monster_turns(S, D, V, code, mo_i[alive], j[alive], t)
+            moved = np.flatnonzero(S["moved"].any(axis=1))  # R0-03 moved someone: new order
+            S["order"][moved] = np.argsort(-S["key"][moved], axis=1, kind="stable")
             # end of round: retreat
             if self.retreat_at is not None:
                 down = (S["cond"] != UP).sum(axis=1)
@@ -937,8 +940,10 @@ class Party(Rules):
             dmg = V["mdmg"][i, j, a]
             crit = deg == CRIT_SUCCESS
             dmg = np.where(crit, 2 * dmg, dmg)
-            self._damage(S, code, i[hit], k[hit], j[hit], dmg[hit], crit[hit], rdc[j[hit]], hp_max)
-            self._check_defeat(S, code, i[hit])
+            fell = self._damage(
+                S, code, i[hit], k[hit], j[hit], dmg[hit], crit[hit], rdc[j[hit]], hp_max
+            )
+            self._check_defeat(S, code, fell)
 
     def _area(self, S, D, V, code, i, j, t):
         F = self.fighters
@@ -958,12 +963,15 @@ class Party(Rules):
             )
         self._check_defeat(S, code, i)
 
-    def _damage(self, S, code, i, k, j, dmg, crit, src_dc, hp_max):
-        """Damage ``dmg`` to PCs ``(i, k)`` from monster ``j`` (R0-13, R0-03, R0-09, R0-12)."""
+    def _damage(self, S, code, i, k, j, dmg, crit, src_dc, hp_max) -> np.ndarray:
+        """Damage ``dmg`` to PCs ``(i, k)`` from monster ``j`` (R0-13, R0-03, R0-09, R0-12).
+
+        Returns the tracks where a PC fell (the only ones that can have lost the fight)."""
         if not len(i):
-            return
+            return i
         massive = massive_damage.is_massive(dmg, hp_max[k])
         self._kill(S, code, i[massive], k[massive])
+        fell = i[massive]
         keep = ~massive & (S["cond"][i, k] != DEAD)
         i, k, j, dmg, crit, src_dc = i[keep], k[keep], j[keep], dmg[keep], crit[keep], src_dc[keep]
         up = S["cond"][i, k] == UP
@@ -972,16 +980,17 @@ class Party(Rules):
         S["hp"][a, b] = np.maximum(left, 0)
         ko = left <= 0
         self._knockout(S, code, a[ko], b[ko], crit[up][ko], src_dc[up][ko], j[up][ko], move=True)
+        fell = np.concatenate((fell, a[ko]))
         a, b, c, sd = i[~up], k[~up], crit[~up], src_dc[~up]
         if self.trait == "death":
             self._kill(S, code, a, b)
-            return
+            return fell
         if self.trait == "nonlethal":
-            return
+            return fell
         stable = S["cond"][a, b] == STABLE
         self._knockout(S, code, a[stable], b[stable], c[stable], sd[stable], None, move=False)
         if not self.seed000:
-            return
+            return fell
         a, b, c, sd = a[~stable], b[~stable], c[~stable], sd[~stable]
         old = S["dying"][a, b]
         opts = self.dying_options
@@ -994,6 +1003,7 @@ class Party(Rules):
         )
         S["dcs"][a, b] = np.maximum(S["dcs"][a, b], sd)
         self._rise(S, code, a, b, old, new, knockout=False)
+        return fell
 
     def _knockout(self, S, code, i, k, crit, src_dc, j, move, start=1):
         """PCs ``(i, k)`` fall to 0 HP (R0-03; R1-01, R1-11); ``j``: the monster (moves them)."""
