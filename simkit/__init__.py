@@ -3,7 +3,8 @@
 Quick start::
 
     import simkit
-    model = simkit.Dying(save_bonus=11, monster_level=5)   # a level-5 PC downed by a level-5 monster
+    # a level-5 PC downed by a level-5 monster
+    model = simkit.Dying(save_bonus=11, monster_level=5)
     res = simkit.simulate(model, 1_000_000, rng=42)        # vectorised Monte Carlo
     res.summary()        # outcome, count, n, p, ci_low, ci_high, exact
     res.survival()       # P(dead by round t), P(still dying)... with intervals
@@ -22,17 +23,56 @@ rule written once), :mod:`simkit.models`, :mod:`simkit.analysis` (sweeps, compar
 calibrate, reports, plots), :mod:`simkit.cli`.
 """
 
-from simkit.analysis.compare import compare
-from simkit.analysis.design import calibrate, sensitivity
-from simkit.analysis.sweep import sweep
-from simkit.core.engine import simulate
-from simkit.core.exact import ExactResult, solve
-from simkit.core.params import ParamError
-from simkit.core.result import Result
-from simkit.core.version import __version__
-from simkit.models import REGISTRY, get_model, make_model
-from simkit.models.custom import CustomTrack, track
-from simkit.models.dying import Dying
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the names below are imported on first use (a fast `simkit --help`)
+    from simkit.analysis.compare import compare
+    from simkit.analysis.design import calibrate, sensitivity
+    from simkit.analysis.sweep import sweep
+    from simkit.core.engine import simulate
+    from simkit.core.exact import ExactResult, solve
+    from simkit.core.params import ParamError
+    from simkit.core.result import Result
+    from simkit.core.version import __version__
+    from simkit.models import REGISTRY, get_model, make_model
+    from simkit.models.custom import CustomTrack, track
+    from simkit.models.dying import Dying
+
+#: public name -> the module that defines it
+_HOMES = {
+    "compare": "simkit.analysis.compare",
+    "calibrate": "simkit.analysis.design",
+    "sensitivity": "simkit.analysis.design",
+    "sweep": "simkit.analysis.sweep",
+    "simulate": "simkit.core.engine",
+    "ExactResult": "simkit.core.exact",
+    "solve": "simkit.core.exact",
+    "ParamError": "simkit.core.params",
+    "Result": "simkit.core.result",
+    "__version__": "simkit.core.version",
+    "REGISTRY": "simkit.models",
+    "get_model": "simkit.models",
+    "make_model": "simkit.models",
+    "CustomTrack": "simkit.models.custom",
+    "track": "simkit.models.custom",
+    "Dying": "simkit.models.dying",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name on first use (PEP 562): ``import simkit`` stays light."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'simkit' has no attribute {name!r}")
+    value = getattr(import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOMES))
+
 
 __all__ = [
     "simulate",
