@@ -840,6 +840,8 @@ class Party(Rules):
 
     def _targets(self, S, D, i, k, a):
         """Monster each PC ``k`` on tracks ``i`` aims its ``a``-th attack at (-1: none alive)."""
+        if S["mhp"].shape[1] == 1:  # one monster: it, while it lives
+            return np.where(S["mhp"][i, 0] > 0, 0, -1)
         mhp = S["mhp"][i]  # (n, M)
         alive = mhp > 0
         if self.pc_target == "focus":
@@ -852,8 +854,9 @@ class Party(Rules):
         return np.where(alive.any(axis=1), tgt, -1)
 
     def _hit_monster(self, S, code, i, j, dmg):
-        S["mhp"][i, j] = np.maximum(S["mhp"][i, j] - dmg, 0)
-        won = (S["mhp"][i] == 0).all(axis=1)
+        left = np.maximum(S["mhp"][i, j] - dmg, 0)
+        S["mhp"][i, j] = left
+        won = left == 0 if S["mhp"].shape[1] == 1 else (S["mhp"][i] == 0).all(axis=1)
         S["phase"][i[won]] = WON
 
     def _strikes(self, S, D, V, code, i, k):
