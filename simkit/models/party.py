@@ -899,8 +899,6 @@ class Party(Rules):
 
     # -- the monsters' turns ----------------------------------------------------------------------
     def _monster_turns(self, S, D, V, code, i, j, t):
-        F = self.fighters
-        len(F.pcs)
         if self.area_on:
             use = (S["area"][i, j] > 0) & (D["area_u"][i, j] < self.area_chance)
             self._area(S, D, V, code, i[use], j[use], t)
@@ -912,8 +910,9 @@ class Party(Rules):
             live = (code[i] < 0) & (S["phase"][i] == FIGHT)
             i, j = i[live], j[live]
             cond = S["cond"][i]  # (n, P)
-            downed = (cond == DYING) | (cond == STABLE)
             up = cond == UP
+            never = self.target_downed == "never"  # then a live fight has a conscious PC
+            downed = None if never else (cond == DYING) | (cond == STABLE)
             if self.target_downed == "always":
                 aim_down = downed.any(axis=1)
             elif self.target_downed == "sometimes":
@@ -930,15 +929,14 @@ class Party(Rules):
                 tgt_up = np.where(up, S["hp"][i], np.iinfo(np.int32).max).argmin(axis=1)
             else:
                 tgt_up = up.argmax(axis=1)
-            k = np.where(aim_down, downed.argmax(axis=1), tgt_up)
-            ok = aim_down | up.any(axis=1)
-            i, j, k = i[ok], j[ok], k[ok]
-            down = S["cond"][i, k] != UP
-            deg = _degrees(
-                D["matk"][i, j, a],
-                atk[j] - MAP_STEPS[self.map] * min(a, 2),
-                ac[k] - np.where(down, UNCONSCIOUS_AC, 0),
-            )
+            if never:
+                k, target_ac = tgt_up, ac[tgt_up]
+            else:
+                k = np.where(aim_down, downed.argmax(axis=1), tgt_up)
+                ok = aim_down | up.any(axis=1)
+                i, j, k = i[ok], j[ok], k[ok]
+                target_ac = ac[k] - np.where(S["cond"][i, k] != UP, UNCONSCIOUS_AC, 0)
+            deg = _degrees(D["matk"][i, j, a], atk[j] - MAP_STEPS[self.map] * min(a, 2), target_ac)
             hit = deg >= SUCCESS
             dmg = V["mdmg"][i, j, a]
             crit = deg == CRIT_SUCCESS
