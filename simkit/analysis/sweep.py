@@ -141,7 +141,8 @@ def _model_class_and_base(model, preset):
         base = {k: v for k, v in model.params().items() if v != defaults[k]}
     else:
         raise ParamError(
-            f"model must be a model name ({', '.join(REGISTRY)}), a rules class or rules; got {model!r}"
+            f"model must be a model name ({', '.join(REGISTRY)}), a rules class or rules; "
+            f"got {model!r}"
         )
     if preset:
         base = {**preset_params(cls.name, preset), **base}
@@ -188,7 +189,11 @@ def plan_sweep(
         n_ = check_n(n)
         seed = resolve_seed(rng)
     mode = "survival" if survival else ("exact" if exact_only else "mc")
-    points, derived, models, seeds, keys = [], [], [], [], []
+    points: list[dict] = []
+    derived: list[dict] = []
+    models: list = []
+    seeds: list[int | None] = []
+    keys: list[str] = []
     pspec = spec(cls)
     defaults = {k: m["default"] for k, m in pspec.items()}
     cache = (pspec, sweep_keys_for(cls))
@@ -251,7 +256,7 @@ def _has_exact_cls(cls, base, g) -> bool:
     if isinstance(has, bool):
         return has
     # a property (chains): ask one point
-    first = next(iter(g.points()), {})
+    first: dict = next(iter(g.points()), {})
     try:
         params, _ = resolve_point(cls, {**base, **g.fixed, **first})
         return bool(cls.from_params(**params).has_exact)
@@ -273,7 +278,7 @@ def run_points(
     from simkit.core.engine import simulate
     from simkit.core.exact import solve_many
 
-    records = []
+    records: list[dict] = []
     has = [bool(m.has_exact) for m in models]
     exacts = solve_many([m for m, h in zip(models, has) if h]) if any(has) else []
     it = iter(exacts)
@@ -281,19 +286,23 @@ def run_points(
     for m, s, ex in zip(models, seeds, exact_of):
         names = _outcome_names(m)
         if mode == "exact":
+            assert ex is not None, "exact mode: every point has an exact solver"
             probs = ex.probabilities
             records.append({"exact": [float(probs[o]) for o in names]})
         elif mode == "survival":
             if exact_survival:
+                assert ex is not None, "exact survival: every point has an exact solver"
                 frame = ex.survival()
             else:
+                assert n is not None, "n is only None in exact-only mode"
                 res = simulate(m, n, rng=s)
                 frame = _survival_frame(res, ex, level)
             records.append({"frame": {c: frame[c].tolist() for c in frame.columns}})
         else:
+            assert n is not None, "n is only None in exact-only mode"
             res = simulate(m, n, rng=s)
             counts = res.counts
-            rec = {"counts": [int(counts[o]) for o in names]}
+            rec: dict[str, list] = {"counts": [int(counts[o]) for o in names]}
             if ex is not None:
                 probs = ex.probabilities
                 rec["exact"] = [float(probs[o]) for o in names]
@@ -344,27 +353,53 @@ def process_pool(workers: int):
     )
 
 
+def tasks_by_index(tasks: list, i: int):
+    """The arguments of task ``i`` in a list of ``(index, args)`` pairs."""
+    return next(args for j, args in tasks if j == i)
+
+
 class _Pool:
     """A local process pool (or any concurrent.futures executor)."""
 
     def __init__(self, workers: int, executor=None):
         self.own = executor is None
-        self.ex = executor if executor is not None else process_pool(workers)
+        # our own pool: this process is one of the workers, so the pool has one process
+        # fewer and the sweep starts at once, while the other workers are still starting
+        # (2 workers are never slower than 1, even when starting them costs more than the
+        # whole sweep)
+        self.parent_works = self.own
+        n_procs = max(1, workers - 1) if self.own else workers
+        self.ex = executor if executor is not None else process_pool(n_procs)
         self.workers = workers
         self.aborted = False
 
     def run(self, tasks, on_done):
         tasks = list(tasks)
-        pending = {}
+        pending: dict = {}
         pos = 0
-        limit = max(2, 2 * self.workers)  # keep the queue short: cheap to interrupt
+        # keep the queue short: cheap to interrupt, and little work waits in a pool
+        # whose processes have not started yet
+        limit = max(2, 2 * self.workers) if not self.parent_works else max(1, self.workers - 1)
         try:
             while pos < len(tasks) or pending:
                 while pos < len(tasks) and len(pending) < limit:
                     i, args = tasks[pos]
                     pending[self.ex.submit(run_points, *args)] = i
                     pos += 1
-                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                if self.parent_works:
+                    if pos < len(tasks):  # this process takes the next task itself
+                        i, args = tasks[pos]
+                        pos += 1
+                        on_done(i, run_points(*args))
+                    else:  # nothing left to hand out: take back what no worker has started
+                        for fut in [f for f in pending if f.cancel()]:
+                            i = pending.pop(fut)
+                            on_done(i, run_points(*tasks_by_index(tasks, i)))
+                    done = {f for f in pending if f.done()}
+                    if not done and pos >= len(tasks) and pending:
+                        done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                else:
+                    done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for fut in done:
                     i = pending.pop(fut)
                     on_done(i, fut.result())
@@ -509,8 +544,8 @@ class Journal:
             holds_points = size > 0 and self._holds_points()
             if size > 0 and holds_points and not resume:
                 raise ParamError(
-                    f"{self.path} holds an interrupted sweep of this output: rerun with --resume to "
-                    "continue it, or delete it to start over"
+                    f"{self.path} holds an interrupted sweep of this output: "
+                    "rerun with --resume to continue it, or delete it to start over"
                 )
             if size > 0 and (resume or holds_points):
                 self._load(header)
@@ -545,8 +580,8 @@ class Journal:
             except BlockingIOError:
                 os.close(fd)
                 raise SweepLocked(
-                    f"{self.path} is in use: another sweep is writing this output now; wait for it to "
-                    "finish (or stop it), or write to another -o FILE"
+                    f"{self.path} is in use: another sweep is writing this output now; "
+                    "wait for it to finish (or stop it), or write to another -o FILE"
                 ) from None
             except OSError:  # a file system without locks: go on unlocked
                 return fd
@@ -581,8 +616,9 @@ class Journal:
                 raise ValueError
         except ValueError:
             raise ParamError(
-                f"{self.path} was written by a different sweep (model, grid, n, seed, mode or version "
-                "differ): rerun the same command, or delete it to start over"
+                f"{self.path} was written by a different sweep "
+                "(model, grid, n, seed, mode or version differ): "
+                "rerun the same command, or delete it to start over"
             ) from None
         good = len(lines[0]) + 1
         for line in lines[1:]:
@@ -602,7 +638,9 @@ class Journal:
     def add(self, keys: list[str], records: list[dict]) -> None:
         """Append one task's line and fsync it; only then are its points counted as saved."""
         line = json.dumps({"keys": keys, "records": records}, default=_json_value) + "\n"
-        self.fh.write(line)
+        fh = self.fh
+        assert fh is not None, "__init__ opens the journal or raises"
+        fh.write(line)
         self._sync()
         self.done.update(zip(keys, records))
 
