@@ -50,7 +50,8 @@ def main(argv=None):
     n = int(args.n)
     print(f"load average before: {os.getloadavg()[0]:.2f}")
     print(
-        f"machine: {os.cpu_count()} CPUs; grid of {len(GRID['dc']) * len(GRID['save_bonus'])} points x {n:.0e}"
+        f"machine: {os.cpu_count()} CPUs; "
+        f"grid of {len(GRID['dc']) * len(GRID['save_bonus'])} points x {n:.0e}"
     )
     sweep("dying", {"dc": [20]}, 1000, 0)  # warm imports
 
@@ -90,7 +91,8 @@ def main(argv=None):
             pd.testing.assert_frame_equal(df, ref)
             rows.append(("dask", w, t))
     print(
-        f"(b) best of {args.repeat}\n    executor  workers   seconds   speed-up vs 1 worker (target 2 workers >= 1.6x)"
+        f"(b) best of {args.repeat}\n"
+        "    executor  workers   seconds   speed-up vs 1 worker (target 2 workers >= 1.6x)"
     )
     base = {}
     for ex, w, t in rows:

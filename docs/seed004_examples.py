@@ -1,4 +1,7 @@
-"""Regenerates the tables and the figure of README.md (seed 004 section) (run from the repo root)."""
+"""Regenerates the tables and the figure of README.md (seed 004 section).
+
+Run from the repo root.
+"""
 
 import pandas as pd
 
@@ -47,7 +50,8 @@ print(
     )
 )
 print(
-    "\nfall: P(ko) / P(dead), exact, a faller with that many HP (hp = max HP), massive damage on (R0-13)"
+    "\nfall: P(ko) / P(dead), exact, a faller with that many HP (hp = max HP), "
+    "massive damage on (R0-13)"
 )
 print(
     by_height(

@@ -24,7 +24,7 @@ def columns(monkeypatch):
     return set_width
 
 
-# -- simkit models ----------------------------------------------------------------------------------
+# -- simkit models ---------------------------------------------------------------------------------
 def test_models_lists_every_model_in_one_screen(columns):
     columns(100)
     code, out, _ = run("models")
@@ -64,7 +64,7 @@ def test_models_csv_keeps_every_parameter_of_every_model():
     assert set(df["model"]) == set(REGISTRY)
 
 
-# -- wrapping ---------------------------------------------------------------------------------------
+# -- wrapping --------------------------------------------------------------------------------------
 def test_wrap_table_keeps_every_word_within_the_width():
     from simkit.cli.text import wrap_table
 
@@ -120,7 +120,7 @@ def test_ambiguities_wrap_to_the_terminal_but_not_in_files(columns, tmp_path):
     assert plain == format_frame(df, "table")
 
 
-# -- fixed sweep keys as columns --------------------------------------------------------------------
+# -- fixed sweep keys as columns -------------------------------------------------------------------
 def test_fixed_sweep_keys_are_columns():
     from simkit.analysis.sweep import sweep
 
@@ -158,7 +158,7 @@ def test_a_fixed_level_changes_the_numbers_it_reports():
     assert dead(lv) > dead(hi)
 
 
-# -- --format on sweep and compare -------------------------------------------------------------------
+# -- --format on sweep and compare -----------------------------------------------------------------
 @pytest.mark.parametrize("verb", ["sweep", "compare"])
 def test_format_on_sweep_and_compare(verb, tmp_path):
     base = (verb, "dying", "--grid", "dc=18,22", "-n", "3000", "--seed", "2")
@@ -198,7 +198,7 @@ def test_sweep_resume_needs_csv(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-# -- plot --kind line -------------------------------------------------------------------------------
+# -- plot --kind line ------------------------------------------------------------------------------
 def test_line_chart_of_a_one_axis_sweep():
     from simkit.analysis import plots
     from simkit.analysis.sweep import sweep
@@ -271,7 +271,7 @@ def test_plot_kind_line_from_the_cli(tmp_path):
     )
 
 
-# -- --marks ----------------------------------------------------------------------------------------
+# -- --marks ---------------------------------------------------------------------------------------
 def test_run_marks_damage_agrees_with_exact():
     from simkit.models import make_model
 
@@ -342,7 +342,7 @@ def test_marks_of_other_models_and_errors():
         assert code == 2 and out == "" and needle in err and err.count("\n") == 1, argv
 
 
-# -- progress bars ----------------------------------------------------------------------------------
+# -- progress bars ---------------------------------------------------------------------------------
 def test_sweep_progress_uses_tqdm_auto(monkeypatch):
     import tqdm.auto
 

@@ -113,8 +113,8 @@ def test_cli_message_counts_the_points_on_disk(tmp_path, monkeypatch, k):
     saved = journal_points(journal_path(out))
     assert code == 130 and saved >= 1
     expected = (
-        f"simkit: interrupted: {saved} points are saved in {journal_path(out)}; rerun with --resume "
-        "(the same command) to continue"
+        f"simkit: interrupted: {saved} points are saved in {journal_path(out)}; "
+        "rerun with --resume (the same command) to continue"
     )
     assert err.strip().splitlines() == [expected]
 

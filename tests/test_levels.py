@@ -1,4 +1,7 @@
-"""Numbers by level (simkit.rules.levels) and the sweep keys derived from them (simkit.analysis.grid)."""
+"""Numbers by level (simkit.rules.levels) and the sweep keys derived from them.
+
+The sweep keys live in simkit.analysis.grid.
+"""
 
 from dataclasses import dataclass
 from typing import ClassVar
@@ -102,7 +105,7 @@ def test_fortitude_examples_and_formula():
     for sched, ranks in FORT_SCHEDULES.items():
         for lvl in range(1, 21):
             rank = max(
-                (r for l, r in ranks if l <= lvl),
+                (r for at, r in ranks if at <= lvl),
                 key=lambda r: ["trained", "expert", "master", "legendary"].index(r),
             )
             bonus = {"trained": 2, "expert": 4, "master": 6, "legendary": 8}[rank] + lvl

@@ -217,7 +217,8 @@ def test_a_full_device_is_one_line_and_is_not_replaced(tmp_path):
         "real = io.output_target\n"
         "io.output_target = lambda p: ('direct', dev) if pathlib.Path(p) == dev else real(p)\n"
         "from simkit.cli.main import main\n"
-        f"sys.exit(main(['sweep', 'dying', '--grid', 'dc=10..40', '--exact-only', '-o', {str(dev)!r}]))\n"
+        "sys.exit(main(['sweep', 'dying', '--grid', 'dc=10..40', '--exact-only', "
+        f"'-o', {str(dev)!r}]))\n"
     )
     status, stdout, err = _child(code=code, preexec=_limit_file_size(1000))
     assert status != 0 and stdout == ""

@@ -1,4 +1,7 @@
-"""docs/rules.md states every rule and ambiguity the code cites; nothing points outside the repository."""
+"""docs/rules.md states every rule and ambiguity the code cites.
+
+Nothing it cites points outside the repository.
+"""
 
 import re
 import subprocess
@@ -101,7 +104,10 @@ def test_where_designers_look_they_are_sent_to_the_page():
 
 
 def test_every_table_row_has_its_header_columns():
-    """A pipe inside a cell (even in backticks) would split it: every row has the header's columns."""
+    """A pipe inside a cell (even in backticks) would split it.
+
+    Every row has the header's columns.
+    """
     cols = None
     for n, line in enumerate(RULES.splitlines(), 1):
         if not line.startswith("|"):

@@ -134,7 +134,7 @@ def typical_params(model: str, level: int) -> dict[str, Any]:
     return {**typical_character(model, level), **get_model(model).typical_opponent(int(level))}
 
 
-# -- the report ---------------------------------------------------------------------------------------
+# -- the report ------------------------------------------------------------------------------------
 def _check_levels(levels) -> tuple[int, ...]:
     if isinstance(levels, (int, np.integer)) and not isinstance(levels, bool):
         levels = (levels,)

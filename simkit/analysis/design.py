@@ -103,7 +103,8 @@ def choose_method(model, method: str) -> str:
         return "exact" if model.has_exact else "mc"
     if method == "exact" and not model.has_exact:
         raise ParamError(
-            f"method='exact': model {model.name!r} has no exact solver; use Monte Carlo (method='mc', --method mc)"
+            f"method='exact': model {model.name!r} has no exact solver; "
+            "use Monte Carlo (method='mc', --method mc)"
         )
     return method
 
@@ -151,7 +152,8 @@ def _numeric(model, name: str, label: str = "vary") -> dict:
     known = spec(type(model))
     if name not in known:
         raise ParamError(
-            f"{label}={name!r}: unknown parameter for model {model.name!r}; known: {', '.join(known)}"
+            f"{label}={name!r}: unknown parameter for model {model.name!r}; "
+            f"known: {', '.join(known)}"
         )
     meta = known[name]
     if meta["kind"] not in ("int", "float"):
@@ -255,7 +257,8 @@ class Calibration:
         if not self.reachable:
             return (
                 f"target {self.outcome}={self.target:.4f} is not reachable by varying {name} in "
-                f"[{fmt(self.search_range[0])}, {fmt(self.search_range[1])}]: {self.outcome} ranges over "
+                f"[{fmt(self.search_range[0])}, {fmt(self.search_range[1])}]: "
+                f"{self.outcome} ranges over "
                 f"[{self.achievable[0]:.4f}, {self.achievable[1]:.4f}]; closest: {where}"
             ) + self._skipped_note()
         sides = [
@@ -447,7 +450,8 @@ def _bracket(name: str, meta: dict, lo, hi):
             v = default
         if v is None:
             raise ParamError(
-                f"{label}: {name} has no {'lower' if label == 'lo' else 'upper'} bound; give {label}="
+                f"{label}: {name} has no {'lower' if label == 'lo' else 'upper'} bound; "
+                f"give {label}="
             )
         if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
             raise ParamError(f"{label}={v!r}: must be a number")
@@ -612,7 +616,7 @@ def _calibrate_float(
     )
 
 
-# -- sensitivity ------------------------------------------------------------------------------------
+# -- sensitivity -----------------------------------------------------------------------------------
 def _default_step(meta: dict) -> float:
     if meta["kind"] == "int":
         return 1

@@ -346,7 +346,8 @@ def parse_axis(key: str, meta: dict, text: str, max_points: int | None = None) -
             s = int(step) if step else 1
         except ValueError:
             raise ParamError(
-                f"grid {key}={text}: a range A..B[:STEP] needs integers; list other values with commas"
+                f"grid {key}={text}: a range A..B[:STEP] needs integers; "
+                "list other values with commas"
             ) from None
         if s <= 0:
             raise ParamError(f"grid {key}={text}: the step must be a positive integer")
@@ -408,7 +409,10 @@ def make_grid(
 
 
 def parse_grid_args(model_cls, items: list[str], max_points: int | None = None) -> dict[str, tuple]:
-    """``["KEY=V1,V2", "KEY=A..B", ...]`` (the CLI's ``--grid``) -> axes (each within ``max_points``)."""
+    """``["KEY=V1,V2", "KEY=A..B", ...]`` (the CLI's ``--grid``) -> axes.
+
+    Each axis holds at most ``max_points`` values.
+    """
     known = _known(model_cls)
     axes: dict[str, tuple] = {}
     for item in items or []:
@@ -487,7 +491,8 @@ def load_config(path) -> dict:
     unknown = set(cfg) - CONFIG_KEYS
     if unknown:
         raise ParamError(
-            f"--config {path}: unknown key {sorted(unknown)[0]!r}; known: {', '.join(sorted(CONFIG_KEYS))}"
+            f"--config {path}: unknown key {sorted(unknown)[0]!r}; "
+            f"known: {', '.join(sorted(CONFIG_KEYS))}"
         )
     if "model" not in cfg or not isinstance(cfg["model"], str):
         raise ParamError(f'--config {path}: needs model = "NAME"')
@@ -627,7 +632,10 @@ def _bracket_depth(text: str) -> int:
 
 
 def check_scheduler(address, what: str = "--scheduler") -> str:
-    """A Dask scheduler address (``HOST:PORT``, ``tcp://HOST:PORT``, ``[IPv6]:PORT``), else one line."""
+    """A Dask scheduler address, else one line.
+
+    Accepted: ``HOST:PORT``, ``tcp://HOST:PORT``, ``[IPv6]:PORT``.
+    """
     import re
 
     ok = isinstance(address, str) and len(address) <= 300 and address.isascii()

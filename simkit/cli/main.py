@@ -74,7 +74,8 @@ def parse_count(text: str) -> int:
 
     if not 1 <= v <= MAX_N:
         raise argparse.ArgumentTypeError(
-            f"-n must be a positive integer up to {MAX_N:.0e} (e.g. 100000 or 1e6), got {shown(text)}"
+            f"-n must be a positive integer up to {MAX_N:.0e} (e.g. 100000 or 1e6), "
+            f"got {shown(text)}"
         )
     return v
 
@@ -123,7 +124,8 @@ def parse_sets(model_cls, sets: list[str] | None) -> dict:
             raise err
         if key not in known:
             raise ParamError(
-                f"--set {key}: unknown parameter for model {model_cls.name!r}; known: {', '.join(known)}"
+                f"--set {key}: unknown parameter for model {model_cls.name!r}; "
+                f"known: {', '.join(known)}"
             )
         out[key] = parse_value(key, known[key], value)
     return out

@@ -7,7 +7,8 @@
                  [--executor local|dask] [--scheduler ADDRESS] [--workers W]
                  [--resume] [--quiet] -o FILE.csv
     simkit sweep --config sweep.toml [-o FILE.csv] [...]
-    simkit compare MODEL [--variants seed,pf2e-core] [--ambiguities [A0-1,...]] [--grid ...] -o FILE.csv
+    simkit compare MODEL [--variants seed,pf2e-core] [--ambiguities [A0-1,...]]
+                   [--grid ...] -o FILE.csv
     simkit plot FILE.csv --kind survival|heatmap|compare [--x KEY] [--y KEY] [--outcome O]
                 [--where KEY=VALUE] [--stage NAME] [--title TEXT] -o FILE.png
 
@@ -331,8 +332,8 @@ def _cmd_sweep(args) -> int:
         how = "terminated" if type(exc).__name__ == "Terminated" else "interrupted"
         if saved:
             print(
-                f"simkit: {how}: {saved} points are saved in {jp}; rerun with --resume (the same command) "
-                "to continue",
+                f"simkit: {how}: {saved} points are saved in {jp}; "
+                "rerun with --resume (the same command) to continue",
                 file=sys.stderr,
             )
         else:

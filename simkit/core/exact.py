@@ -174,7 +174,7 @@ def build_chain(model) -> Chain:
                 if not isinstance(key, str):
                     add(key)
         i += 1
-    S, O = len(states), len(outcomes)
+    S, n_out = len(states), len(outcomes)
     initial = np.zeros(S)
     for key, p in init.items():
         if not isinstance(key, str):
@@ -183,7 +183,7 @@ def build_chain(model) -> Chain:
     for r in regimes:
         if S <= DENSE_LIMIT:
             Q = np.zeros((S, S))
-            R = np.zeros((S, O))
+            R = np.zeros((S, n_out))
             for s in states:
                 a = index[s]
                 for key, p in trans[(r, s)].items():
@@ -213,9 +213,9 @@ def _sparse(states, index, trans, r, out_index, model):
                 qi.append(a)
                 qj.append(index[key])
                 qv.append(p)
-    S, O = len(states), len(out_index)
+    S, n_out = len(states), len(out_index)
     Q = sparse.csr_array((qv, (qi, qj)), shape=(S, S))
-    R = sparse.csr_array((rv, (ri, rj)), shape=(S, O))
+    R = sparse.csr_array((rv, (ri, rj)), shape=(S, n_out))
     return Q, R
 
 

@@ -78,8 +78,8 @@ class Agony(ChainRules):
         kind="choice",
         choices=("safe", "checks"),
         rule="R1-11",
-        help="after a nonlethal knock-out: the hourly checks cannot kill (safe, 'sans danger de mort') "
-        "or they can (checks)",
+        help="after a nonlethal knock-out: the hourly checks cannot kill "
+        "(safe, 'sans danger de mort') or they can (checks)",
     )
 
     @classmethod

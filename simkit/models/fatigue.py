@@ -196,7 +196,8 @@ class Fatigue(Rules):
         kind="choice",
         choices=("fed", "tended", "rescue"),
         rule="A4-3",
-        help="what stops the 3-day clock of an unconscious character: food, food or care, rescue only",
+        help="what stops the 3-day clock of an unconscious character: "
+        "food, food or care, rescue only",
     )
     p_care: float = param(
         0.0,

@@ -132,7 +132,10 @@ class Recovery(Rules):
 
     @classmethod
     def typical_character(cls, level: int) -> dict[str, Any]:
-        """A typical character of ``level``: the level and its Constitution modifier (R1-06, R1-07)."""
+        """A typical character of ``level``: the level and its Constitution modifier.
+
+        Rules R1-06, R1-07.
+        """
         return {"level": level, "con": levels.con_modifier(level)}
 
     @property
