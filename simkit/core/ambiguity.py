@@ -7,6 +7,7 @@ A model declares the ambiguities its parameters carry as ``ambiguities`` (a Clas
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -66,7 +67,8 @@ class Ambiguity:
     param: str
     question: str
     readings: tuple
-    setup: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
+    # any mapping is accepted; __post_init__ freezes it into a MappingProxyType
+    setup: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     outcome: str = "dead"
     note: str = ""
 

@@ -151,7 +151,8 @@ class Fall(Rules):
             raise ParamError(f"hp={self.hp} must be at most hp_max={self.hp_max}")
         if self.hp is None and self.hp_max is None and self.max_hp < 1:
             raise ParamError(
-                f"level={self.level}, ancestry_hp={self.ancestry_hp}, class_hp={self.class_hp}, con={self.con} "
+                f"level={self.level}, ancestry_hp={self.ancestry_hp}, "
+                f"class_hp={self.class_hp}, con={self.con} "
                 f"give {self.max_hp} max HP: must be at least 1"
             )
 
@@ -269,8 +270,10 @@ def _final(first: str, second: str | None) -> str:
 class _FallChain(ChainRules):
     """The fall's parameters, shared by the chains that start with a fall."""
 
-    params_from: ClassVar = ((Fall, _FALL_PARAMS[:-1]),)  # all but massive_damage
-    param_defaults: ClassVar = {"height": "9"}
+    params_from: ClassVar[tuple[tuple[type, tuple[str, ...]], ...]] = (
+        (Fall, _FALL_PARAMS[:-1]),  # all but massive_damage
+    )
+    param_defaults: ClassVar[dict[str, Any]] = {"height": "9"}
 
 
 @dataclass(frozen=True, slots=True)

@@ -119,7 +119,11 @@ def apply_fatigue(model_cls, params: dict) -> dict:
             "(it has no check_penalty parameter)"
         )
     out = {k: v for k, v in params.items() if k not in keys}
-    p = penalty(*(params.get(k, 0 if k != "days_without_water" else None) for k in FATIGUE_KEYS))
+    p = penalty(
+        params.get("days_without_sleep", 0),
+        params.get("days_without_food", 0),
+        params.get("days_without_water"),
+    )
     base = out.get("check_penalty", 0)
     if isinstance(base, bool) or not isinstance(base, int):
         raise ParamError(f"check_penalty={base!r} is not allowed: check_penalty must be an integer")
