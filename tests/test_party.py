@@ -92,6 +92,9 @@ def _configs(count: int, seed: int) -> list[dict]:
                 "hp": pick([None, None, 0, 5]),
                 "start_dying": pick((1, 2)),
                 "xp_budget": pick([None, None, None, 0]),
+                "hero_knockout": pick(("spend", "die")),
+                "wounded_adds": pick(("on_gain", "every_hit")),
+                "natural": pick((False, True)),
             }
         )
     return out
@@ -264,6 +267,7 @@ def _duels(count: int, seed: int) -> list[dict]:
             "attacks": pick((1, 2, 3)),
             "map": pick(("standard", "agile")),
             "max_rounds": pick((4, 100)),
+            "hero_knockout": pick(("spend", "die")),
         }
         m = Party(**params)
         if duel_states(m) <= 8000:

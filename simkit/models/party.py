@@ -326,6 +326,9 @@ class Party(Rules):
     hero_points: int = same_as(Encounter, "hero_points")
     hero_policy: str | int = same_as(Encounter, "hero_policy")
     death_at: int = same_as(Encounter, "death_at")
+    hero_knockout: str = same_as(Encounter, "hero_knockout")
+    wounded_adds: str = same_as(Encounter, "wounded_adds")
+    natural: bool = same_as(Encounter, "natural")
     spend: str | int = same_as(Encounter, "spend")
     stabilize_cap: int | None = same_as(Encounter, "stabilize_cap")
     zero_pp: str = same_as(Encounter, "zero_pp")
@@ -744,6 +747,7 @@ class Party(Rules):
             threshold=self.threshold,
             death_at=self.death_at,
             knockout=knockout,
+            hero_knockout=self.hero_knockout,
         )
         st = res == hero_points.STABLE
         self._stabilize(S, i[st], k[st])
@@ -1001,6 +1005,7 @@ class Party(Rules):
             S["wounded"][a, b],
             on_damage=opts["on_damage"],
             wounded_rule=opts["wounded_rule"],
+            wounded_adds=self.wounded_adds,
         )
         S["dcs"][a, b] = np.maximum(S["dcs"][a, b], sd)
         self._rise(S, code, a, b, old, new, knockout=False)
@@ -1106,7 +1111,7 @@ class Party(Rules):
                     con=pc.con,
                     healer=int(h) if h >= 0 else None,
                     check_penalty=self.check_penalty,
-                    natural=False,
+                    natural=self.natural,
                     lethal=True,
                 )  # (n, HOURS): 0 dead / 1 stays / 2 awake (R1-06..R1-08)
                 # a nonlethal knock-out is in no danger of death (R1-11): lethal=False

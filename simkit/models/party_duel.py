@@ -172,7 +172,12 @@ def _turns(r):
             return
         threshold = r.threshold if hero > 0 else None
         res = hero_points.rise(
-            0, 1 + int(crit), threshold=threshold, death_at=r.death_at, knockout=True
+            0,
+            1 + int(crit),
+            threshold=threshold,
+            death_at=r.death_at,
+            knockout=True,
+            hero_knockout=r.hero_knockout,
         )
         if res == hero_points.HERO and opts["hero_effect"] == "revive":
             new[(1, hero - 1, True)] += p

@@ -121,6 +121,7 @@ class _Track:
             threshold=r.threshold if pc["hero"] > 0 else None,
             death_at=r.death_at,
             knockout=knockout,
+            hero_knockout=r.hero_knockout,
         )
         if res == hero_points.STABLE:
             self.stabilize(k)
@@ -193,6 +194,7 @@ class _Track:
                 on_damage=self.opts["on_damage"],
                 wounded=pc["wounded"],
                 wounded_rule=self.opts["wounded_rule"],
+                wounded_adds=r.wounded_adds,
             )
             pc["dcs"] = max(pc["dcs"], src)
             self.rise(k, old, new, knockout=False)
@@ -417,6 +419,7 @@ class _Track:
                     con=self.F.pcs[k].con,
                     healer=healer,
                     check_penalty=r.check_penalty,
+                    natural=r.natural,
                     lethal=not pc["nl"],
                 )
                 if result != hourly.STAYS:
