@@ -105,7 +105,9 @@ def run_tracks(model, seed: int, first_stream: int, n_tracks: int, prefix=()) ->
             if len(kept) == len(codes):
                 return state
             if n_codes <= 24:  # (faster than a bincount, which converts the codes to intp)
-                per_code = np.array([np.count_nonzero(codes == c) for c in range(n_codes)], dtype=np.int64)
+                per_code = np.array(
+                    [np.count_nonzero(codes == c) for c in range(n_codes)], dtype=np.int64
+                )
             else:
                 per_code = np.bincount(codes[~active], minlength=n_codes)
         tally.hist[:, start : start + k] += per_code.reshape(k, n_out).T
@@ -124,7 +126,10 @@ def run_tracks(model, seed: int, first_stream: int, n_tracks: int, prefix=()) ->
                 tally.marks[name] = _padded_add(tally.marks.get(name), counts)
         brng.compact(kept)
         # only the per-track arrays move (a model may keep other values in its state)
-        return {name: v.take(kept, axis=0) if _per_track(v, len(codes)) else v for name, v in state.items()}
+        return {
+            name: v.take(kept, axis=0) if _per_track(v, len(codes)) else v
+            for name, v in state.items()
+        }
 
     def observe_now(state, t):
         # one bincount of the active tracks' values, added into row t (grown when needed)
@@ -137,8 +142,10 @@ def run_tracks(model, seed: int, first_stream: int, n_tracks: int, prefix=()) ->
                 continue
             obs = tally.observed.get(name)
             if obs is None or obs.shape[1] < len(counts):
-                grown = np.zeros((horizon + 1, len(counts) if obs is None else max(len(counts), obs.shape[1])),
-                                 dtype=np.int64)
+                grown = np.zeros(
+                    (horizon + 1, len(counts) if obs is None else max(len(counts), obs.shape[1])),
+                    dtype=np.int64,
+                )
                 if obs is not None:
                     grown[:, : obs.shape[1]] = obs
                 obs = tally.observed[name] = grown
@@ -220,17 +227,32 @@ def simulate(
         Outcome counts, per-step absorption histograms, the model, seed and ``n``.
     """
     n = check_n(n)
-    if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)) or block_size < 1:
+    if (
+        isinstance(block_size, bool)
+        or not isinstance(block_size, (int, np.integer))
+        or block_size < 1
+    ):
         raise ParamError(f"block_size must be a positive integer, got {block_size!r}")
-    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or not 1 <= workers <= 1024:
+    if (
+        isinstance(workers, bool)
+        or not isinstance(workers, (int, np.integer))
+        or not 1 <= workers <= 1024
+    ):
         raise ParamError(f"workers must be an integer in [1, 1024], got {workers!r}")
     seed = resolve_seed(rng)
     if model.is_chain:
         from simkit.core.chain import simulate_chain
 
         def run(stage, k, stage_seed, prefix):
-            return simulate(stage, k, stage_seed, block_size=block_size, workers=workers,
-                            executor=executor, _prefix=prefix)
+            return simulate(
+                stage,
+                k,
+                stage_seed,
+                block_size=block_size,
+                workers=workers,
+                executor=executor,
+                _prefix=prefix,
+            )
 
         return simulate_chain(model, n, seed, _prefix, run)
     blocks = _blocks(n, int(block_size))
@@ -262,7 +284,10 @@ def simulate(
                 fut.cancel()
             if own:
                 ex.shutdown()
-    return Result(model=model, n=n, seed=seed, hist=total.hist, marks=total.marks, observed=total.observed)
+    assert total is not None, "at least one block"
+    return Result(
+        model=model, n=n, seed=seed, hist=total.hist, marks=total.marks, observed=total.observed
+    )
 
 
 def check_sendable(model, where: str = "workers") -> None:
@@ -277,8 +302,9 @@ def check_sendable(model, where: str = "workers") -> None:
         pickle.dumps(model)
     except (pickle.PicklingError, AttributeError, TypeError) as exc:
         raise ParamError(
-            f"{where}: model {model.name!r} cannot be sent to worker processes ({type(exc).__name__}); "
-            "use workers=1, or define its class in a module") from None
+            f"{where}: model {model.name!r} cannot be sent to worker processes "
+            f"({type(exc).__name__}); use workers=1, or define its class in a module"
+        ) from None
 
 
 def _acc(total: Tally, tally: Tally) -> Tally:
@@ -293,19 +319,24 @@ def worker_pool(workers: int, preload: tuple[str, ...] = ()) -> ProcessPoolExecu
     so a ``kill -9`` of a sweep does not leave workers computing for nobody.
     """
     import multiprocessing
+    from multiprocessing.context import BaseContext
 
+    ctx: BaseContext
     if "forkserver" in multiprocessing.get_all_start_methods():
-        ctx = multiprocessing.get_context("forkserver")
+        server = multiprocessing.get_context("forkserver")
         if preload:
-            ctx.set_forkserver_preload(list(preload))
+            server.set_forkserver_preload(list(preload))
+        ctx = server
     else:  # pragma: no cover - Windows
         ctx = multiprocessing.get_context("spawn")
-    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_watch_parent,
-                               initargs=(os.getpid(),))
+    return ProcessPoolExecutor(
+        max_workers=workers, mp_context=ctx, initializer=_watch_parent, initargs=(os.getpid(),)
+    )
 
 
 def parent_gone(pid: int, ppid: int) -> bool:
-    """Whether process ``pid`` (the pool's owner) is gone, as seen from a worker whose parent was ``ppid``.
+    """Whether process ``pid`` (the pool's owner) is gone, as seen from a worker whose
+    parent was ``ppid``.
 
     Gone: it no longer exists, it is a zombie (killed but not yet reaped: ``os.kill(pid, 0)``
     still succeeds on a zombie, so that alone is not enough), or this worker's parent changed
@@ -342,4 +373,3 @@ def _watch_parent(pid: int, every: float = 0.5) -> None:
                 os._exit(1)
 
     threading.Thread(target=loop, name="simkit-parent-watch", daemon=True).start()
-

@@ -28,7 +28,9 @@ def resolve_seed(rng) -> int:
     replays it).
     """
     if rng is None:
-        return int(np.random.SeedSequence().entropy)
+        entropy = np.random.SeedSequence().entropy
+        assert isinstance(entropy, int), "a fresh SeedSequence draws an int"
+        return entropy
     if isinstance(rng, (bool, np.bool_)):
         raise TypeError(f"rng must be None, an int seed or a numpy Generator, got {rng!r}")
     if isinstance(rng, (int, np.integer)):
@@ -38,6 +40,8 @@ def resolve_seed(rng) -> int:
     if isinstance(rng, np.random.SeedSequence):
         if rng.spawn_key:
             raise ValueError("rng: pass a root SeedSequence (without spawn_key) or an int seed")
+        if not isinstance(rng.entropy, (int, np.integer)):
+            raise ValueError("rng: pass a SeedSequence made from one integer, or an int seed")
         return int(rng.entropy)
     if isinstance(rng, np.random.Generator):
         return int(rng.integers(0, 2**63))
