@@ -266,7 +266,7 @@ def simulate(
         own = executor is None
         if own:
             check_sendable(model)
-        ex = executor if executor is not None else worker_pool(min(workers, n_blocks))
+        ex = executor if executor is not None else shared_pool(min(workers, n_blocks))
         in_flight = 2 * (workers if own else max(workers, os.cpu_count() or 1))
         pending: deque = deque()
         try:
@@ -279,11 +279,12 @@ def simulate(
             while pending:
                 tally = pending.popleft().result()
                 total = tally if total is None else _acc(total, tally)
-        finally:
+        except BaseException:
             for fut in pending:
                 fut.cancel()
-            if own:
-                ex.shutdown()
+            if own:  # an error or Ctrl-C: these workers' results are not wanted
+                discard_shared_pool()
+            raise
     assert total is not None, "at least one block"
     return Result(
         model=model, n=n, seed=seed, hist=total.hist, marks=total.marks, observed=total.observed
@@ -310,6 +311,39 @@ def check_sendable(model, where: str = "workers") -> None:
 def _acc(total: Tally, tally: Tally) -> Tally:
     total += tally
     return total
+
+
+#: The worker pool that ``simulate(..., workers=k)`` keeps for its next call (one at a time).
+_SHARED: dict[int, ProcessPoolExecutor] = {}
+
+
+def shared_pool(workers: int) -> ProcessPoolExecutor:
+    """A pool of ``workers`` processes, started once and reused by later ``simulate`` calls
+    of this process (worker start-up is paid once, not per call). A call for another size
+    replaces it; it is shut down at exit, or at once after an error or an interrupt."""
+    pool = _SHARED.get(workers)
+    if pool is None or getattr(pool, "_broken", False):
+        discard_shared_pool()
+        if not _SHARED_EXIT:
+            import atexit
+
+            atexit.register(discard_shared_pool, wait=True)
+            _SHARED_EXIT.append(True)
+        pool = _SHARED[workers] = worker_pool(workers)
+    return pool
+
+
+_SHARED_EXIT: list[bool] = []
+
+
+def discard_shared_pool(wait: bool = False) -> None:
+    """Stop the kept pool (its workers are terminated unless ``wait``)."""
+    for size in list(_SHARED):
+        pool = _SHARED.pop(size)
+        if not wait:
+            for proc in list(getattr(pool, "_processes", {}).values()):
+                proc.terminate()
+        pool.shutdown(wait=wait, cancel_futures=True)
 
 
 def worker_pool(workers: int, preload: tuple[str, ...] = ()) -> ProcessPoolExecutor:
