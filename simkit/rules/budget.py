@@ -22,6 +22,7 @@ of creature levels.
 from __future__ import annotations
 
 import csv
+import io
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -47,7 +48,8 @@ MINION = -2  # minions' level relative to the party (boss_and_minions)
 
 @cache
 def _rows(name: str) -> tuple[dict[str, str], ...]:
-    with resources.files("simkit.rules").joinpath("data", name).open(newline="") as fh:
+    text = resources.files("simkit.rules").joinpath("data", name).read_text(encoding="utf-8")
+    with io.StringIO(text, newline="") as fh:
         return tuple(csv.DictReader(fh))
 
 

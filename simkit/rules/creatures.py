@@ -39,6 +39,7 @@ rank r = ceil(level / 2) (at most 10): ``r d8 + 8 r`` HP.
 from __future__ import annotations
 
 import csv
+import io
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -76,7 +77,8 @@ PC_LEVELS = (1, 20)
 
 @lru_cache(maxsize=None)
 def _table(name: str) -> dict[int, dict[str, str]]:
-    with resources.files("simkit.rules").joinpath("data", name).open(newline="") as fh:
+    text = resources.files("simkit.rules").joinpath("data", name).read_text(encoding="utf-8")
+    with io.StringIO(text, newline="") as fh:
         return {int(r["level"]): r for r in csv.DictReader(fh)}
 
 
@@ -113,7 +115,7 @@ def _hp_table() -> dict[int, dict[str, int]]:
     """``creature-2-07-HP.csv`` (two header rows: benchmark, then max/min): the middle of
     each benchmark's range, rounded down."""
     path = resources.files("simkit.rules").joinpath("data", "creature-2-07-HP.csv")
-    with path.open(newline="") as fh:
+    with io.StringIO(path.read_text(encoding="utf-8"), newline="") as fh:
         rows = list(csv.reader(fh))
     bench, mm = rows[0], rows[1]
     out: dict[int, dict[str, int]] = {}
@@ -195,8 +197,9 @@ def monster(level: int, benchmark: str = "High", defense: str = "Moderate",
 
 
 def _check_level(level: int) -> int:
-    if isinstance(level, bool) or not isinstance(level, int) or not PC_LEVELS[0] <= level <= PC_LEVELS[1]:
-        raise ValueError(f"level must be an integer in [{PC_LEVELS[0]}, {PC_LEVELS[1]}], got {level!r}")
+    lo, hi = PC_LEVELS
+    if isinstance(level, bool) or not isinstance(level, int) or not lo <= level <= hi:
+        raise ValueError(f"level must be an integer in [{lo}, {hi}], got {level!r}")
     return level
 
 

@@ -35,6 +35,7 @@ the party is assumed to flank (our simplification; the round does not track posi
 from __future__ import annotations
 
 import csv
+import io
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -60,7 +61,8 @@ ANCESTRY_HP = 8  # a human (Player Core)
 
 @cache
 def _rows(name: str) -> tuple[dict[str, str], ...]:
-    with resources.files("simkit.rules").joinpath("data", name).open(newline="") as fh:
+    text = resources.files("simkit.rules").joinpath("data", name).read_text(encoding="utf-8")
+    with io.StringIO(text, newline="") as fh:
         return tuple(csv.DictReader(fh))
 
 
