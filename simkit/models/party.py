@@ -224,6 +224,63 @@ _FIGHTER, _ROGUE, _CLERIC, _WIZARD = (
 )
 
 
+# -- row helpers: reductions over the few combatants of each track ----------------------------
+# numpy reduces a short trailing axis slowly (a loop per row); these loop over the columns.
+
+
+def _any(m: np.ndarray) -> np.ndarray:
+    """Rows of bool ``m`` (n, c) with a True."""
+    out = m[:, 0].copy()
+    for c in range(1, m.shape[1]):
+        out |= m[:, c]
+    return out
+
+
+def _all(m: np.ndarray) -> np.ndarray:
+    """Rows of bool ``m`` (n, c) all True."""
+    out = m[:, 0].copy()
+    for c in range(1, m.shape[1]):
+        out &= m[:, c]
+    return out
+
+
+def _count(m: np.ndarray) -> np.ndarray:
+    """True cells per row of bool ``m`` (n, c), int64."""
+    out = m[:, 0].astype(np.int64)
+    for c in range(1, m.shape[1]):
+        out += m[:, c]
+    return out
+
+
+def _first(m: np.ndarray) -> np.ndarray:
+    """Column of the first True of each row of bool ``m`` (0 where none), like argmax."""
+    out = np.zeros(len(m), dtype=np.int64)
+    for c in range(m.shape[1] - 1, -1, -1):
+        out[m[:, c]] = c
+    return out
+
+
+def _nth(m: np.ndarray, pick: np.ndarray) -> np.ndarray:
+    """Column of the ``pick``-th (0-based) True of each row of ``m`` (else the column count)."""
+    out = np.full(len(m), m.shape[1], dtype=np.int64)
+    seen = np.zeros(len(m), dtype=np.int64)
+    for c in range(m.shape[1]):
+        out[m[:, c] & (seen == pick)] = c
+        seen += m[:, c]
+    return out
+
+
+def _argmin_where(m: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Column of the least ``v`` among the True cells of each row (ties: the first; 0 if none)."""
+    out = np.zeros(len(m), dtype=np.int64)
+    best = np.full(len(m), np.iinfo(np.int64).max, dtype=np.int64)
+    for c in range(m.shape[1]):
+        better = m[:, c] & (v[:, c] < best)
+        out[better] = c
+        best[better] = v[better, c]
+    return out
+
+
 @lru_cache(maxsize=256)
 def _plan(rules) -> list:
     return rules._plan()
@@ -643,11 +700,11 @@ class Party(Rules):
                     j = actor[mo_i] - P
                     alive = S["mhp"][mo_i, j] > 0
                     self._monster_turns(S, D, V, code, mo_i[alive], j[alive], t)
-            moved = np.flatnonzero(S["moved"].any(axis=1))  # R0-03 moved someone: new order
+            moved = np.flatnonzero(_any(S["moved"]))  # R0-03 moved someone: new order
             S["order"][moved] = np.argsort(-S["key"][moved], axis=1, kind="stable")
             # end of round: retreat
             if self.retreat_at is not None:
-                down = (S["cond"] != UP).sum(axis=1)
+                down = _count(S["cond"] != UP)
                 flee = (code < 0) & (S["phase"] == FIGHT) & (down >= self.retreat_at)
                 S["phase"][flee] = FLED
         after = (code < 0) & (S["phase"] != FIGHT) & ~fighting
@@ -813,19 +870,19 @@ class Party(Rules):
 
     def _cleric(self, S, D, V, code, i, c, t):
         """Clerics ``c`` act on tracks ``i``; returns which of them still have to strike."""
-        cond = S["cond"][i]  # (n, P)
+        cond = S["cond"].take(i, axis=0)  # (n, P)
         has = S["heals"][i, c] > 0
         downed = (cond == DYING) | (cond == STABLE)
         hp_max = _static(self).hp_max
-        low = (cond == UP) & (S["hp"][i] <= self.heal_below * hp_max)
-        tgt_down = downed.any(axis=1)
-        tgt_low = low.any(axis=1)
-        target = np.where(tgt_down, downed.argmax(axis=1), low.argmax(axis=1))
+        low = (cond == UP) & (S["hp"].take(i, axis=0) <= self.heal_below * hp_max)
+        tgt_down = _any(downed)
+        tgt_low = _any(low)
+        target = np.where(tgt_down, _first(downed), _first(low))
         heal = has & (tgt_down | tgt_low)
         self._heal(S, V, i[heal], target[heal], c[heal])
         dying = cond == DYING
-        aid = ~heal & dying.any(axis=1)
-        a, b, cc = i[aid], dying.argmax(axis=1)[aid], c[aid]
+        aid = ~heal & _any(dying)
+        a, b, cc = i[aid], _first(dying)[aid], c[aid]
         ok = np.zeros(len(a), dtype=bool)
         for col in self.clerics:
             sel = cc == col
@@ -846,21 +903,20 @@ class Party(Rules):
         """Monster each PC ``k`` on tracks ``i`` aims its ``a``-th attack at (-1: none alive)."""
         if S["mhp"].shape[1] == 1:  # one monster: it, while it lives
             return np.where(S["mhp"][i, 0] > 0, 0, -1)
-        mhp = S["mhp"][i]  # (n, M)
+        mhp = S["mhp"].take(i, axis=0)  # (n, M)
         alive = mhp > 0
         if self.pc_target == "focus":
-            tgt = np.where(alive, mhp, np.iinfo(np.int32).max).argmin(axis=1)
+            tgt = _argmin_where(alive, mhp)
         else:
-            cnt = alive.sum(axis=1)
+            cnt = _count(alive)
             pick = np.minimum((D["pc_tgt"][i, k, a] * cnt).astype(np.int64), np.maximum(cnt - 1, 0))
-            csum = np.cumsum(alive, axis=1)
-            tgt = (csum <= pick[:, None]).sum(axis=1)
-        return np.where(alive.any(axis=1), tgt, -1)
+            tgt = _nth(alive, pick)
+        return np.where(_any(alive), tgt, -1)
 
     def _hit_monster(self, S, code, i, j, dmg):
         left = np.maximum(S["mhp"][i, j] - dmg, 0)
         S["mhp"][i, j] = left
-        won = left == 0 if S["mhp"].shape[1] == 1 else (S["mhp"][i] == 0).all(axis=1)
+        won = left == 0 if S["mhp"].shape[1] == 1 else _all(S["mhp"].take(i, axis=0) == 0)
         S["phase"][i[won]] = WON
 
     def _strikes(self, S, D, V, code, i, k):
@@ -913,31 +969,31 @@ class Party(Rules):
         for a in range(self.attacks):
             live = (code[i] < 0) & (S["phase"][i] == FIGHT)
             i, j = i[live], j[live]
-            cond = S["cond"][i]  # (n, P)
+            cond = S["cond"].take(i, axis=0)  # (n, P)
             up = cond == UP
             never = self.target_downed == "never"  # then a live fight has a conscious PC
             downed = None if never else (cond == DYING) | (cond == STABLE)
             if self.target_downed == "always":
-                aim_down = downed.any(axis=1)
+                aim_down = _any(downed)
             elif self.target_downed == "sometimes":
-                aim_down = downed.any(axis=1) & (D["downed_u"][i, j, a] < self.downed_chance)
+                aim_down = _any(downed) & (D["downed_u"][i, j, a] < self.downed_chance)
             else:
                 aim_down = np.zeros(len(i), dtype=bool)
             if self.monster_target == "random":
-                cnt = up.sum(axis=1)
+                cnt = _count(up)
                 pick = np.minimum(
                     (D["mon_tgt"][i, j, a] * cnt).astype(np.int64), np.maximum(cnt - 1, 0)
                 )
-                tgt_up = (np.cumsum(up, axis=1) <= pick[:, None]).sum(axis=1)
+                tgt_up = _nth(up, pick)
             elif self.monster_target == "weakest":
-                tgt_up = np.where(up, S["hp"][i], np.iinfo(np.int32).max).argmin(axis=1)
+                tgt_up = _argmin_where(up, S["hp"].take(i, axis=0))
             else:
-                tgt_up = up.argmax(axis=1)
+                tgt_up = _first(up)
             if never:
                 k, target_ac = tgt_up, ac[tgt_up]
             else:
-                k = np.where(aim_down, downed.argmax(axis=1), tgt_up)
-                ok = aim_down | up.any(axis=1)
+                k = np.where(aim_down, _first(downed), tgt_up)
+                ok = aim_down | _any(up)
                 i, j, k = i[ok], j[ok], k[ok]
                 target_ac = ac[k] - np.where(S["cond"][i, k] != UP, UNCONSCIOUS_AC, 0)
             deg = _degrees(D["matk"][i, j, a], atk[j] - MAP_STEPS[self.map] * min(a, 2), target_ac)
@@ -1045,7 +1101,7 @@ class Party(Rules):
     def _check_defeat(self, S, code, i):
         """Tracks ``i`` whose PCs are all at 0 HP: defeat (``after_defeat``)."""
         # (``i`` holds each track once: one target per strike, one area per monster turn)
-        lost = (S["cond"][i] != UP).all(axis=1) & (S["phase"][i] == FIGHT) & (code[i] < 0)
+        lost = _all(S["cond"].take(i, axis=0) != UP) & (S["phase"][i] == FIGHT) & (code[i] < 0)
         i = i[lost]
         if not len(i):
             return
@@ -1062,14 +1118,14 @@ class Party(Rules):
             if not pc.heal:
                 continue
             here = i[(S["cond"][i, c] == UP)]
-            cond = S["cond"][here]
+            cond = S["cond"].take(here, axis=0)
             downed = (cond == DYING) | (cond == STABLE)
-            heal = (S["heals"][here, c] > 0) & downed.any(axis=1)
-            self._heal(S, V, here[heal], downed.argmax(axis=1)[heal], np.full(heal.sum(), c))
+            heal = (S["heals"][here, c] > 0) & _any(downed)
+            self._heal(S, V, here[heal], _first(downed)[heal], np.full(heal.sum(), c))
             rest = here[~heal]
-            dying = S["cond"][rest] == DYING
-            aid = dying.any(axis=1)
-            a, b = rest[aid], dying.argmax(axis=1)[aid]
+            dying = S["cond"].take(rest, axis=0) == DYING
+            aid = _any(dying)
+            a, b = rest[aid], _first(dying)[aid]
             ok = self._first_aid(D, a, c)
             self._stabilize(S, a[ok], b[ok])
         for k in range(len(F.pcs)):
@@ -1080,7 +1136,7 @@ class Party(Rules):
     def _finish(self, S, D, code):
         """Tracks whose fight is over and whose PCs are all conscious, stable or dead end."""
         open_ = code < 0
-        over = open_ & (S["phase"] != FIGHT) & ~(S["cond"] == DYING).any(axis=1)
+        over = open_ & (S["phase"] != FIGHT) & ~_any(S["cond"] == DYING)
         i = np.flatnonzero(over)
         if len(i) and self.hourly_on:
             self._hourly(S, D, code, i)
@@ -1091,7 +1147,7 @@ class Party(Rules):
         """Seed 001 long-term care of the stable PCs at 0 HP (R1-06..R1-08, via rules/hourly)."""
         F = self.fighters
         med = [p.medicine for p in F.pcs]
-        up = S["cond"][i] == UP
+        up = S["cond"].take(i, axis=0) == UP
         healer = np.full(len(i), -1, dtype=np.int32)
         for c, mv in enumerate(med):
             if mv is not None:
