@@ -1,0 +1,337 @@
+"""Running a sweep's points: the work units and the executors (this process, local
+processes, Dask)."""
+
+from __future__ import annotations
+
+import math
+import sys
+from concurrent.futures import FIRST_COMPLETED, wait
+
+import numpy as np
+import pandas as pd
+
+from simkit.analysis.sweep.journal import Journal
+from simkit.analysis.sweep.plan import EXECUTORS, SweepPlan, outcome_names
+from simkit.analysis.sweep.table import build_frame
+from simkit.core.params import ParamError, shown
+
+
+def run_points(
+    mode: str, models: list, seeds: list, n: int | None, level: float, exact_survival: bool = False
+) -> list[dict]:
+    """Run some points; one JSON-serialisable record per point."""
+    from simkit.core.engine import simulate
+    from simkit.core.exact import solve_many
+
+    records: list[dict] = []
+    has = [bool(m.has_exact) for m in models]
+    exacts = solve_many([m for m, h in zip(models, has) if h]) if any(has) else []
+    it = iter(exacts)
+    exact_of = [next(it) if h else None for h in has]
+    for m, s, ex in zip(models, seeds, exact_of):
+        names = outcome_names(m)
+        if mode == "exact":
+            assert ex is not None, "exact mode: every point has an exact solver"
+            probs = ex.probabilities
+            records.append({"exact": [float(probs[o]) for o in names]})
+        elif mode == "survival":
+            if exact_survival:
+                assert ex is not None, "exact survival: every point has an exact solver"
+                frame = ex.survival()
+            else:
+                assert n is not None, "n is only None in exact-only mode"
+                res = simulate(m, n, rng=s)
+                frame = _survival_frame(res, ex, level)
+            records.append({"frame": {c: frame[c].tolist() for c in frame.columns}})
+        else:
+            assert n is not None, "n is only None in exact-only mode"
+            res = simulate(m, n, rng=s)
+            counts = res.counts
+            rec: dict[str, list] = {"counts": [int(counts[o]) for o in names]}
+            if ex is not None:
+                probs = ex.probabilities
+                rec["exact"] = [float(probs[o]) for o in names]
+            records.append(rec)
+    return records
+
+
+def _survival_frame(res, ex, level) -> pd.DataFrame:
+    """A result's survival table with the exact answer already solved (``ex``, or None)."""
+    return res.survival(level=level, exact=ex if ex is not None else False)
+
+
+class _InProcess:
+    """Runs tasks here, one at a time, as they are asked for (cheap to interrupt)."""
+
+    def run(self, tasks, on_done):
+        for i, args in tasks:
+            on_done(i, run_points(*args))
+
+    def close(self):
+        pass
+
+
+def process_pool(workers: int):
+    """A local process pool whose workers start with simkit already imported.
+
+    ``forkserver`` (``spawn`` where it does not exist), as the engine's pools; the
+    forkserver preloads simkit once, so each worker starts in a fraction of a second
+    instead of importing numpy, pandas and simkit again.
+    """
+    from simkit.core.engine import worker_pool
+
+    return worker_pool(
+        workers,
+        ("simkit.analysis.sweep", "simkit.core.engine", "simkit.core.exact", "simkit.models"),
+    )
+
+
+def tasks_by_index(tasks: list, i: int):
+    """The arguments of task ``i`` in a list of ``(index, args)`` pairs."""
+    return next(args for j, args in tasks if j == i)
+
+
+class _Pool:
+    """A local process pool (or any concurrent.futures executor)."""
+
+    def __init__(self, workers: int, executor=None):
+        self.own = executor is None
+        # our own pool: this process is one of the workers, so the pool has one process
+        # fewer and the sweep starts at once, while the other workers are still starting
+        # (2 workers are never slower than 1, even when starting them costs more than the
+        # whole sweep)
+        self.parent_works = self.own
+        n_procs = max(1, workers - 1) if self.own else workers
+        self.ex = executor if executor is not None else process_pool(n_procs)
+        self.workers = workers
+        self.aborted = False
+
+    def run(self, tasks, on_done):
+        tasks = list(tasks)
+        pending: dict = {}
+        pos = 0
+        # keep the queue short: cheap to interrupt, and little work waits in a pool
+        # whose processes have not started yet
+        limit = max(2, 2 * self.workers) if not self.parent_works else max(1, self.workers - 1)
+        try:
+            while pos < len(tasks) or pending:
+                while pos < len(tasks) and len(pending) < limit:
+                    i, args = tasks[pos]
+                    pending[self.ex.submit(run_points, *args)] = i
+                    pos += 1
+                if self.parent_works:
+                    if pos < len(tasks):  # this process takes the next task itself
+                        i, args = tasks[pos]
+                        pos += 1
+                        on_done(i, run_points(*args))
+                    else:  # nothing left to hand out: take back what no worker has started
+                        for fut in [f for f in pending if f.cancel()]:
+                            i = pending.pop(fut)
+                            on_done(i, run_points(*tasks_by_index(tasks, i)))
+                    done = {f for f in pending if f.done()}
+                    if not done and pos >= len(tasks) and pending:
+                        done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                else:
+                    done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    i = pending.pop(fut)
+                    on_done(i, fut.result())
+        except BaseException:
+            self.aborted = True
+            for fut in pending:
+                fut.cancel()
+            raise
+
+    def close(self):
+        if not self.own:
+            return
+        if self.aborted:  # Ctrl-C or an error: stop the workers now, their results are not wanted
+            for proc in list(getattr(self.ex, "_processes", {}).values()):
+                proc.terminate()
+            self.ex.shutdown(wait=False, cancel_futures=True)
+        else:
+            self.ex.shutdown(wait=True, cancel_futures=True)
+
+
+def dask_worker_config():
+    """Dask settings for worker processes that run simkit kernels at full speed.
+
+    Dask's nanny sets ``MALLOC_TRIM_THRESHOLD_=65536`` in its workers' environment;
+    setting it at all turns off glibc's dynamic mmap threshold, so every temporary
+    array of a kernel (a few hundred kB) is mmapped and unmapped again: the dying
+    kernel ran about 2x slower (measured). Use this context when starting workers::
+
+        with simkit.analysis.sweep.dask_worker_config():
+            cluster = LocalCluster(...)
+
+    The LocalCluster that ``executor="dask"`` starts uses it. For workers started
+    elsewhere, set the same key to null in their Dask configuration (YAML:
+    ``distributed: {nanny: {pre-spawn-environ: {MALLOC_TRIM_THRESHOLD_: null}}}``).
+    """
+    import dask
+
+    return dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None})
+
+
+class _Dask:
+    """A Dask client: given, connected to ``scheduler``, or on a fresh LocalCluster."""
+
+    def __init__(self, workers: int, scheduler: str | None, client=None):
+        try:
+            from dask.distributed import Client, LocalCluster
+        except ImportError:  # pragma: no cover - the test extra installs dask
+            raise ParamError(
+                "--executor dask needs the dask extra: pip install 'simkit[dask]'"
+            ) from None
+        self.cluster = None
+        self.own = client is None
+        if client is not None:
+            self.client = client
+        elif scheduler:
+            from simkit.analysis.grid import check_scheduler
+
+            scheduler = check_scheduler(scheduler)
+            try:
+                self.client = Client(scheduler, timeout="10s")
+            except (OSError, TimeoutError, ValueError) as exc:
+                raise ParamError(
+                    f"--scheduler {scheduler}: cannot connect ({shown(str(exc), 200)})"
+                ) from None
+        else:
+            with dask_worker_config():
+                self.cluster = LocalCluster(
+                    n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0"
+                )
+            self.client = Client(self.cluster)
+
+    def run(self, tasks, on_done):
+        from dask.distributed import as_completed
+
+        futures = {}
+        for i, args in tasks:
+            futures[self.client.submit(run_points, *args, pure=False)] = i
+        try:
+            for fut in as_completed(list(futures)):
+                on_done(futures[fut], fut.result())
+        except BaseException:
+            self.client.cancel(list(futures))
+            raise
+
+    def close(self):
+        if self.own:
+            self.client.close()
+            if self.cluster is not None:
+                self.cluster.close()
+
+
+def make_executor(executor, workers, scheduler, client, n_tasks):
+    if client is not None:
+        return _Dask(workers, None, client)
+    if executor not in EXECUTORS:
+        if hasattr(executor, "submit"):
+            return _Pool(workers, executor)
+        raise ParamError(f"executor must be one of {', '.join(EXECUTORS)}; got {executor!r}")
+    if executor == "dask":
+        if scheduler is not None:
+            from simkit.analysis.grid import check_scheduler
+
+            check_scheduler(scheduler)
+        return _Dask(workers, scheduler, None)
+    if scheduler:
+        raise ParamError("--scheduler needs --executor dask")
+    if workers == 1 or n_tasks <= 1:
+        return _InProcess()
+    return _Pool(min(workers, n_tasks))
+
+
+def _chunks(indices: list[int], size: int) -> list[list[int]]:
+    return [indices[i : i + size] for i in range(0, len(indices), size)]
+
+
+def run_plan(
+    plan: SweepPlan,
+    *,
+    executor="local",
+    workers: int = 1,
+    scheduler=None,
+    client=None,
+    journal: Journal | None = None,
+    progress: bool = False,
+    chunk_size: int | None = None,
+    after_task=None,
+) -> pd.DataFrame:
+    """Run a planned sweep (skipping points already in ``journal``) and build its table."""
+    done: dict[str, dict] = dict(journal.done) if journal is not None else {}
+    todo = [i for i, k in enumerate(plan.keys) if k not in done]
+    if (
+        isinstance(workers, bool)
+        or not isinstance(workers, (int, np.integer))
+        or not 1 <= workers <= 1024
+    ):
+        raise ParamError(f"workers must be an integer in [1, 1024], got {workers!r}")
+    if chunk_size is None:
+        if plan.mode == "exact":
+            chunk_size = 4096
+        else:
+            chunk_size = max(1, min(32, math.ceil(len(todo) / (4 * workers)))) if todo else 1
+    if executor != "local" or workers > 1:
+        from simkit.core.engine import check_sendable
+
+        if todo:
+            check_sendable(
+                plan.models[todo[0]], "workers" if executor == "local" else f"executor={executor}"
+            )
+    chunks = _chunks(todo, int(chunk_size))
+    tasks = [
+        (
+            c,
+            (
+                plan.mode,
+                [plan.models[i] for i in c],
+                [plan.seeds[i] for i in c],
+                plan.n,
+                plan.level,
+                plan.exact_survival,
+            ),
+        )
+        for c in chunks
+    ]
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm  # a widget bar in Jupyter, text on a terminal
+
+        bar = tqdm(
+            total=len(plan.keys),
+            initial=len(plan.keys) - len(todo),
+            unit="pt",
+            file=sys.stderr,
+            desc=f"sweep {plan.model_name}",
+            leave=False,
+            dynamic_ncols=True,
+        )
+
+    def on_done(chunk, records):
+        keys = [plan.keys[i] for i in chunk]
+        if journal is not None:
+            journal.add(keys, records)
+        for k, r in zip(keys, records):
+            done[k] = r
+        if bar is not None:
+            bar.update(len(chunk))
+        if after_task is not None:
+            after_task(len(done))
+
+    if tasks:
+        ex = make_executor(executor, workers, scheduler, client, len(tasks))
+        try:
+            ex.run(
+                list(zip(range(len(tasks)), [t[1] for t in tasks])),
+                lambda j, recs: on_done(tasks[j][0], recs),
+            )
+        finally:
+            ex.close()
+            if bar is not None:
+                bar.close()
+    elif bar is not None:
+        bar.close()
+    return build_frame(plan, [done[k] for k in plan.keys])

@@ -1,0 +1,119 @@
+"""A sweep's table: the journalled records turned into one tidy DataFrame, and its CSV text."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from simkit.analysis.sweep.plan import SweepPlan, canonical, outcome_names, version_string
+from simkit.core.params import spec
+from simkit.core.stats import proportion_ci
+
+#: Statistic columns after the grid columns (a public contract).
+STAT_COLUMNS = ("count", "n", "p", "ci_low", "ci_high", "exact")
+
+
+#: Columns recording where each row comes from.
+RECORD_COLUMNS = ("model", "seed", "point_seed", "version", "params")
+
+
+def build_frame(plan: SweepPlan, records: list[dict]) -> pd.DataFrame:
+    """The sweep's table from one record per point (in grid order)."""
+    axes = list(plan.grid.axes)
+    fcols = plan.fixed_key_columns
+    dcols = plan.derived_columns
+    version = version_string()
+    defaults = (
+        {k: m["default"] for k, m in spec(type(plan.models[0])).items()} if plan.models else {}
+    )
+    params_json = [
+        canonical({k: getattr(m, k) for k in defaults if getattr(m, k) != defaults[k]})
+        for m in plan.models
+    ]
+    if plan.mode == "survival":
+        frames = []
+        for i, rec in enumerate(records):
+            f = pd.DataFrame(rec["frame"])
+            lead = {
+                **{k: plan.points[i][k] for k in axes},
+                **{k: plan.grid.fixed[k] for k in fcols},
+                **{k: plan.derived[i].get(k) for k in dcols},
+            }
+            for j, (k, v) in enumerate(lead.items()):
+                f.insert(j, k, [v] * len(f))
+            f["model"] = plan.model_name
+            f["seed"] = plan.seed if plan.seed is not None else pd.NA
+            f["point_seed"] = plan.seeds[i] if plan.seeds[i] is not None else pd.NA
+            f["version"] = version
+            f["params"] = params_json[i]
+            frames.append(f)
+        df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+        if plan.n is None and not df.empty:
+            for c in ("count", "n", "seed", "point_seed"):
+                df[c] = df[c].astype("Int64")
+        return df
+    names = [outcome_names(m) for m in plan.models]
+    n_out = np.array([len(x) for x in names], dtype=np.int64)
+    cols: dict = {}
+    for k in axes:
+        cols[k] = _repeat([p[k] for p in plan.points], n_out)
+    for k in fcols:
+        cols[k] = _repeat([plan.grid.fixed[k]] * len(plan.points), n_out)
+    for k in dcols:
+        cols[k] = _repeat([d.get(k) for d in plan.derived], n_out)
+    cols["outcome"] = [o for x in names for o in x]
+    exact = np.array(
+        [v for r, x in zip(records, names) for v in (r.get("exact") or [np.nan] * len(x))],
+        dtype=np.float64,
+    )
+    if plan.mode == "exact":
+        cols["count"] = pd.array([pd.NA] * len(exact), dtype="Int64")
+        cols["n"] = pd.array([pd.NA] * len(exact), dtype="Int64")
+        cols["p"] = exact
+        cols["ci_low"] = exact
+        cols["ci_high"] = exact
+    else:
+        count = np.array([c for r in records for c in r["counts"]], dtype=np.int64)
+        n = np.full(len(count), plan.n, dtype=np.int64)
+        low, high = proportion_ci(count, n, plan.level)
+        cols.update(count=count, n=n, p=count / n, ci_low=low, ci_high=high)
+    cols["exact"] = exact
+    cols["model"] = plan.model_name
+    if plan.seed is None:
+        cols["seed"] = pd.array([pd.NA] * len(exact), dtype="Int64")
+        cols["point_seed"] = pd.array([pd.NA] * len(exact), dtype="Int64")
+    else:
+        cols["seed"] = _repeat([plan.seed] * len(plan.seeds), n_out)
+        cols["point_seed"] = _repeat(plan.seeds, n_out)
+    cols["version"] = version
+    cols["params"] = _repeat(params_json, n_out)
+    df = pd.DataFrame(cols)
+    df.attrs.update(
+        model=plan.model_name,
+        seed=plan.seed,
+        n=plan.n,
+        level=plan.level,
+        grid=axes,
+        fixed_keys=fcols,
+        derived=dcols,
+        mode=plan.mode,
+    )
+    return df
+
+
+def _repeat(values: list, counts: np.ndarray) -> np.ndarray:
+    arr = np.empty(len(values), dtype=object)
+    arr[:] = values
+    if all(
+        isinstance(v, (int, np.integer)) and not isinstance(v, bool) and -(2**63) <= v < 2**63
+        for v in values
+    ):
+        arr = arr.astype(np.int64)
+    elif all(isinstance(v, (float, np.floating)) for v in values):
+        arr = arr.astype(np.float64)
+    return np.repeat(arr, counts)
+
+
+def to_csv_text(df: pd.DataFrame) -> str:
+    """The CSV text of a sweep table (the same bytes for the same table)."""
+    return df.to_csv(index=False, lineterminator="\n")
