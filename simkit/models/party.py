@@ -273,11 +273,12 @@ def _nth(m: np.ndarray, pick: np.ndarray) -> np.ndarray:
 def _argmin_where(m: np.ndarray, v: np.ndarray) -> np.ndarray:
     """Column of the least ``v`` among the True cells of each row (ties: the first; 0 if none)."""
     out = np.zeros(len(m), dtype=np.int64)
-    best = np.full(len(m), np.iinfo(np.int64).max, dtype=np.int64)
+    big = np.iinfo(np.int64).max
+    best = np.full(len(m), big, dtype=np.int64)
     for c in range(m.shape[1]):
-        better = m[:, c] & (v[:, c] < best)
-        out[better] = c
-        best[better] = v[better, c]
+        vc = np.where(m[:, c], v[:, c].astype(np.int64), big)
+        out[vc < best] = c
+        np.minimum(best, vc, out=best)
     return out
 
 
@@ -718,10 +719,11 @@ class Party(Rules):
         """Damage and healing sums of this round's draws, by combatant."""
         F = self.fighters
         P, M = len(F.pcs), len(F.monsters)
+        pdmg = np.empty((m, P, 2), dtype=np.int32)  # (m, P, 2): each PC's two strikes
+        for k, pc in enumerate(F.pcs):
+            pdmg[:, k] = dice_values(pc.damage, D[f"dmg{k}"])
         V: dict[str, np.ndarray] = {
-            "pdmg": np.stack(
-                [dice_values(pc.damage, D[f"dmg{k}"]) for k, pc in enumerate(F.pcs)], axis=1
-            ),
+            "pdmg": pdmg,
             "area": np.zeros((m, P), dtype=np.int32),  # wizards' area spell (m, P)
             "cantrip": np.zeros((m, P), dtype=np.int32),
             "heal": np.zeros((m, P), dtype=np.int32),  # clerics' heal (m, P)
@@ -733,14 +735,13 @@ class Party(Rules):
             if pc.heal:
                 V["heal"][:, k] = dice_values(pc.heal, D[f"heal{k}"])
         if M:
-            V["mdmg"] = np.stack(
-                [dice_values(mo.damage, D[f"mdmg{j}"]) for j, mo in enumerate(F.monsters)], axis=1
-            )  # (m, M, A)
+            V["mdmg"] = np.empty((m, M, self.attacks), dtype=np.int32)  # (m, M, A)
+            for j, mo in enumerate(F.monsters):
+                V["mdmg"][:, j] = dice_values(mo.damage, D[f"mdmg{j}"])
             if self.area_on:
-                V["marea"] = np.stack(
-                    [dice_values(mo.area, D[f"marea{j}"]) for j, mo in enumerate(F.monsters)],
-                    axis=1,
-                )  # (m, M)
+                V["marea"] = np.empty((m, M), dtype=np.int32)  # (m, M)
+                for j, mo in enumerate(F.monsters):
+                    V["marea"][:, j] = dice_values(mo.area, D[f"marea{j}"])
         return V
 
     # -- the PCs' turns -------------------------------------------------------------------------
