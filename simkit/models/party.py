@@ -228,6 +228,14 @@ _FIGHTER, _ROGUE, _CLERIC, _WIZARD = (
 # numpy reduces a short trailing axis slowly (a loop per row); these loop over the columns.
 
 
+def _get(a: np.ndarray, i: np.ndarray, k, c=None) -> np.ndarray:
+    """``a[i, k]`` (or ``a[i, k, c]``, ``c`` an int) of a C-contiguous array, by a flat take."""
+    flat = i * a.shape[1] + k
+    if c is not None:
+        flat = flat * a.shape[2] + c
+    return a.reshape(-1).take(flat)
+
+
 def _any(m: np.ndarray) -> np.ndarray:
     """Rows of bool ``m`` (n, c) with a True."""
     out = m[:, 0].copy()
@@ -747,9 +755,9 @@ class Party(Rules):
     # -- the PCs' turns -------------------------------------------------------------------------
     def _pc_turns(self, S, D, V, code, i, k, t):
         """PC ``k[n]`` acts on track ``i[n]``."""
-        go = ~S["moved"][i, k]
+        go = ~_get(S["moved"], i, k)
         i, k = i[go], k[go]
-        cond = S["cond"][i, k]
+        cond = _get(S["cond"], i, k)
         dy = cond == DYING
         if dy.any():
             self._dying_turn(S, D, code, i[dy], k[dy])
@@ -927,8 +935,8 @@ class Party(Rules):
             live = S["phase"][i] == FIGHT
             i, k = i[live], k[live]
             j = self._targets(S, D, i, k, a)
-            roll = D["patk"][i, k, a]
-            dmg = V["pdmg"][i, k, a]
+            roll = _get(D["patk"], i, k, a)
+            dmg = _get(V["pdmg"], i, k, a)
             deg = _degrees(roll, atk[k] - step[k] * a, mac[j])
             hit = deg >= SUCCESS
             dmg = np.where(deg == CRIT_SUCCESS, 2 * dmg, dmg)
@@ -997,9 +1005,11 @@ class Party(Rules):
                 ok = aim_down | _any(up)
                 i, j, k = i[ok], j[ok], k[ok]
                 target_ac = ac[k] - np.where(S["cond"][i, k] != UP, UNCONSCIOUS_AC, 0)
-            deg = _degrees(D["matk"][i, j, a], atk[j] - MAP_STEPS[self.map] * min(a, 2), target_ac)
+            deg = _degrees(
+                _get(D["matk"], i, j, a), atk[j] - MAP_STEPS[self.map] * min(a, 2), target_ac
+            )
             hit = deg >= SUCCESS
-            dmg = V["mdmg"][i, j, a]
+            dmg = _get(V["mdmg"], i, j, a)
             crit = deg == CRIT_SUCCESS
             dmg = np.where(crit, 2 * dmg, dmg)
             fell = self._damage(
@@ -1034,12 +1044,13 @@ class Party(Rules):
         massive = massive_damage.is_massive(dmg, hp_max[k])
         self._kill(S, code, i[massive], k[massive])
         fell = i[massive]
-        keep = ~massive & (S["cond"][i, k] != DEAD)
+        cond = _get(S["cond"], i, k)
+        keep = ~massive & (cond != DEAD)
         i, k, j, dmg, crit, src_dc = i[keep], k[keep], j[keep], dmg[keep], crit[keep], src_dc[keep]
-        up = S["cond"][i, k] == UP
+        up = cond[keep] == UP
         a, b = i[up], k[up]
-        left = S["hp"][a, b] - dmg[up]
-        S["hp"][a, b] = np.maximum(left, 0)
+        left = _get(S["hp"], a, b) - dmg[up]
+        S["hp"].reshape(-1)[a * S["hp"].shape[1] + b] = np.maximum(left, 0)
         ko = left <= 0
         self._knockout(S, code, a[ko], b[ko], crit[up][ko], src_dc[up][ko], j[up][ko], move=True)
         fell = np.concatenate((fell, a[ko]))
