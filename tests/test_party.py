@@ -403,3 +403,40 @@ def test_explicit_lineup_and_toml_config(tmp_path):
     cfg.write_text('model = "party"\n[set]\nparty = "fighter,bard"\n')
     code, out, err = run_cli("sweep", "--config", cfg)
     assert code == 2 and "bard" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("level, monster", [(3, 7), (2, 6)])
+def test_one_pc_against_an_unkillable_monster_is_the_encounter_model(level, monster):
+    """Degenerate case: one fighter against a monster it cannot kill within the horizon is
+    ``encounter``'s PC against the same monster; P(defeat by round 3) (exact duel) equals
+    encounter's P(knocked out in the 3 rounds of its fight)."""
+    from simkit.core.exact import solve
+    from simkit.models.encounter import Encounter
+
+    duel = Party(
+        party="fighter",
+        level=level,
+        monsters=str(monster),
+        defense="High",
+        hero_points=0,
+        area_chance=0.0,
+        area_uses=0,
+        max_rounds=3,
+    )
+    pc, mo = duel.fighters.pcs[0], duel.fighters.monsters[0]
+    assert 2 * Dice_max(mo.damage) < 2 * pc.hp  # no massive damage (R0-13): a fall is a knock-out
+    exact = solve(duel)
+    assert exact["victory"] < 1e-6  # the monster cannot fall in 3 rounds (or all but never)
+    enc = Encounter(
+        level=level, monster_level=monster, hero_points=0, fight_rounds=3, target_downed="never"
+    )
+    n = 40000
+    res = simkit.simulate(enc, n, rng=41)
+    ko = res.marks["knocked_out"].sum(axis=0)[1] / n
+    assert within_se(ko, exact["defeat"], n)
+
+
+def Dice_max(text: str) -> int:  # noqa: N802
+    from simkit.rules.dice import Dice
+
+    return Dice.parse(text).max

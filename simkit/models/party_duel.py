@@ -58,7 +58,7 @@ def duel_states(r) -> int:
         * (mo.hp + 1)
         * (r.hero_points + 1)
         * (pc.slots + 1)
-        * (r.area_uses + 1)
+        * (r.area_uses + 1 if r.area_on else 1)
         * 2
     )
 
