@@ -856,7 +856,7 @@ class Party(Rules):
         S["hp"][i, k] = 0
         S["dying"][i, k] = 0
         np.add.at(S["deaths"], i, 1)
-        np.bitwise_or.at(S["dead_mask"], i, (1 << k).astype(np.int32))
+        np.bitwise_or.at(S["dead_mask"], i, np.left_shift(1, k.astype(np.int32)))
 
     def _heal(self, S, V, i, k, c):
         """Cleric ``c`` heals PC ``k`` on tracks ``i`` (R0-04, R1-03)."""
