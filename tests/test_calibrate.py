@@ -276,3 +276,17 @@ def test_values_ruled_out_by_other_parameters_are_skipped():
     assert max(v for v, *_ in cal.evaluations) == 20
     with pytest.raises(ParamError, match="no value of dc"):
         calibrate(DnD4e(), 0.5, "dc", lo=21, hi=30)
+
+
+def test_an_event_of_the_marks_can_be_the_target():
+    """party's any_death (a PC died, whatever the outcome) is calibrated by Monte Carlo,
+    and the probability reported is the share of tracks with deaths >= 1 at that value."""
+    from simkit.models import make_model
+
+    base = make_model("party", level=3)
+    cal = calibrate(base, 0.05, "xp_budget", outcome="any_death", n=4000, rng=2, lo=40, hi=160)
+    res = simkit.simulate(base.replace(xp_budget=cal.value), 4000, rng=cal.seed)
+    deaths = res.marks["deaths"]
+    assert cal.p == pytest.approx(deaths[:, 1:].sum() / 4000)
+    with pytest.raises(ParamError, match="event of the marks"):
+        calibrate(base, 0.05, "xp_budget", outcome="any_death", method="exact")

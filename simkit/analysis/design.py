@@ -28,7 +28,7 @@ import pandas as pd
 
 from simkit.core.model import Rules
 from simkit.core.params import ParamError, allowed, spec
-from simkit.core.stats import check_level, norm_ppf
+from simkit.core.stats import check_level, norm_ppf, proportion_ci
 
 __all__ = [
     "calibrate",
@@ -140,10 +140,15 @@ class Evaluator:
         else:
             from simkit.core.engine import simulate
 
-            df = simulate(m, self.n, rng=self.seed).summary(level=self.level, exact=False)
+            result = simulate(m, self.n, rng=self.seed)
+            df = result.summary(level=self.level, exact=False)
             res = {
                 r.outcome: (float(r.p), float(r.ci_low), float(r.ci_high)) for r in df.itertuples()
             }
+            for event in m.events:  # P(mark >= minimum), with its interval
+                c = result.event_count(event)
+                low, high = proportion_ci(np.array([c]), self.n, self.level, "wilson")
+                res[event] = (c / self.n, float(low[0]), float(high[0]))
         self.cache[key] = res
         return res
 
@@ -389,12 +394,17 @@ def calibrate(
     model = _as_model(model)
     target = parse_probability(target)
     model = _at_level(model, character_level, keep=(vary,))
-    if outcome not in tuple(model.outcomes) + ("unresolved",):
+    known = (*model.outcomes, "unresolved", *model.events)
+    if outcome not in known:
         raise ParamError(
             f"outcome={outcome!r} is not an outcome of model {model.name!r}; "
-            f"outcomes: {', '.join(tuple(model.outcomes) + ('unresolved',))}"
+            f"outcomes: {', '.join(known)}"
         )
     meta = _numeric(model, vary)
+    if outcome in model.events:  # an event of the marks: Monte Carlo only
+        if method == "exact":
+            raise ParamError(f"{outcome!r} is an event of the marks: use method='mc'")
+        method = "mc"
     method = choose_method(model, method)
     level = confidence_level(level)
     n = check_n(n)

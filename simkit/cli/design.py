@@ -65,7 +65,7 @@ def _target(text: str, model) -> tuple[str, float]:
             raise ParamError(
                 f"--target {text!r}: name the outcome, e.g. --target {model.outcomes[0]}=10%"
             )
-    known = tuple(model.outcomes) + ("unresolved",)
+    known = (*model.outcomes, "unresolved", *model.events)
     if outcome not in known:
         raise ParamError(
             f"--target: {outcome!r} is not an outcome of model {model.name!r}; outcomes: "

@@ -66,6 +66,10 @@ class Rules:
     #: (:class:`simkit.core.ambiguity.Ambiguity`): the ambiguity report and
     #: ``compare --ambiguities`` read them here.
     ambiguities: ClassVar[tuple[Ambiguity, ...]] = ()
+    #: Events a designer asks about that are not outcomes: name -> (mark, minimum), the
+    #: tracks whose mark is at least the minimum, over every outcome (the party's
+    #: ``any_death`` is ``("deaths", 1)``). Calibration can target them (Monte Carlo).
+    events: ClassVar[dict[str, tuple[str, int]]] = {}
     #: How a chart names the tracks still going (the ``active`` row of a survival table).
     active_label: ClassVar[str] = "still in the track"
     #: Named rule variants: preset name -> parameter overrides (``seed`` = the defaults).

@@ -144,6 +144,11 @@ class Result:
         df.insert(0, "stage", self.model.name)
         return df
 
+    def event_count(self, event: str) -> int:
+        """Tracks in one of the model's ``events`` (a mark at least its minimum)."""
+        mark, minimum = self.model.events[event]
+        return int(self.marks[mark][:, minimum:].sum())
+
     def marks_frame(self, name: str) -> pd.DataFrame:
         """Distribution of a mark: columns ``outcome, value, count, p`` (p over all tracks)."""
         counts = self.marks[name]
