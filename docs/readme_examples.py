@@ -129,7 +129,7 @@ def _run(ex: Example, folder: Path) -> tuple[int, str, str]:
 
 
 def run_all(exs: list[Example], folder: Path | None = None) -> dict[int, list[str]]:
-    """Run every example that is not skipped, in order, in one scratch folder: line -> output lines."""
+    """Run every example not skipped, in order, in one scratch folder: line -> output lines."""
     results = {}
     with tempfile.TemporaryDirectory(prefix="simkit-readme-") as tmp:
         where = Path(folder or tmp)

@@ -31,7 +31,7 @@ WITH_FIGURES = {
     "path", [p for p in NOTEBOOKS if p.name[:2] in ("01", "02", "03")], ids=lambda p: p.name
 )
 def test_every_result_is_explained(path):
-    """Each code cell is followed by a markdown cell (what the result shows), the notebook ends in words."""
+    """Each code cell is followed by a sentence saying what it shows; a notebook ends in words."""
     cells = json.loads(path.read_text())["cells"]
     for i, c in enumerate(cells):
         if c["cell_type"] == "code":

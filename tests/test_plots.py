@@ -98,8 +98,9 @@ def test_compare_charts(tmp_path):
 
 def test_core_and_cli_do_not_import_matplotlib():
     code = (
-        "import sys, simkit, simkit.analysis.sweep, simkit.analysis.compare, simkit.cli.main, simkit.cli.sweep, simkit.analysis.grid; "
-        "simkit.cli.main.build_parser(); assert 'matplotlib' not in sys.modules, 'matplotlib imported'"
+        "import sys, simkit, simkit.analysis.sweep, simkit.analysis.compare, simkit.cli.main, "
+        "simkit.cli.sweep, simkit.analysis.grid; simkit.cli.main.build_parser(); "
+        "assert 'matplotlib' not in sys.modules, 'matplotlib imported'"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
 

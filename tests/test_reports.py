@@ -1,4 +1,4 @@
-"""Each standard report shows what it claims: its outcomes, its axes' ranges, a legend for every mark.
+"""Each standard report shows what it claims: outcomes, axis ranges, a legend for every mark.
 
 The reports are built small (n per point below) and read back from the matplotlib
 objects :func:`simkit.analysis.reports.build_reports` returns, before any PNG is written.
@@ -134,8 +134,8 @@ DEFAULTS = [name for name in REGISTRY if name not in ("dying", "agony", "fall", 
 
 
 @pytest.mark.parametrize("name", DEFAULTS)
-def testdefaults_report(built, name):
-    """Bars of every outcome (exact as hollow diamonds), curves cut at 99.9% absorbed, defaults named."""
+def test_defaults_report(built, name):
+    """Bars of every outcome (exact: diamonds), curves cut at 99.9% absorbed, the defaults named."""
     r = built[f"{name}_defaults"]
     title = r.figure.get_suptitle()
     assert title.startswith(f"{name} at its defaults: ")

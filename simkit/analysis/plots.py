@@ -122,7 +122,10 @@ def label_for(key: str) -> str:
 
 
 def outcome_label(outcome: str, unit: str | None = None, model: str | None = None) -> str:
-    """How an outcome reads on a chart: ``still dying`` for ``active`` of a dying track, ``knocked out (0 HP)``."""
+    """How an outcome reads on a chart.
+
+    ``still dying`` for ``active`` of a dying track, ``knocked out (0 HP)`` for ``ko``.
+    """
     if outcome == "active":
         if model in ACTIVE_BY_MODEL:
             return ACTIVE_BY_MODEL[model]
@@ -656,7 +659,8 @@ def stacked_outcomes(
 
     Every outcome at once (a fall's standing / knocked out / dead add up to 1),
     on an evenly spaced ``x`` axis (bars at their values, gaps where the grid has
-    none); a share under 2% but not zero, too thin to see, is written up its bar. Other grid columns must have one value (``where``).
+    none); a share under 2% but not zero, too thin to see, is written up its bar.
+    Other grid columns must have one value (``where``).
     """
     plt = pyplot()
     df = _filter(df, where)
@@ -817,7 +821,7 @@ def heatmap(
                         fontsize=7,
                         color="white" if v > 0.6 * vmax else "black",
                     )
-    ns = d["n"].dropna() if "n" in d else []
+    ns = d["n"].dropna() if "n" in d else d[value].iloc[:0]
     if value == "exact" or (value == "p" and not len(ns)):  # an exact-only sweep's p is exact
         what = f"P({outcome_label(outcome)}), exact"
     elif value == "p":

@@ -31,6 +31,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
@@ -253,6 +254,7 @@ def _fall_height_by_level(n: int, levels=(1, 2, 3, 5)) -> Report | None:
     """Standing / knocked out / dead by height (1..13 m, every metre), one panel per level."""
     from simkit.analysis import plots
     from simkit.models import REGISTRY
+    from simkit.models.fall import Fall
 
     cls = REGISTRY["fall"]
     axes = _candidates(cls, {"height": list(range(1, 14)), "level": list(levels)})
@@ -270,7 +272,7 @@ def _fall_height_by_level(n: int, levels=(1, 2, 3, 5)) -> Report | None:
             where={"level": lvl},
             legend=i == len(levels) - 1,
         )
-        hp = cls(level=lvl).max_hp
+        hp = Fall(level=lvl).max_hp
         ax.set_title(f"level {lvl} ({hp} HP)", fontsize="medium")
         if i:
             ax.set_ylabel("")
@@ -291,7 +293,7 @@ def _stage_to_plot(surv) -> str | None:
 
 
 def defaults_report(name: str, n: int) -> Report:
-    """A model at its defaults: final odds as bars, survival curves beside them if it runs over time."""
+    """A model at its defaults: final odds as bars, beside survival curves if it runs over time."""
     from simkit.analysis import plots
     from simkit.models import REGISTRY
 
@@ -379,18 +381,23 @@ def _plans(n: int) -> Iterator[tuple[str, Callable[[], Report | None]]]:
     small = max(1, n // 5)
     if "dying" in REGISTRY:
         for build in (_dying_dc_by_level, _dying_dc_by_save, _dying_survival, _dying_seed_vs_pf2e):
-            yield "dying", (lambda b=build: b(n))
+            yield "dying", partial(build, n)
     if "agony" in REGISTRY:
-        yield "agony", lambda: _agony(small) or defaults_report("agony", small)
+        yield "agony", partial(_or_defaults, _agony, "agony", small)
     if "fall" in REGISTRY:
-        yield "fall", lambda: _fall_height_by_level(small) or defaults_report("fall", small)
+        yield "fall", partial(_or_defaults, _fall_height_by_level, "fall", small)
     if "fatigue" in REGISTRY:
-        yield "fatigue", lambda: _fatigue(small) or defaults_report("fatigue", small)
+        yield "fatigue", partial(_or_defaults, _fatigue, "fatigue", small)
     if "party" in REGISTRY:
-        yield "party", lambda: _party_threat_by_level(small)
+        yield "party", partial(_party_threat_by_level, small)
     for name in REGISTRY:
         if name not in ("dying", "agony", "fall", "fatigue"):
-            yield name, (lambda m=name: defaults_report(m, small))
+            yield name, partial(defaults_report, name, small)
+
+
+def _or_defaults(build: Callable[[int], Report | None], name: str, n: int) -> Report:
+    """``build(n)``, or the model's defaults report when its grid cannot run."""
+    return build(n) or defaults_report(name, n)
 
 
 def build_reports(n: int = N, models: list[str] | None = None) -> Iterator[Report]:
