@@ -131,9 +131,53 @@ def parse_sets(model_cls, sets: list[str] | None) -> dict:
     return out
 
 
+def _toml_text(value) -> str:
+    """A TOML value as ``--set`` would spell it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return ",".join(_toml_text(v) for v in value)
+    return str(value)
+
+
+def apply_config(args) -> None:
+    """``--config FILE.toml`` of run and exact: the model, preset, n, seed, confidence and
+    the ``[set]`` table of a sweep file (no ``[grid]``: that is ``simkit sweep``).
+    Command-line values win."""
+    path = getattr(args, "config", None)
+    if path is None:
+        if args.model is None:
+            raise ParamError("give a model name (see `simkit models`) or --config FILE.toml")
+        if getattr(args, "confidence", 0.95) is None:
+            args.confidence = 0.95
+        return
+    from simkit.analysis.grid import load_config
+
+    cfg = load_config(path)
+    if cfg.get("grid"):
+        raise ParamError(f"--config {path}: a [grid] is a sweep: use simkit sweep --config")
+    for key in ("output", "exact_only", "survival", "resume", "executor", "scheduler"):
+        if key in cfg:
+            raise ParamError(f"--config {path}: {key} belongs to simkit sweep, not {args.command}")
+    if args.model is not None and args.model != cfg["model"]:
+        raise ParamError(f"--config {path} is for model {cfg['model']!r}, not {args.model!r}")
+    args.model = cfg["model"]
+    if getattr(args, "preset", None) is None:
+        args.preset = cfg.get("preset")
+    given = {item.split("=", 1)[0].strip() for item in args.set or [] if "=" in item}
+    from_file = [f"{k}={_toml_text(v)}" for k, v in cfg.get("set", {}).items() if k not in given]
+    args.set = from_file + list(args.set or [])
+    for key in ("n", "seed", "confidence"):
+        if key in cfg and hasattr(args, key) and getattr(args, key) is None:
+            setattr(args, key, cfg[key])
+    if getattr(args, "confidence", 0.95) is None:
+        args.confidence = 0.95
+
+
 def model_from_args(args):
     from simkit.models import get_model, make_model
 
+    apply_config(args)
     cls = get_model(args.model)
     preset = getattr(args, "preset", None)
     params, derived, keys = derive(cls, parse_sets(cls, args.set), preset)
@@ -141,8 +185,18 @@ def model_from_args(args):
     return make_model(args.model, preset, **params)
 
 
-def add_model_args(p):
-    p.add_argument("model", help="model name (see `simkit models`)")
+def add_model_args(p, config: bool = False):
+    if config:
+        p.add_argument("model", nargs="?", default=None, help="model name (or give --config)")
+        p.add_argument(
+            "--config",
+            default=None,
+            metavar="FILE.toml",
+            help="read the model, preset, n, seed and [set] values from a TOML file "
+            "(the sweep layout, without [grid]); command-line values win",
+        )
+    else:
+        p.add_argument("model", help="model name (see `simkit models`)")
     p.add_argument(
         "--set",
         action="append",
@@ -253,7 +307,8 @@ def _cmd_run(args) -> int:
         if args.stages:
             raise ParamError("--marks and --stages: give one of them")
         marks = check_marks(model, args.marks)
-    res = simulate(model, args.n, rng=args.seed, workers=args.workers)
+    n = 100_000 if args.n is None else args.n
+    res = simulate(model, n, rng=args.seed, workers=args.workers)
     if args.seed is None:  # fresh entropy: say how to replay the run
         print(f"simkit: seed {res.seed} (replay with --seed {res.seed})", file=sys.stderr)
     if model.name == "party":  # the lineup used and the designer's odds
@@ -318,15 +373,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_models)
 
     p = sub.add_parser("run", help="Monte Carlo summary of a model")
-    add_model_args(p)
-    p.add_argument(
-        "-n", type=parse_count, default=100_000, help="number of tracks (default 100000)"
-    )
+    add_model_args(p, config=True)
+    p.add_argument("-n", type=parse_count, default=None, help="number of tracks (default 100000)")
     p.add_argument(
         "--seed", type=parse_seed, default=None, help="random seed (default: fresh entropy)"
     )
     p.add_argument("--workers", type=int, default=1, help="local worker processes")
-    add_confidence_arg(p)
+    add_confidence_arg(p, default=None)
     p.add_argument("--no-exact", action="store_true", help="omit the exact column")
     p.add_argument(
         "--stages",
@@ -338,7 +391,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser("exact", help="exact outcome probabilities of a model")
-    add_model_args(p)
+    add_model_args(p, config=True)
     p.add_argument(
         "--stages",
         action="store_true",
