@@ -20,14 +20,28 @@ from datetime import date
 from pathlib import Path
 
 SIMKIT = [sys.executable, "-m", "simkit"]
-ARGS = ["sweep", "dying", "--grid", "dc=14..45", "--grid", "hit_chance=0.1,0.3", "-n", "2e5",
-        "--seed", "5"]
+ARGS = [
+    "sweep",
+    "dying",
+    "--grid",
+    "dc=14..45",
+    "--grid",
+    "hit_chance=0.1,0.3",
+    "-n",
+    "2e5",
+    "--seed",
+    "5",
+]
 
 
 def run(workers: int, out: Path) -> float:
     t0 = time.perf_counter()
-    subprocess.run([*SIMKIT, *ARGS, "--workers", str(workers), "-o", str(out)], check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [*SIMKIT, *ARGS, "--workers", str(workers), "-o", str(out)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     return time.perf_counter() - t0
 
 
@@ -44,12 +58,16 @@ def main() -> None:
         same = filecmp.cmp(one, two, shallow=False)
     ratio = best[2] / best[1]
     load = os.getloadavg()[0]
-    print(f"# CLI sweep, 64 points x 2e5 tracks, best of {args.rounds} interleaved rounds, "
-          f"{os.cpu_count()} cores, load {load:.1f}, {date.today()}")
+    print(
+        f"# CLI sweep, 64 points x 2e5 tracks, best of {args.rounds} interleaved rounds, "
+        f"{os.cpu_count()} cores, load {load:.1f}, {date.today()}"
+    )
     print(f"--workers 1                 {best[1]:6.2f} s")
     print(f"--workers 2                 {best[2]:6.2f} s")
-    print(f"2 workers / 1 (time ratio)  {ratio:6.2f}   target <= 1.00 (not slower)  "
-          f"{'ok' if ratio <= 1.0 else 'MISSED'}")
+    print(
+        f"2 workers / 1 (time ratio)  {ratio:6.2f}   target <= 1.00 (not slower)  "
+        f"{'ok' if ratio <= 1.0 else 'MISSED'}"
+    )
     print(f"identical CSVs              {'yes' if same else 'NO'}")
 
 

@@ -33,12 +33,16 @@ def main() -> None:
     args = ap.parse_args()
     cores = os.cpu_count() or 1
     print(f"# workers={args.workers} vs one process, {cores} cores, {date.today()}")
-    rows = (("dying", Dying(), int(args.n_dying), 12.0),
-            ("encounter", Encounter(), int(args.n_encounter), 10.0))
+    rows = (
+        ("dying", Dying(), int(args.n_dying), 12.0),
+        ("encounter", Encounter(), int(args.n_encounter), 10.0),
+    )
     if cores < args.workers:
         for name, _, n, target in rows:
-            print(f"{name:<10} n={n:.1e}  not measured: {cores} cores here, needs {args.workers}"
-                  f"  (target >= {target:.0f}x)")
+            print(
+                f"{name:<10} n={n:.1e}  not measured: {cores} cores here, needs {args.workers}"
+                f"  (target >= {target:.0f}x)"
+            )
         return
     for name, model, n, target in rows:
         simulate(model, 10_000, rng=1, workers=args.workers)  # pays the pool start once
@@ -46,9 +50,11 @@ def main() -> None:
         tw, rw = timed(lambda m=model, n=n: simulate(m, n, rng=7, workers=args.workers))
         same = r1.counts == rw.counts
         speed = t1 / tw
-        print(f"{name:<10} n={n:.1e}  1 process {t1:7.2f} s  {args.workers} workers {tw:7.2f} s"
-              f"  speed-up {speed:5.1f}x  target >= {target:.0f}x  "
-              f"{'ok' if speed >= target else 'MISSED'}  identical counts: {'yes' if same else 'NO'}")
+        print(
+            f"{name:<10} n={n:.1e}  1 process {t1:7.2f} s  {args.workers} workers {tw:7.2f} s"
+            f"  speed-up {speed:5.1f}x  target >= {target:.0f}x  "
+            f"{'ok' if speed >= target else 'MISSED'}  identical counts: {'yes' if same else 'NO'}"
+        )
 
 
 if __name__ == "__main__":

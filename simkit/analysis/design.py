@@ -28,6 +28,7 @@ import pandas as pd
 
 from simkit.core.model import Rules
 from simkit.core.params import ParamError, allowed, spec
+from simkit.core.result import Result
 from simkit.core.stats import check_level, norm_ppf, proportion_ci
 
 __all__ = [
@@ -146,6 +147,7 @@ class Evaluator:
                 r.outcome: (float(r.p), float(r.ci_low), float(r.ci_high)) for r in df.itertuples()
             }
             for event in m.events:  # P(mark >= minimum), with its interval
+                assert isinstance(result, Result), "events belong to track models, not chains"
                 c = result.event_count(event)
                 low, high = proportion_ci(np.array([c]), self.n, self.level, "wilson")
                 res[event] = (c / self.n, float(low[0]), float(high[0]))

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from simkit.core.params import ParamError, document
 from simkit.core.model import Rules
+from simkit.core.params import ParamError, document
 from simkit.models.dying import Dying
 
 __all__ = ["Rules", "Dying", "REGISTRY", "get_model", "make_model", "register"]
@@ -43,8 +43,10 @@ def register(cls: type[Rules]) -> type[Rules]:
     if not (isinstance(cls, type) and issubclass(cls, Rules)) or not cls.name:
         raise ParamError(f"register: {cls!r} is not a Rules subclass with a name")
     if REGISTRY.get(cls.name, cls) is not cls:
-        raise ParamError(f"register: the model name {cls.name!r} is already taken by "
-                         f"{REGISTRY[cls.name].__qualname__}")
+        raise ParamError(
+            f"register: the model name {cls.name!r} is already taken by "
+            f"{REGISTRY[cls.name].__qualname__}"
+        )
     REGISTRY[cls.name] = cls
     document(cls)  # help(Model) lists every parameter: meaning, default, range, rule id
     return cls
@@ -69,8 +71,8 @@ def make_model(name: str, preset: str | None = None, **params) -> Rules:
     accepted by every model with a ``check_penalty`` and added to it
     (:func:`simkit.rules.penalties.apply_fatigue`).
     """
-    from simkit.rules.penalties import apply_fatigue
     from simkit.models.presets import preset_params
+    from simkit.rules.penalties import apply_fatigue
 
     cls = get_model(name)
     base = preset_params(name, preset) if preset else {}

@@ -134,7 +134,8 @@ def monster_hp(level: int, benchmark: str = "Moderate") -> int:
     rows = _hp_table()
     if level not in rows:
         raise ValueError(
-            f"monster level must be an integer in [{min(rows)}, {max(rows)}], got {level!r}")
+            f"monster level must be an integer in [{min(rows)}, {max(rows)}], got {level!r}"
+        )
     if benchmark not in rows[level]:
         raise ValueError(f"benchmark must be one of {', '.join(rows[level])}; got {benchmark!r}")
     return rows[level][benchmark]
@@ -179,19 +180,26 @@ class Monster:
     recovery_dc: int  # recovery DC its strikes set (R0-06, A0-5)
 
 
-def monster(level: int, benchmark: str = "High", defense: str = "Moderate",
-            monster_dc: str = "table") -> Monster:
+def monster(
+    level: int, benchmark: str = "High", defense: str = "Moderate", monster_dc: str = "table"
+) -> Monster:
     """A creature of ``level`` built from the tables: ``benchmark`` for its strikes and
     spell DC (tables 2-9, 2-10, 2-11), ``defense`` for HP, AC, saves and Perception
     (2-7, 2-5, 2-2, 2-3), the limited-use area damage of table 2-12, and the recovery DC
     of R0-06 (:func:`simkit.rules.levels.monster_high_dc`, reading ``monster_dc``, A0-5).
     """
     return Monster(
-        level=level, hp=monster_hp(level, defense), ac=monster_ac(level, defense),
-        fort=monster_save(level, defense), reflex=monster_save(level, defense),
-        will=monster_save(level, defense), perception=monster_perception(level, defense),
-        attack=monster_attack(level, benchmark), damage=monster_damage(level, benchmark),
-        spell_dc=monster_spell_dc(level, benchmark), area=monster_area_damage(level),
+        level=level,
+        hp=monster_hp(level, defense),
+        ac=monster_ac(level, defense),
+        fort=monster_save(level, defense),
+        reflex=monster_save(level, defense),
+        will=monster_save(level, defense),
+        perception=monster_perception(level, defense),
+        attack=monster_attack(level, benchmark),
+        damage=monster_damage(level, benchmark),
+        spell_dc=monster_spell_dc(level, benchmark),
+        area=monster_area_damage(level),
         recovery_dc=levels.monster_high_dc(max(level, 0), monster_dc),
     )
 

@@ -32,6 +32,7 @@ name their source):
 from __future__ import annotations
 
 import csv
+import io
 from functools import cache
 from importlib import resources
 
@@ -81,8 +82,8 @@ BOOST_LEVELS = (5, 10, 15, 20)
 
 @cache
 def _table(name: str) -> tuple[dict, ...]:
-    with resources.files("simkit.rules").joinpath("data", name).open(newline="") as fh:
-        return tuple(csv.DictReader(fh))
+    text = resources.files("simkit.rules").joinpath("data", name).read_text(encoding="utf-8")
+    return tuple(csv.DictReader(io.StringIO(text, newline="")))
 
 
 def _check_int(name: str, value, lo: int, hi: int) -> int:
@@ -95,7 +96,9 @@ def level_dc(level: int) -> int:
     """Level-based DC (Core Rulebook Table 10-5), level 0..25."""
     rows = {int(r["level"]): int(r["DC"]) for r in _table("level-based-dcs.csv")}
     if isinstance(level, bool) or level not in rows:
-        raise ValueError(f"level must be an integer in [{LEVEL_RANGE[0]}, {LEVEL_RANGE[1]}], got {level!r}")
+        raise ValueError(
+            f"level must be an integer in [{LEVEL_RANGE[0]}, {LEVEL_RANGE[1]}], got {level!r}"
+        )
     return rows[level]
 
 
@@ -145,27 +148,24 @@ def parse_schedule(schedule) -> tuple[tuple[int, str], ...]:
     if isinstance(schedule, str):
         if schedule in FORT_SCHEDULES:
             return FORT_SCHEDULES[schedule]
-        pairs = []
+        pairs: list[tuple[int, str]] = []
+        ok = True
         for part in schedule.split(","):
             rank, sep, lvl = part.strip().partition("@")
-            try:
-                pairs.append((int(lvl), rank.strip()))
-            except ValueError:
-                pairs = None
+            if not sep or not lvl.strip().isdigit():
+                ok = False
                 break
-            if not sep:
-                pairs = None
-                break
-        if pairs is None:
+            pairs.append((int(lvl), rank.strip()))
+        if not ok:
             raise ValueError(
-                f"Fortitude schedule {schedule!r} is not allowed: give one of {', '.join(FORT_SCHEDULES)} "
-                "or ranks like 'trained@1,expert@9'"
+                f"Fortitude schedule {schedule!r} is not allowed: give one of "
+                f"{', '.join(FORT_SCHEDULES)} or ranks like 'trained@1,expert@9'"
             )
         schedule = pairs
-    out = tuple(sorted((int(lvl), str(rank)) for lvl, rank in schedule))
+    out = tuple(sorted((int(at), str(rank)) for at, rank in schedule))
     prev = -1
-    for lvl, rank in out:
-        _check_int("schedule level", lvl, *PC_LEVEL_RANGE)
+    for at, rank in out:
+        _check_int("schedule level", at, *PC_LEVEL_RANGE)
         if rank not in RANKS:
             raise ValueError(f"schedule rank must be one of {', '.join(RANKS)}; got {rank!r}")
         if RANKS[rank] < prev:
@@ -213,8 +213,9 @@ def item_bonus(level: int, items: str = "runes") -> int:
     return bonus
 
 
-def fortitude_save(level: int, schedule="fighter", con: int = 2, items: str = "runes",
-                   boosts: bool = True) -> int:
+def fortitude_save(
+    level: int, schedule="fighter", con: int = 2, items: str = "runes", boosts: bool = True
+) -> int:
     """A player character's Fortitude save modifier at ``level`` (1..20).
 
     ``level + rank bonus`` (proficiency, rank from ``schedule``) ``+ Constitution
@@ -223,18 +224,28 @@ def fortitude_save(level: int, schedule="fighter", con: int = 2, items: str = "r
     20 + 6 + 5 + 3 = +34.
     """
     rank = fort_rank(level, schedule)
-    return proficiency_bonus(level, rank) + con_modifier(level, con, boosts) + item_bonus(level, items)
+    return (
+        proficiency_bonus(level, rank) + con_modifier(level, con, boosts) + item_bonus(level, items)
+    )
 
 
-def pc_hp(level: int, ancestry_hp: int = 8, class_hp: int = 10, con: int = 2, boosts: bool = True,
-          extra: int = 0) -> int:
+def pc_hp(
+    level: int,
+    ancestry_hp: int = 8,
+    class_hp: int = 10,
+    con: int = 2,
+    boosts: bool = True,
+    extra: int = 0,
+) -> int:
     """Maximum HP at ``level`` (R0-01): ancestry HP + (class HP + Con modifier) x level.
 
     ``extra`` adds other sources (e.g. a Toughness-like feat's HP at that level).
     Example: a level-1 human (8) fighter (10) with Con +2: 8 + 12 = 20 HP.
     """
     level = _check_int("level", level, *PC_LEVEL_RANGE)
-    return int(ancestry_hp) + (int(class_hp) + con_modifier(level, con, boosts)) * level + int(extra)
+    return (
+        int(ancestry_hp) + (int(class_hp) + con_modifier(level, con, boosts)) * level + int(extra)
+    )
 
 
 def pp_max(level: int, key: int = 4, boosts: bool = True) -> int:
