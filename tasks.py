@@ -2,7 +2,7 @@
 """The project's two commands, with nothing but Python 3.11+ (pip and venv) installed.
 
     python3 tasks.py report   # set up .venv, then regenerate the standard reports in reports/
-    python3 tasks.py test     # set up .venv (with the test extra), then run the test suite
+    python3 tasks.py test     # set up .venv (with the test extra), then ruff, mypy and the tests
     python3 tasks.py bench    # the benchmarks in bench/ (not tests)
 
 The environment is created once in .venv and refreshed when pyproject.toml changes.
@@ -52,6 +52,8 @@ def main(argv: list[str]) -> int:
         if verb == "report":
             run(PY, "-m", "simkit.analysis.reports", *(rest or ["reports"]))
         elif verb == "test":
+            run(PY, "-m", "ruff", "check", ".")  # lint (pyproject [tool.ruff])
+            run(PY, "-m", "mypy", "simkit")  # types (pyproject [tool.mypy])
             run(PY, "-m", "pytest", "-q", *rest)
         elif verb == "bench":
             for script in sorted((ROOT / "bench").glob("bench_*.py")):
