@@ -99,20 +99,7 @@ LABELS = {
     "pc_con": "Constitution modifier at level 1",
 }
 
-#: How "still in the track" reads for a model, else in a time unit.
-ACTIVE_BY_MODEL = {
-    "dying": "still dying",
-    "perseverance": "still agonising",
-    "agony": "still agonising",
-    "recovery": "still unconscious",
-    "encounter": "still in the fight",
-    "fatigue": "still lost",
-    "dnd5e": "still dying",
-    "dnd4e": "still dying",
-    "fall_dying": "still dying",
-    "fall_perseverance": "still agonising",
-    "party": "fight still going",
-}
+#: How "still in the track" reads in a time unit, for a frame that does not name its model.
 ACTIVE_NAMES = {"rounds": "still dying"}
 
 
@@ -127,8 +114,10 @@ def outcome_label(outcome: str, unit: str | None = None, model: str | None = Non
     ``still dying`` for ``active`` of a dying track, ``knocked out (0 HP)`` for ``ko``.
     """
     if outcome == "active":
-        if model in ACTIVE_BY_MODEL:
-            return ACTIVE_BY_MODEL[model]
+        from simkit.models import REGISTRY
+
+        if model in REGISTRY:  # the model's own words (Model.active_label)
+            return REGISTRY[model].active_label
         if model is None:  # a frame that does not say its model: guess from the unit
             return ACTIVE_NAMES.get(unit or "", "still in the track")
         return "still in the track"

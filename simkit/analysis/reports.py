@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -59,28 +59,28 @@ N = 100_000
 #: Share of tracks that must have ended before a survival chart's time axis stops.
 SETTLED = 0.999
 
-#: The defaults a ``<model>_defaults`` title names (the ones a designer would change first).
-DEFAULT_KEYS = {
-    "dying": ("save_bonus", "dc", "hit_chance", "hero_points"),
-    "perseverance": ("pp", "pp_max", "spend", "medic_bonus"),
-    "recovery": ("con", "healer", "checks", "level"),
-    "agony": ("pp", "spend", "medic_bonus", "con", "healer"),
-    "fatigue": ("p_sleep", "p_food", "p_rescue", "care"),
-    "fall": ("height", "level", "reading", "massive_damage"),
-    "fall_dying": ("height", "level", "save_bonus", "dc", "massive_damage"),
-    "fall_perseverance": ("height", "level", "pp", "spend", "medic_bonus"),
-    "encounter": (
-        "level",
-        "monster_level",
-        "enemies",
-        "target_downed",
-        "healer_round",
-        "hero_points",
-        "fight_rounds",
-    ),
-    "dnd5e": ("dc", "bonus"),
-    "dnd4e": ("dc", "bonus", "surge"),
-}
+class _HeadlineParams(Mapping):
+    """Model name -> the parameters its ``<model>_defaults`` title names
+    (``Model.headline_params``, read from the registered model classes)."""
+
+    def __getitem__(self, name: str) -> tuple[str, ...]:
+        from simkit.models import REGISTRY
+
+        return REGISTRY[name].headline_params
+
+    def __iter__(self) -> Iterator[str]:
+        from simkit.models import REGISTRY
+
+        return iter(REGISTRY)
+
+    def __len__(self) -> int:
+        from simkit.models import REGISTRY
+
+        return len(REGISTRY)
+
+
+#: The defaults a ``<model>_defaults`` title names: a view of ``Model.headline_params``.
+DEFAULT_KEYS: Mapping[str, tuple[str, ...]] = _HeadlineParams()
 
 #: What ``none`` means for the parameters whose default is "absent".
 _NONE_MEANS = {
@@ -131,7 +131,7 @@ def _spell(v) -> str:
 def defaults_text(cls, keys=None) -> str:
     """``pp=3, pp_max=6, spend=last, medic_bonus=none (no helper)``: a model's defaults."""
     s = spec(cls)
-    keys = [k for k in (keys or DEFAULT_KEYS.get(getattr(cls, "name", ""), ())) if k in s] or [
+    keys = [k for k in (keys or cls.headline_params) if k in s] or [
         k for k in s if k != "max_rounds"
     ][:4]
     parts = []

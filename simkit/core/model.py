@@ -70,6 +70,9 @@ class Rules:
     #: tracks whose mark is at least the minimum, over every outcome (the party's
     #: ``any_death`` is ``("deaths", 1)``). Calibration can target them (Monte Carlo).
     events: ClassVar[dict[str, tuple[str, int]]] = {}
+    #: The parameters a designer changes first: a ``<model>_defaults`` chart's title names
+    #: their defaults (none: the first few declared).
+    headline_params: ClassVar[tuple[str, ...]] = ()
     #: How a chart names the tracks still going (the ``active`` row of a survival table).
     active_label: ClassVar[str] = "still in the track"
     #: Named rule variants: preset name -> parameter overrides (``seed`` = the defaults).

@@ -65,6 +65,7 @@ class Agony(ChainRules):
     time_unit: ClassVar[str] = "rounds"
     outcomes: ClassVar[tuple[str, ...]] = ("dead", "revived", "back", "awake", "rested")
     rule_ids: ClassVar[str] = "R1-01..R1-08, R1-11; A1-1..A1-3, A1-6; rounds then hours"
+    headline_params: ClassVar[tuple[str, ...]] = ('pp', 'spend', 'medic_bonus', 'con', 'healer')
     active_label: ClassVar[str] = "still agonising"
 
     #: every parameter of both stages, declared there (``lethal`` follows ``nonlethal_recovery``)

@@ -46,6 +46,7 @@ class DnD5e(CustomTrack):
     time_unit: ClassVar[str] = "rounds"
     outcomes: ClassVar[tuple[str, ...]] = ("stable", "dead", "revived")
     rule_ids: ClassVar[str] = "D&D 5e PHB death saving throws"
+    headline_params: ClassVar[tuple[str, ...]] = ('dc', 'bonus')
     active_label: ClassVar[str] = "still dying"
     dice: ClassVar[str] = "1d20"
 
@@ -83,6 +84,7 @@ class DnD4e(CustomTrack):
     time_unit: ClassVar[str] = "rounds"
     outcomes: ClassVar[tuple[str, ...]] = ("dead", "revived")
     rule_ids: ClassVar[str] = "D&D 4e PHB death saving throws"
+    headline_params: ClassVar[tuple[str, ...]] = ('dc', 'bonus', 'surge')
     active_label: ClassVar[str] = "still dying"
     dice: ClassVar[str] = "1d20"
 

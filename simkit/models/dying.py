@@ -188,6 +188,7 @@ class Dying(Rules):
     time_unit: ClassVar[str] = "rounds"
     outcomes: ClassVar[tuple[str, ...]] = ("stable", "dead", "revived")
     rule_ids: ClassVar[str] = "R0-03..R0-10, R0-13; A0-1..A0-7"
+    headline_params: ClassVar[tuple[str, ...]] = ('save_bonus', 'dc', 'hit_chance', 'hero_points')
     active_label: ClassVar[str] = "still dying"
     presets: ClassVar[dict[str, dict[str, Any]]] = {"seed": {}, "pf2e-core": PF2E_CORE}
     ambiguities: ClassVar[tuple[Ambiguity, ...]] = AMBIGUITIES

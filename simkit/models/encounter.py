@@ -188,6 +188,15 @@ class Encounter(Rules):
         "hours",
     )
     rule_ids: ClassVar[str] = "R0-01..R0-14, R1-01..R1-08, R1-11; A0-1..A0-7, A1-1..A1-3, A1-6"
+    headline_params: ClassVar[tuple[str, ...]] = (
+        'level',
+        'monster_level',
+        'enemies',
+        'target_downed',
+        'healer_round',
+        'hero_points',
+        'fight_rounds',
+    )
     active_label: ClassVar[str] = "still in the fight"
     #: the same four overrides for the encounter's seed-000 dying track
     presets: ClassVar[dict[str, dict[str, Any]]] = {"seed": {}, "pf2e-core": PF2E_CORE}

@@ -112,6 +112,7 @@ class Fall(Rules):
     outcomes: ClassVar[tuple[str, ...]] = ("dead", "ko", "standing")
     marks: ClassVar[tuple[str, ...]] = ("damage", "band")
     rule_ids: ClassVar[str] = "R4-07, R0-01, R0-13, R0-14; A4-1"
+    headline_params: ClassVar[tuple[str, ...]] = ('height', 'level', 'reading', 'massive_damage')
     ambiguities: ClassVar[tuple[Ambiguity, ...]] = AMBIGUITIES
     has_exact: ClassVar[bool] = True
     has_exact_hist: ClassVar[bool] = True  # one step: exact_hist, no chain of states
@@ -290,6 +291,13 @@ class FallDying(_FallChain):
     time_unit: ClassVar[str] = "rounds"
     outcomes: ClassVar[tuple[str, ...]] = ("dead", "standing", "ko", "stable", "revived")
     rule_ids: ClassVar[str] = "R4-07, R0-01, R0-03..R0-10, R0-13, R0-14; A4-1, A0-4"
+    headline_params: ClassVar[tuple[str, ...]] = (
+        'height',
+        'level',
+        'save_bonus',
+        'dc',
+        'massive_damage',
+    )
     active_label: ClassVar[str] = "still dying"
 
     _DYING = (
@@ -332,6 +340,7 @@ class FallPerseverance(_FallChain):
     time_unit: ClassVar[str] = "rounds"
     outcomes: ClassVar[tuple[str, ...]] = ("dead", "standing", "ko", "stable", "revived", "back")
     rule_ids: ClassVar[str] = "R4-07, R0-01, R0-14, R1-01..R1-05; A4-1, A1-1, A1-3"
+    headline_params: ClassVar[tuple[str, ...]] = ('height', 'level', 'pp', 'spend', 'medic_bonus')
     active_label: ClassVar[str] = "still agonising"
 
     params_from: ClassVar = (

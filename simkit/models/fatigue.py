@@ -117,6 +117,7 @@ class Fatigue(Rules):
     time_unit: ClassVar[str] = "days"
     outcomes: ClassVar[tuple[str, ...]] = ("dead", "recovered", "exhausted")
     rule_ids: ClassVar[str] = "R4-01..R4-06; A4-2, A4-3"
+    headline_params: ClassVar[tuple[str, ...]] = ('p_sleep', 'p_food', 'p_rescue', 'care')
     active_label: ClassVar[str] = "still lost"
     ambiguities: ClassVar[tuple[Ambiguity, ...]] = AMBIGUITIES
     has_exact: ClassVar[bool] = True

@@ -341,6 +341,8 @@ class Party(Rules):
     rule_ids: ClassVar[str] = "R0-01..R0-13, R1-01..R1-08, R1-11; A0-1..A0-5, A0-7, A1-1, A1-2"
     #: P(at least one PC dies): ``calibrate party --target any_death=5%``
     events: ClassVar[dict[str, tuple[str, int]]] = {"any_death": ("deaths", 1)}
+    active_label: ClassVar[str] = "fight still going"
+    headline_params: ClassVar[tuple[str, ...]] = ("level", "threat", "party", "lineup", "rules")
 
     level: int = same_as(Encounter, "level")
     party: str = param(

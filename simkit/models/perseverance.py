@@ -127,6 +127,7 @@ class Perseverance(Rules):
     outcomes: ClassVar[tuple[str, ...]] = ("dead", "stable", "revived", "back")
     marks: ClassVar[tuple[str, ...]] = ("pp",)
     rule_ids: ClassVar[str] = "R1-01..R1-05, R1-11; A1-1, A1-3, A1-6"
+    headline_params: ClassVar[tuple[str, ...]] = ('pp', 'pp_max', 'spend', 'medic_bonus')
     active_label: ClassVar[str] = "still agonising"
     ambiguities: ClassVar[tuple[Ambiguity, ...]] = AMBIGUITIES
     has_exact: ClassVar[bool] = True

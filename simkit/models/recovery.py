@@ -99,6 +99,7 @@ class Recovery(Rules):
     outcomes: ClassVar[tuple[str, ...]] = ("dead", "awake", "rested")
     marks: ClassVar[tuple[str, ...]] = ("hp",)
     rule_ids: ClassVar[str] = "R1-06..R1-08; A1-2, A1-6"
+    headline_params: ClassVar[tuple[str, ...]] = ('con', 'healer', 'checks', 'level')
     active_label: ClassVar[str] = "still unconscious"
     ambiguities: ClassVar[tuple[Ambiguity, ...]] = AMBIGUITIES
     has_exact: ClassVar[bool] = True
