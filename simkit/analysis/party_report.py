@@ -176,7 +176,24 @@ def threat_by_level_figure(df: pd.DataFrame):
         ax.set_xlabel("party level")
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("probability (solid: a PC dies; dashed: defeat)")
-    axes[-1].legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    handles, labels = axes[-1].get_legend_handles_labels()
+    n = df["n"].dropna()
+    n_text = f"n = {int(n.iloc[0]):,} encounters a point" if len(n) else "Monte Carlo"
+    extra = [
+        (Line2D([], [], color="grey", ls="-"), "solid: P(a PC dies)"),
+        (Line2D([], [], color="grey", ls="--"), "dashed: P(defeat)"),
+        (Patch(color="grey", alpha=0.3), f"shaded: 95% interval ({n_text})"),
+    ]
+    axes[-1].legend(
+        handles + [h for h, _ in extra],
+        labels + [text for _, text in extra],
+        fontsize="small",
+        loc="upper left",
+        bbox_to_anchor=(1.02, 1.0),
+    )
     fig.suptitle(
         "party of four (fighter, rogue, cleric, wizard) vs a boss, by PF2e threat",
         fontsize="medium",
