@@ -27,7 +27,7 @@ from simkit.core.exact import ExactResult
 from simkit.core.model import Rules
 from simkit.core.result import Result
 from simkit.core.stats import proportion_ci
-from simkit.core.tables import summary_html, survival_table
+from simkit.core.tables import summary_html, summary_table, survival_table
 
 __all__ = ["ChainRules", "ChainResult", "ChainExact"]
 
@@ -197,26 +197,15 @@ class ChainResult:
         self, level: float = 0.95, method: str = "wilson", exact: bool = True
     ) -> pd.DataFrame:
         """Same columns as :meth:`simkit.Result.summary`, over the chain's outcomes."""
-        counts = self.counts
-        c = np.array(list(counts.values()), dtype=np.int64)
-        low, high = proportion_ci(c, self.n, level, method)
-        df = pd.DataFrame(
-            {
-                "outcome": list(counts),
-                "count": c,
-                "n": np.full(len(c), self.n, dtype=np.int64),
-                "p": c / self.n,
-                "ci_low": low,
-                "ci_high": high,
-            }
+        ex = self.exact if exact else None
+        return summary_table(
+            self.counts,
+            self.n,
+            exact=None if ex is None else ex.probabilities,
+            level=level,
+            method=method,
+            attrs={"model": self.model.name, "seed": self.seed},
         )
-        if exact:
-            ex = self.exact
-            if ex is not None:
-                probs = ex.probabilities
-                df["exact"] = [probs[o] for o in df["outcome"]]
-        df.attrs.update(model=self.model.name, seed=self.seed, n=self.n, level=level)
-        return df
 
     def stage_summary(self, level: float = 0.95, method: str = "wilson") -> pd.DataFrame:
         """Each stage's outcomes, probabilities over all ``n`` tracks.

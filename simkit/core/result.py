@@ -9,8 +9,7 @@ import numpy as np
 import pandas as pd
 
 from simkit.core.model import Rules
-from simkit.core.stats import proportion_ci
-from simkit.core.tables import summary_html, survival_table
+from simkit.core.tables import summary_html, summary_table, survival_table
 
 __all__ = ["Result", "SUMMARY_COLUMNS"]
 
@@ -89,24 +88,15 @@ class Result:
         ``method="clopper-pearson"`` for the exact interval). ``exact`` adds the exact
         probability when the model has an exact solver.
         """
-        counts = self.counts
-        c = np.array(list(counts.values()), dtype=np.int64)
-        low, high = proportion_ci(c, self.n, level, method)
-        df = pd.DataFrame(
-            {
-                "outcome": list(counts),
-                "count": c,
-                "n": np.full(len(c), self.n, dtype=np.int64),
-                "p": c / self.n,
-                "ci_low": low,
-                "ci_high": high,
-            }
+        ex = self.exact if exact else None
+        return summary_table(
+            self.counts,
+            self.n,
+            exact=None if ex is None else ex.probabilities,
+            level=level,
+            method=method,
+            attrs={"model": self.model.name, "seed": self.seed},
         )
-        if exact and self.exact is not None:
-            probs = self.exact.probabilities
-            df["exact"] = [probs[o] for o in df["outcome"]]
-        df.attrs.update(model=self.model.name, seed=self.seed, n=self.n, level=level)
-        return df
 
     @property
     def probabilities(self) -> dict[str, float]:

@@ -13,7 +13,7 @@ import pandas as pd
 
 from simkit.core.stats import proportion_ci
 
-__all__ = ["SURVIVAL_COLUMNS", "survival_table", "with_active", "summary_html"]
+__all__ = ["SURVIVAL_COLUMNS", "summary_table", "survival_table", "with_active", "summary_html"]
 
 #: Columns of every ``survival()`` table (``exact`` is NaN where no exact answer is known).
 SURVIVAL_COLUMNS = (
@@ -140,3 +140,32 @@ def summary_html(title: str, summary: pd.DataFrame) -> str:
         ".simkit-summary td:first-child {text-align: left}</style>"
     )
     return f"{style}<div><strong>{title}</strong>{table}</div>"
+
+
+def summary_table(
+    counts: dict[str, int],
+    n: int,
+    *,
+    exact: dict[str, float] | None = None,
+    level: float = 0.95,
+    method: str = "wilson",
+    attrs: dict | None = None,
+) -> pd.DataFrame:
+    """One row per outcome: ``outcome, count, n, p, ci_low, ci_high`` (+ ``exact`` when
+    known): every Monte Carlo result's ``summary()``."""
+    c = np.array(list(counts.values()), dtype=np.int64)
+    low, high = proportion_ci(c, n, level, method)
+    df = pd.DataFrame(
+        {
+            "outcome": list(counts),
+            "count": c,
+            "n": np.full(len(c), n, dtype=np.int64),
+            "p": c / n,
+            "ci_low": low,
+            "ci_high": high,
+        }
+    )
+    if exact is not None:
+        df["exact"] = [exact[o] for o in df["outcome"]]
+    df.attrs.update(attrs or {}, n=n, level=level)
+    return df
