@@ -18,12 +18,13 @@ Exact: stage probabilities multiply (``P(o1) * P(o2 | o1)``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
-from simkit.core.exact import ExactResult
+from simkit.core.exact import ExactResult, solve_if_possible
 from simkit.core.model import Rules
 from simkit.core.result import Result
 from simkit.core.stats import proportion_ci
@@ -182,16 +183,10 @@ class ChainResult:
     def __getitem__(self, outcome: str) -> float:
         return self.counts[outcome] / self.n
 
-    @property
+    @cached_property
     def exact(self):
-        if not self.model.has_exact:
-            return None
-        from simkit.core.exact import ExactTooLarge, solve
-
-        try:
-            return solve(self.model)
-        except ExactTooLarge:
-            return None
+        """The chain's exact answer (:class:`ChainExact`), or None (solved once)."""
+        return solve_if_possible(self.model)
 
     def summary(
         self, level: float = 0.95, method: str = "wilson", exact: bool = True

@@ -19,7 +19,7 @@ from simkit.core.contracts import ModelResult
 from simkit.core.model import Rules
 from simkit.core.tables import summary_html, survival_table
 
-__all__ = ["solve", "solve_many", "ExactResult", "Chain", "build_chain"]
+__all__ = ["solve", "solve_many", "solve_if_possible", "ExactResult", "Chain", "build_chain"]
 
 
 @dataclass(frozen=True)
@@ -376,3 +376,14 @@ def solve_many(models) -> list:
         for b, i in enumerate(idx):
             out[i] = ExactResult(model=models[i], hist=hist[b], unresolved=float(unresolved[b]))
     return out
+
+
+def solve_if_possible(model) -> ModelResult | None:
+    """The exact answer of ``model``, or None when it has no solver or its chain is too
+    large (the Monte Carlo answer then stands alone)."""
+    if not model.has_exact:
+        return None
+    try:
+        return solve(model)
+    except ExactTooLarge:
+        return None

@@ -70,14 +70,9 @@ class Result:
     @cached_property
     def exact(self):
         """The :class:`~simkit.core.exact.ExactResult` of the same model, or None."""
-        if not self.model.has_exact:
-            return None
-        from simkit.core.exact import ExactTooLarge, solve
+        from simkit.core.exact import solve_if_possible
 
-        try:
-            return solve(self.model)
-        except ExactTooLarge:  # too many states: the Monte Carlo answer stands alone
-            return None
+        return solve_if_possible(self.model)
 
     def summary(
         self, level: float = 0.95, method: str = "wilson", exact: bool = True
