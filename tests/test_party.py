@@ -9,7 +9,7 @@ import pytest
 
 import simkit
 from simkit.core.params import ParamError
-from simkit.models.party import Party
+from simkit.models.party import Party, faces
 from simkit.models.party_duel import duel_states
 from simkit.models.party_ref import new_track, ref_init, ref_round
 from simkit.testing import RecordingRng, assert_agrees_with_exact, standard_error, within_se
@@ -29,12 +29,13 @@ def kernel_vs_ref(model: Party, n: int, seed: int) -> np.ndarray:
     S = {k: v.take(keep, axis=0) for k, v in S.items()}
     ids = keep
     names = [name for name, _, _ in model.plan]
+    kinds = [kind for _, kind, _ in model.plan]
     for t in range(1, model.max_rounds + 1):
         if not len(ids):
             break
         start = len(rng.draws)
         code = model.step(S, t, rng)
-        D = dict(zip(names, [x for _, x in rng.draws[start:]]))
+        D = {name: faces(kind, x) for name, kind, (_, x) in zip(names, kinds, rng.draws[start:])}
         assert len(D) == len(names) == len(rng.draws) - start
         for row, i in enumerate(ids):
             got = ref_round(model, tracks[i], {k: v[row] for k, v in D.items()})

@@ -86,6 +86,7 @@ answers exactly (``exact_initial`` / ``exact_step``, see :mod:`simkit.models.par
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import ClassVar
@@ -180,6 +181,7 @@ class _Static:
     """Per-combatant numbers as arrays (built once per rules object)."""
 
     role: np.ndarray  # (P,) index in pcs.role_names()
+    wslot: np.ndarray  # (P,) the PC's row in the ``msave`` draw (its place in rules.wizards)
     fort: np.ndarray
     hp_max: np.ndarray
     atk: np.ndarray
@@ -204,6 +206,7 @@ def _static(rules) -> _Static:
 
     return _Static(
         role=a([names.index(p.role) for p in F.pcs]),
+        wslot=a([rules.wizards.index(k) if k in rules.wizards else 0 for k in range(len(F.pcs))]),
         fort=a([p.fort for p in F.pcs]),
         hp_max=a([p.hp for p in F.pcs]),
         atk=a([p.attack for p in F.pcs]),
@@ -278,6 +281,23 @@ def _nth(m: np.ndarray, pick: np.ndarray) -> np.ndarray:
     return out
 
 
+def _weakest(hp: np.ndarray) -> np.ndarray:
+    """Column of the least positive ``hp`` of each row (ties: the first; -1 if none above 0).
+
+    One int64 key per cell, ``(hp - 1) << s | column``: a cell at 0 HP gets a negative key,
+    which the unsigned view makes the largest, so the least key is the target."""
+    M = hp.shape[1]
+    s = max(1, (M - 1).bit_length())
+    keys = ((hp.astype(np.int64) - 1) << s) | np.arange(M, dtype=np.int64)
+    keys = keys.view(np.uint64)
+    best = keys[:, 0].copy()
+    for c in range(1, M):
+        np.minimum(best, keys[:, c], out=best)
+    return np.where(
+        best >= np.uint64(1 << 63), -1, (best & np.uint64((1 << s) - 1)).astype(np.int64)
+    )
+
+
 def _argmin_where(m: np.ndarray, v: np.ndarray) -> np.ndarray:
     """Column of the least ``v`` among the True cells of each row (ties: the first; 0 if none)."""
     out = np.zeros(len(m), dtype=np.int64)
@@ -293,6 +313,29 @@ def _argmin_where(m: np.ndarray, v: np.ndarray) -> np.ndarray:
 @lru_cache(maxsize=256)
 def _plan(rules) -> list:
     return rules._plan()
+
+
+def faces(kind: str, raw: np.ndarray) -> np.ndarray:
+    """What a draw of plan ``kind`` means, from the ``below`` integers drawn for it: a d20
+    face 1..20 from ``[0, 20)``; any other kind is used as drawn."""
+    return raw + np.uint16(1) if kind == "d20" else raw
+
+
+def pick_draw(count: int) -> str:
+    """How a uniform choice among at most ``count`` candidates is drawn: ``"below:L"`` with
+    ``L`` the least common multiple of ``1..count`` (then ``w mod c`` is exactly uniform on
+    ``c <= count`` candidates, see :func:`pick`); ``"random"`` (a uniform float) when ``L``
+    would pass 65,536."""
+    lcm = math.lcm(*range(1, max(count, 1) + 1))
+    return f"below:{lcm}" if lcm <= 65536 else "random"
+
+
+def pick(draw: np.ndarray, cnt: np.ndarray) -> np.ndarray:
+    """Position (0-based) of the chosen one among ``cnt`` candidates, from a pick draw."""
+    cnt = np.asarray(cnt, dtype=np.int64)
+    if draw.dtype.kind == "f":
+        return np.minimum((draw * cnt).astype(np.int64), np.maximum(cnt - 1, 0))
+    return draw % np.maximum(cnt, 1)
 
 
 MARGIN = 40  # |bonus - DC| beyond which every roll grades alike (R0-05: +-10 and natural 1/20)
@@ -568,12 +611,12 @@ class Party(Rules):
                 ]
             if pc.heal:
                 out.append((f"heal{k}", dice_draw(pc.heal), ()))
-        if any(pc.area for pc in F.pcs):
-            out.append(("msave", "d20", (P, M)))
-        if any(pc.heal for pc in F.pcs):
-            out.append(("aid", "d20", (P,)))
+        if self.wizards:
+            out.append(("msave", "d20", (len(self.wizards), M)))
+        if self.clerics:
+            out.append(("aid", "d20", (len(self.clerics),)))
         if self.pc_target == "spread":
-            out.append(("pc_tgt", "random", (P, 2)))
+            out.append(("pc_tgt", pick_draw(M), (P, 2)))
         if M:
             out += [("matk", "d20", (M, A))]
             for j, mo in enumerate(self.fighters.monsters):
@@ -583,7 +626,7 @@ class Party(Rules):
             if self.area_on:
                 out += [("area_u", "random", (M,)), ("psave", "d20", (M, P))]
             if self.monster_target == "random":
-                out.append(("mon_tgt", "random", (M, A)))
+                out.append(("mon_tgt", pick_draw(P), (M, A)))
             if self.target_downed == "sometimes":
                 out.append(("downed_u", "random", (M, A)))
         if self.hourly_on:
@@ -592,8 +635,13 @@ class Party(Rules):
 
     @property
     def clerics(self) -> tuple[int, ...]:
-        """Indices of the PCs who heal."""
+        """Indices of the PCs who heal (the rows of the ``aid`` draw, in this order)."""
         return tuple(k for k, pc in enumerate(self.fighters.pcs) if pc.heal)
+
+    @property
+    def wizards(self) -> tuple[int, ...]:
+        """Indices of the PCs who cast damaging spells (the rows of the ``msave`` draw)."""
+        return tuple(k for k, pc in enumerate(self.fighters.pcs) if pc.area and pc.cantrip)
 
     @property
     def area_on(self) -> bool:
@@ -604,16 +652,14 @@ class Party(Rules):
         return not self.seed000 and self.long_term
 
     def draw(self, rng, m: int) -> dict[str, np.ndarray]:
-        """One round's draws for ``m`` tracks (see :attr:`plan`)."""
+        """One round's draws for ``m`` tracks (see :attr:`plan`), one call per entry."""
         out = {}
         for name, kind, shape in self.plan:
             size = (m,) + shape
-            if kind == "d20":
-                out[name] = rng.d20(size=size)
-            elif kind == "random":
+            if kind == "random":
                 out[name] = rng.random(size=size)
             else:
-                out[name] = rng.integers(0, int(kind[6:]), size=size, dtype=np.uint16)
+                out[name] = faces(kind, rng.below(20 if kind == "d20" else int(kind[6:]), size))
         return out
 
     def init_draw(self, rng, m: int) -> np.ndarray:
@@ -655,6 +701,7 @@ class Party(Rules):
                 np.array([mo.hp for mo in F.monsters], dtype=np.int32), (n, 1)
             ),  # (n, M)
             "area": np.full((n, M), self.area_uses, dtype=np.int8),  # area effects left
+            "mleft": np.full(n, M, dtype=np.int8),  # monsters above 0 HP
             "key": self.initiative_keys(self.init_draw(rng, n)),  # (n, P + M) initiative
             "phase": np.full(n, FIGHT if M else WON, dtype=np.int8),
             "deaths": np.zeros(n, dtype=np.int16),
@@ -906,7 +953,7 @@ class Party(Rules):
     def _first_aid(self, D, i, c) -> np.ndarray:
         """Whether cleric ``c``'s first aid works on tracks ``i`` (R1-02, rules/first_aid)."""
         return first_aid.first_aid_lookup(
-            D["aid"][i, c],
+            D["aid"][i, self.clerics.index(c)],
             bonus=self.fighters.pcs[c].medicine,
             check_penalty=self.check_penalty,
             dc=self.first_aid_dc,
@@ -917,20 +964,23 @@ class Party(Rules):
         if S["mhp"].shape[1] == 1:  # one monster: it, while it lives
             return np.where(S["mhp"][i, 0] > 0, 0, -1)
         mhp = S["mhp"].take(i, axis=0)  # (n, M)
-        alive = mhp > 0
         if self.pc_target == "focus":
-            tgt = _argmin_where(alive, mhp)
-        else:
-            cnt = _count(alive)
-            pick = np.minimum((D["pc_tgt"][i, k, a] * cnt).astype(np.int64), np.maximum(cnt - 1, 0))
-            tgt = _nth(alive, pick)
-        return np.where(_any(alive), tgt, -1)
+            return _weakest(mhp)
+        alive = mhp > 0
+        cnt = _count(alive)
+        tgt = _nth(alive, pick(_get(D["pc_tgt"], i, k, a), cnt))
+        return np.where(cnt > 0, tgt, -1)
 
     def _hit_monster(self, S, code, i, j, dmg):
-        left = np.maximum(S["mhp"][i, j] - dmg, 0)
-        S["mhp"][i, j] = left
-        won = left == 0 if S["mhp"].shape[1] == 1 else _all(S["mhp"].take(i, axis=0) == 0)
-        S["phase"][i[won]] = WON
+        """Damage ``dmg`` to monsters ``j`` on tracks ``i`` (each track once); the party wins
+        a track where the last monster falls to 0 HP (R0-02)."""
+        flat = i * S["mhp"].shape[1] + j
+        old = S["mhp"].reshape(-1).take(flat)
+        left = np.maximum(old - dmg, 0)
+        S["mhp"].reshape(-1)[flat] = left
+        fell = i[(left == 0) & (old > 0)]
+        S["mleft"][fell] -= 1
+        S["phase"][fell[S["mleft"][fell] == 0]] = WON
 
     def _strikes(self, S, D, V, code, i, k):
         T = _static(self)
@@ -949,14 +999,14 @@ class Party(Rules):
     def _wizard(self, S, D, V, code, i, w, t):
         """Wizards ``w`` on tracks ``i`` cast their area spell, or their cantrip."""
         F = self.fighters
-        dc, ref = _static(self).spell_dc, _static(self).m_reflex
+        dc, ref, wslot = _static(self).spell_dc, _static(self).m_reflex, _static(self).wslot
         slot = S["slots"][i, w] > 0
         a, ww = i[slot], w[slot]
         S["slots"][a, ww] -= 1
         base = V["area"][a, ww]
         for j in range(len(F.monsters)):
             alive = S["mhp"][a, j] > 0
-            roll = D["msave"][a, ww, j]
+            roll = _get(D["msave"], a, wslot[ww], j)
             dmg = basic_damage(_degrees(roll, ref[j], dc[ww]), base)
             hit = alive & (dmg > 0)
             self._hit_monster(S, code, a[hit], np.full(hit.sum(), j), dmg[hit])
@@ -965,7 +1015,7 @@ class Party(Rules):
         ok = j >= 0
         b, wb, j = b[ok], wb[ok], j[ok]
         base = V["cantrip"][b, wb]
-        roll = D["msave"][b, wb, j]
+        roll = _get(D["msave"], b, wslot[wb], j)
         dmg = basic_damage(_degrees(roll, ref[j], dc[wb]), base)
         hit = dmg > 0
         self._hit_monster(S, code, b[hit], j[hit], dmg[hit])
@@ -994,10 +1044,7 @@ class Party(Rules):
                 aim_down = np.zeros(len(i), dtype=bool)
             if self.monster_target == "random":
                 cnt = _count(up)
-                pick = np.minimum(
-                    (D["mon_tgt"][i, j, a] * cnt).astype(np.int64), np.maximum(cnt - 1, 0)
-                )
-                tgt_up = _nth(up, pick)
+                tgt_up = _nth(up, pick(_get(D["mon_tgt"], i, j, a), cnt))
             elif self.monster_target == "weakest":
                 tgt_up = _argmin_where(up, S["hp"].take(i, axis=0))
             else:

@@ -11,6 +11,8 @@ way with the same marks. Slow on purpose; not used by the engine.
 
 from __future__ import annotations
 
+import numpy as np
+
 from simkit.models.encounter import UNCONSCIOUS_AC, dice_draw
 from simkit.models.party import MAP_STEPS, OUTCOMES, Party
 from simkit.rules import (
@@ -36,6 +38,14 @@ def _dice(text: str, draw) -> int:
         return int(d.quantile(float(draw)))
     draw = int(draw)
     return d.bonus + sum(draw // d.sides**i % d.sides + 1 for i in range(d.count))
+
+
+def _pick(draw, count: int) -> int:
+    """The chosen one (0-based) among ``count``: ``w mod count`` for an integer draw made
+    below a multiple of ``count``; ``floor(u * count)`` for a uniform float."""
+    if isinstance(draw, (float, np.floating)):
+        return min(int(float(draw) * count), count - 1)
+    return int(draw) % count
 
 
 def _basic(deg: int, base: int) -> int:
@@ -228,7 +238,7 @@ class _Track:
 
     def first_aid(self, c, k):
         if first_aid.first_aid_succeeds(
-            int(self.d["aid"][c]),
+            int(self.d["aid"][self.r.clerics.index(c)]),
             bonus=self.F.pcs[c].medicine,
             check_penalty=self.r.check_penalty,
             dc=self.r.first_aid_dc,
@@ -264,8 +274,7 @@ class _Track:
             return None
         if self.r.pc_target == "focus":
             return min(alive, key=lambda j: (self.tr["mhp"][j], j))
-        pick = min(int(float(self.d["pc_tgt"][k][a]) * len(alive)), len(alive) - 1)
-        return alive[pick]
+        return alive[_pick(self.d["pc_tgt"][k][a], len(alive))]
 
     def strikes(self, k):
         me = self.F.pcs[k]
@@ -284,12 +293,13 @@ class _Track:
 
     def wizard(self, k):
         me, pc = self.F.pcs[k], self.tr["pcs"][k]
+        saves = self.d["msave"][self.r.wizards.index(k)]  # the monsters' Reflex d20s
         if pc["slots"] > 0:
             pc["slots"] -= 1
             base = _dice(me.area, self.d[f"area{k}"])
             for j, mo in enumerate(self.F.monsters):
                 if self.tr["mhp"][j] > 0:
-                    dmg = _basic(degree(int(self.d["msave"][k][j]), mo.reflex, me.spell_dc), base)
+                    dmg = _basic(degree(int(saves[j]), mo.reflex, me.spell_dc), base)
                     if dmg > 0:
                         self.hit_monster(j, dmg)
             return
@@ -297,9 +307,7 @@ class _Track:
         if j is None:
             return
         base = _dice(me.cantrip, self.d[f"cantrip{k}"])
-        dmg = _basic(
-            degree(int(self.d["msave"][k][j]), self.F.monsters[j].reflex, me.spell_dc), base
-        )
+        dmg = _basic(degree(int(saves[j]), self.F.monsters[j].reflex, me.spell_dc), base)
         if dmg > 0:
             self.hit_monster(j, dmg)
 
@@ -371,7 +379,7 @@ class _Track:
             elif not up:
                 continue
             elif r.monster_target == "random":
-                k = up[min(int(float(self.d["mon_tgt"][j][a]) * len(up)), len(up) - 1)]
+                k = up[_pick(self.d["mon_tgt"][j][a], len(up))]
             elif r.monster_target == "weakest":
                 k = min(up, key=lambda q: (pcs_[q]["hp"], q))
             else:
