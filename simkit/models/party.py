@@ -177,6 +177,83 @@ def _agony_table(pp_max: int, cost: int, spend) -> tuple[np.ndarray, np.ndarray]
 
 
 @dataclass(frozen=True)
+class _Bank:
+    """The dice of one kind of roll, one source (combatant) each: how to read a sum.
+
+    ``table`` (lazy: every source's draw is one integer below ``sides ** count``): the
+    sums of every source end to end, source ``x``'s from ``offset[x]``; a sum is read only
+    where a roll is used. ``table=None`` (a source drawn through a uniform): the sums are
+    computed for every track when the round is drawn."""
+
+    prefix: str  # plan name of source x's draw: prefix + str(x)
+    texts: tuple[str | None, ...]  # dice of each source (None: it has none)
+    shape: tuple[int, ...]  # trailing shape of each source's draw
+    table: np.ndarray | None
+    offset: np.ndarray
+
+
+def _bank(prefix: str, texts: tuple[str | None, ...], shape: tuple[int, ...]) -> _Bank:
+    if any(t is not None and dice_draw(t) == "random" for t in texts):
+        return _Bank(prefix, texts, shape, None, np.zeros(len(texts), dtype=np.intp))
+    parts, offset, pos = [np.zeros(1, dtype=np.int32)], [], 1  # entry 0: a source with none
+    for t in texts:
+        if t is None:
+            offset.append(0)
+            continue
+        width = int(dice_draw(t)[len("below:") :])
+        parts.append(dice_values(t, np.arange(width)).astype(np.int32))
+        offset.append(pos)
+        pos += width
+    table = np.concatenate(parts)
+    table.setflags(write=False)
+    return _Bank(prefix, texts, shape, table, np.array(offset, dtype=np.intp))
+
+
+@lru_cache(maxsize=256)
+def _sources(rules) -> dict[str, _Bank]:
+    """Every kind of dice roll of a round (see :meth:`Party._values`)."""
+    F = rules.fighters
+    wiz = set(rules.wizards)
+    out = {
+        "pdmg": _bank("dmg", tuple(p.damage for p in F.pcs), (2,)),
+        "area": _bank("area", tuple(p.area if k in wiz else None for k, p in enumerate(F.pcs)), ()),
+        "cantrip": _bank(
+            "cantrip", tuple(p.cantrip if k in wiz else None for k, p in enumerate(F.pcs)), ()
+        ),
+        "heal": _bank("heal", tuple(p.heal or None for p in F.pcs), ()),
+    }
+    if F.monsters:
+        out["mdmg"] = _bank("mdmg", tuple(mo.damage for mo in F.monsters), (rules.attacks,))
+        if rules.area_on:
+            out["marea"] = _bank("marea", tuple(mo.area for mo in F.monsters), ())
+    return out
+
+
+class _Sums:
+    """This round's dice sums: ``sums(key, i, x[, a])`` is the sum of source ``x``'s roll
+    ``a`` on tracks ``i`` (int32), for ``key`` in :func:`_sources`."""
+
+    def __init__(self, banks: dict[str, _Bank], D: dict[str, np.ndarray], m: int):
+        self.banks = banks
+        self.stacks: dict[str, np.ndarray] = {}
+        for key, b in banks.items():
+            lazy = b.table is not None
+            out = np.zeros((m, len(b.texts)) + b.shape, dtype=np.uint16 if lazy else np.int32)
+            for x, t in enumerate(b.texts):
+                if t is not None:
+                    raw = D[f"{b.prefix}{x}"]
+                    out[:, x] = raw if lazy else dice_values(t, raw)
+            self.stacks[key] = out
+
+    def __call__(self, key: str, i: np.ndarray, x: np.ndarray, a=None) -> np.ndarray:
+        raw = _get(self.stacks[key], i, x, a)
+        table = self.banks[key].table
+        if table is None:
+            return raw
+        return table.take(self.banks[key].offset.take(x) + raw)
+
+
+@dataclass(frozen=True)
 class _Static:
     """Per-combatant numbers as arrays (built once per rules object)."""
 
@@ -281,21 +358,88 @@ def _nth(m: np.ndarray, pick: np.ndarray) -> np.ndarray:
     return out
 
 
-def _weakest(hp: np.ndarray) -> np.ndarray:
-    """Column of the least positive ``hp`` of each row (ties: the first; -1 if none above 0).
+def _weakest(hp: np.ndarray, i: np.ndarray) -> np.ndarray:
+    """Column of the least positive ``hp[i]`` of each row (ties: the first; -1 if none).
 
-    One int64 key per cell, ``(hp - 1) << s | column``: a cell at 0 HP gets a negative key,
-    which the unsigned view makes the largest, so the least key is the target."""
+    One int32 key per cell, ``(hp - 1) << s | column``, read column by column: a cell at
+    0 HP gets a negative key, which the unsigned view makes the largest, so the least key
+    is the target."""
     M = hp.shape[1]
     s = max(1, (M - 1).bit_length())
-    keys = ((hp.astype(np.int64) - 1) << s) | np.arange(M, dtype=np.int64)
-    keys = keys.view(np.uint64)
-    best = keys[:, 0].copy()
-    for c in range(1, M):
-        np.minimum(best, keys[:, c], out=best)
-    return np.where(
-        best >= np.uint64(1 << 63), -1, (best & np.uint64((1 << s) - 1)).astype(np.int64)
-    )
+    flat = i * M
+    best = np.full(len(i), np.iinfo(np.uint32).max, dtype=np.uint32)
+    for c in range(M):
+        key = hp.reshape(-1).take(flat + c) - np.int32(1)
+        key <<= s
+        key |= c
+        np.minimum(best, key.view(np.uint32), out=best)
+    out = (best & np.uint32((1 << s) - 1)).astype(np.intp)
+    out[best >= np.uint32(1 << 31)] = -1
+    return out
+
+
+# -- bit masks of the PCs' conditions: one small integer per track -----------------------------
+# Bit k of a mask is PC k. Targets among PCs are table lookups on the mask (P <= 8).
+
+
+@lru_cache(maxsize=8)
+def _cond_bits(k: int) -> np.ndarray:
+    """``table[cond]``: PC ``k``'s bit in the conscious mask (low byte) and in the downed
+    mask (high byte: dying or stable, not dead)."""
+    t = np.zeros(4, dtype=np.uint16)
+    t[UP] = 1 << k
+    t[DYING] = t[STABLE] = 1 << (k + 8)
+    t.setflags(write=False)
+    return t
+
+
+def _masks(cond: np.ndarray, i: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(conscious, downed) PC bit masks (uint8) of tracks ``i``, from ``cond`` (n, P)."""
+    P = cond.shape[1]
+    flat = i * P
+    both = np.zeros(len(i), dtype=np.uint16)
+    for k in range(P):
+        both |= _cond_bits(k).take(cond.reshape(-1).take(flat + k))
+    return (both & 0xFF).astype(np.uint8), (both >> 8).astype(np.uint8)
+
+
+@lru_cache(maxsize=8)
+def _popcount_table(P: int) -> np.ndarray:
+    t = np.array([bin(mask).count("1") for mask in range(1 << P)], dtype=np.int64)
+    t.setflags(write=False)
+    return t
+
+
+@lru_cache(maxsize=8)
+def _nth_bit_table(P: int) -> np.ndarray:
+    """``table[mask * P + r]``: the column of the ``r``-th set bit of ``mask`` (P if none)."""
+    t = np.full((1 << P, P), P, dtype=np.intp)
+    for mask in range(1 << P):
+        cols = [c for c in range(P) if mask >> c & 1]
+        t[mask, : len(cols)] = cols
+    t.setflags(write=False)
+    return t.reshape(-1)
+
+
+@lru_cache(maxsize=8)
+def _first_bit_table(P: int) -> np.ndarray:
+    """``table[mask]``: the column of the lowest set bit of ``mask`` (0 if none, like argmax)."""
+    t = np.array([_nth_bit_table(P)[m * P] % P for m in range(1 << P)], dtype=np.intp)
+    t.setflags(write=False)
+    return t
+
+
+@lru_cache(maxsize=8)
+def _pick_table(P: int, L: int) -> np.ndarray:
+    """``table[mask * L + w]``: the ``(w mod count)``-th set bit of ``mask`` (P if none);
+    ``L`` is a multiple of every count (:func:`pick_draw`), so each is equally likely."""
+    nth = _nth_bit_table(P).reshape(1 << P, P)
+    t = np.full((1 << P, L), P, dtype=np.intp)
+    w = np.arange(L)
+    for mask in range(1, 1 << P):
+        t[mask] = nth[mask].take(w % _popcount_table(P)[mask])
+    t.setflags(write=False)
+    return t.reshape(-1)
 
 
 def _argmin_where(m: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -774,34 +918,9 @@ class Party(Rules):
         self._finish(S, D, code)
         return code
 
-    def _values(self, D, m) -> dict[str, np.ndarray]:
-        """Damage and healing sums of this round's draws, by combatant."""
-        F = self.fighters
-        P, M = len(F.pcs), len(F.monsters)
-        pdmg = np.empty((m, P, 2), dtype=np.int32)  # (m, P, 2): each PC's two strikes
-        for k, pc in enumerate(F.pcs):
-            pdmg[:, k] = dice_values(pc.damage, D[f"dmg{k}"])
-        V: dict[str, np.ndarray] = {
-            "pdmg": pdmg,
-            "area": np.zeros((m, P), dtype=np.int32),  # wizards' area spell (m, P)
-            "cantrip": np.zeros((m, P), dtype=np.int32),
-            "heal": np.zeros((m, P), dtype=np.int32),  # clerics' heal (m, P)
-        }
-        for k, pc in enumerate(F.pcs):
-            if pc.area and pc.cantrip:
-                V["area"][:, k] = dice_values(pc.area, D[f"area{k}"])
-                V["cantrip"][:, k] = dice_values(pc.cantrip, D[f"cantrip{k}"])
-            if pc.heal:
-                V["heal"][:, k] = dice_values(pc.heal, D[f"heal{k}"])
-        if M:
-            V["mdmg"] = np.empty((m, M, self.attacks), dtype=np.int32)  # (m, M, A)
-            for j, mo in enumerate(F.monsters):
-                V["mdmg"][:, j] = dice_values(mo.damage, D[f"mdmg{j}"])
-            if self.area_on:
-                V["marea"] = np.empty((m, M), dtype=np.int32)  # (m, M)
-                for j, mo in enumerate(F.monsters):
-                    V["marea"][:, j] = dice_values(mo.area, D[f"marea{j}"])
-        return V
+    def _values(self, D, m) -> _Sums:
+        """This round's dice sums, by combatant, read where they are used."""
+        return _Sums(_sources(self), D, m)
 
     # -- the PCs' turns -------------------------------------------------------------------------
     def _pc_turns(self, S, D, V, code, i, k, t):
@@ -912,7 +1031,7 @@ class Party(Rules):
     def _heal(self, S, V, i, k, c):
         """Cleric ``c`` heals PC ``k`` on tracks ``i`` (R0-04, R1-03)."""
         hp_max = _static(self).hp_max
-        amount = V["heal"][i, c]
+        amount = V("heal", i, c)
         down = S["cond"][i, k] != UP
         a, b = i[down], k[down]
         if self.seed000:
@@ -963,10 +1082,9 @@ class Party(Rules):
         """Monster each PC ``k`` on tracks ``i`` aims its ``a``-th attack at (-1: none alive)."""
         if S["mhp"].shape[1] == 1:  # one monster: it, while it lives
             return np.where(S["mhp"][i, 0] > 0, 0, -1)
-        mhp = S["mhp"].take(i, axis=0)  # (n, M)
         if self.pc_target == "focus":
-            return _weakest(mhp)
-        alive = mhp > 0
+            return _weakest(S["mhp"], i)
+        alive = S["mhp"].take(i, axis=0) > 0  # (n, M)
         cnt = _count(alive)
         tgt = _nth(alive, pick(_get(D["pc_tgt"], i, k, a), cnt))
         return np.where(cnt > 0, tgt, -1)
@@ -990,7 +1108,7 @@ class Party(Rules):
             i, k = i[live], k[live]
             j = self._targets(S, D, i, k, a)
             roll = _get(D["patk"], i, k, a)
-            dmg = _get(V["pdmg"], i, k, a)
+            dmg = V("pdmg", i, k, a)
             deg = _degrees(roll, atk[k] - step[k] * a, mac[j])
             hit = deg >= SUCCESS
             dmg = np.where(deg == CRIT_SUCCESS, 2 * dmg, dmg)
@@ -1003,7 +1121,7 @@ class Party(Rules):
         slot = S["slots"][i, w] > 0
         a, ww = i[slot], w[slot]
         S["slots"][a, ww] -= 1
-        base = V["area"][a, ww]
+        base = V("area", a, ww)
         for j in range(len(F.monsters)):
             alive = S["mhp"][a, j] > 0
             roll = _get(D["msave"], a, wslot[ww], j)
@@ -1014,7 +1132,7 @@ class Party(Rules):
         j = self._targets(S, D, b, wb, 0)
         ok = j >= 0
         b, wb, j = b[ok], wb[ok], j[ok]
-        base = V["cantrip"][b, wb]
+        base = V("cantrip", b, wb)
         roll = _get(D["msave"], b, wslot[wb], j)
         dmg = basic_damage(_degrees(roll, ref[j], dc[wb]), base)
         hit = dmg > 0
@@ -1029,38 +1147,40 @@ class Party(Rules):
         T = _static(self)
         atk, rdc, ac = T.m_atk, T.m_rdc, T.ac
         hp_max = _static(self).hp_max
+        P = len(self.fighters.pcs)
         for a in range(self.attacks):
             live = (code[i] < 0) & (S["phase"][i] == FIGHT)
             i, j = i[live], j[live]
-            cond = S["cond"].take(i, axis=0)  # (n, P)
-            up = cond == UP
-            never = self.target_downed == "never"  # then a live fight has a conscious PC
-            downed = None if never else (cond == DYING) | (cond == STABLE)
-            if self.target_downed == "always":
-                aim_down = _any(downed)
-            elif self.target_downed == "sometimes":
-                aim_down = _any(downed) & (D["downed_u"][i, j, a] < self.downed_chance)
-            else:
-                aim_down = np.zeros(len(i), dtype=bool)
+            upm, downm = _masks(S["cond"], i)
             if self.monster_target == "random":
-                cnt = _count(up)
-                tgt_up = _nth(up, pick(_get(D["mon_tgt"], i, j, a), cnt))
+                w = _get(D["mon_tgt"], i, j, a)
+                if w.dtype.kind == "f":
+                    tgt_up = _nth_bit_table(P).take(
+                        upm.astype(np.intp) * P + pick(w, _popcount_table(P).take(upm))
+                    )
+                else:  # one lookup: (mask, w) -> the (w mod count)-th conscious PC
+                    L = int(pick_draw(P)[len("below:") :])
+                    tgt_up = _pick_table(P, L).take(upm.astype(np.intp) * L + w)
             elif self.monster_target == "weakest":
+                up = S["cond"].take(i, axis=0) == UP
                 tgt_up = _argmin_where(up, S["hp"].take(i, axis=0))
             else:
-                tgt_up = _first(up)
-            if never:
+                tgt_up = _first_bit_table(P).take(upm)
+            if self.target_downed == "never":  # then a live fight has a conscious PC
                 k, target_ac = tgt_up, ac[tgt_up]
             else:
-                k = np.where(aim_down, _first(downed), tgt_up)
-                ok = aim_down | _any(up)
+                aim_down = downm > 0
+                if self.target_downed == "sometimes":
+                    aim_down &= _get(D["downed_u"], i, j, a) < self.downed_chance
+                k = np.where(aim_down, _first_bit_table(P).take(downm), tgt_up)
+                ok = aim_down | (upm > 0)
                 i, j, k = i[ok], j[ok], k[ok]
-                target_ac = ac[k] - np.where(S["cond"][i, k] != UP, UNCONSCIOUS_AC, 0)
+                target_ac = ac[k] - np.where(_get(S["cond"], i, k) != UP, UNCONSCIOUS_AC, 0)
             deg = _degrees(
                 _get(D["matk"], i, j, a), atk[j] - MAP_STEPS[self.map] * min(a, 2), target_ac
             )
             hit = deg >= SUCCESS
-            dmg = _get(V["mdmg"], i, j, a)
+            dmg = V("mdmg", i, j, a)
             crit = deg == CRIT_SUCCESS
             dmg = np.where(crit, 2 * dmg, dmg)
             fell = self._damage(
@@ -1074,7 +1194,7 @@ class Party(Rules):
         sdc = _static(self).m_sdc
         ref = _static(self).reflex + self.check_penalty
         hp_max = _static(self).hp_max
-        base = V["marea"][i, j]
+        base = V("marea", i, j)
         for k in range(len(F.pcs)):
             up = S["cond"][i, k] == UP
             deg = _degrees(D["psave"][i, j, k], ref[k], sdc[j])
