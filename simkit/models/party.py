@@ -108,7 +108,7 @@ from simkit.rules import (
     perseverance,
     recovery_check,
 )
-from simkit.rules.dice import CRIT_FAIL, CRIT_SUCCESS, SUCCESS, degree
+from simkit.rules.dice import CRIT_FAIL, CRIT_SUCCESS, FAIL, SUCCESS, degree
 
 __all__ = ["OUTCOMES", "RULES_SETS", "Combatants", "Party"]
 
@@ -482,32 +482,66 @@ def pick(draw: np.ndarray, cnt: np.ndarray) -> np.ndarray:
     return draw % np.maximum(cnt, 1)
 
 
-MARGIN = 40  # |bonus - DC| beyond which every roll grades alike (R0-05: +-10 and natural 1/20)
+#: What a degree of success (R0-05) does: a strike's damage multiplier (miss 0, hit 1,
+#: critical 2), and twice a basic save's (critical success 0, success 1 = half, failure 2 =
+#: full, critical failure 4 = double).
+STRIKE = {CRIT_FAIL: 0, FAIL: 0, SUCCESS: 1, CRIT_SUCCESS: 2}
+BASIC_X2 = {CRIT_FAIL: 4, FAIL: 2, SUCCESS: 1, CRIT_SUCCESS: 0}
 
 
-@lru_cache(maxsize=1)
-def _degree_table() -> np.ndarray:
-    """``table[margin + MARGIN, roll]``: the degree of success (R0-05) of a natural ``roll``
-    with ``bonus - DC = margin``, built by running :func:`simkit.rules.dice.degree`."""
-    t = np.zeros((2 * MARGIN + 1, 21), dtype=np.int8)
-    for i in range(2 * MARGIN + 1):
+def _roll_table(pairs, effect: dict[int, int]) -> np.ndarray:
+    """``table[x * 21 + roll]``: ``effect`` of the degree (R0-05, :func:`degree`) of a
+    natural ``roll`` with ``pairs[x] = (bonus, dc)``; int32."""
+    t = np.zeros((len(pairs), 21), dtype=np.int32)
+    for x, (bonus, dc) in enumerate(pairs):
         for r in range(1, 21):
-            t[i, r] = degree(r, i - MARGIN, 0)
+            t[x, r] = effect[degree(r, int(bonus), int(dc))]
     t.setflags(write=False)
-    return t
+    return t.reshape(-1)
 
 
-def _degrees(roll, bonus, dc) -> np.ndarray:
-    """Degrees of success of natural ``roll`` s (arrays), by table lookup."""
-    margin = np.clip(np.asarray(bonus, dtype=np.int32) - dc, -MARGIN, MARGIN) + MARGIN
-    return _degree_table().ravel().take(margin * 21 + roll)
+@dataclass(frozen=True)
+class _Rolls:
+    """Every check of a fight as one lookup: ``table[case * 21 + natural roll]``."""
+
+    pc_strike: np.ndarray  # case ((k * 2 + a) * M + j): PC k's a-th strike at monster j
+    pc_spell: np.ndarray  # case (k * M + j): monster j's basic Reflex vs PC k's spell DC
+    mon_strike: np.ndarray  # case (((j * A + a) * P + k) * 2 + down): at PC k (down: at 0 HP)
+    pc_save: np.ndarray  # case (j * P + k): PC k's basic Reflex vs monster j's spell DC
 
 
-def basic_damage(deg: np.ndarray, base: np.ndarray) -> np.ndarray:
-    """Damage of a basic save by the saver's degree: 0 / half / full / double."""
-    return np.select(
-        [deg == CRIT_SUCCESS, deg == SUCCESS, deg == CRIT_FAIL], [0, base // 2, 2 * base], base
-    ).astype(np.int32)
+@lru_cache(maxsize=256)
+def _rolls(rules) -> _Rolls:
+    F, A = rules.fighters, rules.attacks
+    mapstep = MAP_STEPS[rules.map]
+    return _Rolls(
+        pc_strike=_roll_table(
+            [
+                (pc.attack - (4 if pc.agile else 5) * a, mo.ac)
+                for pc in F.pcs
+                for a in range(2)
+                for mo in F.monsters
+            ],
+            STRIKE,
+        ),
+        pc_spell=_roll_table(
+            [(mo.reflex, pc.spell_dc or 0) for pc in F.pcs for mo in F.monsters], BASIC_X2
+        ),
+        mon_strike=_roll_table(
+            [
+                (mo.attack - mapstep * min(a, 2), pc.ac - (UNCONSCIOUS_AC if down else 0))
+                for mo in F.monsters
+                for a in range(A)
+                for pc in F.pcs
+                for down in (0, 1)
+            ],
+            STRIKE,
+        ),
+        pc_save=_roll_table(
+            [(pc.reflex + rules.check_penalty, mo.spell_dc) for mo in F.monsters for pc in F.pcs],
+            BASIC_X2,
+        ),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -893,7 +927,7 @@ class Party(Rules):
         if fighting.any():
             order = S["order"]  # (m, P + M): combatants by initiative
             for s in range(P + M):
-                actor = order[:, s]
+                actor = order[:, s].astype(np.intp)  # (int8 arithmetic would overflow)
                 live = (code < 0) & (S["phase"] == FIGHT)
                 pc_i = np.flatnonzero(live & (actor < P))
                 if len(pc_i):
@@ -1101,40 +1135,38 @@ class Party(Rules):
         S["phase"][fell[S["mleft"][fell] == 0]] = WON
 
     def _strikes(self, S, D, V, code, i, k):
-        T = _static(self)
-        atk, step, mac = T.atk, T.step, T.m_ac
+        """Two strikes (R0-05, multiple attack penalty) of PCs ``k`` on tracks ``i``."""
+        M = len(self.fighters.monsters)
+        table = _rolls(self).pc_strike
         for a in range(2):
             live = S["phase"][i] == FIGHT
             i, k = i[live], k[live]
             j = self._targets(S, D, i, k, a)
-            roll = _get(D["patk"], i, k, a)
-            dmg = V("pdmg", i, k, a)
-            deg = _degrees(roll, atk[k] - step[k] * a, mac[j])
-            hit = deg >= SUCCESS
-            dmg = np.where(deg == CRIT_SUCCESS, 2 * dmg, dmg)
-            self._hit_monster(S, code, i[hit], j[hit], dmg[hit])
+            mult = table.take(((k * 2 + a) * M + j) * 21 + _get(D["patk"], i, k, a))
+            hit = mult > 0
+            ih, kh, jh = i[hit], k[hit], j[hit]
+            self._hit_monster(S, code, ih, jh, V("pdmg", ih, kh, a) * mult[hit])
 
     def _wizard(self, S, D, V, code, i, w, t):
-        """Wizards ``w`` on tracks ``i`` cast their area spell, or their cantrip."""
-        F = self.fighters
-        dc, ref, wslot = _static(self).spell_dc, _static(self).m_reflex, _static(self).wslot
-        slot = S["slots"][i, w] > 0
+        """Wizards ``w`` on tracks ``i`` cast their area spell, or their cantrip (basic
+        Reflex saves)."""
+        M = len(self.fighters.monsters)
+        table, wslot = _rolls(self).pc_spell, _static(self).wslot
+        slot = _get(S["slots"], i, w) > 0
         a, ww = i[slot], w[slot]
         S["slots"][a, ww] -= 1
         base = V("area", a, ww)
-        for j in range(len(F.monsters)):
-            alive = S["mhp"][a, j] > 0
+        for j in range(M):
             roll = _get(D["msave"], a, wslot[ww], j)
-            dmg = basic_damage(_degrees(roll, ref[j], dc[ww]), base)
-            hit = alive & (dmg > 0)
+            dmg = (base * table.take((ww * M + j) * 21 + roll)) >> 1
+            hit = (dmg > 0) & (_get(S["mhp"], a, j) > 0)
             self._hit_monster(S, code, a[hit], np.full(hit.sum(), j), dmg[hit])
         b, wb = i[~slot], w[~slot]
         j = self._targets(S, D, b, wb, 0)
         ok = j >= 0
         b, wb, j = b[ok], wb[ok], j[ok]
-        base = V("cantrip", b, wb)
         roll = _get(D["msave"], b, wslot[wb], j)
-        dmg = basic_damage(_degrees(roll, ref[j], dc[wb]), base)
+        dmg = (V("cantrip", b, wb) * table.take((wb * M + j) * 21 + roll)) >> 1
         hit = dmg > 0
         self._hit_monster(S, code, b[hit], j[hit], dmg[hit])
 
@@ -1145,9 +1177,9 @@ class Party(Rules):
             self._area(S, D, V, code, i[use], j[use], t)
             i, j = i[~use], j[~use]
         T = _static(self)
-        atk, rdc, ac = T.m_atk, T.m_rdc, T.ac
-        hp_max = _static(self).hp_max
-        P = len(self.fighters.pcs)
+        rdc, hp_max = T.m_rdc, T.hp_max
+        P, A = len(self.fighters.pcs), self.attacks
+        table = _rolls(self).mon_strike
         for a in range(self.attacks):
             live = (code[i] < 0) & (S["phase"][i] == FIGHT)
             i, j = i[live], j[live]
@@ -1167,7 +1199,7 @@ class Party(Rules):
             else:
                 tgt_up = _first_bit_table(P).take(upm)
             if self.target_downed == "never":  # then a live fight has a conscious PC
-                k, target_ac = tgt_up, ac[tgt_up]
+                k, down = tgt_up, 0
             else:
                 aim_down = downm > 0
                 if self.target_downed == "sometimes":
@@ -1175,35 +1207,29 @@ class Party(Rules):
                 k = np.where(aim_down, _first_bit_table(P).take(downm), tgt_up)
                 ok = aim_down | (upm > 0)
                 i, j, k = i[ok], j[ok], k[ok]
-                target_ac = ac[k] - np.where(_get(S["cond"], i, k) != UP, UNCONSCIOUS_AC, 0)
-            deg = _degrees(
-                _get(D["matk"], i, j, a), atk[j] - MAP_STEPS[self.map] * min(a, 2), target_ac
-            )
-            hit = deg >= SUCCESS
-            dmg = V("mdmg", i, j, a)
-            crit = deg == CRIT_SUCCESS
-            dmg = np.where(crit, 2 * dmg, dmg)
-            fell = self._damage(
-                S, code, i[hit], k[hit], j[hit], dmg[hit], crit[hit], rdc[j[hit]], hp_max
-            )
+                down = _get(S["cond"], i, k) != UP  # AC -6 at 0 HP (R0-11)
+            case = ((j * A + a) * P + k) * 2 + down
+            mult = table.take(case * 21 + _get(D["matk"], i, j, a))
+            hit = mult > 0
+            i_, k_, j_, mult = i[hit], k[hit], j[hit], mult[hit]
+            dmg = V("mdmg", i_, j_, a) * mult
+            fell = self._damage(S, code, i_, k_, j_, dmg, mult == 2, rdc[j_], hp_max)
             self._check_defeat(S, code, fell)
 
     def _area(self, S, D, V, code, i, j, t):
-        F = self.fighters
+        """Monsters ``j`` on tracks ``i`` use their area effect: every conscious PC makes a
+        basic Reflex save (a critical failure is a critical for the knock-out, R0-03)."""
+        P = len(self.fighters.pcs)
         S["area"][i, j] -= 1
-        sdc = _static(self).m_sdc
-        ref = _static(self).reflex + self.check_penalty
-        hp_max = _static(self).hp_max
+        sdc, hp_max = _static(self).m_sdc, _static(self).hp_max
+        table = _rolls(self).pc_save
         base = V("marea", i, j)
-        for k in range(len(F.pcs)):
-            up = S["cond"][i, k] == UP
-            deg = _degrees(D["psave"][i, j, k], ref[k], sdc[j])
-            dmg = basic_damage(deg, base)
-            hit = up & (dmg > 0)
+        for k in range(P):
+            mult = table.take((j * P + k) * 21 + _get(D["psave"], i, j, k))
+            dmg = (base * mult) >> 1
+            hit = (_get(S["cond"], i, k) == UP) & (dmg > 0)
             kk = np.full(hit.sum(), k)
-            self._damage(
-                S, code, i[hit], kk, j[hit], dmg[hit], (deg == CRIT_FAIL)[hit], sdc[j[hit]], hp_max
-            )
+            self._damage(S, code, i[hit], kk, j[hit], dmg[hit], mult[hit] == 4, sdc[j[hit]], hp_max)
         self._check_defeat(S, code, i)
 
     def _damage(self, S, code, i, k, j, dmg, crit, src_dc, hp_max) -> np.ndarray:
