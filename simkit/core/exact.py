@@ -10,6 +10,8 @@ outcome's probability and its per-step absorption distribution.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,7 +21,15 @@ from simkit.core.contracts import ModelResult
 from simkit.core.model import Rules
 from simkit.core.tables import summary_html, survival_table
 
-__all__ = ["solve", "solve_many", "solve_if_possible", "ExactResult", "Chain", "build_chain"]
+__all__ = [
+    "solve",
+    "solve_many",
+    "solve_if_possible",
+    "clear_cache",
+    "ExactResult",
+    "Chain",
+    "build_chain",
+]
 
 
 @dataclass(frozen=True)
@@ -311,6 +321,12 @@ def solve_many(models) -> list:
     by stage, every stage of every point in the same batch; models with their own
     ``exact_hist`` are solved one by one. Raises ``NotImplementedError`` for a model
     without an exact solver.
+
+    A model with an ``exact_key()`` (the reduced key its chain depends on) is solved once
+    per distinct key: the answers are cached (:data:`ANSWER_CACHE_SIZE`, least recently
+    used dropped; :func:`clear_cache`), so a sweep over DCs and save bonuses builds one
+    chain per distinct margin. The batched products give each chain the same numbers
+    whatever else is in its batch, so a cached answer is the one a fresh solve gives.
     """
     models = list(models)
     out: list = [None] * len(models)
@@ -340,8 +356,20 @@ def solve_many(models) -> list:
             out[i] = models[i].combine_stages(solved[start], then)
     groups: dict = {}
     built = {}
+    solving: dict = {}  # answer key -> the index solved for it in this call
+    same: list[tuple[int, int]] = []  # (index, index solved for its key)
     for i in plain:
         m = models[i]
+        key = _answer_key(m)
+        if key is not None:
+            hit = _cached(key)
+            if hit is not None:
+                out[i] = ExactResult(model=m, hist=hit[0].copy(), unresolved=hit[1])
+                continue
+            if key in solving:
+                same.append((i, solving[key]))
+                continue
+            solving[key] = i
         chain = build_chain(m)
         if len(chain.states) > BATCH_LIMIT:  # stacking dense (B, S, S) arrays would not fit
             out[i] = _propagate(m, chain)
@@ -372,10 +400,54 @@ def solve_many(models) -> list:
             r = schedule[t - 1]
             hist[:, :, t] = np.einsum("bs,bso->bo", V, R[r])
             V = np.einsum("bs,bsk->bk", V, Q[r])
-        unresolved = V.sum(axis=1)
         for b, i in enumerate(idx):
-            out[i] = ExactResult(model=models[i], hist=hist[b], unresolved=float(unresolved[b]))
+            # summed over the chain's own states: padding must not change the rounding
+            rest = float(V[b, : len(built[i][0].states)].sum())
+            out[i] = ExactResult(model=models[i], hist=hist[b], unresolved=rest)
+    for key, i in solving.items():
+        _remember(key, out[i])
+    for i, j in same:
+        out[i] = ExactResult(model=models[i], hist=out[j].hist.copy(), unresolved=out[j].unresolved)
     return out
+
+
+#: Answers of :func:`solve_many`, by :func:`_answer_key` (least recently used dropped).
+_ANSWERS: OrderedDict = OrderedDict()
+#: How many answers :data:`_ANSWERS` keeps.
+ANSWER_CACHE_SIZE = 4096
+_LOCK = threading.Lock()
+
+
+def _answer_key(model) -> tuple | None:
+    """``(class, model.exact_key())``: rules with equal keys have the same exact answer.
+
+    A model opts in by defining ``exact_key()`` (the reduced key its chain depends on,
+    e.g. a save's margin instead of its bonus and DC); None: not cached.
+    """
+    key_of = getattr(model, "exact_key", None)
+    key = key_of() if key_of is not None else None
+    return None if key is None else (type(model), key)
+
+
+def _cached(key: tuple) -> tuple | None:
+    with _LOCK:  # threads may share the cache (a thread-pool executor)
+        hit = _ANSWERS.get(key)
+        if hit is not None:
+            _ANSWERS.move_to_end(key)
+        return hit
+
+
+def _remember(key: tuple, res: ExactResult) -> None:
+    with _LOCK:
+        _ANSWERS[key] = (res.hist.copy(), res.unresolved)
+        while len(_ANSWERS) > ANSWER_CACHE_SIZE:
+            _ANSWERS.popitem(last=False)
+
+
+def clear_cache() -> None:
+    """Forget the answers :func:`solve_many` cached (a benchmark's fresh start)."""
+    with _LOCK:
+        _ANSWERS.clear()
 
 
 def solve_if_possible(model) -> ModelResult | None:

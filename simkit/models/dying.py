@@ -505,6 +505,32 @@ class Dying(Rules):
         out, d = self.ref_knockout()
         return {self._key(out, d, self.hero_points > 0, False): 1.0}
 
+    def exact_key(self) -> tuple:
+        """What the exact answer depends on: rules with equal keys have the same chain.
+
+        :func:`table_key` (the check's clipped margins, death value, damage-while-dying
+        and hero options; the chain's checks grade each roll as the tables do), with the
+        knock-out's parameters, the enemy's chances, massive damage, healing and the
+        horizon as given. :func:`simkit.core.exact.solve_many` caches answers on it, so a
+        sweep over DCs and save bonuses solves one chain per distinct key (issue 13).
+        """
+        return (
+            table_key(self),
+            self.nonlethal,
+            self.start,
+            self.crit,
+            self.wounded,
+            self.wounded_rule,
+            self.hero_points > 0,
+            self.hero_knockout,
+            self.hit_chance,
+            self.crit_chance,
+            self.hp_max,
+            self.hit_damage if self.hp_max is not None else None,
+            self.heal_round,
+            self.max_rounds,
+        )
+
     def exact_regime(self, t):
         return t == self.heal_round
 
