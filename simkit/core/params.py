@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -53,6 +54,7 @@ def register_kind(
 ) -> None:
     """Declare a string-valued parameter kind (called by the rules module that owns it)."""
     _STRING_KINDS[kind] = (normalise, text, show_reason)
+    _NORMALISED.clear()
 
 
 def param(
@@ -134,12 +136,28 @@ def take_declarations(cls: type) -> None:
 
 
 def spec(rules_cls) -> dict[str, dict]:
-    """Field name -> metadata (with ``default``), for every declared parameter."""
+    """Field name -> metadata (with ``default``), for every declared parameter.
+
+    Read once per class (every rules object's validation asks for it, so a sweep of
+    1,000 points would read the fields 1,000 times); the dict returned is the caller's
+    own, the metadata dicts in it are shared and must not be changed.
+    """
+    fields = rules_cls.__dict__.get("__dataclass_fields__") if isinstance(rules_cls, type) else None
+    hit = _SPECS.get(rules_cls) if fields is not None else None
+    if hit is not None and hit[0] is fields:  # still the class's own fields (not re-decorated)
+        return dict(hit[1])
     out = {}
     for f in dataclasses.fields(rules_cls):
         if "kind" in f.metadata:
             out[f.name] = dict(f.metadata, default=f.default)
+    if fields is not None:
+        _SPECS[rules_cls] = (fields, out)
+        return dict(out)
     return out
+
+
+#: :func:`spec` of each class, with the fields it was read from.
+_SPECS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def allowed(meta: dict) -> str:
@@ -191,8 +209,25 @@ def shown(value: Any, limit: int = _SHOWN) -> str:
     return f"{text[:keep]}...{text[-keep:]} ({len(text)} characters)"
 
 
+#: Strings a string kind already accepted, normalised: (kind, text) -> canonical text (a
+#: sweep builds its 1,000 points' rules with the same dice string; parsing it is pure).
+_NORMALISED: dict[tuple[str, str], str] = {}
+
+
 def check_value(name: str, meta: dict, value: Any) -> Any:
     """Validate (and normalise) one value; raise :class:`ParamError` naming ``name``."""
+    kind = meta["kind"]
+    # the common cases first, already normal (every rules object checks every field)
+    t = type(value)
+    if (t is int and kind in ("int", "policy")) or (t is float and kind == "float"):
+        lo, hi = meta["lo"], meta["hi"]
+        if (lo is None or value >= lo) and (hi is None or value <= hi):  # False for NaN
+            if t is int or math.isfinite(value):
+                return value
+    elif t is bool and kind == "bool":
+        return value
+    elif t is str and kind == "choice" and value in meta["choices"]:
+        return value
 
     def bad():
         return ParamError(f"{name}={shown(value)} is not allowed: {name} must be {allowed(meta)}")
@@ -201,7 +236,6 @@ def check_value(name: str, meta: dict, value: Any) -> Any:
         if meta["optional"]:
             return None
         raise bad()
-    kind = meta["kind"]
     if kind == "bool":
         if isinstance(value, (bool,)) or (isinstance(value, int) and value in (0, 1)):
             return bool(value)
@@ -211,13 +245,21 @@ def check_value(name: str, meta: dict, value: Any) -> Any:
             return value
         raise bad()
     if kind in _STRING_KINDS:
+        known = _NORMALISED.get((kind, value)) if type(value) is str else None
+        if known is not None:
+            return known
         normalise, _, show_reason = _STRING_KINDS[kind]
         try:
-            return normalise(value)
+            text = normalise(value)
         except (ValueError, TypeError) as exc:
             if show_reason:
                 raise ParamError(f"{name}={shown(value)} is not allowed: {exc}") from None
             raise bad() from None
+        if type(value) is str and len(value) <= _SHOWN:
+            if len(_NORMALISED) >= 1024:
+                _NORMALISED.clear()
+            _NORMALISED[(kind, value)] = text
+        return text
     if kind == "schedule":
         if (
             isinstance(value, str)
