@@ -150,3 +150,22 @@ def test_batch_composition_never_changes_an_exact_number():
         frames.append(sweep("dying", grid, 100, 3, fixed=fixed, chunk_size=chunk))
     for df in frames[1:]:
         assert df["exact"].tolist() == frames[0]["exact"].tolist()
+
+
+def test_a_subclass_is_not_cached_on_its_parents_key():
+    """A house rule deriving from Dying may change the chain through its own parameters."""
+    import dataclasses
+
+    from simkit.core.params import param
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Harsh(Dying):
+        extra: int = param(0, kind="int", lo=0, hi=3, help="dying added at the knock-out")
+
+        def exact_initial(self):
+            return {(min(self.knockout_dying + self.extra, self.death_at - 1), False, False): 1.0}
+
+    exact.clear_cache()
+    a, b = exact.solve_many([Harsh(extra=0), Harsh(extra=2)])
+    assert a["dead"] < b["dead"]
+    assert not exact._ANSWERS

@@ -422,10 +422,12 @@ def _answer_key(model) -> tuple | None:
     """``(class, model.exact_key())``: rules with equal keys have the same exact answer.
 
     A model opts in by defining ``exact_key()`` (the reduced key its chain depends on,
-    e.g. a save's margin instead of its bonus and DC); None: not cached.
+    e.g. a save's margin instead of its bonus and DC); None: not cached. Only a class's
+    own ``exact_key`` counts: a subclass (a house rule) may change the chain through
+    parameters its parent's key does not know.
     """
-    key_of = getattr(model, "exact_key", None)
-    key = key_of() if key_of is not None else None
+    key_of = type(model).__dict__.get("exact_key")
+    key = key_of(model) if key_of is not None else None
     return None if key is None else (type(model), key)
 
 
