@@ -101,6 +101,7 @@ from simkit.rules import (
     creatures,
     dying_damage,
     first_aid,
+    guide,
     hero_points,
     hourly,
     massive_damage,
@@ -465,6 +466,15 @@ def faces(kind: str, raw: np.ndarray) -> np.ndarray:
     return raw + np.uint16(1) if kind == "d20" else raw
 
 
+def happens(draw: np.ndarray, p: float) -> np.ndarray:
+    """Whether an event of probability ``p`` happens, from a ``chance`` draw: two 16-bit
+    words ``(hi, lo)`` (last axis), the 32-bit value ``hi << 16 | lo`` below the event's
+    cell edge (:func:`simkit.rules.guide.cell_guide` of ``(p, 1 - p)``; exact to 2**-32)."""
+    edge = guide.cell_guide((p, 1.0 - p))[0][1]
+    u = (draw[..., 0].astype(np.int64) << 16) | draw[..., 1]
+    return u < edge
+
+
 def pick_draw(count: int) -> str:
     """How a uniform choice among at most ``count`` candidates is drawn: ``"below:L"`` with
     ``L`` the least common multiple of ``1..count`` (then ``w mod c`` is exactly uniform on
@@ -490,19 +500,20 @@ BASIC_X2 = {CRIT_FAIL: 4, FAIL: 2, SUCCESS: 1, CRIT_SUCCESS: 0}
 
 
 def _roll_table(pairs, effect: dict[int, int]) -> np.ndarray:
-    """``table[x * 21 + roll]``: ``effect`` of the degree (R0-05, :func:`degree`) of a
-    natural ``roll`` with ``pairs[x] = (bonus, dc)``; int32."""
-    t = np.zeros((len(pairs), 21), dtype=np.int32)
+    """``table[x * 20 + roll - 1]``: ``effect`` of the degree (R0-05, :func:`degree`) of a
+    natural ``roll`` with ``pairs[x] = (bonus, dc)``; int32. (A d20 draw holds ``roll - 1``,
+    see :meth:`Party.draw`.)"""
+    t = np.zeros((len(pairs), 20), dtype=np.int32)
     for x, (bonus, dc) in enumerate(pairs):
         for r in range(1, 21):
-            t[x, r] = effect[degree(r, int(bonus), int(dc))]
+            t[x, r - 1] = effect[degree(r, int(bonus), int(dc))]
     t.setflags(write=False)
     return t.reshape(-1)
 
 
 @dataclass(frozen=True)
 class _Rolls:
-    """Every check of a fight as one lookup: ``table[case * 21 + natural roll]``."""
+    """Every check of a fight as one lookup: ``table[case * 20 + d20 draw]``."""
 
     pc_strike: np.ndarray  # case ((k * 2 + a) * M + j): PC k's a-th strike at monster j
     pc_spell: np.ndarray  # case (k * M + j): monster j's basic Reflex vs PC k's spell DC
@@ -802,11 +813,11 @@ class Party(Rules):
                 if self.area_on:
                     out.append((f"marea{j}", dice_draw(mo.area), ()))
             if self.area_on:
-                out += [("area_u", "random", (M,)), ("psave", "d20", (M, P))]
+                out += [("area_u", "chance", (M,)), ("psave", "d20", (M, P))]
             if self.monster_target == "random":
                 out.append(("mon_tgt", pick_draw(P), (M, A)))
             if self.target_downed == "sometimes":
-                out.append(("downed_u", "random", (M, A)))
+                out.append(("downed_u", "chance", (M, A)))
         if self.hourly_on:
             out += [("con", "d20", (P, HOURS)), ("med", "d20", (P, HOURS))]
         return out
@@ -830,14 +841,17 @@ class Party(Rules):
         return not self.seed000 and self.long_term
 
     def draw(self, rng, m: int) -> dict[str, np.ndarray]:
-        """One round's draws for ``m`` tracks (see :attr:`plan`), one call per entry."""
+        """One round's draws for ``m`` tracks (see :attr:`plan`), one call per entry, as
+        drawn: a ``d20`` entry holds ``face - 1`` (0..19; :func:`faces` reads them)."""
         out = {}
         for name, kind, shape in self.plan:
             size = (m,) + shape
             if kind == "random":
                 out[name] = rng.random(size=size)
+            elif kind == "chance":
+                out[name] = rng.below(65536, size + (2,))
             else:
-                out[name] = faces(kind, rng.below(20 if kind == "d20" else int(kind[6:]), size))
+                out[name] = rng.below(20 if kind == "d20" else int(kind[6:]), size)
         return out
 
     def init_draw(self, rng, m: int) -> np.ndarray:
@@ -890,6 +904,8 @@ class Party(Rules):
             "heals_spent": np.zeros(n, dtype=np.int16),
         }
         S["order"] = np.argsort(-S["key"], axis=1, kind="stable").astype(np.int8)  # acting order
+        if self.pc_target == "focus" and M > 1:  # the PCs' target, kept up to date by _hit_monster
+            S["focus"] = _weakest(S["mhp"], np.arange(n))
         code = np.full(n, -1, dtype=np.int8)
         if self.hp is not None:
             S["hp"] = np.minimum(S["hp"], self.hp)
@@ -936,7 +952,7 @@ class Party(Rules):
                 mo_i = np.flatnonzero(live & (actor >= P))
                 if len(mo_i):
                     j = actor[mo_i] - P
-                    alive = S["mhp"][mo_i, j] > 0
+                    alive = _get(S["mhp"], mo_i, j) > 0
                     self._monster_turns(S, D, V, code, mo_i[alive], j[alive], t)
             moved = np.flatnonzero(_any(S["moved"]))  # R0-03 moved someone: new order
             S["order"][moved] = np.argsort(-S["key"][moved], axis=1, kind="stable")
@@ -985,7 +1001,7 @@ class Party(Rules):
             old = S["dying"][i, k]
             fort = _static(self).fort[k] + self.check_penalty
             new = recovery_check.recovery_phase(
-                D["check"][i, k], old, check=opts["check"], bonus=fort, dc=S["dcs"][i, k]
+                D["check"][i, k] + 1, old, check=opts["check"], bonus=fort, dc=S["dcs"][i, k]
             )
             self._rise(S, code, i, k, old, new, knockout=False)
             return
@@ -1106,7 +1122,7 @@ class Party(Rules):
     def _first_aid(self, D, i, c) -> np.ndarray:
         """Whether cleric ``c``'s first aid works on tracks ``i`` (R1-02, rules/first_aid)."""
         return first_aid.first_aid_lookup(
-            D["aid"][i, self.clerics.index(c)],
+            D["aid"][i, self.clerics.index(c)] + 1,
             bonus=self.fighters.pcs[c].medicine,
             check_penalty=self.check_penalty,
             dc=self.first_aid_dc,
@@ -1117,7 +1133,7 @@ class Party(Rules):
         if S["mhp"].shape[1] == 1:  # one monster: it, while it lives
             return np.where(S["mhp"][i, 0] > 0, 0, -1)
         if self.pc_target == "focus":
-            return _weakest(S["mhp"], i)
+            return S["focus"].take(i)
         alive = S["mhp"].take(i, axis=0) > 0  # (n, M)
         cnt = _count(alive)
         tgt = _nth(alive, pick(_get(D["pc_tgt"], i, k, a), cnt))
@@ -1130,9 +1146,17 @@ class Party(Rules):
         old = S["mhp"].reshape(-1).take(flat)
         left = np.maximum(old - dmg, 0)
         S["mhp"].reshape(-1)[flat] = left
-        fell = i[(left == 0) & (old > 0)]
+        killed = (left == 0) & (old > 0)
+        fell = i[killed]
         S["mleft"][fell] -= 1
         S["phase"][fell[S["mleft"][fell] == 0]] = WON
+        if "focus" in S:  # the weakest living monster (ties: the lower index), see _weakest
+            f = S["focus"].take(i)
+            now = S["mhp"].reshape(-1).take(i * S["mhp"].shape[1] + f)
+            weaker = (left > 0) & ((left < now) | ((left == now) & (j < f)))
+            S["focus"][i[weaker]] = j[weaker]
+            lost = i[killed & (j == f)]  # the focus fell: the next weakest
+            S["focus"][lost] = _weakest(S["mhp"], lost)
 
     def _strikes(self, S, D, V, code, i, k):
         """Two strikes (R0-05, multiple attack penalty) of PCs ``k`` on tracks ``i``."""
@@ -1142,7 +1166,7 @@ class Party(Rules):
             live = S["phase"][i] == FIGHT
             i, k = i[live], k[live]
             j = self._targets(S, D, i, k, a)
-            mult = table.take(((k * 2 + a) * M + j) * 21 + _get(D["patk"], i, k, a))
+            mult = table.take(((k * 2 + a) * M + j) * 20 + _get(D["patk"], i, k, a))
             hit = mult > 0
             ih, kh, jh = i[hit], k[hit], j[hit]
             self._hit_monster(S, code, ih, jh, V("pdmg", ih, kh, a) * mult[hit])
@@ -1158,7 +1182,7 @@ class Party(Rules):
         base = V("area", a, ww)
         for j in range(M):
             roll = _get(D["msave"], a, wslot[ww], j)
-            dmg = (base * table.take((ww * M + j) * 21 + roll)) >> 1
+            dmg = (base * table.take((ww * M + j) * 20 + roll)) >> 1
             hit = (dmg > 0) & (_get(S["mhp"], a, j) > 0)
             self._hit_monster(S, code, a[hit], np.full(hit.sum(), j), dmg[hit])
         b, wb = i[~slot], w[~slot]
@@ -1166,14 +1190,14 @@ class Party(Rules):
         ok = j >= 0
         b, wb, j = b[ok], wb[ok], j[ok]
         roll = _get(D["msave"], b, wslot[wb], j)
-        dmg = (V("cantrip", b, wb) * table.take((wb * M + j) * 21 + roll)) >> 1
+        dmg = (V("cantrip", b, wb) * table.take((wb * M + j) * 20 + roll)) >> 1
         hit = dmg > 0
         self._hit_monster(S, code, b[hit], j[hit], dmg[hit])
 
     # -- the monsters' turns ----------------------------------------------------------------------
     def _monster_turns(self, S, D, V, code, i, j, t):
         if self.area_on:
-            use = (S["area"][i, j] > 0) & (D["area_u"][i, j] < self.area_chance)
+            use = (_get(S["area"], i, j) > 0) & happens(D["area_u"][i, j], self.area_chance)
             self._area(S, D, V, code, i[use], j[use], t)
             i, j = i[~use], j[~use]
         T = _static(self)
@@ -1203,13 +1227,13 @@ class Party(Rules):
             else:
                 aim_down = downm > 0
                 if self.target_downed == "sometimes":
-                    aim_down &= _get(D["downed_u"], i, j, a) < self.downed_chance
+                    aim_down &= happens(D["downed_u"][i, j, a], self.downed_chance)
                 k = np.where(aim_down, _first_bit_table(P).take(downm), tgt_up)
                 ok = aim_down | (upm > 0)
                 i, j, k = i[ok], j[ok], k[ok]
                 down = _get(S["cond"], i, k) != UP  # AC -6 at 0 HP (R0-11)
             case = ((j * A + a) * P + k) * 2 + down
-            mult = table.take(case * 21 + _get(D["matk"], i, j, a))
+            mult = table.take(case * 20 + _get(D["matk"], i, j, a))
             hit = mult > 0
             i_, k_, j_, mult = i[hit], k[hit], j[hit], mult[hit]
             dmg = V("mdmg", i_, j_, a) * mult
@@ -1225,7 +1249,7 @@ class Party(Rules):
         table = _rolls(self).pc_save
         base = V("marea", i, j)
         for k in range(P):
-            mult = table.take((j * P + k) * 21 + _get(D["psave"], i, j, k))
+            mult = table.take((j * P + k) * 20 + _get(D["psave"], i, j, k))
             dmg = (base * mult) >> 1
             hit = (_get(S["cond"], i, k) == UP) & (dmg > 0)
             kk = np.full(hit.sum(), k)
@@ -1371,8 +1395,8 @@ class Party(Rules):
                 sel = healer[st] == h
                 b = a[sel]
                 res = hourly.hourly_lookup(
-                    D["con"][b, k, :],
-                    D["med"][b, k, :] if h >= 0 else None,
+                    D["con"][b, k, :] + 1,
+                    D["med"][b, k, :] + 1 if h >= 0 else None,
                     con=pc.con,
                     healer=int(h) if h >= 0 else None,
                     check_penalty=self.check_penalty,

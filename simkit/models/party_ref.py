@@ -18,6 +18,7 @@ from simkit.models.party import MAP_STEPS, OUTCOMES, Party
 from simkit.rules import (
     dying_damage,
     first_aid,
+    guide,
     hero_points,
     hourly,
     massive_damage,
@@ -46,6 +47,11 @@ def _pick(draw, count: int) -> int:
     if isinstance(draw, (float, np.floating)):
         return min(int(float(draw) * count), count - 1)
     return int(draw) % count
+
+
+def _happens(draw, p: float) -> bool:
+    """A ``chance`` draw (two 16-bit words) falls in the event's cell of ``(p, 1 - p)``."""
+    return guide.cell_of_draw(int(draw[0]), int(draw[1]), (p, 1.0 - p)) == 0
 
 
 def _basic(deg: int, base: int) -> int:
@@ -346,7 +352,7 @@ class _Track:
 
     def monster_turn(self, j):
         r, tr, mo = self.r, self.tr, self.F.monsters[j]
-        if r.area_on and tr["area"][j] > 0 and float(self.d["area_u"][j]) < r.area_chance:
+        if r.area_on and tr["area"][j] > 0 and _happens(self.d["area_u"][j], r.area_chance):
             tr["area"][j] -= 1
             base = _dice(mo.area, self.d[f"marea{j}"])
             for k, pc in enumerate(tr["pcs"]):
@@ -371,7 +377,7 @@ class _Track:
                 r.target_downed == "always"
                 or (
                     r.target_downed == "sometimes"
-                    and float(self.d["downed_u"][j][a]) < r.downed_chance
+                    and _happens(self.d["downed_u"][j][a], r.downed_chance)
                 )
             )
             if aim_down:
