@@ -57,8 +57,12 @@ class RecordingRng:
             "integers", self.gen.integers(low, high, size=size, dtype=dtype, endpoint=endpoint)
         )
 
-    def below(self, width, size=None):
-        return self._keep("integers", self.gen.integers(0, width, size=size, dtype=np.uint16))
+    def below(self, width, size=None, out=None):
+        x = self.gen.integers(0, width, size=size, dtype=np.uint16)
+        if out is not None:
+            out[...] = x
+            x = out
+        return self._keep("integers", x)
 
     def random(self, size=None, dtype=np.float64):
         return self._keep("random", self.gen.random(size=size, dtype=dtype))

@@ -103,13 +103,17 @@ class BlockRng:
         """Natural d20 rolls (uint8, 1..20), one row per active track."""
         return self._draw("integers", size, 1, 21, dtype=np.uint8)
 
-    def below(self, width: int, size=None) -> np.ndarray:
+    def below(self, width: int, size=None, out: np.ndarray | None = None) -> np.ndarray:
         """Exactly uniform integers in ``[0, width)`` (uint16), one row per active track.
 
         For ``width <= 65536``: 16-bit words from the streams' raw bits, words at or
         above the largest multiple of ``q = 65536 // width`` redrawn (rejection, so no
         bias), then divided by ``q`` (a shift when ``q`` is a power of two). About
         twice as fast as ``integers`` for the base-20 packed rolls of the kernels.
+
+        ``out``: an array of shape ``size`` (any integer dtype, any strides, e.g. a column
+        of a larger array) that receives the draw, stream by stream, and is returned;
+        the numbers are those of the same call without ``out``.
         """
         if not 1 <= width <= 65536:
             raise ValueError(f"width must be in [1, 65536], got {width}")
@@ -117,15 +121,32 @@ class BlockRng:
         per = int(np.prod(rest, dtype=np.int64)) if rest else 1
         q = 65536 // width
         limit = q * width
+        shift = q.bit_length() - 1 if q & (q - 1) == 0 else None
+
+        def scaled(v: np.ndarray, dest=None) -> np.ndarray:
+            if shift is not None:
+                return np.right_shift(v, np.uint16(shift), out=dest)
+            return np.floor_divide(v, np.uint16(q), out=dest)
+
+        if out is not None:
+            if out.shape != (self.n_active,) + rest:
+                raise ValueError(f"out has shape {out.shape}, the draw {(self.n_active,) + rest}")
+            pos = 0
+            for g, c in self._pairs:
+                v = _below(g, c * per, limit).reshape((c,) + rest)
+                if out.dtype == np.uint16:
+                    scaled(v, out[pos : pos + c])
+                else:
+                    out[pos : pos + c] = scaled(v)
+                pos += c
+            return out
         parts = [_below(g, c * per, limit).reshape((c,) + rest) for g, c in self._pairs]
         v = (
             parts[0]
             if len(parts) == 1
             else (np.concatenate(parts) if parts else np.empty((0,) + rest, np.uint16))
         )
-        if q & (q - 1) == 0:
-            return v >> np.uint16(q.bit_length() - 1)
-        return v // np.uint16(q)
+        return scaled(v)
 
     def compact(self, kept: np.ndarray) -> None:
         """Keep only the tracks at positions ``kept`` (sorted indices into the active set)."""

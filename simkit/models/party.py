@@ -238,12 +238,13 @@ class _Sums:
         self.banks = banks
         self.stacks: dict[str, np.ndarray] = {}
         for key, b in banks.items():
-            lazy = b.table is not None
-            out = np.zeros((m, len(b.texts)) + b.shape, dtype=np.uint16 if lazy else np.int32)
+            if b.table is not None:  # drawn side by side already (Party.draw)
+                self.stacks[key] = D[key]
+                continue
+            out = np.zeros((m, len(b.texts)) + b.shape, dtype=np.int32)
             for x, t in enumerate(b.texts):
                 if t is not None:
-                    raw = D[f"{b.prefix}{x}"]
-                    out[:, x] = raw if lazy else dice_values(t, raw)
+                    out[:, x] = dice_values(t, D[f"{b.prefix}{x}"])
             self.stacks[key] = out
 
     def __call__(self, key: str, i: np.ndarray, x: np.ndarray, a=None) -> np.ndarray:
@@ -466,12 +467,13 @@ def faces(kind: str, raw: np.ndarray) -> np.ndarray:
     return raw + np.uint16(1) if kind == "d20" else raw
 
 
-def happens(draw: np.ndarray, p: float) -> np.ndarray:
+def happens(hi: np.ndarray, lo: np.ndarray, p: float) -> np.ndarray:
     """Whether an event of probability ``p`` happens, from a ``chance`` draw: two 16-bit
-    words ``(hi, lo)`` (last axis), the 32-bit value ``hi << 16 | lo`` below the event's
-    cell edge (:func:`simkit.rules.guide.cell_guide` of ``(p, 1 - p)``; exact to 2**-32)."""
-    edge = guide.cell_guide((p, 1.0 - p))[0][1]
-    u = (draw[..., 0].astype(np.int64) << 16) | draw[..., 1]
+    words ``(hi, lo)`` (its last axis), the 32-bit value ``hi << 16 | lo`` below the
+    event's cell edge (:func:`simkit.rules.guide.cell_guide` of ``(p, 1 - p)``; exact to
+    2**-32)."""
+    edge = int(guide.cell_guide((p, 1.0 - p))[0][1])
+    u = (hi.astype(np.int64) << 16) | lo
     return u < edge
 
 
@@ -842,16 +844,30 @@ class Party(Rules):
 
     def draw(self, rng, m: int) -> dict[str, np.ndarray]:
         """One round's draws for ``m`` tracks (see :attr:`plan`), one call per entry, as
-        drawn: a ``d20`` entry holds ``face - 1`` (0..19; :func:`faces` reads them)."""
-        out = {}
+        drawn: a ``d20`` entry holds ``face - 1`` (0..19; :func:`faces` reads them). The
+        dice of each kind of roll are drawn side by side into one array, ``D[key]`` for the
+        keys of :func:`_sources` (see :class:`_Sums`)."""
+        out: dict[str, np.ndarray] = {}
+        banks = _sources(self)
+        into: dict[str, np.ndarray] = {}
+        for key, b in banks.items():
+            if b.table is not None:
+                out[key] = np.zeros((m, len(b.texts)) + b.shape, dtype=np.uint16)
+                for x, t in enumerate(b.texts):
+                    if t is not None:
+                        into[f"{b.prefix}{x}"] = out[key][:, x]
         for name, kind, shape in self.plan:
             size = (m,) + shape
             if kind == "random":
                 out[name] = rng.random(size=size)
-            elif kind == "chance":
-                out[name] = rng.below(65536, size + (2,))
-            else:
-                out[name] = rng.below(20 if kind == "d20" else int(kind[6:]), size)
+                continue
+            width = 65536 if kind == "chance" else 20 if kind == "d20" else int(kind[6:])
+            if kind == "chance":
+                size += (2,)
+            dest = into.get(name)
+            out[name] = rng.below(
+                width, size, out=np.empty(size, dtype=np.uint16) if dest is None else dest
+            )
         return out
 
     def init_draw(self, rng, m: int) -> np.ndarray:
@@ -904,8 +920,6 @@ class Party(Rules):
             "heals_spent": np.zeros(n, dtype=np.int16),
         }
         S["order"] = np.argsort(-S["key"], axis=1, kind="stable").astype(np.int8)  # acting order
-        if self.pc_target == "focus" and M > 1:  # the PCs' target, kept up to date by _hit_monster
-            S["focus"] = _weakest(S["mhp"], np.arange(n))
         code = np.full(n, -1, dtype=np.int8)
         if self.hp is not None:
             S["hp"] = np.minimum(S["hp"], self.hp)
@@ -1133,7 +1147,7 @@ class Party(Rules):
         if S["mhp"].shape[1] == 1:  # one monster: it, while it lives
             return np.where(S["mhp"][i, 0] > 0, 0, -1)
         if self.pc_target == "focus":
-            return S["focus"].take(i)
+            return _weakest(S["mhp"], i)
         alive = S["mhp"].take(i, axis=0) > 0  # (n, M)
         cnt = _count(alive)
         tgt = _nth(alive, pick(_get(D["pc_tgt"], i, k, a), cnt))
@@ -1146,17 +1160,9 @@ class Party(Rules):
         old = S["mhp"].reshape(-1).take(flat)
         left = np.maximum(old - dmg, 0)
         S["mhp"].reshape(-1)[flat] = left
-        killed = (left == 0) & (old > 0)
-        fell = i[killed]
+        fell = i[(left == 0) & (old > 0)]
         S["mleft"][fell] -= 1
         S["phase"][fell[S["mleft"][fell] == 0]] = WON
-        if "focus" in S:  # the weakest living monster (ties: the lower index), see _weakest
-            f = S["focus"].take(i)
-            now = S["mhp"].reshape(-1).take(i * S["mhp"].shape[1] + f)
-            weaker = (left > 0) & ((left < now) | ((left == now) & (j < f)))
-            S["focus"][i[weaker]] = j[weaker]
-            lost = i[killed & (j == f)]  # the focus fell: the next weakest
-            S["focus"][lost] = _weakest(S["mhp"], lost)
 
     def _strikes(self, S, D, V, code, i, k):
         """Two strikes (R0-05, multiple attack penalty) of PCs ``k`` on tracks ``i``."""
@@ -1197,7 +1203,9 @@ class Party(Rules):
     # -- the monsters' turns ----------------------------------------------------------------------
     def _monster_turns(self, S, D, V, code, i, j, t):
         if self.area_on:
-            use = (_get(S["area"], i, j) > 0) & happens(D["area_u"][i, j], self.area_chance)
+            use = (_get(S["area"], i, j) > 0) & happens(
+                _get(D["area_u"], i, j, 0), _get(D["area_u"], i, j, 1), self.area_chance
+            )
             self._area(S, D, V, code, i[use], j[use], t)
             i, j = i[~use], j[~use]
         T = _static(self)
@@ -1227,7 +1235,8 @@ class Party(Rules):
             else:
                 aim_down = downm > 0
                 if self.target_downed == "sometimes":
-                    aim_down &= happens(D["downed_u"][i, j, a], self.downed_chance)
+                    u = D["downed_u"][:, :, a]  # (m, M, 2)
+                    aim_down &= happens(u[i, j, 0], u[i, j, 1], self.downed_chance)
                 k = np.where(aim_down, _first_bit_table(P).take(downm), tgt_up)
                 ok = aim_down | (upm > 0)
                 i, j, k = i[ok], j[ok], k[ok]
