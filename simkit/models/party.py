@@ -248,7 +248,11 @@ class _Sums:
             self.stacks[key] = out
 
     def __call__(self, key: str, i: np.ndarray, x: np.ndarray, a=None) -> np.ndarray:
-        raw = _get(self.stacks[key], i, x, a)
+        return self.at(key, _flat(self.stacks[key], i, x, a), x)
+
+    def at(self, key: str, flat: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """The sums at flat positions ``flat`` of the ``key`` stack, of sources ``x``."""
+        raw = self.stacks[key].reshape(-1).take(flat)
         table = self.banks[key].table
         if table is None:
             return raw
@@ -310,12 +314,17 @@ _FIGHTER, _ROGUE, _CLERIC, _WIZARD = (
 # numpy reduces a short trailing axis slowly (a loop per row); these loop over the columns.
 
 
-def _get(a: np.ndarray, i: np.ndarray, k, c=None) -> np.ndarray:
-    """``a[i, k]`` (or ``a[i, k, c]``, ``c`` an int) of a C-contiguous array, by a flat take."""
+def _flat(a: np.ndarray, i: np.ndarray, k, c=None) -> np.ndarray:
+    """Flat position of ``a[i, k]`` (or ``a[i, k, c]``) in a C-contiguous array ``a``."""
     flat = i * a.shape[1] + k
     if c is not None:
         flat = flat * a.shape[2] + c
-    return a.reshape(-1).take(flat)
+    return flat
+
+
+def _get(a: np.ndarray, i: np.ndarray, k, c=None) -> np.ndarray:
+    """``a[i, k]`` (or ``a[i, k, c]``, ``c`` an int) of a C-contiguous array, by a flat take."""
+    return a.reshape(-1).take(_flat(a, i, k, c))
 
 
 def _any(m: np.ndarray) -> np.ndarray:
@@ -1166,16 +1175,18 @@ class Party(Rules):
 
     def _strikes(self, S, D, V, code, i, k):
         """Two strikes (R0-05, multiple attack penalty) of PCs ``k`` on tracks ``i``."""
-        M = len(self.fighters.monsters)
+        P, M = S["hp"].shape[1], S["mhp"].shape[1]
         table = _rolls(self).pc_strike
         for a in range(2):
-            live = S["phase"][i] == FIGHT
-            i, k = i[live], k[live]
+            if a:  # (every track of ``i`` is fighting at the first strike)
+                live = S["phase"].take(i) == FIGHT
+                i, k = i[live], k[live]
             j = self._targets(S, D, i, k, a)
-            mult = table.take(((k * 2 + a) * M + j) * 20 + _get(D["patk"], i, k, a))
-            hit = mult > 0
-            ih, kh, jh = i[hit], k[hit], j[hit]
-            self._hit_monster(S, code, ih, jh, V("pdmg", ih, kh, a) * mult[hit])
+            f = (i * P + k) * 2 + a  # (track, PC, strike) in patk and the pdmg stack
+            mult = table.take(((k * 2 + a) * M + j) * 20 + D["patk"].reshape(-1).take(f))
+            hit = np.flatnonzero(mult)
+            dmg = V.at("pdmg", f.take(hit), k.take(hit)) * mult.take(hit)
+            self._hit_monster(S, code, i.take(hit), j.take(hit), dmg)
 
     def _wizard(self, S, D, V, code, i, w, t):
         """Wizards ``w`` on tracks ``i`` cast their area spell, or their cantrip (basic
@@ -1210,14 +1221,14 @@ class Party(Rules):
             i, j = i[~use], j[~use]
         T = _static(self)
         rdc, hp_max = T.m_rdc, T.hp_max
-        P, A = len(self.fighters.pcs), self.attacks
+        P, M, A = len(self.fighters.pcs), len(self.fighters.monsters), self.attacks
         table = _rolls(self).mon_strike
         for a in range(self.attacks):
             live = (code[i] < 0) & (S["phase"][i] == FIGHT)
             i, j = i[live], j[live]
             upm, downm = _masks(S["cond"], i)
             if self.monster_target == "random":
-                w = _get(D["mon_tgt"], i, j, a)
+                w = D["mon_tgt"].reshape(-1).take((i * M + j) * A + a)
                 if w.dtype.kind == "f":
                     tgt_up = _nth_bit_table(P).take(
                         upm.astype(np.intp) * P + pick(w, _popcount_table(P).take(upm))
@@ -1241,12 +1252,13 @@ class Party(Rules):
                 ok = aim_down | (upm > 0)
                 i, j, k = i[ok], j[ok], k[ok]
                 down = _get(S["cond"], i, k) != UP  # AC -6 at 0 HP (R0-11)
+            f = (i * M + j) * A + a  # (track, monster, strike) in matk and the mdmg stack
             case = ((j * A + a) * P + k) * 2 + down
-            mult = table.take(case * 20 + _get(D["matk"], i, j, a))
-            hit = mult > 0
-            i_, k_, j_, mult = i[hit], k[hit], j[hit], mult[hit]
-            dmg = V("mdmg", i_, j_, a) * mult
-            fell = self._damage(S, code, i_, k_, j_, dmg, mult == 2, rdc[j_], hp_max)
+            mult = table.take(case * 20 + D["matk"].reshape(-1).take(f))
+            hit = np.flatnonzero(mult)
+            i_, k_, j_, mult = i.take(hit), k.take(hit), j.take(hit), mult.take(hit)
+            dmg = V.at("mdmg", f.take(hit), j_) * mult
+            fell = self._damage(S, code, i_, k_, j_, dmg, mult == 2, rdc.take(j_), hp_max)
             self._check_defeat(S, code, fell)
 
     def _area(self, S, D, V, code, i, j, t):
@@ -1257,12 +1269,15 @@ class Party(Rules):
         sdc, hp_max = _static(self).m_sdc, _static(self).hp_max
         table = _rolls(self).pc_save
         base = V("marea", i, j)
+        hits = []  # (tracks, PC, damage, critical failure) of each PC: one _damage call
         for k in range(P):
             mult = table.take((j * P + k) * 20 + _get(D["psave"], i, j, k))
             dmg = (base * mult) >> 1
-            hit = (_get(S["cond"], i, k) == UP) & (dmg > 0)
-            kk = np.full(hit.sum(), k)
-            self._damage(S, code, i[hit], kk, j[hit], dmg[hit], mult[hit] == 4, sdc[j[hit]], hp_max)
+            hit = np.flatnonzero((_get(S["cond"], i, k) == UP) & (dmg > 0))
+            hits.append((hit, np.full(len(hit), k), dmg.take(hit), mult.take(hit) == 4))
+        hit, kk, dmg, crit = (np.concatenate(x) for x in zip(*hits))
+        jj = j.take(hit)  # (the PCs of one track are hit independently: any order is the same)
+        self._damage(S, code, i.take(hit), kk, jj, dmg, crit, sdc.take(jj), hp_max)
         self._check_defeat(S, code, i)
 
     def _damage(self, S, code, i, k, j, dmg, crit, src_dc, hp_max) -> np.ndarray:
