@@ -928,7 +928,8 @@ class Party(Rules):
             "hero_spent": np.zeros(n, dtype=np.int16),
             "heals_spent": np.zeros(n, dtype=np.int16),
         }
-        S["order"] = np.argsort(-S["key"], axis=1, kind="stable").astype(np.int8)  # acting order
+        # acting order (every key differs, see initiative_keys and _knockout: any sort will do)
+        S["order"] = np.argsort(-S["key"], axis=1).astype(np.int8)
         code = np.full(n, -1, dtype=np.int8)
         if self.hp is not None:
             S["hp"] = np.minimum(S["hp"], self.hp)
@@ -966,19 +967,21 @@ class Party(Rules):
         if fighting.any():
             order = S["order"]  # (m, P + M): combatants by initiative
             for s in range(P + M):
-                actor = order[:, s].astype(np.intp)  # (int8 arithmetic would overflow)
+                actor = order[:, s]
+                # one actor per track in a slot: a PC's turn never ends a track on which a
+                # monster acts in the same slot, so one test of who is still fighting serves
                 live = (code < 0) & (S["phase"] == FIGHT)
-                pc_i = np.flatnonzero(live & (actor < P))
-                if len(pc_i):
-                    self._pc_turns(S, D, V, code, pc_i, actor[pc_i], t)
-                live = (code < 0) & (S["phase"] == FIGHT)
-                mo_i = np.flatnonzero(live & (actor >= P))
+                is_pc = actor < P
+                pc_i = np.flatnonzero(live & is_pc)
+                mo_i = np.flatnonzero(live & ~is_pc)
+                if len(pc_i):  # (indices as intp: int8 arithmetic would overflow)
+                    self._pc_turns(S, D, V, code, pc_i, actor.take(pc_i).astype(np.intp), t)
                 if len(mo_i):
-                    j = actor[mo_i] - P
+                    j = actor.take(mo_i).astype(np.intp) - P
                     alive = _get(S["mhp"], mo_i, j) > 0
                     self._monster_turns(S, D, V, code, mo_i[alive], j[alive], t)
             moved = np.flatnonzero(_any(S["moved"]))  # R0-03 moved someone: new order
-            S["order"][moved] = np.argsort(-S["key"][moved], axis=1, kind="stable")
+            S["order"][moved] = np.argsort(-S["key"][moved], axis=1)
             # end of round: retreat
             if self.retreat_at is not None:
                 down = _count(S["cond"] != UP)
@@ -998,9 +1001,10 @@ class Party(Rules):
     # -- the PCs' turns -------------------------------------------------------------------------
     def _pc_turns(self, S, D, V, code, i, k, t):
         """PC ``k[n]`` acts on track ``i[n]``."""
-        go = ~_get(S["moved"], i, k)
-        i, k = i[go], k[go]
-        cond = _get(S["cond"], i, k)
+        f = i * S["cond"].shape[1] + k
+        go = np.flatnonzero(~S["moved"].reshape(-1).take(f))
+        i, k = i.take(go), k.take(go)
+        cond = S["cond"].reshape(-1).take(f.take(go))
         dy = cond == DYING
         if dy.any():
             self._dying_turn(S, D, code, i[dy], k[dy])
