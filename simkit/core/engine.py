@@ -7,6 +7,15 @@ of the step at which tracks absorbed; marks (a state field's value at absorption
 observations (a per-step histogram of a field over active tracks) when the model
 declares them. Integer counts are summed across blocks, so the order in which blocks
 finish, the number of workers and the executor do not change any number.
+
+Observations: after step ``t`` (and at ``t = 0``) a model with ``observes`` gives, per
+field, the values of its active tracks (``observe(state, t)``: field -> non-negative
+int array of shape (m,)), and the engine adds their histogram to row ``t``. A model may
+also define ``observe_counts(state, t)``: field -> that histogram itself (a 1-D
+non-negative integer array: ``[v]`` = active tracks whose value is ``v``; trailing zeros
+are dropped), which it may get more cheaply than the values (say, by counting its few
+distinct states and mapping each state's count to its value); the engine then uses it
+instead of ``observe``, and records the same numbers.
 """
 
 from __future__ import annotations
@@ -89,6 +98,7 @@ def run_tracks(model, seed: int, first_stream: int, n_tracks: int, prefix=()) ->
     brng = BlockRng(gens, counts)
     tally = Tally(hist=np.zeros((n_out, horizon + 1), dtype=np.int64))
     observe = model.observe if model.observes else None
+    observe_counts = getattr(model, "observe_counts", None) if model.observes else None
 
     def absorb(state, codes, start, k):
         # codes: -1 active, else outcome + n_out * offset (offset < k: absorbed at start + offset)
@@ -131,13 +141,29 @@ def run_tracks(model, seed: int, first_stream: int, n_tracks: int, prefix=()) ->
             for name, v in state.items()
         }
 
-    def observe_now(state, t):
-        # one bincount of the active tracks' values, added into row t (grown when needed)
+    def observed_counts(state, t):
+        """(field, histogram of the active tracks' values after step ``t``), per field."""
+        if observe_counts is not None:  # the model counts them itself
+            for name, counts in observe_counts(state, t).items():
+                counts = np.asarray(counts)
+                if counts.ndim != 1 or counts.dtype.kind not in "iu" or (counts < 0).any():
+                    raise ValueError(
+                        f"model {model.name!r}: observe_counts must give 1-D non-negative "
+                        f"integer counts, got {counts.dtype} of shape {counts.shape} for {name!r}"
+                    )
+                nonzero = np.flatnonzero(counts)  # (trailing zeros dropped, as a bincount does)
+                yield name, (counts[: nonzero[-1] + 1] if len(nonzero) else None)
+            return
         for name, values in observe(state, t).items():
             try:
                 counts = np.bincount(values.astype(np.intp, copy=False)) if values.size else None
             except ValueError:
                 raise ValueError("marks and observations must be non-negative integers") from None
+            yield name, counts
+
+    def observe_now(state, t):
+        # the active tracks' histogram of each field, added into row t (grown when needed)
+        for name, counts in observed_counts(state, t):
             if counts is None:
                 continue
             obs = tally.observed.get(name)

@@ -372,6 +372,12 @@ class Fatigue(Rules):
         """Total penalty (as a positive number) of every active track after day ``t``."""
         return {"penalty": self.chain().kernel_penalty.take(state["code"])}
 
+    def observe_counts(self, state, t):
+        """The histogram of :meth:`observe` (what the engine records): ``[k]`` = active
+        tracks with penalty -k after day ``t``, counted by state
+        (:meth:`simkit.rules.fatigue_day.DayChain.penalty_counts`)."""
+        return {"penalty": self.chain().penalty_counts(state["code"])}
+
     # -- exact chain: the same rule, weighted by each cell's probability ------------------
     def exact_initial(self):
         return {self.initial_state(): 1.0}

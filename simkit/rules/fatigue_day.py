@@ -222,6 +222,27 @@ class DayChain:
         """The state of a track holding the kernel's engine ``code`` (< 0)."""
         return self.states[(-1 - int(code)) // N_CELLS]
 
+    def penalty_counts(self, code: np.ndarray) -> np.ndarray:
+        """Histogram of the penalty of tracks holding the kernel codes ``code`` (< 0).
+
+        Parameters
+        ----------
+        code : ndarray of int, shape (m,)
+            Each track's kernel code (:meth:`kernel_code` of its state).
+
+        Returns
+        -------
+        ndarray of int64, shape (max penalty + 1,)
+            ``[k]`` = tracks whose total penalty ``s + f + w`` is ``k``: the
+            ``np.bincount`` of ``kernel_penalty.take(code)`` (with trailing zeros), got
+            from one count of the states (``-1 - code = N_CELLS * state``: one bincount,
+            every ``N_CELLS``-th bin a state) folded through ``penalty``.
+        """
+        per_state = np.bincount(np.invert(code, dtype=np.intp))[::N_CELLS]
+        out = np.zeros(int(self.penalty.max()) + 1, dtype=np.int64)
+        np.add.at(out, self.penalty[: len(per_state)], per_state)
+        return out
+
 
 @lru_cache(maxsize=256)
 def day_chain(

@@ -64,12 +64,16 @@ def cell_of_draw(hi: int, lo: int, pmf) -> int:
 
 def draw_cells(m: int, rng, pmf) -> np.ndarray:
     """Cells of ``m`` tracks (int8): a top word ``hi = rng.below(65536)`` per track, then,
-    when the distribution has a split word, a low word ``lo`` per track."""
+    when the distribution has a split word, a low word ``lo`` per track.
+
+    The words are drawn into preallocated arrays (``below(..., out=)``, the same
+    numbers): ``hi`` as intp, the guide's index as it is (a lookup would convert it).
+    """
     edges, guide, split = cell_guide(pmf)
-    hi = rng.below(2**16, size=m)
+    hi = rng.below(2**16, size=m, out=np.empty(m, dtype=np.intp))
     cell = guide.take(hi)
     if split:
-        lo = rng.below(2**16, size=m)
+        lo = rng.below(2**16, size=m, out=np.empty(m, dtype=np.uint16))
         near = np.flatnonzero(cell < 0)
         if len(near):
             u = (hi[near].astype(np.int64) << 16) | lo[near]

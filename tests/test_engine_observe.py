@@ -1,0 +1,124 @@
+"""Observations (``Result.observed``): a model's ``observe_counts`` against its ``observe``.
+
+The engine records, after every step, the histogram of each observed field over the
+active tracks: from the values (``observe``) or, when the model defines it, from the
+histogram the model counts itself (``observe_counts``). Both must give the same numbers.
+"""
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+import pytest
+
+from simkit import simulate
+from simkit.core.model import Rules
+from simkit.core.params import param
+from simkit.core.streams import STREAM_SIZE, BlockRng, stream_generator
+from simkit.models.fatigue import Fatigue
+
+CONFIGS = [
+    dict(),
+    dict(p_sleep=0.3, p_food=0.2, p_rescue=0.0, max_days=25),
+    dict(p_sleep=0.3, p_food=0.3, recovery="each", recovered_when="cleared", start_sleep=2),
+    dict(food_water="separate", p_water=0.6, p_food=0.3, p_sleep=0.4, start_water=2, p_rescue=0.02),
+    dict(care="tended", p_care=0.3, p_sleep=0.2, p_food=0.2, rescue_day=9, max_days=12),
+    dict(care="rescue", p_sleep=0.4, p_food=0.5, start_sleep=7, exhaust_at=8, death_days=2),
+    dict(sleep_schedule="0001", food_schedule="00", p_sleep=0.6, p_food=0.5, max_days=8),
+    dict(start_sleep=12),  # unconscious from day 0
+]
+
+
+@pytest.mark.parametrize("params", CONFIGS)
+def test_fatigue_observe_counts_is_the_histogram_of_observe_at_every_day(params):
+    m = Fatigue(**params)
+    n = 3000
+    rng = BlockRng([stream_generator(4, 0)], [n])
+    state, codes = m.init(n, rng)
+    t = 0
+    while True:
+        values = m.observe(state, t)["penalty"]
+        counts = m.observe_counts(state, t)["penalty"]
+        assert counts.dtype == np.int64 and counts.sum() == len(values)
+        want = np.bincount(values, minlength=len(counts))
+        np.testing.assert_array_equal(counts, want, err_msg=f"day {t}")
+        if t == m.horizon:
+            break
+        t += 1
+        codes = m.step(state, t, rng)
+        kept = np.flatnonzero(codes < 0)
+        if not len(kept):
+            break
+        rng.compact(kept)
+        state = {"code": state["code"].take(kept)}
+
+
+@dataclass(frozen=True, slots=True)
+class _ValuesOnly(Fatigue):
+    """Fatigue observed through its values (the engine's own bincount)."""
+
+    observe_counts: ClassVar[None] = None
+
+
+@pytest.mark.parametrize("params", [CONFIGS[0], CONFIGS[3], CONFIGS[4], CONFIGS[7]])
+def test_engine_records_the_same_numbers_from_counts_as_from_values(params):
+    n = 2 * STREAM_SIZE + 77
+    by_counts = simulate(Fatigue(**params), n, rng=3, block_size=STREAM_SIZE)
+    by_values = simulate(_ValuesOnly(**params), n, rng=3, block_size=STREAM_SIZE)
+    assert by_counts.observed.keys() == by_values.observed.keys() == {"penalty"}
+    a, b = by_counts.observed["penalty"], by_values.observed["penalty"]
+    assert a.dtype == b.dtype == np.int64 and a.shape == b.shape
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(by_counts.hist, by_values.hist)
+
+
+def _toy(counts_fn):
+    """Every track stays active for 3 steps; value ``v`` = track index % 4 (counts_fn: the
+    model's observe_counts, or None for the values only)."""
+
+    @dataclass(frozen=True, slots=True)
+    class Toy(Rules):
+        name: ClassVar[str] = "toy_observed"
+        outcomes: ClassVar[tuple[str, ...]] = ("done",)
+        observes: ClassVar[bool] = True
+        max_rounds: int = param(3, kind="int", lo=1, hi=10, help="horizon")
+
+        def init(self, n, rng):
+            return {"v": np.arange(n) % 4}, np.full(n, -1, np.int8)
+
+        def step(self, state, t, rng):
+            return np.full(len(state["v"]), -1, np.int8)
+
+        def observe(self, state, t):
+            return {"v": state["v"]}
+
+    if counts_fn is not None:
+        Toy.observe_counts = counts_fn  # type: ignore[attr-defined]
+    return Toy()
+
+
+def test_observe_counts_trailing_zeros_are_dropped():
+    def padded(self, state, t):
+        return {"v": np.append(np.bincount(state["v"]), [0, 0, 0])}
+
+    a = simulate(_toy(padded), 1000, rng=0).observed["v"]
+    b = simulate(_toy(None), 1000, rng=0).observed["v"]
+    assert a.shape == b.shape == (4, 4)
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(a[1], [250, 250, 250, 250])
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        np.array([3, -1]),  # negative
+        np.array([[1, 2]]),  # not 1-D
+        np.array([1.0, 2.0]),  # not integers
+    ],
+)
+def test_observe_counts_that_are_not_a_histogram_are_refused(bad):
+    def wrong(self, state, t):
+        return {"v": bad}
+
+    with pytest.raises(ValueError, match="observe_counts"):
+        simulate(_toy(wrong), 100, rng=0)
