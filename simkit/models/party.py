@@ -1106,23 +1106,25 @@ class Party(Rules):
         np.bitwise_or.at(S["dead_mask"], i, np.left_shift(1, k.astype(np.int32)))
 
     def _heal(self, S, V, i, k, c):
-        """Cleric ``c`` heals PC ``k`` on tracks ``i`` (R0-04, R1-03)."""
-        hp_max = _static(self).hp_max
-        amount = V("heal", i, c)
-        down = S["cond"][i, k] != UP
-        a, b = i[down], k[down]
+        """Cleric ``c`` heals PC ``k`` on tracks ``i`` (each track once; R0-04, R1-03)."""
+        P = S["hp"].shape[1]
+        f = i * P + k  # flat positions of the healed PCs
+        cond = S["cond"].reshape(-1).take(f)
+        down = f[cond != UP]
         if self.seed000:
-            was = S["cond"][a, b] == DYING
-            S["wounded"][a[was], b[was]] = dying_damage.wounded_after_losing(
-                S["wounded"][a[was], b[was]], self.dying_options["wounded_rule"]
+            was = f[cond == DYING]
+            w = S["wounded"].reshape(-1)
+            w[was] = dying_damage.wounded_after_losing(
+                w.take(was), self.dying_options["wounded_rule"]
             )
-        S["cond"][a, b] = UP
-        S["dying"][a, b] = 0
-        S["nl"][a, b] = False
-        S["hp"][a, b] = 0
-        S["hp"][i, k] = np.minimum(hp_max[k], S["hp"][i, k] + amount)
-        S["heals"][i, c] -= 1
-        np.add.at(S["heals_spent"], i, 1)
+        S["cond"].reshape(-1)[down] = UP
+        S["dying"].reshape(-1)[down] = 0
+        S["nl"].reshape(-1)[down] = False
+        hp = S["hp"].reshape(-1)
+        hp[down] = 0
+        hp[f] = np.minimum(_static(self).hp_max.take(k), hp.take(f) + V("heal", i, c))
+        S["heals"].reshape(-1)[i * P + c] -= 1
+        S["heals_spent"][i] += 1
 
     def _cleric(self, S, D, V, code, i, c, t):
         """Clerics ``c`` act on tracks ``i``; returns which of them still have to strike."""
@@ -1181,11 +1183,16 @@ class Party(Rules):
         """Two strikes (R0-05, multiple attack penalty) of PCs ``k`` on tracks ``i``."""
         P, M = S["hp"].shape[1], S["mhp"].shape[1]
         table = _rolls(self).pc_strike
+        j = self._targets(S, D, i, k, 0)
         for a in range(2):
             if a:  # (every track of ``i`` is fighting at the first strike)
                 live = S["phase"].take(i) == FIGHT
-                i, k = i[live], k[live]
-            j = self._targets(S, D, i, k, a)
+                i, k, j = i[live], k[live], j[live]
+                if self.pc_target == "focus":  # still the weakest, unless it fell
+                    fell = np.flatnonzero(_get(S["mhp"], i, j) == 0)
+                    j[fell] = self._targets(S, D, i.take(fell), k.take(fell), a)
+                else:
+                    j = self._targets(S, D, i, k, a)
             f = (i * P + k) * 2 + a  # (track, PC, strike) in patk and the pdmg stack
             mult = table.take(((k * 2 + a) * M + j) * 20 + D["patk"].reshape(-1).take(f))
             hit = np.flatnonzero(mult)
