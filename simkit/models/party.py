@@ -1297,20 +1297,28 @@ class Party(Rules):
         Returns the tracks where a PC fell (the only ones that can have lost the fight)."""
         if not len(i):
             return i
-        massive = massive_damage.is_massive(dmg, hp_max[k])
-        self._kill(S, code, i[massive], k[massive])
+        P = S["hp"].shape[1]
+        cond = S["cond"].reshape(-1).take(i * P + k)  # (the pairs are distinct)
+        massive = massive_damage.is_massive(dmg, hp_max.take(k))
         fell = i[massive]
-        cond = _get(S["cond"], i, k)
-        keep = ~massive & (cond != DEAD)
-        i, k, j, dmg, crit, src_dc = i[keep], k[keep], j[keep], dmg[keep], crit[keep], src_dc[keep]
-        up = cond[keep] == UP
-        a, b = i[up], k[up]
-        left = _get(S["hp"], a, b) - dmg[up]
-        S["hp"].reshape(-1)[a * S["hp"].shape[1] + b] = np.maximum(left, 0)
-        ko = left <= 0
-        self._knockout(S, code, a[ko], b[ko], crit[up][ko], src_dc[up][ko], j[up][ko], move=True)
-        fell = np.concatenate((fell, a[ko]))
-        a, b, c, sd = i[~up], k[~up], crit[~up], src_dc[~up]
+        if len(fell):
+            self._kill(S, code, fell, k[massive])
+        up = np.flatnonzero(~massive & (cond == UP))  # conscious: HP fall (R0-03)
+        a, b = i.take(up), k.take(up)
+        f = a * P + b
+        hp = S["hp"].reshape(-1)
+        left = hp.take(f) - dmg.take(up)
+        hp[f] = np.maximum(left, 0)
+        ko = np.flatnonzero(left <= 0)
+        if len(ko):
+            u = up.take(ko)
+            a, b = a.take(ko), b.take(ko)
+            self._knockout(S, code, a, b, crit.take(u), src_dc.take(u), j.take(u), move=True)
+            fell = np.concatenate((fell, a))
+        down = ~massive & (cond != UP) & (cond != DEAD)  # at 0 HP already (R0-09)
+        if not down.any():
+            return fell
+        a, b, c, sd = i[down], k[down], crit[down], src_dc[down]
         if self.trait == "death":
             self._kill(S, code, a, b)
             return fell
