@@ -1224,19 +1224,27 @@ class Party(Rules):
 
     # -- the monsters' turns ----------------------------------------------------------------------
     def _monster_turns(self, S, D, V, code, i, j, t):
+        """Monsters ``j`` (alive) act on tracks ``i`` (still fighting): an area effect, or
+        strikes."""
         if self.area_on:
-            use = (_get(S["area"], i, j) > 0) & happens(
-                _get(D["area_u"], i, j, 0), _get(D["area_u"], i, j, 1), self.area_chance
-            )
-            self._area(S, D, V, code, i[use], j[use], t)
-            i, j = i[~use], j[~use]
+            has = np.flatnonzero(_get(S["area"], i, j) > 0)
+            a, b = i.take(has), j.take(has)
+            use = has[
+                happens(_get(D["area_u"], a, b, 0), _get(D["area_u"], a, b, 1), self.area_chance)
+            ]
+            if len(use):
+                self._area(S, D, V, code, i.take(use), j.take(use), t)
+                rest = np.ones(len(i), dtype=bool)
+                rest[use] = False
+                i, j = i[rest], j[rest]
         T = _static(self)
         rdc, hp_max = T.m_rdc, T.hp_max
         P, M, A = len(self.fighters.pcs), len(self.fighters.monsters), self.attacks
         table = _rolls(self).mon_strike
         for a in range(self.attacks):
-            live = (code[i] < 0) & (S["phase"][i] == FIGHT)
-            i, j = i[live], j[live]
+            if a:  # (the first strike: every track of ``i`` is still fighting)
+                live = (code.take(i) < 0) & (S["phase"].take(i) == FIGHT)
+                i, j = i[live], j[live]
             upm, downm = _masks(S["cond"], i)
             if self.monster_target == "random":
                 w = D["mon_tgt"].reshape(-1).take((i * M + j) * A + a)
