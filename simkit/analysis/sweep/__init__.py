@@ -32,14 +32,58 @@ exactly round-tripped floats). Executors: ``local`` (processes; ``workers=1`` ru
 this process) and ``dask`` (a scheduler address, a ``Client``, or a ``LocalCluster``
 started for the sweep); the executor never changes a number.
 
-The package: :mod:`.plan`, :mod:`.run`, :mod:`.journal`, :mod:`.table`, :mod:`.api`.
+The package: :mod:`.plan`, :mod:`.run`, :mod:`.journal`, :mod:`.table`, :mod:`.api`,
+:mod:`.workers`. Its names are imported on first use (PEP 562), so that
+``simkit.analysis.sweep.workers`` can start worker processes before this process imports
+numpy and pandas.
 """
 
-from simkit.analysis.sweep.api import sweep, sweep_csv
-from simkit.analysis.sweep.journal import Journal, SweepLocked, journal_path, journal_points
-from simkit.analysis.sweep.plan import SweepPlan, plan_sweep
-from simkit.analysis.sweep.run import dask_worker_config, process_pool, run_plan, run_points
-from simkit.analysis.sweep.table import RECORD_COLUMNS, STAT_COLUMNS, build_frame, to_csv_text
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from simkit.analysis.sweep.api import sweep, sweep_csv
+    from simkit.analysis.sweep.journal import (
+        Journal,
+        SweepLocked,
+        journal_path,
+        journal_points,
+    )
+    from simkit.analysis.sweep.plan import SweepPlan, plan_sweep
+    from simkit.analysis.sweep.run import (
+        dask_worker_config,
+        process_pool,
+        run_plan,
+        run_points,
+    )
+    from simkit.analysis.sweep.table import (
+        RECORD_COLUMNS,
+        STAT_COLUMNS,
+        build_frame,
+        to_csv_text,
+    )
+
+#: Public name -> the module defining it.
+_WHERE = {
+    "sweep": "api",
+    "sweep_csv": "api",
+    "Journal": "journal",
+    "SweepLocked": "journal",
+    "journal_path": "journal",
+    "journal_points": "journal",
+    "SweepPlan": "plan",
+    "plan_sweep": "plan",
+    "dask_worker_config": "run",
+    "process_pool": "run",
+    "run_plan": "run",
+    "run_points": "run",
+    "RECORD_COLUMNS": "table",
+    "STAT_COLUMNS": "table",
+    "build_frame": "table",
+    "to_csv_text": "table",
+}
 
 __all__ = [
     "RECORD_COLUMNS",
@@ -59,3 +103,16 @@ __all__ = [
     "sweep_csv",
     "to_csv_text",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{where}"), name)
+    globals()[name] = value  # once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import sys
+import threading
 from concurrent.futures import FIRST_COMPLETED, wait
 
 import numpy as np
@@ -75,15 +76,14 @@ def process_pool(workers: int):
     """A local process pool whose workers start with simkit already imported.
 
     ``forkserver`` (``spawn`` where it does not exist), as the engine's pools; the
-    forkserver preloads simkit once, so each worker starts in a fraction of a second
-    instead of importing numpy, pandas and simkit again.
+    forkserver preloads what workers run (:data:`.workers.PRELOAD`) once, so each worker
+    starts in milliseconds instead of importing numpy, pandas and simkit again. The
+    forkserver itself may already be running (:func:`.workers.start_early`).
     """
+    from simkit.analysis.sweep.workers import PRELOAD
     from simkit.core.engine import worker_pool
 
-    return worker_pool(
-        workers,
-        ("simkit.analysis.sweep", "simkit.core.engine", "simkit.core.exact", "simkit.models"),
-    )
+    return worker_pool(workers, PRELOAD)
 
 
 def tasks_by_index(tasks: list, i: int):
@@ -92,19 +92,43 @@ def tasks_by_index(tasks: list, i: int):
 
 
 class _Pool:
-    """A local process pool (or any concurrent.futures executor)."""
+    """A local process pool (or any concurrent.futures executor).
+
+    Our own pool: this process is one of the workers, so the pool has one process fewer,
+    and the pool starts in a thread (:meth:`_start`): its first worker can take a moment
+    (the forkserver imports numpy, pandas and the models first, unless
+    :func:`.workers.start_early` started it), and meanwhile this process takes tasks
+    itself; work goes to the pool once a worker is up. So 2 workers are never slower
+    than 1, even when starting them costs more than the whole sweep.
+    """
 
     def __init__(self, workers: int, executor=None):
         self.own = executor is None
-        # our own pool: this process is one of the workers, so the pool has one process
-        # fewer and the sweep starts at once, while the other workers are still starting
-        # (2 workers are never slower than 1, even when starting them costs more than the
-        # whole sweep)
         self.parent_works = self.own
-        n_procs = max(1, workers - 1) if self.own else workers
-        self.ex = executor if executor is not None else process_pool(n_procs)
+        self.ex = executor  # set by the starting thread once a worker is up (our own pool)
         self.workers = workers
         self.aborted = False
+        self._starter: threading.Thread | None = None
+        if self.own:
+            self._starter = threading.Thread(
+                target=self._start, args=(max(1, workers - 1),), name="simkit-pool-start"
+            )
+            self._starter.start()
+
+    def _start(self, n_procs: int) -> None:
+        """In a thread: start the pool and publish it once a worker has run a task."""
+        try:
+            ex = process_pool(n_procs)
+        except Exception as exc:  # pragma: no cover - no processes on this system
+            _pool_failed(exc)
+            return
+        try:
+            ex.submit(int).result()  # returns once a worker is up
+        except Exception as exc:  # pragma: no cover - a worker died at start
+            ex.shutdown(wait=False, cancel_futures=True)
+            _pool_failed(exc)
+            return
+        self.ex = ex
 
     def run(self, tasks, on_done):
         tasks = list(tasks)
@@ -115,9 +139,10 @@ class _Pool:
         limit = max(2, 2 * self.workers) if not self.parent_works else max(1, self.workers - 1)
         try:
             while pos < len(tasks) or pending:
-                while pos < len(tasks) and len(pending) < limit:
+                ex = self.ex  # None while our own pool is starting: this process works alone
+                while ex is not None and pos < len(tasks) and len(pending) < limit:
                     i, args = tasks[pos]
-                    pending[self.ex.submit(run_points, *args)] = i
+                    pending[ex.submit(run_points, *args)] = i
                     pos += 1
                 if self.parent_works:
                     if pos < len(tasks):  # this process takes the next task itself
@@ -145,12 +170,27 @@ class _Pool:
     def close(self):
         if not self.own:
             return
+        if self._starter is not None:
+            self._starter.join()  # the pool exists (or failed) before it is shut down
+        if self.ex is None:
+            return
         if self.aborted:  # Ctrl-C or an error: stop the workers now, their results are not wanted
             for proc in list(getattr(self.ex, "_processes", {}).values()):
                 proc.terminate()
             self.ex.shutdown(wait=False, cancel_futures=True)
         else:
             self.ex.shutdown(wait=True, cancel_futures=True)
+
+
+def _pool_failed(exc: BaseException) -> None:
+    """Worker processes could not start: this process does every task (nothing is lost)."""
+    import warnings
+
+    warnings.warn(
+        f"sweep: worker processes did not start ({exc!r}); running in this process",
+        RuntimeWarning,
+        stacklevel=2,
+    )
 
 
 def dask_worker_config():
