@@ -441,3 +441,73 @@ def Dice_max(text: str) -> int:  # noqa: N802
     from simkit.rules.dice import Dice
 
     return Dice.parse(text).max
+
+
+def test_explicit_numbers_per_pc_and_per_monster(tmp_path):
+    """A PC or a creature may be given its own numbers: ``fighter(hp=80;ac=23)``,
+    ``7(hp=150;attack=18)``; the rest come from the tables; bad keys or values are one
+    line naming what is allowed."""
+    from simkit.rules import creatures, pcs
+    from simkit.testing import run_cli
+
+    m = Party(level=5, party="fighter( ac=23 , hp=80),cleric", monsters="7(hp=150;attack=18),5")
+    assert m.party == "fighter(ac=23;hp=80),cleric"  # canonical: keys sorted
+    assert m.monsters == "7(attack=18;hp=150),5"
+    assert m.roles == ("fighter", "cleric")
+    table = pcs.role("fighter", 5)
+    pc = m.fighters.pcs[0]
+    assert (pc.hp, pc.ac, pc.attack, pc.damage) == (80, 23, table.attack, table.damage)
+    assert m.fighters.pcs[1] == pcs.role("cleric", 5)
+    mo = m.fighters.monsters[0]
+    built = creatures.monster(7, m.benchmark, m.defense, m.monster_dc)
+    assert (mo.hp, mo.attack, mo.ac, mo.damage) == (150, 18, built.ac, built.damage)
+    assert "given: 7(attack=18;hp=150),5" in m.describe_lineup()
+    for bad, words in [
+        ({"party": "fighter(hp=0)"}, "hp must be an integer in [1, 10000]"),
+        ({"party": "fighter(speed=5)"}, "unknown key 'speed'"),
+        ({"party": "fighter(heal=2d8)"}, "heal is a number of the cleric only"),
+        ({"party": "rogue(damage=2x6)"}, "dice must look like"),
+        ({"party": "wizard(slots=2"}, "unbalanced"),
+        ({"monsters": "7(ac=500)"}, "ac must be an integer in [-10, 100]"),
+        ({"monsters": "7(hp=10;hp=20)"}, "hp is given twice"),
+    ]:
+        with pytest.raises(ParamError) as err:
+            Party(level=5, **bad)
+        assert words in str(err.value) and "\n" not in str(err.value), (bad, err.value)
+
+    # the numbers reach the fight: a tougher, harder-hitting party dies less
+    weak = Party(level=5, party="fighter,fighter", threat="severe")
+    strong = Party(level=5, party="fighter(hp=200;ac=30),fighter(hp=200;ac=30)", threat="severe")
+    n = 20_000
+    pw = simkit.simulate(weak, n, rng=3).event_count("any_death") / n
+    ps = simkit.simulate(strong, n, rng=3).event_count("any_death") / n
+    assert ps < pw - 5 * standard_error(pw, n)
+
+    cfg = tmp_path / "party.toml"
+    cfg.write_text(
+        'model = "party"\nn = 2000\nseed = 1\n[set]\nlevel = 3\n'
+        'party = "fighter(hp=60;ac=21),cleric(heals=1)"\nmonsters = "5(hp=90),3"\n'
+    )
+    code, out, err = run_cli("sweep", "--config", cfg)
+    assert code == 0, err
+    assert "fighter(ac=21;hp=60)" in out and "5(hp=90)" in out
+    cfg.write_text('model = "party"\n[set]\nparty = "fighter(armor=3)"\n')
+    code, out, err = run_cli("sweep", "--config", cfg)
+    assert code == 2 and "armor" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "party, monsters",
+    [
+        ("fighter(hp=60;ac=19),wizard(slots=1;area=4d6),cleric(heals=1)", "4(hp=40),3"),
+        ("rogue(attack=14;damage=2d6+4),cleric(medicine=15)", "6(attack=17;damage=2d10+8)"),
+    ],
+)
+def test_kernel_equals_scalar_reference_with_explicit_numbers(party, monsters):
+    kernel_vs_ref(Party(level=4, party=party, monsters=monsters, target_downed="always"), 80, 2)
+
+
+def test_exact_duel_with_explicit_numbers_agrees_with_monte_carlo():
+    m = Party(level=2, party="fighter(hp=24;ac=17)", monsters="3(hp=30;attack=11)")
+    assert m.has_exact
+    assert_agrees_with_exact(m, 40_000, 7)

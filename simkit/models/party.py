@@ -105,6 +105,7 @@ from simkit.rules import (
     hero_points,
     hourly,
     massive_damage,
+    overrides,
     pcs,
     perseverance,
     recovery_check,
@@ -146,14 +147,21 @@ class Combatants:
 
 
 @lru_cache(maxsize=256)
-def _combatants(roles, level, template, xp, benchmark, defense, monster_dc, explicit) -> Combatants:
+def _combatants(party, level, template, xp, benchmark, defense, monster_dc, explicit) -> Combatants:
+    members = pcs.party_members(party)
     if explicit is not None:
-        lu = budget.explicit_lineup(tuple(int(v) for v in explicit.split(",")), level)
+        given = budget.lineup_members(explicit)
+        lu = budget.explicit_lineup(tuple(lvl for lvl, _ in given), level)
+        values = [v for _, v in given]
     else:
-        lu = budget.lineup(template, xp, level, len(roles))
+        lu = budget.lineup(template, xp, level, len(members))
+        values = [{} for _ in lu.levels]
     return Combatants(
-        pcs=tuple(pcs.role(r, level) for r in roles),
-        monsters=tuple(creatures.monster(lvl, benchmark, defense, monster_dc) for lvl in lu.levels),
+        pcs=tuple(pcs.member(r, v, level) for r, v in members),
+        monsters=tuple(
+            overrides.apply(creatures.monster(lvl, benchmark, defense, monster_dc), v)
+            for lvl, v in zip(lu.levels, values)
+        ),
         lineup=lu,
     )
 
@@ -591,7 +599,8 @@ class Party(Rules):
     party: str = param(
         "fighter,rogue,cleric,wizard",
         kind="party",
-        help="the PCs: a comma list of roles (fighter, rogue, cleric, wizard)",
+        help="the PCs: a comma list of roles (fighter, rogue, cleric, wizard), each with "
+        "explicit numbers if wanted: fighter(hp=80;ac=23)",
     )
     threat: str = param(
         "moderate",
@@ -618,7 +627,8 @@ class Party(Rules):
         None,
         kind="levels",
         optional=True,
-        help="explicit lineup: creature levels like 7,5,5 (none: from the budget)",
+        help="explicit lineup: creature levels like 7,5,5, each with explicit numbers if "
+        "wanted: 7(hp=150;attack=18) (none: from the budget)",
     )
     benchmark: str = same_as(Encounter, "benchmark")
     defense: str = param(
@@ -709,7 +719,8 @@ class Party(Rules):
     # -- the fighters -----------------------------------------------------------------
     @property
     def roles(self) -> tuple[str, ...]:
-        return tuple(self.party.split(","))
+        """The PCs' roles, in the party's order."""
+        return tuple(r for r, _ in pcs.party_members(self.party))
 
     @property
     def n_pcs(self) -> int:
@@ -727,7 +738,7 @@ class Party(Rules):
     def fighters(self) -> Combatants:
         """The PCs' and monsters' numbers (cached on what they depend on)."""
         return _combatants(
-            self.roles,
+            self.party,
             self.level,
             self.lineup,
             self.budget,
@@ -749,8 +760,12 @@ class Party(Rules):
         ).recovery_dc
 
     def describe_lineup(self) -> str:
-        """The lineup used, e.g. ``"boss: 1 x level 7 (80 of 80 XP)"``."""
-        return self.fighters.lineup.describe()
+        """The lineup used, e.g. ``"boss: 1 x level 7 (80 of 80 XP)"`` (and the explicit
+        numbers given, if any)."""
+        text = self.fighters.lineup.describe()
+        if self.monsters is not None and "(" in self.monsters:
+            text += f"; given: {self.monsters}"
+        return text
 
     @property
     def dying_options(self) -> dict:

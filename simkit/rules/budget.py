@@ -28,6 +28,7 @@ from functools import cache
 from importlib import resources
 
 from simkit.core.params import register_kind
+from simkit.rules import creatures, overrides
 
 __all__ = [
     "LINEUPS",
@@ -36,6 +37,7 @@ __all__ = [
     "creature_xp",
     "explicit_lineup",
     "lineup",
+    "lineup_members",
     "parse_levels",
     "xp_budget",
 ]
@@ -147,19 +149,21 @@ def lineup(template: str, budget: int, party_level: int, n_pcs: int = 4) -> Line
 MAX_MONSTERS = 12
 
 
-def parse_levels(value) -> str:
-    """Explicit creature levels as a canonical comma list (1..:data:`MAX_MONSTERS` levels in
-    -1..24), e.g. ``"7,5,5"``; raises ValueError naming what is allowed."""
+def lineup_members(value) -> tuple[tuple[int, dict[str, object]], ...]:
+    """The creatures of an explicit lineup: ``(level, explicit numbers)`` each, from a comma
+    list like ``"7(hp=150;attack=18),5,5"`` (1..:data:`MAX_MONSTERS` levels in -1..24,
+    keys of :data:`simkit.rules.creatures.MONSTER_FIELDS`); raises ValueError naming what
+    is allowed."""
     if isinstance(value, int) and not isinstance(value, bool):
         value = str(value)
     if isinstance(value, (list, tuple)):
         value = ",".join(str(v) for v in value)
     if not isinstance(value, str):
         raise TypeError(f"monsters is a comma list of creature levels, got {value!r}")
-    parts = [v.strip() for v in value.split(",") if v.strip()]
+    items = overrides.split_items(value, "monsters")
     lo, hi = MONSTER_LEVELS
     try:
-        levels = [int(v) for v in parts]
+        levels = [int(head) for head, _ in items]
     except ValueError:
         raise ValueError(
             f"monsters must be creature levels in [{lo}, {hi}], got {value!r}"
@@ -168,7 +172,19 @@ def parse_levels(value) -> str:
         raise ValueError(
             f"monsters must be 1 to {MAX_MONSTERS} creature levels in [{lo}, {hi}], got {value!r}"
         )
-    return ",".join(str(v) for v in levels)
+    return tuple(
+        (lvl, overrides.parse_pairs(body, creatures.MONSTER_FIELDS, f"monsters: level {lvl}"))
+        for lvl, (_, body) in zip(levels, items)
+    )
+
+
+def parse_levels(value) -> str:
+    """Explicit creature levels as a canonical comma list, each with its explicit numbers
+    if any, e.g. ``"7(attack=18;hp=150),5,5"`` (:func:`lineup_members`)."""
+    return ",".join(
+        overrides.canonical(str(lvl), values, creatures.MONSTER_FIELDS)
+        for lvl, values in lineup_members(value)
+    )
 
 
 def explicit_lineup(levels: tuple[int, ...], party_level: int) -> Lineup:
@@ -184,6 +200,7 @@ register_kind(
     "levels",
     parse_levels,
     f"a comma list of 1..{MAX_MONSTERS} creature levels in "
-    f"[{MONSTER_LEVELS[0]}, {MONSTER_LEVELS[1]}]",
+    f"[{MONSTER_LEVELS[0]}, {MONSTER_LEVELS[1]}], each optionally with its numbers, "
+    "e.g. 7(hp=150;attack=18)",
     show_reason=True,
 )

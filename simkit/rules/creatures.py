@@ -44,11 +44,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from simkit.rules import levels, pcs
+from simkit.rules import levels, overrides, pcs
 
 __all__ = [
     "BENCHMARKS",
     "DEFENSES",
+    "MONSTER_FIELDS",
     "Monster",
     "monster",
     "monster_ac",
@@ -202,6 +203,28 @@ def monster(
         area=monster_area_damage(level),
         recovery_dc=levels.monster_high_dc(max(level, 0), monster_dc),
     )
+
+
+#: The numbers of a creature an explicit lineup may give: ``7(hp=150;attack=18)`` (see
+#: :mod:`simkit.rules.overrides`).
+MONSTER_FIELDS: dict[str, overrides.Field] = {
+    "hp": overrides.Field("int", 1, 100_000),
+    **{
+        k: overrides.Field("int", -10, 100)
+        for k in (
+            "ac",
+            "fort",
+            "reflex",
+            "will",
+            "perception",
+            "attack",
+            "spell_dc",
+            "recovery_dc",
+        )
+    },
+    "damage": overrides.Field("dice"),
+    "area": overrides.Field("dice"),
+}
 
 
 def _check_level(level: int) -> int:

@@ -41,16 +41,19 @@ from functools import cache
 from importlib import resources
 
 from simkit.core.params import register_kind
-from simkit.rules import levels
+from simkit.rules import levels, overrides
 
 __all__ = [
     "MAX_PARTY",
+    "PC_FIELDS",
     "ROLES",
     "PCStats",
     "RoleSpec",
     "heal_dice",
     "key_ability",
+    "member",
     "parse_party",
+    "party_members",
     "progression",
     "role",
     "role_names",
@@ -350,25 +353,72 @@ def role(name: str, level: int) -> PCStats:
 MAX_PARTY = 8
 
 
-def parse_party(value) -> str:
-    """A party as a canonical comma list of roles (1..:data:`MAX_PARTY`), e.g.
-    ``"fighter,rogue,cleric,wizard"``; raises ValueError naming what is allowed."""
+#: The numbers of a PC a party may give explicitly: ``fighter(hp=80;ac=23)`` (see
+#: :mod:`simkit.rules.overrides`). The role still decides what the PC does.
+PC_FIELDS: dict[str, overrides.Field] = {
+    **{k: overrides.Field("int", 1, 10_000) for k in ("hp",)},
+    **{
+        k: overrides.Field("int", -10, 100)
+        for k in ("ac", "fort", "reflex", "will", "perception", "attack", "spell_dc", "medicine")
+    },
+    **{k: overrides.Field("dice") for k in ("damage", "area", "cantrip", "heal")},
+    "agile": overrides.Field("bool"),
+    "slots": overrides.Field("int", 0, 20),
+    "heals": overrides.Field("int", 0, 20),
+    "con": overrides.Field("int", -5, 10),
+    "pp_max": overrides.Field("int", 0, 100),
+}
+
+
+#: Numbers that only some roles use (what a PC does comes from its role).
+ROLE_ONLY: dict[str, frozenset[str]] = {
+    "wizard": frozenset({"spell_dc", "area", "cantrip", "slots"}),
+    "cleric": frozenset({"spell_dc", "heal", "heals", "medicine"}),
+}
+
+
+def party_members(value) -> tuple[tuple[str, dict[str, object]], ...]:
+    """The PCs of a party text: ``(role, explicit numbers)`` each; raises ValueError naming
+    what is allowed."""
     if isinstance(value, (list, tuple)):
         value = ",".join(str(v) for v in value)
     if not isinstance(value, str):
         raise TypeError(f"a party is a comma list of roles, got {value!r}")
-    names = [v.strip() for v in value.split(",") if v.strip()]
-    if not 1 <= len(names) <= MAX_PARTY:
-        raise ValueError(f"a party has 1 to {MAX_PARTY} PCs, got {len(names)}")
-    bad = [v for v in names if v not in ROLES]
-    if bad:
-        raise ValueError(f"unknown role {bad[0]!r}: roles are {', '.join(ROLES)}")
-    return ",".join(names)
+    items = overrides.split_items(value, "party")
+    if not 1 <= len(items) <= MAX_PARTY:
+        raise ValueError(f"a party has 1 to {MAX_PARTY} PCs, got {len(items)}")
+    out = []
+    for name, body in items:
+        if name not in ROLES:
+            raise ValueError(f"unknown role {name!r}: roles are {', '.join(ROLES)}")
+        values = overrides.parse_pairs(body, PC_FIELDS, f"party: {name}")
+        for key in values:
+            owner = [r for r, keys in ROLE_ONLY.items() if key in keys]
+            if owner and name not in owner:
+                raise ValueError(f"party: {key} is a number of the {' or '.join(owner)} only")
+        out.append((name, values))
+    return tuple(out)
+
+
+def parse_party(value) -> str:
+    """A party as a canonical comma list of roles (1..:data:`MAX_PARTY`), each with its
+    explicit numbers if any, e.g. ``"fighter(ac=23;hp=80),rogue,cleric,wizard"``; raises
+    ValueError naming what is allowed."""
+    return ",".join(
+        overrides.canonical(name, values, PC_FIELDS) for name, values in party_members(value)
+    )
+
+
+def member(name: str, values: dict[str, object], level: int) -> PCStats:
+    """PC of role ``name`` at ``level`` (:func:`role`), with ``values`` replacing its
+    numbers."""
+    return overrides.apply(role(name, level), values)
 
 
 register_kind(
     "party",
     parse_party,
-    f"a comma list of 1..{MAX_PARTY} roles among {', '.join(ROLES)}",
+    f"a comma list of 1..{MAX_PARTY} roles among {', '.join(ROLES)}, each optionally with "
+    "its numbers, e.g. fighter(hp=80;ac=23)",
     show_reason=True,
 )

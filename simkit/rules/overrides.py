@@ -1,0 +1,117 @@
+"""Explicit numbers for one combatant: ``fighter(hp=80; ac=23)``, ``7(hp=150)``.
+
+A party (``party="fighter(hp=80;ac=23),rogue"``) or an explicit lineup
+(``monsters="7(hp=150;attack=18),5"``) is a comma list of items; an item is a head (a role,
+a creature level) and optionally, in parentheses, ``key=value`` pairs separated by ``;``
+that replace the numbers the tables give it (PF2e-typical numbers by level:
+:mod:`simkit.rules.pcs`, :mod:`simkit.rules.creatures`). The same text works on the
+command line (``--set party=...``) and in a TOML file's ``[set]`` table.
+
+Each key has a kind and an allowed range (:data:`INT`, :data:`DICE`, :data:`BOOL`); the
+canonical text lists the keys in alphabetical order, so two spellings of one party are one
+parameter value (and one cache entry, one sweep point).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from simkit.rules.dice import parse_dice
+
+__all__ = ["Field", "apply", "canonical", "split_items"]
+
+_ITEM = re.compile(r"\s*([^(),\s]+)\s*(?:\(([^()]*)\))?\s*$")
+
+
+@dataclasses.dataclass(frozen=True)
+class Field:
+    """One overridable number: ``kind`` ``int`` (in ``[lo, hi]``), ``dice`` or ``bool``."""
+
+    kind: str
+    lo: int = 0
+    hi: int = 0
+
+    def parse(self, key: str, raw: str, what: str):
+        if self.kind == "dice":
+            try:
+                return str(parse_dice(raw))
+            except ValueError as exc:
+                raise ValueError(f"{what}: {key}={raw}: {exc}") from None
+        if self.kind == "bool":
+            if raw.lower() in ("true", "1", "yes"):
+                return True
+            if raw.lower() in ("false", "0", "no"):
+                return False
+            raise ValueError(f"{what}: {key} must be true or false, got {raw!r}")
+        try:
+            value = int(raw)
+        except ValueError:
+            value = None
+        if value is None or not self.lo <= value <= self.hi:
+            raise ValueError(
+                f"{what}: {key} must be an integer in [{self.lo}, {self.hi}], got {raw!r}"
+            )
+        return value
+
+    def text(self, value) -> str:
+        return ("true" if value else "false") if self.kind == "bool" else str(value)
+
+
+def split_items(text: str, what: str) -> list[tuple[str, str | None]]:
+    """``"a(x=1;y=2),b"`` -> ``[("a", "x=1;y=2"), ("b", None)]``: commas inside
+    parentheses do not split."""
+    items, depth, start = [], 0, 0
+    for pos, ch in enumerate(text + ","):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth < 0:
+                raise ValueError(f"{what}: unbalanced ')' in {text!r}")
+        elif ch == "," and depth == 0:
+            part = text[start:pos]
+            start = pos + 1
+            if not part.strip():
+                continue
+            m = _ITEM.match(part.replace(",", ";") if "(" in part else part)
+            if not m:
+                raise ValueError(
+                    f"{what}: {part.strip()!r} is not NAME or NAME(key=value; key=value)"
+                )
+            items.append((m.group(1), m.group(2)))
+    if depth:
+        raise ValueError(f"{what}: unbalanced '(' in {text!r}")
+    return items
+
+
+def parse_pairs(body: str | None, fields: dict[str, Field], what: str) -> dict[str, object]:
+    """``"hp=80; ac=23"`` -> ``{"ac": 23, "hp": 80}``, each value checked by its field."""
+    out: dict[str, object] = {}
+    if body is None:
+        return out
+    for pair in body.split(";"):
+        if not pair.strip():
+            continue
+        key, eq, raw = (s.strip() for s in pair.partition("="))
+        if not eq or not raw:
+            raise ValueError(f"{what}: {pair.strip()!r} must be key=value")
+        if key not in fields:
+            raise ValueError(f"{what}: unknown key {key!r}; keys: {', '.join(sorted(fields))}")
+        if key in out:
+            raise ValueError(f"{what}: {key} is given twice")
+        out[key] = fields[key].parse(key, raw, what)
+    return out
+
+
+def canonical(head: str, values: dict[str, object], fields: dict[str, Field]) -> str:
+    """The canonical text of one item: ``head`` or ``head(k1=v1;k2=v2)``, keys sorted."""
+    if not values:
+        return head
+    body = ";".join(f"{k}={fields[k].text(values[k])}" for k in sorted(values))
+    return f"{head}({body})"
+
+
+def apply(stats, values: dict[str, object]):
+    """``stats`` (a frozen dataclass) with ``values`` replacing its fields."""
+    return dataclasses.replace(stats, **values) if values else stats
