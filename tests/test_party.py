@@ -511,3 +511,25 @@ def test_exact_duel_with_explicit_numbers_agrees_with_monte_carlo():
     m = Party(level=2, party="fighter(hp=24;ac=17)", monsters="3(hp=30;attack=11)")
     assert m.has_exact
     assert_agrees_with_exact(m, 40_000, 7)
+
+
+def test_calibrating_a_budget_finds_the_step_and_names_the_lineups():
+    """The death odds of a boss fight are a step function of the XP budget (a budget buys
+    the same creature over a range): calibrate reports the largest budget under the target,
+    the jump, and the CLI names the lineup of each value."""
+    from simkit.analysis.design import calibrate
+    from simkit.testing import run_cli
+
+    base = Party(level=5)
+    cal = calibrate(base, "10%", "xp_budget", outcome="any_death", lo=60, hi=160, n=4000, rng=2)
+    # a level-7 boss (80 XP) for budgets 80..119, a level-8 boss (120 XP) from 120
+    assert (cal.value, cal.bracket) == (119, (119, 120))
+    assert cal.lower is not None and cal.lower[1] == cal.p  # the plateau: the same fight
+    assert cal.upper is not None and cal.upper[1] > 0.1 > cal.p
+    assert "no value gives the target" in cal.message
+    code, out, err = run_cli(
+        "calibrate", "party", "--target", "any_death=10%", "--vary", "xp_budget",
+        "--range", "60..160", "-n", "4000", "--seed", "2", "--set", "level=5",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "xp_budget=119: boss: 1 x level 7" in err and "xp_budget=120: boss: 1 x level 8" in err

@@ -276,9 +276,28 @@ class Calibration:
         text = f"{where} (target {self.target:.4f})"
         if sides:
             text += "; " + ", ".join(sides)
+        text += self._step_note()
         if not self.monotone:
             text += f"; note: {self.outcome} is not monotone in {name} over the points evaluated"
         return text + self._skipped_note()
+
+    def _step_note(self) -> str:
+        """When the probability jumps over the target between two adjacent values (a step
+        function: a budget buying the same creatures over a range), say so: no value
+        gives the target."""
+        if self.bracket is None:
+            return ""
+        evals = {v: (p, lo, hi) for v, p, lo, hi in self.evaluations}
+        a, b = self.bracket
+        if a not in evals or b not in evals:
+            return ""
+        (pa, la, ha), (pb, lb, hb) = evals[a], evals[b]
+        if la <= self.target <= ha or lb <= self.target <= hb:
+            return ""
+        return (
+            f"; no value gives the target: {self.outcome} jumps from {pa:.4f} at "
+            f"{self.param}={_fmt_value(a)} to {pb:.4f} at {self.param}={_fmt_value(b)}"
+        )
 
     def _skipped_note(self) -> str:
         if not self.skipped:
@@ -515,18 +534,24 @@ def _result_int(
     ps = [points[v][0] for v in values]
     lo_p, hi_p = min(ps), max(ps)
     reachable = lo_p <= target <= hi_p
-    # best: closest to the target; ties go to the smaller value
-    best = min(values, key=lambda v: (abs(points[v][0] - target), v))
+    # best: closest to the target; ties (a plateau: a step function, e.g. a budget that buys
+    # the same creatures) go to the value nearest the crossing, then to the smaller value
+    pairs = [
+        (a, b)
+        for a, b in itertools.pairwise(values)
+        if b == a + 1
+        and min(points[a][0], points[b][0]) <= target <= max(points[a][0], points[b][0])
+    ]
+    closest = min(abs(points[v][0] - target) for v in values)
+    tied = [v for v in values if abs(points[v][0] - target) == closest]
+
+    def to_crossing(v) -> float:
+        return min((min(abs(v - a), abs(v - b)) for a, b in pairs), default=0)
+
+    best = min(tied, key=lambda v: (to_crossing(v), v))
     bracket = None
-    if reachable:
-        pairs = [
-            (a, b)
-            for a, b in itertools.pairwise(values)
-            if b == a + 1
-            and min(points[a][0], points[b][0]) <= target <= max(points[a][0], points[b][0])
-        ]
-        if pairs:
-            bracket = min(pairs, key=lambda ab: (min(abs(ab[0] - best), abs(ab[1] - best)), ab))
+    if reachable and pairs:
+        bracket = min(pairs, key=lambda ab: (min(abs(ab[0] - best), abs(ab[1] - best)), ab))
     ruled_out = {v for v, _ in skipped}
     lower = upper = None
     for side, v in (("lower", best - 1), ("upper", best + 1)):

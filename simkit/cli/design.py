@@ -122,6 +122,14 @@ def _cmd_calibrate(args) -> int:
         sys.stdout.write(cal.message + "\n")
     elif not cal.reachable:
         print(f"simkit: note: {cal.message}", file=sys.stderr)
+    if hasattr(model, "describe_lineup"):  # a fight: which creatures each value buys
+        for point in (cal.lower, (cal.value, cal.p), cal.upper):
+            if point is not None:
+                there = model.replace(**{args.vary: point[0]})
+                print(
+                    f"simkit: {args.vary}={point[0]}: {there.describe_lineup()}",
+                    file=sys.stderr,
+                )
     return 0
 
 
