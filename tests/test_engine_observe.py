@@ -16,6 +16,7 @@ from simkit.core.model import Rules
 from simkit.core.params import param
 from simkit.core.streams import STREAM_SIZE, BlockRng, stream_generator
 from simkit.models.fatigue import Fatigue
+from simkit.rules import fatigue_day as fd
 
 CONFIGS = [
     dict(),
@@ -26,11 +27,33 @@ CONFIGS = [
     dict(care="rescue", p_sleep=0.4, p_food=0.5, start_sleep=7, exhaust_at=8, death_days=2),
     dict(sleep_schedule="0001", food_schedule="00", p_sleep=0.6, p_food=0.5, max_days=8),
     dict(start_sleep=12),  # unconscious from day 0
+    dict(care="rescue", start_sleep=12, max_days=6),  # one penalty value only (12)
+    # many penalty values (counted by one bincount of the slots), and int32 codes
+    dict(exhaust_at=30, p_sleep=0.1, p_food=0.1, p_rescue=0.01, max_days=40),
+    dict(food_water="separate", exhaust_at=20, p_sleep=0.1, p_food=0.1, p_water=0.2, max_days=30),
 ]
 
 
+def test_fatigue_kernel_codes_are_in_penalty_order_and_fit_their_dtype():
+    for params in CONFIGS:
+        chain = Fatigue(**params).chain()
+        codes = [chain.kernel_code(i) for i in range(len(chain.states))]
+        assert sorted(codes, reverse=True) == [-1 - fd.N_CELLS * r for r in range(len(codes))]
+        assert all(chain.state_of(c) == s for c, s in zip(codes, chain.states))
+        by_code = chain.penalty[[chain.index(chain.state_of(c)) for c in sorted(codes)[::-1]]]
+        assert (np.diff(by_code) >= 0).all()  # penalties ascending as the codes fall
+        small = fd.N_CELLS * len(chain.states) <= 2**15
+        assert chain.kernel.dtype == (np.int16 if small else np.int32)
+    assert Fatigue(**CONFIGS[-1]).chain().kernel.dtype == np.int32
+
+
+@pytest.mark.parametrize("max_cuts", [None, 0, 1000])  # as set; always a bincount; never
 @pytest.mark.parametrize("params", CONFIGS)
-def test_fatigue_observe_counts_is_the_histogram_of_observe_at_every_day(params):
+def test_fatigue_observe_counts_is_the_histogram_of_observe_at_every_day(
+    params, max_cuts, monkeypatch
+):
+    if max_cuts is not None:
+        monkeypatch.setattr(fd, "MAX_CUTS", max_cuts)
     m = Fatigue(**params)
     n = 3000
     rng = BlockRng([stream_generator(4, 0)], [n])
@@ -60,7 +83,7 @@ class _ValuesOnly(Fatigue):
     observe_counts: ClassVar[None] = None
 
 
-@pytest.mark.parametrize("params", [CONFIGS[0], CONFIGS[3], CONFIGS[4], CONFIGS[7]])
+@pytest.mark.parametrize("params", [CONFIGS[i] for i in (0, 3, 4, 7, 8, 10)])
 def test_engine_records_the_same_numbers_from_counts_as_from_values(params):
     n = 2 * STREAM_SIZE + 77
     by_counts = simulate(Fatigue(**params), n, rng=3, block_size=STREAM_SIZE)

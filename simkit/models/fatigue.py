@@ -357,8 +357,10 @@ class Fatigue(Rules):
 
     # -- vectorised kernel: one 32-bit uniform and one table lookup per track-day -----------
     def init(self, n, rng):
-        # code: (n,) int32, the kernel code of the track's state (DayChain.kernel_code)
-        code = np.full(n, self.chain().kernel_code(0), dtype=np.int32)
+        # code: (n,) int16 (int32 for a large chain), the kernel code of the track's state
+        # (DayChain.kernel_code; state 0 is the start)
+        chain = self.chain()
+        code = np.full(n, chain.kernel_code(0), dtype=chain.kernel.dtype)
         return {"code": code}, np.broadcast_to(np.int8(-1), (n,))
 
     def step(self, state, t, rng):

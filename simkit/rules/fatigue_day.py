@@ -191,6 +191,13 @@ def cell_pmf(
     return out
 
 
+#: Up to this many comparisons (penalty values some state has, less one),
+#: :meth:`DayChain.penalty_counts` counts the tracks at or under each value instead of
+#: making one bincount of their slots (a comparison of int16 codes costs about a tenth
+#: of a bincount).
+MAX_CUTS = 12
+
+
 @dataclass(frozen=True, eq=False)
 class DayChain:
     """The states reachable from a start and the day's transition table.
@@ -199,28 +206,35 @@ class DayChain:
     leads: ``-1 - j`` for state ``j``, else the outcome code (>= 0); ``penalty[i]`` the
     total penalty ``s + f + w`` of state ``i`` (as a positive number).
 
-    The kernel's form (:func:`day_phase`): a track in state ``i`` holds the engine code
-    ``-1 - N_CELLS * i`` (int32), so that ``code - cell`` is a negative index into
-    ``kernel[last]`` (the table flattened and reversed), and ``kernel_penalty.take(code)``
-    its penalty: one subtraction and one lookup per track-day.
+    The kernel's form (:func:`day_phase`): the states numbered in order of penalty
+    (``order[r]`` is the state of *slot* ``r``: penalties ascending, ties in ``states``
+    order), a track in slot ``r`` holds the engine code ``-1 - N_CELLS * r``
+    (:meth:`kernel_code`; int16, or int32 for chains of more than ``2**15 // N_CELLS``
+    states), so that ``code - cell`` is a negative index into ``kernel[last]`` (the table
+    flattened and reversed), and ``kernel_penalty.take(code)`` its penalty: one
+    subtraction and one lookup per track-day. In that order the tracks with penalty ``k``
+    or less are those whose code is ``cuts[k]`` or more (:meth:`penalty_counts`).
     """
 
     states: tuple[tuple[int, int, int, int], ...]
     trans: np.ndarray  # (2, S, N_CELLS) int16
     penalty: np.ndarray  # (S,) int64
-    kernel: np.ndarray  # (2, S * N_CELLS) int32, reversed; codes -1 - N_CELLS * state or outcome
+    order: np.ndarray  # (S,) int64: the state of each kernel slot (penalties ascending)
+    slot: np.ndarray  # (S,) int64: the kernel slot of each state (order's inverse)
+    kernel: np.ndarray  # (2, S * N_CELLS) int16/int32, reversed; codes -1 - N_CELLS * slot
     kernel_penalty: np.ndarray  # (S * N_CELLS,) int64, reversed
+    cuts: np.ndarray  # (max penalty + 1,) int64: least code of a track with penalty <= k
 
     def index(self, state: tuple[int, int, int, int]) -> int:
         return self.states.index(state)
 
     def kernel_code(self, i: int) -> int:
         """The kernel's engine code of a track in state ``i``."""
-        return -1 - N_CELLS * i
+        return -1 - N_CELLS * int(self.slot[i])
 
     def state_of(self, code: int) -> tuple[int, int, int, int]:
         """The state of a track holding the kernel's engine ``code`` (< 0)."""
-        return self.states[(-1 - int(code)) // N_CELLS]
+        return self.states[int(self.order[(-1 - int(code)) // N_CELLS])]
 
     def penalty_counts(self, code: np.ndarray) -> np.ndarray:
         """Histogram of the penalty of tracks holding the kernel codes ``code`` (< 0).
@@ -234,13 +248,29 @@ class DayChain:
         -------
         ndarray of int64, shape (max penalty + 1,)
             ``[k]`` = tracks whose total penalty ``s + f + w`` is ``k``: the
-            ``np.bincount`` of ``kernel_penalty.take(code)`` (with trailing zeros), got
-            from one count of the states (``-1 - code = N_CELLS * state``: one bincount,
-            every ``N_CELLS``-th bin a state) folded through ``penalty``.
+            ``np.bincount`` of ``kernel_penalty.take(code)`` (with trailing zeros). Got
+            from the number of tracks at or under each penalty value that some state
+            has (``code >= cuts[k]``; all of them for the largest) when that takes at
+            most :data:`MAX_CUTS` comparisons; else from one bincount of the slots
+            (``-1 - code = N_CELLS * slot``), each slot's count added to its penalty.
         """
-        per_state = np.bincount(np.invert(code, dtype=np.intp))[::N_CELLS]
-        out = np.zeros(int(self.penalty.max()) + 1, dtype=np.int64)
-        np.add.at(out, self.penalty[: len(per_state)], per_state)
+        cuts = self.cuts.tolist()  # (Python ints: compared in the codes' own dtype)
+        out = np.zeros(len(cuts), dtype=np.int64)
+        held = np.flatnonzero(np.diff(self.cuts, prepend=cuts[0] + 1)).tolist()  # with states
+        if len(held) - 1 <= MAX_CUTS:
+            below = 0  # tracks with a smaller penalty
+            for k in held:
+                if k == len(cuts) - 1:
+                    at_most = len(code)
+                elif cuts[k] >= 0:  # (no state has penalty k or less)
+                    at_most = 0
+                else:
+                    at_most = int(np.count_nonzero(code >= cuts[k]))
+                out[k] = at_most - below
+                below = at_most
+            return out
+        per_slot = np.bincount(np.invert(code, dtype=np.intp))[::N_CELLS]
+        np.add.at(out, self.penalty.take(self.order[: len(per_slot)]), per_slot)
         return out
 
 
@@ -306,17 +336,30 @@ def day_chain(
     trans = np.array(rows, dtype=np.int16).transpose(1, 0, 2).copy()  # (2, S, N_CELLS)
     trans.setflags(write=False)
     penalty = np.array([s + f + w for s, f, w, _ in states], dtype=np.int64)
-    t32 = trans.astype(np.int32)
-    kernel = np.where(t32 < 0, -1 - N_CELLS * (-1 - t32), t32).reshape(2, -1)[:, ::-1].copy()
-    kernel_penalty = np.repeat(penalty, N_CELLS)[::-1].copy()
-    for a in (penalty, kernel, kernel_penalty):
+    # the kernel's slots: states in order of penalty (its histogram by comparisons)
+    order = np.argsort(penalty, kind="stable").astype(np.int64)
+    slot = np.empty(len(states), dtype=np.int64)
+    slot[order] = np.arange(len(states))
+    to = trans.astype(np.int64)[:, order, :]  # (2, S, N_CELLS), rows by slot
+    lead = np.where(to < 0, -1 - N_CELLS * slot.take(np.maximum(-1 - to, 0)), to)  # codes
+    dtype = np.int16 if N_CELLS * len(states) <= 2**15 else np.int32
+    kernel = lead.reshape(2, -1)[:, ::-1].astype(dtype)
+    by_slot = penalty.take(order)  # ascending
+    kernel_penalty = np.repeat(by_slot, N_CELLS)[::-1].copy()
+    # cuts[k]: the code of the last slot with penalty <= k (tracks at or under k: code >= it)
+    last_slot = np.searchsorted(by_slot, np.arange(int(by_slot[-1]) + 1), side="right") - 1
+    cuts = -1 - N_CELLS * last_slot.astype(np.int64)
+    for a in (penalty, order, slot, kernel, kernel_penalty, cuts):
         a.setflags(write=False)
     return DayChain(
         states=tuple(states),
         trans=trans,
         penalty=penalty,
+        order=order,
+        slot=slot,
         kernel=kernel,
         kernel_penalty=kernel_penalty,
+        cuts=cuts,
     )
 
 
@@ -333,7 +376,7 @@ def day_phase(code: np.ndarray, rng, chain: DayChain, pmf, last: bool = False) -
 
     Parameters
     ----------
-    code : ndarray of int32, shape (m,)
+    code : ndarray of int, shape (m,)
         Each track's kernel code (:meth:`DayChain.kernel_code` of its state).
     rng : BlockRng
         The block's random source: the day's cells come from
@@ -347,8 +390,11 @@ def day_phase(code: np.ndarray, rng, chain: DayChain, pmf, last: bool = False) -
 
     Returns
     -------
-    ndarray of int32, shape (m,)
+    ndarray of the kernel's dtype (int16 or int32), shape (m,)
         The kernel codes after the day (negative: still active), or outcome codes.
     """
-    cell = draw_cells(len(code), rng, pmf)
-    return chain.kernel[int(last)].take(np.subtract(code, cell, dtype=np.intp))
+    # the cells in the codes' dtype, then code - cell in their place (-N_CELLS * S at the
+    # least: it fits the kernel's dtype, chosen so)
+    key = draw_cells(len(code), rng, pmf, dtype=np.promote_types(code.dtype, chain.kernel.dtype))
+    np.subtract(code, key, out=key)
+    return chain.kernel[int(last)].take(key)

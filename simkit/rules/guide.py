@@ -56,20 +56,32 @@ def cell_guide(pmf) -> tuple[np.ndarray, np.ndarray, bool]:
     return _guide(tuple(float(p) for p in pmf))
 
 
+@lru_cache(maxsize=1024)
+def _typed_guide(pmf: tuple[float, ...], dtype: str) -> np.ndarray:
+    guide = _guide(pmf)[1].astype(dtype)
+    guide.setflags(write=False)
+    return guide
+
+
 def cell_of_draw(hi: int, lo: int, pmf) -> int:
     """Cell of the 32-bit value ``(hi << 16) | lo`` (scalar reference)."""
     edges, _, _ = cell_guide(pmf)
     return int(np.searchsorted(edges, (int(hi) << 16) | int(lo), side="right")) - 1
 
 
-def draw_cells(m: int, rng, pmf) -> np.ndarray:
-    """Cells of ``m`` tracks (int8): a top word ``hi = rng.below(65536)`` per track, then,
-    when the distribution has a split word, a low word ``lo`` per track.
+def draw_cells(m: int, rng, pmf, dtype=np.int8) -> np.ndarray:
+    """Cells of ``m`` tracks: a top word ``hi = rng.below(65536)`` per track, then, when
+    the distribution has a split word, a low word ``lo`` per track.
 
-    The words are drawn into preallocated arrays (``below(..., out=)``, the same
-    numbers): ``hi`` as intp, the guide's index as it is (a lookup would convert it).
+    ``dtype``: a signed integer type for the cells (int8 by default; a wider one saves the
+    caller a conversion, e.g. to combine them with int16 codes in place). The words are
+    drawn into preallocated arrays (``below(..., out=)``, the same numbers): ``hi`` as
+    intp, the guide's index as it is (a lookup would convert it).
     """
-    edges, guide, split = cell_guide(pmf)
+    pmf = tuple(float(p) for p in pmf)
+    edges, guide, split = _guide(pmf)
+    if np.dtype(dtype) != guide.dtype:
+        guide = _typed_guide(pmf, np.dtype(dtype).str)
     hi = rng.below(2**16, size=m, out=np.empty(m, dtype=np.intp))
     cell = guide.take(hi)
     if split:
