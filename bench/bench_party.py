@@ -9,7 +9,9 @@ machine slows both alike), best of ``--rounds`` kept. Printed: encounters/s on o
 
     (seconds per party encounter) / (seconds per track of encounter defaults)
 
-(target <= 10).
+(target <= 10). Then the peak traced memory at one block and at four blocks of tracks
+(bounded by the block, not by n), and the time of the threat x level x rules report at
+20,000 encounters a point with 2 local workers (target: two minutes on 2 cores).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import time
+import tracemalloc
 
 from simkit import simulate
 from simkit.models.encounter import Encounter
@@ -43,6 +46,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-n", type=float, default=5e5, help="encounters per timing (default 5e5)")
     ap.add_argument("--rounds", type=int, default=3, help="rounds; the best is kept (default 3)")
+    ap.add_argument("--no-memory", action="store_true", help="skip the memory row")
+    ap.add_argument("--no-report", action="store_true", help="skip the report timing")
     args, _ = ap.parse_known_args(argv)
     n = int(args.n)
     ref = Encounter()
@@ -64,7 +69,43 @@ def main(argv=None) -> int:
             f"x{ratio:.1f} encounter's per-track cost "
             f"(target <= {RATIO_TARGET:g}: {'met' if ratio <= RATIO_TARGET else 'NOT met'})"
         )
+    if not args.no_memory:
+        _memory()
+    if not args.no_report:
+        _report()
     return 0
+
+
+def _memory() -> None:
+    """Peak traced memory of the default party at n = one block and at four blocks."""
+    block = 2**18
+    model = CASES["L5 party of four vs moderate boss"]
+    peaks = []
+    for n in (block, 4 * block):
+        tracemalloc.start()
+        simulate(model, n, rng=1, block_size=block)
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+    ratio = peaks[1] / peaks[0]
+    print(
+        f"memory: peak {peaks[0] / 2**20:.0f} MB at n = {block:,} (one block), "
+        f"{peaks[1] / 2**20:.0f} MB at n = {4 * block:,} (four): x{ratio:.2f} "
+        f"(target: bounded by the block, not by n: {'met' if ratio < 1.25 else 'NOT met'})"
+    )
+
+
+def _report() -> None:
+    """The threat x level x rules report at 20,000 encounters a point, 2 local workers."""
+    from simkit.analysis.party_report import threat_by_level
+
+    t0 = time.perf_counter()
+    df = threat_by_level(n=20_000, rng=0, workers=2)
+    dt = time.perf_counter() - t0
+    points = len(df[df["outcome"] == "any_death"])
+    print(
+        f"report party_threat_by_level: {points} points x 20,000 encounters, 2 workers: "
+        f"{dt:.1f} s (target <= 120 s: {'met' if dt <= 120 else 'NOT met'})"
+    )
 
 
 if __name__ == "__main__":
