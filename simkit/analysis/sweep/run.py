@@ -3,6 +3,7 @@ processes, Dask)."""
 
 from __future__ import annotations
 
+import collections
 import math
 import sys
 import threading
@@ -98,8 +99,14 @@ class _Pool:
     and the pool starts in a thread (:meth:`_start`): its first worker can take a moment
     (the forkserver imports numpy, pandas and the models first, unless
     :func:`.workers.start_early` started it), and meanwhile this process takes tasks
-    itself; work goes to the pool once a worker is up. So 2 workers are never slower
-    than 1, even when starting them costs more than the whole sweep.
+    itself; the thread hands the waiting tasks to the workers the moment one is up. So 2
+    workers are never slower than 1, even when starting them costs more than the whole
+    sweep.
+
+    The tasks not yet handed out, and the futures of those handed out, are shared by this
+    thread, the starting one and the pool's own (under ``_lock``): a worker that finishes a
+    task gets the next at once (a callback of its future), not when this process is done
+    with its own task. Results are taken here, in order of completion.
     """
 
     def __init__(self, workers: int, executor=None):
@@ -108,6 +115,9 @@ class _Pool:
         self.ex = executor  # set by the starting thread once a worker is up (our own pool)
         self.workers = workers
         self.aborted = False
+        self._lock = threading.RLock()  # a callback may run inside submit's caller
+        self._queue: collections.deque = collections.deque()  # (index, args) not handed out
+        self._pending: dict = {}  # future -> task index
         self._starter: threading.Thread | None = None
         if self.own:
             self._starter = threading.Thread(
@@ -116,7 +126,7 @@ class _Pool:
             self._starter.start()
 
     def _start(self, n_procs: int) -> None:
-        """In a thread: start the pool and publish it once a worker has run a task."""
+        """In a thread: start the pool; once a worker has run a task, hand it work."""
         try:
             ex = process_pool(n_procs)
         except Exception as exc:  # pragma: no cover - no processes on this system
@@ -128,43 +138,67 @@ class _Pool:
             ex.shutdown(wait=False, cancel_futures=True)
             _pool_failed(exc)
             return
-        self.ex = ex
+        with self._lock:
+            self.ex = ex
+            self._feed()  # this process may be in the middle of a task: do not wait for it
+
+    def _limit(self) -> int:
+        """How many tasks the pool may hold, running or queued."""
+        if not self.parent_works:
+            return max(2, 2 * self.workers)
+        # one per worker, none queued: a finished task's callback hands out the next, and
+        # what is not handed out stays for this process (a task in a process pool's queue
+        # can no longer be taken back)
+        return max(1, self.workers - 1)
+
+    def _feed(self) -> None:
+        """Hand tasks to the pool up to its limit (``_lock`` held)."""
+        while self.ex is not None and not self.aborted and self._queue:
+            if sum(not f.done() for f in self._pending) >= self._limit():
+                break
+            i, args = self._queue.popleft()
+            fut = self.ex.submit(run_points, *args)
+            self._pending[fut] = i
+            fut.add_done_callback(self._refill)
+
+    def _refill(self, fut) -> None:
+        """A task finished (in the pool's thread): hand its worker the next one."""
+        with self._lock:
+            self._feed()
 
     def run(self, tasks, on_done):
         tasks = list(tasks)
-        pending: dict = {}
-        pos = 0
-        # keep the queue short: cheap to interrupt, and little work waits in a pool
-        # whose processes have not started yet
-        limit = max(2, 2 * self.workers) if not self.parent_works else max(1, self.workers - 1)
+        with self._lock:
+            self._queue.extend(tasks)
         try:
-            while pos < len(tasks) or pending:
-                ex = self.ex  # None while our own pool is starting: this process works alone
-                while ex is not None and pos < len(tasks) and len(pending) < limit:
-                    i, args = tasks[pos]
-                    pending[ex.submit(run_points, *args)] = i
-                    pos += 1
-                if self.parent_works:
-                    if pos < len(tasks):  # this process takes the next task itself
-                        i, args = tasks[pos]
-                        pos += 1
-                        on_done(i, run_points(*args))
-                    else:  # nothing left to hand out: take back what no worker has started
-                        for fut in [f for f in pending if f.cancel()]:
-                            i = pending.pop(fut)
-                            on_done(i, run_points(*tasks_by_index(tasks, i)))
-                    done = {f for f in pending if f.done()}
-                    if not done and pos >= len(tasks) and pending:
-                        done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                else:
-                    done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in done:
-                    i = pending.pop(fut)
+            while True:
+                mine: list = []
+                with self._lock:
+                    self._feed()
+                    if self.parent_works:
+                        if self._queue:  # this process takes the next task itself
+                            mine.append(self._queue.popleft())
+                        else:  # nothing left to hand out: take back what no worker started
+                            for fut in [f for f in self._pending if f.cancel()]:
+                                i = self._pending.pop(fut)
+                                mine.append((i, tasks_by_index(tasks, i)))
+                    pending = list(self._pending)
+                if not mine and not pending:
+                    break
+                for i, args in mine:
+                    on_done(i, run_points(*args))
+                done = [f for f in pending if f.done()]
+                if not done and not mine:
+                    done = list(wait(pending, return_when=FIRST_COMPLETED)[0])
+                with self._lock:
+                    finished = [(self._pending.pop(f), f) for f in done]
+                for i, fut in finished:
                     on_done(i, fut.result())
         except BaseException:
-            self.aborted = True
-            for fut in pending:
-                fut.cancel()
+            with self._lock:
+                self.aborted = True
+                for fut in self._pending:
+                    fut.cancel()
             raise
 
     def close(self):
