@@ -533,3 +533,41 @@ def test_calibrating_a_budget_finds_the_step_and_names_the_lineups():
     )  # fmt: skip
     assert code == 0, err
     assert "xp_budget=119: boss: 1 x level 7" in err and "xp_budget=120: boss: 1 x level 8" in err
+
+
+def test_a_creature_takes_a_benchmark_per_statistic():
+    """``7(ac=Extreme;hp=Low)``: each statistic of a creature at the benchmark named, from
+    its Building Creatures table; the names are the tables' own columns."""
+    import csv
+    from importlib import resources
+
+    from simkit.rules import creatures
+
+    m = Party(level=5, monsters="7(ac=extreme;hp=Low;attack=Moderate;damage=Low;will=Terrible),5")
+    assert m.monsters == "7(ac=Extreme;attack=Moderate;damage=Low;hp=Low;will=Terrible),5"
+    mo = m.fighters.monsters[0]
+    assert (mo.ac, mo.hp, mo.attack, mo.damage, mo.will) == (
+        creatures.monster_ac(7, "Extreme"),
+        creatures.monster_hp(7, "Low"),
+        creatures.monster_attack(7, "Moderate"),
+        creatures.monster_damage(7, "Low"),
+        creatures.monster_save(7, "Terrible"),
+    )
+    assert mo.reflex == creatures.monster(7, m.benchmark, m.defense).reflex  # the rest: as built
+    data = resources.files("simkit.rules").joinpath("data")
+
+    def columns(name):
+        head = next(csv.reader(data.joinpath(name).read_text(encoding="utf-8").splitlines()))
+        return tuple(dict.fromkeys(head[1:]))
+
+    fields = creatures.MONSTER_FIELDS
+    assert fields["ac"].names == columns("creature-2-05-AC.csv")
+    assert fields["will"].names == columns("creature-2-02-saving_throws.csv")
+    assert fields["perception"].names == columns("creature-2-03-perception.csv")
+    assert fields["attack"].names == columns("creature-2-09-strike_attack.csv")
+    assert fields["damage"].names == columns("creature-2-10-strike_damage_dice.csv")
+    assert fields["spell_dc"].names == columns("creature-2-11-spell_DC.csv")
+    assert fields["hp"].names == columns("creature-2-07-HP.csv")
+    assert fields["area"].names == columns("creature-2-12-area_damage_dice.csv")
+    with pytest.raises(ParamError, match="or one of Extreme, High, Moderate, Low"):
+        Party(monsters="7(ac=Huge)")

@@ -105,7 +105,6 @@ from simkit.rules import (
     hero_points,
     hourly,
     massive_damage,
-    overrides,
     pcs,
     perseverance,
     recovery_check,
@@ -159,7 +158,7 @@ def _combatants(party, level, template, xp, benchmark, defense, monster_dc, expl
     return Combatants(
         pcs=tuple(pcs.member(r, v, level) for r, v in members),
         monsters=tuple(
-            overrides.apply(creatures.monster(lvl, benchmark, defense, monster_dc), v)
+            creatures.explicit_monster(lvl, v, benchmark, defense, monster_dc)
             for lvl, v in zip(lu.levels, values)
         ),
         lineup=lu,

@@ -50,6 +50,7 @@ __all__ = [
     "BENCHMARKS",
     "DEFENSES",
     "MONSTER_FIELDS",
+    "explicit_monster",
     "Monster",
     "monster",
     "monster_ac",
@@ -205,26 +206,51 @@ def monster(
     )
 
 
-#: The numbers of a creature an explicit lineup may give: ``7(hp=150;attack=18)`` (see
+#: Benchmarks of each Building Creatures table (the column names of its CSV file).
+SAVE_BENCHMARKS = ("Extreme", "High", "Moderate", "Low", "Terrible")  # tables 2-2, 2-3
+SPELL_BENCHMARKS = ("Extreme", "High", "Moderate")  # table 2-11
+AREA_USES = ("Unlimited", "Limited")  # table 2-12
+
+#: How a statistic given by its benchmark is looked up: stat -> (table function, names).
+_BY_BENCHMARK = {
+    "hp": (lambda lvl, b: monster_hp(lvl, b), DEFENSES),
+    "ac": (lambda lvl, b: monster_ac(lvl, b), BENCHMARKS),
+    "fort": (lambda lvl, b: monster_save(lvl, b), SAVE_BENCHMARKS),
+    "reflex": (lambda lvl, b: monster_save(lvl, b), SAVE_BENCHMARKS),
+    "will": (lambda lvl, b: monster_save(lvl, b), SAVE_BENCHMARKS),
+    "perception": (lambda lvl, b: monster_perception(lvl, b), SAVE_BENCHMARKS),
+    "attack": (lambda lvl, b: monster_attack(lvl, b), BENCHMARKS),
+    "damage": (lambda lvl, b: monster_damage(lvl, b), BENCHMARKS),
+    "spell_dc": (lambda lvl, b: monster_spell_dc(lvl, b), SPELL_BENCHMARKS),
+    "area": (lambda lvl, b: monster_area_damage(lvl, b), AREA_USES),
+}
+
+#: The numbers of a creature an explicit lineup may give, each a number (or dice) or the
+#: benchmark of its table: ``7(hp=150;attack=18)``, ``7(ac=Extreme;hp=Low)`` (see
 #: :mod:`simkit.rules.overrides`).
 MONSTER_FIELDS: dict[str, overrides.Field] = {
-    "hp": overrides.Field("int", 1, 100_000),
+    "hp": overrides.Field("int", 1, 100_000, DEFENSES),
     **{
-        k: overrides.Field("int", -10, 100)
-        for k in (
-            "ac",
-            "fort",
-            "reflex",
-            "will",
-            "perception",
-            "attack",
-            "spell_dc",
-            "recovery_dc",
-        )
+        k: overrides.Field("int", -10, 100, _BY_BENCHMARK[k][1])
+        for k in ("ac", "fort", "reflex", "will", "perception", "attack", "spell_dc")
     },
-    "damage": overrides.Field("dice"),
-    "area": overrides.Field("dice"),
+    "recovery_dc": overrides.Field("int", -10, 100),
+    "damage": overrides.Field("dice", names=BENCHMARKS),
+    "area": overrides.Field("dice", names=AREA_USES),
 }
+
+
+def explicit_monster(
+    level: int, values: dict, benchmark: str = "High", defense: str = "Moderate",
+    monster_dc: str = "table",
+) -> Monster:  # fmt: skip
+    """:func:`monster` with ``values`` replacing its numbers; a value that is a benchmark
+    name (``"Extreme"``) is that benchmark's number in the statistic's table at ``level``."""
+    resolved = {
+        k: _BY_BENCHMARK[k][0](level, v) if isinstance(v, str) and v in _BY_BENCHMARK[k][1] else v
+        for k, v in values.items()
+    }
+    return overrides.apply(monster(level, benchmark, defense, monster_dc), resolved)
 
 
 def _check_level(level: int) -> int:

@@ -26,18 +26,27 @@ _ITEM = re.compile(r"\s*([^(),\s]+)\s*(?:\(([^()]*)\))?\s*$")
 
 @dataclasses.dataclass(frozen=True)
 class Field:
-    """One overridable number: ``kind`` ``int`` (in ``[lo, hi]``), ``dice`` or ``bool``."""
+    """One overridable number: ``kind`` ``int`` (in ``[lo, hi]``), ``dice`` or ``bool``;
+    or one of ``names`` (a benchmark of a table, e.g. ``High``, resolved by the owner)."""
 
     kind: str
     lo: int = 0
     hi: int = 0
+    names: tuple[str, ...] = ()
 
     def parse(self, key: str, raw: str, what: str):
+        for name in self.names:
+            if raw.lower() == name.lower():
+                return name
+        return self._parse(key, raw, what)
+
+    def _parse(self, key: str, raw: str, what: str):
+        named = f" or one of {', '.join(self.names)}" if self.names else ""
         if self.kind == "dice":
             try:
                 return str(parse_dice(raw))
             except ValueError as exc:
-                raise ValueError(f"{what}: {key}={raw}: {exc}") from None
+                raise ValueError(f"{what}: {key}={raw}: {exc}{named}") from None
         if self.kind == "bool":
             if raw.lower() in ("true", "1", "yes"):
                 return True
@@ -50,7 +59,7 @@ class Field:
             value = None
         if value is None or not self.lo <= value <= self.hi:
             raise ValueError(
-                f"{what}: {key} must be an integer in [{self.lo}, {self.hi}], got {raw!r}"
+                f"{what}: {key} must be an integer in [{self.lo}, {self.hi}]{named}, got {raw!r}"
             )
         return value
 
