@@ -282,10 +282,11 @@ class Calibration:
         return text + self._skipped_note()
 
     def _step_note(self) -> str:
-        """When the probability jumps over the target between two adjacent values (a step
-        function: a budget buying the same creatures over a range), say so: no value
-        gives the target."""
-        if self.bracket is None:
+        """When the probability is flat around the value found and jumps over the target
+        at the next one (a step function: a budget buying the same creatures over a
+        range), say so: no value gives the target."""
+        plateau = any(pt is not None and pt[1] == self.p for pt in (self.lower, self.upper))
+        if self.bracket is None or not plateau:
             return ""
         evals = {v: (p, lo, hi) for v, p, lo, hi in self.evaluations}
         a, b = self.bracket
