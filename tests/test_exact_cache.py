@@ -169,3 +169,18 @@ def test_a_subclass_is_not_cached_on_its_parents_key():
     a, b = exact.solve_many([Harsh(extra=0), Harsh(extra=2)])
     assert a["dead"] < b["dead"]
     assert not exact._ANSWERS
+
+
+def test_a_sweep_builds_one_chain_per_distinct_key(monkeypatch):
+    """A DC x save-bonus sweep: one exact chain per distinct margin, not one per point."""
+    from simkit.analysis.sweep import plan_sweep, sweep
+
+    grid = {"dc": range(14, 30), "save_bonus": range(0, 12)}
+    keys = {m.exact_key() for m in plan_sweep("dying", grid, 100, 1).models}
+    built = []
+    real = exact.build_chain
+    monkeypatch.setattr(exact, "build_chain", lambda m: built.append(m) or real(m))
+    exact.clear_cache()
+    df = sweep("dying", grid, 100, 1)
+    assert len(built) == len(keys) < 16 * 12
+    assert df["exact"].notna().all()
