@@ -65,6 +65,8 @@ def test_fatigue_observe_counts_is_the_histogram_of_observe_at_every_day(
         assert counts.dtype == np.int64 and counts.sum() == len(values)
         want = np.bincount(values, minlength=len(counts))
         np.testing.assert_array_equal(counts, want, err_msg=f"day {t}")
+        # without the bound on what t days can reach: the same
+        np.testing.assert_array_equal(m.chain().penalty_counts(state["code"]), want)
         if t == m.horizon:
             break
         t += 1

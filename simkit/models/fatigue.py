@@ -376,9 +376,9 @@ class Fatigue(Rules):
 
     def observe_counts(self, state, t):
         """The histogram of :meth:`observe` (what the engine records): ``[k]`` = active
-        tracks with penalty -k after day ``t``, counted by state
+        tracks with penalty -k after day ``t``, counted from their codes
         (:meth:`simkit.rules.fatigue_day.DayChain.penalty_counts`)."""
-        return {"penalty": self.chain().penalty_counts(state["code"])}
+        return {"penalty": self.chain().penalty_counts(state["code"], days=t)}
 
     # -- exact chain: the same rule, weighted by each cell's probability ------------------
     def exact_initial(self):

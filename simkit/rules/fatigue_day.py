@@ -224,6 +224,7 @@ class DayChain:
     kernel: np.ndarray  # (2, S * N_CELLS) int16/int32, reversed; codes -1 - N_CELLS * slot
     kernel_penalty: np.ndarray  # (S * N_CELLS,) int64, reversed
     cuts: np.ndarray  # (max penalty + 1,) int64: least code of a track with penalty <= k
+    reach: np.ndarray  # (most days to a state + 1,) int64: largest penalty within t days
 
     def index(self, state: tuple[int, int, int, int]) -> int:
         return self.states.index(state)
@@ -236,13 +237,16 @@ class DayChain:
         """The state of a track holding the kernel's engine ``code`` (< 0)."""
         return self.states[int(self.order[(-1 - int(code)) // N_CELLS])]
 
-    def penalty_counts(self, code: np.ndarray) -> np.ndarray:
+    def penalty_counts(self, code: np.ndarray, days: int | None = None) -> np.ndarray:
         """Histogram of the penalty of tracks holding the kernel codes ``code`` (< 0).
 
         Parameters
         ----------
         code : ndarray of int, shape (m,)
             Each track's kernel code (:meth:`kernel_code` of its state).
+        days : int, optional
+            Days since the tracks were at the start (state 0): no track can have a
+            penalty above ``reach[days]``, so none is compared for.
 
         Returns
         -------
@@ -257,10 +261,13 @@ class DayChain:
         cuts = self.cuts.tolist()  # (Python ints: compared in the codes' own dtype)
         out = np.zeros(len(cuts), dtype=np.int64)
         held = np.flatnonzero(np.diff(self.cuts, prepend=cuts[0] + 1)).tolist()  # with states
+        if days is not None:
+            top = int(self.reach[min(days, len(self.reach) - 1)])
+            held = [k for k in held if k <= top]
         if len(held) - 1 <= MAX_CUTS:
             below = 0  # tracks with a smaller penalty
             for k in held:
-                if k == len(cuts) - 1:
+                if k == held[-1]:  # (every track)
                     at_most = len(code)
                 elif cuts[k] >= 0:  # (no state has penalty k or less)
                     at_most = 0
@@ -296,6 +303,7 @@ def day_chain(
     )
     index = {start: 0}
     states = [start]
+    depth = [0]  # the fewest days from the start to each state (breadth first)
     rows: list[list[list[int]]] = []
     i = 0
     while i < len(states):
@@ -325,6 +333,7 @@ def day_chain(
                 if key not in index:
                     index[key] = len(states)
                     states.append(key)
+                    depth.append(depth[i] + 1)
                 codes.append(-1 - index[key])
             row.append(codes)
         rows.append(row)
@@ -349,7 +358,11 @@ def day_chain(
     # cuts[k]: the code of the last slot with penalty <= k (tracks at or under k: code >= it)
     last_slot = np.searchsorted(by_slot, np.arange(int(by_slot[-1]) + 1), side="right") - 1
     cuts = -1 - N_CELLS * last_slot.astype(np.int64)
-    for a in (penalty, order, slot, kernel, kernel_penalty, cuts):
+    # reach[t]: the largest penalty of a state t days or fewer from the start
+    reach = np.zeros(max(depth) + 1, dtype=np.int64)
+    np.maximum.at(reach, depth, penalty)
+    reach = np.maximum.accumulate(reach)
+    for a in (penalty, order, slot, kernel, kernel_penalty, cuts, reach):
         a.setflags(write=False)
     return DayChain(
         states=tuple(states),
@@ -360,6 +373,7 @@ def day_chain(
         kernel=kernel,
         kernel_penalty=kernel_penalty,
         cuts=cuts,
+        reach=reach,
     )
 
 
