@@ -35,7 +35,7 @@ character still alive is ``exhausted``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
@@ -258,27 +258,29 @@ class DayChain:
             most :data:`MAX_CUTS` comparisons; else from one bincount of the slots
             (``-1 - code = N_CELLS * slot``), each slot's count added to its penalty.
         """
-        cuts = self.cuts.tolist()  # (Python ints: compared in the codes' own dtype)
-        out = np.zeros(len(cuts), dtype=np.int64)
-        held = np.flatnonzero(np.diff(self.cuts, prepend=cuts[0] + 1)).tolist()  # with states
+        out = np.zeros(len(self.cuts), dtype=np.int64)
+        held = self._held
         if days is not None:
             top = int(self.reach[min(days, len(self.reach) - 1)])
-            held = [k for k in held if k <= top]
+            held = tuple(kc for kc in held if kc[0] <= top)
         if len(held) - 1 <= MAX_CUTS:
             below = 0  # tracks with a smaller penalty
-            for k in held:
-                if k == held[-1]:  # (every track)
-                    at_most = len(code)
-                elif cuts[k] >= 0:  # (no state has penalty k or less)
-                    at_most = 0
-                else:
-                    at_most = int(np.count_nonzero(code >= cuts[k]))
+            for k, cut in held[:-1]:
+                # (a Python int: compared in the codes' own dtype; cut >= 0: no state <= k)
+                at_most = int(np.count_nonzero(code >= cut)) if cut < 0 else 0
                 out[k] = at_most - below
                 below = at_most
+            out[held[-1][0]] = len(code) - below  # (every track is at or under the last)
             return out
         per_slot = np.bincount(np.invert(code, dtype=np.intp))[::N_CELLS]
         np.add.at(out, self.penalty.take(self.order[: len(per_slot)]), per_slot)
         return out
+
+    @cached_property
+    def _held(self) -> tuple[tuple[int, int], ...]:
+        """``(k, cuts[k])`` of each penalty value ``k`` that some state has, and of 0."""
+        ks = np.flatnonzero(np.diff(self.cuts, prepend=self.cuts[0] + 1))
+        return tuple((int(k), int(self.cuts[k])) for k in ks)
 
 
 @lru_cache(maxsize=256)
