@@ -259,10 +259,7 @@ class DayChain:
             (``-1 - code = N_CELLS * slot``), each slot's count added to its penalty.
         """
         out = np.zeros(len(self.cuts), dtype=np.int64)
-        held = self._held
-        if days is not None:
-            top = int(self.reach[min(days, len(self.reach) - 1)])
-            held = tuple(kc for kc in held if kc[0] <= top)
+        held = self._held[-1 if days is None else min(days, len(self.reach) - 1)]
         if len(held) - 1 <= MAX_CUTS:
             below = 0  # tracks with a smaller penalty
             for k, cut in held[:-1]:
@@ -277,10 +274,12 @@ class DayChain:
         return out
 
     @cached_property
-    def _held(self) -> tuple[tuple[int, int], ...]:
-        """``(k, cuts[k])`` of each penalty value ``k`` that some state has, and of 0."""
-        ks = np.flatnonzero(np.diff(self.cuts, prepend=self.cuts[0] + 1))
-        return tuple((int(k), int(self.cuts[k])) for k in ks)
+    def _held(self) -> tuple[tuple[tuple[int, int], ...], ...]:
+        """``[days]``: ``(k, cuts[k])`` of 0 and of each penalty value ``k`` that some
+        state has, up to ``reach[days]``."""
+        ks = np.flatnonzero(np.diff(self.cuts, prepend=self.cuts[0] + 1)).tolist()
+        every = tuple((k, int(self.cuts[k])) for k in ks)
+        return tuple(tuple(kc for kc in every if kc[0] <= top) for top in self.reach.tolist())
 
 
 @lru_cache(maxsize=256)
