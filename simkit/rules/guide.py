@@ -56,7 +56,7 @@ def cell_guide(pmf) -> tuple[np.ndarray, np.ndarray, bool]:
     return _guide(tuple(float(p) for p in pmf))
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=256)  # (65536 cells each: at most 32 MiB of int16 guides)
 def _typed_guide(pmf: tuple[float, ...], dtype: str) -> np.ndarray:
     guide = _guide(pmf)[1].astype(dtype)
     guide.setflags(write=False)
