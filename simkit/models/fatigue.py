@@ -47,7 +47,8 @@ A character falling unconscious at the end of day ``d`` without care dies at the
 end of day ``d + 3``: two days without sleep and food reach -4 (R4-03); five reach
 -10 (unconscious, end of day 5); death at the end of day 8.
 
-The penalty distribution by day is observed (``observe``): ``Result.observed
+The penalty distribution by day is observed (``observe``; the engine records its
+histogram, which ``observe_counts`` counts from the state codes): ``Result.observed
 ["penalty"][t, k]`` counts tracks active after day ``t`` with penalty ``-k``;
 :meth:`Fatigue.exact_penalty` is its exact counterpart.
 """

@@ -78,10 +78,10 @@ def draw_cells(m: int, rng, pmf, dtype=np.int8) -> np.ndarray:
     drawn into preallocated arrays (``below(..., out=)``, the same numbers): ``hi`` as
     intp, the guide's index as it is (a lookup would convert it).
     """
-    pmf = tuple(float(p) for p in pmf)
-    edges, guide, split = _guide(pmf)
+    probs = tuple(float(p) for p in pmf)
+    edges, guide, split = _guide(probs)
     if np.dtype(dtype) != guide.dtype:
-        guide = _typed_guide(pmf, np.dtype(dtype).str)
+        guide = _typed_guide(probs, np.dtype(dtype).str)
     hi = rng.below(2**16, size=m, out=np.empty(m, dtype=np.intp))
     cell = guide.take(hi)
     if split:
