@@ -25,6 +25,7 @@ __all__ = [
     "solve",
     "solve_many",
     "solve_if_possible",
+    "solve_ahead",
     "clear_cache",
     "ExactResult",
     "Chain",
@@ -409,6 +410,29 @@ def solve_many(models) -> list:
     for i, j in same:
         out[i] = ExactResult(model=models[i], hist=out[j].hist.copy(), unresolved=out[j].unresolved)
     return out
+
+
+def solve_ahead(models, batch: int = 256) -> None:
+    """Solve and cache, in few batches, the answers :func:`solve_many` will be asked for.
+
+    Only models with an ``exact_key()`` (see :func:`_answer_key`), one per distinct key not
+    cached yet, at most ``batch`` chains at once. A sweep in one process calls it with all
+    its points, so that its chunks find their answers cached instead of each pushing its
+    few new chains through the horizon. Errors are left to the later :func:`solve_many`.
+    """
+    todo: dict = {}
+    for m in models:
+        if not m.has_exact or m.is_chain or m.has_exact_hist:
+            continue
+        key = _answer_key(m)
+        if key is not None and key not in todo and _cached(key) is None:
+            todo[key] = m
+    reps = list(todo.values())
+    for i in range(0, len(reps), batch):
+        try:
+            solve_many(reps[i : i + batch])
+        except Exception:  # raised again, in place, by the chunk's own solve
+            continue
 
 
 #: Answers of :func:`solve_many`, by :func:`_answer_key` (least recently used dropped).

@@ -63,9 +63,19 @@ def _survival_frame(res, ex, level) -> pd.DataFrame:
 
 
 class _InProcess:
-    """Runs tasks here, one at a time, as they are asked for (cheap to interrupt)."""
+    """Runs tasks here, one at a time, as they are asked for (cheap to interrupt).
+
+    The exact answers of every task are solved first, in a few batches (one chain per
+    distinct :meth:`exact_key`, :func:`simkit.core.exact.solve_ahead`): the tasks then
+    find them cached.
+    """
 
     def run(self, tasks, on_done):
+        tasks = list(tasks)
+        if any(args[0] != "exact" for _, args in tasks):  # exact mode: one batch already
+            from simkit.core.exact import solve_ahead
+
+            solve_ahead(m for _, args in tasks for m in args[1])
         for i, args in tasks:
             on_done(i, run_points(*args))
 
