@@ -184,3 +184,27 @@ def test_a_sweep_builds_one_chain_per_distinct_key(monkeypatch):
     df = sweep("dying", grid, 100, 1)
     assert len(built) == len(keys) < 16 * 12
     assert df["exact"].notna().all()
+
+
+def test_solve_ahead_caches_every_distinct_key(monkeypatch):
+    rules = grid_rules()
+    exact.clear_cache()
+    exact.solve_ahead(rules, batch=7)
+    fresh = []
+    for m in rules[:40]:
+        exact.clear_cache()
+        fresh.append(exact.solve_many([m])[0])
+    exact.clear_cache()
+    exact.solve_ahead(rules, batch=7)
+    monkeypatch.setattr(exact, "build_chain", lambda m: pytest.fail("not cached"))
+    ahead = exact.solve_many(rules)
+    for f, a in zip(fresh, ahead):
+        assert np.array_equal(f.hist, a.hist) and f.unresolved == a.unresolved
+
+
+def test_solve_ahead_leaves_errors_to_the_solve(monkeypatch):
+    monkeypatch.setattr(exact, "MAX_STATES", 1)
+    exact.clear_cache()
+    exact.solve_ahead([Dying(death_at=6)])  # no error here
+    with pytest.raises(exact.ExactTooLarge):
+        exact.solve_many([Dying(death_at=6)])
