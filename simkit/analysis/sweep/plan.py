@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 
@@ -36,6 +37,7 @@ class SweepPlan:
     models: list  # rules of each point
     seeds: list  # point seed of each point (None in exact mode)
     keys: list  # journal key of each point
+    params_json: list = dataclasses.field(default_factory=list)  # the ``params`` column
 
     @property
     def fixed_key_columns(self) -> list[str]:
@@ -135,6 +137,7 @@ def plan_sweep(
     models: list = []
     seeds: list[int | None] = []
     keys: list[str] = []
+    params_json: list[str] = []
     pspec = spec(cls)
     defaults = {k: m["default"] for k, m in pspec.items()}
     cache = (pspec, sweep_keys_for(cls))
@@ -150,8 +153,9 @@ def plan_sweep(
         derived.append(der)
         models.append(m)
         keys.append(canonical(point))
+        full = {k: getattr(m, k) for k in defaults}
+        params_json.append(canonical({k: v for k, v in full.items() if v != defaults[k]}))
         if seed is not None:
-            full = {k: getattr(m, k) for k in defaults}
             seeds.append(point_seed(seed, {"model": cls.name, **full}))
         else:
             seeds.append(None)
@@ -169,6 +173,7 @@ def plan_sweep(
         models,
         seeds,
         keys,
+        params_json,
     )
 
 

@@ -23,13 +23,15 @@ def build_frame(plan: SweepPlan, records: list[dict]) -> pd.DataFrame:
     fcols = plan.fixed_key_columns
     dcols = plan.derived_columns
     version = version_string()
-    defaults = (
-        {k: m["default"] for k, m in spec(type(plan.models[0])).items()} if plan.models else {}
-    )
-    params_json = [
-        canonical({k: getattr(m, k) for k in defaults if getattr(m, k) != defaults[k]})
-        for m in plan.models
-    ]
+    params_json = plan.params_json
+    if len(params_json) != len(plan.models):  # a plan made without them
+        defaults = (
+            {k: m["default"] for k, m in spec(type(plan.models[0])).items()} if plan.models else {}
+        )
+        params_json = [
+            canonical({k: getattr(m, k) for k in defaults if getattr(m, k) != defaults[k]})
+            for m in plan.models
+        ]
     if plan.mode == "survival":
         frames = []
         for i, rec in enumerate(records):
