@@ -92,8 +92,13 @@ def _model_class_and_base(model, preset):
     return cls, base
 
 
+#: One encoder for every key (``json.dumps`` with options builds a new one at each call).
+_CANONICAL = json.JSONEncoder(sort_keys=True, default=str, separators=(",", ":"))
+
+
 def canonical(values: dict) -> str:
-    return json.dumps(values, sort_keys=True, default=str, separators=(",", ":"))
+    """``values`` as compact JSON, keys sorted (a point's journal key, its ``params``)."""
+    return _CANONICAL.encode(values)
 
 
 def plan_sweep(
