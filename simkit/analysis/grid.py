@@ -506,7 +506,7 @@ def load_config(path) -> dict:
         n = cfg["n"]
         if isinstance(n, float) and n.is_integer():
             cfg["n"] = n = int(n)  # n = 1e5, as on the command line
-        from simkit.core.engine import MAX_N
+        from simkit.core.limits import MAX_N
 
         if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_N:
             raise ParamError(

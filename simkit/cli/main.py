@@ -70,7 +70,7 @@ def parse_count(text: str) -> int:
         raise argparse.ArgumentTypeError(
             f"-n must be a positive integer (e.g. 100000 or 1e6), got {shown(text)}"
         )
-    from simkit.core.engine import MAX_N
+    from simkit.core.limits import MAX_N
 
     if not 1 <= v <= MAX_N:
         raise argparse.ArgumentTypeError(

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from simkit.core.contracts import MonteCarloResult
+from simkit.core.limits import MAX_N
 from simkit.core.params import ParamError
 from simkit.core.result import Result
 from simkit.core.streams import STREAM_SIZE, BlockRng, resolve_seed, stream_generator
@@ -37,7 +38,6 @@ __all__ = ["simulate", "Tally", "run_tracks"]
 
 #: Default tracks per block (a multiple of the stream size).
 DEFAULT_BLOCK = 2**20
-MAX_N = 10**13
 
 
 @dataclass
