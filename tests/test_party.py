@@ -378,8 +378,16 @@ def test_threat_by_level_report_is_built():
     assert [a.get_title() for a in axes] == ["rules seed000", "rules seed001"]
 
 
-def test_explicit_lineup_and_toml_config(tmp_path):
+def _sweep_toml(tmp_path, set_lines: str):
+    """``simkit sweep --config`` of a party TOML file with these ``[set]`` lines."""
     from simkit.testing import run_cli
+
+    cfg = tmp_path / "party.toml"
+    cfg.write_text(f'model = "party"\nn = 2000\nseed = 1\n[set]\n{set_lines}')
+    return run_cli("sweep", "--config", cfg)
+
+
+def test_explicit_lineup_and_toml_config(tmp_path):
 
     m = Party(level=5, monsters="7,5,5")
     assert m.describe_lineup() == "explicit: 1 x level 7 + 2 x level 5 (160 XP)"
@@ -393,16 +401,12 @@ def test_explicit_lineup_and_toml_config(tmp_path):
         Party(monsters="25")
     with pytest.raises(ParamError, match="exclusive"):
         Party(monsters="3", xp_budget=40)
-    cfg = tmp_path / "party.toml"
-    cfg.write_text(
-        'model = "party"\nn = 2000\nseed = 1\n[set]\nparty = "fighter,fighter,cleric"\n'
-        'monsters = "6,4,4"\nrules = "pf2e-core"\n'
+    code, out, err = _sweep_toml(
+        tmp_path, 'party = "fighter,fighter,cleric"\nmonsters = "6,4,4"\nrules = "pf2e-core"\n'
     )
-    code, out, err = run_cli("sweep", "--config", cfg)
     assert code == 0, err
     assert "victory_with_deaths" in out and '""monsters"":""6,4,4""' in out
-    cfg.write_text('model = "party"\n[set]\nparty = "fighter,bard"\n')
-    code, out, err = run_cli("sweep", "--config", cfg)
+    code, out, err = _sweep_toml(tmp_path, 'party = "fighter,bard"\n')
     assert code == 2 and "bard" in err and err.count("\n") == 1
 
 
@@ -448,7 +452,6 @@ def test_explicit_numbers_per_pc_and_per_monster(tmp_path):
     ``7(hp=150;attack=18)``; the rest come from the tables; bad keys or values are one
     line naming what is allowed."""
     from simkit.rules import creatures, pcs
-    from simkit.testing import run_cli
 
     m = Party(level=5, party="fighter( ac=23 , hp=80),cleric", monsters="7(hp=150;attack=18),5")
     assert m.party == "fighter(ac=23;hp=80),cleric"  # canonical: keys sorted
@@ -483,16 +486,13 @@ def test_explicit_numbers_per_pc_and_per_monster(tmp_path):
     ps = simkit.simulate(strong, n, rng=3).event_count("any_death") / n
     assert ps < pw - 5 * standard_error(pw, n)
 
-    cfg = tmp_path / "party.toml"
-    cfg.write_text(
-        'model = "party"\nn = 2000\nseed = 1\n[set]\nlevel = 3\n'
-        'party = "fighter(hp=60;ac=21),cleric(heals=1)"\nmonsters = "5(hp=90),3"\n'
+    code, out, err = _sweep_toml(
+        tmp_path,
+        'level = 3\nparty = "fighter(hp=60;ac=21),cleric(heals=1)"\nmonsters = "5(hp=90),3"\n',
     )
-    code, out, err = run_cli("sweep", "--config", cfg)
     assert code == 0, err
     assert "fighter(ac=21;hp=60)" in out and "5(hp=90)" in out
-    cfg.write_text('model = "party"\n[set]\nparty = "fighter(armor=3)"\n')
-    code, out, err = run_cli("sweep", "--config", cfg)
+    code, out, err = _sweep_toml(tmp_path, 'party = "fighter(armor=3)"\n')
     assert code == 2 and "armor" in err and err.count("\n") == 1
 
 
