@@ -28,7 +28,7 @@ from simkit.core.exact import ExactResult, solve_if_possible
 from simkit.core.model import Rules
 from simkit.core.result import Result
 from simkit.core.stats import proportion_ci
-from simkit.core.tables import summary_html, summary_table, survival_table
+from simkit.core.tables import result_summary, summary_html, survival_table
 
 __all__ = ["ChainRules", "ChainResult", "ChainExact"]
 
@@ -192,15 +192,7 @@ class ChainResult:
         self, level: float = 0.95, method: str = "wilson", exact: bool = True
     ) -> pd.DataFrame:
         """Same columns as :meth:`simkit.Result.summary`, over the chain's outcomes."""
-        ex = self.exact if exact else None
-        return summary_table(
-            self.counts,
-            self.n,
-            exact=None if ex is None else ex.probabilities,
-            level=level,
-            method=method,
-            attrs={"model": self.model.name, "seed": self.seed},
-        )
+        return result_summary(self, level, method, exact)
 
     def stage_summary(self, level: float = 0.95, method: str = "wilson") -> pd.DataFrame:
         """Each stage's outcomes, probabilities over all ``n`` tracks.

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from simkit.core.model import Rules
-from simkit.core.tables import summary_html, summary_table, survival_table
+from simkit.core.tables import result_summary, summary_html, survival_table
 
 __all__ = ["Result", "SUMMARY_COLUMNS"]
 
@@ -83,15 +83,7 @@ class Result:
         ``method="clopper-pearson"`` for the exact interval). ``exact`` adds the exact
         probability when the model has an exact solver.
         """
-        ex = self.exact if exact else None
-        return summary_table(
-            self.counts,
-            self.n,
-            exact=None if ex is None else ex.probabilities,
-            level=level,
-            method=method,
-            attrs={"model": self.model.name, "seed": self.seed},
-        )
+        return result_summary(self, level, method, exact)
 
     @property
     def probabilities(self) -> dict[str, float]:

@@ -13,7 +13,14 @@ import pandas as pd
 
 from simkit.core.stats import proportion_ci
 
-__all__ = ["SURVIVAL_COLUMNS", "summary_table", "survival_table", "with_active", "summary_html"]
+__all__ = [
+    "SURVIVAL_COLUMNS",
+    "result_summary",
+    "summary_table",
+    "survival_table",
+    "with_active",
+    "summary_html",
+]
 
 #: Columns of every ``survival()`` table (``exact`` is NaN where no exact answer is known).
 SURVIVAL_COLUMNS = (
@@ -140,6 +147,20 @@ def summary_html(title: str, summary: pd.DataFrame) -> str:
         ".simkit-summary td:first-child {text-align: left}</style>"
     )
     return f"{style}<div><strong>{title}</strong>{table}</div>"
+
+
+def result_summary(result, level: float = 0.95, method: str = "wilson", exact: bool = True):
+    """:func:`summary_table` of a Monte Carlo result (one model or a chain): its counts,
+    ``n``, its exact answer when ``exact`` and it has one, the model's name and the seed."""
+    ex = result.exact if exact else None
+    return summary_table(
+        result.counts,
+        result.n,
+        exact=None if ex is None else ex.probabilities,
+        level=level,
+        method=method,
+        attrs={"model": result.model.name, "seed": result.seed},
+    )
 
 
 def summary_table(
