@@ -15,9 +15,12 @@ from simkit.models import REGISTRY
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = (ROOT / "docs" / "rules.md").read_text()
-ID = re.compile(r"\b([RA][014]-\d+)\b")
+#: The page's ids: the seeds' rules and ambiguities (R0-05, A0-1), the published PF2e
+#: rules of the fights (P-01) and the party model's readings (AP-1).
+_IDS = r"[RA][014]-\d+|P-\d{2}|AP-\d+"
+ID = re.compile(rf"\b({_IDS})\b")
 #: An id is defined where the page puts it in bold: **R0-05**.
-DEFINED = set(re.findall(r"\*\*([RA][014]-\d+)\*\*", RULES))
+DEFINED = set(re.findall(rf"\*\*({_IDS})\*\*", RULES))
 
 
 def _cited_by_params() -> dict[str, set[str]]:
@@ -34,6 +37,55 @@ def test_the_page_defines_the_ids_of_every_seed():
         for i in range(1, last + 1):
             rid = f"{prefix}{i:02d}" if prefix.startswith("R") else f"{prefix}{i}"
             assert rid in DEFINED, f"docs/rules.md does not define {rid}"
+
+
+def test_the_page_defines_the_fight_rules_and_the_party_readings():
+    for rid in [f"P-{i:02d}" for i in range(1, 11)] + [f"AP-{i}" for i in range(1, 11)]:
+        assert rid in DEFINED, f"docs/rules.md does not define {rid}"
+
+
+def test_the_id_pattern_tells_the_kinds_apart():
+    text = "R0-05, A0-1, P-01, AP-10; not HP-10, GP-01, XP-2 or P-1"
+    assert ID.findall(text) == ["R0-05", "A0-1", "P-01", "AP-10"]
+
+
+def test_every_id_the_source_cites_is_defined():
+    """Every rule, ambiguity, fight-rule and reading id in simkit's .py files is on the page."""
+    files = sorted((ROOT / "simkit").rglob("*.py"))
+    cited: dict[str, set[str]] = {}
+    for path in files:
+        for rid in ID.findall(path.read_text()):
+            cited.setdefault(rid, set()).add(str(path.relative_to(ROOT)))
+    assert len(files) > 50 and {"R0-03", "R1-07", "A0-1"} <= set(cited)  # the scan reads them
+    missing = {rid: sorted(where) for rid, where in cited.items() if rid not in DEFINED}
+    assert not missing, f"cited in simkit/ but not defined in docs/rules.md: {missing}"
+
+
+def _rows(prefix: str) -> list[list[str]]:
+    """The cells of the page's table rows whose id starts with ``prefix`` (``AP-``)."""
+    return [
+        [c.strip() for c in line.strip("|").split("|")]
+        for line in RULES.splitlines()
+        if line.startswith(f"| **{prefix}")
+    ]
+
+
+def test_the_party_readings_name_the_party_defaults():
+    """Each ``option=value`` of an AP row's default column is the party model's default."""
+    known = spec(REGISTRY["party"])
+    checked = 0
+    for cells in _rows("AP-"):
+        assert len(cells) == 4, cells[0]
+        for key, value in re.findall(r"`(\w+)=([^`]+)`", cells[3]):
+            named = re.search(rf"`{key}\b", cells[2])
+            assert named, f"{cells[0]}: default {key} is not named among its readings"
+            if key not in known:  # an option still to come (the test then checks it)
+                continue
+            assert str(known[key]["default"]).lower() == value.lower(), (
+                f"{cells[0]}: {key}={value}, the model's default is {known[key]['default']!r}"
+            )
+            checked += 1
+    assert checked >= 8
 
 
 def test_every_rule_id_a_parameter_cites_is_defined():
