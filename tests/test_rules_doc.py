@@ -168,3 +168,20 @@ def test_every_table_row_has_its_header_columns():
         count = len(re.findall(r"(?<!\\)\|", line))
         cols = count if cols is None else cols
         assert count == cols, f"docs/rules.md:{n}: {count - 1} columns, the table has {cols - 1}"
+
+
+def test_the_version_is_the_changelogs_first_release():
+    """pyproject's version is the installed ``simkit.__version__`` (reinstall after a bump:
+    ``pip install -e .``), and the CHANGELOG's first heading is that version's release."""
+    import tomllib
+
+    import simkit
+
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    assert simkit.__version__ == version, "reinstall: pip install --no-deps -e ."
+    release = re.match(r"\d+(\.\d+)*", version).group(0)
+    heading = next(
+        line for line in (ROOT / "CHANGELOG.md").read_text().splitlines() if line.startswith("## ")
+    )
+    assert heading.split()[1] == release, (heading, version)
+    assert ("unreleased" in heading) == (release != version), (heading, version)
