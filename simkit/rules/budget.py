@@ -17,6 +17,12 @@ of creature levels.
   budget, then minions of party level - 2 (20 XP) while the budget allows.
 - ``pack``: creatures of one level, as many as the budget buys; the level is the one
   whose count is closest to the party size (ties: the higher level).
+
+A template chooses level differences from Table 10-2; a level below the creature tables'
+lowest (-1) is raised to -1 (party levels 1-2: a level-1 trivial pack is four level -1
+creatures, not four level -3). The lineup's ``xp``, :meth:`Lineup.describe` and
+:attr:`Lineup.threat` are those of the creatures used, so such a lineup can cost more
+than its budget (that level-1 pack: 80 of 40 XP, a moderate threat).
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
+from simkit.core.numbers import ascii_int
 from simkit.core.params import register_kind
 from simkit.rules import creatures, overrides
 
@@ -39,6 +46,7 @@ __all__ = [
     "lineup",
     "lineup_members",
     "parse_levels",
+    "threat_of",
     "xp_budget",
 ]
 
@@ -70,6 +78,26 @@ def xp_budget(threat: str, n_pcs: int = 4) -> int:
     raise ValueError(f"threat must be one of {', '.join(THREATS)}; got {threat!r}")
 
 
+def threat_of(xp: int, n_pcs: int = 4) -> str:
+    """The threat of an encounter worth ``xp`` against ``n_pcs`` PCs (Table 10-1): the
+    highest threat whose budget ``xp`` reaches (``"trivial"`` below the trivial budget),
+    ``"beyond extreme"`` above the extreme budget, ``"unrated"`` for ``xp < 0`` (a
+    creature beyond Table 10-2, :func:`explicit_lineup`).
+
+    Examples
+    --------
+    >>> threat_of(80), threat_of(70), threat_of(80, 6), threat_of(200)
+    ('moderate', 'low', 'trivial', 'beyond extreme')
+    """
+    xp = int(xp)
+    if xp < 0:
+        return "unrated"
+    if xp > xp_budget(THREATS[-1], n_pcs):
+        return "beyond extreme"
+    reached = [t for t in THREATS if xp_budget(t, n_pcs) <= xp]
+    return reached[-1] if reached else THREATS[0]
+
+
 def creature_xp(level_diff: int) -> int:
     """XP of a creature ``level_diff`` levels above the party (Table 10-2, -4..+4)."""
     table = _xp_table()
@@ -88,7 +116,13 @@ class Lineup:
     template: str
     budget: int
     levels: tuple[int, ...]
-    xp: int  # XP spent
+    xp: int  # XP of the creatures in ``levels`` (Table 10-2); -1 beyond it (explicit only)
+    n_pcs: int = 4  # party size the threat is judged for
+
+    @property
+    def threat(self) -> str:
+        """Threat of the creatures used against ``n_pcs`` PCs (:func:`threat_of`)."""
+        return threat_of(self.xp, self.n_pcs)
 
     def describe(self) -> str:
         """E.g. ``"boss: 1 x level 7 (80 of 80 XP)"``."""
@@ -99,6 +133,12 @@ class Lineup:
         if self.template == "explicit":
             spent = f"{self.xp} XP" if self.xp >= 0 else "XP beyond Table 10-2"
             return f"explicit: {body} ({spent})"
+        if self.xp > self.budget:  # only where a level was raised to the tables' lowest
+            lo = MONSTER_LEVELS[0]
+            return (
+                f"{self.template}: {body} ({self.xp} of {self.budget} XP: a {self.threat} "
+                f"threat, levels below {lo} raised to {lo})"
+            )
         return f"{self.template}: {body} ({self.xp} of {self.budget} XP)"
 
 
@@ -108,7 +148,8 @@ def _clamp(level: int) -> int:
 
 def lineup(template: str, budget: int, party_level: int, n_pcs: int = 4) -> Lineup:
     """The creatures ``template`` buys with ``budget`` XP against a party of
-    ``n_pcs`` at ``party_level`` (levels clamped to the tables' -1..24).
+    ``n_pcs`` at ``party_level`` (levels clamped to the tables' -1..24; ``xp`` is that of
+    the clamped creatures, which may then exceed ``budget``).
 
     Examples
     --------
@@ -141,8 +182,9 @@ def lineup(template: str, budget: int, party_level: int, n_pcs: int = 4) -> Line
         rel = [best[1]] * best[2] if best else []
     else:
         raise ValueError(f"lineup must be one of {', '.join(LINEUPS)}; got {template!r}")
+    levels = tuple(_clamp(party_level + d) for d in rel)
     return Lineup(
-        template, budget, tuple(_clamp(party_level + d) for d in rel), sum(table[d] for d in rel)
+        template, budget, levels, sum(creature_xp(lvl - party_level) for lvl in levels), n_pcs
     )
 
 
@@ -163,7 +205,7 @@ def lineup_members(value) -> tuple[tuple[int, dict[str, object]], ...]:
     items = overrides.split_items(value, "monsters")
     lo, hi = MONSTER_LEVELS
     try:
-        levels = [int(head) for head, _ in items]
+        levels = [ascii_int(head) for head, _ in items]  # ASCII digits (not '٧', '1_0')
     except ValueError:
         raise ValueError(
             f"monsters must be creature levels in [{lo}, {hi}], got {value!r}"
@@ -187,13 +229,13 @@ def parse_levels(value) -> str:
     )
 
 
-def explicit_lineup(levels: tuple[int, ...], party_level: int) -> Lineup:
+def explicit_lineup(levels: tuple[int, ...], party_level: int, n_pcs: int = 4) -> Lineup:
     """A lineup of the creatures given; ``xp`` is their XP (Table 10-2), -1 when a creature
-    is more than 4 levels from the party's."""
+    is more than 4 levels from the party's; its threat is judged for ``n_pcs`` PCs."""
     table = _xp_table()
     diffs = [lvl - party_level for lvl in levels]
     xp = sum(table[d] for d in diffs) if all(d in table for d in diffs) else -1
-    return Lineup("explicit", xp, tuple(levels), xp)
+    return Lineup("explicit", xp, tuple(levels), xp, n_pcs)
 
 
 register_kind(
