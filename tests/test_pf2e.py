@@ -104,3 +104,161 @@ def test_budget_and_lineups():
     assert "1 x level 7" in budget.lineup("boss", 80, 5).describe()
     with pytest.raises(ValueError, match="lineup"):
         budget.lineup("horde", 80, 5)
+
+
+def test_lineup_xp_is_that_of_the_creatures_used():
+    # A template may raise a level below the tables' -1 to -1 (party levels 1-2): the
+    # lineup's XP, threat and description are then those of the creatures it holds, the
+    # same as an explicit lineup of those levels (Table 10-2). 20 levels x 5 threats x 3
+    # templates x 8 party sizes = 2,400 lineups; 34 of them were reported wrong before.
+    wrong, over = [], []
+    for level in range(1, 21):
+        for threat in budget.THREATS:
+            for tpl in budget.LINEUPS:
+                for n in range(1, 9):
+                    lu = budget.lineup(tpl, budget.xp_budget(threat, n), level, n)
+                    same = budget.explicit_lineup(lu.levels, level, n)
+                    if (lu.xp, lu.threat) != (same.xp, same.threat):
+                        wrong.append((level, threat, tpl, n, lu.xp, same.xp))
+                    assert f"({lu.xp} of {lu.budget} XP" in lu.describe()
+                    if lu.xp > lu.budget:
+                        over.append((level, threat, tpl, n))
+                        assert -1 in lu.levels and level <= 2
+    assert wrong == []
+    assert len(over) == 27  # raised levels that cost more than the budget
+    lu = budget.lineup("pack", 40, 1, 4)
+    assert lu.levels == (-1,) * 4
+    assert lu.xp == budget.explicit_lineup((-1,) * 4, 1).xp == 4 * 20  # level 1 + 2 = 20 XP
+    assert lu.threat == "moderate"  # 80 XP for four PCs (Table 10-1)
+    assert lu.describe() == (
+        "pack: 4 x level -1 (80 of 40 XP: a moderate threat, levels below -1 raised to -1)"
+    )
+    assert budget.lineup("boss", 80, 5).threat == "moderate"
+    assert budget.explicit_lineup((12,), 5).threat == "unrated"  # beyond Table 10-2
+    assert [budget.threat_of(x) for x in (0, 39, 40, 59, 60, 80, 120, 160, 161)] == [
+        "trivial",
+        "trivial",
+        "trivial",
+        "trivial",
+        "low",
+        "moderate",
+        "severe",
+        "extreme",
+        "beyond extreme",
+    ]
+    assert budget.threat_of(90, 6) == "low" and budget.threat_of(89, 6) == "trivial"
+
+
+# The class advancement tables of Player Core (remaster; Foundry VTT pf2e system, ORC
+# licence: packs/pf2e/classes/*.json and the class features they list), written out here
+# independently of simkit.rules.pcs: (level reached, rank, class feature). The cleric is
+# a cloistered cleric (its weapon and spell columns); docs/pf2e-sources.md cites each step.
+CLASS_TABLES = {
+    "fighter": {
+        "fort": ((1, "expert", ""), (9, "master", "Battle Hardened")),
+        "reflex": ((1, "expert", ""), (15, "master", "Tempered Reflexes")),
+        "will": ((1, "trained", ""), (3, "expert", "Bravery")),
+        "perception": ((1, "expert", ""), (7, "master", "Battlefield Surveyor")),
+    },
+    "rogue": {
+        "fort": ((1, "trained", ""), (9, "expert", "Rogue Resilience")),
+        "reflex": (
+            (1, "expert", ""),
+            (7, "master", "Evasive Reflexes"),
+            (13, "legendary", "Greater Rogue Reflexes"),
+        ),
+        "will": ((1, "expert", ""), (17, "master", "Agile Mind")),
+        "perception": (
+            (1, "expert", ""),
+            (7, "master", "Perception Mastery"),
+            (13, "legendary", "Perception Legend"),
+        ),
+    },
+    "cleric": {
+        "fort": ((1, "trained", ""), (3, "expert", "Second Doctrine (cloistered cleric)")),
+        "reflex": ((1, "trained", ""), (11, "expert", "Reflex Expertise")),
+        "will": ((1, "expert", ""), (9, "master", "Resolute Faith")),
+        "perception": ((1, "trained", ""), (5, "expert", "Perception Expertise")),
+    },
+    "wizard": {
+        "fort": ((1, "trained", ""), (9, "expert", "Magical Fortitude")),
+        "reflex": ((1, "trained", ""), (5, "expert", "Reflex Expertise")),
+        "will": ((1, "expert", ""), (17, "master", "Prodigious Will")),
+        "perception": ((1, "trained", ""), (11, "expert", "Perception Expertise")),
+    },
+}
+RANK_BONUS = {"trained": 2, "expert": 4, "master": 6, "legendary": 8}  # + level (Player Core)
+BOOST_LEVELS = (5, 10, 15, 20)  # four attribute boosts each (Player Core, "Leveling Up")
+# Each role's attributes: (modifier at level 1, the boost levels at which it takes a boost).
+# Key attribute and Con take every boost; the other picks are simkit's typical builds.
+BUILDS = {
+    "fighter": {"str": (4, BOOST_LEVELS), "con": (2, BOOST_LEVELS), "dex": (1, (10,)),
+                "wis": (1, (10,))},
+    "rogue": {"dex": (4, BOOST_LEVELS), "con": (1, BOOST_LEVELS), "wis": (1, (10,))},
+    "cleric": {"wis": (4, BOOST_LEVELS), "con": (1, BOOST_LEVELS), "str": (1, BOOST_LEVELS),
+               "dex": (1, (10,))},
+    "wizard": {"int": (4, BOOST_LEVELS), "con": (1, BOOST_LEVELS), "dex": (2, BOOST_LEVELS),
+               "wis": (1, (10,))},
+}  # fmt: skip
+SAVE_POTENCY = ((8, 1), (14, 2), (20, 3))  # GM Core, Automatic Bonus Progression
+
+
+def _attribute(start, boosted_at, level):
+    # Player Core: a boost adds 1 to a modifier below +4; at +4 or more it is a partial
+    # boost, and two partial boosts add 1.
+    mod, partial = start, False
+    for at in boosted_at:
+        if at <= level:
+            if mod < 4:
+                mod += 1
+            elif partial:
+                mod, partial = mod + 1, False
+            else:
+                partial = True
+    return mod
+
+
+def _rank(steps, level):
+    return [rank for at, rank, _ in steps if at <= level][-1]
+
+
+def test_builds_spend_legal_boosts():
+    for role, build in BUILDS.items():
+        for at in BOOST_LEVELS:  # at most four boosts a boost level, one per attribute
+            assert sum(at in when for _, when in build.values()) <= 4, (role, at)
+    assert [_attribute(4, BOOST_LEVELS, lvl) for lvl in (1, 5, 10, 15, 20)] == [4, 4, 5, 5, 6]
+    assert [_attribute(1, BOOST_LEVELS, lvl) for lvl in (1, 5, 10, 15, 20)] == [1, 2, 3, 4, 4]
+    assert [_attribute(2, BOOST_LEVELS, lvl) for lvl in (1, 5, 10, 15, 20)] == [2, 3, 4, 4, 5]
+    assert [_attribute(1, (10,), lvl) for lvl in (9, 10, 20)] == [1, 2, 2]
+
+
+def test_saves_and_perception_follow_the_class_tables():
+    # every role, level, save and Perception: level + rank bonus + attribute (+ save potency
+    # for saves), from the tables above, never from pcs.py's schedules
+    wrong = []
+    for role, table in CLASS_TABLES.items():
+        build = BUILDS[role]
+        for level in range(1, 21):
+            s = pcs.role(role, level)
+            attr = {a: _attribute(start, when, level) for a, (start, when) in build.items()}
+            key = next(iter(attr))  # the first attribute is the key one
+            dex = attr.get("dex", attr[key])
+            wis = attr.get("wis", attr[key])
+            item = max([b for at, b in SAVE_POTENCY if at <= level], default=0)
+            expected = {
+                "fort": level + RANK_BONUS[_rank(table["fort"], level)] + attr["con"] + item,
+                "reflex": level + RANK_BONUS[_rank(table["reflex"], level)] + dex + item,
+                "will": level + RANK_BONUS[_rank(table["will"], level)] + wis + item,
+                "perception": level + RANK_BONUS[_rank(table["perception"], level)] + wis,
+            }
+            for stat, want in expected.items():
+                if getattr(s, stat) != want:
+                    wrong.append((role, level, stat, getattr(s, stat), want))
+            if s.con != attr["con"]:
+                wrong.append((role, level, "con", s.con, attr["con"]))
+    assert wrong == []
+    # the cleric's Fortitude at 5: level 5 + expert 4 (Second Doctrine, 3) + Con 2 = +11
+    assert pcs.role("cleric", 5).fort == 5 + 4 + 2 == 11
+    assert pcs.role("cleric", 2).fort == 2 + 2 + 1  # trained until 3
+    assert pcs.role("wizard", 7).will == 7 + 4 + 1  # Wis +1: expert until 17 (Prodigious Will)
+    assert pcs.role("cleric", 17).will == 17 + 6 + 5 + 2  # master from 9, no legendary
