@@ -16,7 +16,7 @@ from simkit.core.streams import STREAM_SIZE
 from simkit.models import REGISTRY, make_model
 from simkit.models.custom import CustomTrack, TrackError, track
 from simkit.models.dnd import DnD4e, DnD5e
-from simkit.testing import within_se
+from simkit.testing import replay, within_se
 
 
 # -- independent answers -----------------------------------------------------------------
@@ -174,61 +174,29 @@ def test_survival_by_round_matches_exact():
 
 
 # -- the kernel against the rule, on the same draws -----------------------------------------
-class RecordingRng:
-    def __init__(self, seed):
-        self.gen = np.random.default_rng(seed)
-        self.draws = []
-
-    def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
-        x = self.gen.integers(low, high, size=size, dtype=dtype, endpoint=endpoint)
-        self.draws.append(("integers", high, x))
-        return x
-
-    def random(self, size=None, dtype=np.float64):
-        x = self.gen.random(size=size, dtype=dtype)
-        self.draws.append(("random", None, x))
-        return x
-
-
 @pytest.mark.parametrize(
     "model", [DnD5e(), DnD5e(max_rounds=4, bonus=-1), DnD4e(max_rounds=7)], ids=repr
 )
 def test_kernel_replays_through_the_rule(model):
     """Decode every draw of the kernel into faces and replay them with transition()."""
-    n = 2000
-    rng = RecordingRng(3)
-    state, codes = model.init(n, rng)
     rolls, _ = model.faces()
     K = len(rolls)
-    tracks = [model.start()] * n
-    alive = np.arange(n)
     n_out = len(model.outcomes)
-    t = 0
-    while len(alive) and t < model.horizon:
-        rng.draws.clear()
-        res = model.step(state, t + 1, rng)
-        codes, k = res if isinstance(res, tuple) else (res, 1)
-        ((_, high, draw),) = rng.draws
-        assert high == K**k
-        keep, new = [], []
-        for i in range(len(alive)):
-            s, expected = tracks[i], -1
-            for j in range(k):
-                s = model.transition(s, rolls[int(draw[i]) // K**j % K])
-                if isinstance(s, str):
-                    expected = model.outcomes.index(s) + n_out * j
-                    break
-            got = int(codes[i])
-            assert (got < 0 and expected < 0) or got == expected, (t, i, got, expected)
-            if expected < 0:
-                keep.append(i)
-                new.append(s)
-        keep = np.array(keep, dtype=np.int64)
-        state = {"s": state["s"][keep]}
-        tracks, alive = new, alive[keep]
-        assert [model.table().states[c] for c in state["s"]] == tracks
-        t += k
-    assert t <= model.horizon
+
+    def step(s, t, k, draws):
+        ((kind, draw, high),) = draws
+        assert kind == "integers" and high == K**k
+        for j in range(k):
+            s = model.transition(s, rolls[int(draw) // K**j % K])
+            if isinstance(s, str):
+                return model.outcomes.index(s) + n_out * j, s
+        return None, s
+
+    def same_state(state, row, s, t, code):
+        if code is None:
+            assert model.table().states[state["s"][row]] == s
+
+    replay(model, 2000, 3, start=lambda draws: (None, model.start()), step=step, check=same_state)
 
 
 def test_results_do_not_depend_on_block_size():

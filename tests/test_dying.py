@@ -1,6 +1,5 @@
 """Seed 000 dying track: rules by id, kernel vs scalar reference, Monte Carlo vs exact."""
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -9,58 +8,39 @@ from simkit import Dying, ParamError, simulate, solve
 from simkit.models import make_model
 from simkit.models.dying import DEAD
 from simkit.rules.levels import monster_high_dc
-from simkit.testing import RecordingRng, assert_agrees_with_exact
+from simkit.testing import assert_agrees_with_exact, replay
 
 
 def _run_kernel_and_reference(model, n=3000, seed=0):
     """Step the kernel; replay every track's draws through the scalar reference."""
-    rng = RecordingRng(seed)
-    state, codes = model.init(n, rng)
     out0, d0 = model.ref_knockout()
-    assert (codes == (-1 if out0 is None else out0)).all()
-    if out0 is not None:
-        return
-    # per-track scalar state
-    tracks = [(d0, model.hero_points > 0, False)] * n
-    alive = np.arange(n)
-    t = 0
-    while len(alive) and t < model.horizon:
-        rng.draws.clear()
-        res = model.step(state, t + 1, rng)
-        codes, k = res if isinstance(res, tuple) else (res, 1)
-        draws = rng.draws
-        new_tracks, keep = [], []
-        for i in range(len(alive)):
-            d, h, r = tracks[i]
-            outcome, offset = None, None
-            if draws and draws[0][0] == "integers":  # packed path: k d20s in base 20
-                packed = int(draws[0][1][i])
-                for j in range(k):
-                    roll = packed // 20**j % 20 + 1
-                    outcome, d, h, r = model.ref_round(d, h, r, t + 1 + j, roll)
-                    if outcome is not None:
-                        offset = j
-                        break
-            elif draws:
-                roll = int(draws[0][1][i])
-                u = float(draws[1][1][i])
-                u2 = float(draws[2][1][i]) if len(draws) > 2 else 0.0
-                outcome, d, h, r = model.ref_round(d, h, r, t + 1, roll, u, u2)
-                offset = 0
-            else:  # healing round: no draws
-                outcome, d, h, r = model.ref_round(d, h, r, t + 1, 10)
-                offset = 0
-            expected = -1 if outcome is None else outcome + 3 * offset
-            got = int(codes[i])
-            assert (got < 0 and expected < 0) or got == expected, (i, t, got, expected)
-            if outcome is None:
-                new_tracks.append((d, h, r))
-                keep.append(i)
-        keep = np.array(keep, dtype=np.intp)
-        state = {key: v[keep] for key, v in state.items()}
-        tracks = new_tracks
-        alive = alive[keep]
-        t += k
+
+    def step(track, t, k, draws):
+        d, h, r = track
+        if draws and draws[0].kind == "integers":  # packed path: k d20s in base 20
+            assert len(draws) == 1 and draws[0].high == 20**k
+            for j in range(k):
+                roll = int(draws[0].value) // 20**j % 20 + 1
+                outcome, d, h, r = model.ref_round(d, h, r, t + j, roll)
+                if outcome is not None:
+                    return outcome + 3 * j, (d, h, r)
+            return None, (d, h, r)
+        assert k == 1
+        if draws:
+            roll, u = int(draws[0].value), float(draws[1].value)
+            u2 = float(draws[2].value) if len(draws) > 2 else 0.0
+            outcome, d, h, r = model.ref_round(d, h, r, t, roll, u, u2)
+        else:  # healing round: no draws
+            outcome, d, h, r = model.ref_round(d, h, r, t, 10)
+        return outcome, (d, h, r)
+
+    return replay(
+        model,
+        n,
+        seed,
+        start=lambda draws: (out0, (d0, model.hero_points > 0, False)),
+        step=step,
+    )
 
 
 CONFIGS = [

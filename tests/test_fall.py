@@ -27,7 +27,7 @@ from simkit.models.perseverance import Perseverance
 from simkit.rules.dice import Dice
 from simkit.rules.guide import cell_guide, cell_of_draw
 from simkit.rules.heights import parse_heights
-from simkit.testing import RecordingRng, within_se
+from simkit.testing import replay, within_se
 from simkit.testing import run_cli as _cli
 
 # -- the table of R4-07, both edges of every band ----------------------------------------
@@ -191,34 +191,32 @@ def test_kernel_matches_scalar_reference(params):
     """The band from the height draw (a listed height, or a uniform range's band by its
     share of the 32-bit draws), then the d6s from one draw r: d6 i = r // 6**i % 6 + 1."""
     m = Fall(**params)
-    n = 3000
-    rng = RecordingRng(5)
-    state, codes = m.init(n, rng)
-    draws = [d[1].astype(np.int64) for d in rng.draws]
     heights = m.heights
     probs = heights.band_probabilities(FALL_EDGES)
-    if np.count_nonzero(probs) == 1:
-        bands = np.full(n, int(np.flatnonzero(probs)[0]))
-    elif heights.kind == "list":
-        idx = draws.pop(0)
-        bands = np.array([band_of(heights.values[i]) for i in idx])
-    else:
-        hi = draws.pop(0)
-        lo = draws.pop(0) if cell_guide(probs)[2] else np.zeros_like(hi)
-        bands = np.array([cell_of_draw(h, low, probs) for h, low in zip(hi, lo)])
-        u = ((hi << 16) | lo) / 2**32  # the height this uniform gives lies in that band
-        lo_m, hi_m = heights.values
-        assert [band_of(x) for x in lo_m + u * (hi_m - lo_m)] == bands.tolist()
-    dice = draws.pop(0) if draws else np.zeros(n, dtype=np.int64)
-    assert not draws
-    for i in range(n):
-        rolls = tuple(int(dice[i]) // 6**j % 6 + 1 for j in range(4))
-        code, damage, band = m.ref_fall(int(bands[i]), rolls)
-        assert (int(codes[i]), int(state["damage"][i]), int(state["band"][i])) == (
-            code,
-            damage,
-            band,
-        ), i
+
+    def fall(draws):
+        draws = [int(d.value) for d in draws]
+        if np.count_nonzero(probs) == 1:
+            band = int(np.flatnonzero(probs)[0])
+        elif heights.kind == "list":
+            band = band_of(heights.values[draws.pop(0)])
+        else:
+            hi = draws.pop(0)
+            lo = draws.pop(0) if cell_guide(probs)[2] else 0
+            band = cell_of_draw(hi, lo, probs)
+            u = ((hi << 16) | lo) / 2**32  # the height this uniform gives lies in that band
+            lo_m, hi_m = heights.values
+            assert band_of(lo_m + u * (hi_m - lo_m)) == band
+        dice = draws.pop(0) if draws else 0
+        assert not draws
+        code, damage, band = m.ref_fall(band, tuple(dice // 6**j % 6 + 1 for j in range(4)))
+        return code, {"damage": damage, "band": band}
+
+    def step(track, t, k, draws):
+        raise AssertionError("a fall is decided at step 0")
+
+    res = replay(m, 3000, 5, start=fall, step=step)
+    assert (res.step == 0).all()
 
 
 # -- Monte Carlo against exact --------------------------------------------------------------

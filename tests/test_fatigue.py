@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from simkit import ParamError, simulate, solve
 from simkit.models.fatigue import DEAD, EXHAUSTED, RECOVERED, Fatigue
 from simkit.rules.fatigue_day import cell_events, cell_of_draw
-from simkit.testing import RecordingRng, within_se
+from simkit.testing import replay, within_se
 from simkit.testing import run_cli as _cli
 
 STARVED = dict(p_sleep=0.0, p_food=0.0, p_rescue=0.0)  # no sleep, no food, no rescue
@@ -211,38 +211,26 @@ def test_kernel_matches_scalar_reference(params):
     splits a run of the first word) picks the day's events (cells in a fixed order, each
     taking its probability's share of the 2**32 draws); the reference then plays that day."""
     m = Fatigue(**params)
-    n = 1500
-    rng = RecordingRng(9)
-    state, codes = m.init(n, rng)
-    assert (codes == -1).all()
-    tracks = [m.initial_state()] * n
-    t = 0
-    while tracks and t < m.horizon:
-        t += 1
-        rng.draws.clear()
-        codes = m.step(state, t, rng)
-        words = [d[1] for d in rng.draws]
-        assert 1 <= len(words) <= 2 and all(w.shape == (len(tracks),) for w in words)
-        hi = words[0].astype(np.int64)
-        lo = words[1].astype(np.int64) if len(words) == 2 else np.zeros_like(hi)
-        u = (hi << 16) | lo
+
+    def day(track, t, k, draws):
+        assert 1 <= len(draws) <= 2 and all(np.ndim(d.value) == 0 for d in draws)
+        assert all(d.high == 2**16 for d in draws)
+        hi = int(draws[0].value)
+        lo = int(draws[1].value) if len(draws) == 2 else 0
         probs = m.cell_probs(t)
         cum = np.cumsum(probs)
-        keep, new = [], []
-        for i, (s, f, w, c) in enumerate(tracks):
-            cell = cell_of_draw(int(hi[i]), int(lo[i]), probs)
-            x = int(u[i]) / 2**32  # the same cell from the float cumulative probabilities
-            assert cell == int(np.searchsorted(cum, x, side="right")) or np.isclose(x, cum).any()
-            events = cell_events(cell)  # a uniform of 0 makes the event happen, 1 not
-            out, s, f, w, c = m.ref_day(s, f, w, c, t, [0.0 if e else 1.0 for e in events])
-            if out is not None:
-                assert int(codes[i]) == out, (t, i)
-            else:  # still active: a negative code, -1 - the index of its state
-                assert int(codes[i]) < 0 and m.chain().state_of(state["code"][i]) == (s, f, w, c)
-                keep.append(i)
-                new.append((s, f, w, c))
-        state = {k: v[np.array(keep, dtype=np.intp)] for k, v in state.items()}
-        tracks = new
+        cell = cell_of_draw(hi, lo, probs)
+        x = ((hi << 16) | lo) / 2**32  # the same cell from the float cumulative probabilities
+        assert cell == int(np.searchsorted(cum, x, side="right")) or np.isclose(x, cum).any()
+        events = cell_events(cell)  # a uniform of 0 makes the event happen, 1 not
+        out, *track = m.ref_day(*track, t, [0.0 if e else 1.0 for e in events])
+        return out, tuple(track)
+
+    def same_state(state, row, track, t, code):  # still active: -1 - the index of its state
+        if code is None:
+            assert m.chain().state_of(state["code"][row]) == track
+
+    replay(m, 1500, 9, start=lambda draws: (None, m.initial_state()), step=day, check=same_state)
 
 
 # -- Monte Carlo against exact ---------------------------------------------------------------

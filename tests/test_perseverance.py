@@ -2,7 +2,6 @@
 
 import io
 
-import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -20,7 +19,7 @@ from simkit.models.perseverance import (
     Perseverance,
     stabilize_cost,
 )
-from simkit.testing import RecordingRng, assert_agrees_with_exact, within_se
+from simkit.testing import assert_agrees_with_exact, replay, within_se
 from simkit.testing import run_cli as run
 
 
@@ -30,40 +29,32 @@ def _kernel_vs_reference(model, n=500, seed=0):
     One step resolves ``k`` rounds from one packed draw ``r``: the ``j``-th round with a
     first-aid check reads the helper's natural roll ``r // 20**j % 20 + 1``.
     """
-    rng = RecordingRng(seed)
-    state, codes = model.init(n, rng)
     out0, phase0, pp0 = model._start()
-    assert (codes == (-1 if out0 is None else out0)).all()
-    if out0 is not None:
-        return
-    tracks = [(phase0, pp0)] * n
-    t = 1
-    while tracks and t <= model.horizon:
-        rng.draws.clear()
-        codes, k = model.step(state, t, rng)
-        assert 1 <= k <= model.horizon - t + 1 and len(rng.draws) <= 1
-        new, keep = [], []
-        for i, (phase, pp) in enumerate(tracks):
-            r = int(rng.draws[0][1][i]) if rng.draws else 0
-            expect = -1
-            for off in range(k):
-                roll = 0
-                if model.medic_acts(t + off):
-                    roll, r = r % 20 + 1, r // 20
-                out, phase, pp = model.ref_round(phase, pp, t + off, roll)
-                if out is not None:
-                    expect = out + 4 * off
-                    break
-            if expect >= 0:
-                assert int(codes[i]) == expect, (model, t, i)
-            else:
-                assert int(codes[i]) < 0, (model, t, i)
-                new.append((phase, pp))
-                keep.append(i)
-            assert int(state["pp"][i]) == pp, (model, t, i)  # also the mark at absorption
-        state = {key: v[np.array(keep, dtype=np.intp)] for key, v in state.items()}
-        tracks = new
-        t += k
+
+    def step(track, t, k, draws):
+        assert len(draws) <= 1
+        (phase, pp), r = track, int(draws[0].value) if draws else 0
+        for off in range(k):
+            roll = 0
+            if model.medic_acts(t + off):
+                roll, r = r % 20 + 1, r // 20
+            out, phase, pp = model.ref_round(phase, pp, t + off, roll)
+            if out is not None:
+                return out + 4 * off, (phase, pp)
+        return None, (phase, pp)
+
+    def same_pp(state, row, track, t, code):  # every round, and so the mark at absorption
+        assert int(state["pp"][row]) == track[1]
+
+    replay(
+        model,
+        n,
+        seed,
+        start=lambda draws: (out0, (phase0, pp0)),
+        step=step,
+        marks=lambda track: {"pp": track[1]},
+        check=same_pp,
+    )
 
 
 CONFIGS = [

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from simkit import ParamError, simulate, solve
 from simkit.models.recovery import AWAKE, DEAD, RESTED, Recovery, hourly_odds
-from simkit.testing import RecordingRng, assert_agrees_with_exact, within_se
+from simkit.testing import RecordingRng, assert_agrees_with_exact, replay, within_se
 from simkit.testing import run_cli as run
 
 
@@ -20,36 +20,22 @@ def _kernel_vs_reference(model, n=600, seed=0):
     One packed draw covers ``k`` hours: hour ``t + i`` with a check reads the digit
     ``r // w**i % w`` (``w`` = 20, or 400 with a healer: con roll + 20 x (heal roll - 1)).
     """
-    rng = RecordingRng(seed)
-    state, codes = model.init(n, rng)
-    assert (codes == -1).all()
-    alive = np.arange(n)
-    t = 1
     width = 20 if model.healer is None else 400
-    while len(alive) and t <= model.horizon:
-        rng.draws.clear()
-        codes, k = model.step(state, t, rng)
-        draws = rng.draws[0][1].astype(int) if rng.draws else np.zeros(len(alive), dtype=int)
-        assert len(rng.draws) <= 1
-        keep = []
-        for j, i in enumerate(alive):
-            r, expect = int(draws[j]), -1
-            for off in range(k):
-                if t + off > model.checks:
-                    out, hp = model.ref_hour(t + off)
-                else:
-                    digit, r = r % width, r // width
-                    out, hp = model.ref_hour(t + off, digit // 20 + 1, digit % 20 + 1)
-                if out is not None:
-                    expect = out + 3 * off
-                    assert int(state["hp"][j]) == hp
-                    break
-            assert int(codes[j]) == expect, (model, t, i)
-            if expect < 0:
-                keep.append(j)
-        state = {key: v[np.array(keep, dtype=np.intp)] for key, v in state.items()}
-        alive = alive[np.array(keep, dtype=np.intp)]
-        t += k
+
+    def step(track, t, k, draws):
+        assert len(draws) <= 1
+        r = int(draws[0].value) if draws else 0
+        for off in range(k):
+            if t + off > model.checks:
+                out, hp = model.ref_hour(t + off)
+            else:
+                digit, r = r % width, r // width
+                out, hp = model.ref_hour(t + off, digit // 20 + 1, digit % 20 + 1)
+            if out is not None:
+                return out + 3 * off, {"hp": hp}
+        return None, track
+
+    replay(model, n, seed, start=lambda draws: (None, {"hp": 0}), step=step)
 
 
 CONFIGS = [
