@@ -127,6 +127,22 @@ def test_schedules_configurable():
             parse_schedule(bad)
 
 
+def test_fort_schedules_are_the_party_roles():
+    # the dying model's named Fortitude schedules and the party's roles are one reading of
+    # the class tables (docs/pf2e-sources.md): same Fortitude at every level (Con from
+    # level 1, boosted; resilient runes)
+    from simkit.rules import pcs
+
+    for name, con in (("fighter", 2), ("wizard", 1)):
+        assert [fortitude_save(lvl, name, con) for lvl in range(1, 21)] == [
+            pcs.role(name, lvl).fort for lvl in range(1, 21)
+        ], name
+    # the cloistered cleric, written as a schedule: expert at 3 (Second Doctrine)
+    assert [fortitude_save(lvl, "trained@1,expert@3", 1) for lvl in range(1, 21)] == [
+        pcs.role("cleric", lvl).fort for lvl in range(1, 21)
+    ]
+
+
 def test_hp_and_pp():
     assert pc_hp(1) == 8 + 10 + 2
     assert pc_hp(5) == 8 + (10 + 3) * 5  # Con +3 from level 5, retroactive

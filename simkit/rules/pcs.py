@@ -14,9 +14,12 @@ literal whose source is named here and in ``docs/pf2e-sources.md``:
   (weapon damage dice): ``pc-weapon_dice.csv``;
 - HP (R0-01) = ancestry HP (8, a human) + (class HP + Con) x level; class HP from the
   Core Rulebook / Player Core class entries (fighter 10, rogue 8, cleric 8, wizard 6);
-- armour, saves and Perception proficiency schedules: the class advancement tables of
-  Player Core (our reading, :data:`ROLES`); armour potency +1/+2/+3 at 5/11/18 and
-  resilient runes +1/+2/+3 at 8/14/20 (GM Core, Automatic Bonus Progression);
+- saves and Perception proficiency: the class advancement tables of Player Core (the
+  cleric is a cloistered cleric: Fortitude expert at 3, Second Doctrine), each step with
+  its class feature in ``docs/pf2e-sources.md`` and checked by ``tests/test_pf2e.py``;
+  armour proficiency: the same tables (our reading, :data:`ROLES`); armour potency
+  +1/+2/+3 at 5/11/18 and resilient runes +1/+2/+3 at 8/14/20 (GM Core, Automatic Bonus
+  Progression);
 - the fighter is exactly the typical fighter of the ``encounter`` model
   (:func:`simkit.rules.creatures.pc_ac`, ``pc_save``, ``pc_hp`` call :func:`role` for it);
 - spells (our derivation): the wizard's top-rank spell is a basic Reflex area spell of
