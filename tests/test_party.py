@@ -12,45 +12,31 @@ from simkit.core.params import ParamError
 from simkit.models.party import Party, faces
 from simkit.models.party_duel import duel_states
 from simkit.models.party_ref import new_track, ref_init, ref_round
-from simkit.testing import RecordingRng, assert_agrees_with_exact, standard_error, within_se
+from simkit.testing import assert_agrees_with_exact, replay, standard_error, within_se
 
 
 def kernel_vs_ref(model: Party, n: int, seed: int) -> np.ndarray:
     """Run the kernel on ``n`` tracks with recorded draws (compacting like the engine) and
-    replay every track through the scalar reference: same outcome, marks and HP each round."""
-    rng = RecordingRng(seed)
-    S, code = model.init(n, rng)
-    tracks = [new_track(model, rng.draws[0][1][i]) for i in range(n)]
-    for i, tr in enumerate(tracks):
-        got = ref_init(model, tr)
-        assert got == (int(code[i]) if code[i] >= 0 else None), (model, i, tr)
-    out = np.where(code >= 0, code, -1).astype(np.int64)
-    keep = np.flatnonzero(code < 0)
-    S = {k: v.take(keep, axis=0) for k, v in S.items()}
-    ids = keep
-    names = [name for name, _, _ in model.plan]
-    kinds = [kind for _, kind, _ in model.plan]
-    for t in range(1, model.max_rounds + 1):
-        if not len(ids):
-            break
-        start = len(rng.draws)
-        code = model.step(S, t, rng)
-        D = {name: faces(kind, x) for name, kind, (_, x) in zip(names, kinds, rng.draws[start:])}
-        assert len(D) == len(names) == len(rng.draws) - start
-        for row, i in enumerate(ids):
-            got = ref_round(model, tracks[i], {k: v[row] for k, v in D.items()})
-            want = int(code[row]) if code[row] >= 0 else None
-            assert got == want, (model, t, i, tracks[i])
-            assert [pc["hp"] for pc in tracks[i]["pcs"]] == list(S["hp"][row]), (model, t, i)
-            assert tracks[i]["mhp"] == list(S["mhp"][row]), (model, t, i)
-            if want is not None:
-                out[i] = want
-                for mark in model.marks:
-                    assert tracks[i][mark] == S[mark][row], (model, mark, t, i)
-        keep = np.flatnonzero(code < 0)
-        S = {k: v.take(keep, axis=0) for k, v in S.items()}
-        ids = ids[keep]
-    return out
+    replay every track through the scalar reference: same outcome, marks and HP each round.
+    Returns each track's outcome index (-1: unresolved)."""
+    plan = [(name, kind) for name, kind, _ in model.plan]
+
+    def start(draws):
+        tr = new_track(model, draws[0].value)  # the natural initiative d20s
+        return ref_init(model, tr), tr
+
+    def step(tr, t, k, draws):
+        assert len(draws) == len(plan), (len(draws), plan)
+        return ref_round(
+            model, tr, {name: faces(kind, d.value) for (name, kind), d in zip(plan, draws)}
+        ), tr
+
+    def same_hp(S, row, tr, t, code):
+        hp = [pc["hp"] for pc in tr["pcs"]]
+        assert hp == list(S["hp"][row]), ("PC HP", hp, S["hp"][row])
+        assert tr["mhp"] == list(S["mhp"][row]), ("monster HP", tr["mhp"], S["mhp"][row])
+
+    return replay(model, n, seed, start=start, step=step, check=same_hp).outcome
 
 
 def _configs(count: int, seed: int) -> list[dict]:
