@@ -19,14 +19,13 @@ from simkit.models.encounter import (
     DOWN_STABLE,
     DYING,
     REVIVED,
-    STABLE,
     STANDING,
     UP,
     Encounter,
 )
 from simkit.models.encounter_ref import new_track, ref_init, ref_round
 from simkit.models.perseverance import Perseverance
-from simkit.testing import RecordingRng, standard_error, within_se
+from simkit.testing import RecordingRng, replay, standard_error, within_se
 
 
 class ScriptedRng:
@@ -56,17 +55,20 @@ class ScriptedRng:
 MARKS = ("hp", "knocked_out", "ko_round", "hero_spent", "healer", "hours")
 
 
-def _per_track(plan, draws, i):
-    return {name: arr[i] for (name, _, _), (_, arr) in zip(plan, draws)}
+def _per_track(plan, draws):
+    """One track's draws (a list of :class:`simkit.testing.Draw`) by the plan's names."""
+    assert len(draws) == len(plan), (len(draws), plan)
+    return {name: d.value for (name, _, _), d in zip(plan, draws)}
 
 
-def _check_same(model, S, trs, i_kernel, i_ref):
-    tr = trs[i_ref]
+def _check_same(model, S, tr, row):
+    """The kernel's fields of one track (row ``row`` of ``S``) equal the reference's ``tr``;
+    returns the condition the reference implies."""
     for f in MARKS + ("tmp", "pos", "hero", "heals", "wounded", "dcs"):
-        assert int(_field(model, S, f, i_kernel)) == int(tr[f]), (f, i_ref)
+        assert int(_field(model, S, f, row)) == int(tr[f]), f
     cond = UP if not tr["down"] else (DOWN_DYING if tr["dying_now"] else DOWN_STABLE)
     if not model.seed000:
-        assert int(S["pp"][i_kernel]) == tr["pp"]
+        assert int(S["pp"][row]) == tr["pp"]
     return cond
 
 
@@ -93,47 +95,30 @@ def _field(model, S, f, i):
 
 
 def _run_kernel_and_reference(model, n=300, seed=0):
-    """Step the kernel; replay each track's draws through the scalar reference."""
-    rng = RecordingRng(seed)
-    state, codes = model.init(n, rng)
+    """Step the kernel; replay each track's draws through the scalar reference. Returns the
+    tracks that absorbed in a round (not at step 0), by outcome."""
     plan0 = model.draw_plan(initial=True)
-    trs, alive = [], []
-    for i in range(n):
-        out, tr = ref_init(model, _per_track(plan0, rng.draws, i))
-        assert int(codes[i]) == (-1 if out is None else out), (i, 0)
-        if out is None:
-            trs.append(tr)
-            alive.append(i)
-    keep = codes < 0
-    state = {k: v[keep] for k, v in state.items()}
-    seen = {STANDING: 0, REVIVED: 0, STABLE: 0, DEAD: 0, DYING: 0}
-    t = 0
-    while alive and t < model.horizon:
-        t += 1
-        rng.draws.clear()
-        codes = model.step(state, t, rng)
-        plan = model.draw_plan(t=t)
-        new_trs, keep = [], []
-        for j, tr in enumerate(trs):
-            out = ref_round(model, tr, t, _per_track(plan, rng.draws, j))
-            got = int(codes[j])
-            assert got == (-1 if out is None else out), (j, t, got, out, model)
-            if out is None:
-                cond = _check_same(model, state, trs, j, j)
-                assert int(state["cond"][j]) == cond, (j, t)
-                if cond == DOWN_DYING and model.seed000:
-                    assert int(state["dying"][j]) == tr["dying"]
-                new_trs.append(tr)
-                keep.append(j)
-            else:
-                seen[out] += 1
-                for f in MARKS:  # the marks the engine histograms at absorption
-                    assert int(_field(model, state, f, j)) == int(tr[f]), (f, j, t, out)
-        keep = np.array(keep, dtype=np.intp)
-        state = {k: v[keep] for k, v in state.items()}
-        trs = new_trs
-        alive = list(range(len(trs)))
-    return seen
+
+    def step(tr, t, k, draws):
+        return ref_round(model, tr, t, _per_track(model.draw_plan(t=t), draws)), tr
+
+    def same_fields(state, row, tr, t, code):
+        if code is None and t > 0:  # still active after a round
+            cond = _check_same(model, state, tr, row)
+            assert int(state["cond"][row]) == cond
+            if cond == DOWN_DYING and model.seed000:
+                assert int(state["dying"][row]) == tr["dying"]
+
+    res = replay(
+        model,
+        n,
+        seed,
+        start=lambda draws: ref_init(model, _per_track(plan0, draws)),
+        step=step,
+        check=same_fields,
+    )
+    seen = np.bincount(res.outcome[res.step > 0], minlength=len(model.outcomes))
+    return dict(enumerate(seen.tolist()))
 
 
 BASE = dict(level=5, monster_level=7, fight_rounds=6, max_rounds=30)
