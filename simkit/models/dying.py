@@ -55,8 +55,8 @@ from simkit.core.ambiguity import reading as _r
 from simkit.core.model import Rules
 from simkit.core.packing import pack_steps
 from simkit.core.params import ParamError, param
+from simkit.rules import dying_systems, levels
 from simkit.rules import hero_points as hp_rule
-from simkit.rules import levels
 from simkit.rules.dice import Dice
 from simkit.rules.dying_damage import WOUNDED_ADDS, hit_while_dying, knockout_value
 from simkit.rules.hero_points import HERO_EFFECT, HERO_KNOCKOUT, HERO_POLICY, hero_threshold
@@ -172,12 +172,7 @@ AMBIGUITIES: tuple[Ambiguity, ...] = (
 #: Pathfinder 2e as published (the ``pf2e-core`` preset): flat recovery check DC 10 + dying
 #: (A0-4), damage while dying increments it (A0-1), the wounded rule (A0-2), and the
 #: hero-point rescue spends all hero points to stabilise at 0 HP (R0-10).
-PF2E_CORE: dict[str, Any] = {
-    "check": "flat",
-    "on_damage": "increment",
-    "wounded_rule": True,
-    "hero_effect": "stabilize",
-}
+PF2E_CORE: dict[str, Any] = dict(dying_systems.PF2E_CORE)
 
 
 @dataclass(frozen=True, slots=True)

@@ -94,22 +94,27 @@ from typing import ClassVar
 import numpy as np
 
 from simkit.core.model import Rules
-from simkit.core.params import ParamError, param, same_as
-from simkit.models.encounter import UNCONSCIOUS_AC, Encounter, dice_draw, dice_values
+from simkit.core.params import ParamError, param
 from simkit.rules import (
     budget,
     creatures,
     dying_damage,
+    dying_systems,
     first_aid,
     guide,
     hero_points,
     hourly,
+    initiative,
     massive_damage,
     pcs,
     perseverance,
     recovery_check,
 )
-from simkit.rules.dice import CRIT_FAIL, CRIT_SUCCESS, FAIL, SUCCESS, degree
+from simkit.rules.dice import dice_draw, dice_values
+from simkit.rules.dying_damage import WOUNDED_ADDS
+from simkit.rules.hero_points import HERO_KNOCKOUT, HERO_POLICY
+from simkit.rules.parameters import shared
+from simkit.rules.strike import BASIC_X2, STRIKE_MULT, map_penalty, pc_map, roll_table, strike_ac
 
 __all__ = ["OUTCOMES", "RULES_SETS", "Combatants", "Party"]
 
@@ -117,23 +122,9 @@ OUTCOMES = ("victory", "victory_with_deaths", "retreat", "defeat")
 VICTORY, VICTORY_DEATHS, RETREAT, DEFEAT = range(4)
 UP, DYING, STABLE, DEAD = 0, 1, 2, 3  # values of the ``cond`` state field
 FIGHT, WON, FLED = 0, 1, 2  # values of the ``phase`` state field
-RULES_SETS = {
-    "seed000": {
-        "check": "save",
-        "on_damage": "max",
-        "wounded_rule": False,
-        "hero_effect": "revive",
-    },
-    "pf2e-core": {
-        "check": "flat",
-        "on_damage": "increment",
-        "wounded_rule": True,
-        "hero_effect": "stabilize",
-    },
-    "seed001": {},
-}
-MAP_STEPS = {"standard": 5, "agile": 4, "none": 0}
-HOURS = 8  # R1-07
+#: The dying systems (``rules``), declared once in :mod:`simkit.rules.dying_systems`.
+RULES_SETS = dying_systems.DYING_OPTIONS
+HOURS = hourly.WAKE_HOURS  # R1-07
 
 
 @dataclass(frozen=True)
@@ -460,6 +451,18 @@ def _pick_table(P: int, L: int) -> np.ndarray:
     return t.reshape(-1)
 
 
+def _pick_bit(mask: np.ndarray, w: np.ndarray, P: int) -> np.ndarray:
+    """The chosen set bit of each ``mask`` (a PC among those the mask holds) from a pick
+    draw ``w`` (:func:`pick_draw` of ``P``): the ``(w mod count)``-th, or ``floor(u *
+    count)``-th for a uniform float; ``P`` where the mask is empty."""
+    if w.dtype.kind == "f":
+        return _nth_bit_table(P).take(
+            mask.astype(np.intp) * P + pick(w, _popcount_table(P).take(mask))
+        )
+    L = int(pick_draw(P)[len("below:") :])  # one lookup: (mask, w) -> the PC
+    return _pick_table(P, L).take(mask.astype(np.intp) * L + w)
+
+
 def _argmin_where(m: np.ndarray, v: np.ndarray) -> np.ndarray:
     """Column of the least ``v`` among the True cells of each row (ties: the first; 0 if none)."""
     out = np.zeros(len(m), dtype=np.int64)
@@ -510,25 +513,6 @@ def pick(draw: np.ndarray, cnt: np.ndarray) -> np.ndarray:
     return draw % np.maximum(cnt, 1)
 
 
-#: What a degree of success (R0-05) does: a strike's damage multiplier (miss 0, hit 1,
-#: critical 2), and twice a basic save's (critical success 0, success 1 = half, failure 2 =
-#: full, critical failure 4 = double).
-STRIKE = {CRIT_FAIL: 0, FAIL: 0, SUCCESS: 1, CRIT_SUCCESS: 2}
-BASIC_X2 = {CRIT_FAIL: 4, FAIL: 2, SUCCESS: 1, CRIT_SUCCESS: 0}
-
-
-def _roll_table(pairs, effect: dict[int, int]) -> np.ndarray:
-    """``table[x * 20 + roll - 1]``: ``effect`` of the degree (R0-05, :func:`degree`) of a
-    natural ``roll`` with ``pairs[x] = (bonus, dc)``; int32. (A d20 draw holds ``roll - 1``,
-    see :meth:`Party.draw`.)"""
-    t = np.zeros((len(pairs), 20), dtype=np.int32)
-    for x, (bonus, dc) in enumerate(pairs):
-        for r in range(1, 21):
-            t[x, r - 1] = effect[degree(r, int(bonus), int(dc))]
-    t.setflags(write=False)
-    return t.reshape(-1)
-
-
 @dataclass(frozen=True)
 class _Rolls:
     """Every check of a fight as one lookup: ``table[case * 20 + d20 draw]``."""
@@ -541,33 +525,34 @@ class _Rolls:
 
 @lru_cache(maxsize=256)
 def _rolls(rules) -> _Rolls:
-    F, A = rules.fighters, rules.attacks
-    mapstep = MAP_STEPS[rules.map]
+    """The fight's checks (P-02..P-04, R0-11) as lookups; the PCs' d20s take the check
+    penalty (P-10)."""
+    F, A, pen = rules.fighters, rules.attacks, rules.check_penalty
     return _Rolls(
-        pc_strike=_roll_table(
+        pc_strike=roll_table(
             [
-                (pc.attack - (4 if pc.agile else 5) * a, mo.ac)
+                (pc.attack + pen - map_penalty(pc_map(pc.agile), a), mo.ac)
                 for pc in F.pcs
                 for a in range(2)
                 for mo in F.monsters
             ],
-            STRIKE,
+            STRIKE_MULT,
         ),
-        pc_spell=_roll_table(
+        pc_spell=roll_table(
             [(mo.reflex, pc.spell_dc or 0) for pc in F.pcs for mo in F.monsters], BASIC_X2
         ),
-        mon_strike=_roll_table(
+        mon_strike=roll_table(
             [
-                (mo.attack - mapstep * min(a, 2), pc.ac - (UNCONSCIOUS_AC if down else 0))
+                (mo.attack - map_penalty(rules.map, a), strike_ac(pc.ac, bool(down)))
                 for mo in F.monsters
                 for a in range(A)
                 for pc in F.pcs
                 for down in (0, 1)
             ],
-            STRIKE,
+            STRIKE_MULT,
         ),
-        pc_save=_roll_table(
-            [(pc.reflex + rules.check_penalty, mo.spell_dc) for mo in F.monsters for pc in F.pcs],
+        pc_save=roll_table(
+            [(pc.reflex + pen, mo.spell_dc) for mo in F.monsters for pc in F.pcs],
             BASIC_X2,
         ),
     )
@@ -594,7 +579,7 @@ class Party(Rules):
     active_label: ClassVar[str] = "fight still going"
     headline_params: ClassVar[tuple[str, ...]] = ("level", "threat", "party", "lineup", "rules")
 
-    level: int = same_as(Encounter, "level")
+    level: int = shared("level", default=5)
     party: str = param(
         "fighter,rogue,cleric,wizard",
         kind="party",
@@ -629,7 +614,7 @@ class Party(Rules):
         help="explicit lineup: creature levels like 7,5,5, each with explicit numbers if "
         "wanted: 7(hp=150;attack=18) (none: from the budget)",
     )
-    benchmark: str = same_as(Encounter, "benchmark")
+    benchmark: str = shared("benchmark")
     defense: str = param(
         "Moderate",
         kind="choice",
@@ -639,30 +624,45 @@ class Party(Rules):
     rules: str = param(
         "seed000",
         kind="choice",
-        choices=tuple(RULES_SETS),
+        choices=dying_systems.SYSTEMS,
         help="dying system: seed000, pf2e-core (published PF2e), seed001 (perseverance)",
     )
-    hp: int | None = same_as(Encounter, "hp")
-    start_dying: int = same_as(Encounter, "start_dying")
-    check_penalty: int = same_as(Encounter, "check_penalty")
-    hero_points: int = same_as(Encounter, "hero_points")
-    hero_policy: str | int = same_as(Encounter, "hero_policy")
-    death_at: int = same_as(Encounter, "death_at")
-    hero_knockout: str = same_as(Encounter, "hero_knockout")
-    wounded_adds: str = same_as(Encounter, "wounded_adds")
-    natural: bool = same_as(Encounter, "natural")
-    spend: str | int = same_as(Encounter, "spend")
-    stabilize_cap: int | None = same_as(Encounter, "stabilize_cap")
-    zero_pp: str = same_as(Encounter, "zero_pp")
-    long_term: bool = same_as(Encounter, "long_term")
-    checks: int = same_as(Encounter, "checks")
-    attacks: int = same_as(Encounter, "attacks")
-    map: str = same_as(Encounter, "map")
-    trait: str = same_as(Encounter, "trait")
-    monster_dc: str = same_as(Encounter, "monster_dc")
-    target_downed: str = same_as(Encounter, "target_downed")
-    downed_chance: float = same_as(Encounter, "downed_chance")
-    first_aid_dc: int = same_as(Encounter, "first_aid_dc")
+    hp: int | None = shared("hp")
+    start_dying: int = shared("start_dying")
+    check_penalty: int = shared("check_penalty")
+    hero_points: int = shared("hero_points", default=1)
+    hero_policy: str | int = param(**HERO_POLICY)
+    death_at: int = shared("death_at")
+    hero_knockout: str = param(**HERO_KNOCKOUT)
+    wounded_adds: str = param(**WOUNDED_ADDS)
+    natural: bool = shared("natural")
+    spend: str | int = shared("spend")
+    stabilize_cap: int | None = shared("stabilize_cap", optional=True)
+    zero_pp: str = shared("zero_pp")
+    long_term: bool = shared("long_term")
+    checks: int = shared("checks")
+    attacks: int = shared("attacks")
+    map: str = shared("map")
+    trait: str = shared("trait")
+    monster_dc: str = shared("monster_dc")
+    target_downed: str = shared("target_downed")
+    downed_chance: float = shared("downed_chance")
+    downed_pick: str = param(
+        "first",
+        kind="choice",
+        choices=("first", "random"),
+        rule="AP-3",
+        help="a monster striking the downed strikes the first downed PC in the party's order, "
+        "or one at random",
+    )
+    first_aid_dc: int = shared("first_aid_dc")
+    first_aid_natural: bool = param(
+        False,
+        kind="bool",
+        rule="AP-4",
+        help="first aid as a PF2e check: a natural 20 / 1 moves its degree one step "
+        "(false: only the total counts, as A1-6)",
+    )
     area_chance: float = param(
         0.2,
         kind="float",
@@ -704,7 +704,7 @@ class Party(Rules):
         optional=True,
         help="the party retreats at the end of a round with this many PCs down",
     )
-    max_rounds: int = same_as(Encounter, "max_rounds")
+    max_rounds: int = shared("max_rounds")
 
     def validate(self) -> None:
         if self.monsters is not None and self.xp_budget is not None:
@@ -767,8 +767,8 @@ class Party(Rules):
         return text
 
     @property
-    def dying_options(self) -> dict:
-        return RULES_SETS[self.rules]
+    def dying_options(self):
+        return dying_systems.DYING_OPTIONS[self.rules]
 
     @property
     def seed000(self) -> bool:
@@ -843,6 +843,8 @@ class Party(Rules):
                 out.append(("mon_tgt", pick_draw(P), (M, A)))
             if self.target_downed == "sometimes":
                 out.append(("downed_u", "chance", (M, A)))
+            if self.target_downed != "never" and self.downed_pick == "random":
+                out.append(("down_tgt", pick_draw(P), (M, A)))
         if self.hourly_on:
             out += [("con", "d20", (P, HOURS)), ("med", "d20", (P, HOURS))]
         return out
@@ -898,17 +900,15 @@ class Party(Rules):
         return rng.d20(size=(m, self.n_pcs + len(self.fighters.monsters)))
 
     def initiative_keys(self, rolls: np.ndarray) -> np.ndarray:
-        """Sort keys (higher acts first) from initiative rolls: d20 + Perception, ties to
-        monsters, then to the lower index."""
+        """Sort keys (higher acts first) from initiative rolls (P-01, AP-1; the PCs' rolls
+        take the check penalty, P-10): :func:`simkit.rules.initiative.initiative_keys`."""
         F = self.fighters
-        P, M = len(F.pcs), len(F.monsters)
-        perc = np.array(
-            [p.perception for p in F.pcs] + [mo.perception for mo in F.monsters], dtype=np.float64
+        return initiative.initiative_keys(
+            rolls,
+            [p.perception for p in F.pcs],
+            [mo.perception for mo in F.monsters],
+            self.check_penalty,
         )
-        tie = np.array(
-            [(P + M - k) for k in range(P)] + [64 + (M - j) for j in range(M)], dtype=np.float64
-        )
-        return (rolls.astype(np.float64) + perc) * 256 + tie
 
     # -- Monte Carlo kernel -------------------------------------------------------------------
     def init(self, n: int, rng):
@@ -926,6 +926,7 @@ class Party(Rules):
             "turns": np.zeros((n, P), dtype=np.int16),  # agonising turns (seed 001)
             "nl": np.zeros((n, P), dtype=bool),  # down by nonlethal damage
             "moved": np.zeros((n, P), dtype=bool),  # moved in the order this round (R0-03)
+            "moves": np.zeros(n, dtype=np.int32),  # moves in the order so far (AP-2)
             "slots": np.tile(np.array([p.slots for p in F.pcs], dtype=np.int8), (n, 1)),
             "heals": np.tile(np.array([p.heals for p in F.pcs], dtype=np.int8), (n, 1)),
             "mhp": np.tile(
@@ -1169,6 +1170,7 @@ class Party(Rules):
             bonus=self.fighters.pcs[c].medicine,
             check_penalty=self.check_penalty,
             dc=self.first_aid_dc,
+            natural=self.first_aid_natural,
         )
 
     def _targets(self, S, D, i, k, a):
@@ -1261,14 +1263,7 @@ class Party(Rules):
                 i, j = i[live], j[live]
             upm, downm = _masks(S["cond"], i)
             if self.monster_target == "random":
-                w = D["mon_tgt"].reshape(-1).take((i * M + j) * A + a)
-                if w.dtype.kind == "f":
-                    tgt_up = _nth_bit_table(P).take(
-                        upm.astype(np.intp) * P + pick(w, _popcount_table(P).take(upm))
-                    )
-                else:  # one lookup: (mask, w) -> the (w mod count)-th conscious PC
-                    L = int(pick_draw(P)[len("below:") :])
-                    tgt_up = _pick_table(P, L).take(upm.astype(np.intp) * L + w)
+                tgt_up = _pick_bit(upm, D["mon_tgt"].reshape(-1).take((i * M + j) * A + a), P)
             elif self.monster_target == "weakest":
                 up = S["cond"].take(i, axis=0) == UP
                 tgt_up = _argmin_where(up, S["hp"].take(i, axis=0))
@@ -1281,7 +1276,12 @@ class Party(Rules):
                 if self.target_downed == "sometimes":
                     u = D["downed_u"][:, :, a]  # (m, M, 2)
                     aim_down &= happens(u[i, j, 0], u[i, j, 1], self.downed_chance)
-                k = np.where(aim_down, _first_bit_table(P).take(downm), tgt_up)
+                if self.downed_pick == "random":  # AP-3
+                    w = D["down_tgt"].reshape(-1).take((i * M + j) * A + a)
+                    tgt_down = _pick_bit(downm, w, P)
+                else:
+                    tgt_down = _first_bit_table(P).take(downm)
+                k = np.where(aim_down, tgt_down, tgt_up)
                 ok = aim_down | (upm > 0)
                 i, j, k = i[ok], j[ok], k[ok]
                 down = _get(S["cond"], i, k) != UP  # AC -6 at 0 HP (R0-11)
@@ -1373,7 +1373,7 @@ class Party(Rules):
         np.add.at(S["knockouts"], i, 1)
         if move and j is not None:
             P = len(self.fighters.pcs)
-            S["key"][i, k] = S["key"][i, P + j] + 0.5 - 0.01 * k
+            initiative.move_keys(S["key"], S["moves"], i, k, P + j)  # R0-03, AP-2
             S["moved"][i, k] = True
         if self.trait == "death":
             self._kill(S, code, i, k)
@@ -1450,7 +1450,6 @@ class Party(Rules):
         for c, mv in enumerate(med):
             if mv is not None:
                 healer = np.where(up[:, c] & (mv > healer), mv, healer)
-        hours_on = np.arange(HOURS) < self.checks
         for k, pc in enumerate(F.pcs):
             st = np.flatnonzero(S["cond"][i, k] == STABLE)
             if not len(st):
@@ -1470,11 +1469,7 @@ class Party(Rules):
                 )  # (n, HOURS): 0 dead / 1 stays / 2 awake (R1-06..R1-08)
                 # a nonlethal knock-out is in no danger of death (R1-11): lethal=False
                 res = np.where(S["nl"][b, k][:, None] & (res == hourly.DEAD), hourly.STAYS, res)
-                decisive = (res != hourly.STAYS) & hours_on
-                first = np.where(decisive.any(axis=1), decisive.argmax(axis=1), HOURS)
-                died = (first < HOURS) & (
-                    res[np.arange(len(b)), np.minimum(first, HOURS - 1)] == hourly.DEAD
-                )
+                died, hp, _ = hourly.wake_up_phase(res, self.checks, self.level)  # R1-07
                 self._kill(S, code, b[died], np.full(died.sum(), k))
                 S["cond"][b[~died], k] = UP
-                S["hp"][b[~died], k] = np.where(first[~died] < HOURS, 1, self.level)
+                S["hp"][b[~died], k] = hp[~died]

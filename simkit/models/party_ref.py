@@ -13,32 +13,24 @@ from __future__ import annotations
 
 import numpy as np
 
-from simkit.models.encounter import UNCONSCIOUS_AC, dice_draw
-from simkit.models.party import MAP_STEPS, OUTCOMES, Party
+from simkit.models.party import OUTCOMES, Party
 from simkit.rules import (
     dying_damage,
     first_aid,
     guide,
     hero_points,
     hourly,
+    initiative,
     massive_damage,
     perseverance,
     recovery_check,
 )
-from simkit.rules.dice import CRIT_FAIL, CRIT_SUCCESS, SUCCESS, Dice, degree
+from simkit.rules.dice import CRIT_FAIL, CRIT_SUCCESS, degree, dice_value
+from simkit.rules.strike import basic_damage, map_penalty, pc_map, strike_ac, strike_damage
 
 __all__ = ["new_track", "ref_init", "ref_round"]
 
 UP, DYING, STABLE, DEAD = "up", "dying", "stable", "dead"
-
-
-def _dice(text: str, draw) -> int:
-    """One sum of dice from its draw: base-``sides`` digits, or a uniform's inverse CDF."""
-    d = Dice.parse(text)
-    if dice_draw(text) == "random":
-        return int(d.quantile(float(draw)))
-    draw = int(draw)
-    return d.bonus + sum(draw // d.sides**i % d.sides + 1 for i in range(d.count))
 
 
 def _pick(draw, count: int) -> int:
@@ -54,21 +46,14 @@ def _happens(draw, p: float) -> bool:
     return guide.cell_of_draw(int(draw[0]), int(draw[1]), (p, 1.0 - p)) == 0
 
 
-def _basic(deg: int, base: int) -> int:
-    return {CRIT_SUCCESS: 0, SUCCESS: base // 2, CRIT_FAIL: 2 * base}.get(deg, base)
-
-
 def new_track(r: Party, init_rolls) -> dict:
     """A track at the start; ``init_rolls``: the natural initiative d20s (PCs, then monsters)."""
     F = r.fighters
     P, M = len(F.pcs), len(F.monsters)
-    keys = []
-    for c in range(P + M):
-        if c < P:
-            total, tie = int(init_rolls[c]) + F.pcs[c].perception, P + M - c
-        else:
-            total, tie = int(init_rolls[c]) + F.monsters[c - P].perception, 64 + (M - (c - P))
-        keys.append(total * 256.0 + tie)
+    order = initiative.initiative_order(  # P-01, AP-1; the PCs' rolls take the penalty
+        [int(init_rolls[k]) + F.pcs[k].perception + r.check_penalty for k in range(P)],
+        [int(init_rolls[P + j]) + F.monsters[j].perception for j in range(M)],
+    )
     return {
         "pcs": [
             {
@@ -89,7 +74,7 @@ def new_track(r: Party, init_rolls) -> dict:
         ],
         "mhp": [mo.hp for mo in F.monsters],
         "area": [r.area_uses] * M,
-        "key": keys,
+        "order": order,  # the acting order: ("pc", k) / ("monster", j), first first
         "phase": "fight" if M else "won",
         "deaths": 0,
         "knockouts": 0,
@@ -164,7 +149,7 @@ class _Track:
         self.tr["knockouts"] += 1
         if move:
             pc["moved"] = True
-            self.tr["key"][k] = self.tr["key"][len(self.F.pcs) + j] + 0.5 - 0.01 * k
+            self.tr["order"] = initiative.move_before(self.tr["order"], k, j)  # R0-03, AP-2
         if r.trait == "death":
             self.kill(k)
         elif r.trait == "nonlethal":
@@ -238,7 +223,8 @@ class _Track:
                     pc["wounded"], self.opts["wounded_rule"]
                 )
             pc.update(cond=UP, dying=0, nl=False, hp=0)
-        pc["hp"] = min(self.F.pcs[k].hp, pc["hp"] + _dice(self.F.pcs[c].heal, self.d[f"heal{c}"]))
+        healed = dice_value(self.F.pcs[c].heal, self.d[f"heal{c}"])
+        pc["hp"] = min(self.F.pcs[k].hp, pc["hp"] + healed)
         self.tr["pcs"][c]["heals"] -= 1
         self.tr["heals_spent"] += 1
 
@@ -248,6 +234,7 @@ class _Track:
             bonus=self.F.pcs[c].medicine,
             check_penalty=self.r.check_penalty,
             dc=self.r.first_aid_dc,
+            natural=self.r.first_aid_natural,
         ):
             self.stabilize(k)
 
@@ -288,32 +275,32 @@ class _Track:
             if self.tr["phase"] != "fight":
                 return
             j = self.target(k, a)
-            deg = degree(
+            deg = degree(  # P-02, P-03, P-10
                 int(self.d["patk"][k][a]),
-                me.attack - (4 if me.agile else 5) * a,
+                me.attack + self.r.check_penalty - map_penalty(pc_map(me.agile), a),
                 self.F.monsters[j].ac,
             )
-            if deg >= SUCCESS:
-                dmg = _dice(me.damage, self.d[f"dmg{k}"][a])
-                self.hit_monster(j, 2 * dmg if deg == CRIT_SUCCESS else dmg)
+            dmg = strike_damage(deg, dice_value(me.damage, self.d[f"dmg{k}"][a]))
+            if dmg > 0:
+                self.hit_monster(j, dmg)
 
     def wizard(self, k):
         me, pc = self.F.pcs[k], self.tr["pcs"][k]
         saves = self.d["msave"][self.r.wizards.index(k)]  # the monsters' Reflex d20s
         if pc["slots"] > 0:
             pc["slots"] -= 1
-            base = _dice(me.area, self.d[f"area{k}"])
+            base = dice_value(me.area, self.d[f"area{k}"])
             for j, mo in enumerate(self.F.monsters):
                 if self.tr["mhp"][j] > 0:
-                    dmg = _basic(degree(int(saves[j]), mo.reflex, me.spell_dc), base)
+                    dmg = basic_damage(degree(int(saves[j]), mo.reflex, me.spell_dc), base)
                     if dmg > 0:
                         self.hit_monster(j, dmg)
             return
         j = self.target(k, 0)
         if j is None:
             return
-        base = _dice(me.cantrip, self.d[f"cantrip{k}"])
-        dmg = _basic(degree(int(saves[j]), self.F.monsters[j].reflex, me.spell_dc), base)
+        base = dice_value(me.cantrip, self.d[f"cantrip{k}"])
+        dmg = basic_damage(degree(int(saves[j]), self.F.monsters[j].reflex, me.spell_dc), base)
         if dmg > 0:
             self.hit_monster(j, dmg)
 
@@ -354,7 +341,7 @@ class _Track:
         r, tr, mo = self.r, self.tr, self.F.monsters[j]
         if r.area_on and tr["area"][j] > 0 and _happens(self.d["area_u"][j], r.area_chance):
             tr["area"][j] -= 1
-            base = _dice(mo.area, self.d[f"marea{j}"])
+            base = dice_value(mo.area, self.d[f"marea{j}"])
             for k, pc in enumerate(tr["pcs"]):
                 if pc["cond"] == UP:
                     deg = degree(
@@ -362,7 +349,7 @@ class _Track:
                         self.F.pcs[k].reflex + r.check_penalty,
                         mo.spell_dc,
                     )
-                    dmg = _basic(deg, base)
+                    dmg = basic_damage(deg, base)
                     if dmg > 0:
                         self.damage(k, j, dmg, deg == CRIT_FAIL, mo.spell_dc)
             self.check_defeat()
@@ -380,7 +367,9 @@ class _Track:
                     and _happens(self.d["downed_u"][j][a], r.downed_chance)
                 )
             )
-            if aim_down:
+            if aim_down and r.downed_pick == "random":  # AP-3
+                k = downed[_pick(self.d["down_tgt"][j][a], len(downed))]
+            elif aim_down:
                 k = downed[0]
             elif not up:
                 continue
@@ -390,12 +379,11 @@ class _Track:
                 k = min(up, key=lambda q: (pcs_[q]["hp"], q))
             else:
                 k = up[0]
-            ac = self.F.pcs[k].ac - (UNCONSCIOUS_AC if pcs_[k]["cond"] != UP else 0)
-            deg = degree(int(self.d["matk"][j][a]), mo.attack - MAP_STEPS[r.map] * min(a, 2), ac)
-            if deg >= SUCCESS:
-                dmg = _dice(mo.damage, self.d[f"mdmg{j}"][a])
-                crit = deg == CRIT_SUCCESS
-                self.damage(k, j, 2 * dmg if crit else dmg, crit, mo.recovery_dc)
+            ac = strike_ac(self.F.pcs[k].ac, pcs_[k]["cond"] != UP)  # R0-11
+            deg = degree(int(self.d["matk"][j][a]), mo.attack - map_penalty(r.map, a), ac)
+            dmg = strike_damage(deg, dice_value(mo.damage, self.d[f"mdmg{j}"][a]))
+            if dmg > 0:
+                self.damage(k, j, dmg, deg == CRIT_SUCCESS, mo.recovery_dc)
                 self.check_defeat()
 
     def aftermath(self):
@@ -425,9 +413,8 @@ class _Track:
         for k, pc in enumerate(pcs_):
             if pc["cond"] != STABLE:
                 continue
-            result = hourly.STAYS
-            for h in range(r.checks):
-                result = hourly.hourly_result(
+            results = [
+                hourly.hourly_result(
                     int(self.d["con"][k][h]),
                     int(self.d["med"][k][h]),
                     con=self.F.pcs[k].con,
@@ -436,12 +423,13 @@ class _Track:
                     natural=r.natural,
                     lethal=not pc["nl"],
                 )
-                if result != hourly.STAYS:
-                    break
+                for h in range(hourly.WAKE_HOURS)
+            ]
+            result, hp, _ = hourly.wake_up(results, r.checks, r.level)  # R1-07
             if result == hourly.DEAD:
                 self.kill(k)
             else:
-                pc.update(cond=UP, hp=1 if result == hourly.AWAKE else r.level)
+                pc.update(cond=UP, hp=hp)
 
 
 def ref_init(r: Party, tr: dict):
@@ -463,21 +451,19 @@ def ref_init(r: Party, tr: dict):
 def ref_round(r: Party, tr: dict, d: dict):
     """Play round ``t`` on one track (``tr`` updated); return the outcome code or None."""
     T = _Track(r, tr, d)
-    P = len(T.F.pcs)
     fighting = tr["phase"] == "fight"
     if fighting:
         tr["rounds"] += 1
     for pc in tr["pcs"]:
         pc["moved"] = False
     if fighting:
-        order = sorted(range(len(tr["key"])), key=lambda c: -tr["key"][c])
-        for c in order:
+        for who, c in list(tr["order"]):  # this round's order; moves act from the next
             if T.over():
                 continue
-            if c < P:
+            if who == "pc":
                 T.pc_turn(c)
-            elif tr["mhp"][c - P] > 0:
-                T.monster_turn(c - P)
+            elif tr["mhp"][c] > 0:
+                T.monster_turn(c)
         down = sum(pc["cond"] != UP for pc in tr["pcs"])
         if r.retreat_at is not None and not T.over() and down >= r.retreat_at:
             tr["phase"] = "fled"

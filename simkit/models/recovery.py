@@ -42,6 +42,7 @@ from simkit.core.params import param
 from simkit.rules import hourly, levels
 from simkit.rules.hourly import (
     HEALER_DC,
+    WAKE_HOURS,
     hourly_odds,
     hourly_pmf,
     hourly_result,
@@ -51,8 +52,6 @@ from simkit.rules.parameters import shared
 
 __all__ = ["Recovery", "HEALER_DC", "WAKE_HOURS", "hourly_odds"]
 
-#: Hours after which a stable character wakes up on its own (R1-07).
-WAKE_HOURS = 8
 #: Hours packed into one draw when the hour has no healer's roll (20**3 = 8000 < 2**16).
 PACK_HOURS = 3
 
@@ -116,12 +115,7 @@ class Recovery(Rules):
     )
     checks: int = shared("checks")
     level: int = shared("level")
-    natural: bool = param(
-        False,
-        kind="bool",
-        rule="A1-6",
-        help="natural 20 / natural 1 move the Constitution check's result one step",
-    )
+    natural: bool = shared("natural")
     lethal: bool = param(
         True,
         kind="bool",

@@ -27,12 +27,17 @@ __all__ = [
     "FAIL",
     "MAX_ABS_SUM",
     "MAX_BONUS",
+    "MAX_DICE_TABLE",
     "SUCCESS",
     "Dice",
     "degree",
     "degree_pmf",
     "degree_table",
     "degrees",
+    "dice_draw",
+    "dice_table",
+    "dice_value",
+    "dice_values",
     "parse_dice",
 ]
 
@@ -270,3 +275,51 @@ def parse_dice(text: str) -> Dice:
 
 
 register_kind("dice", lambda value: str(parse_dice(value)), "dice like '2d6+3'", show_reason=True)
+
+
+# -- sums of dice as drawn by the fight kernels --------------------------------------------------
+#: The largest number of equally likely dice outcomes drawn as one integer.
+MAX_DICE_TABLE = 2**16
+
+
+def dice_draw(text: str) -> str:
+    """How one sum of ``text`` dice is drawn: its kind in a kernel's draw plan.
+
+    ``"below:L"`` (L = sides ** count <= 65,536): one integer in ``[0, L)`` whose
+    base-``sides`` digits are the dice (exact, and a table lookup, :func:`dice_table`);
+    else ``"random"``: one uniform through the inverse CDF (:meth:`Dice.quantile`).
+    """
+    d = Dice.parse(text)
+    if d.count and d.sides**d.count <= MAX_DICE_TABLE:
+        return f"below:{d.sides**d.count}"
+    return "random"
+
+
+@lru_cache(maxsize=64)
+def dice_table(text: str) -> np.ndarray:
+    """``table[w]``: the sum of ``text`` dice whose base-``sides`` digits are ``w`` (int32,
+    read-only, ``sides ** count`` entries; see :func:`dice_draw`)."""
+    d = Dice.parse(text)
+    idx = np.arange(d.sides**d.count)
+    total = np.full(len(idx), d.count + d.bonus, dtype=np.int32)
+    for i in range(d.count):
+        total += (idx // d.sides**i % d.sides).astype(np.int32)
+    total.setflags(write=False)
+    return total
+
+
+def dice_value(text: str, draw) -> int:
+    """One sum of ``text`` dice from its draw (the scalar form of :func:`dice_values`):
+    the base-``sides`` digits of an integer draw, or a uniform's inverse CDF."""
+    d = Dice.parse(text)
+    if dice_draw(text) == "random":
+        return int(d.quantile(float(draw)))
+    w = int(draw)
+    return d.bonus + sum(w // d.sides**i % d.sides + 1 for i in range(d.count))
+
+
+def dice_values(text: str, draws: np.ndarray) -> np.ndarray:
+    """Sums of ``text`` dice (int32) from draws made as :func:`dice_draw` says."""
+    if dice_draw(text) == "random":
+        return Dice.parse(text).quantile(draws)
+    return dice_table(text).take(draws)

@@ -2,7 +2,10 @@
 
 Another character makes a Medicine check ``d20 + bonus + check_penalty >= dc`` (DC 15
 in the seed); success stops the PP loss: the character stays unconscious but stable at
-0 HP. Seed 001 has no natural 20/1 rule (A1-6): only the total counts.
+0 HP. Seed 001 has no natural 20/1 rule (A1-6): only the total counts. A fight may read
+first aid as a PF2e check instead (``natural=True``, AP-4): a natural 20 raises the
+degree of success one step and a natural 1 lowers it one step (R0-05), so a natural 1
+fails however high the total, and a natural 20 whose total is one short succeeds.
 
 :func:`first_aid_succeeds` is the rule (scalar reference); :func:`first_aid_p` its
 exact probability (counting the 20 natural rolls through the reference);
@@ -16,6 +19,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
+
+from simkit.rules.dice import SUCCESS, degree
 
 __all__ = [
     "FIRST_AID_DC",
@@ -31,30 +36,45 @@ FIRST_AID_DC = 15
 
 
 def first_aid_succeeds(
-    roll: int, *, bonus: int, check_penalty: int = 0, dc: int = FIRST_AID_DC
+    roll: int,
+    *,
+    bonus: int,
+    check_penalty: int = 0,
+    dc: int = FIRST_AID_DC,
+    natural: bool = False,
 ) -> bool:
-    """Whether first aid works for the natural d20 ``roll`` (R1-02; no natural 20/1 rule, A1-6)."""
-    return roll + bonus + check_penalty >= dc
+    """Whether first aid works for the natural d20 ``roll`` (R1-02): the total ``roll +
+    bonus + check_penalty`` reaches ``dc``; with ``natural`` (AP-4) the natural 20 / 1
+    move the degree one step first (R0-05)."""
+    return degree(int(roll), int(bonus) + int(check_penalty), int(dc), natural=natural) >= SUCCESS
 
 
 @lru_cache(maxsize=512)
-def _table(total: int) -> np.ndarray:
-    out = np.array([first_aid_succeeds(r, bonus=total, dc=0) for r in range(1, 21)], dtype=bool)
+def _table(total: int, natural: bool) -> np.ndarray:
+    out = np.array(
+        [first_aid_succeeds(r, bonus=total, dc=0, natural=natural) for r in range(1, 21)],
+        dtype=bool,
+    )
     out.setflags(write=False)
     return out
 
 
-def first_aid_table(*, bonus: int, check_penalty: int = 0, dc: int = FIRST_AID_DC) -> np.ndarray:
+def first_aid_table(
+    *, bonus: int, check_penalty: int = 0, dc: int = FIRST_AID_DC, natural: bool = False
+) -> np.ndarray:
     """``table[roll - 1]``: whether first aid works for each natural d20 (bool, 20, cached).
 
-    Cached on ``bonus + check_penalty - dc``, all it depends on.
+    Cached on ``bonus + check_penalty - dc`` and ``natural``, all it depends on.
     """
-    return _table(int(bonus) + int(check_penalty) - int(dc))
+    return _table(int(bonus) + int(check_penalty) - int(dc), bool(natural))
 
 
-def first_aid_p(*, bonus: int, check_penalty: int = 0, dc: int = FIRST_AID_DC) -> float:
+def first_aid_p(
+    *, bonus: int, check_penalty: int = 0, dc: int = FIRST_AID_DC, natural: bool = False
+) -> float:
     """Exact probability that first aid works: the natural rolls that succeed, out of 20."""
-    return int(first_aid_table(bonus=bonus, check_penalty=check_penalty, dc=dc).sum()) / 20
+    table = first_aid_table(bonus=bonus, check_penalty=check_penalty, dc=dc, natural=natural)
+    return int(table.sum()) / 20
 
 
 def first_aid_phase(
@@ -70,9 +90,8 @@ def first_aid_phase(
 
 
 def first_aid_lookup(
-    roll, *, bonus: int, check_penalty: int = 0, dc: int = FIRST_AID_DC
+    roll, *, bonus: int, check_penalty: int = 0, dc: int = FIRST_AID_DC, natural: bool = False
 ) -> np.ndarray:
     """First aid for natural d20s drawn elsewhere (any shape): bool, shape of ``roll``."""
-    return first_aid_table(bonus=bonus, check_penalty=check_penalty, dc=dc)[
-        np.asarray(roll).astype(np.intp) - 1
-    ]
+    table = first_aid_table(bonus=bonus, check_penalty=check_penalty, dc=dc, natural=natural)
+    return table[np.asarray(roll).astype(np.intp) - 1]

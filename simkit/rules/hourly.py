@@ -34,8 +34,10 @@ The rule (one hour):
 4. ``lethal=False`` (a nonlethal knock-out, "sans danger de mort", R1-11): a result
    under 10 only keeps the character down (stays).
 
-Which hours have a check and the wake-up after 8 hours (R1-07, A1-2) belong to the
-models that use this phase (``recovery``, ``agony``, ``encounter``).
+The night (R1-07, A1-2): :func:`wake_up` (scalar) and :func:`wake_up_phase` (vectorised)
+read the hours in order, the first decisive one wins, else the character wakes up by
+itself after :data:`WAKE_HOURS` hours with HP equal to its level; which hours have a
+check (``checks``) is the model's option.
 
 Example
 -------
@@ -68,6 +70,9 @@ __all__ = [
     "hourly_phase",
     "hourly_lookup",
     "hourly_odds",
+    "WAKE_HOURS",
+    "wake_up",
+    "wake_up_phase",
 ]
 
 #: DC of the healer's Medicine check (R1-08).
@@ -299,3 +304,48 @@ def hourly_odds(
         ]
     ).reshape(con.shape + (3,))
     return {"dead": pmfs[..., DEAD], "stay": pmfs[..., STAYS], "awake": pmfs[..., AWAKE]}
+
+
+# -- the night: the first decisive hour, else the wake-up after 8 hours (R1-07) ------------------
+#: Hours after which a character still stable wakes up by itself (R1-07).
+WAKE_HOURS = 8
+
+
+def wake_up(results, checks: int, level: int) -> tuple[int, int, int]:
+    """A stable character's night (R1-06, R1-07): the first hour with a result decides.
+
+    Parameters
+    ----------
+    results : sequence of int
+        The hourly results (:func:`hourly_result`) of hours 1..:data:`WAKE_HOURS`, in order.
+    checks : int
+        How many of those hours have a check (A1-2); later hours are ignored.
+    level : int
+        The character's level: HP on waking up by itself after :data:`WAKE_HOURS` hours.
+
+    Returns
+    -------
+    (result, hp, hours)
+        :data:`DEAD` or :data:`AWAKE`; the HP then (0 dead, 1 awake by a check, ``level``
+        awake after the night, R1-07); and the hours it took.
+    """
+    for h, res in enumerate(list(results)[: min(int(checks), WAKE_HOURS)]):
+        if res == DEAD:
+            return DEAD, 0, h + 1
+        if res == AWAKE:
+            return AWAKE, 1, h + 1
+    return AWAKE, int(level), WAKE_HOURS
+
+
+def wake_up_phase(results: np.ndarray, checks: int, level) -> tuple[np.ndarray, ...]:
+    """:func:`wake_up` over tracks: ``results`` (n, :data:`WAKE_HOURS`) int -> ``(died``
+    bool (n,), ``hp`` int32 (n,), ``hours`` int16 (n,))``; ``level`` a number or (n,)."""
+    res = np.asarray(results)
+    decisive = (res != STAYS) & (np.arange(WAKE_HOURS) < checks)
+    first = np.where(decisive.any(axis=1), decisive.argmax(axis=1), WAKE_HOURS)
+    at = res[np.arange(len(res)), np.minimum(first, WAKE_HOURS - 1)]
+    decided = first < WAKE_HOURS
+    died = decided & (at == DEAD)
+    hp = np.where(died, 0, np.where(decided, 1, level)).astype(np.int32)
+    hours = np.where(decided, first + 1, WAKE_HOURS).astype(np.int16)
+    return died, hp, hours

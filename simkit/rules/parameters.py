@@ -13,6 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from simkit.core.params import param
+from simkit.rules.creatures import BENCHMARKS
+from simkit.rules.strike import MAP_CHOICES
 
 __all__ = ["SHARED", "shared"]
 
@@ -250,6 +252,85 @@ SHARED: dict[str, tuple[Any, dict[str, Any]]] = {
             rule="A1-2",
             help="hourly checks before the automatic wake-up at hour 8: 8 (hours 1..8) or 7",
         ),
+    ),
+    "start_dying": (
+        1,
+        _D(
+            kind="int",
+            lo=1,
+            hi=20,
+            rule="R0-03",
+            help="dying value of a character starting at hp=0 (2 = knocked out by a critical)",
+        ),
+    ),
+    "death_at": (4, _D(kind="int", lo=1, hi=20, rule="R0-04", help="dying value that kills")),
+    "long_term": (
+        True,
+        _D(
+            kind="bool",
+            rule="R1-06",
+            help="seed 001: after the fight a stable PC makes hourly Constitution checks",
+        ),
+    ),
+    "natural": (
+        False,
+        _D(
+            kind="bool",
+            rule="A1-6",
+            help="natural 20 / natural 1 move the Constitution check's result one step",
+        ),
+    ),
+    # -- fights (P-01..P-10, AP-1..AP-10) ---------------------------------------------------
+    "benchmark": (
+        "High",
+        _D(
+            kind="choice",
+            choices=BENCHMARKS,
+            rule="P-08",
+            help="creature-building benchmark of attack, damage and spell DC",
+        ),
+    ),
+    "attacks": (2, _D(kind="int", lo=1, hi=4, rule="P-02", help="strikes per monster turn")),
+    "map": (
+        "standard",
+        _D(
+            kind="choice",
+            choices=MAP_CHOICES,
+            rule="P-02",
+            help="monsters' multiple attack penalty: -5/-10, -4/-8, or none",
+        ),
+    ),
+    "trait": (
+        "lethal",
+        _D(
+            kind="choice",
+            choices=("lethal", "nonlethal", "death"),
+            rule="R0-02, R0-12",
+            help="trait of the enemies' damage",
+        ),
+    ),
+    "target_downed": (
+        "never",
+        _D(
+            kind="choice",
+            choices=("never", "sometimes", "always"),
+            rule="R0-09, AP-3",
+            help="whether enemies attack a character at 0 HP",
+        ),
+    ),
+    "downed_chance": (
+        0.5,
+        _D(
+            kind="float",
+            lo=0.0,
+            hi=1.0,
+            rule="R0-09, AP-3",
+            help="with target_downed=sometimes: chance each strike targets a downed PC",
+        ),
+    ),
+    "first_aid_dc": (
+        15,
+        _D(kind="int", lo=1, hi=100, rule="R1-02", help="DC of first aid"),
     ),
     # -- seed 004 ---------------------------------------------------------------------
     "height": (
