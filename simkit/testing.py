@@ -280,8 +280,8 @@ def replay_phase(phase: Callable, reference: Callable, seed):
     """Run a vectorised phase on a :class:`RecordingRng`; replay each element by reference.
 
     ``phase(rng)`` returns an array, or a tuple of arrays, with one entry per element
-    along the first axis; ``reference(draws)`` gets one element's share of the draws (a
-    list of :class:`Draw`) and returns that element's value (a tuple for a tuple). The
+    along the first axis; ``reference(j, draws)`` gets element ``j``'s share of the draws
+    (a list of :class:`Draw`) and returns that element's value (a tuple for a tuple). The
     first element that differs fails with its index, both values and its draws. Returns
     ``(result, rng.draws)`` for further checks.
     """
@@ -291,13 +291,14 @@ def replay_phase(phase: Callable, reference: Callable, seed):
     n = len(cols[0])
     for j in range(n):
         d = _rows(rng.draws, rng.highs, n, j)
-        got = tuple(c[j].tolist() if hasattr(c[j], "tolist") else c[j] for c in cols)
-        want = reference(d)
+        got = tuple(np.asarray(c[j]).tolist() for c in cols)
+        want = reference(j, d)
         want = tuple(want) if isinstance(res, tuple) else (want,)
         if got != want:
             raise AssertionError(
                 f"element {j} of {n}: phase {got if isinstance(res, tuple) else got[0]!r}, "
-                f"reference {want if isinstance(res, tuple) else want[0]!r}; its draws: {_show_draws(d)}"
+                f"reference {want if isinstance(res, tuple) else want[0]!r}; "
+                f"its draws: {_show_draws(d)}"
             )
     return res, rng.draws
 

@@ -10,7 +10,7 @@ import pytest
 from simkit.rules import first_aid as fa
 from simkit.rules import hourly
 from simkit.rules import perseverance as pv
-from simkit.testing import RecordingRng
+from simkit.testing import replay_phase
 
 # -- the hourly Constitution check (R1-06..R1-08, A1-6) ----------------------------------------
 
@@ -76,14 +76,16 @@ def test_hourly_table_is_the_reference_over_every_roll(kw):
 
 @pytest.mark.parametrize("kw", HOURLY)
 def test_hourly_phase_and_lookup_equal_the_reference_on_the_same_draws(kw):
-    rng = RecordingRng(5)
-    res = hourly.hourly_phase(3000, rng, **kw)
-    ((kind, draws),) = rng.draws
-    assert kind == "integers" and res.shape == (3000,)
     healer = kw.get("healer")
+
+    def one(j, draws):
+        ((kind, r, high),) = draws
+        assert kind == "integers" and high == hourly.hourly_width(healer)
+        return hourly.hourly_result(int(r) % 20 + 1, int(r) // 20 + 1, **kw)
+
+    res, ((_, draws),) = replay_phase(lambda rng: hourly.hourly_phase(3000, rng, **kw), one, 5)
+    assert res.shape == (3000,)
     con_rolls, heal_rolls = draws.astype(int) % 20 + 1, draws.astype(int) // 20 + 1
-    for r, c, h in zip(res, con_rolls, heal_rolls):
-        assert r == hourly.hourly_result(int(c), int(h), **kw)
     looked = hourly.hourly_lookup(con_rolls, heal_rolls if healer is not None else None, **kw)
     assert (looked == res).all()
     # any shape: a night's rolls at once
@@ -124,12 +126,11 @@ def test_first_aid_p_equals_brute_force(bonus, pen):
     assert table.tolist() == [
         fa.first_aid_succeeds(r, bonus=bonus, check_penalty=pen) for r in range(1, 21)
     ]
-    rng = RecordingRng(2)
-    got = fa.first_aid_phase(500, rng, bonus=bonus, check_penalty=pen)
-    ((_, draws),) = rng.draws
-    assert got.tolist() == [
-        fa.first_aid_succeeds(int(d) + 1, bonus=bonus, check_penalty=pen) for d in draws
-    ]
+    got, ((_, draws),) = replay_phase(
+        lambda rng: fa.first_aid_phase(500, rng, bonus=bonus, check_penalty=pen),
+        lambda j, d: fa.first_aid_succeeds(int(d[0].value) + 1, bonus=bonus, check_penalty=pen),
+        2,
+    )
     assert (fa.first_aid_lookup(draws.astype(int) + 1, bonus=bonus, check_penalty=pen) == got).all()
 
 

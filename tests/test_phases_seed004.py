@@ -8,8 +8,9 @@ import pytest
 
 from simkit.rules import fall as fl
 from simkit.rules import fatigue_day as fd
+from simkit.rules.guide import cell_guide, cell_of_draw
 from simkit.rules.heights import parse_heights
-from simkit.testing import RecordingRng
+from simkit.testing import replay_phase
 
 # -- a fatigue day (R4-01..R4-06, A4-2, A4-3) ---------------------------------------------------
 
@@ -126,23 +127,21 @@ def test_day_chain_table_is_the_reference(opts):
 def test_day_phase_equals_the_reference_on_the_same_draws(pmf):
     chain = fd.day_chain((0, 0, 0, -1), separate=True, care="tended", recovery="each")
     n = 4000
-    rng = RecordingRng(3)
     states = np.random.default_rng(1).integers(0, len(chain.states), size=n)
     code = np.array([chain.kernel_code(int(i)) for i in states], dtype=np.int32)
-    got = fd.day_phase(code, rng, chain, pmf, last=False)
-    words = [d[1].astype(np.int64) for d in rng.draws]
     split = fd.day_guide(pmf)[2]
-    assert len(words) == (2 if split else 1)
-    hi = words[0]
-    lo = words[1] if split else np.zeros_like(hi)
     cum = np.concatenate(([0.0], np.cumsum(pmf)))
-    for j in range(n):
-        cell = fd.cell_of_draw(int(hi[j]), int(lo[j]), pmf)
-        x = ((int(hi[j]) << 16) | int(lo[j])) / 2**32  # the cell's share of [0, 1)
+
+    def day(j, draws):
+        assert len(draws) == (2 if split else 1) and all(d.high == 2**16 for d in draws)
+        hi, lo = int(draws[0].value), int(draws[1].value) if split else 0
+        cell = fd.cell_of_draw(hi, lo, pmf)
+        x = ((hi << 16) | lo) / 2**32  # the cell's share of [0, 1)
         assert cum[cell] - 1e-9 <= x < cum[cell + 1] + 1e-9 and pmf[cell] > 0
         want = chain.trans[0, states[j], cell]
-        want = want if want >= 0 else chain.kernel_code(-1 - int(want))
-        assert got[j] == want
+        return int(want) if want >= 0 else chain.kernel_code(-1 - int(want))
+
+    replay_phase(lambda rng: fd.day_phase(code, rng, chain, pmf, last=False), day, 3)
 
 
 def test_guide_edges_give_each_cell_its_share():
@@ -235,24 +234,23 @@ def test_fall_table_is_the_reference(kw):
 def test_fall_phase_equals_the_reference_on_the_same_draws(height):
     heights = parse_heights(height)
     kw = dict(hp=10, hp_max=10, temp_hp=2)
-    rng = RecordingRng(8)
-    codes, damage, band = fl.fall_phase(2000, rng, heights, **kw)
-    draws = [d[1].astype(int) for d in rng.draws]
     probs = heights.band_probabilities(fl.FALL_EDGES)
-    if np.count_nonzero(probs) == 1:
-        assert (band == int(np.flatnonzero(probs)[0])).all()
-    elif heights.kind == "list":
-        assert [fl.band_of(heights.values[i]) for i in draws.pop(0)] == band.tolist()
-    else:
-        draws.pop(0)
-        if len(draws) == 2:
-            draws.pop(0)
-    dice = draws.pop(0) if draws else np.zeros(2000, dtype=int)
-    assert not draws
-    for j in range(2000):
-        k = fl.fall_dice(int(band[j]))
-        total = sum(int(dice[j]) // 6**i % 6 + 1 for i in range(k))
-        assert (codes[j], damage[j]) == fl.fall_result(int(band[j]), total, **kw)
+
+    def fall(j, draws):
+        draws = [int(d.value) for d in draws]
+        if np.count_nonzero(probs) == 1:
+            band = int(np.flatnonzero(probs)[0])
+        elif heights.kind == "list":
+            band = fl.band_of(heights.values[draws.pop(0)])
+        else:  # a uniform range: the band takes its probability's share of the 32-bit draws
+            hi = draws.pop(0)
+            band = cell_of_draw(hi, draws.pop(0) if cell_guide(probs)[2] else 0, probs)
+        dice = draws.pop(0) if draws else 0
+        assert not draws
+        total = sum(dice // 6**i % 6 + 1 for i in range(fl.fall_dice(band)))
+        return (*fl.fall_result(band, total, **kw), band)
+
+    replay_phase(lambda rng: fl.fall_phase(2000, rng, heights, **kw), fall, 8)
 
 
 # -- the models that compose these phases: block size never changes a number --------------------
