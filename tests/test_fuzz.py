@@ -555,3 +555,72 @@ def test_issue_toml_cases_are_one_line(tmp_path, monkeypatch, data, words):
     _assert_one_line(code, out, err, data[:60])
     assert words in err, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.toml"]
+
+
+# -- the hostile cases of issue 19 --------------------------------------------------------------
+
+#: A one-PC party: past its exact duel's state bound at level 5 (solved at once at level 1).
+DUEL = ["--set", "party=fighter"]
+
+
+def test_issue19_sweep_point_too_large_for_exact_gets_empty_exact(tmp_path, monkeypatch):
+    """Item 1: a point whose exact duel is too large has an empty exact column, as in ``run``."""
+    import pandas as pd
+
+    monkeypatch.chdir(tmp_path)
+    argv = ["sweep", "party", *DUEL, "--grid", "level=1,5", "-n", "50", "--seed", "1"]
+    code, out, err = run_cli(*argv, "-o", "y.csv", "--quiet")
+    assert (code, err) == (0, ""), err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["y.csv"]  # no journal left
+    df = pd.read_csv(tmp_path / "y.csv")
+    assert df[df.level == 1]["exact"].notna().all()
+    assert df[df.level == 5]["exact"].isna().all()
+    assert (df.groupby("level")["count"].sum() == 50).all()
+    api = simkit.sweep("party", {"party": "fighter"}, 50, 1, fixed={"level": 5})
+    assert api["exact"].isna().all() and api["count"].sum() == 50
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["sweep", "party", *DUEL, "--grid", "level=1,5", "--exact-only", "-o", "y.csv"],
+        ["compare", "party", *DUEL, "--set", "level=5", "--exact-only", "-o", "y.csv"],
+    ],
+)
+def test_issue19_exact_only_too_large_is_one_line(tmp_path, monkeypatch, argv):
+    """Item 1: ``--exact-only`` refuses a point too large for the exact solver in one line."""
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli(*argv)
+    _assert_one_line(code, out, err, argv)
+    assert "--exact-only" in err and "states" in err, err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_issue19_compare_and_sensitivity_fall_back_to_monte_carlo(tmp_path, monkeypatch):
+    """Item 1: compare gets an empty exact column; sensitivity and calibrate (method auto)
+    use Monte Carlo for a duel too large for the exact solver; ``--method exact`` is one line."""
+    import pandas as pd
+
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli(
+        "compare", "party", *DUEL, "--set", "level=5", "-n", "50", "--seed", "1", "-o", "c.csv"
+    )
+    assert (code, err) == (0, ""), err
+    df = pd.read_csv(tmp_path / "c.csv")
+    assert df["exact"].isna().all() and df["count"].notna().all()
+    sens = ["sensitivity", "party", *DUEL, "--set", "level=5", "--param", "hero_points"]
+    code, out, err = run_cli(*sens, "-n", "50", "--seed", "1", "--format", "csv")
+    assert code == 0, err
+    assert set(pd.read_csv(__import__("io").StringIO(out))["method"]) == {"mc"}
+    code, out, err = run_cli(*sens, "--method", "exact")
+    _assert_one_line(code, out, err, sens)
+    assert "states" in err, err
+    cal = simkit.calibrate(
+        simkit.make_model("party", party="fighter", level=5),
+        0.1,
+        "hero_points",
+        outcome="defeat",
+        n=50,
+        rng=1,
+    )
+    assert cal.method == "mc"

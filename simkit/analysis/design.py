@@ -110,6 +110,47 @@ def choose_method(model, method: str) -> str:
     return method
 
 
+def _too_large(model, changes) -> str | None:
+    """Why the exact solver refuses one of ``model.replace(**c)`` for ``c`` in ``changes``
+    (:class:`~simkit.core.exact.ExactTooLarge` from its first states, e.g. a party duel past
+    its state bound; microseconds each), or None. Values the model rules out are skipped."""
+    from simkit.core.exact import ExactTooLarge
+
+    for c in changes:
+        try:
+            m = model.replace(**c) if c else model
+        except ParamError:
+            continue
+        if m.is_chain or m.has_exact_hist or not m.has_exact:
+            continue
+        try:
+            m.exact_initial()
+        except ExactTooLarge as exc:
+            return str(exc)
+    return None
+
+
+def _exact_or_mc(asked: str, method: str, run, probe: str | None = None):
+    """``run(method)``, every point by one method: where the exact solver refuses a chain as
+    too large (:class:`~simkit.core.exact.ExactTooLarge`; ``probe``: the reason, found
+    before solving anything), ``method="auto"`` runs with Monte Carlo instead and
+    ``method="exact"`` is refused in one line."""
+    from simkit.core.exact import ExactTooLarge
+
+    if method == "exact" and probe is not None:
+        if asked == "auto":
+            return run("mc")
+        raise ParamError(f"method='exact' (--method exact): {probe}")
+    try:
+        return run(method)
+    except ExactTooLarge as exc:  # found only while solving (a chain enumerated too large)
+        if method != "exact":  # pragma: no cover - Monte Carlo never solves
+            raise
+        if asked == "auto":
+            return run("mc")
+        raise ParamError(f"method='exact' (--method exact): {exc}") from None
+
+
 def check_n(n) -> int:
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ParamError(f"n must be a positive integer, got {n!r}")
@@ -427,43 +468,58 @@ def calibrate(
         if method == "exact":
             raise ParamError(f"{outcome!r} is an event of the marks: use method='mc'")
         method = "mc"
+    asked = method
     method = choose_method(model, method)
     level = confidence_level(level)
     n = check_n(n)
-    seed = None
-    if method == "mc":
-        from simkit.core.streams import resolve_seed
-
-        seed = resolve_seed(rng)
-    ev = Evaluator(model, method, n, seed, level)
     lo, hi = _bracket(vary, meta, lo, hi)
 
-    def f(x):
-        return ev(**{vary: x})[outcome]
+    def run(method: str) -> Calibration:
+        seed = None
+        if method == "mc":
+            from simkit.core.streams import resolve_seed
 
-    if meta["kind"] == "int":
-        limit = scan_limit if scan_limit is not None else (2001 if method == "exact" else 41)
-        if not isinstance(limit, int) or limit < 2:
-            raise ParamError(f"scan_limit must be an integer >= 2, got {scan_limit!r}")
-        if hi - lo + 1 <= limit:
-            points, skipped = {}, []
-            for v in range(lo, hi + 1):
-                try:
-                    points[v] = f(v)
-                except ParamError as exc:  # a value another parameter rules out
-                    skipped.append((v, str(exc)))
-            if not points:
-                raise ParamError(
-                    f"no value of {vary} in [{lo}, {hi}] is allowed here: {skipped[0][1]}"
-                )
-        else:
-            points, skipped = _bisect_int(f, lo, hi, target), []
-        return _result_int(
-            model, vary, outcome, target, points, (lo, hi), method, n, seed, f, skipped
+            seed = resolve_seed(rng)
+        ev = Evaluator(model, method, n, seed, level)
+
+        def f(x):
+            return ev(**{vary: x})[outcome]
+
+        if meta["kind"] == "int":
+            limit = scan_limit if scan_limit is not None else (2001 if method == "exact" else 41)
+            if not isinstance(limit, int) or limit < 2:
+                raise ParamError(f"scan_limit must be an integer >= 2, got {scan_limit!r}")
+            if hi - lo + 1 <= limit:
+                points, skipped = {}, []
+                for v in range(lo, hi + 1):
+                    try:
+                        points[v] = f(v)
+                    except ParamError as exc:  # a value another parameter rules out
+                        skipped.append((v, str(exc)))
+                if not points:
+                    raise ParamError(
+                        f"no value of {vary} in [{lo}, {hi}] is allowed here: {skipped[0][1]}"
+                    )
+            else:
+                points, skipped = _bisect_int(f, lo, hi, target), []
+            return _result_int(
+                model, vary, outcome, target, points, (lo, hi), method, n, seed, f, skipped
+            )
+        if not isinstance(grid, int) or grid < 3:
+            raise ParamError(f"grid must be an integer >= 3, got {grid!r}")
+        return _calibrate_float(
+            model, vary, outcome, target, f, lo, hi, method, n, seed, grid, xtol
         )
-    if not isinstance(grid, int) or grid < 3:
-        raise ParamError(f"grid must be an integer >= 3, got {grid!r}")
-    return _calibrate_float(model, vary, outcome, target, f, lo, hi, method, n, seed, grid, xtol)
+
+    probe = None
+    if method == "exact":  # are the values scanned (a bisection's ends) in the solver's reach?
+        if meta["kind"] != "int":
+            values = list(np.linspace(lo, hi, grid)) if isinstance(grid, int) and grid >= 3 else []
+        else:
+            limit = scan_limit if isinstance(scan_limit, int) else 2001
+            values = list(range(lo, hi + 1)) if hi - lo + 1 <= limit else [lo, hi]
+        probe = _too_large(model, [{vary: v} for v in values])
+    return _exact_or_mc(asked, method, run, probe)
 
 
 def confidence_level(level) -> float:
@@ -711,6 +767,7 @@ def sensitivity(
         ``outcome``, empty numbers and the reason in ``note``, at the end.
     """
     model = _at_level(_as_model(model), character_level)
+    asked = method
     method = choose_method(model, method)
     level = confidence_level(level)
     n = check_n(n)
@@ -741,86 +798,102 @@ def sensitivity(
             )
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
             raise ParamError(f"steps: {k}={v!r} must be a positive number")
-    seed = None
-    if method == "mc":
-        from simkit.core.streams import resolve_seed
 
-        seed = resolve_seed(rng)
-    ev = Evaluator(model, method, n, seed, level)
-    base = ev()
-    z = norm_ppf(0.5 + level / 2)
-    rows = []
-    for name in params:
-        meta = known[name]
-        v0 = getattr(model, name)
-        step = steps.get(name, _default_step(meta))
-        if meta["kind"] == "int" and float(step) != int(step):
-            raise ParamError(f"steps: {name}={step!r} must be an integer for an integer parameter")
-        for sign in (+1, -1):
-            delta = sign * step
-            if v0 is None:
-                rows += _skipped(
-                    name, delta, v0, v0, outcomes, base, method, f"{name} is not set (none)"
+    def run(method: str) -> pd.DataFrame:
+        seed = None
+        if method == "mc":
+            from simkit.core.streams import resolve_seed
+
+            seed = resolve_seed(rng)
+        ev = Evaluator(model, method, n, seed, level)
+        base = ev()
+        z = norm_ppf(0.5 + level / 2)
+        rows = []
+        for name in params:
+            meta = known[name]
+            v0 = getattr(model, name)
+            step = steps.get(name, _default_step(meta))
+            if meta["kind"] == "int" and float(step) != int(step):
+                raise ParamError(
+                    f"steps: {name}={step!r} must be an integer for an integer parameter"
                 )
-                continue
-            v1 = v0 + delta
-            if meta["kind"] == "int":
-                v1 = int(v1)
-            else:
-                v1 = round(float(v1), 12)
-            if (meta["lo"] is not None and v1 < meta["lo"]) or (
-                meta["hi"] is not None and v1 > meta["hi"]
-            ):
-                rows += _skipped(
-                    name,
-                    delta,
-                    v0,
-                    v1,
-                    outcomes,
-                    base,
-                    method,
-                    f"skipped: {name}={_fmt_value(v1)} is outside the allowed range "
-                    f"({allowed(meta)})",
-                )
-                continue
-            try:
-                res = ev(**{name: v1})
-            except ParamError as exc:
-                rows += _skipped(name, delta, v0, v1, outcomes, base, method, f"skipped: {exc}")
-                continue
-            for o in outcomes:
-                p0, p1 = base[o][0], res[o][0]
-                change = p1 - p0
-                if method == "exact":
-                    lo_c = hi_c = change
-                else:
-                    se = math.sqrt(p0 * (1 - p0) / n + p1 * (1 - p1) / n)
-                    lo_c, hi_c = change - z * se, change + z * se
-                rows.append(
-                    dict(
-                        param=name,
-                        delta=delta,
-                        base_value=v0,
-                        value=v1,
-                        outcome=o,
-                        p_base=p0,
-                        p=p1,
-                        change=change,
-                        ci_low=lo_c,
-                        ci_high=hi_c,
-                        method=method,
-                        note="",
+            for sign in (+1, -1):
+                delta = sign * step
+                if v0 is None:
+                    rows += _skipped(
+                        name, delta, v0, v0, outcomes, base, method, f"{name} is not set (none)"
                     )
-                )
-    df = pd.DataFrame(rows, columns=list(SENSITIVITY_COLUMNS))
-    for col in ("base_value", "value"):  # keep integers as integers next to skipped rows
-        df[col] = pd.Series([r[col] for r in rows], dtype=object)
-    # largest |change| first; float noise (below 1e-12) counts as no change; skipped rows last
-    size = df["change"].abs().to_numpy(dtype=np.float64)
-    size = np.where(np.isnan(size), -1.0, np.where(size < 1e-12, 0.0, size))
-    df = df.iloc[np.lexsort((np.arange(len(df)), -size))].reset_index(drop=True)
-    df.attrs.update(model=model.name, method=method, seed=seed, n=n if method == "mc" else None)
-    return df
+                    continue
+                v1 = v0 + delta
+                if meta["kind"] == "int":
+                    v1 = int(v1)
+                else:
+                    v1 = round(float(v1), 12)
+                if (meta["lo"] is not None and v1 < meta["lo"]) or (
+                    meta["hi"] is not None and v1 > meta["hi"]
+                ):
+                    rows += _skipped(
+                        name,
+                        delta,
+                        v0,
+                        v1,
+                        outcomes,
+                        base,
+                        method,
+                        f"skipped: {name}={_fmt_value(v1)} is outside the allowed range "
+                        f"({allowed(meta)})",
+                    )
+                    continue
+                try:
+                    res = ev(**{name: v1})
+                except ParamError as exc:
+                    rows += _skipped(name, delta, v0, v1, outcomes, base, method, f"skipped: {exc}")
+                    continue
+                for o in outcomes:
+                    p0, p1 = base[o][0], res[o][0]
+                    change = p1 - p0
+                    if method == "exact":
+                        lo_c = hi_c = change
+                    else:
+                        se = math.sqrt(p0 * (1 - p0) / n + p1 * (1 - p1) / n)
+                        lo_c, hi_c = change - z * se, change + z * se
+                    rows.append(
+                        dict(
+                            param=name,
+                            delta=delta,
+                            base_value=v0,
+                            value=v1,
+                            outcome=o,
+                            p_base=p0,
+                            p=p1,
+                            change=change,
+                            ci_low=lo_c,
+                            ci_high=hi_c,
+                            method=method,
+                            note="",
+                        )
+                    )
+        df = pd.DataFrame(rows, columns=list(SENSITIVITY_COLUMNS))
+        for col in ("base_value", "value"):  # keep integers as integers next to skipped rows
+            df[col] = pd.Series([r[col] for r in rows], dtype=object)
+        # largest |change| first; float noise (below 1e-12) counts as no change; skipped rows last
+        size = df["change"].abs().to_numpy(dtype=np.float64)
+        size = np.where(np.isnan(size), -1.0, np.where(size < 1e-12, 0.0, size))
+        df = df.iloc[np.lexsort((np.arange(len(df)), -size))].reset_index(drop=True)
+        df.attrs.update(model=model.name, method=method, seed=seed, n=n if method == "mc" else None)
+        return df
+
+    probe = None
+    if method == "exact":  # the base and every step in the solver's reach?
+        moves: list[dict] = [{}]
+        for name in params:
+            v0, meta = getattr(model, name), known[name]
+            step = steps.get(name, _default_step(meta))
+            if v0 is not None:
+                conv = int if meta["kind"] == "int" else float
+                moves += [{name: conv(v0 + d)} for d in (step, -step)]
+        probe = _too_large(model, moves)
+    return _exact_or_mc(asked, method, run, probe)
 
 
 def _skipped(name, delta, v0, v1, outcomes, base, method, note) -> list[dict]:

@@ -154,6 +154,8 @@ def plan_sweep(
         except ParamError as exc:
             where = ", ".join(f"{k}={v}" for k, v in point.items())
             raise ParamError(f"grid point {where}: {exc}" if where else str(exc)) from None
+        if exact_only:
+            _check_exact_size(m, point)
         points.append(point)
         derived.append(der)
         models.append(m)
@@ -200,6 +202,26 @@ def _check_axes_take_effect(cls, g: Grid, given: dict) -> None:
                 f"--grid {name}: it sets {', '.join(targets)}, which the model or --set already "
                 f"gives ({shown}); drop that value to sweep {name}"
             )
+
+
+def _check_exact_size(model, point: dict) -> None:
+    """Exact-only: refuse, before anything runs, a point whose chain is known to be too
+    large from its first states (:meth:`exact_initial` raises
+    :class:`~simkit.core.exact.ExactTooLarge`, e.g. a party duel past its state bound;
+    microseconds per point). A chain found too large only once enumerated is refused when
+    it is solved."""
+    from simkit.core.exact import ExactTooLarge
+
+    if model.is_chain or model.has_exact_hist or not model.has_exact:
+        return
+    try:
+        model.exact_initial()
+    except ExactTooLarge as exc:
+        where = ", ".join(f"{k}={v}" for k, v in point.items())
+        raise ParamError(
+            f"--exact-only: {f'grid point {where}: ' if where else ''}{exc}; drop --exact-only "
+            "(its exact column is then empty)"
+        ) from None
 
 
 def _has_exact_cls(cls, base, g) -> bool:

@@ -23,38 +23,61 @@ def run_points(
 ) -> list[dict]:
     """Run some points; one JSON-serialisable record per point."""
     from simkit.core.engine import simulate
-    from simkit.core.exact import solve_many
 
     records: list[dict] = []
-    has = [bool(m.has_exact) for m in models]
-    exacts = solve_many([m for m, h in zip(models, has) if h]) if any(has) else []
-    it = iter(exacts)
-    exact_of = [next(it) if h else None for h in has]
+    exact_of = _exact_answers(models)
     for m, s, ex in zip(models, seeds, exact_of):
         names = outcome_names(m)
+        too_large = isinstance(ex, Exception)
+        if mode == "exact" or (mode == "survival" and exact_survival):
+            if ex is None or too_large:  # too large: the planner refuses first
+                raise ParamError(f"{ex}; drop --exact-only (exact_only)")
         if mode == "exact":
-            assert ex is not None, "exact mode: every point has an exact solver"
             probs = ex.probabilities
             records.append({"exact": [float(probs[o]) for o in names]})
         elif mode == "survival":
             if exact_survival:
-                assert ex is not None, "exact survival: every point has an exact solver"
                 frame = ex.survival()
             else:
                 assert n is not None, "n is only None in exact-only mode"
                 res = simulate(m, n, rng=s)
-                frame = _survival_frame(res, ex, level)
+                frame = _survival_frame(res, None if too_large else ex, level)
             records.append({"frame": {c: frame[c].tolist() for c in frame.columns}})
         else:
             assert n is not None, "n is only None in exact-only mode"
             res = simulate(m, n, rng=s)
             counts = res.counts
             rec: dict[str, list] = {"counts": [int(counts[o]) for o in names]}
-            if ex is not None:
+            if ex is not None and not too_large:
                 probs = ex.probabilities
                 rec["exact"] = [float(probs[o]) for o in names]
             records.append(rec)
     return records
+
+
+def _exact_answers(models: list) -> list:
+    """The exact answer of each model: None without an exact solver, the
+    :class:`~simkit.core.exact.ExactTooLarge` raised for a chain too large (its ``exact``
+    column is then empty, as in ``simkit run``). Solved in one batch
+    (:func:`~simkit.core.exact.solve_many`); when a point is too large, the batch is solved
+    again one point at a time."""
+    from simkit.core.exact import ExactTooLarge, solve_many
+
+    has = [bool(m.has_exact) for m in models]
+    if not any(has):
+        return [None] * len(models)
+    try:
+        exacts = solve_many([m for m, h in zip(models, has) if h])
+    except ExactTooLarge:
+        exacts = []
+        for m, h in zip(models, has):
+            if h:
+                try:
+                    exacts.append(solve_many([m])[0])
+                except ExactTooLarge as exc:
+                    exacts.append(exc)
+    it = iter(exacts)
+    return [next(it) if h else None for h in has]
 
 
 def _survival_frame(res, ex, level) -> pd.DataFrame:
