@@ -9,7 +9,11 @@ Kinds: ``int``, ``float``, ``bool``, ``choice`` (a string from ``choices``), ``d
 heights in metres: ``"9"``, ``"6,8,10"`` or ``"uniform:2-12"``, see
 :mod:`simkit.rules.heights`), ``schedule`` (a day-by-day string of ``1``/``0``, day 1 first,
 e.g. ``"0001"``). Any kind may be ``optional`` (``None`` allowed, written ``none`` on
-the command line).
+the command line); where ``none`` is one of a parameter's ``choices`` (``map=none``), the
+text ``none`` is that choice.
+
+Numbers written as text (``--set``, TOML strings) follow one grammar,
+:mod:`simkit.core.numbers`: ASCII digits, no underscores.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ import math
 import weakref
 from collections.abc import Callable
 from typing import Any
+
+from simkit.core.numbers import ascii_int, ascii_number
 
 __all__ = [
     "param",
@@ -229,8 +235,10 @@ def check_value(name: str, meta: dict, value: Any) -> Any:
     elif t is str and kind == "choice" and value in meta["choices"]:
         return value
 
+    given = value  # as the caller wrote it (the message shows it, not a conversion)
+
     def bad():
-        return ParamError(f"{name}={shown(value)} is not allowed: {name} must be {allowed(meta)}")
+        return ParamError(f"{name}={shown(given)} is not allowed: {name} must be {allowed(meta)}")
 
     if value is None:
         if meta["optional"]:
@@ -282,11 +290,11 @@ def check_value(name: str, meta: dict, value: Any) -> Any:
         else:
             raise bad()
     elif kind == "float":
-        if isinstance(value, bool):
+        if isinstance(value, (bool, bytes, bytearray)):
             raise bad()
-        try:
-            value = float(value)
-        except (TypeError, ValueError):
+        try:  # a string follows the one number grammar (float() takes '٠.٥', '0_5')
+            value = ascii_number(value) if isinstance(value, str) else float(value)
+        except (TypeError, ValueError, OverflowError):
             raise bad() from None
         if not math.isfinite(value):
             raise bad()
@@ -302,6 +310,8 @@ def parse_value(name: str, meta: dict, text: str) -> Any:
     kind = meta["kind"]
     if not t:
         raise ParamError(f"{name}= has no value: {name} must be {allowed(meta)}")
+    if kind in ("choice", "policy") and t in meta["choices"]:
+        return t  # a choice named "none" (map=none) is that choice, not None
     if t.lower() in ("none", "null"):
         if meta["optional"]:
             return None
@@ -320,14 +330,10 @@ def parse_value(name: str, meta: dict, text: str) -> Any:
             raise ValueError
         if kind in ("choice", "schedule") or kind in _STRING_KINDS:
             return check_value(name, meta, t)
-        if kind == "policy":
-            if t in meta["choices"]:
-                return t
-            return check_value(name, meta, int(t))
-        if kind == "int":
-            return check_value(name, meta, int(t))
+        if kind in ("int", "policy"):  # ASCII digits only: no '8_0' (int() takes it)
+            return check_value(name, meta, ascii_int(t))
         if kind == "float":
-            return check_value(name, meta, float(t))
+            return check_value(name, meta, ascii_number(t))
     except ParamError:
         raise
     except ValueError:

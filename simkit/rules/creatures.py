@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
+from simkit.core.numbers import is_ascii_int
 from simkit.rules import levels, overrides, pcs
 
 __all__ = [
@@ -122,7 +123,7 @@ def _hp_table() -> dict[int, dict[str, int]]:
     bench, mm = rows[0], rows[1]
     out: dict[int, dict[str, int]] = {}
     for r in rows[2:]:
-        if not r or not r[0].strip().lstrip("-").isdigit():
+        if not r or not is_ascii_int(r[0]):
             continue
         vals: dict[str, list[int]] = {}
         for b, kind, v in zip(bench[1:], mm[1:], r[1:]):

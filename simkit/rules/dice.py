@@ -18,6 +18,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from simkit.core.numbers import ascii_int, is_ascii_int
 from simkit.core.params import register_kind
 
 __all__ = [
@@ -256,8 +257,8 @@ def parse_dice(text: str) -> Dice:
         raise ValueError(f"dice must be a string like '2d6+3', got {_short(text)}")
     if len(text) > 100:
         raise ValueError(f"dice must look like '2d6+3', '1d8' or '4', got {_short(text)}")
-    if re.fullmatch(r"\s*[+-]?\d+\s*", text, re.ASCII):
-        return Dice(0, 1, int(text))
+    if is_ascii_int(text):  # a constant (one grammar for numbers: simkit.core.numbers)
+        return Dice(0, 1, ascii_int(text))
     m = _DICE_RE.match(text)
     if not m or not text.strip():
         raise ValueError(f"dice must look like '2d6+3', '1d8' or '4', got {_short(text)}")
@@ -274,7 +275,28 @@ def parse_dice(text: str) -> Dice:
     return Dice(int(count), int(sides), bonus)
 
 
-register_kind("dice", lambda value: str(parse_dice(value)), "dice like '2d6+3'", show_reason=True)
+def parse_amount(text: str | Dice) -> Dice:
+    """:func:`parse_dice` for an amount of hit points (damage, area, cantrip, heal dice).
+
+    A hit never heals and a heal never hurts: an amount is at least 0, so dice whose
+    smallest roll is below 0 (``"1d4-100"``, ``"2d6-7"``) are a :class:`ValueError`
+    saying so ("dice must not roll below 0 (minimum -99)"). ``"1d4-1"`` (0..3) is allowed.
+    Every parameter of kind ``dice`` and every explicit ``damage=``/``area=``/``cantrip=``/
+    ``heal=`` number (:mod:`simkit.rules.overrides`) is read by this function, so every
+    engine (Monte Carlo, reference, exact duel) sees amounts >= 0 only.
+    """
+    d = text if isinstance(text, Dice) else parse_dice(text)
+    if d.min < 0:
+        raise ValueError(f"dice must not roll below 0 (minimum {d.min})")
+    return d
+
+
+register_kind(
+    "dice",
+    lambda value: str(parse_amount(value)),
+    "dice like '2d6+3' that never roll below 0",
+    show_reason=True,
+)
 
 
 # -- sums of dice as drawn by the fight kernels --------------------------------------------------

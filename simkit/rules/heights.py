@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from simkit.core.numbers import ascii_number
 from simkit.core.params import register_kind
 
 __all__ = ["Heights", "parse_heights", "MAX_HEIGHT"]
@@ -32,7 +33,7 @@ _MAX_VALUES = 1000
 
 
 def _num(text: str) -> float:
-    x = float(text)
+    x = ascii_number(text)  # ASCII digits only (float() takes '٩', '9_0')
     if math.isnan(x) or math.isinf(x) or x < 0 or x > MAX_HEIGHT:
         raise ValueError(text)
     return x

@@ -36,6 +36,8 @@ import io
 from functools import cache
 from importlib import resources
 
+from simkit.core.numbers import ascii_int, is_ascii_int
+
 __all__ = [
     "FORT_SCHEDULES",
     "ITEM_SCHEDULES",
@@ -152,10 +154,10 @@ def parse_schedule(schedule) -> tuple[tuple[int, str], ...]:
         ok = True
         for part in schedule.split(","):
             rank, sep, lvl = part.strip().partition("@")
-            if not sep or not lvl.strip().isdigit():
+            if not sep or not is_ascii_int(lvl):  # ASCII digits ('expert@٩' is not 9)
                 ok = False
                 break
-            pairs.append((int(lvl), rank.strip()))
+            pairs.append((ascii_int(lvl), rank.strip()))
         if not ok:
             raise ValueError(
                 f"Fortitude schedule {schedule!r} is not allowed: give one of "

@@ -17,7 +17,8 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from simkit.rules.dice import parse_dice
+from simkit.core.numbers import ascii_int
+from simkit.rules.dice import parse_amount, parse_dice
 
 __all__ = ["Field", "apply", "canonical", "split_items"]
 
@@ -26,8 +27,10 @@ _ITEM = re.compile(r"\s*([^(),\s]+)\s*(?:\(([^()]*)\))?\s*$")
 
 @dataclasses.dataclass(frozen=True)
 class Field:
-    """One overridable number: ``kind`` ``int`` (in ``[lo, hi]``), ``dice`` or ``bool``;
-    or one of ``names`` (a benchmark of a table, e.g. ``High``, resolved by the owner)."""
+    """One overridable number: ``kind`` ``int`` (in ``[lo, hi]``, ASCII digits:
+    :func:`simkit.core.numbers.ascii_int`), ``dice`` (an amount of HP, never below 0:
+    :func:`simkit.rules.dice.parse_amount`) or ``bool``; or one of ``names`` (a benchmark
+    of a table, e.g. ``High``, resolved by the owner)."""
 
     kind: str
     lo: int = 0
@@ -42,11 +45,15 @@ class Field:
 
     def _parse(self, key: str, raw: str, what: str):
         named = f" or one of {', '.join(self.names)}" if self.names else ""
-        if self.kind == "dice":
+        if self.kind == "dice":  # an amount of HP (damage, area, cantrip, heal): >= 0
             try:
-                return str(parse_dice(raw))
+                dice = parse_dice(raw)
             except ValueError as exc:
                 raise ValueError(f"{what}: {key}={raw}: {exc}{named}") from None
+            try:
+                return str(parse_amount(dice))
+            except ValueError as exc:
+                raise ValueError(f"{what}: {key}={raw} is not allowed: {exc}") from None
         if self.kind == "bool":
             if raw.lower() in ("true", "1", "yes"):
                 return True
@@ -54,7 +61,7 @@ class Field:
                 return False
             raise ValueError(f"{what}: {key} must be true or false, got {raw!r}")
         try:
-            value = int(raw)
+            value = ascii_int(raw)  # ASCII digits only (int() takes '٨٠', '８０', '8_0')
         except ValueError:
             value = None
         if value is None or not self.lo <= value <= self.hi:

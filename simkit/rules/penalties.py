@@ -18,6 +18,7 @@ the keys of :data:`FATIGUE_KEYS` are converted and added to ``check_penalty``.
 
 from __future__ import annotations
 
+from simkit.core.numbers import ascii_int
 from simkit.core.params import ParamError
 
 __all__ = ["penalty", "FATIGUE_KEYS", "apply_fatigue", "parse_fatigue_value", "MAX_DAYS"]
@@ -93,7 +94,7 @@ def penalty(
 def parse_fatigue_value(name: str, text: str) -> int:
     """Parse a ``--set days_without_...=N`` value."""
     try:
-        return _days(name, int(text.strip()))
+        return _days(name, ascii_int(text.strip()))  # ASCII digits only (no '٣', '1_0')
     except (ValueError, ParamError):
         raise ParamError(
             f"{name}={text!r} is not allowed: {name} must be an integer in [0, {MAX_DAYS}]"
