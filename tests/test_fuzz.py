@@ -624,3 +624,20 @@ def test_issue19_compare_and_sensitivity_fall_back_to_monte_carlo(tmp_path, monk
         rng=1,
     )
     assert cal.method == "mc"
+
+
+def test_issue19_no_fight_ends_prints_the_table(tmp_path, monkeypatch):
+    """Item 3: when no track ends (no damage either way), ``run party`` prints its table
+    (unresolved = 1) and the notes say there is no mean, instead of a ``KeyError``."""
+    import pandas as pd
+
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli(
+        "run", "party", "-n", "10", "--seed", "1", "--set", "party=fighter(damage=1d1-1)",
+        "--set", "monsters=1(damage=1d1-1;area=1d1-1)", "--set", "max_rounds=5", "-o", "o.csv",
+        "--format", "csv",
+    )  # fmt: skip
+    assert code == 0, err
+    assert err.count("\n") == 2 and "no fight ended" in err, err
+    df = pd.read_csv(tmp_path / "o.csv").set_index("outcome")
+    assert df.loc["unresolved", "p"] == 1.0 and df["count"].sum() == 10

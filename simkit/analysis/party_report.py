@@ -31,9 +31,15 @@ def party_summary(res, level: float = 0.95) -> pd.DataFrame:
     from simkit.core.stats import norm_ppf, proportion_ci
 
     model, n = res.model, res.n
-    deaths = res.marks["deaths"].sum(axis=0)
-    mask = res.marks["dead_mask"].sum(axis=0)
-    kos = res.marks["knockouts"].sum(axis=0)
+
+    def mark(name: str) -> np.ndarray:
+        """Counts of a mark's values over the tracks that ended (none: no value counted)."""
+        counts = res.marks.get(name)
+        return np.zeros(1, dtype=np.int64) if counts is None else counts.sum(axis=0)
+
+    deaths = mark("deaths")
+    mask = mark("dead_mask")
+    kos = mark("knockouts")
     rows: dict[str, int] = {"any_death": int(deaths[1:].sum())}
     for k in range(model.n_pcs + 1):
         rows[f"deaths={k}"] = int(deaths[k]) if k < len(deaths) else 0
@@ -58,14 +64,14 @@ def party_summary(res, level: float = 0.95) -> pd.DataFrame:
     )
     z = float(norm_ppf(0.5 + level / 2))
     means = []
-    for name, mark in (
+    for name, key in (
         ("expected_deaths", "deaths"),
         ("rounds", "rounds"),
         ("knockouts", "knockouts"),
         ("hero_spent", "hero_spent"),
         ("heals_spent", "heals_spent"),
     ):
-        h = res.marks[mark].sum(axis=0).astype(np.float64)
+        h = mark(key).astype(np.float64)
         x = np.arange(len(h))
         total = h.sum()
         mu = float((x * h).sum() / total) if total else np.nan
@@ -98,16 +104,22 @@ def run_notes(res, level: float = 0.95) -> list[str]:
         r = s.loc[q]
         return f"{100 * r['p']:.2f}% [{100 * r['ci_low']:.2f}, {100 * r['ci_high']:.2f}]"
 
-    e = s.loc["expected_deaths"]
+    def mean(q: str, digits: int, interval: bool = True) -> str:
+        r = s.loc[q]
+        if pd.isna(r["mean"]):  # no track ended (every one unresolved): no mean
+            return "n/a (no fight ended)"
+        if not interval:
+            return f"{r['mean']:.{digits}f}"
+        return f"{r['mean']:.{digits}f} [{r['ci_low']:.{digits}f}, {r['ci_high']:.{digits}f}]"
+
     return [
         (
             f"party of {model.n_pcs} at level {model.level} ({model.party}), rules {model.rules}; "
             f"lineup {model.describe_lineup()}"
         ),
         (
-            f"P(a PC dies) {pct('any_death')}; expected deaths {e['mean']:.3f} "
-            f"[{e['ci_low']:.3f}, {e['ci_high']:.3f}]; P(defeat) {pct('defeat')}; "
-            f"rounds {s.loc['rounds', 'mean']:.2f}"
+            f"P(a PC dies) {pct('any_death')}; expected deaths {mean('expected_deaths', 3)}; "
+            f"P(defeat) {pct('defeat')}; rounds {mean('rounds', 2, interval=False)}"
         ),
     ]
 
