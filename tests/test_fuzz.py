@@ -641,3 +641,14 @@ def test_issue19_no_fight_ends_prints_the_table(tmp_path, monkeypatch):
     assert err.count("\n") == 2 and "no fight ended" in err, err
     df = pd.read_csv(tmp_path / "o.csv").set_index("outcome")
     assert df.loc["unresolved", "p"] == 1.0 and df["count"].sum() == 10
+
+
+@pytest.mark.parametrize("verb", ["sweep", "compare"])
+@pytest.mark.parametrize("value", ["0", "-1", "x", "1e99"])
+def test_issue19_max_points_errors_name_max_points(tmp_path, monkeypatch, verb, value):
+    """Item 8: a bad ``--max-points`` is reported as ``--max-points``, not as ``-n``."""
+    monkeypatch.chdir(tmp_path)
+    argv = [verb, "dying", "--grid", "dc=14,15", "--max-points", value]
+    code, out, err = run_cli(*argv)
+    _assert_one_line(code, out, err, argv)
+    assert "--max-points must be a positive integer" in err and "-n " not in err, err

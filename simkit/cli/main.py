@@ -48,8 +48,8 @@ class _Parser(argparse.ArgumentParser):
         return super()._get_value(action, arg_string)
 
 
-def parse_count(text: str) -> int:
-    """``-n``: an integer, also written ``1e6`` or ``10**6``."""
+def parse_count(text: str, flag: str = "-n") -> int:
+    """``-n`` (or ``flag``): an integer, also written ``1e6`` or ``10**6``."""
     t = text.strip().replace("_", "")
     try:
         if not t.isascii():  # no Unicode digits
@@ -68,16 +68,26 @@ def parse_count(text: str) -> int:
             v = int(t)
     except (ValueError, OverflowError, ZeroDivisionError):
         raise argparse.ArgumentTypeError(
-            f"-n must be a positive integer (e.g. 100000 or 1e6), got {shown(text)}"
+            f"{flag} must be a positive integer (e.g. 100000 or 1e6), got {shown(text)}"
         )
     from simkit.core.limits import MAX_N
 
     if not 1 <= v <= MAX_N:
         raise argparse.ArgumentTypeError(
-            f"-n must be a positive integer up to {MAX_N:.0e} (e.g. 100000 or 1e6), "
+            f"{flag} must be a positive integer up to {MAX_N:.0e} (e.g. 100000 or 1e6), "
             f"got {shown(text)}"
         )
     return v
+
+
+def count_parser(flag: str):
+    """:func:`parse_count` for another option (its messages name ``flag``)."""
+
+    def parse(text: str) -> int:
+        return parse_count(text, flag)
+
+    parse.__name__ = f"parse_count({flag})"
+    return parse
 
 
 def parse_seed(text: str) -> int:

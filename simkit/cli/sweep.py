@@ -26,7 +26,7 @@ import json
 import sys
 
 from simkit.cli.levels import add_confidence_arg
-from simkit.cli.main import UsageError, parse_count, parse_seed
+from simkit.cli.main import UsageError, count_parser, parse_count, parse_seed
 from simkit.core.params import ParamError
 
 __all__ = ["configure"]
@@ -88,7 +88,7 @@ def _add_run_args(p, *, sweep_verb: bool) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument(
         "--max-points",
-        type=parse_count,
+        type=count_parser("--max-points"),
         default=None,
         metavar="N",
         help="refuse a grid of more points (default 100000), counted before it is built",
