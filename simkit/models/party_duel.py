@@ -26,16 +26,13 @@ from collections import defaultdict
 from functools import cache, lru_cache
 
 from simkit.core.exact import ExactTooLarge
-from simkit.rules import hero_points, massive_damage
-from simkit.rules.dice import CRIT_FAIL, CRIT_SUCCESS, FAIL, SUCCESS, Dice, degree_pmf
+from simkit.rules import hero_points, initiative, massive_damage
+from simkit.rules.strike import basic_save_pmf, map_penalty, pc_map, strike_pmf
 
 __all__ = ["DUEL_MAX_STATES", "duel_initial", "duel_states", "duel_step", "duel_supported"]
 
 #: Duels with more possible states than this are refused (the Monte Carlo answers them).
 DUEL_MAX_STATES = 20_000
-
-_MAP = {"standard": 5, "agile": 4, "none": 0}
-
 
 def duel_supported(r) -> bool:
     """Whether ``r`` is an exact duel: one non-healing PC, one monster, seed 000 / pf2e-core."""
@@ -63,36 +60,6 @@ def duel_states(r) -> int:
     )
 
 
-def _pmf(text: str) -> list[tuple[int, float]]:
-    values, probs = Dice.parse(text).pmf()
-    return [(int(v), float(p)) for v, p in zip(values, probs) if p > 0]
-
-
-def _basic(deg: int, base: int) -> int:
-    return {CRIT_SUCCESS: 0, SUCCESS: base // 2, CRIT_FAIL: 2 * base}.get(deg, base)
-
-
-def _strike(bonus: int, ac: int, dice: str) -> list[tuple[int, bool, float]]:
-    """(damage, critical, p) of one strike: miss = damage 0."""
-    pd = degree_pmf(bonus, ac)
-    out: dict[tuple[int, bool], float] = defaultdict(float)
-    out[(0, False)] += float(pd[CRIT_FAIL] + pd[FAIL])
-    for v, q in _pmf(dice):
-        out[(v, False)] += float(pd[SUCCESS]) * q
-        out[(2 * v, True)] += float(pd[CRIT_SUCCESS]) * q
-    return [(d, c, p) for (d, c), p in out.items() if p > 0]
-
-
-def _basic_save(bonus: int, dc: int, dice: str) -> list[tuple[int, bool, float]]:
-    """(damage, saver critically failed, p) of a basic save against ``dice``."""
-    pd = degree_pmf(bonus, dc)
-    out: dict[tuple[int, bool], float] = defaultdict(float)
-    for v, q in _pmf(dice):
-        for deg in range(4):
-            out[(_basic(deg, v), deg == CRIT_FAIL)] += float(pd[deg]) * q
-    return [(d, c, p) for (d, c), p in out.items() if p > 0]
-
-
 def duel_initial(r) -> dict:
     """Full HP (or ``hp``), initiative by d20 + Perception (ties: the monster first)."""
     if not duel_supported(r):
@@ -107,9 +74,7 @@ def duel_initial(r) -> dict:
             "use Monte Carlo (simkit run party ...)"
         )
     pc, mo = r.fighters.pcs[0], r.fighters.monsters[0]
-    first = (
-        sum(a + pc.perception > b + mo.perception for a in range(1, 21) for b in range(1, 21)) / 400
-    )
+    first = float(initiative.pc_first_p(pc.perception, mo.perception, r.check_penalty))  # P-01
     hp = pc.hp if r.hp is None else min(pc.hp, r.hp)
     out: dict = {}
     base = (hp, r.hero_points, pc.slots, mo.hp, r.area_uses)
@@ -130,14 +95,17 @@ def _turns(r):
     """The memoised turns of duel ``r`` (a frozen rules object)."""
     pc, mo = r.fighters.pcs[0], r.fighters.monsters[0]
     hp_max = pc.hp
-    step = 4 if pc.agile else 5
-    pc_strikes = [_strike(pc.attack - step * a, mo.ac, pc.damage) for a in range(2)]
-    mo_strikes = [
-        _strike(mo.attack - _MAP[r.map] * min(a, 2), pc.ac, mo.damage) for a in range(r.attacks)
+    pen = r.check_penalty  # P-10: on every d20 the PC rolls
+    pc_strikes = [  # P-02, P-03
+        strike_pmf(pc.attack + pen - map_penalty(pc_map(pc.agile), a), mo.ac, pc.damage)
+        for a in range(2)
     ]
-    area = _basic_save(pc.reflex + r.check_penalty, mo.spell_dc, mo.area) if r.area_on else []
-    spell = _basic_save(mo.reflex, pc.spell_dc, pc.area) if pc.area else []
-    cantrip = _basic_save(mo.reflex, pc.spell_dc, pc.cantrip) if pc.cantrip else []
+    mo_strikes = [
+        strike_pmf(mo.attack - map_penalty(r.map, a), pc.ac, mo.damage) for a in range(r.attacks)
+    ]
+    area = basic_save_pmf(pc.reflex + pen, mo.spell_dc, mo.area) if r.area_on else ()  # P-04
+    spell = basic_save_pmf(mo.reflex, pc.spell_dc, pc.area) if pc.area else ()
+    cantrip = basic_save_pmf(mo.reflex, pc.spell_dc, pc.cantrip) if pc.cantrip else ()
     opts = r.dying_options
 
     @cache

@@ -5,7 +5,8 @@ in the seed); success stops the PP loss: the character stays unconscious but sta
 0 HP. Seed 001 has no natural 20/1 rule (A1-6): only the total counts. A fight may read
 first aid as a PF2e check instead (``natural=True``, AP-4): a natural 20 raises the
 degree of success one step and a natural 1 lowers it one step (R0-05), so a natural 1
-fails however high the total, and a natural 20 whose total is one short succeeds.
+fails unless its total reaches DC + 10, and a natural 20 succeeds if its total is above
+DC - 10.
 
 :func:`first_aid_succeeds` is the rule (scalar reference); :func:`first_aid_p` its
 exact probability (counting the 20 natural rolls through the reference);
