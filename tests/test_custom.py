@@ -4,7 +4,6 @@ import io
 from contextlib import redirect_stderr, redirect_stdout
 from fractions import Fraction
 
-import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given, settings
@@ -12,7 +11,6 @@ from hypothesis import strategies as st
 
 import simkit
 from simkit.cli.main import main
-from simkit.core.streams import STREAM_SIZE
 from simkit.models import REGISTRY, make_model
 from simkit.models.custom import CustomTrack, TrackError, track
 from simkit.models.dnd import DnD4e, DnD5e
@@ -197,12 +195,6 @@ def test_kernel_replays_through_the_rule(model):
             assert model.table().states[state["s"][row]] == s
 
     replay(model, 2000, 3, start=lambda draws: (None, model.start()), step=step, check=same_state)
-
-
-def test_results_do_not_depend_on_block_size():
-    a = simkit.simulate(DnD5e(), 3 * STREAM_SIZE + 17, rng=9)
-    b = simkit.simulate(DnD5e(), 3 * STREAM_SIZE + 17, rng=9, block_size=STREAM_SIZE)
-    assert np.array_equal(a.hist, b.hist)
 
 
 # -- the notebook builder --------------------------------------------------------------------

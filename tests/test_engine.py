@@ -6,20 +6,6 @@ from simkit import Dying, ParamError, simulate
 from simkit.core.streams import STREAM_SIZE, BlockRng, resolve_seed, stream_generator
 
 
-def _frame(res):
-    return res.summary(exact=False)
-
-
-def test_same_seed_same_numbers_any_block_size():
-    model = Dying(dc=24, save_bonus=9)
-    n = 5 * STREAM_SIZE + 123
-    ref = simulate(model, n, rng=11, block_size=STREAM_SIZE)
-    for bs in (2 * STREAM_SIZE, 3 * STREAM_SIZE + 1, 10**6):
-        other = simulate(model, n, rng=11, block_size=bs)
-        assert (other.hist == ref.hist).all()
-        assert _frame(other).equals(_frame(ref))
-
-
 def test_workers_do_not_change_numbers():
     model = Dying(dc=22, save_bonus=8, hit_chance=0.2, crit_chance=0.05)
     n = 4 * STREAM_SIZE

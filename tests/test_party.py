@@ -169,17 +169,6 @@ def test_a_healer_never_raises_death_odds():
     )
 
 
-@pytest.mark.slow
-def test_block_size_and_workers_change_nothing():
-    m = Party(level=2, threat="severe", lineup="boss_and_minions", pc_target="spread")
-    a = simkit.simulate(m, 2**17 + 500, rng=4, block_size=2**16)
-    b = simkit.simulate(m, 2**17 + 500, rng=4, block_size=2**17)
-    c = simkit.simulate(m, 2**17 + 500, rng=4, workers=2)
-    for other in (b, c):
-        assert np.array_equal(a.hist, other.hist)
-        assert all(np.array_equal(a.marks[k], other.marks[k]) for k in m.marks)
-
-
 @pytest.mark.parametrize(
     "rules, extra",
     [

@@ -231,32 +231,3 @@ def test_packed_rounds_compose_the_reference(opts, aid_bonus, rounds):
                     break
                 want = -1 - (phase * (pp_max + 1) + pp)
             assert (codes[state * width + r], pps[state * width + r]) == (want, pp), (state, r)
-
-
-# -- the models that compose these phases: block size never changes a number --------------------
-
-
-@pytest.mark.parametrize(
-    "name,params",
-    [
-        ("recovery", dict(healer=3, con=1)),
-        ("recovery", dict(checks=7)),
-        ("perseverance", dict(medic_bonus=2, spend="never", pp=5)),
-        ("perseverance", dict(back_in_fight=True, spend="asap")),
-        ("agony", dict(medic_bonus=4, healer=2)),
-    ],
-)
-def test_block_size_changes_no_number(name, params):
-    from simkit import simulate
-    from simkit.core.streams import STREAM_SIZE
-    from simkit.models import make_model
-
-    m = make_model(name, **params)
-    n = 3 * STREAM_SIZE + 123
-    a = simulate(m, n, rng=17, block_size=STREAM_SIZE)
-    b = simulate(m, n, rng=17, block_size=4 * STREAM_SIZE)
-    assert a.counts == b.counts
-    first_a, first_b = getattr(a, "first", a), getattr(b, "first", b)
-    assert (first_a.hist == first_b.hist).all()
-    for k, v in first_a.marks.items():
-        assert (v == first_b.marks[k]).all()

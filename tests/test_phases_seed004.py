@@ -251,34 +251,3 @@ def test_fall_phase_equals_the_reference_on_the_same_draws(height):
         return (*fl.fall_result(band, total, **kw), band)
 
     replay_phase(lambda rng: fl.fall_phase(2000, rng, heights, **kw), fall, 8)
-
-
-# -- the models that compose these phases: block size never changes a number --------------------
-
-
-@pytest.mark.parametrize(
-    "name,params",
-    [
-        ("fatigue", {}),
-        ("fatigue", dict(food_water="separate", p_water=0.4, care="tended", p_care=0.3)),
-        ("fall", dict(height="uniform:0-14", hp=9, temp_hp=2)),
-        ("fall", dict(height="3,7,9,11")),
-        ("fall_dying", dict(height="uniform:6-12")),
-    ],
-)
-def test_block_size_changes_no_number(name, params):
-    from simkit import simulate
-    from simkit.core.streams import STREAM_SIZE
-    from simkit.models import make_model
-
-    m = make_model(name, **params)
-    n = 3 * STREAM_SIZE + 123
-    a = simulate(m, n, rng=17, block_size=STREAM_SIZE)
-    b = simulate(m, n, rng=17, block_size=4 * STREAM_SIZE)
-    assert a.counts == b.counts
-    first_a, first_b = getattr(a, "first", a), getattr(b, "first", b)
-    assert (first_a.hist == first_b.hist).all()
-    for k, v in first_a.marks.items():
-        assert (v == first_b.marks[k]).all()
-    for k, v in getattr(first_a, "observed", {}).items():
-        assert (v == first_b.observed[k]).all()
