@@ -652,3 +652,38 @@ def test_issue19_max_points_errors_name_max_points(tmp_path, monkeypatch, verb, 
     code, out, err = run_cli(*argv)
     _assert_one_line(code, out, err, argv)
     assert "--max-points must be a positive integer" in err and "-n " not in err, err
+
+
+@pytest.mark.parametrize(
+    "cpus, note",
+    [
+        (2, "simkit: note: --workers 64: using 2 (2 CPUs available)\n"),
+        (8, "simkit: note: --workers 64: using 3 (3 points to run, 8 CPUs available)\n"),
+    ],
+)
+def test_issue19_workers_capped_at_cpus_and_points(tmp_path, monkeypatch, cpus, note):
+    """Item 7: ``--workers 64`` on a few CPUs (or for a few points) starts no more processes
+    than can run at once, and says so in one line; the table is the one of ``--workers 1``."""
+    import simkit.analysis.sweep.run as run_mod
+    import simkit.analysis.sweep.workers as workers_mod
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(workers_mod, "available_cpus", lambda: cpus)
+    seen: list[int] = []
+    make = run_mod.make_executor
+
+    def recording(executor, workers, *rest):
+        seen.append(workers)
+        return make(executor, workers, *rest)
+
+    monkeypatch.setattr(run_mod, "make_executor", recording)
+    argv = ["sweep", "dying", "--grid", "dc=14..16", "-n", "200", "--seed", "1", "--quiet"]
+    code, out, err = run_cli(*argv, "--workers", "64", "-o", "w.csv")
+    assert (code, err) == (0, note)
+    assert seen == [min(cpus, 3)]
+    assert run_cli(*argv, "--workers", "1", "-o", "one.csv")[0] == 0
+    assert (tmp_path / "w.csv").read_bytes() == (tmp_path / "one.csv").read_bytes()
+    code, out, err = run_cli("run", "dying", "-n", "100", "--seed", "1", "--workers", "64")
+    assert (
+        code == 0 and err == f"simkit: note: --workers 64: using {cpus} ({cpus} CPUs available)\n"
+    )

@@ -25,7 +25,7 @@ from simkit.cli.levels import (
 from simkit.core.params import ParamError, parse_value, shown, spec
 from simkit.rules.penalties import FATIGUE_KEYS, parse_fatigue_value
 
-__all__ = ["main", "build_parser", "parse_sets", "model_from_args"]
+__all__ = ["main", "build_parser", "cap_workers", "parse_sets", "model_from_args"]
 
 #: Modules adding verbs: each defines ``configure(subparsers)``.
 EXTRA_COMMANDS: list[str] = ["simkit.cli.sweep", "simkit.cli.design"]
@@ -88,6 +88,27 @@ def count_parser(flag: str):
 
     parse.__name__ = f"parse_count({flag})"
     return parse
+
+
+def cap_workers(workers: int, points: int | None = None, *, remote: bool = False) -> int:
+    """``--workers`` given: at most the CPUs this process may use and the points to run
+    (more processes would only cost memory and start-up time; the numbers are the same);
+    a cut is said in one line on stderr. ``remote``: workers of a Dask scheduler elsewhere,
+    not capped."""
+    from simkit.analysis.sweep.workers import available_cpus
+
+    if remote:
+        return workers
+    cpus = available_cpus()
+    cap = min(cpus, points) if points is not None else cpus
+    cap = max(1, cap)
+    if workers <= cap:
+        return workers
+    why = f"{cpus} CPU{'s' if cpus != 1 else ''} available"
+    if points is not None and points < cpus:
+        why = f"{points} point{'s' if points != 1 else ''} to run, {why}"
+    print(f"simkit: note: --workers {workers}: using {cap} ({why})", file=sys.stderr)
+    return cap
 
 
 def parse_seed(text: str) -> int:
@@ -318,7 +339,7 @@ def _cmd_run(args) -> int:
             raise ParamError("--marks and --stages: give one of them")
         marks = check_marks(model, args.marks)
     n = 100_000 if args.n is None else args.n
-    res = simulate(model, n, rng=args.seed, workers=args.workers)
+    res = simulate(model, n, rng=args.seed, workers=cap_workers(args.workers))
     if args.seed is None:  # fresh entropy: say how to replay the run
         print(f"simkit: seed {res.seed} (replay with --seed {res.seed})", file=sys.stderr)
     if model.name == "party":  # the lineup used and the designer's odds

@@ -26,7 +26,7 @@ import json
 import sys
 
 from simkit.cli.levels import add_confidence_arg
-from simkit.cli.main import UsageError, count_parser, parse_count, parse_seed
+from simkit.cli.main import UsageError, cap_workers, count_parser, parse_count, parse_seed
 from simkit.core.params import ParamError
 
 __all__ = ["configure"]
@@ -243,11 +243,11 @@ SMALL_SWEEP = 10**7
 
 
 def _default_workers(executor: str, exact_only: bool, tracks: int | None = None) -> int:
-    import os
+    from simkit.analysis.sweep.workers import available_cpus
 
     if executor == "local" and (exact_only or (tracks is not None and tracks < SMALL_SWEEP)):
         return 1
-    return max(1, min(os.cpu_count() or 1, 64))
+    return max(1, min(available_cpus(), 64))
 
 
 def _grid_size(axes: dict) -> int:
@@ -255,6 +255,13 @@ def _grid_size(axes: dict) -> int:
     for v in axes.values():
         size *= len(v) if isinstance(v, (list, tuple, range)) else 1
     return size
+
+
+def _points(axes: dict) -> int | None:
+    """The grid's points, when every axis is already a list of values (else None)."""
+    if all(isinstance(v, (list, tuple, range)) for v in axes.values()):
+        return _grid_size(axes)
+    return None
 
 
 def _journal_seed(output):
@@ -295,9 +302,10 @@ def _cmd_sweep(args) -> int:
             check_scheduler(address)
     cls = get_model(s["model"])
     axes, fixed = _axes_and_fixed(cls, s, args)
-    workers = s["workers"] or _default_workers(
-        s["executor"], s["exact_only"], s["n"] * _grid_size(axes)
-    )
+    if s["workers"]:
+        workers = cap_workers(s["workers"], _points(axes), remote=bool(s["scheduler"]))
+    else:
+        workers = _default_workers(s["executor"], s["exact_only"], s["n"] * _grid_size(axes))
     _start_workers_early(s, workers)  # when the default chose several
     common = dict(
         fixed=fixed,
@@ -393,9 +401,12 @@ def _cmd_compare(args) -> int:
     if args.output:
         check_writable(args.output)
     exact_only = bool(args.exact_only)
-    workers = args.workers or _default_workers(
-        args.executor or "local", exact_only, (args.n or 100_000) * _grid_size(axes) * len(vs)
-    )
+    if args.workers:
+        workers = cap_workers(args.workers, _points(axes), remote=bool(args.scheduler))
+    else:
+        workers = _default_workers(
+            args.executor or "local", exact_only, (args.n or 100_000) * _grid_size(axes) * len(vs)
+        )
     df = compare(
         vs,
         axes,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import multiprocessing
 
-__all__ = ["PRELOAD", "start_early"]
+__all__ = ["PRELOAD", "available_cpus", "start_early"]
 
 #: Modules the forkserver imports once, before it forks workers (what ``run_points`` uses).
 PRELOAD = (
@@ -38,3 +38,16 @@ def start_early() -> bool:
     multiprocessing.get_context("forkserver").set_forkserver_preload(list(PRELOAD))
     forkserver.ensure_running()
     return True
+
+
+def available_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask, e.g. a container's or
+    ``taskset``'s share), not the machine's count; at least 1."""
+    import os
+
+    count = getattr(os, "process_cpu_count", None)  # Python 3.13
+    if count is not None:
+        return max(1, count() or 1)
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)  # pragma: no cover - macOS, Windows
