@@ -103,64 +103,51 @@ from typing import Any, ClassVar
 import numpy as np
 
 from simkit.core.model import Rules
-from simkit.core.params import ParamError, param, same_as
-from simkit.models.dying import PF2E_CORE, hero_threshold
-from simkit.models.recovery import Recovery
-from simkit.rules import creatures
+from simkit.core.params import ParamError, param
+from simkit.rules import creatures, dying_systems
 from simkit.rules import hero_points as hp_rule
-from simkit.rules.dice import CRIT_FAIL, CRIT_SUCCESS, SUCCESS, Dice, degree_table, degrees
-from simkit.rules.dying_damage import WOUNDED_ADDS, hit_phase
-from simkit.rules.hero_points import HERO_EFFECT, HERO_KNOCKOUT, HERO_POLICY, rise_phase
-from simkit.rules.hourly import DEAD as HOURLY_DEAD
-from simkit.rules.hourly import STAYS, hourly_lookup
+from simkit.rules.dice import (
+    CRIT_FAIL,
+    CRIT_SUCCESS,
+    MAX_DICE_TABLE,
+    SUCCESS,
+    Dice,
+    degree_table,
+    degrees,
+    dice_draw,
+    dice_table,
+    dice_values,
+)
+from simkit.rules.dying_damage import (
+    WOUNDED_ADDS,
+    hit_phase,
+    knockout_phase,
+    wounded_after_losing,
+)
+from simkit.rules.first_aid import first_aid_lookup
+from simkit.rules.hero_points import (
+    HERO_EFFECT,
+    HERO_KNOCKOUT,
+    HERO_POLICY,
+    hero_threshold,
+    rise_phase,
+)
+from simkit.rules.hourly import WAKE_HOURS as HOURS
+from simkit.rules.hourly import hourly_lookup, wake_up_phase
 from simkit.rules.levels import monster_high_dc
 from simkit.rules.massive_damage import is_massive, take_damage
 from simkit.rules.parameters import shared
+from simkit.rules.perseverance import stabilize_cost as pp_stabilize_cost
+from simkit.rules.perseverance import wants_to_spend_phase
 from simkit.rules.recovery_check import recovery_delta, recovery_phase
+from simkit.rules.strike import UNCONSCIOUS_AC, map_penalty
 
-__all__ = ["OUTCOMES", "Encounter", "dice_draw", "dice_values"]
+__all__ = ["OUTCOMES", "Encounter"]
 
 OUTCOMES = ("standing", "revived", "stable", "dead", "dying")
 STANDING, REVIVED, STABLE, DEAD, DYING = range(5)
 UP, DOWN_DYING, DOWN_STABLE = 0, 1, 2  # values of the ``cond`` state field
 DELTA = np.array([2, 1, -1, -2], dtype=np.int16)  # degree -> change of dying (R0-05)
-MAP_STEPS = {"standard": 5, "agile": 4, "none": 0}
-UNCONSCIOUS_AC = 6  # R0-11: -4 condition penalty and off-guard (-2 circumstance)
-HOURS = 8  # R1-07: automatic wake-up after 8 hours
-MAX_DICE_TABLE = 2**16  # largest number of dice outcomes drawn as one integer
-
-
-def dice_draw(text: str) -> str:
-    """How one sum of ``text`` dice is drawn: its kind in a draw plan.
-
-    ``"below:L"`` (L = sides ** count <= 65536): one integer in ``[0, L)`` whose
-    base-``sides`` digits are the dice (exact, and a table lookup); else ``"random"``:
-    one uniform through the inverse CDF (:meth:`simkit.rules.dice.Dice.quantile`).
-    """
-    d = Dice.parse(text)
-    if d.count and d.sides**d.count <= MAX_DICE_TABLE:
-        return f"below:{d.sides**d.count}"
-    return "random"
-
-
-@lru_cache(maxsize=64)
-def _dice_table(text: str) -> np.ndarray:
-    d = Dice.parse(text)
-    idx = np.arange(d.sides**d.count)
-    total = np.full(len(idx), d.count + d.bonus, dtype=np.int32)
-    for i in range(d.count):
-        total += (idx // d.sides**i % d.sides).astype(np.int32)
-    total.setflags(write=False)
-    return total
-
-
-def dice_values(text: str, draws: np.ndarray) -> np.ndarray:
-    """Sums of ``text`` dice (int32) from draws made as :func:`dice_draw` says."""
-    if dice_draw(text) == "random":
-        return Dice.parse(text).quantile(draws)
-    return _dice_table(text).take(draws)
-
-
 @lru_cache(maxsize=256)
 def _strike_degrees(bonus: int, ac: int, penalties: tuple[int, ...]) -> np.ndarray:
     """Degree of each strike (R0-05) by [strike, PC down, natural roll]: int8 (A, 2, 21)."""
@@ -199,7 +186,10 @@ class Encounter(Rules):
     )
     active_label: ClassVar[str] = "still in the fight"
     #: the same four overrides for the encounter's seed-000 dying track
-    presets: ClassVar[dict[str, dict[str, Any]]] = {"seed": {}, "pf2e-core": PF2E_CORE}
+    presets: ClassVar[dict[str, dict[str, Any]]] = {
+        "seed": {},
+        "pf2e-core": dying_systems.options("pf2e-core"),
+    }
 
     # -- the character -------------------------------------------------------------
     level: int = shared("level", default=5)
@@ -236,18 +226,11 @@ class Encounter(Rules):
         choices=("seed000", "seed001"),
         help="at 0 HP: seed 000 dying, or seed 001 perseverance then hourly recovery",
     )
-    start_dying: int = param(
-        1,
-        kind="int",
-        lo=1,
-        hi=20,
-        rule="R0-03",
-        help="dying value of a character starting at hp=0 (2 = knocked out by a critical)",
-    )
+    start_dying: int = shared("start_dying")
     wounded: int = shared("wounded")
     wounded_rule: bool = shared("wounded_rule")
     check: str = shared("check")
-    death_at: int = param(4, kind="int", lo=1, hi=20, rule="R0-04", help="dying value that kills")
+    death_at: int = shared("death_at")
     on_damage: str = param(
         "max",
         kind="choice",
@@ -263,23 +246,13 @@ class Encounter(Rules):
     back_in_fight: bool = shared("back_in_fight")
     enough_pp: int = shared("enough_pp")
     zero_pp: str = shared("zero_pp")
-    long_term: bool = param(
-        True,
-        kind="bool",
-        rule="R1-06",
-        help="seed 001: after the fight a stable PC makes hourly Constitution checks",
-    )
+    long_term: bool = shared("long_term")
     checks: int = shared("checks")
     con: int | None = shared("con", default=None)
-    natural: bool = same_as(Recovery, "natural")
+    natural: bool = shared("natural")
     # -- the enemies ------------------------------------------------------------------
     monster_level: int | None = shared("monster_level")
-    benchmark: str = param(
-        "High",
-        kind="choice",
-        choices=creatures.BENCHMARKS,
-        help="creature-building benchmark of attack, damage and spell DC",
-    )
+    benchmark: str = shared("benchmark")
     enemies: int = param(1, kind="int", lo=0, hi=8, help="number of enemies (0: no fight)")
     attack_bonus: int | None = param(
         None,
@@ -292,20 +265,9 @@ class Encounter(Rules):
     damage: str | None = param(
         None, kind="dice", optional=True, help="strike damage dice; default by monster_level"
     )
-    attacks: int = param(2, kind="int", lo=1, hi=4, help="strikes per enemy turn")
-    map: str = param(
-        "standard",
-        kind="choice",
-        choices=("standard", "agile", "none"),
-        help="multiple attack penalty: -5/-10, -4/-8, or none",
-    )
-    trait: str = param(
-        "lethal",
-        kind="choice",
-        choices=("lethal", "nonlethal", "death"),
-        rule="R0-02, R0-12",
-        help="trait of the enemies' damage",
-    )
+    attacks: int = shared("attacks")
+    map: str = shared("map")
+    trait: str = shared("trait")
     dc: int | None = shared("dc")
     monster_dc: str = shared("monster_dc")
     effect_chance: float = param(
@@ -333,21 +295,8 @@ class Encounter(Rules):
     effect_save: str = param(
         "reflex", kind="choice", choices=("fort", "reflex", "will"), help="save against the effect"
     )
-    target_downed: str = param(
-        "never",
-        kind="choice",
-        choices=("never", "sometimes", "always"),
-        rule="R0-09",
-        help="whether enemies attack a character at 0 HP",
-    )
-    downed_chance: float = param(
-        0.5,
-        kind="float",
-        lo=0.0,
-        hi=1.0,
-        rule="R0-09",
-        help="with target_downed=sometimes: chance each action targets a downed PC",
-    )
+    target_downed: str = shared("target_downed")
+    downed_chance: float = shared("downed_chance")
     # -- the healer -------------------------------------------------------------------
     healer_round: int | None = param(
         None,
@@ -388,7 +337,7 @@ class Encounter(Rules):
         rule="R1-02, R1-08",
         help="healer's Medicine bonus for first aid (none: no first aid)",
     )
-    first_aid_dc: int = param(15, kind="int", lo=1, hi=100, rule="R1-02", help="DC of first aid")
+    first_aid_dc: int = shared("first_aid_dc")
     # -- the encounter ----------------------------------------------------------------
     initiative: str = param(
         "pc_first",
@@ -520,8 +469,7 @@ class Encounter(Rules):
     @property
     def stabilize_cost(self) -> int:
         """PP spent to stabilise (R1-04): a quarter of the max, at least 1, at most the cap."""
-        cost = max(1, self.max_pp // 4)
-        return min(cost, self.stabilize_cap) if self.stabilize_cap is not None else cost
+        return int(pp_stabilize_cost(self.max_pp, self.stabilize_cap))
 
     @property
     def con_mod(self) -> int:
@@ -548,7 +496,7 @@ class Encounter(Rules):
 
     def strike_penalty(self, a: int) -> int:
         """Multiple attack penalty of the ``a``-th strike of a turn (0-based)."""
-        return MAP_STEPS[self.map] * min(a, 2)
+        return map_penalty(self.map, a)
 
     # -- random draws: one fixed plan per rules object --------------------------------
     @property
@@ -790,15 +738,10 @@ class Encounter(Rules):
                 res[aided] = hourly_lookup(
                     con_roll[aided], D["med_roll"][st][aided], healer=self.medicine, **opts
                 )
-        decisive = (res != STAYS) & (np.arange(HOURS) < self.checks)
-        first = np.where(decisive.any(axis=1), decisive.argmax(axis=1), HOURS)
-        result = res[np.arange(len(st)), np.minimum(first, HOURS - 1)]
-        died = (first < HOURS) & (result == HOURLY_DEAD)
+        died, hp, hours = wake_up_phase(res, self.checks, self.level)  # R1-07
         code[st] = np.where(died, DEAD, REVIVED)
-        S["hp"][st] = np.where(
-            died, 0, np.where(first < HOURS, 1, self.level)
-        )  # R1-07: 1 HP per level
-        S["hours"][st] = np.where(first < HOURS, first + 1, HOURS)
+        S["hp"][st] = hp
+        S["hours"][st] = hours
         S["cond"][st] = np.where(died, DOWN_STABLE, UP)
 
     def _healer_turn(self, S, D, code):
@@ -809,8 +752,9 @@ class Encounter(Rules):
         heal_down = can_heal & (cond != UP)
         i = np.flatnonzero(heal_down)
         if len(i):
-            if self.wounded_rule:
-                S["wounded"][i] += cond[i] == DOWN_DYING  # losing dying (A0-2)
+            if self.wounded_rule:  # losing dying (A0-2)
+                was = i[cond[i] == DOWN_DYING]
+                S["wounded"][was] = wounded_after_losing(S["wounded"][was], True)
             S["hp"][i] = np.minimum(self.max_hp, amount[i])
             cond[i] = UP
             if self.seed000:
@@ -820,14 +764,13 @@ class Encounter(Rules):
             S["heals"][i] -= 1
         if self.medicine is not None:
             aid = here & ~heal_down & (cond == DOWN_DYING)
-            ok = np.flatnonzero(
-                aid
-                & (
-                    D["aid_roll"].astype(np.int32) + self.medicine + self.check_penalty
-                    >= self.first_aid_dc
-                )
+            ok = aid & first_aid_lookup(  # R1-02 (rules/first_aid)
+                D["aid_roll"],
+                bonus=self.medicine,
+                check_penalty=self.check_penalty,
+                dc=self.first_aid_dc,
             )
-            self._stabilize(S, ok)
+            self._stabilize(S, np.flatnonzero(ok))
         if self.heal_when == "wounded":
             top = np.flatnonzero(
                 can_heal & ~heal_down & (cond == UP) & (2 * S["hp"] <= self.max_hp)
@@ -837,8 +780,8 @@ class Encounter(Rules):
 
     def _stabilize(self, S, i):
         """Dying (or agonising) tracks ``i`` become stable at 0 HP (R0-08; A0-2: wounded + 1)."""
-        if self.wounded_rule:
-            S["wounded"][i] += 1  # losing dying (A0-2)
+        if self.wounded_rule:  # losing dying (A0-2)
+            S["wounded"][i] = wounded_after_losing(S["wounded"][i], True)
         S["cond"][i] = DOWN_STABLE
         if self.seed000:
             S["dying"][i] = 0
@@ -890,15 +833,10 @@ class Encounter(Rules):
         pp = S["pp"]
         ag = cond[i] == DOWN_DYING
         spends = np.zeros(len(i), dtype=bool)
-        if self.spend != "never":
+        if self.spend != "never":  # R1-04 (rules/perseverance)
             cost = self.stabilize_cost
             p = pp[i]
-            if self.spend == "asap":
-                wants = ag
-            elif self.spend == "last":
-                wants = ag & (p == cost)
-            else:
-                wants = ag & ((S["turns"][i] >= int(self.spend)) | (p == cost))
+            wants = ag & wants_to_spend_phase(self.spend, p, cost, S["turns"][i] + 1)
             spends = wants & (p >= cost)
             j = i[spends]
             pp[j] -= cost
@@ -948,8 +886,8 @@ class Encounter(Rules):
         if not len(i):
             return
         if self.hero_effect == "revive":  # back to 1 HP, conscious, dying lost
-            if self.wounded_rule:
-                S["wounded"][i] += 1  # dying gained (or risen), then lost (A0-2)
+            if self.wounded_rule:  # dying gained (or risen), then lost (A0-2)
+                S["wounded"][i] = wounded_after_losing(S["wounded"][i], True)
             S["hero_spent"][i] += 1
             S["hp"][i] = 1
             S["cond"][i] = UP
@@ -977,9 +915,7 @@ class Encounter(Rules):
             if "dcs" in S:
                 S["dcs"][i] = src_dc
             wounded = S["wounded"][i] if "wounded" in S else 0
-            gain = (
-                dying + crit.astype(np.int16) + (wounded if self.wounded_rule else 0)
-            )  # knockout_value
+            gain = knockout_phase(dying, crit, wounded, self.wounded_rule)  # R0-03, A0-2
             self._set_dying(S, code, i, np.zeros(len(i), dtype=np.int16), gain, knockout=True)
             return
         S["cond"][i] = DOWN_DYING
@@ -1191,7 +1127,7 @@ def _strike_tables(
     + 1``, damage dice from ``r // 20``. Damage is 0 on a miss (and never negative), doubled
     on a critical hit (R0-05 degrees; AC - 6 against a PC at 0 HP, R0-11).
     """
-    values = _dice_table(dice).astype(np.int32)
+    values = dice_table(dice).astype(np.int32)
     L = len(values)
     r = np.arange(20 * L)
     roll, base = r % 20 + 1, values[r // 20]

@@ -1385,8 +1385,9 @@ class Party(Rules):
         if self.seed000:
             opts = self.dying_options
             S["dcs"][i, k] = src_dc
-            w = S["wounded"][i, k] if opts["wounded_rule"] else 0
-            gain = (start + crit.astype(np.int16) + w).astype(np.int16)
+            gain = dying_damage.knockout_phase(  # R0-03, A0-2
+                start, crit, S["wounded"][i, k], opts["wounded_rule"]
+            )
             self._rise(S, code, i, k, np.zeros(len(i), dtype=np.int16), gain, knockout=True)
             return
         S["cond"][i, k] = DYING

@@ -32,6 +32,7 @@ __all__ = [
     "WOUNDED_RULE",
     "hit_phase",
     "hit_while_dying",
+    "knockout_phase",
     "knockout_value",
     "wounded_after_losing",
 ]
@@ -73,6 +74,15 @@ def knockout_value(
 ) -> int:
     """Dying gained at a lethal knock-out (R0-03; A0-2): ``start`` (+1 on a critical) + wounded."""
     return int(start) + int(bool(crit)) + (int(wounded) if wounded_rule else 0)
+
+
+def knockout_phase(start, crit, wounded, wounded_rule: bool) -> np.ndarray:
+    """:func:`knockout_value` over tracks: ``start`` + ``crit`` (bool) + the wounded value
+    with the wounded rule (A0-2); int16 arrays (or numbers) broadcast."""
+    gain = np.asarray(start, dtype=np.int16) + np.asarray(crit).astype(np.int16)
+    if wounded_rule:
+        gain = gain + np.asarray(wounded, dtype=np.int16)
+    return gain.astype(np.int16)
 
 
 def hit_while_dying(

@@ -48,6 +48,7 @@ __all__ = [
     "stabilize_cost",
     "knockout",
     "wants_to_spend",
+    "wants_to_spend_phase",
     "perseverance_round",
     "round_pmf",
     "packed_rounds",
@@ -99,6 +100,19 @@ def wants_to_spend(spend: str | int, pp: int, cost: int, t: int) -> bool:
     if spend == "last":
         return pp <= cost
     return t > int(spend) or pp <= cost
+
+
+def wants_to_spend_phase(spend: str | int, pp, cost, t) -> np.ndarray:
+    """:func:`wants_to_spend` over tracks: ``pp``, ``cost`` and ``t`` arrays (or numbers)
+    broadcast; bool array."""
+    pp = np.asarray(pp)
+    if spend == "never":
+        return np.zeros(pp.shape, dtype=bool)
+    if spend == "asap":
+        return np.ones(pp.shape, dtype=bool)
+    if spend == "last":
+        return pp <= cost
+    return (np.asarray(t) > int(spend)) | (pp <= cost)
 
 
 def perseverance_round(
