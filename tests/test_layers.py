@@ -97,3 +97,32 @@ def test_no_import_circles():
     for m in sorted(graph):
         if m not in seen:
             visit(m)
+
+
+#: The models that may import another model, and which: a chain composes its stages'
+#: models (agony, fall), a preset builds on custom tracks, a model's reference and exact
+#: solver belong to it. A fight model takes its rules from simkit/rules, never from
+#: another model (one rule, one home).
+MODEL_IMPORTS_ALLOWED = {
+    "simkit.models.agony": {"simkit.models.perseverance", "simkit.models.recovery"},
+    "simkit.models.fall": {"simkit.models.dying", "simkit.models.perseverance"},
+    "simkit.models.dnd": {"simkit.models.custom"},
+    "simkit.models.party": {"simkit.models.party_duel"},
+    "simkit.models.party_ref": {"simkit.models.party"},
+    "simkit.models.encounter_ref": {"simkit.models.encounter"},
+    "simkit.models.presets": {"simkit.models"},
+    "simkit.models.custom": {"simkit.models.custom"},  # (its docstring's example)
+}
+
+
+def test_no_model_borrows_a_rule_from_another_model():
+    for name, path in MODULES.items():
+        if not name.startswith("simkit.models.") or name == "simkit.models":
+            continue
+        allowed = MODEL_IMPORTS_ALLOWED.get(name, set())
+        for mod, _ in _imports(path):
+            if mod.startswith("simkit.models") and mod != name:
+                assert mod in allowed, f"{name} imports {mod}: take the rule from simkit.rules"
+    for fight in ("simkit.models.party", "simkit.models.encounter", "simkit.models.party_duel"):
+        models = {m for m, _ in _imports(MODULES[fight]) if m.startswith("simkit.models")}
+        assert models <= {"simkit.models.party_duel"}, (fight, models)
