@@ -312,3 +312,11 @@ def test_wake_up_phase_is_the_reference():
             result, hp_ref, hours_ref = hourly.wake_up(row, checks, 6)
             assert (bool(d), int(h), int(t)) == (result == hourly.DEAD, hp_ref, hours_ref)
     assert hourly.wake_up([hourly.STAYS] * 8, 8, 6) == (hourly.AWAKE, 6, 8)
+
+
+def test_an_explicit_lineup_is_judged_for_the_party_it_meets():
+    """80 XP of level-5 creatures is a moderate fight for four level-5 PCs, and more for two."""
+    four = Party(monsters="5,5").fighters.lineup
+    two = Party(party="fighter,cleric", monsters="5,5").fighters.lineup
+    assert four.threat == "moderate" and four.n_pcs == 4
+    assert two.n_pcs == 2 and two.threat != "moderate"

@@ -141,7 +141,7 @@ def _combatants(party, level, template, xp, benchmark, defense, monster_dc, expl
     members = pcs.party_members(party)
     if explicit is not None:
         given = budget.lineup_members(explicit)
-        lu = budget.explicit_lineup(tuple(lvl for lvl, _ in given), level)
+        lu = budget.explicit_lineup(tuple(lvl for lvl, _ in given), level, len(members))
         values = [v for _, v in given]
     else:
         lu = budget.lineup(template, xp, level, len(members))
