@@ -9,12 +9,14 @@ tracks and combatants; :mod:`simkit.models.party_ref` is the scalar reference.
 
 The round
 ---------
-0. **Initiative** (once, at the start): every combatant rolls d20 + Perception; higher
-   acts first; ties: monsters before PCs, then lower index first. Each round the
-   combatants act in that order. A PC knocked out by monster ``j`` moves to just before
-   ``j`` (R0-03): it does not act again this round, and its next turn (its first
-   recovery check) comes just before ``j``'s next turn. Damage while it is down does
-   not move it (R0-09).
+0. **Initiative** (once, at the start, P-01): every combatant rolls d20 + Perception;
+   higher acts first; ties: monsters before PCs, then lower index first (AP-1). Each
+   round the combatants act in that order. A PC knocked out by monster ``j`` moves to
+   just before ``j`` (R0-03): it does not act again this round, and its next turn (its
+   first recovery check) comes just before ``j``'s next turn; when ``j`` knocks out
+   several PCs, the one knocked out later ends right before ``j`` (AP-2; an area effect's
+   in the party's order). Damage while it is down does not move it (R0-09). The rules
+   are :mod:`simkit.rules.initiative`; strikes and basic saves :mod:`simkit.rules.strike`.
 1. **A PC's turn.** Dying (seed 000 / pf2e-core): the recovery check of
    :mod:`simkit.rules.recovery_check` (R0-05..R0-07), then what the new value does
    (:mod:`simkit.rules.hero_points`: stable at 0, a hero point spent per ``hero_policy``,
@@ -25,7 +27,8 @@ The round
    - ``cleric``: with heals left, heals (``heal`` dice) the first PC at 0 HP (not dead),
      else the first conscious PC at or below ``heal_below`` of its max HP (R0-04, R1-03:
      back at 1+ HP, conscious, dying lost); else first aid (Medicine vs
-     ``first_aid_dc``, R1-02) on the first dying PC; else strikes.
+     ``first_aid_dc``, R1-02; ``first_aid_natural``: with the natural 20 / 1 rule, AP-4)
+     on the first dying PC; else strikes (AP-5).
    - ``wizard``: with a slot left, its area spell at every living monster (basic Reflex
      save vs its spell DC); else its cantrip (basic Reflex) at the target of
      ``pc_target``.
@@ -38,7 +41,8 @@ The round
    probability ``area_chance``: the area damage of its level (table 2-12, one roll)
    against every conscious PC, each a basic Reflex save vs its spell DC (critical
    failure: a critical for the knock-out, R0-03). Else ``attacks`` strikes at ``map``,
-   each at a PC: a downed PC (the first one at 0 HP and not dead) when ``target_downed``
+   each at a PC: a downed PC (at 0 HP and not dead: the first in the party's order, or
+   one at random with ``downed_pick=random``, AP-3) when ``target_downed``
    is ``always`` (or ``sometimes``, with probability ``downed_chance``; R0-09), else a
    conscious PC per ``monster_target``: ``random``, ``weakest`` (fewest HP), ``focus``
    (the first conscious PC in the party's order). AC of a PC at 0 HP: -6 (R0-11).
@@ -61,6 +65,10 @@ The round
    under seed 001 (with ``long_term``) the stable PCs then make the hourly
    Constitution checks of :mod:`simkit.rules.hourly` (R1-06..R1-08; the best
    conscious cleric's Medicine as the healer), resolved at once.
+
+``check_penalty`` (fatigue, hunger: R4-03, P-10) is added to every d20 a PC rolls: its
+strikes, initiative, saves, recovery checks (not a flat check), Medicine and hourly
+checks; not to its DCs (a spell DC is not a roll).
 
 ``hp`` (default: full) sets every PC's HP at the start; ``hp=0``: every PC starts
 knocked out (dying ``start_dying``, recovery DC of the first monster's level; agonising
@@ -573,7 +581,10 @@ class Party(Rules):
         "hero_spent",
         "heals_spent",
     )
-    rule_ids: ClassVar[str] = "R0-01..R0-13, R1-01..R1-08, R1-11; A0-1..A0-5, A0-7, A1-1, A1-2"
+    rule_ids: ClassVar[str] = (
+        "R0-01..R0-13, R1-01..R1-08, R1-11; A0-1..A0-5, A0-7, A1-1, A1-2; P-01..P-10; "
+        "AP-1..AP-11"
+    )
     #: P(at least one PC dies): ``calibrate party --target any_death=5%``
     events: ClassVar[dict[str, tuple[str, int]]] = {"any_death": ("deaths", 1)}
     active_label: ClassVar[str] = "fight still going"
