@@ -140,7 +140,7 @@ from simkit.rules.parameters import shared
 from simkit.rules.perseverance import stabilize_cost as pp_stabilize_cost
 from simkit.rules.perseverance import wants_to_spend_phase
 from simkit.rules.recovery_check import recovery_delta, recovery_phase
-from simkit.rules.strike import UNCONSCIOUS_AC, map_penalty
+from simkit.rules.strike import BASIC_X2, STRIKE_MULT, map_penalty, strike_ac
 
 __all__ = ["OUTCOMES", "Encounter"]
 
@@ -148,12 +148,14 @@ OUTCOMES = ("standing", "revived", "stable", "dead", "dying")
 STANDING, REVIVED, STABLE, DEAD, DYING = range(5)
 UP, DOWN_DYING, DOWN_STABLE = 0, 1, 2  # values of the ``cond`` state field
 DELTA = np.array([2, 1, -1, -2], dtype=np.int16)  # degree -> change of dying (R0-05)
+
+
 @lru_cache(maxsize=256)
 def _strike_degrees(bonus: int, ac: int, penalties: tuple[int, ...]) -> np.ndarray:
     """Degree of each strike (R0-05) by [strike, PC down, natural roll]: int8 (A, 2, 21)."""
     return np.array(
         [
-            [degree_table(bonus - p, ac), degree_table(bonus - p, ac - UNCONSCIOUS_AC)]
+            [degree_table(bonus - p, strike_ac(ac, down)) for down in (False, True)]
             for p in penalties
         ]
     )
@@ -1081,9 +1083,7 @@ class Encounter(Rules):
         i = np.flatnonzero(acting & (~down | aim))
         deg = degrees(D["save_roll"][i, e], self.save(self.effect_save), self.spell_dc)
         base = dice_values(self.effect_dice, D["eff_dmg_u"][i, e])
-        dmg = np.select(
-            [deg == CRIT_SUCCESS, deg == SUCCESS, deg == CRIT_FAIL], [0, base // 2, 2 * base], base
-        )
+        dmg = (np.maximum(base, 0) * _BASIC_X2.take(deg)) >> 1  # P-04 (rules/strike)
         keep = dmg > 0
         self._damage(S, code, i[keep], dmg[keep], (deg == CRIT_FAIL)[keep], self.spell_dc, e, t)
 
@@ -1117,6 +1117,11 @@ def _turn_table(
     return flat
 
 
+#: The strike and basic-save multipliers of rules/strike, indexed by degree (R0-05).
+_STRIKE_MULT = np.array([STRIKE_MULT[d] for d in range(4)], dtype=np.int32)
+_BASIC_X2 = np.array([BASIC_X2[d] for d in range(4)], dtype=np.int32)
+
+
 @lru_cache(maxsize=256)
 def _strike_tables(
     bonus: int, ac: int, penalties: tuple[int, ...], dice: str
@@ -1135,9 +1140,9 @@ def _strike_tables(
     crit = np.zeros((len(penalties), 2 * 20 * L), dtype=bool)
     for a, p in enumerate(penalties):
         for down in (0, 1):
-            deg = degree_table(bonus - p, ac - (UNCONSCIOUS_AC if down else 0))[roll]
-            d = np.where(deg >= SUCCESS, base, 0) * np.where(deg == CRIT_SUCCESS, 2, 1)
-            dmg[a, down * 20 * L : (down + 1) * 20 * L] = np.maximum(d, 0)
+            deg = degree_table(bonus - p, strike_ac(ac, bool(down)))[roll]  # R0-11
+            d = np.maximum(base, 0) * _STRIKE_MULT.take(deg)  # P-03 (rules/strike)
+            dmg[a, down * 20 * L : (down + 1) * 20 * L] = d
             crit[a, down * 20 * L : (down + 1) * 20 * L] = deg == CRIT_SUCCESS
     if (
         int(dmg.max(initial=0)) * len(penalties) < 2**15

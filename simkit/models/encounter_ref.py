@@ -15,17 +15,16 @@ from simkit.models.encounter import (
     REVIVED,
     STABLE,
     STANDING,
-    UNCONSCIOUS_AC,
     Encounter,
-    dice_draw,
 )
 from simkit.rules import hero_points as hp_rule
-from simkit.rules.dice import CRIT_FAIL, CRIT_SUCCESS, SUCCESS, Dice, degree
+from simkit.rules.dice import CRIT_FAIL, CRIT_SUCCESS, degree, dice_value
 from simkit.rules.dying_damage import hit_while_dying, knockout_value
 from simkit.rules.hourly import AWAKE, hourly_result
 from simkit.rules.hourly import DEAD as HOURLY_DEAD
 from simkit.rules.massive_damage import is_massive, take_damage
 from simkit.rules.recovery_check import recovery_delta
+from simkit.rules.strike import basic_damage, strike_ac, strike_damage
 
 __all__ = ["new_track", "ref_init", "ref_round"]
 
@@ -64,15 +63,6 @@ def _roll(d: dict, name: str, *index):
     for k in index:
         x = x[k]
     return int(x) if "roll" in name else x
-
-
-def _dice(text: str, draw) -> int:
-    """One sum of dice from its draw: base-``sides`` digits, or a uniform's inverse CDF."""
-    d = Dice.parse(text)
-    if dice_draw(text) == "random":
-        return int(d.quantile(float(draw)))
-    draw = int(draw)
-    return d.bonus + sum(draw // d.sides**i % d.sides + 1 for i in range(d.count))
 
 
 def ref_init(r: Encounter, d: dict | None = None):
@@ -163,7 +153,7 @@ def _lose_dying(r, tr):
 
 
 def _healer(r, tr, d):
-    amount = _dice(r.heal, _roll(d, "heal_u"))
+    amount = dice_value(r.heal, _roll(d, "heal_u"))
     if tr["down"] and tr["heals"] > 0:
         _lose_dying(r, tr)
         tr.update(hp=min(r.max_hp, amount), down=False, nl=False)
@@ -318,23 +308,20 @@ def _enemy(r, tr, d, e, t):
     if r.effect_chance > 0 and _roll(d, "eff_u", e) < r.effect_chance:
         if _aims(r, tr, d, e, 0):
             deg = degree(_roll(d, "save_roll", e), r.save(r.effect_save), r.spell_dc)
-            base = _dice(r.effect_dice, _roll(d, "eff_dmg_u", e))
-            dmg = {CRIT_SUCCESS: 0, SUCCESS: base // 2, CRIT_FAIL: 2 * base}.get(deg, base)
+            dmg = basic_damage(deg, dice_value(r.effect_dice, _roll(d, "eff_dmg_u", e)))  # P-04
             if dmg > 0:
                 _hit(r, tr, dmg, deg == CRIT_FAIL, r.spell_dc, e, t)
         return
     for a in range(r.attacks):
         if not _aims(r, tr, d, e, a):
             continue
-        ac = r.armor - (UNCONSCIOUS_AC if tr["down"] else 0)
+        ac = strike_ac(r.armor, tr["down"])  # R0-11
         if f"strike{e}_{a}" in d:  # one draw: natural roll r % 20 + 1, damage dice from r // 20
             draw = int(_roll(d, f"strike{e}_{a}"))
             roll, dmg_draw = draw % 20 + 1, draw // 20
         else:
             roll, dmg_draw = _roll(d, "atk_roll", e, a), _roll(d, "dmg_u", e, a)
         deg = degree(roll, r.strike_bonus - r.strike_penalty(a), ac)
-        if deg < SUCCESS:
-            continue
-        dmg = _dice(r.strike_dice, dmg_draw) * (2 if deg == CRIT_SUCCESS else 1)
+        dmg = strike_damage(deg, dice_value(r.strike_dice, dmg_draw))  # P-03
         if dmg > 0:
             _hit(r, tr, dmg, deg == CRIT_SUCCESS, r.strike_dc, e, t)
