@@ -687,3 +687,94 @@ def test_issue19_workers_capped_at_cpus_and_points(tmp_path, monkeypatch, cpus, 
     assert (
         code == 0 and err == f"simkit: note: --workers 64: using {cpus} ({cpus} CPUs available)\n"
     )
+
+
+SWEEP_2 = ["sweep", "dying", "--grid", "dc=14,15", "-n", "100", "--seed", "1", "--quiet"]
+
+
+def _loop(tmp_path) -> str:
+    (tmp_path / "loopa").symlink_to("loopb")
+    (tmp_path / "loopb").symlink_to("loopa")
+    return "loopa"
+
+
+@pytest.mark.parametrize("verb", ["sweep", "run", "run party", "compare"])
+@pytest.mark.parametrize(
+    "bad", [_loop, lambda p: "b" * 256, lambda p: "/proc/simkit-cannot-be-here.csv"]
+)
+def test_issue19_bad_output_paths_refused_before_computing(tmp_path, monkeypatch, verb, bad):
+    """Item 5: a symbolic-link loop, a name too long and a directory where no file can be
+    made are refused in one line before any computing (no journal, nothing left); for
+    ``run party``, before its note lines."""
+    import simkit.core.engine as engine
+
+    monkeypatch.chdir(tmp_path)
+    out_path = bad(tmp_path)
+    if out_path.startswith("/proc") and not Path("/proc/self").exists():
+        pytest.skip("no /proc")
+    before = sorted(p.name for p in tmp_path.iterdir())
+
+    def no_simulating(*a, **k):
+        raise AssertionError("computed before checking -o")
+
+    monkeypatch.setattr(engine, "simulate", no_simulating)
+    argv = {
+        "sweep": SWEEP_2,
+        "run": ["run", "dying", "-n", "100", "--seed", "1"],
+        "run party": ["run", "party", "-n", "10", "--seed", "1"],
+        "compare": ["compare", "dying", "-n", "100", "--seed", "1"],
+    }[verb]
+    code, out, err = run_cli(*argv, "-o", out_path)
+    _assert_one_line(code, out, err, (verb, out_path[:20]))
+    assert err.startswith(("simkit: error: -o ", "simkit: error: cannot write ")), err
+    assert out_path in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+@pytest.mark.parametrize("length", [245, 250, 255])
+def test_issue19_long_output_names_are_written(tmp_path, monkeypatch, length):
+    """Item 5: a valid name of 245-255 bytes is written (its temporary file and a sweep's
+    journal beside it get names short enough), and a sweep leaves no journal."""
+    monkeypatch.chdir(tmp_path)
+    name = "é" * ((length - 4) // 2) + "x" * ((length - 4) % 2) + ".csv"
+    assert len(name.encode()) == length
+    code, out, err = run_cli(*SWEEP_2, "-o", name)
+    assert (code, err) == (0, ""), err
+    code, out, err = run_cli("run", "dying", "-n", "100", "--seed", "1", "-o", name)
+    assert (code, err) == (0, ""), err
+    assert [p.name for p in tmp_path.iterdir()] == [name]
+
+
+def test_issue19_replaced_output_keeps_owner_group_and_mode(tmp_path, monkeypatch):
+    """Item 6: replacing ``-o FILE`` (or a link's target) keeps its owner, group and mode,
+    setgid included (as root: any owner; otherwise our own)."""
+    import os
+    import stat
+
+    monkeypatch.chdir(tmp_path)
+    root = os.geteuid() == 0
+    uid, gid = (1234, 2345) if root else (os.getuid(), os.getgid())
+    mode = 0o2604 if root else 0o604
+    for name in ("f.csv", "target.csv"):
+        (tmp_path / name).write_text("old\n")
+        os.chown(tmp_path / name, uid, gid)
+        os.chmod(tmp_path / name, mode)
+    (tmp_path / "link.csv").symlink_to("target.csv")
+    for out_path in ("f.csv", "link.csv"):
+        code, out, err = run_cli("run", "dying", "-n", "100", "--seed", "1", "-o", out_path)
+        assert (code, err) == (0, ""), err
+    assert (tmp_path / "link.csv").is_symlink()
+    for name in ("f.csv", "target.csv"):
+        st = os.stat(tmp_path / name)
+        assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (uid, gid, mode), name
+        assert (tmp_path / name).read_text() != "old\n"
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full")
+def test_issue19_run_party_write_error_is_the_only_line(tmp_path, monkeypatch):
+    """Item 5: a write error of ``run party -o`` (here: no space left) is its only stderr
+    line, not one after the lineup and odds notes."""
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli("run", "party", "-n", "10", "--seed", "1", "-o", "/dev/full")
+    _assert_one_line(code, out, err, "/dev/full")
+    assert "No space left" in err, err

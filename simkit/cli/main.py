@@ -340,13 +340,16 @@ def _cmd_run(args) -> int:
         marks = check_marks(model, args.marks)
     n = 100_000 if args.n is None else args.n
     res = simulate(model, n, rng=args.seed, workers=cap_workers(args.workers))
+    notes = []
     if args.seed is None:  # fresh entropy: say how to replay the run
-        print(f"simkit: seed {res.seed} (replay with --seed {res.seed})", file=sys.stderr)
+        notes.append(f"seed {res.seed} (replay with --seed {res.seed})")
     if model.name == "party":  # the lineup used and the designer's odds
         from simkit.analysis.party_report import run_notes
 
-        for line in run_notes(res, args.confidence):
-            print(f"simkit: {line}", file=sys.stderr)
+        notes += run_notes(res, args.confidence)
+    to_file = args.output not in (None, "-")
+    if not to_file:  # before the table on a terminal
+        _print_notes(notes)
     if marks:
         df = marks_frame(res, marks, args.confidence, exact=not args.no_exact)
     elif args.stages:
@@ -355,7 +358,14 @@ def _cmd_run(args) -> int:
     else:
         df = res.summary(level=args.confidence, exact=not args.no_exact)
     emit(df, args)
+    if to_file:  # once the file is written: a write error is the only line
+        _print_notes(notes)
     return 0
+
+
+def _print_notes(notes: list[str]) -> None:
+    for line in notes:
+        print(f"simkit: {line}", file=sys.stderr)
 
 
 def _need_chain(model) -> None:

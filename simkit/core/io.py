@@ -3,17 +3,23 @@
 What ``-o PATH`` does (:func:`atomic_write`):
 
 - a regular file, or a path that does not exist yet: the text goes to a temporary file
-  beside it, which is renamed over it once complete (atomic: the path holds the old
-  file or the complete new one, never half of one); an existing file keeps its
-  permissions, a new one gets ``0666`` less the umask;
+  beside it (a hidden name short enough for the file system, whatever the length of the
+  target's), which is renamed over it once complete (atomic: the path holds the old
+  file or the complete new one, never half of one). An existing file keeps its owner and
+  group where this process may set them (as ``cp -p`` does: root keeps both, another
+  user keeps the group if it is one of theirs) and its mode, setuid, setgid and sticky
+  bits included; not kept: ACLs, extended attributes, other hard links to the old file
+  (they keep the old text). A new file gets ``0666`` less the umask;
 - a symbolic link: it is followed, and its target is replaced as above (the link
   stays a link);
 - anything else (a device such as ``/dev/null``, a FIFO, a socket): written directly,
   never replaced, never removed;
 - ``-``: standard output.
 
-A write error (no space left, a closed standard output) is an :class:`OSError`; the
-command line turns it into one line and a non-zero status.
+:func:`check_writable` tries all this before anything is computed (a symbolic-link loop,
+a name too long, a directory where no file can be created are refused in one line); a
+write error after that (no space left, a closed standard output) is an :class:`OSError`;
+the command line turns it into one line and a non-zero status.
 """
 
 from __future__ import annotations
@@ -58,17 +64,68 @@ def output_target(path) -> tuple[str, Path]:
     return "direct", target
 
 
+#: The longest file name assumed where the file system does not say (``NAME_MAX``, bytes).
+NAME_MAX = 255
+
+
+def name_max(directory: Path) -> int:
+    """The longest file name (bytes) that ``directory``'s file system takes."""
+    try:
+        return int(os.pathconf(directory if str(directory) else ".", "PC_NAME_MAX"))
+    except (OSError, ValueError, AttributeError):  # pragma: no cover - no pathconf
+        return NAME_MAX
+
+
+def short_name(name: str, room: int) -> str:
+    """``name`` cut to at most ``room`` bytes in the file system's encoding (whole
+    characters): the stem of a file written beside one with a long name."""
+    raw = os.fsencode(name)
+    if len(raw) <= room:
+        return name
+    return raw[: max(0, room)].decode(sys.getfilesystemencoding(), "ignore")
+
+
+def _tmp_prefix(target: Path) -> str:
+    """The temporary file's prefix: ``.NAME.`` (then 8 random characters and ``.tmp``),
+    ``NAME`` cut so that the whole name fits the file system (a target of 255 bytes)."""
+    parent = target.parent if str(target.parent) else Path(".")
+    room = name_max(parent) - len(".") - len(".") - 8 - len(".tmp")
+    return f".{short_name(target.name, room)}."
+
+
+def _refuse_os_error(name: str, path, exc: OSError, prefix: str | None = None) -> ParamError:
+    """``-o PATH: reason`` (or ``PREFIX PATH: reason``) for an error found by checking."""
+    import errno
+
+    reason = {
+        errno.ELOOP: "a loop of symbolic links",
+        errno.ENAMETOOLONG: "the file name is too long for its file system",
+    }.get(exc.errno or 0, exc.strerror or str(exc))
+    return ParamError(f"{prefix or name} {path}: {reason}")
+
+
 def check_writable(path, name: str = "-o") -> Path:
-    """Fail early, with one clear line, when ``path`` cannot be written."""
+    """Fail early, with one clear line, when ``path`` cannot be written.
+
+    Checked before anything is computed: a symbolic-link loop, a name too long, a
+    missing or unwritable directory, and, for a file replaced atomically, that its
+    temporary file can be created beside it (created and removed at once).
+    """
     if not str(path).strip():
         raise ParamError(f"{name}: empty path, give a file path (or - for standard output)")
     if "\0" in str(path):
         raise ParamError(f"{name}: the path contains a NUL character")
-    kind, target = output_target(path)
-    if kind == "stdout":
+    if str(path) == STDOUT:
         return Path(STDOUT)
     if str(path).endswith(("/", os.sep)):
         raise ParamError(f"{name} {path}: names a directory, give a file path")
+    try:
+        os.stat(path)  # follows links: a loop, a name too long, a directory not searchable
+    except FileNotFoundError:
+        pass  # a new file (or a dangling link: its target is created)
+    except OSError as exc:
+        raise _refuse_os_error(name, path, exc) from None
+    kind, target = output_target(path)
     if kind == "direct":
         if not os.access(target, os.W_OK):
             raise ParamError(f"{name} {path}: not writable")
@@ -82,17 +139,42 @@ def check_writable(path, name: str = "-o") -> Path:
         raise ParamError(f"{name} {path}: directory {parent} is not writable")
     if target.exists() and not os.access(target, os.W_OK):
         raise ParamError(f"{name} {path}: file is not writable")
+    try:  # what atomic_write will do first: a temporary file beside the target
+        fd, tmp = tempfile.mkstemp(prefix=_tmp_prefix(target), suffix=".tmp", dir=parent)
+    except OSError as exc:
+        raise _refuse_os_error(name, path, exc, prefix="cannot write") from None
+    os.close(fd)
+    os.unlink(tmp)
     return Path(path)
 
 
-def _file_mode(path: Path) -> int:
-    """The existing file's mode, else 0666 less the process umask."""
+def _new_file_mode() -> int:
+    """The mode of a new file: 0666 less the process umask."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def _keep_owner_and_mode(tmp: str, target: Path) -> None:
+    """Give ``tmp`` the owner, group and mode (setuid/setgid/sticky included) of the file
+    it replaces, as far as this process may; a new file's mode where there is none."""
     try:
-        return path.stat().st_mode & 0o777
+        st = os.stat(target)
     except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
+        os.chmod(tmp, _new_file_mode())  # mkstemp makes 0600
+        return
+    if (st.st_uid, st.st_gid) != _owner(tmp):
+        try:
+            os.chown(tmp, st.st_uid, st.st_gid)
+        except OSError:  # not root: the group, if it is one of ours
+            with contextlib.suppress(OSError):
+                os.chown(tmp, -1, st.st_gid)
+    os.chmod(tmp, stat.S_IMODE(st.st_mode))  # after chown, which clears setuid/setgid
+
+
+def _owner(path: str) -> tuple[int, int]:
+    st = os.stat(path)
+    return st.st_uid, st.st_gid
 
 
 def closed_stdout() -> OSError:
@@ -167,7 +249,7 @@ def atomic_write(path, mode: str = "w", **kwargs):
         return
     parent = target.parent if str(target.parent) else Path(".")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
+        fd, tmp = tempfile.mkstemp(prefix=_tmp_prefix(target), suffix=".tmp", dir=parent)
     except OSError as exc:
         raise ParamError(f"cannot write {path}: {exc.strerror or exc}") from None
     try:
@@ -175,7 +257,7 @@ def atomic_write(path, mode: str = "w", **kwargs):
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(tmp, _file_mode(target))  # mkstemp makes 0600; give the mode a new file would get
+        _keep_owner_and_mode(tmp, target)
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

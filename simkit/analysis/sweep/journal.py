@@ -226,8 +226,16 @@ def _fsync_dir(path: Path) -> None:
 
 
 def journal_path(output) -> Path:
-    """The journal of a sweep written to ``output`` (beside a link's target)."""
-    from simkit.core.io import output_target
+    """The journal of a sweep written to ``output`` (beside a link's target):
+    ``NAME.partial``; for a name too long for that, ``NAME`` cut short and the first 12
+    hex digits of its SHA-256 (``NAM~0123456789ab.partial``: still one per output)."""
+    import hashlib
+
+    from simkit.core.io import name_max, output_target, short_name
 
     _, p = output_target(output)
-    return p.with_name(p.name + ".partial")
+    room = name_max(p.parent if str(p.parent) else Path(".")) - len(".partial")
+    if len(os.fsencode(p.name)) <= room:
+        return p.with_name(p.name + ".partial")
+    digest = hashlib.sha256(os.fsencode(p.name)).hexdigest()[:12]
+    return p.with_name(f"{short_name(p.name, room - 13)}~{digest}.partial")
