@@ -94,6 +94,17 @@ def _dice_pmf(text: str) -> list[tuple[int, float]]:
     return [(int(v), float(p)) for v, p in zip(values, probs) if p > 0]
 
 
+def _graded_pmf(bonus: int, dc: int, dice: str, damage, flag: int):
+    """``(damage(deg, rolled), deg == flag, p)`` over every degree and dice sum (merged)."""
+    pd = degree_pmf(int(bonus), int(dc))
+    out: dict[tuple[int, bool], float] = defaultdict(float)
+    for v, q in _dice_pmf(dice):
+        for deg in range(4):
+            if pd[deg] > 0:
+                out[(damage(deg, v), deg == flag)] += float(pd[deg]) * q
+    return tuple((d, c, p) for (d, c), p in out.items() if p > 0)
+
+
 @lru_cache(maxsize=1024)
 def strike_pmf(bonus: int, ac: int, dice: str) -> tuple[tuple[int, bool, float], ...]:
     """Exact distribution of one strike: ``(damage, critical hit, p)`` (P-03, R0-05).
@@ -101,25 +112,13 @@ def strike_pmf(bonus: int, ac: int, dice: str) -> tuple[tuple[int, bool, float],
     ``bonus`` is the attack bonus after every penalty; ``ac`` the AC struck (R0-11
     applied by the caller, :func:`strike_ac`).
     """
-    pd = degree_pmf(int(bonus), int(ac))
-    out: dict[tuple[int, bool], float] = defaultdict(float)
-    for v, q in _dice_pmf(dice):
-        for deg in range(4):
-            if pd[deg] > 0:
-                out[(strike_damage(deg, v), deg == CRIT_SUCCESS)] += float(pd[deg]) * q
-    return tuple((d, c, p) for (d, c), p in out.items() if p > 0)
+    return _graded_pmf(bonus, ac, dice, strike_damage, CRIT_SUCCESS)
 
 
 @lru_cache(maxsize=1024)
 def basic_save_pmf(bonus: int, dc: int, dice: str) -> tuple[tuple[int, bool, float], ...]:
     """Exact distribution of a basic save: ``(damage, saver critically failed, p)`` (P-04)."""
-    pd = degree_pmf(int(bonus), int(dc))
-    out: dict[tuple[int, bool], float] = defaultdict(float)
-    for v, q in _dice_pmf(dice):
-        for deg in range(4):
-            if pd[deg] > 0:
-                out[(basic_damage(deg, v), deg == CRIT_FAIL)] += float(pd[deg]) * q
-    return tuple((d, c, p) for (d, c), p in out.items() if p > 0)
+    return _graded_pmf(bonus, dc, dice, basic_damage, CRIT_FAIL)
 
 
 def roll_table(pairs, effect: dict[int, int]) -> np.ndarray:
