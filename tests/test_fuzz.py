@@ -778,3 +778,84 @@ def test_issue19_run_party_write_error_is_the_only_line(tmp_path, monkeypatch):
     code, out, err = run_cli("run", "party", "-n", "10", "--seed", "1", "-o", "/dev/full")
     _assert_one_line(code, out, err, "/dev/full")
     assert "No space left" in err, err
+
+
+def _session(sid: int) -> list[int]:
+    """The processes of session ``sid`` (a sweep started in its own session, its helpers)."""
+    pids = []
+    for d in Path("/proc").iterdir():
+        try:
+            stat = (d / "stat").read_bytes().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(stat[3]) == sid and stat[0] not in (b"Z", b"X"):
+            pids.append(int(d.name))
+    return pids
+
+
+def _importing(pid: int) -> bool:
+    """Whether process ``pid`` is a forkserver that has loaded numpy (and is importing on)."""
+    try:
+        cmd = (Path("/proc") / str(pid) / "cmdline").read_bytes()
+        return (
+            b"forkserver" in cmd
+            and b"_multiarray_umath" in (Path("/proc") / str(pid) / "maps").read_bytes()
+        )
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+@pytest.mark.parametrize("how", ["SIGINT to the group", "SIGINT while starting", "kill -9"])
+def test_issue19_killed_or_interrupted_sweep_leaves_only_its_line(tmp_path, how):
+    """Item 9: Ctrl-C (SIGINT to the whole process group) of a sweep with worker processes,
+    running or still starting (the forkserver importing), prints its one line (no worker or
+    forkserver traceback); ``kill -9`` of the sweep prints nothing (no resource-tracker
+    warning about leaked semaphores: the tracker still removes them)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "k.csv"
+    jp = out.with_name("k.csv.partial")
+    argv = ["sweep", "dying", "--grid", "dc=14..45", "--grid", "hit_chance=0.1,0.3", "--seed"]
+    argv += ["5", "--workers", "2", "-n", "1000000", "--quiet", "-o", str(out)]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "simkit.cli.main", *argv],
+        cwd=root,
+        env=dict(os.environ, PYTHONPATH=str(root)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        t0 = time.monotonic()  # main, resource tracker, forkserver, a worker; a point saved
+
+        def ready() -> bool:
+            if how == "SIGINT while starting":  # the forkserver is importing numpy, pandas...
+                return any(_importing(pid) for pid in _session(proc.pid) if pid != proc.pid)
+            saved = jp.exists() and jp.read_text().count("\n") > 1
+            return saved and len(_session(proc.pid)) >= 4
+
+        while not ready():
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() - t0 < 120, "the sweep's workers did not start"
+            time.sleep(0.01)
+        if how == "kill -9":
+            os.kill(proc.pid, signal.SIGKILL)
+        else:
+            os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=120)  # until every helper holding stderr is gone
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+    if how == "kill -9":
+        assert proc.returncode == -signal.SIGKILL and err == "", err
+    else:
+        assert proc.returncode == 130, err
+        assert err.count("\n") == 1 and err.startswith("simkit: interrupted"), err

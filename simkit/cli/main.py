@@ -339,7 +339,12 @@ def _cmd_run(args) -> int:
             raise ParamError("--marks and --stages: give one of them")
         marks = check_marks(model, args.marks)
     n = 100_000 if args.n is None else args.n
-    res = simulate(model, n, rng=args.seed, workers=cap_workers(args.workers))
+    workers = cap_workers(args.workers)
+    if workers > 1:  # worker processes that leave nothing on the terminal when interrupted
+        from simkit.analysis.sweep.workers import start_early
+
+        start_early()
+    res = simulate(model, n, rng=args.seed, workers=workers)
     notes = []
     if args.seed is None:  # fresh entropy: say how to replay the run
         notes.append(f"seed {res.seed} (replay with --seed {res.seed})")

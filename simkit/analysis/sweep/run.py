@@ -153,6 +153,9 @@ class _Pool:
         self._pending: dict = {}  # future -> task index
         self._starter: threading.Thread | None = None
         if self.own:
+            from simkit.analysis.sweep.workers import start_early
+
+            start_early()  # here, in the caller's thread: the helpers start quietly
             self._starter = threading.Thread(
                 target=self._start, args=(max(1, workers - 1),), name="simkit-pool-start"
             )
