@@ -112,7 +112,10 @@ def check(n: int, seed: int) -> bool:
     for threads in (1, 2):
         numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
         for block in (2**16, 2**18):
-            runs[(threads, block)] = pf.run(model, n_det, seed, block_size=block)
+            runs[("prange", threads, block)] = pf.run(model, n_det, seed, block_size=block)
+            runs[("pool", threads, block)] = pf.run(
+                model, n_det, seed, block_size=block, pool=threads
+            )
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     first = next(iter(runs.values()))
     same = all(
@@ -122,7 +125,8 @@ def check(n: int, seed: int) -> bool:
     )
     ok &= same
     print(
-        f"  threads 1 and 2 x blocks 2**16 and 2**18, n = {n_det:,} (boss_and_minions): "
+        f"  prange and a thread pool x 1 and 2 threads x blocks 2**16 and 2**18, "
+        f"n = {n_det:,} (boss_and_minions): "
         f"{'the same hist and marks' if same else 'NUMBERS DIFFER'}"
         f" (max threads here: {numba.config.NUMBA_NUM_THREADS})"
     )
@@ -146,14 +150,14 @@ def speed(n: int, rounds: int, two_threads: bool = True, label: str = "") -> Non
     tabs = {lu: pf.tables(m) for lu, m in cases.items()}
     numba.set_num_threads(1)
     for lu, m in cases.items():  # warm: compile / load, tables, caches
-        pf.run(m, 10_000, 0, tabs=tabs[lu])
+        pf.run(m, 10_000, 0, cf=tabs[lu])
         simulate(m, 10_000, rng=0)
     print(f"== speed{label}: one core, n = {n:,} per timing, best of {rounds} ({_load()})")
     best_p = {lu: math.inf for lu in cases}
     best_k = {lu: math.inf for lu in cases}
     for r in range(rounds):
         for lu, m in cases.items():
-            best_p[lu] = min(best_p[lu], _time(lambda: pf.run(m, n, r, tabs=tabs[lu])))
+            best_p[lu] = min(best_p[lu], _time(lambda: pf.run(m, n, r, cf=tabs[lu])))
             best_k[lu] = min(best_k[lu], _time(lambda: simulate(m, n, rng=r)))
     for lu in cases:
         ratio = best_k[lu] / best_p[lu]
@@ -169,19 +173,27 @@ def speed(n: int, rounds: int, two_threads: bool = True, label: str = "") -> Non
         print("  2 threads: not available (NUMBA_NUM_THREADS < 2)")
         return
     print(f"== prototype, 2 threads vs 1, n = {n:,}, best of {rounds} ({_load()})")
-    best = {(lu, t): math.inf for lu in cases for t in (1, 2)}
+    ways = ("prange", "pool")
+    best = {(lu, w, t): math.inf for lu in cases for w in ways for t in (1, 2)}
     for r in range(rounds):
         for lu, m in cases.items():
-            for t in (1, 2):
-                numba.set_num_threads(t)
-                best[lu, t] = min(best[lu, t], _time(lambda: pf.run(m, n, r, tabs=tabs[lu])))
+            for w in ways:
+                for t in (1, 2):
+                    numba.set_num_threads(t)
+                    pool = None if w == "prange" else t
+                    best[lu, w, t] = min(
+                        best[lu, w, t],
+                        _time(lambda: pf.run(m, n, r, cf=tabs[lu], pool=pool)),
+                    )
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     for lu in cases:
-        one, two = best[lu, 1], best[lu, 2]
-        print(
-            f"  {lu}: 1 thread {n / one:,.0f}/s, 2 threads {n / two:,.0f}/s: x{one / two:.2f}"
-            " (target >= x1.7)"
-        )
+        parts = []
+        for w in ways:
+            one, two = best[lu, w, 1], best[lu, w, 2]
+            parts.append(
+                f"{w}: 1 thread {n / one:,.0f}/s, 2 threads {n / two:,.0f}/s, x{one / two:.2f}"
+            )
+        print(f"  {lu}: " + "; ".join(parts) + " (target >= x1.7)")
     print(f"  ({_load()})")
 
 
@@ -194,9 +206,12 @@ def env_one_thread(n: int, rounds: int) -> None:
 
 _COMPILE = (
     "import sys, time; t0 = time.perf_counter(); sys.path.insert(0, {here!r}); "
-    "import proto_fight_numba as pf; from simkit.models.party import Party; "
-    "t1 = time.perf_counter(); pf.run(Party(level=5), 1, 0); t2 = time.perf_counter(); "
-    "print(f'{{t1 - t0:.2f}} {{t2 - t1:.2f}}')"
+    "import numpy as np; import proto_fight_numba as pf; from simkit.models.party import Party; "
+    "cf = pf.tables(Party(level=5)); w = pf.seed_words(0, 0, 1); "
+    "res = np.empty((1, pf.N_RES), np.int16); t1 = time.perf_counter(); "
+    "pf.play_block_threads(w, cf, res, 1); t2 = time.perf_counter(); "
+    "pf.play_block(w, cf, res); t3 = time.perf_counter(); "
+    "print(f'{{t1 - t0:.2f}} {{t2 - t1:.2f}} {{t3 - t2:.2f}}')"
 )
 _FRESH_PROTO = (
     "import sys; sys.path.insert(0, {here!r}); import proto_fight_numba as pf; "
@@ -208,28 +223,32 @@ _FRESH_KERNEL = (
 )
 
 
-def _child(code: str, env: dict) -> tuple[float, str]:
-    t0 = time.perf_counter()
+def _child(code: str, env: dict) -> tuple[float, str, float]:
+    """(wall s, stdout, CPU s) of ``python -c code`` in a fresh process."""
+    import resource
+
+    def cpu() -> float:
+        ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return ru.ru_utime + ru.ru_stime
+
+    c0, t0 = cpu(), time.perf_counter()
     out = subprocess.run(
         [sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True
     )
-    return time.perf_counter() - t0, out.stdout.strip()
+    return time.perf_counter() - t0, out.stdout.strip(), cpu() - c0
 
 
 def compile_times(rounds: int) -> None:
     print(f"== compile: fresh processes, the boss lineup ({_load()})")
     with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache, NUMBA_NUM_THREADS="1")
-        wall, out = _child(_COMPILE.format(here=HERE), env)
-        imp, first = out.split()
-        print(
-            f"  empty cache: process {wall:.1f} s (imports {imp} s, first call, compiling, "
-            f"{first} s)"
-        )
-        for _ in range(2):
-            wall, out = _child(_COMPILE.format(here=HERE), env)
-            imp, first = out.split()
-            print(f"  from the cache: process {wall:.1f} s (imports {imp} s, first call {first} s)")
+        for label in ("empty cache", "from the cache", "from the cache"):
+            wall, out, cpu = _child(_COMPILE.format(here=HERE), env)
+            imp, serial, par = out.split()
+            print(
+                f"  {label}: process {wall:.1f} s wall, {cpu:.1f} s CPU (imports {imp} s, the "
+                f"serial loop {serial} s, the prange wrapper {par} s)"
+            )
         print(f"  fresh `python -c`, n = 1e5, one thread, best of {rounds} ({_load()})")
         best_p = best_k = math.inf
         for _ in range(rounds):
@@ -239,6 +258,8 @@ def compile_times(rounds: int) -> None:
             f"  prototype (cache warm) {best_p:.2f} s, kernel {best_k:.2f} s: "
             f"x{best_p / best_k:.2f} of the kernel's wall time (target <= x1.5)"
         )
+        base = min(_child("import simkit.models.party", env)[0] for _ in range(rounds))
+        print(f"  (for scale: `python -c 'import simkit.models.party'` {base:.2f} s)")
     print(f"  ({_load()})")
 
 
