@@ -806,12 +806,17 @@ def _importing(pid: int) -> bool:
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
-@pytest.mark.parametrize("how", ["SIGINT to the group", "SIGINT while starting", "kill -9"])
+@pytest.mark.parametrize("how", ["SIGINT to the group", "SIGINT to the helpers", "kill -9"])
 def test_issue19_killed_or_interrupted_sweep_leaves_only_its_line(tmp_path, how):
-    """Item 9: Ctrl-C (SIGINT to the whole process group) of a sweep with worker processes,
-    running or still starting (the forkserver importing), prints its one line (no worker or
-    forkserver traceback); ``kill -9`` of the sweep prints nothing (no resource-tracker
-    warning about leaked semaphores: the tracker still removes them)."""
+    """Item 9: Ctrl-C (SIGINT to the whole process group) of a sweep with worker processes
+    prints its one line (no worker traceback); the helpers take no SIGINT at all, even while
+    the forkserver is still importing (the sweep goes on and ends as usual, silently: the
+    group's Ctrl-C is this process's to handle); ``kill -9`` of the sweep prints nothing (no
+    resource-tracker warning about leaked semaphores: the tracker still removes them).
+
+    (SIGINT to the group while this process itself imports is not tested: CPython may
+    report a KeyboardInterrupt raised in an import lock's weakref callback as "Exception
+    ignored" and go on.)"""
     import os
     import signal
     import subprocess
@@ -822,7 +827,8 @@ def test_issue19_killed_or_interrupted_sweep_leaves_only_its_line(tmp_path, how)
     out = tmp_path / "k.csv"
     jp = out.with_name("k.csv.partial")
     argv = ["sweep", "dying", "--grid", "dc=14..45", "--grid", "hit_chance=0.1,0.3", "--seed"]
-    argv += ["5", "--workers", "2", "-n", "1000000", "--quiet", "-o", str(out)]
+    n = "20000" if how == "SIGINT to the helpers" else "1000000"  # that one runs to its end
+    argv += ["5", "--workers", "2", "-n", n, "--quiet", "-o", str(out)]
     proc = subprocess.Popen(
         [sys.executable, "-m", "simkit.cli.main", *argv],
         cwd=root,
@@ -836,7 +842,7 @@ def test_issue19_killed_or_interrupted_sweep_leaves_only_its_line(tmp_path, how)
         t0 = time.monotonic()  # main, resource tracker, forkserver, a worker; a point saved
 
         def ready() -> bool:
-            if how == "SIGINT while starting":  # the forkserver is importing numpy, pandas...
+            if how == "SIGINT to the helpers":  # the forkserver is importing numpy, pandas...
                 return any(_importing(pid) for pid in _session(proc.pid) if pid != proc.pid)
             saved = jp.exists() and jp.read_text().count("\n") > 1
             return saved and len(_session(proc.pid)) >= 4
@@ -847,6 +853,10 @@ def test_issue19_killed_or_interrupted_sweep_leaves_only_its_line(tmp_path, how)
             time.sleep(0.01)
         if how == "kill -9":
             os.kill(proc.pid, signal.SIGKILL)
+        elif how == "SIGINT to the helpers":
+            for pid in _session(proc.pid):
+                if pid != proc.pid:
+                    os.kill(pid, signal.SIGINT)
         else:
             os.killpg(proc.pid, signal.SIGINT)
         _, err = proc.communicate(timeout=120)  # until every helper holding stderr is gone
@@ -856,6 +866,8 @@ def test_issue19_killed_or_interrupted_sweep_leaves_only_its_line(tmp_path, how)
             proc.communicate()
     if how == "kill -9":
         assert proc.returncode == -signal.SIGKILL and err == "", err
+    elif how == "SIGINT to the helpers":
+        assert (proc.returncode, err) == (0, "") and out.exists() and not jp.exists()
     else:
         assert proc.returncode == 130, err
         assert err.count("\n") == 1 and err.startswith("simkit: interrupted"), err
