@@ -1,12 +1,28 @@
-"""Scalar reference of the party kernel: one track, one round, plain Python.
+"""Scalar reference of the party fight: one track, one round, plain Python.
 
-Written apart from :mod:`simkit.models.party` from the round described in its docstring,
-one action at a time, with the scalar references of the rule phases
-(:func:`simkit.rules.recovery_check.recovery_delta`,
-:func:`simkit.rules.dying_damage.hit_while_dying`, :func:`simkit.rules.hero_points.rise`,
-:func:`simkit.rules.hourly.hourly_result`). Fed the same draws as the kernel (one row of
-each array of :attr:`~simkit.models.party.Party.plan`), it must end every track the same
-way with the same marks. Slow on purpose; not used by the engine.
+Written from the rules as ``docs/rules.md`` states them (seed 000 R0-01..R0-13 with
+A0-1..A0-7, seed 001 R1-01..R1-08 and R1-11 with A1-1, A1-2, A1-6, the fight rules
+P-01..P-10 and the party model's readings AP-1..AP-11) and from the round told in the
+docstring of :mod:`simkit.models.party`; not from the kernel's code. One combatant at a
+time, the acting order a list of combatants, every rule through its scalar reference in
+:mod:`simkit.rules`. It shares with the kernel only what it must to be fed the same draws:
+the names and shapes of a round's draws (:attr:`~simkit.models.party.Party.plan`), what a
+pick draw means (:func:`_pick`), a chance draw (:func:`_happens`) and a dice draw
+(:func:`simkit.rules.dice.dice_value`). Slow on purpose; not used by the engine.
+
+The track (a dict, see :func:`new_track`):
+
+- ``pcs``: one dict per PC, in the party's order: ``hp``, ``hp_max``, ``cond`` (``up``,
+  ``dying`` — agonising under seed 001 —, ``stable``, ``dead``), ``dying`` (seed 000's
+  value), ``dc`` (the recovery DC before dying, R0-06), ``wounded`` (A0-2), ``hero``,
+  ``pp``, ``agony_turns`` (turns agonising since the knock-out, R1-04), ``nonlethal``
+  (down by nonlethal damage, R1-11), ``slots``, ``heals``;
+- ``mhp`` (each monster's HP), ``area_left`` (its area effects left, AP-10);
+- ``order``: the acting order, ``("pc", k)`` / ``("monster", j)``, first to act first
+  (P-01, AP-1); a knock-out moves the PC in it during the round (R0-03, AP-2);
+- ``check_penalty`` (P-10), ``phase`` (``fight``, ``won``, ``fled``), ``outcome``;
+- the marks: ``deaths``, ``knockouts``, ``rounds``, ``dead_mask``, ``hero_spent``,
+  ``heals_spent``.
 """
 
 from __future__ import annotations
@@ -31,8 +47,12 @@ from simkit.rules.strike import basic_damage, map_penalty, pc_map, strike_ac, st
 __all__ = ["new_track", "ref_init", "ref_round"]
 
 UP, DYING, STABLE, DEAD = "up", "dying", "stable", "dead"
+FIGHT, WON, FLED = "fight", "won", "fled"
+#: Strikes a PC makes in a turn (P-02: two strikes, the third action is not modelled).
+PC_STRIKES = 2
 
 
+# -- what a draw means (the draw conventions shared with the kernel) -----------------------------
 def _pick(draw, count: int) -> int:
     """The chosen one (0-based) among ``count``: ``w mod count`` for an integer draw made
     below a multiple of ``count``; ``floor(u * count)`` for a uniform float."""
@@ -46,76 +66,194 @@ def _happens(draw, p: float) -> bool:
     return guide.cell_of_draw(int(draw[0]), int(draw[1]), (p, 1.0 - p)) == 0
 
 
-def new_track(r: Party, init_rolls) -> dict:
-    """A track at the start; ``init_rolls``: the natural initiative d20s (PCs, then monsters)."""
+# -- the start -----------------------------------------------------------------------------------
+def new_track(r: Party, init_rolls, start: dict | None = None) -> dict:
+    """A track at the start of its fight.
+
+    Parameters
+    ----------
+    r : Party
+        The rules.
+    init_rolls : sequence of int
+        The natural initiative d20s: the PCs', then the monsters' (P-01).
+    start : dict, optional
+        This track's starting values: per PC lists ``hp``, ``hp_max``, ``hero``,
+        ``slots``, ``heals``, ``pp``, ``wounded`` (ints) and ``dead`` (bools), and
+        ``check_penalty`` (int, P-10). A dead PC stays dead (R0-15); an alive PC at 0 HP
+        starts stable; ``r.hp`` does not apply. None: every PC at its role's numbers,
+        ``r.hero_points``, unwounded, alive, ``r.check_penalty``.
+    """
     F = r.fighters
     P, M = len(F.pcs), len(F.monsters)
-    order = initiative.initiative_order(  # P-01, AP-1; the PCs' rolls take the penalty
-        [int(init_rolls[k]) + F.pcs[k].perception + r.check_penalty for k in range(P)],
+    if start is None:
+        start = {
+            "hp": [p.hp for p in F.pcs],
+            "hp_max": [p.hp for p in F.pcs],
+            "hero": [r.hero_points] * P,
+            "slots": [p.slots for p in F.pcs],
+            "heals": [p.heals for p in F.pcs],
+            "pp": [p.pp_max for p in F.pcs],
+            "wounded": [0] * P,
+            "dead": [False] * P,
+            "check_penalty": r.check_penalty,
+        }
+        given = False
+    else:
+        given = True
+    pen = int(start["check_penalty"])
+    pcs_ = []
+    for k in range(P):
+        dead = bool(start["dead"][k])
+        hp = 0 if dead else int(start["hp"][k])
+        pcs_.append(
+            {
+                "hp": hp,
+                "hp_max": int(start["hp_max"][k]),
+                "cond": DEAD if dead else (UP if hp > 0 else STABLE),
+                "dying": 0,
+                "dc": 0,
+                "wounded": int(start["wounded"][k]),
+                "hero": int(start["hero"][k]),
+                "pp": int(start["pp"][k]),
+                "agony_turns": 0,
+                "nonlethal": False,
+                "slots": int(start["slots"][k]),
+                "heals": int(start["heals"][k]),
+            }
+        )
+    order = initiative.initiative_order(  # P-01, AP-1; a PC's roll takes the penalty (P-10)
+        [int(init_rolls[k]) + F.pcs[k].perception + pen for k in range(P)],
         [int(init_rolls[P + j]) + F.monsters[j].perception for j in range(M)],
     )
     return {
-        "pcs": [
-            {
-                "hp": p.hp,
-                "cond": UP,
-                "dying": 0,
-                "wounded": 0,
-                "dcs": 0,
-                "hero": r.hero_points,
-                "pp": p.pp_max,
-                "turns": 0,
-                "nl": False,
-                "moved": False,
-                "slots": p.slots,
-                "heals": p.heals,
-            }
-            for p in F.pcs
-        ],
+        "pcs": pcs_,
         "mhp": [mo.hp for mo in F.monsters],
-        "area": [r.area_uses] * M,
-        "order": order,  # the acting order: ("pc", k) / ("monster", j), first first
-        "phase": "fight" if M else "won",
+        "area_left": [r.area_uses] * M,
+        "order": order,
+        "check_penalty": pen,
+        "given": given,
+        "phase": FIGHT if M else WON,
+        "outcome": None,
         "deaths": 0,
         "knockouts": 0,
         "rounds": 0,
         "dead_mask": 0,
         "hero_spent": 0,
         "heals_spent": 0,
-        "outcome": None,
     }
 
 
-class _Track:
-    """One track being played: the rules, its state and this round's draws."""
+def _code(tr: dict):
+    return None if tr["outcome"] is None else OUTCOMES.index(tr["outcome"])
+
+
+def ref_init(r: Party, tr: dict):
+    """Step 0 of a track made by :func:`new_track`; returns the outcome index or None.
+
+    Without a start, ``hp`` caps every PC's HP (R0-01); ``hp=0`` knocks every PC out
+    before round 1 (R0-03 with the lineup's trait, dying ``start_dying``, the recovery DC
+    of :attr:`~simkit.models.party.Party.start_dc`; no move in the order, not counted in
+    ``knockouts``). With a monster and no PC conscious, the fight is lost at once (AP-9).
+    Without a monster the fight is won before it starts: the track ends now unless a PC
+    is left for round 1 (a PC knocked out by ``hp=0``, a PC dying, or a stable PC's
+    hourly checks, AP-7, AP-11: they take that round's draws).
+    """
+    T = _Fight(r, tr, {})
+    knocked = not tr["given"] and r.hp == 0
+    if not tr["given"] and r.hp is not None:
+        for pc in tr["pcs"]:
+            pc["hp"] = min(pc["hp"], r.hp)
+        if knocked:
+            for k in range(len(tr["pcs"])):
+                T.knock_out(k, crit=False, dc=r.start_dc, by=None, start=r.start_dying)
+            tr["knockouts"] = 0
+    T.check_defeat()
+    if tr["outcome"] is None and tr["phase"] == WON:
+        later = knocked or T.anyone(DYING) or (r.hourly_on and T.anyone(STABLE))
+        if not later:
+            tr["outcome"] = T.victory()
+    return _code(tr)
+
+
+def ref_round(r: Party, tr: dict, d: dict):
+    """One round of one track (``tr`` updated) on this round's draws ``d`` (name -> the
+    track's value, d20s as faces 1..20); returns the outcome index or None."""
+    T = _Fight(r, tr, d)
+    if tr["phase"] == FIGHT:
+        tr["rounds"] += 1
+        T.fight_round()
+        down = sum(pc["cond"] != UP for pc in tr["pcs"])
+        if tr["phase"] == FIGHT and tr["outcome"] is None:  # AP-8: the end of the round
+            if r.retreat_at is not None and down >= r.retreat_at:
+                tr["phase"] = FLED
+    elif tr["outcome"] is None:
+        T.care_round()  # AP-7
+    if tr["outcome"] is None and tr["phase"] != FIGHT and not T.anyone(DYING):
+        if r.hourly_on:  # AP-11
+            T.night()
+        tr["outcome"] = T.victory() if tr["phase"] == WON else "retreat"
+    return _code(tr)
+
+
+class _Fight:
+    """One track's fight in one round: the rules ``r``, the track ``tr``, the draws ``d``."""
 
     def __init__(self, r: Party, tr: dict, d: dict):
         self.r, self.tr, self.d = r, tr, d
         self.F = r.fighters
         self.opts = r.dying_options
+        self.pen = tr["check_penalty"]
 
-    # -- helpers ---------------------------------------------------------------------
-    def over(self) -> bool:
-        return self.tr["outcome"] is not None or self.tr["phase"] != "fight"
+    # -- who is where --------------------------------------------------------------------------
+    def pc(self, k) -> dict:
+        return self.tr["pcs"][k]
 
+    def party(self, *conds) -> list[int]:
+        """The PCs in one of ``conds``, in the party's order."""
+        return [k for k, pc in enumerate(self.tr["pcs"]) if pc["cond"] in conds]
+
+    def anyone(self, cond) -> bool:
+        return bool(self.party(cond))
+
+    def living_monsters(self) -> list[int]:
+        return [j for j, hp in enumerate(self.tr["mhp"]) if hp > 0]
+
+    def fighting(self) -> bool:
+        return self.tr["phase"] == FIGHT and self.tr["outcome"] is None
+
+    def victory(self) -> str:
+        return "victory_with_deaths" if self.tr["deaths"] else "victory"
+
+    # -- states of a PC ------------------------------------------------------------------------
     def kill(self, k):
-        pc = self.tr["pcs"][k]
+        """PC ``k`` dies (R0-04, R0-12, R0-13, R1-01, R1-06): 0 HP, dead for good (R0-15)."""
+        pc = self.pc(k)
         if pc["cond"] == DEAD:
             return
         pc.update(cond=DEAD, hp=0, dying=0)
         self.tr["deaths"] += 1
         self.tr["dead_mask"] |= 1 << k
 
-    def stabilize(self, k):
-        pc = self.tr["pcs"][k]
-        if self.r.seed000:
+    def leave_dying(self, k):
+        """PC ``k``, dying, loses the dying condition (seed 000 track): its wounded value
+        rises by 1 under the wounded rule (A0-2)."""
+        pc = self.pc(k)
+        if self.r.seed000 and pc["cond"] == DYING:
             pc["wounded"] = dying_damage.wounded_after_losing(
                 pc["wounded"], self.opts["wounded_rule"]
             )
-        pc.update(cond=STABLE, dying=0)
+        pc["dying"] = 0
 
-    def rise(self, k, old, new, knockout):
-        r, pc = self.r, self.tr["pcs"][k]
+    def stabilize(self, k):
+        """Stable at 0 HP, unconscious (R0-08, R1-02, R1-04)."""
+        self.leave_dying(k)
+        self.pc(k)["cond"] = STABLE
+
+    def dying_to(self, k, old, new, *, knockout):
+        """Dying goes from ``old`` to ``new`` (seed 000 track; ``knockout``: from not dying):
+        stable at 0 (R0-08), a hero point spent (R0-10, A0-3, A0-7), dead at ``death_at``
+        (R0-04), else dying ``new``."""
+        r, pc = self.r, self.pc(k)
         res = hero_points.rise(
             old,
             new,
@@ -126,68 +264,67 @@ class _Track:
         )
         if res == hero_points.STABLE:
             self.stabilize(k)
-        elif res == hero_points.HERO:
-            if self.opts["hero_effect"] == "revive":
-                pc["wounded"] = dying_damage.wounded_after_losing(
-                    pc["wounded"], self.opts["wounded_rule"]
-                )
-                pc["hero"] -= 1
-                self.tr["hero_spent"] += 1
-                pc.update(hp=1, cond=UP)
-            else:
-                self.tr["hero_spent"] += pc["hero"]
-                pc.update(hero=0, cond=STABLE)
-            pc["dying"] = 0
+        elif res == hero_points.HERO and self.opts["hero_effect"] == "revive":
+            self.leave_dying(k)  # R0-10: back at 1 HP, conscious, no longer dying
+            pc["hero"] -= 1
+            self.tr["hero_spent"] += 1
+            pc.update(cond=UP, hp=1)
+        elif res == hero_points.HERO:  # pf2e-core: every point, stable at 0 HP, no wounded
+            self.tr["hero_spent"] += pc["hero"]
+            pc.update(hero=0, cond=STABLE, dying=0)
         elif res == hero_points.DEAD:
             self.kill(k)
         else:
             pc.update(cond=DYING, dying=new)
 
-    def knockout(self, k, crit, src, j, move, start=1):
-        r, pc = self.r, self.tr["pcs"][k]
+    def knock_out(self, k, *, crit, dc, by, start=1):
+        """PC ``k`` falls to 0 HP (R0-02, R0-03, R0-12, R1-01, R1-11) from a source of
+        recovery DC ``dc``; ``by``: the monster whose turn it is (the PC then moves to just
+        before it in the order, R0-03, AP-2), None for no move."""
+        r, pc = self.r, self.pc(k)
         pc["hp"] = 0
         self.tr["knockouts"] += 1
-        if move:
-            pc["moved"] = True
-            self.tr["order"] = initiative.move_before(self.tr["order"], k, j)  # R0-03, AP-2
-        if r.trait == "death":
+        if by is not None:
+            self.tr["order"] = initiative.move_before(self.tr["order"], k, by)
+        if r.trait == "death":  # R0-12
             self.kill(k)
-        elif r.trait == "nonlethal":
-            pc.update(cond=STABLE, nl=True)
-        elif r.seed000:
-            pc["dcs"] = src
+        elif r.trait == "nonlethal":  # R0-02, R0-03, R1-11: unconscious, no dying
+            pc.update(cond=STABLE, dying=0, nonlethal=True)
+        elif r.seed000:  # R0-03, R0-06, A0-2
+            pc.update(dc=dc, nonlethal=False)
             gain = dying_damage.knockout_value(
                 start=start,
                 crit=crit,
                 wounded=pc["wounded"],
                 wounded_rule=self.opts["wounded_rule"],
             )
-            self.rise(k, 0, gain, knockout=True)
-        else:
-            pc.update(cond=DYING, turns=0, nl=False)
+            self.dying_to(k, 0, gain, knockout=True)
+        else:  # seed 001: agonising (R1-01), dead at once with no PP (A1-1)
+            pc.update(cond=DYING, agony_turns=0, nonlethal=False)
             if r.zero_pp == "at_once" and pc["pp"] == 0:
                 self.kill(k)
 
-    def damage(self, k, j, dmg, crit, src):
-        r, pc = self.r, self.tr["pcs"][k]
-        if massive_damage.is_massive(dmg, self.F.pcs[k].hp):  # R0-13
-            self.kill(k)
-            return
+    def take_damage(self, k, dmg, *, crit, dc, by):
+        """``dmg`` (> 0) HP of damage to PC ``k`` from monster ``by`` (R0-09, R0-13)."""
+        r, pc = self.r, self.pc(k)
         if pc["cond"] == DEAD:
             return
-        if pc["cond"] == UP:
-            left = pc["hp"] - dmg
-            pc["hp"] = max(left, 0)
-            if left <= 0:
-                self.knockout(k, crit, src, j, move=True)
+        if massive_damage.is_massive(dmg, pc["hp_max"]):  # R0-13
+            self.kill(k)
             return
+        if pc["cond"] == UP:
+            pc["hp"] = max(pc["hp"] - dmg, 0)
+            if pc["hp"] == 0:
+                self.knock_out(k, crit=crit, dc=dc, by=by)
+            return
+        # at 0 HP: the effects of a knock-out by that damage, no move (R0-09)
         if r.trait == "death":
             self.kill(k)
         elif r.trait == "nonlethal":
-            pass
+            return
         elif pc["cond"] == STABLE:
-            self.knockout(k, crit, src, j, move=False)
-        elif r.seed000:
+            self.knock_out(k, crit=crit, dc=dc, by=None)
+        elif r.seed000:  # dying: A0-1, A0-2, A0-6; the higher DC (R0-09)
             old = pc["dying"]
             new = dying_damage.hit_while_dying(
                 old,
@@ -197,138 +334,146 @@ class _Track:
                 wounded_rule=self.opts["wounded_rule"],
                 wounded_adds=r.wounded_adds,
             )
-            pc["dcs"] = max(pc["dcs"], src)
-            self.rise(k, old, new, knockout=False)
+            pc["dc"] = max(pc["dc"], dc)
+            self.dying_to(k, old, new, knockout=False)
+        # agonising (seed 001): the damage changes nothing
 
     def check_defeat(self):
-        tr = self.tr
-        if tr["phase"] != "fight" or tr["outcome"] is not None:
+        """Every PC at 0 HP in the fight: defeat; ``slain`` kills the downed (AP-9)."""
+        if not self.fighting() or self.anyone(UP):
             return
-        if all(pc["cond"] != UP for pc in tr["pcs"]):
-            if self.r.after_defeat == "slain":
-                for k in range(len(tr["pcs"])):
-                    self.kill(k)
-            tr["outcome"] = "defeat"
+        if self.r.after_defeat == "slain":
+            for k in self.party(DYING, STABLE):
+                self.kill(k)
+        self.tr["outcome"] = "defeat"
 
-    def hit_monster(self, j, dmg):
-        self.tr["mhp"][j] = max(self.tr["mhp"][j] - dmg, 0)
-        if all(h == 0 for h in self.tr["mhp"]):
-            self.tr["phase"] = "won"
-
+    # -- healing and first aid -----------------------------------------------------------------
     def heal(self, c, k):
-        pc = self.tr["pcs"][k]
-        if pc["cond"] != UP:
-            if self.r.seed000 and pc["cond"] == DYING:
-                pc["wounded"] = dying_damage.wounded_after_losing(
-                    pc["wounded"], self.opts["wounded_rule"]
-                )
-            pc.update(cond=UP, dying=0, nl=False, hp=0)
-        healed = dice_value(self.F.pcs[c].heal, self.d[f"heal{c}"])
-        pc["hp"] = min(self.F.pcs[k].hp, pc["hp"] + healed)
-        self.tr["pcs"][c]["heals"] -= 1
+        """Cleric ``c`` casts *heal* on PC ``k`` (P-05; R0-01, R0-04, R1-03)."""
+        pc = self.pc(k)
+        amount = dice_value(self.F.pcs[c].heal, self.d[f"heal{c}"])
+        hp = min(pc["hp"] + amount, pc["hp_max"])
+        if pc["cond"] != UP and hp >= 1:  # back at 1 HP or more: conscious, not dying
+            self.leave_dying(k)
+            pc.update(cond=UP, nonlethal=False)
+        pc["hp"] = hp
+        self.pc(c)["heals"] -= 1
         self.tr["heals_spent"] += 1
 
     def first_aid(self, c, k):
+        """Cleric ``c``'s first aid on dying PC ``k`` (R1-02, AP-4): stable on a success."""
         if first_aid.first_aid_succeeds(
             int(self.d["aid"][self.r.clerics.index(c)]),
             bonus=self.F.pcs[c].medicine,
-            check_penalty=self.r.check_penalty,
+            check_penalty=self.pen,
             dc=self.r.first_aid_dc,
             natural=self.r.first_aid_natural,
         ):
             self.stabilize(k)
 
-    # -- turns -----------------------------------------------------------------------
+    # -- the PCs' turns ------------------------------------------------------------------------
     def dying_turn(self, k):
-        r, pc = self.r, self.tr["pcs"][k]
+        """The turn of a dying PC: the recovery check (R0-05..R0-07, A0-4) or, agonising,
+        the perseverance turn (R1-01, R1-04)."""
+        r, pc = self.r, self.pc(k)
         if r.seed000:
             old = pc["dying"]
             delta = recovery_check.recovery_delta(
                 int(self.d["check"][k]),
                 old,
                 check=self.opts["check"],
-                bonus=self.F.pcs[k].fort + r.check_penalty,
-                dc=pc["dcs"],
+                bonus=self.F.pcs[k].fort + self.pen,
+                dc=pc["dc"],
             )
-            self.rise(k, old, old + delta, knockout=False)
+            self.dying_to(k, old, old + delta, knockout=False)
             return
-        pc["turns"] += 1
+        pc["agony_turns"] += 1
         res, _, pc["pp"] = perseverance.perseverance_round(
-            perseverance.AGONISING, pc["pp"], pc["turns"], cost=r.stabilize_cost(k), spend=r.spend
+            perseverance.AGONISING,
+            pc["pp"],
+            pc["agony_turns"],
+            cost=r.stabilize_cost(k),
+            spend=r.spend,
         )
         if res == perseverance.STABLE:
             pc["cond"] = STABLE
         elif res == perseverance.DEAD:
             self.kill(k)
 
-    def target(self, k, a) -> int | None:
-        alive = [j for j, h in enumerate(self.tr["mhp"]) if h > 0]
+    def pc_target(self, k, a) -> int | None:
+        """The monster PC ``k``'s ``a``-th strike (or cantrip) goes to (AP-6)."""
+        alive = self.living_monsters()
         if not alive:
             return None
         if self.r.pc_target == "focus":
             return min(alive, key=lambda j: (self.tr["mhp"][j], j))
         return alive[_pick(self.d["pc_tgt"][k][a], len(alive))]
 
+    def hit_monster(self, j, dmg):
+        """``dmg`` to monster ``j``; at 0 HP it is dead (R0-02); none left: won."""
+        self.tr["mhp"][j] = max(self.tr["mhp"][j] - dmg, 0)
+        if not self.living_monsters():
+            self.tr["phase"] = WON
+
     def strikes(self, k):
+        """Two strikes at the multiple attack penalty (P-02, P-03, P-10; AP-6)."""
         me = self.F.pcs[k]
-        for a in range(2):
-            if self.tr["phase"] != "fight":
+        for a in range(PC_STRIKES):
+            if not self.fighting():
                 return
-            j = self.target(k, a)
-            deg = degree(  # P-02, P-03, P-10
-                int(self.d["patk"][k][a]),
-                me.attack + self.r.check_penalty - map_penalty(pc_map(me.agile), a),
-                self.F.monsters[j].ac,
-            )
+            j = self.pc_target(k, a)
+            if j is None:
+                return
+            bonus = me.attack + self.pen - map_penalty(pc_map(me.agile), a)
+            deg = degree(int(self.d["patk"][k][a]), bonus, self.F.monsters[j].ac)
             dmg = strike_damage(deg, dice_value(me.damage, self.d[f"dmg{k}"][a]))
             if dmg > 0:
                 self.hit_monster(j, dmg)
 
-    def wizard(self, k):
-        me, pc = self.F.pcs[k], self.tr["pcs"][k]
-        saves = self.d["msave"][self.r.wizards.index(k)]  # the monsters' Reflex d20s
-        if pc["slots"] > 0:
-            pc["slots"] -= 1
-            base = dice_value(me.area, self.d[f"area{k}"])
-            for j, mo in enumerate(self.F.monsters):
-                if self.tr["mhp"][j] > 0:
-                    dmg = basic_damage(degree(int(saves[j]), mo.reflex, me.spell_dc), base)
-                    if dmg > 0:
-                        self.hit_monster(j, dmg)
-            return
-        j = self.target(k, 0)
-        if j is None:
-            return
-        base = dice_value(me.cantrip, self.d[f"cantrip{k}"])
-        dmg = basic_damage(degree(int(saves[j]), self.F.monsters[j].reflex, me.spell_dc), base)
+    def spell(self, k, j, base):
+        """Monster ``j``'s basic Reflex against wizard ``k``'s spell DC (P-04, P-05)."""
+        save = int(self.d["msave"][self.r.wizards.index(k)][j])
+        dmg = basic_damage(degree(save, self.F.monsters[j].reflex, self.F.pcs[k].spell_dc), base)
         if dmg > 0:
             self.hit_monster(j, dmg)
 
-    def cleric(self, k):
-        pcs_ = self.tr["pcs"]
-        if pcs_[k]["heals"] > 0:
-            downed = [q for q, pc in enumerate(pcs_) if pc["cond"] in (DYING, STABLE)]
+    def wizard(self, k):
+        """The area spell at every living monster while a slot is left, else the cantrip (P-05)."""
+        me, pc = self.F.pcs[k], self.pc(k)
+        if pc["slots"] > 0:
+            pc["slots"] -= 1
+            base = dice_value(me.area, self.d[f"area{k}"])
+            for j in self.living_monsters():
+                self.spell(k, j, base)
+            return
+        j = self.pc_target(k, 0)
+        if j is not None:
+            self.spell(k, j, dice_value(me.cantrip, self.d[f"cantrip{k}"]))
+
+    def cleric(self, c):
+        """AP-5: heal a PC at 0 HP, else a conscious one at or below ``heal_below``; else
+        first aid on a dying PC; else two strikes."""
+        if self.pc(c)["heals"] > 0:
+            down = self.party(DYING, STABLE)
             low = [
                 q
-                for q, pc in enumerate(pcs_)
-                if pc["cond"] == UP and pc["hp"] <= self.r.heal_below * self.F.pcs[q].hp
+                for q in self.party(UP)
+                if self.pc(q)["hp"] <= self.r.heal_below * self.pc(q)["hp_max"]
             ]
-            if downed or low:
-                self.heal(k, (downed or low)[0])
+            if down or low:
+                self.heal(c, (down or low)[0])
                 return
-        dying = [q for q, pc in enumerate(pcs_) if pc["cond"] == DYING]
+        dying = self.party(DYING)
         if dying:
-            self.first_aid(k, dying[0])
+            self.first_aid(c, dying[0])
             return
-        self.strikes(k)
+        self.strikes(c)
 
     def pc_turn(self, k):
-        pc = self.tr["pcs"][k]
-        if pc["moved"]:
-            return
-        if pc["cond"] == DYING:
+        cond = self.pc(k)["cond"]
+        if cond == DYING:
             self.dying_turn(k)
-        elif pc["cond"] == UP:
+        elif cond == UP:
             role = self.F.pcs[k].role
             if role == "cleric":
                 self.cleric(k)
@@ -337,147 +482,123 @@ class _Track:
             else:
                 self.strikes(k)
 
-    def monster_turn(self, j):
-        r, tr, mo = self.r, self.tr, self.F.monsters[j]
-        if r.area_on and tr["area"][j] > 0 and _happens(self.d["area_u"][j], r.area_chance):
-            tr["area"][j] -= 1
-            base = dice_value(mo.area, self.d[f"marea{j}"])
-            for k, pc in enumerate(tr["pcs"]):
-                if pc["cond"] == UP:
-                    deg = degree(
-                        int(self.d["psave"][j][k]),
-                        self.F.pcs[k].reflex + r.check_penalty,
-                        mo.spell_dc,
-                    )
-                    dmg = basic_damage(deg, base)
-                    if dmg > 0:
-                        self.damage(k, j, dmg, deg == CRIT_FAIL, mo.spell_dc)
-            self.check_defeat()
-            return
-        for a in range(r.attacks):
-            if self.over():
-                return
-            pcs_ = tr["pcs"]
-            downed = [q for q, pc in enumerate(pcs_) if pc["cond"] in (DYING, STABLE)]
-            up = [q for q, pc in enumerate(pcs_) if pc["cond"] == UP]
-            aim_down = bool(downed) and (
-                r.target_downed == "always"
-                or (
-                    r.target_downed == "sometimes"
-                    and _happens(self.d["downed_u"][j][a], r.downed_chance)
-                )
+    # -- the monsters' turns -------------------------------------------------------------------
+    def area_effect(self, j):
+        """AP-10: one damage roll at every conscious PC, each a basic Reflex (P-04) against
+        the monster's spell DC; the PCs it knocks out fall in the party's order (AP-2)."""
+        mo = self.F.monsters[j]
+        self.tr["area_left"][j] -= 1
+        base = dice_value(mo.area, self.d[f"marea{j}"])
+        for k in self.party(UP):
+            bonus = self.F.pcs[k].reflex + self.pen
+            deg = degree(int(self.d["psave"][j][k]), bonus, mo.spell_dc)
+            dmg = basic_damage(deg, base)
+            if dmg > 0:
+                self.take_damage(k, dmg, crit=deg == CRIT_FAIL, dc=mo.spell_dc, by=j)
+        self.check_defeat()
+
+    def monster_target(self, j, a) -> int | None:
+        """The PC monster ``j``'s ``a``-th strike goes to (AP-3, AP-6)."""
+        r = self.r
+        down, up = self.party(DYING, STABLE), self.party(UP)
+        at_down = bool(down) and (
+            r.target_downed == "always"
+            or (
+                r.target_downed == "sometimes"
+                and _happens(self.d["downed_u"][j][a], r.downed_chance)
             )
-            if aim_down and r.downed_pick == "random":  # AP-3
-                k = downed[_pick(self.d["down_tgt"][j][a], len(downed))]
-            elif aim_down:
-                k = downed[0]
-            elif not up:
+        )
+        if at_down:
+            if r.downed_pick == "random":
+                return down[_pick(self.d["down_tgt"][j][a], len(down))]
+            return down[0]
+        if not up:
+            return None
+        if r.monster_target == "random":
+            return up[_pick(self.d["mon_tgt"][j][a], len(up))]
+        if r.monster_target == "weakest":
+            return min(up, key=lambda q: (self.pc(q)["hp"], q))
+        return up[0]
+
+    def monster_turn(self, j):
+        r, mo = self.r, self.F.monsters[j]
+        if (
+            r.area_on
+            and self.tr["area_left"][j] > 0
+            and _happens(self.d["area_u"][j], r.area_chance)
+        ):
+            self.area_effect(j)
+            return
+        for a in range(r.attacks):  # P-02, P-03, R0-11
+            if not self.fighting():
+                return
+            k = self.monster_target(j, a)
+            if k is None:
                 continue
-            elif r.monster_target == "random":
-                k = up[_pick(self.d["mon_tgt"][j][a], len(up))]
-            elif r.monster_target == "weakest":
-                k = min(up, key=lambda q: (pcs_[q]["hp"], q))
-            else:
-                k = up[0]
-            ac = strike_ac(self.F.pcs[k].ac, pcs_[k]["cond"] != UP)  # R0-11
+            ac = strike_ac(self.F.pcs[k].ac, self.pc(k)["cond"] != UP)
             deg = degree(int(self.d["matk"][j][a]), mo.attack - map_penalty(r.map, a), ac)
             dmg = strike_damage(deg, dice_value(mo.damage, self.d[f"mdmg{j}"][a]))
             if dmg > 0:
-                self.damage(k, j, dmg, deg == CRIT_SUCCESS, mo.recovery_dc)
+                self.take_damage(k, dmg, crit=deg == CRIT_SUCCESS, dc=mo.recovery_dc, by=j)
                 self.check_defeat()
 
-    def aftermath(self):
-        pcs_ = self.tr["pcs"]
-        for c, me in enumerate(self.F.pcs):
-            if not me.heal or pcs_[c]["cond"] != UP:
+    # -- a round -------------------------------------------------------------------------------
+    def fight_round(self):
+        """Every combatant's turn in the acting order (P-01). A PC knocked out moves to just
+        before the monster whose turn it is (R0-03), so it does not act again this round;
+        the next turn is the one after the turn in progress."""
+        order = self.tr["order"]
+        at = 0
+        while at < len(order) and self.fighting():
+            who, x = order[at]
+            if who == "pc":
+                self.pc_turn(x)
+            elif self.tr["mhp"][x] > 0:
+                self.monster_turn(x)
+            order = self.tr["order"]  # (moved by a knock-out)
+            at = order.index((who, x)) + 1
+
+    def care_round(self):
+        """AP-7: each conscious cleric heals the first PC at 0 HP (a heal left) or gives
+        first aid to the first dying PC; then every dying PC takes its turn."""
+        for c in range(len(self.tr["pcs"])):
+            if self.F.pcs[c].role != "cleric" or self.pc(c)["cond"] != UP:
                 continue
-            downed = [q for q, pc in enumerate(pcs_) if pc["cond"] in (DYING, STABLE)]
-            if pcs_[c]["heals"] > 0 and downed:
-                self.heal(c, downed[0])
+            down = self.party(DYING, STABLE)
+            if self.pc(c)["heals"] > 0 and down:
+                self.heal(c, down[0])
                 continue
-            dying = [q for q, pc in enumerate(pcs_) if pc["cond"] == DYING]
+            dying = self.party(DYING)
             if dying:
                 self.first_aid(c, dying[0])
-        for k in range(len(pcs_)):
-            if pcs_[k]["cond"] == DYING:
-                self.dying_turn(k)
+        for k in self.party(DYING):
+            self.dying_turn(k)
 
-    def hourly(self):
-        r, pcs_ = self.r, self.tr["pcs"]
-        meds = [
-            me.medicine
-            for q, me in enumerate(self.F.pcs)
-            if me.medicine is not None and pcs_[q]["cond"] == UP
-        ]
+    def night(self):
+        """AP-11: each stable PC's hourly checks (R1-06, R1-08, A1-6, R1-11), the best
+        Medicine of the conscious PCs as the healer; the first hour with a result decides,
+        else it wakes after 8 hours with 1 HP per level (R1-07; never above its maximum,
+        R0-01)."""
+        r = self.r
+        meds = [self.F.pcs[q].medicine for q in self.party(UP)]
+        meds = [m for m in meds if m is not None]
         healer = max(meds) if meds else None
-        for k, pc in enumerate(pcs_):
-            if pc["cond"] != STABLE:
-                continue
+        for k in self.party(STABLE):
+            pc = self.pc(k)
             results = [
                 hourly.hourly_result(
                     int(self.d["con"][k][h]),
                     int(self.d["med"][k][h]),
                     con=self.F.pcs[k].con,
                     healer=healer,
-                    check_penalty=r.check_penalty,
+                    check_penalty=self.pen,
                     natural=r.natural,
-                    lethal=not pc["nl"],
+                    lethal=not pc["nonlethal"],
                 )
                 for h in range(hourly.WAKE_HOURS)
             ]
-            result, hp, _ = hourly.wake_up(results, r.checks, r.level)  # R1-07
+            result, hp, _ = hourly.wake_up(results, r.checks, r.level)
             if result == hourly.DEAD:
                 self.kill(k)
             else:
-                pc.update(cond=UP, hp=hp)
-
-
-def ref_init(r: Party, tr: dict):
-    """Step 0 of a track made by :func:`new_track` (the knock-outs of ``hp=0``): outcome or None."""
-    if r.hp is not None:
-        for k, pc in enumerate(tr["pcs"]):
-            pc["hp"] = min(pc["hp"], r.hp)
-    if r.hp == 0:
-        T = _Track(r, tr, {})
-        for k in range(len(tr["pcs"])):
-            T.knockout(k, False, r.start_dc, None, move=False, start=r.start_dying)
-        tr["knockouts"] = 0
-        T.check_defeat()
-    elif not tr["mhp"]:
-        tr["outcome"] = "victory"
-    return None if tr["outcome"] is None else OUTCOMES.index(tr["outcome"])
-
-
-def ref_round(r: Party, tr: dict, d: dict):
-    """Play round ``t`` on one track (``tr`` updated); return the outcome code or None."""
-    T = _Track(r, tr, d)
-    fighting = tr["phase"] == "fight"
-    if fighting:
-        tr["rounds"] += 1
-    for pc in tr["pcs"]:
-        pc["moved"] = False
-    if fighting:
-        for who, c in list(tr["order"]):  # this round's order; moves act from the next
-            if T.over():
-                continue
-            if who == "pc":
-                T.pc_turn(c)
-            elif tr["mhp"][c] > 0:
-                T.monster_turn(c)
-        down = sum(pc["cond"] != UP for pc in tr["pcs"])
-        if r.retreat_at is not None and not T.over() and down >= r.retreat_at:
-            tr["phase"] = "fled"
-    elif tr["outcome"] is None:
-        T.aftermath()
-    if (
-        tr["outcome"] is None
-        and tr["phase"] != "fight"
-        and all(pc["cond"] != DYING for pc in tr["pcs"])
-    ):
-        if r.hourly_on:
-            T.hourly()
-        if tr["phase"] == "won":
-            tr["outcome"] = "victory_with_deaths" if tr["deaths"] else "victory"
-        else:
-            tr["outcome"] = "retreat"
-    return None if tr["outcome"] is None else OUTCOMES.index(tr["outcome"])
+                pc.update(cond=UP, hp=min(hp, pc["hp_max"]))
