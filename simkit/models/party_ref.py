@@ -154,9 +154,10 @@ def ref_init(r: Party, tr: dict):
     before round 1 (R0-03 with the lineup's trait, dying ``start_dying``, the recovery DC
     of :attr:`~simkit.models.party.Party.start_dc`; no move in the order, not counted in
     ``knockouts``). With a monster and no PC conscious, the fight is lost at once (AP-9).
-    Without a monster the fight is won before it starts: the track ends now unless a PC
-    is left for round 1 (a PC knocked out by ``hp=0``, a PC dying, or a stable PC's
-    hourly checks, AP-7, AP-11: they take that round's draws).
+    Without a monster the fight is won before it starts: the track ends now when every PC
+    starts conscious; with a PC down or dead at the start (``hp=0``, or the start's) it
+    ends in round 1, after the care of AP-7 and AP-11 (which take that round's draws; a
+    convention of the step count, no rule's: the outcome is the same).
     """
     T = _Fight(r, tr, {})
     knocked = not tr["given"] and r.hp == 0
@@ -169,8 +170,7 @@ def ref_init(r: Party, tr: dict):
             tr["knockouts"] = 0
     T.check_defeat()
     if tr["outcome"] is None and tr["phase"] == WON:
-        later = knocked or T.anyone(DYING) or (r.hourly_on and T.anyone(STABLE))
-        if not later:
+        if not T.party(DYING, STABLE, DEAD):
             tr["outcome"] = T.victory()
     return _code(tr)
 
