@@ -148,6 +148,7 @@ def replay(
     step: Callable,
     marks: Callable | None = None,
     check: Callable | None = None,
+    state=None,
 ) -> Replayed:
     """Run ``model``'s kernel on ``n`` tracks and replay each through a scalar reference.
 
@@ -184,6 +185,9 @@ def replay(
     check : callable ``check(state, row, track, t, code)``, optional
         Further assertions after each call, for every track in it (``row``: its row in
         the kernel's ``state``, before compaction; ``code`` the agreed code or None).
+    state : optional
+        Where the kernel's tracks start, for a model that starts from a given state
+        (``model.init(n, rng, start=state)``; the reference's ``start`` gets the same).
 
     Returns
     -------
@@ -250,14 +254,13 @@ def replay(
                 except AssertionError as exc:
                     raise AssertionError(f"{where(i, t)}\n  check: {exc}") from exc
         kept = np.array(keep, dtype=np.intp)
-        state = {
-            key: v.take(kept, axis=0) if np.ndim(v) and len(v) == len(ids) else v
-            for key, v in state.items()
-        }
-        return state, ids.take(kept)
+        return compact_state(state, kept, len(ids)), ids.take(kept)
+
+    from simkit.core.engine import compact_state
 
     rng = RecordingRng(seed)
-    state, codes = model.init(n, rng)
+    given = state
+    state, codes = model.init(n, rng) if given is None else model.init(n, rng, start=given)
     trs: list = [None] * n
     ids = np.arange(n)
     state, ids = settle(state, np.broadcast_to(codes, (n,)), ids, trs, 0, lambda _, d: start(d))

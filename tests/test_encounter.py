@@ -378,8 +378,7 @@ def test_r0_03_initiative_moves_before_the_knocking_enemy():
 
 @pytest.mark.parametrize("text", ["2d10+9", "1d4", "3d8+24", "4d12+26", "7"])
 def test_dice_draws_follow_the_exact_pmf(text):
-    from simkit.rules.dice import dice_draw, dice_values
-    from simkit.rules.dice import Dice
+    from simkit.rules.dice import Dice, dice_draw, dice_values
 
     values, probs = Dice.parse(text).pmf()
     kind = dice_draw(text)

@@ -47,9 +47,11 @@ class Tally:
     hist: np.ndarray  # (n_outcomes, horizon + 1) int64: absorptions by outcome and step
     marks: dict = field(default_factory=dict)  # field -> (n_outcomes, max value + 1) int64
     observed: dict = field(default_factory=dict)  # field -> (horizon + 1, max value + 1) int64
+    final: list = field(default_factory=list)  # (track ids, model.carry(...)) of ended tracks
 
     def __iadd__(self, other: Tally) -> Tally:
         self.hist += other.hist
+        self.final += other.final
         for d_self, d_other in ((self.marks, other.marks), (self.observed, other.observed)):
             for k, v in d_other.items():
                 d_self[k] = _padded_add(d_self.get(k), v)
@@ -70,6 +72,15 @@ def _per_track(v, n: int) -> bool:
     return isinstance(v, np.ndarray) and v.ndim > 0 and len(v) == n
 
 
+def compact_state(state, kept: np.ndarray, n: int):
+    """The tracks ``kept`` of a block's ``state`` of ``n`` tracks: a typed state compacts
+    itself (``take_rows``); in a dict only the per-track arrays move (a model may keep
+    other values in its state)."""
+    if hasattr(state, "take_rows"):
+        return state.take_rows(kept)
+    return {name: v.take(kept, axis=0) if _per_track(v, n) else v for name, v in state.items()}
+
+
 def _bincount2(rows: np.ndarray, values: np.ndarray, n_rows: int) -> np.ndarray:
     """Counts of (row, value) pairs: shape (n_rows, max value + 1); ``rows`` are intp."""
     if not values.size:
@@ -83,12 +94,17 @@ def _bincount2(rows: np.ndarray, values: np.ndarray, n_rows: int) -> np.ndarray:
     return np.bincount(idx, minlength=n_rows * width).reshape(n_rows, width)
 
 
-def run_tracks(model, seed: int, first_stream: int, n_tracks: int, prefix=()) -> Tally:
+def run_tracks(
+    model, seed: int, first_stream: int, n_tracks: int, prefix=(), start=None, keep=False
+) -> Tally:
     """Simulate ``n_tracks`` tracks made of consecutive streams from ``first_stream``.
 
     Every stream but the last is full (``STREAM_SIZE`` tracks). This is one block of
-    the engine, and the unit of work handed to an executor.
+    the engine, and the unit of work handed to an executor. ``start``: this block's rows
+    of a start state (``model.init(n, rng, start=...)``); ``keep``: record each track's
+    end state (``model.carry(state, rows)``) with its track number.
     """
+    ids = np.arange(first_stream * STREAM_SIZE, first_stream * STREAM_SIZE + n_tracks)
     n_out = len(model.outcomes)
     horizon = model.horizon
     n_streams = math.ceil(n_tracks / STREAM_SIZE)
@@ -102,6 +118,7 @@ def run_tracks(model, seed: int, first_stream: int, n_tracks: int, prefix=()) ->
 
     def absorb(state, codes, start, k):
         # codes: -1 active, else outcome + n_out * offset (offset < k: absorbed at start + offset)
+        nonlocal ids
         n_codes = n_out * k
         if codes.strides == (0,) and len(codes):  # one code for every track (a broadcast)
             if codes[0] < 0:
@@ -134,12 +151,12 @@ def run_tracks(model, seed: int, first_stream: int, n_tracks: int, prefix=()) ->
                 else:
                     counts = _bincount2(out, values if all_done else values.take(done), n_out)
                 tally.marks[name] = _padded_add(tally.marks.get(name), counts)
+        if keep:
+            done_rows = np.flatnonzero(codes >= 0) if len(kept) else np.arange(len(codes))
+            tally.final.append((ids[done_rows], model.carry(state, done_rows)))
+            ids = ids[kept]
         brng.compact(kept)
-        # only the per-track arrays move (a model may keep other values in its state)
-        return {
-            name: v.take(kept, axis=0) if _per_track(v, len(codes)) else v
-            for name, v in state.items()
-        }
+        return compact_state(state, kept, len(codes))
 
     def observed_counts(state, t):
         """(field, histogram of the active tracks' values after step ``t``), per field."""
@@ -177,7 +194,10 @@ def run_tracks(model, seed: int, first_stream: int, n_tracks: int, prefix=()) ->
                 obs = tally.observed[name] = grown
             obs[t, : len(counts)] += counts
 
-    state, codes = model.init(n_tracks, brng)
+    if start is None:
+        state, codes = model.init(n_tracks, brng)
+    else:
+        state, codes = model.init(n_tracks, brng, start=start)
     state = absorb(state, codes, 0, 1)
     t = 0  # last step completed
     while brng.n_active and t < horizon:
@@ -191,6 +211,8 @@ def run_tracks(model, seed: int, first_stream: int, n_tracks: int, prefix=()) ->
         t += k
     if observe is not None and brng.n_active:
         observe_now(state, t)
+    if keep and brng.n_active:  # unresolved at the horizon: their state as it is
+        tally.final.append((ids, model.carry(state, np.arange(brng.n_active))))
     return tally
 
 
@@ -227,6 +249,8 @@ def simulate(
     block_size: int = DEFAULT_BLOCK,
     workers: int = 1,
     executor: Executor | None = None,
+    start=None,
+    keep_state: bool = False,
     _prefix: tuple[int, ...] = (),
 ) -> MonteCarloResult:
     """Simulate ``n`` independent tracks of ``model``.
@@ -246,6 +270,12 @@ def simulate(
         Local worker processes (1 = in this process). Does not change results.
     executor : concurrent.futures.Executor, optional
         Any executor (e.g. a Dask client's ``get_executor()``); overrides ``workers``.
+    start : optional
+        Where each track starts, for a model that can start from a given state (``party``:
+        a :class:`simkit.models.fight_state.FightStart` of ``n`` rows).
+    keep_state : bool
+        Also return each track's end state as ``result.final`` (in track order), for a
+        model that hands its state on (``party``: a ``FightStart``).
 
     Returns
     -------
@@ -266,6 +296,12 @@ def simulate(
     ):
         raise ParamError(f"workers must be an integer in [1, 1024], got {workers!r}")
     seed = resolve_seed(rng)
+    if start is not None or keep_state:
+        if not hasattr(model, "carry"):
+            what = "start" if start is not None else "keep_state"
+            raise ParamError(f"{what}: model {model.name!r} does not start from or hand on a state")
+        if start is not None and len(start) != n:
+            raise ParamError(f"start must hold n={n} tracks, got {len(start)}")
     if model.is_chain:
         from simkit.core.chain import simulate_chain
 
@@ -283,10 +319,16 @@ def simulate(
         return simulate_chain(model, n, seed, _prefix, run)
     blocks = _blocks(n, int(block_size))
     n_blocks = _n_blocks(n, int(block_size))
+
+    def _block_start(first: int, tracks: int) -> tuple:
+        """The extra arguments of run_tracks for the block of ``tracks`` from stream ``first``."""
+        rows = None if start is None else start.rows(first * STREAM_SIZE, tracks)
+        return (rows, keep_state)
+
     total = None
     if executor is None and (workers == 1 or n_blocks == 1):
         for first, tracks in blocks:
-            tally = run_tracks(model, seed, first, tracks, _prefix)
+            tally = run_tracks(model, seed, first, tracks, _prefix, *_block_start(first, tracks))
             total = tally if total is None else _acc(total, tally)
     else:
         own = executor is None
@@ -298,7 +340,8 @@ def simulate(
         try:
             # at most `in_flight` blocks submitted and not yet added: memory stays bounded
             for first, tracks in blocks:
-                pending.append(ex.submit(run_tracks, model, seed, first, tracks, _prefix))
+                extra = _block_start(first, tracks)
+                pending.append(ex.submit(run_tracks, model, seed, first, tracks, _prefix, *extra))
                 if len(pending) >= in_flight:
                     tally = pending.popleft().result()
                     total = tally if total is None else _acc(total, tally)
@@ -312,8 +355,18 @@ def simulate(
                 discard_shared_pool()
             raise
     assert total is not None, "at least one block"
+    final = None
+    if keep_state:  # the blocks' end states, put back in track order
+        order = np.argsort(np.concatenate([ids for ids, _ in total.final]), kind="stable")
+        final = type(total.final[0][1]).concat(part for _, part in total.final).take(order)
     return Result(
-        model=model, n=n, seed=seed, hist=total.hist, marks=total.marks, observed=total.observed
+        model=model,
+        n=n,
+        seed=seed,
+        hist=total.hist,
+        marks=total.marks,
+        observed=total.observed,
+        final=final,
     )
 
 

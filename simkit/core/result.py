@@ -43,6 +43,8 @@ class Result:
     hist: np.ndarray
     marks: dict = field(default_factory=dict)
     observed: dict = field(default_factory=dict)
+    #: each track's end state, in track order, with ``simulate(..., keep_state=True)``
+    final: object = None
 
     @property
     def outcomes(self) -> tuple[str, ...]:

@@ -103,6 +103,7 @@ import numpy as np
 
 from simkit.core.model import Rules
 from simkit.core.params import ParamError, param
+from simkit.models.fight_state import FightStart, FightState
 from simkit.rules import (
     budget,
     creatures,
@@ -272,15 +273,6 @@ class _Static:
     role: np.ndarray  # (P,) index in pcs.role_names()
     wslot: np.ndarray  # (P,) the PC's row in the ``msave`` draw (its place in rules.wizards)
     fort: np.ndarray
-    hp_max: np.ndarray
-    atk: np.ndarray
-    step: np.ndarray  # the PC's multiple attack penalty step
-    spell_dc: np.ndarray
-    ac: np.ndarray
-    reflex: np.ndarray
-    m_ac: np.ndarray  # (M,)
-    m_reflex: np.ndarray
-    m_atk: np.ndarray
     m_rdc: np.ndarray
     m_sdc: np.ndarray
 
@@ -297,15 +289,6 @@ def _static(rules) -> _Static:
         role=a([names.index(p.role) for p in F.pcs]),
         wslot=a([rules.wizards.index(k) if k in rules.wizards else 0 for k in range(len(F.pcs))]),
         fort=a([p.fort for p in F.pcs]),
-        hp_max=a([p.hp for p in F.pcs]),
-        atk=a([p.attack for p in F.pcs]),
-        step=a([4 if p.agile else 5 for p in F.pcs]),
-        spell_dc=a([p.spell_dc or 0 for p in F.pcs]),
-        ac=a([p.ac for p in F.pcs]),
-        reflex=a([p.reflex for p in F.pcs]),
-        m_ac=a([mo.ac for mo in F.monsters]),
-        m_reflex=a([mo.reflex for mo in F.monsters]),
-        m_atk=a([mo.attack for mo in F.monsters]),
         m_rdc=a([mo.recovery_dc for mo in F.monsters]),
         m_sdc=a([mo.spell_dc for mo in F.monsters]),
     )
@@ -471,6 +454,13 @@ def _pick_bit(mask: np.ndarray, w: np.ndarray, P: int) -> np.ndarray:
     return _pick_table(P, L).take(mask.astype(np.intp) * L + w)
 
 
+def _penalty(S, i: np.ndarray):
+    """The check penalty (P-10) of tracks ``i``: one number when the block has one."""
+    if len(S.pens) == 1:
+        return S.pens[0]
+    return np.asarray(S.pens, dtype=np.int32).take(S.pen_i.take(i))
+
+
 def _argmin_where(m: np.ndarray, v: np.ndarray) -> np.ndarray:
     """Column of the least ``v`` among the True cells of each row (ties: the first; 0 if none)."""
     out = np.zeros(len(m), dtype=np.int64)
@@ -525,21 +515,25 @@ def pick(draw: np.ndarray, cnt: np.ndarray) -> np.ndarray:
 class _Rolls:
     """Every check of a fight as one lookup: ``table[case * 20 + d20 draw]``."""
 
-    pc_strike: np.ndarray  # case ((k * 2 + a) * M + j): PC k's a-th strike at monster j
+    pc_strike: np.ndarray  # case (((p * P + k) * 2 + a) * M + j): PC k's a-th strike at
+    #                        monster j, with the block's p-th check penalty
     pc_spell: np.ndarray  # case (k * M + j): monster j's basic Reflex vs PC k's spell DC
     mon_strike: np.ndarray  # case (((j * A + a) * P + k) * 2 + down): at PC k (down: at 0 HP)
-    pc_save: np.ndarray  # case (j * P + k): PC k's basic Reflex vs monster j's spell DC
+    pc_save: np.ndarray  # case ((p * M + j) * P + k): PC k's basic Reflex vs monster j's
+    #                      spell DC, with the block's p-th check penalty
 
 
 @lru_cache(maxsize=256)
-def _rolls(rules) -> _Rolls:
+def _rolls(rules, pens: tuple[int, ...]) -> _Rolls:
     """The fight's checks (P-02..P-04, R0-11) as lookups; the PCs' d20s take the check
-    penalty (P-10)."""
-    F, A, pen = rules.fighters, rules.attacks, rules.check_penalty
+    penalty (P-10): the tables that depend on it hold one block of cases per penalty of
+    ``pens`` (a track's block: its ``pen_i``)."""
+    F, A = rules.fighters, rules.attacks
     return _Rolls(
         pc_strike=roll_table(
             [
                 (pc.attack + pen - map_penalty(pc_map(pc.agile), a), mo.ac)
+                for pen in pens
                 for pc in F.pcs
                 for a in range(2)
                 for mo in F.monsters
@@ -560,7 +554,7 @@ def _rolls(rules) -> _Rolls:
             STRIKE_MULT,
         ),
         pc_save=roll_table(
-            [(pc.reflex + pen, mo.spell_dc) for mo in F.monsters for pc in F.pcs],
+            [(pc.reflex + pen, mo.spell_dc) for pen in pens for mo in F.monsters for pc in F.pcs],
             BASIC_X2,
         ),
     )
@@ -910,56 +904,86 @@ class Party(Rules):
         """Initiative d20s, shape (m, n_pcs + n_monsters)."""
         return rng.d20(size=(m, self.n_pcs + len(self.fighters.monsters)))
 
-    def initiative_keys(self, rolls: np.ndarray) -> np.ndarray:
+    def initiative_keys(self, rolls: np.ndarray, check_penalty=None) -> np.ndarray:
         """Sort keys (higher acts first) from initiative rolls (P-01, AP-1; the PCs' rolls
-        take the check penalty, P-10): :func:`simkit.rules.initiative.initiative_keys`."""
+        take the check penalty, P-10, one per track or ``check_penalty`` for all):
+        :func:`simkit.rules.initiative.initiative_keys`."""
         F = self.fighters
         return initiative.initiative_keys(
             rolls,
             [p.perception for p in F.pcs],
             [mo.perception for mo in F.monsters],
-            self.check_penalty,
+            self.check_penalty if check_penalty is None else check_penalty,
         )
 
     # -- Monte Carlo kernel -------------------------------------------------------------------
-    def init(self, n: int, rng):
+    def fresh_start(self, n: int) -> FightStart:
+        """Where a fight starts without ``start=``: every PC at its role's numbers (HP, or
+        ``hp`` when lower), ``hero_points``, its slots, heals and PP, unwounded and alive;
+        every track at ``check_penalty``."""
+        F = self.fighters
+        hp_max = [p.hp for p in F.pcs]
+        hp = hp_max if self.hp is None else [min(h, self.hp) for h in hp_max]
+        return FightStart.full(
+            n,
+            hp=hp,
+            hp_max=hp_max,
+            hero=self.hero_points,
+            slots=[p.slots for p in F.pcs],
+            heals=[p.heals for p in F.pcs],
+            pp=[p.pp_max for p in F.pcs],
+            check_penalty=self.check_penalty,
+        )
+
+    def init(self, n: int, rng, start: FightStart | None = None):
+        """A block of ``n`` fresh fights, or of fights from ``start`` (its ``n`` rows: HP,
+        max HP, hero points, slots, heals, PP, wounded, the dead, the check penalty). A PC
+        at 0 HP and alive in ``start`` begins stable; ``hp`` then does not apply."""
         F = self.fighters
         P, M = len(F.pcs), len(F.monsters)
-        pp0 = np.array([p.pp_max for p in F.pcs], dtype=np.int16)
-        S: dict[str, np.ndarray] = {
-            "hp": np.tile(np.array([p.hp for p in F.pcs], dtype=np.int32), (n, 1)),  # (n, P)
-            "cond": np.zeros((n, P), dtype=np.int8),  # UP / DYING / STABLE / DEAD
-            "dying": np.zeros((n, P), dtype=np.int16),  # dying value (seed 000)
-            "wounded": np.zeros((n, P), dtype=np.int16),  # wounded value (pf2e-core)
-            "dcs": np.zeros((n, P), dtype=np.int16),  # recovery DC before dying (R0-06)
-            "hero": np.full((n, P), self.hero_points, dtype=np.int8),  # hero points left
-            "pp": np.tile(pp0, (n, 1)),  # perseverance points (seed 001)
-            "turns": np.zeros((n, P), dtype=np.int16),  # agonising turns (seed 001)
-            "nl": np.zeros((n, P), dtype=bool),  # down by nonlethal damage
-            "moved": np.zeros((n, P), dtype=bool),  # moved in the order this round (R0-03)
-            "moves": np.zeros(n, dtype=np.int32),  # moves in the order so far (AP-2)
-            "slots": np.tile(np.array([p.slots for p in F.pcs], dtype=np.int8), (n, 1)),
-            "heals": np.tile(np.array([p.heals for p in F.pcs], dtype=np.int8), (n, 1)),
-            "mhp": np.tile(
-                np.array([mo.hp for mo in F.monsters], dtype=np.int32), (n, 1)
-            ),  # (n, M)
-            "area": np.full((n, M), self.area_uses, dtype=np.int8),  # area effects left
-            "mleft": np.full(n, M, dtype=np.int8),  # monsters above 0 HP
-            "key": self.initiative_keys(self.init_draw(rng, n)),  # (n, P + M) initiative
-            "phase": np.full(n, FIGHT if M else WON, dtype=np.int8),
-            "deaths": np.zeros(n, dtype=np.int16),
-            "knockouts": np.zeros(n, dtype=np.int16),
-            "rounds": np.zeros(n, dtype=np.int16),
-            "dead_mask": np.zeros(n, dtype=np.int32),
-            "hero_spent": np.zeros(n, dtype=np.int16),
-            "heals_spent": np.zeros(n, dtype=np.int16),
-        }
-        # acting order (every key differs, see initiative_keys and _knockout: any sort will do)
-        S["order"] = np.argsort(-S["key"], axis=1).astype(np.int8)
+        given = start is not None
+        if start is None:
+            start = self.fresh_start(n)
+        elif len(start) != n or start.n_pcs != P:
+            raise ParamError(
+                f"start must hold {n} tracks of {P} PCs, got {len(start)} of {start.n_pcs}"
+            )
+        pens = tuple(int(v) for v in np.unique(start.check_penalty))
+        cond = np.where(start.dead, DEAD, np.where(start.hp > 0, UP, STABLE)).astype(np.int8)
+        S = FightState(
+            hp=start.hp.astype(np.int32),
+            hp_max=start.hp_max.astype(np.int32),
+            cond=cond,
+            dying=np.zeros((n, P), dtype=np.int16),
+            wounded=start.wounded.astype(np.int16),
+            dcs=np.zeros((n, P), dtype=np.int16),
+            hero=start.hero.astype(np.int8),
+            pp=start.pp.astype(np.int16),
+            turns=np.zeros((n, P), dtype=np.int16),
+            nl=np.zeros((n, P), dtype=bool),
+            moved=np.zeros((n, P), dtype=bool),
+            slots=start.slots.astype(np.int8),
+            heals=start.heals.astype(np.int8),
+            mhp=np.tile(np.array([mo.hp for mo in F.monsters], dtype=np.int32), (n, 1)),
+            area=np.full((n, M), self.area_uses, dtype=np.int8),
+            mleft=np.full(n, M, dtype=np.int8),
+            moves=np.zeros(n, dtype=np.int32),
+            key=self.initiative_keys(self.init_draw(rng, n), start.check_penalty),
+            order=np.zeros((n, P + M), dtype=np.int8),
+            phase=np.full(n, FIGHT if M else WON, dtype=np.int8),
+            pen_i=np.searchsorted(pens, start.check_penalty).astype(np.int8),
+            deaths=np.zeros(n, dtype=np.int16),
+            knockouts=np.zeros(n, dtype=np.int16),
+            rounds=np.zeros(n, dtype=np.int16),
+            dead_mask=np.zeros(n, dtype=np.int32),
+            hero_spent=np.zeros(n, dtype=np.int16),
+            heals_spent=np.zeros(n, dtype=np.int16),
+            pens=pens,
+        )
+        # acting order (every key differs, see rules.initiative: any sort will do)
+        S.order = np.argsort(-S.key, axis=1).astype(np.int8)
         code = np.full(n, -1, dtype=np.int8)
-        if self.hp is not None:
-            S["hp"] = np.minimum(S["hp"], self.hp)
-        if self.hp == 0:  # every PC starts knocked out (R0-03), by a creature of the lineup
+        if self.hp == 0 and not given:  # every PC starts knocked out (R0-03)
             i = np.repeat(np.arange(n), P)
             k = np.tile(np.arange(P), n)
             self._knockout(
@@ -973,11 +997,28 @@ class Party(Rules):
                 move=False,
                 start=self.start_dying,
             )
-            S["knockouts"][:] = 0
+            S.knockouts[:] = 0
+            self._check_defeat(S, code, np.arange(n))
+        elif given and (cond != UP).any():  # some PCs down or dead before the fight
             self._check_defeat(S, code, np.arange(n))
         elif not M:
             code[:] = VICTORY
         return S, code
+
+    def carry(self, state: FightState, rows: np.ndarray) -> FightStart:
+        """What tracks ``rows`` of ``state`` hand to a next fight (:class:`FightStart`)."""
+        S = state
+        return FightStart(
+            hp=S.hp[rows],
+            hp_max=S.hp_max[rows],
+            hero=S.hero[rows],
+            slots=S.slots[rows],
+            heals=S.heals[rows],
+            pp=S.pp[rows],
+            wounded=S.wounded[rows],
+            dead=S.cond[rows] == DEAD,
+            check_penalty=S.penalty[rows],
+        )
 
     def step(self, state, t, rng):
         S = state
@@ -1052,7 +1093,7 @@ class Party(Rules):
         if self.seed000:
             opts = self.dying_options
             old = S["dying"][i, k]
-            fort = _static(self).fort[k] + self.check_penalty
+            fort = _static(self).fort[k] + _penalty(S, i)
             new = recovery_check.recovery_phase(
                 D["check"][i, k] + 1, old, check=opts["check"], bonus=fort, dc=S["dcs"][i, k]
             )
@@ -1148,7 +1189,7 @@ class Party(Rules):
         S["nl"].reshape(-1)[down] = False
         hp = S["hp"].reshape(-1)
         hp[down] = 0
-        hp[f] = np.minimum(_static(self).hp_max.take(k), hp.take(f) + V("heal", i, c))
+        hp[f] = np.minimum(S.hp_max.reshape(-1).take(f), hp.take(f) + V("heal", i, c))
         S["heals"].reshape(-1)[i * P + c] -= 1
         S["heals_spent"][i] += 1
 
@@ -1157,7 +1198,7 @@ class Party(Rules):
         cond = S["cond"].take(i, axis=0)  # (n, P)
         has = S["heals"][i, c] > 0
         downed = (cond == DYING) | (cond == STABLE)
-        hp_max = _static(self).hp_max
+        hp_max = S.hp_max.take(i, axis=0)
         low = (cond == UP) & (S["hp"].take(i, axis=0) <= self.heal_below * hp_max)
         tgt_down = _any(downed)
         tgt_low = _any(low)
@@ -1170,19 +1211,24 @@ class Party(Rules):
         ok = np.zeros(len(a), dtype=bool)
         for col in self.clerics:
             sel = cc == col
-            ok[sel] = self._first_aid(D, a[sel], col)
+            ok[sel] = self._first_aid(S, D, a[sel], col)
         self._stabilize(S, a[ok], b[ok])
         return ~heal & ~aid
 
-    def _first_aid(self, D, i, c) -> np.ndarray:
+    def _first_aid(self, S, D, i, c) -> np.ndarray:
         """Whether cleric ``c``'s first aid works on tracks ``i`` (R1-02, rules/first_aid)."""
-        return first_aid.first_aid_lookup(
-            D["aid"][i, self.clerics.index(c)] + 1,
-            bonus=self.fighters.pcs[c].medicine,
-            check_penalty=self.check_penalty,
-            dc=self.first_aid_dc,
-            natural=self.first_aid_natural,
-        )
+        roll = D["aid"][i, self.clerics.index(c)] + 1
+        out = np.zeros(len(i), dtype=bool)
+        for p, pen in enumerate(S.pens):  # (one table per check penalty, P-10)
+            sel = slice(None) if len(S.pens) == 1 else S.pen_i.take(i) == p
+            out[sel] = first_aid.first_aid_lookup(
+                roll[sel],
+                bonus=self.fighters.pcs[c].medicine,
+                check_penalty=pen,
+                dc=self.first_aid_dc,
+                natural=self.first_aid_natural,
+            )
+        return out
 
     def _targets(self, S, D, i, k, a):
         """Monster each PC ``k`` on tracks ``i`` aims its ``a``-th attack at (-1: none alive)."""
@@ -1209,7 +1255,7 @@ class Party(Rules):
     def _strikes(self, S, D, V, code, i, k):
         """Two strikes (R0-05, multiple attack penalty) of PCs ``k`` on tracks ``i``."""
         P, M = S["hp"].shape[1], S["mhp"].shape[1]
-        table = _rolls(self).pc_strike
+        table = _rolls(self, S.pens).pc_strike
         j = self._targets(S, D, i, k, 0)
         for a in range(2):
             if a:  # (every track of ``i`` is fighting at the first strike)
@@ -1221,7 +1267,10 @@ class Party(Rules):
                 else:
                     j = self._targets(S, D, i, k, a)
             f = (i * P + k) * 2 + a  # (track, PC, strike) in patk and the pdmg stack
-            mult = table.take(((k * 2 + a) * M + j) * 20 + D["patk"].reshape(-1).take(f))
+            case = (k * 2 + a) * M + j
+            if len(S.pens) > 1:  # the track's check penalty (P-10)
+                case = case + S.pen_i.take(i).astype(np.intp) * (P * 2 * M)
+            mult = table.take(case * 20 + D["patk"].reshape(-1).take(f))
             hit = np.flatnonzero(mult)
             dmg = V.at("pdmg", f.take(hit), k.take(hit)) * mult.take(hit)
             self._hit_monster(S, code, i.take(hit), j.take(hit), dmg)
@@ -1230,7 +1279,7 @@ class Party(Rules):
         """Wizards ``w`` on tracks ``i`` cast their area spell, or their cantrip (basic
         Reflex saves)."""
         M = len(self.fighters.monsters)
-        table, wslot = _rolls(self).pc_spell, _static(self).wslot
+        table, wslot = _rolls(self, S.pens).pc_spell, _static(self).wslot
         slot = _get(S["slots"], i, w) > 0
         a, ww = i[slot], w[slot]
         S["slots"][a, ww] -= 1
@@ -1265,9 +1314,9 @@ class Party(Rules):
                 rest[use] = False
                 i, j = i[rest], j[rest]
         T = _static(self)
-        rdc, hp_max = T.m_rdc, T.hp_max
+        rdc = T.m_rdc
         P, M, A = len(self.fighters.pcs), len(self.fighters.monsters), self.attacks
-        table = _rolls(self).mon_strike
+        table = _rolls(self, S.pens).mon_strike
         for a in range(self.attacks):
             if a:  # (the first strike: every track of ``i`` is still fighting)
                 live = (code.take(i) < 0) & (S["phase"].take(i) == FIGHT)
@@ -1302,7 +1351,7 @@ class Party(Rules):
             hit = np.flatnonzero(mult)
             i_, k_, j_, mult = i.take(hit), k.take(hit), j.take(hit), mult.take(hit)
             dmg = V.at("mdmg", f.take(hit), j_) * mult
-            fell = self._damage(S, code, i_, k_, j_, dmg, mult == 2, rdc.take(j_), hp_max)
+            fell = self._damage(S, code, i_, k_, j_, dmg, mult == 2, rdc.take(j_))
             self._check_defeat(S, code, fell)
 
     def _area(self, S, D, V, code, i, j, t):
@@ -1310,21 +1359,24 @@ class Party(Rules):
         basic Reflex save (a critical failure is a critical for the knock-out, R0-03)."""
         P = len(self.fighters.pcs)
         S["area"][i, j] -= 1
-        sdc, hp_max = _static(self).m_sdc, _static(self).hp_max
-        table = _rolls(self).pc_save
+        sdc = _static(self).m_sdc
+        table = _rolls(self, S.pens).pc_save
         base = V("marea", i, j)
+        block = 0
+        if len(S.pens) > 1:  # the track's check penalty (P-10)
+            block = S.pen_i.take(i).astype(np.intp) * (len(self.fighters.monsters) * P)
         hits = []  # (tracks, PC, damage, critical failure) of each PC: one _damage call
         for k in range(P):
-            mult = table.take((j * P + k) * 20 + _get(D["psave"], i, j, k))
+            mult = table.take((block + j * P + k) * 20 + _get(D["psave"], i, j, k))
             dmg = (base * mult) >> 1
             hit = np.flatnonzero((_get(S["cond"], i, k) == UP) & (dmg > 0))
             hits.append((hit, np.full(len(hit), k), dmg.take(hit), mult.take(hit) == 4))
         hit, kk, dmg, crit = (np.concatenate(x) for x in zip(*hits))
         jj = j.take(hit)  # (the PCs of one track are hit independently: any order is the same)
-        self._damage(S, code, i.take(hit), kk, jj, dmg, crit, sdc.take(jj), hp_max)
+        self._damage(S, code, i.take(hit), kk, jj, dmg, crit, sdc.take(jj))
         self._check_defeat(S, code, i)
 
-    def _damage(self, S, code, i, k, j, dmg, crit, src_dc, hp_max) -> np.ndarray:
+    def _damage(self, S, code, i, k, j, dmg, crit, src_dc) -> np.ndarray:
         """Damage ``dmg`` to PCs ``(i, k)`` from monster ``j`` (R0-13, R0-03, R0-09, R0-12).
 
         Returns the tracks where a PC fell (the only ones that can have lost the fight)."""
@@ -1332,7 +1384,7 @@ class Party(Rules):
             return i
         P = S["hp"].shape[1]
         cond = S["cond"].reshape(-1).take(i * P + k)  # (the pairs are distinct)
-        massive = massive_damage.is_massive(dmg, hp_max.take(k))
+        massive = massive_damage.is_massive(dmg, S.hp_max.reshape(-1).take(i * P + k))
         fell = i[massive]
         if len(fell):
             self._kill(S, code, fell, k[massive])
@@ -1436,7 +1488,7 @@ class Party(Rules):
             dying = S["cond"].take(rest, axis=0) == DYING
             aid = _any(dying)
             a, b = rest[aid], _first(dying)[aid]
-            ok = self._first_aid(D, a, c)
+            ok = self._first_aid(S, D, a, c)
             self._stabilize(S, a[ok], b[ok])
         for k in range(len(F.pcs)):
             dy = i[S["cond"][i, k] == DYING]
@@ -1467,15 +1519,16 @@ class Party(Rules):
             if not len(st):
                 continue
             a = i[st]
-            for h in np.unique(healer[st]):
-                sel = healer[st] == h
-                b = a[sel]
+            group = healer[st].astype(np.int64) * 64 - S.pen_i.take(a)  # healer, penalty
+            for g in np.unique(group):
+                b = a[group == g]
+                h = int(healer[st][group == g][0])
                 res = hourly.hourly_lookup(
                     D["con"][b, k, :] + 1,
                     D["med"][b, k, :] + 1 if h >= 0 else None,
                     con=pc.con,
-                    healer=int(h) if h >= 0 else None,
-                    check_penalty=self.check_penalty,
+                    healer=h if h >= 0 else None,
+                    check_penalty=S.pens[int(S.pen_i[b[0]])],
                     natural=self.natural,
                     lethal=True,
                 )  # (n, HOURS): 0 dead / 1 stays / 2 awake (R1-06..R1-08)

@@ -52,18 +52,22 @@ def move_before(order: list[tuple[str, int]], k: int, j: int) -> list[tuple[str,
 def initiative_keys(rolls: np.ndarray, pc_perception, monster_perception, check_penalty=0):
     """Sort keys (float64, higher acts first) from natural initiative d20s.
 
-    ``rolls`` has shape (m, P + M): the PCs' rolls, then the monsters'. A key is ``total *
-    256 + tie`` with ``tie`` an integer below 256 that orders monsters before PCs, then the
-    lower index first (AP-1).
+    ``rolls`` has shape (m, P + M): the PCs' rolls, then the monsters'; ``check_penalty``
+    one number or one per track (m,). A key is ``total * 256 + tie`` with ``tie`` an
+    integer below 256 that orders monsters before PCs, then the lower index first (AP-1).
     """
     P, M = len(pc_perception), len(monster_perception)
-    perc = np.array(
-        [p + check_penalty for p in pc_perception] + list(monster_perception), dtype=np.float64
-    )
+    perc = np.array(list(pc_perception) + list(monster_perception), dtype=np.float64)
     tie = np.array(
         [(P + M - k) for k in range(P)] + [64 + (M - j) for j in range(M)], dtype=np.float64
     )
-    return (np.asarray(rolls).astype(np.float64) + perc) * 256 + tie
+    keys = (np.asarray(rolls).astype(np.float64) + perc) * 256 + tie
+    pen = np.asarray(check_penalty, dtype=np.float64)
+    if pen.ndim:
+        keys[:, :P] += pen[:, None] * 256
+    else:
+        keys[:, :P] += float(pen) * 256
+    return keys
 
 
 def move_keys(keys: np.ndarray, moves: np.ndarray, i: np.ndarray, k: np.ndarray, col):

@@ -1,0 +1,201 @@
+"""The party fight's state, as typed objects: where a fight starts, and where it is.
+
+:class:`FightStart` is what one fight hands to the next (per track and PC: HP, maximum
+HP, hero points, spell slots and heals left, perseverance points, wounded, who is dead;
+per track the check penalty, P-10). ``simkit.simulate(party, n, rng, start=...)`` starts
+each track from its row, and ``keep_state=True`` returns the finished fights' rows as
+``result.final`` (a :class:`FightStart` in track order), so a later fight (or a rest)
+can continue from them.
+
+:class:`FightState` is the kernel's state of a block of tracks: a slotted dataclass of
+arrays, each field's shape and meaning beside it. The engine compacts it with
+:meth:`FightState.take_rows` as tracks end; the kernel reads and writes its fields by
+name (``S["hp"]`` is ``S.hp``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from simkit.core.params import ParamError
+
+__all__ = ["CARRIED", "FightStart", "FightState"]
+
+#: The per-PC fields a fight hands on (each (n, P)), in order.
+CARRIED = ("hp", "hp_max", "hero", "slots", "heals", "pp", "wounded", "dead")
+
+
+@dataclass(frozen=True, eq=False)
+class FightStart:
+    """Where each track's fight starts (what the last step left).
+
+    Attributes
+    ----------
+    hp, hp_max : ndarray (n, P) int
+        Each PC's hit points and maximum (``0 <= hp <= hp_max``, ``hp_max >= 1``). A PC at
+        0 HP and alive starts stable (unconscious, not dying).
+    hero, slots, heals : ndarray (n, P) int
+        Hero points, spell slots (the wizard's area spell) and heals (the cleric's) left.
+    pp : ndarray (n, P) int
+        Perseverance points (seed 001; kept, unused, under the other dying systems).
+    wounded : ndarray (n, P) int
+        The wounded value (pf2e-core, A0-2).
+    dead : ndarray (n, P) bool
+        PCs already dead: they take no turn, are never a target and stay dead (R0-15).
+    check_penalty : ndarray (n,) int
+        The track's check penalty (<= 0, P-10; fatigue and hunger, R4-03).
+    """
+
+    hp: np.ndarray
+    hp_max: np.ndarray
+    hero: np.ndarray
+    slots: np.ndarray
+    heals: np.ndarray
+    pp: np.ndarray
+    wounded: np.ndarray
+    dead: np.ndarray
+    check_penalty: np.ndarray
+
+    def __post_init__(self):
+        arrays = {f.name: np.asarray(getattr(self, f.name)) for f in fields(self)}
+        shape = arrays["hp"].shape
+        if len(shape) != 2 or shape[0] < 1 or shape[1] < 1:
+            raise ParamError(f"start: hp must be an (n tracks, n PCs) array, got shape {shape}")
+        for name, a in arrays.items():
+            want = shape[:1] if name == "check_penalty" else shape
+            if a.shape != want:
+                raise ParamError(f"start: {name} must have shape {want}, got {a.shape}")
+            if name == "dead":
+                if a.dtype != bool:
+                    raise ParamError(f"start: dead must be booleans, got {a.dtype}")
+            elif a.dtype.kind not in "iu":
+                raise ParamError(f"start: {name} must be integers, got {a.dtype}")
+        lo = {"hp": 0, "hp_max": 1, "hero": 0, "slots": 0, "heals": 0, "pp": 0, "wounded": 0}
+        for name, least in lo.items():
+            if arrays[name].size and int(arrays[name].min()) < least:
+                raise ParamError(f"start: {name} must be at least {least}")
+        if (arrays["hp"] > arrays["hp_max"]).any():
+            raise ParamError("start: hp must be at most hp_max")
+        pen = arrays["check_penalty"]
+        if pen.size and not (-50 <= int(pen.min()) and int(pen.max()) <= 0):
+            raise ParamError("start: check_penalty must be in [-50, 0]")
+        for name, a in arrays.items():
+            a = np.array(a, dtype=bool if name == "dead" else np.int32)
+            a.setflags(write=False)
+            object.__setattr__(self, name, a)
+
+    def __len__(self) -> int:
+        return len(self.hp)
+
+    @property
+    def n_pcs(self) -> int:
+        return self.hp.shape[1]
+
+    def rows(self, first: int, count: int) -> FightStart:
+        """Tracks ``first .. first + count - 1``."""
+        return self.take(np.arange(first, first + count))
+
+    def take(self, rows) -> FightStart:
+        """The rows ``rows`` (an index array), in that order."""
+        return FightStart(**{f.name: getattr(self, f.name)[rows] for f in fields(self)})
+
+    def row(self, i: int) -> dict:
+        """Track ``i`` as plain Python values (per-PC lists; ``check_penalty`` an int)."""
+        out: dict = {name: [v.item() for v in getattr(self, name)[i]] for name in CARRIED}
+        out["check_penalty"] = int(self.check_penalty[i])
+        return out
+
+    @classmethod
+    def concat(cls, parts) -> FightStart:
+        """The rows of ``parts`` one after the other."""
+        parts = list(parts)
+        return cls(
+            **{f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(cls)}
+        )
+
+    @classmethod
+    def full(cls, n: int, **per_pc) -> FightStart:
+        """``n`` equal tracks: each field a per-PC list (or one number; ``check_penalty`` a
+        number); ``dead`` defaults to nobody, ``wounded`` and ``pp`` to 0."""
+        P = len(per_pc["hp"])
+        out: dict = {}
+        for name in CARRIED:
+            value = per_pc.get(name, False if name == "dead" else 0)
+            row = np.broadcast_to(np.asarray(value), (P,))
+            out[name] = np.tile(row, (n, 1))
+        out["check_penalty"] = np.full(n, int(per_pc.get("check_penalty", 0)))
+        return cls(**out)
+
+
+@dataclass(slots=True, eq=False)
+class FightState:
+    """The state of a block of ``m`` tracks of a party fight (``P`` PCs, ``M`` monsters).
+
+    Per-track fields are arrays whose first axis is the track; the engine moves them all
+    when it compacts the block. ``pens`` (the check penalties present, indexed by
+    ``pen_i``) is per block.
+    """
+
+    # -- the PCs: (m, P) --------------------------------------------------------------------
+    hp: np.ndarray  # int32: hit points
+    hp_max: np.ndarray  # int32: maximum hit points (massive damage R0-13, healing's cap)
+    cond: np.ndarray  # int8: UP / DYING / STABLE / DEAD (party.UP...)
+    dying: np.ndarray  # int16: the dying value (seed 000 / pf2e-core)
+    wounded: np.ndarray  # int16: the wounded value (pf2e-core, A0-2)
+    dcs: np.ndarray  # int16: recovery DC before dying (R0-06)
+    hero: np.ndarray  # int8: hero points left (R0-10)
+    pp: np.ndarray  # int16: perseverance points (seed 001)
+    turns: np.ndarray  # int16: agonising turns so far (seed 001)
+    nl: np.ndarray  # bool: down by nonlethal damage (R1-11)
+    moved: np.ndarray  # bool: moved in the order this round (R0-03)
+    slots: np.ndarray  # int8: the wizard's spell slots left
+    heals: np.ndarray  # int8: the cleric's heals left
+    # -- the monsters: (m, M) ---------------------------------------------------------------
+    mhp: np.ndarray  # int32: hit points
+    area: np.ndarray  # int8: area effects left
+    # -- per track: (m,) or (m, P + M) ------------------------------------------------------
+    mleft: np.ndarray  # int8 (m,): monsters above 0 HP
+    moves: np.ndarray  # int32 (m,): moves in the order so far (AP-2)
+    key: np.ndarray  # float64 (m, P + M): initiative sort keys, higher first (P-01)
+    order: np.ndarray  # int8 (m, P + M): combatants in acting order (PCs 0..P-1, then monsters)
+    phase: np.ndarray  # int8 (m,): FIGHT / WON / FLED
+    pen_i: np.ndarray  # int8 (m,): the track's check penalty, as an index into ``pens``
+    # -- marks: (m,) ------------------------------------------------------------------------
+    deaths: np.ndarray  # int16: PCs who died in this fight
+    knockouts: np.ndarray  # int16: knock-outs
+    rounds: np.ndarray  # int16: rounds of fighting
+    dead_mask: np.ndarray  # int32: bit k set when PC k died in this fight
+    hero_spent: np.ndarray  # int16: hero points spent
+    heals_spent: np.ndarray  # int16: heals cast
+    # -- per block --------------------------------------------------------------------------
+    pens: tuple[int, ...] = (0,)  # the check penalties of the block's tracks
+
+    def __getitem__(self, name: str):
+        return getattr(self, name)
+
+    def __setitem__(self, name: str, value) -> None:
+        setattr(self, name, value)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.__slots__
+
+    def get(self, name: str, default=None):
+        return getattr(self, name, default)
+
+    def items(self):
+        return ((f.name, getattr(self, f.name)) for f in fields(self))
+
+    def take_rows(self, kept: np.ndarray) -> FightState:
+        """The tracks ``kept`` (the engine's compaction)."""
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        for name, v in out.items():
+            if isinstance(v, np.ndarray):
+                out[name] = v.take(kept, axis=0)
+        return FightState(**out)
+
+    @property
+    def penalty(self) -> np.ndarray:
+        """Each track's check penalty (m,) int32."""
+        return np.asarray(self.pens, dtype=np.int32).take(self.pen_i)

@@ -1,0 +1,183 @@
+"""A party fight from a given state, and its end state handed on (issue 18, item 3)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import simkit
+from simkit.core.exact import solve
+from simkit.core.params import ParamError
+from simkit.core.streams import STREAM_SIZE
+from simkit.models.fight_state import FightStart
+from simkit.models.party import Party
+from simkit.testing import standard_error, within_se
+
+
+def _same(a, b) -> bool:
+    return (a.hist == b.hist).all() and all((a.marks[k] == b.marks[k]).all() for k in a.marks)
+
+
+def test_the_fresh_start_is_the_default_start():
+    r = Party(level=3)
+    n = 20_000
+    assert _same(simkit.simulate(r, n, 1), simkit.simulate(r, n, 1, start=r.fresh_start(n)))
+
+
+def test_a_start_at_hp_is_the_model_with_that_hp():
+    n = 20_000
+    for hp, rules in ((10, "seed000"), (4, "pf2e-core"), (7, "seed001")):
+        given = Party(level=3, hp=hp, rules=rules)
+        plain = Party(level=3, rules=rules)
+        assert _same(
+            simkit.simulate(given, n, 4), simkit.simulate(plain, n, 4, start=given.fresh_start(n))
+        )
+
+
+def test_a_duel_from_a_state_agrees_with_the_exact_duel_of_those_numbers():
+    """Monte Carlo from a start (HP 9, one hero point, penalty -2) against the exact duel
+    whose parameters are those numbers (5 standard errors)."""
+    base = Party(party="fighter", level=2, hero_points=0)
+    pc = base.fighters.pcs[0]
+    n = 40_000
+    start = FightStart.full(
+        n,
+        hp=[9],
+        hp_max=[pc.hp],
+        hero=1,
+        slots=[pc.slots],
+        heals=[0],
+        pp=[pc.pp_max],
+        check_penalty=-2,
+    )
+    mc = simkit.simulate(base, n, 8, start=start).probabilities
+    exact = solve(Party(party="fighter", level=2, hp=9, hero_points=1, check_penalty=-2))
+    for outcome in base.outcomes:
+        assert within_se(mc[outcome], exact[outcome], n), (outcome, mc[outcome], exact[outcome])
+
+
+def test_the_end_state_is_in_track_order_whatever_the_blocks_and_workers():
+    r = Party(level=4, party="fighter,cleric,wizard")
+    n = STREAM_SIZE + 300
+    a = simkit.simulate(r, n, 5, keep_state=True)
+    b = simkit.simulate(r, n, 5, keep_state=True, block_size=1, workers=2)
+    assert len(a.final) == n
+    for name in (
+        "hp",
+        "hp_max",
+        "hero",
+        "slots",
+        "heals",
+        "pp",
+        "wounded",
+        "dead",
+        "check_penalty",
+    ):
+        assert (getattr(a.final, name) == getattr(b.final, name)).all(), name
+    deaths = sum(k * c for k, c in enumerate(a.marks["deaths"].sum(axis=0)))
+    assert a.final.dead.sum() == deaths  # every death of the fight is in the end state
+    assert (a.final.hp <= a.final.hp_max).all()
+    spent = sum(k * c for k, c in enumerate(a.marks["heals_spent"].sum(axis=0)))
+    assert r.fresh_start(n).heals.sum() - a.final.heals.sum() == spent
+
+
+def test_a_second_fight_continues_from_the_first():
+    """The end state of one fight starts the next: the dead stay dead, the resources spent
+    stay spent, and a second fight is deadlier than a fresh one."""
+    r = Party(level=5, threat="severe")
+    n = 20_000
+    first = simkit.simulate(r, n, 1, keep_state=True)
+    second = simkit.simulate(r, n, 2, start=first.final, keep_state=True)
+    assert (second.final.dead >= first.final.dead).all()
+    assert (second.final.heals <= first.final.heals).all()
+    assert (second.final.hero <= first.final.hero).all()
+    p_fresh = simkit.simulate(r, n, 2).probabilities["defeat"]
+    p_second = second.probabilities["defeat"]
+    assert p_second - p_fresh > 5 * standard_error(max(p_fresh, p_second), n)
+
+
+def test_each_track_has_its_own_check_penalty():
+    """Half the tracks at penalty 0, half at -6: each half dies as often as a run whose
+    every track has its penalty (5 standard errors of the difference), and the two halves
+    differ."""
+    n = 20_000
+    party = dict(level=4, party="fighter,rogue,cleric")
+    zero = Party(**party).fresh_start(n)
+    pen = np.where(np.arange(n) < n // 2, 0, -6)
+    carried = ("hp", "hp_max", "hero", "slots", "heals", "pp", "wounded", "dead")
+    mixed = FightStart(**{f: getattr(zero, f) for f in carried}, check_penalty=pen)
+    b = simkit.simulate(Party(**party), n, 3, start=mixed, keep_state=True).final
+    assert (b.check_penalty == pen).all()
+
+    def p_death(dead) -> float:
+        return float(dead.any(axis=1).mean())
+
+    halves = (p_death(b.dead[: n // 2]), p_death(b.dead[n // 2 :]))
+    for half, c in zip(halves, (0, -6)):
+        alone = simkit.simulate(Party(**party, check_penalty=c), n, 9, keep_state=True).final
+        p = p_death(alone.dead)
+        se = np.sqrt(half * (1 - half) / (n // 2) + p * (1 - p) / n)
+        assert abs(half - p) < 5 * se, (c, half, p)
+    se = np.sqrt(sum(h * (1 - h) / (n // 2) for h in halves))
+    assert halves[1] - halves[0] > 5 * se, halves
+
+
+def test_a_dead_pc_stays_dead_and_takes_no_part():
+    r = Party(level=5, party="fighter,cleric")
+    n = 5_000
+    fresh = r.fresh_start(n)
+    dead = np.zeros((n, 2), dtype=bool)
+    dead[:, 1] = True  # the cleric is dead before the fight
+    hp = fresh.hp.copy()
+    hp[:, 1] = 0
+    start = FightStart(
+        hp=hp,
+        hp_max=fresh.hp_max,
+        hero=fresh.hero,
+        slots=fresh.slots,
+        heals=fresh.heals,
+        pp=fresh.pp,
+        wounded=fresh.wounded,
+        dead=dead,
+        check_penalty=fresh.check_penalty,
+    )
+    res = simkit.simulate(r, n, 6, start=start, keep_state=True)
+    assert res.final.dead[:, 1].all()
+    assert (res.final.heals[:, 1] == fresh.heals[:, 1]).all()  # a dead cleric heals no one
+    assert res.marks["heals_spent"][:, 1:].sum() == 0
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (dict(hp=np.full((3, 1), 99)), "hp must be at most hp_max"),
+        (dict(hero=np.full((3, 1), -1)), "hero must be at least 0"),
+        (dict(check_penalty=np.array([0, 1, 0])), r"check_penalty must be in \[-50, 0\]"),
+        (dict(dead=np.zeros((3, 1))), "dead must be booleans"),
+        (dict(slots=np.zeros((3, 2), dtype=int)), r"slots must have shape \(3, 1\)"),
+    ],
+)
+def test_a_bad_start_is_one_line_naming_the_field(change, message):
+    good = dict(
+        hp=np.full((3, 1), 5),
+        hp_max=np.full((3, 1), 20),
+        hero=np.zeros((3, 1), int),
+        slots=np.zeros((3, 1), int),
+        heals=np.zeros((3, 1), int),
+        pp=np.zeros((3, 1), int),
+        wounded=np.zeros((3, 1), int),
+        dead=np.zeros((3, 1), bool),
+        check_penalty=np.zeros(3, int),
+    )
+    with pytest.raises(ParamError, match=message):
+        FightStart(**{**good, **change})
+
+
+def test_a_start_of_the_wrong_size_or_model_is_refused():
+    r = Party(level=3)
+    with pytest.raises(ParamError, match="start must hold n=10 tracks, got 5"):
+        simkit.simulate(r, 10, 1, start=r.fresh_start(5))
+    with pytest.raises(ParamError, match="start must hold 10 tracks of 4 PCs"):
+        simkit.simulate(r, 10, 1, start=Party(level=3, party="fighter").fresh_start(10))
+    with pytest.raises(ParamError, match="does not start from or hand on a state"):
+        simkit.simulate(simkit.models.REGISTRY["dying"](), 10, 1, keep_state=True)
