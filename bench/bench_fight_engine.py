@@ -218,11 +218,9 @@ def env_one_thread(n: int, rounds: int) -> None:
 
 _COMPILE = (
     "import sys, time; t0 = time.perf_counter(); sys.path.insert(0, {here!r}); "
-    "import numpy as np; import proto_fight_numba as pf; from simkit.models.party import Party; "
-    "cf = pf.tables(Party(level=5)); w = pf.seed_words(0, 0, 1); "
-    "res = np.empty((1, pf.N_RES), np.int16); t1 = time.perf_counter(); "
-    "pf.play_block_threads(w, cf, res, 1); t2 = time.perf_counter(); "
-    "pf.play_block(w, cf, res); t3 = time.perf_counter(); "
+    "import numpy as np; from simkit.models.party import Party; import numba; "
+    "t1 = time.perf_counter(); import proto_fight_numba as pf; t2 = time.perf_counter(); "
+    "pf.run(Party(level=5), 1, 0); t3 = time.perf_counter(); "
     "print(f'{{t1 - t0:.2f}} {{t2 - t1:.2f}} {{t3 - t2:.2f}}')"
 )
 _FRESH_PROTO = (
@@ -256,10 +254,11 @@ def compile_times(rounds: int) -> None:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache, NUMBA_NUM_THREADS="1")
         for label in ("empty cache", "from the cache", "from the cache"):
             wall, out, cpu = _child(_COMPILE.format(here=HERE), env)
-            imp, serial, par = out.split()
+            imp, comp, first = out.split()
             print(
-                f"  {label}: process {wall:.1f} s wall, {cpu:.1f} s CPU (imports {imp} s, the "
-                f"serial loop {serial} s, the prange wrapper {par} s)"
+                f"  {label}: process {wall:.1f} s wall, {cpu:.1f} s CPU (simkit and numba "
+                f"imports {imp} s, the module's helpers compiled or loaded {comp} s, "
+                f"first run {first} s)"
             )
         print(f"  fresh `python -c`, n = 1e5, one thread, best of {rounds} ({_load()})")
         best_p = best_k = math.inf
