@@ -320,3 +320,15 @@ def test_an_explicit_lineup_is_judged_for_the_party_it_meets():
     two = Party(party="fighter,cleric", monsters="5,5").fighters.lineup
     assert four.threat == "moderate" and four.n_pcs == 4
     assert two.n_pcs == 2 and two.threat != "moderate"
+
+
+def test_moves_of_distinct_tracks_take_the_short_way_to_the_same_keys():
+    g = np.random.default_rng(8)
+    keys = initiative.initiative_keys(g.integers(1, 21, size=(50, 6)), [3] * 3, [4] * 3)
+    moves = g.integers(0, 5, size=50).astype(np.int32)
+    i = g.permutation(50)[:30]
+    k, col = g.integers(0, 3, size=30), 3 + g.integers(0, 3, size=30)
+    a_keys, a_moves, b_keys, b_moves = keys.copy(), moves.copy(), keys.copy(), moves.copy()
+    initiative.move_keys(a_keys, a_moves, i, k, col)
+    initiative.move_keys(b_keys, b_moves, i, k, col, distinct=True)
+    assert (a_keys == b_keys).all() and (a_moves == b_moves).all()

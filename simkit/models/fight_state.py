@@ -86,6 +86,14 @@ class FightStart:
             a.setflags(write=False)
             object.__setattr__(self, name, a)
 
+    @classmethod
+    def trusted(cls, **arrays) -> FightStart:
+        """A start from arrays a kernel made (already checked): no validation, no copy."""
+        out = object.__new__(cls)
+        for name, a in arrays.items():
+            object.__setattr__(out, name, a)
+        return out
+
     def __len__(self) -> int:
         return len(self.hp)
 
@@ -99,7 +107,7 @@ class FightStart:
 
     def take(self, rows) -> FightStart:
         """The rows ``rows`` (an index array), in that order."""
-        return FightStart(**{f.name: getattr(self, f.name)[rows] for f in fields(self)})
+        return FightStart.trusted(**{f.name: getattr(self, f.name)[rows] for f in fields(self)})
 
     def row(self, i: int) -> dict:
         """Track ``i`` as plain Python values (per-PC lists; ``check_penalty`` an int)."""
@@ -111,7 +119,7 @@ class FightStart:
     def concat(cls, parts) -> FightStart:
         """The rows of ``parts`` one after the other."""
         parts = list(parts)
-        return cls(
+        return cls.trusted(
             **{f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(cls)}
         )
 

@@ -1008,7 +1008,7 @@ class Party(Rules):
     def carry(self, state: FightState, rows: np.ndarray) -> FightStart:
         """What tracks ``rows`` of ``state`` hand to a next fight (:class:`FightStart`)."""
         S = state
-        return FightStart(
+        return FightStart.trusted(
             hp=S.hp[rows],
             hp_max=S.hp_max[rows],
             hero=S.hero[rows],
@@ -1373,10 +1373,10 @@ class Party(Rules):
             hits.append((hit, np.full(len(hit), k), dmg.take(hit), mult.take(hit) == 4))
         hit, kk, dmg, crit = (np.concatenate(x) for x in zip(*hits))
         jj = j.take(hit)  # (the PCs of one track are hit independently: any order is the same)
-        self._damage(S, code, i.take(hit), kk, jj, dmg, crit, sdc.take(jj))
+        self._damage(S, code, i.take(hit), kk, jj, dmg, crit, sdc.take(jj), distinct=False)
         self._check_defeat(S, code, i)
 
-    def _damage(self, S, code, i, k, j, dmg, crit, src_dc) -> np.ndarray:
+    def _damage(self, S, code, i, k, j, dmg, crit, src_dc, distinct=True) -> np.ndarray:
         """Damage ``dmg`` to PCs ``(i, k)`` from monster ``j`` (R0-13, R0-03, R0-09, R0-12).
 
         Returns the tracks where a PC fell (the only ones that can have lost the fight)."""
@@ -1398,7 +1398,9 @@ class Party(Rules):
         if len(ko):
             u = up.take(ko)
             a, b = a.take(ko), b.take(ko)
-            self._knockout(S, code, a, b, crit.take(u), src_dc.take(u), j.take(u), move=True)
+            self._knockout(
+                S, code, a, b, crit.take(u), src_dc.take(u), j.take(u), move=True, distinct=distinct
+            )
             fell = np.concatenate((fell, a))
         down = ~massive & (cond != UP) & (cond != DEAD)  # at 0 HP already (R0-09)
         if not down.any():
@@ -1428,7 +1430,7 @@ class Party(Rules):
         self._rise(S, code, a, b, old, new, knockout=False)
         return fell
 
-    def _knockout(self, S, code, i, k, crit, src_dc, j, move, start=1):
+    def _knockout(self, S, code, i, k, crit, src_dc, j, move, start=1, distinct=False):
         """PCs ``(i, k)`` fall to 0 HP (R0-03; R1-01, R1-11); ``j``: the monster (moves them)."""
         if not len(i):
             return
@@ -1436,7 +1438,7 @@ class Party(Rules):
         np.add.at(S["knockouts"], i, 1)
         if move and j is not None:
             P = len(self.fighters.pcs)
-            initiative.move_keys(S["key"], S["moves"], i, k, P + j)  # R0-03, AP-2
+            initiative.move_keys(S.key, S.moves, i, k, P + j, distinct=distinct)  # R0-03, AP-2
             S["moved"][i, k] = True
         if self.trait == "death":
             self._kill(S, code, i, k)

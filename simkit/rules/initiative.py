@@ -70,12 +70,20 @@ def initiative_keys(rolls: np.ndarray, pc_perception, monster_perception, check_
     return keys
 
 
-def move_keys(keys: np.ndarray, moves: np.ndarray, i: np.ndarray, k: np.ndarray, col):
+def move_keys(
+    keys: np.ndarray, moves: np.ndarray, i: np.ndarray, k: np.ndarray, col, distinct=False
+):
     """R0-03, AP-2 over tracks: PCs ``k`` on tracks ``i`` knocked out by the monsters in
     columns ``col`` of ``keys`` (m, P + M) move to just before them, in the order given (a
-    track may appear several times: the later entry moves later). ``moves`` (m,) counts the
-    moves made so far on each track; both arrays are updated in place."""
+    track may appear several times: the later entry moves later; ``distinct=True`` when
+    the caller knows each track appears once). ``moves`` (m,) counts the moves made so far
+    on each track; both arrays are updated in place."""
     if not len(i):
+        return
+    if distinct:
+        c = moves.take(i)
+        keys[i, k] = keys[i, col] + 1.0 / (c + 2.0)
+        moves[i] = c + 1
         return
     order = np.argsort(i, kind="stable")
     si = i[order]
