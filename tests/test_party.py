@@ -15,14 +15,17 @@ from simkit.models.party_ref import new_track, ref_init, ref_round
 from simkit.testing import assert_agrees_with_exact, replay, standard_error, within_se
 
 
-def kernel_vs_ref(model: Party, n: int, seed: int) -> np.ndarray:
+def kernel_vs_ref(model: Party, n: int, seed: int, state=None) -> np.ndarray:
     """Run the kernel on ``n`` tracks with recorded draws (compacting like the engine) and
     replay every track through the scalar reference: same outcome, marks and HP each round.
-    Returns each track's outcome index (-1: unresolved)."""
+    ``state``: a FightStart both begin from (row by row). Returns each track's outcome index
+    (-1: unresolved)."""
     plan = [(name, kind) for name, kind, _ in model.plan]
+    rows = iter(range(n))  # (replay starts the tracks in order)
 
     def start(draws):
-        tr = new_track(model, draws[0].value)  # the natural initiative d20s
+        row = None if state is None else state.row(next(rows))
+        tr = new_track(model, draws[0].value, start=row)  # the natural initiative d20s
         return ref_init(model, tr), tr
 
     def step(tr, t, k, draws):
@@ -36,7 +39,7 @@ def kernel_vs_ref(model: Party, n: int, seed: int) -> np.ndarray:
         assert hp == list(S["hp"][row]), ("PC HP", hp, S["hp"][row])
         assert tr["mhp"] == list(S["mhp"][row]), ("monster HP", tr["mhp"], S["mhp"][row])
 
-    return replay(model, n, seed, start=start, step=step, check=same_hp).outcome
+    return replay(model, n, seed, start=start, step=step, check=same_hp, state=state).outcome
 
 
 def _configs(count: int, seed: int) -> list[dict]:
