@@ -146,6 +146,12 @@ class Combatants:
 
 
 @lru_cache(maxsize=256)
+def _roles(party: str) -> tuple[str, ...]:
+    """The roles of a party text (parsed once per text: the kernel asks every round)."""
+    return tuple(r for r, _ in pcs.party_members(party))
+
+
+@lru_cache(maxsize=256)
 def _combatants(party, level, template, xp, benchmark, defense, monster_dc, explicit) -> Combatants:
     members = pcs.party_members(party)
     if explicit is not None:
@@ -724,7 +730,7 @@ class Party(Rules):
     @property
     def roles(self) -> tuple[str, ...]:
         """The PCs' roles, in the party's order."""
-        return tuple(r for r, _ in pcs.party_members(self.party))
+        return _roles(self.party)
 
     @property
     def n_pcs(self) -> int:
