@@ -20,7 +20,8 @@ The track (a dict, see :func:`new_track`):
 - ``mhp`` (each monster's HP), ``area_left`` (its area effects left, AP-10);
 - ``order``: the acting order, ``("pc", k)`` / ``("monster", j)``, first to act first
   (P-01, AP-1); a knock-out moves the PC in it during the round (R0-03, AP-2);
-- ``check_penalty`` (P-10), ``phase`` (``fight``, ``won``, ``fled``), ``outcome``;
+- ``check_penalty`` (P-10), ``given`` (it began from a start), ``phase`` (``fight``,
+  ``won``, ``fled``), ``outcome``;
 - the marks: ``deaths``, ``knockouts``, ``rounds``, ``dead_mask``, ``hero_spent``,
   ``heals_spent``.
 """
