@@ -332,3 +332,62 @@ def test_moves_of_distinct_tracks_take_the_short_way_to_the_same_keys():
     initiative.move_keys(a_keys, a_moves, i, k, col)
     initiative.move_keys(b_keys, b_moves, i, k, col, distinct=True)
     assert (a_keys == b_keys).all() and (a_moves == b_moves).all()
+
+
+def test_the_wake_up_never_passes_max_hp():
+    """R1-07's "1 HP per level" after the night, at most the character's max HP (R0-01)."""
+    assert hourly.wake_up([hourly.STAYS] * 8, 8, 6, hp_max=4) == (hourly.AWAKE, 4, 8)
+    died, hp, _ = hourly.wake_up_phase(np.full((3, 8), hourly.STAYS), 8, 6, np.array([2, 6, 9]))
+    assert list(hp) == [2, 6, 6] and not died.any()
+    r = Party(
+        level=5,
+        party="fighter(hp=2),fighter(hp=3),cleric(heals=0)",
+        monsters="1",
+        rules="seed001",
+        spend="asap",
+    )
+    final = simkit.simulate(r, 4000, 1, keep_state=True).final
+    assert (final.hp <= final.hp_max).all()
+
+
+def test_a_heal_of_zero_does_not_wake_a_downed_pc():
+    """A heal brings a PC at 0 HP back at 1 HP or more (R0-04, R1-03); one that rolls 0
+    leaves it down (the reference found the kernel waking it at 0 HP)."""
+    kernel_vs_ref(
+        Party(
+            level=4,
+            party="fighter,cleric(heal=1d2-1)",
+            monsters="6",
+            target_downed="always",
+            heal_below=1.0,
+        ),
+        150,
+        3,
+    )
+
+
+def test_without_monsters_each_track_ends_on_its_own():
+    """A track with every PC up ends at once, whatever the other tracks of its block (the
+    reference found the kernel deciding it for the whole block)."""
+    from simkit.core.params import ParamError
+    from simkit.models.fight_state import FightStart
+
+    r = Party(level=3, party="fighter,fighter", xp_budget=0)
+    zeros = np.zeros((2, 2), dtype=int)
+    kw = dict(
+        hp_max=np.full((2, 2), 30),
+        hero=zeros,
+        slots=zeros,
+        heals=zeros,
+        pp=zeros,
+        wounded=zeros,
+        check_penalty=np.zeros(2, dtype=int),
+    )
+    start = FightStart(
+        hp=np.array([[30, 30], [0, 30]]), dead=np.array([[False, False], [True, False]]), **kw
+    )
+    hist = simkit.simulate(r, 2, 1, start=start).hist
+    assert hist[r.outcomes.index("victory"), 0] == 1  # the first track, at step 0
+    assert hist[:, 1:].sum() == 1  # the other, with a PC dead, in round 1
+    with pytest.raises(ParamError, match="a dead PC has hp 0"):
+        FightStart(hp=np.full((2, 2), 30), dead=np.array([[False, False], [True, False]]), **kw)

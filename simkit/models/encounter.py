@@ -740,7 +740,7 @@ class Encounter(Rules):
                 res[aided] = hourly_lookup(
                     con_roll[aided], D["med_roll"][st][aided], healer=self.medicine, **opts
                 )
-        died, hp, hours = wake_up_phase(res, self.checks, self.level)  # R1-07
+        died, hp, hours = wake_up_phase(res, self.checks, self.level, self.max_hp)  # R1-07
         code[st] = np.where(died, DEAD, REVIVED)
         S["hp"][st] = hp
         S["hours"][st] = hours

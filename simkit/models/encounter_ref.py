@@ -141,7 +141,7 @@ def _end(r, tr, d):
         if res == HOURLY_DEAD:
             tr["hours"] = h + 1
             return DEAD
-    tr.update(hp=r.level, down=False, hours=HOURS)
+    tr.update(hp=min(r.level, r.max_hp), down=False, hours=HOURS)  # R1-07 (R0-01)
     return REVIVED
 
 

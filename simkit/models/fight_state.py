@@ -78,6 +78,8 @@ class FightStart:
                 raise ParamError(f"start: {name} must be at least {least}")
         if (arrays["hp"] > arrays["hp_max"]).any():
             raise ParamError("start: hp must be at most hp_max")
+        if (arrays["dead"] & (arrays["hp"] != 0)).any():
+            raise ParamError("start: a dead PC has hp 0 (R0-15)")
         pen = arrays["check_penalty"]
         if pen.size and not (-50 <= int(pen.min()) and int(pen.max()) <= 0):
             raise ParamError("start: check_penalty must be in [-50, 0]")

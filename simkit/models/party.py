@@ -1005,8 +1005,10 @@ class Party(Rules):
             )
             S.knockouts[:] = 0
             self._check_defeat(S, code, np.arange(n))
-        elif given and (cond != UP).any():  # some PCs down or dead before the fight
+        elif given:  # per track: every PC down or dead is a defeat; no monster, all up, won
             self._check_defeat(S, code, np.arange(n))
+            if not M:
+                code[_all(cond == UP)] = VICTORY
         elif not M:
             code[:] = VICTORY
         return S, code
@@ -1183,9 +1185,12 @@ class Party(Rules):
         P = S["hp"].shape[1]
         f = i * P + k  # flat positions of the healed PCs
         cond = S["cond"].reshape(-1).take(f)
-        down = f[cond != UP]
+        hp = S["hp"].reshape(-1)
+        new = np.minimum(S.hp_max.reshape(-1).take(f), hp.take(f) + V("heal", i, c))
+        wake = (cond != UP) & (new >= 1)  # back at 1 HP or more: conscious (a heal of 0 is not)
+        down = f[wake]
         if self.seed000:
-            was = f[cond == DYING]
+            was = f[wake & (cond == DYING)]
             w = S["wounded"].reshape(-1)
             w[was] = dying_damage.wounded_after_losing(
                 w.take(was), self.dying_options["wounded_rule"]
@@ -1193,9 +1198,7 @@ class Party(Rules):
         S["cond"].reshape(-1)[down] = UP
         S["dying"].reshape(-1)[down] = 0
         S["nl"].reshape(-1)[down] = False
-        hp = S["hp"].reshape(-1)
-        hp[down] = 0
-        hp[f] = np.minimum(S.hp_max.reshape(-1).take(f), hp.take(f) + V("heal", i, c))
+        hp[f] = new
         S["heals"].reshape(-1)[i * P + c] -= 1
         S["heals_spent"][i] += 1
 
@@ -1542,7 +1545,9 @@ class Party(Rules):
                 )  # (n, HOURS): 0 dead / 1 stays / 2 awake (R1-06..R1-08)
                 # a nonlethal knock-out is in no danger of death (R1-11): lethal=False
                 res = np.where(S["nl"][b, k][:, None] & (res == hourly.DEAD), hourly.STAYS, res)
-                died, hp, _ = hourly.wake_up_phase(res, self.checks, self.level)  # R1-07
+                died, hp, _ = hourly.wake_up_phase(  # R1-07 (R0-01: at most max HP)
+                    res, self.checks, self.level, S.hp_max[b, k]
+                )
                 self._kill(S, code, b[died], np.full(died.sum(), k))
                 S["cond"][b[~died], k] = UP
                 S["hp"][b[~died], k] = hp[~died]

@@ -598,8 +598,8 @@ class _Fight:
                 )
                 for h in range(hourly.WAKE_HOURS)
             ]
-            result, hp, _ = hourly.wake_up(results, r.checks, r.level)
+            result, hp, _ = hourly.wake_up(results, r.checks, r.level, pc["hp_max"])  # R1-07
             if result == hourly.DEAD:
                 self.kill(k)
             else:
-                pc.update(cond=UP, hp=min(hp, pc["hp_max"]))
+                pc.update(cond=UP, hp=hp)

@@ -311,7 +311,7 @@ def hourly_odds(
 WAKE_HOURS = 8
 
 
-def wake_up(results, checks: int, level: int) -> tuple[int, int, int]:
+def wake_up(results, checks: int, level: int, hp_max: int | None = None) -> tuple[int, int, int]:
     """A stable character's night (R1-06, R1-07): the first hour with a result decides.
 
     Parameters
@@ -322,24 +322,32 @@ def wake_up(results, checks: int, level: int) -> tuple[int, int, int]:
         How many of those hours have a check (A1-2); later hours are ignored.
     level : int
         The character's level: HP on waking up by itself after :data:`WAKE_HOURS` hours.
+    hp_max : int, optional
+        Its maximum HP, which no HP passes (R0-01).
 
     Returns
     -------
     (result, hp, hours)
         :data:`DEAD` or :data:`AWAKE`; the HP then (0 dead, 1 awake by a check, ``level``
-        awake after the night, R1-07); and the hours it took.
+        awake after the night, R1-07, at most ``hp_max``); and the hours it took.
     """
+    night = int(level) if hp_max is None else min(int(level), int(hp_max))
     for h, res in enumerate(list(results)[: min(int(checks), WAKE_HOURS)]):
         if res == DEAD:
             return DEAD, 0, h + 1
         if res == AWAKE:
             return AWAKE, 1, h + 1
-    return AWAKE, int(level), WAKE_HOURS
+    return AWAKE, night, WAKE_HOURS
 
 
-def wake_up_phase(results: np.ndarray, checks: int, level) -> tuple[np.ndarray, ...]:
+def wake_up_phase(
+    results: np.ndarray, checks: int, level, hp_max=None
+) -> tuple[np.ndarray, ...]:
     """:func:`wake_up` over tracks: ``results`` (n, :data:`WAKE_HOURS`) int -> ``(died``
-    bool (n,), ``hp`` int32 (n,), ``hours`` int16 (n,))``; ``level`` a number or (n,)."""
+    bool (n,), ``hp`` int32 (n,), ``hours`` int16 (n,))``; ``level`` and ``hp_max`` a
+    number or (n,)."""
+    if hp_max is not None:
+        level = np.minimum(level, hp_max)
     res = np.asarray(results)
     decisive = (res != STAYS) & (np.arange(WAKE_HOURS) < checks)
     first = np.where(decisive.any(axis=1), decisive.argmax(axis=1), WAKE_HOURS)
