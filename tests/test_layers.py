@@ -107,7 +107,12 @@ MODEL_IMPORTS_ALLOWED = {
     "simkit.models.agony": {"simkit.models.perseverance", "simkit.models.recovery"},
     "simkit.models.fall": {"simkit.models.dying", "simkit.models.perseverance"},
     "simkit.models.dnd": {"simkit.models.custom"},
-    "simkit.models.party": {"simkit.models.party_duel", "simkit.models.fight_state"},
+    "simkit.models.party": {
+        "simkit.models.party_duel",
+        "simkit.models.fight_state",
+        "simkit.models.downed",
+    },
+    "simkit.models.encounter": {"simkit.models.downed"},
     "simkit.models.party_ref": {"simkit.models.party", "simkit.models.fight_state"},
     "simkit.models.encounter_ref": {"simkit.models.encounter"},
     "simkit.models.presets": {"simkit.models"},
@@ -125,4 +130,4 @@ def test_no_model_borrows_a_rule_from_another_model():
                 assert mod in allowed, f"{name} imports {mod}: take the rule from simkit.rules"
     for fight in ("simkit.models.party", "simkit.models.encounter", "simkit.models.party_duel"):
         models = {m for m, _ in _imports(MODULES[fight]) if m.startswith("simkit.models")}
-        assert models <= {"simkit.models.party_duel", "simkit.models.fight_state"}, (fight, models)
+        assert models <= MODEL_IMPORTS_ALLOWED["simkit.models.party"], (fight, models)

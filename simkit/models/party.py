@@ -103,11 +103,11 @@ import numpy as np
 
 from simkit.core.model import Rules
 from simkit.core.params import ParamError, param
+from simkit.models.downed import Downed
 from simkit.models.fight_state import FightStart, FightState
 from simkit.rules import (
     budget,
     creatures,
-    dying_damage,
     dying_systems,
     first_aid,
     guide,
@@ -117,7 +117,6 @@ from simkit.rules import (
     massive_damage,
     pcs,
     perseverance,
-    recovery_check,
 )
 from simkit.rules.dice import dice_draw, dice_values
 from simkit.rules.dying_damage import WOUNDED_ADDS
@@ -169,25 +168,6 @@ def _combatants(party, level, template, xp, benchmark, defense, monster_dc, expl
         ),
         lineup=lu,
     )
-
-
-@lru_cache(maxsize=256)
-def _agony_table(pp_max: int, cost: int, spend) -> tuple[np.ndarray, np.ndarray]:
-    """The agonising turn in a fight (no healing, no first aid this turn) as tables
-    ``[pp, t]`` -> (outcome: -1 carries on / STABLE / DEAD, PP after), built by running
-    :func:`simkit.rules.perseverance.perseverance_round` over every (PP, round); ``t`` is
-    the agonising round (1-based), capped where the policy no longer tells rounds apart."""
-    tmax = (int(spend) + 2) if not isinstance(spend, str) else 2
-    out = np.full((pp_max + 1, tmax), -1, dtype=np.int8)
-    new = np.zeros((pp_max + 1, tmax), dtype=np.int16)
-    for pp in range(pp_max + 1):
-        for t in range(1, tmax):
-            res, _, now = perseverance.perseverance_round(
-                perseverance.AGONISING, pp, t, cost=cost, spend=spend
-            )
-            out[pp, t] = -1 if res is None else res
-            new[pp, t] = now
-    return out, new
 
 
 @dataclass(frozen=True)
@@ -1097,76 +1077,23 @@ class Party(Rules):
             self._strikes(S, D, V, code, i[strike], k[strike])
 
     def _dying_turn(self, S, D, code, i, k):
-        """Recovery check (seed 000) or agonising turn (seed 001) of PCs ``k`` on tracks ``i``."""
+        """Recovery check (seed 000) or agonising turn (seed 001) of PCs ``k`` on tracks ``i``
+        (:class:`simkit.models.downed.Downed`)."""
+        dn = _downed(self)
+        f = i * S["cond"].shape[1] + k
         if self.seed000:
-            opts = self.dying_options
-            old = S["dying"][i, k]
             fort = _static(self).fort[k] + _penalty(S, i)
-            new = recovery_check.recovery_phase(
-                D["check"][i, k] + 1, old, check=opts["check"], bonus=fort, dc=S["dcs"][i, k]
-            )
-            self._rise(S, code, i, k, old, new, knockout=False)
-            return
-        # seed 001: the perseverance turn (R1-01, R1-04) through rules/perseverance's reference
-        pp = S["pp"]
-        for col in np.unique(k):
-            sel = k == col
-            a, b = i[sel], k[sel]
-            out, new_pp = _agony_table(
-                self.fighters.pcs[col].pp_max, self.stabilize_cost(col), self.spend
-            )
-            t = np.minimum(S["turns"][a, b] + 1, out.shape[1] - 1)
-            res, now = out[pp[a, b], t], new_pp[pp[a, b], t]
-            pp[a, b] = now
-            S["turns"][a, b] += 1
-            S["cond"][a[res == perseverance.STABLE], b[res == perseverance.STABLE]] = STABLE
-            dead = res == perseverance.DEAD
-            self._kill(S, code, a[dead], b[dead])
-
-    def _rise(self, S, code, i, k, old, new, knockout):
-        """Dying of PCs ``(i, k)`` goes from ``old`` to ``new`` (R0-04, R0-08, R0-10)."""
-        if not len(i):
-            return
-        opts = self.dying_options
-        res = hero_points.rise_phase(
-            old,
-            new,
-            S["hero"][i, k] > 0,
-            threshold=self.threshold,
-            death_at=self.death_at,
-            knockout=knockout,
-            hero_knockout=self.hero_knockout,
-        )
-        st = res == hero_points.STABLE
-        self._stabilize(S, i[st], k[st])
-        he = res == hero_points.HERO
-        a, b = i[he], k[he]
-        if opts["hero_effect"] == "revive":
-            S["wounded"][a, b] = dying_damage.wounded_after_losing(
-                S["wounded"][a, b], opts["wounded_rule"]
-            )
-            S["hero"][a, b] -= 1
-            np.add.at(S["hero_spent"], a, 1)
-            S["hp"][a, b] = 1
-            S["cond"][a, b] = UP
+            roll = D["check"].reshape(-1).take(f)
+            died = dn.recovery_turn(S, f, roll, fort, S["dcs"].reshape(-1).take(f))
         else:
-            np.add.at(S["hero_spent"], a, S["hero"][a, b].astype(np.int16))
-            S["hero"][a, b] = 0
-            S["cond"][a, b] = STABLE
-        S["dying"][a, b] = 0
-        de = res == hero_points.DEAD
-        self._kill(S, code, i[de], k[de])
-        co = res == hero_points.CARRY_ON
-        S["cond"][i[co], k[co]] = DYING
-        S["dying"][i[co], k[co]] = new[co]
+            died = dn.agonise(S, f)
+        self._kill_at(S, code, died)
 
-    def _stabilize(self, S, i, k):
-        if self.seed000:
-            S["wounded"][i, k] = dying_damage.wounded_after_losing(
-                S["wounded"][i, k], self.dying_options["wounded_rule"]
-            )
-        S["cond"][i, k] = STABLE
-        S["dying"][i, k] = 0
+    def _kill_at(self, S, code, f):
+        """The PCs at flat positions ``f`` (track * P + PC) die."""
+        if len(f):
+            P = S["cond"].shape[1]
+            self._kill(S, code, f // P, f % P)
 
     def _kill(self, S, code, i, k):
         """PCs ``(i, k)`` die (pairs are distinct; a dead PC stays dead, R0-15)."""
@@ -1188,16 +1115,7 @@ class Party(Rules):
         hp = S["hp"].reshape(-1)
         new = np.minimum(S.hp_max.reshape(-1).take(f), hp.take(f) + V("heal", i, c))
         wake = (cond != UP) & (new >= 1)  # back at 1 HP or more: conscious (a heal of 0 is not)
-        down = f[wake]
-        if self.seed000:
-            was = f[wake & (cond == DYING)]
-            w = S["wounded"].reshape(-1)
-            w[was] = dying_damage.wounded_after_losing(
-                w.take(was), self.dying_options["wounded_rule"]
-            )
-        S["cond"].reshape(-1)[down] = UP
-        S["dying"].reshape(-1)[down] = 0
-        S["nl"].reshape(-1)[down] = False
+        _downed(self).wake(S, f[wake])  # conscious, dying lost (A0-2)
         hp[f] = new
         S["heals"].reshape(-1)[i * P + c] -= 1
         S["heals_spent"][i] += 1
@@ -1221,7 +1139,7 @@ class Party(Rules):
         for col in self.clerics:
             sel = cc == col
             ok[sel] = self._first_aid(S, D, a[sel], col)
-        self._stabilize(S, a[ok], b[ok])
+        _downed(self).stabilize(S, a[ok] * S["cond"].shape[1] + b[ok])
         return ~heal & ~aid
 
     def _first_aid(self, S, D, i, c) -> np.ndarray:
@@ -1414,62 +1332,25 @@ class Party(Rules):
         down = ~massive & (cond != UP) & (cond != DEAD)  # at 0 HP already (R0-09)
         if not down.any():
             return fell
-        a, b, c, sd = i[down], k[down], crit[down], src_dc[down]
-        if self.trait == "death":
-            self._kill(S, code, a, b)
-            return fell
-        if self.trait == "nonlethal":
-            return fell
-        stable = S["cond"][a, b] == STABLE
-        self._knockout(S, code, a[stable], b[stable], c[stable], sd[stable], None, move=False)
-        if not self.seed000:
-            return fell
-        a, b, c, sd = a[~stable], b[~stable], c[~stable], sd[~stable]
-        old = S["dying"][a, b]
-        opts = self.dying_options
-        new = dying_damage.hit_phase(
-            old,
-            c,
-            S["wounded"][a, b],
-            on_damage=opts["on_damage"],
-            wounded_rule=opts["wounded_rule"],
-            wounded_adds=self.wounded_adds,
-        )
-        S["dcs"][a, b] = np.maximum(S["dcs"][a, b], sd)
-        self._rise(S, code, a, b, old, new, knockout=False)
+        a = i[down]
+        died, again = _downed(self).hit_down(S, a * P + k[down], crit[down], src_dc[down])
+        if len(again):  # a stable PC knocked out again (its initiative unchanged)
+            np.add.at(S["knockouts"], again // P, 1)
+        self._kill_at(S, code, died)
         return fell
 
     def _knockout(self, S, code, i, k, crit, src_dc, j, move, start=1, distinct=False):
         """PCs ``(i, k)`` fall to 0 HP (R0-03; R1-01, R1-11); ``j``: the monster (moves them)."""
         if not len(i):
             return
-        S["hp"][i, k] = 0
         np.add.at(S["knockouts"], i, 1)
         if move and j is not None:
             P = len(self.fighters.pcs)
             initiative.move_keys(S.key, S.moves, i, k, P + j, distinct=distinct)  # R0-03, AP-2
             S["moved"][i, k] = True
-        if self.trait == "death":
-            self._kill(S, code, i, k)
-            return
-        if self.trait == "nonlethal":
-            S["cond"][i, k] = STABLE
-            S["nl"][i, k] = True
-            return
-        if self.seed000:
-            opts = self.dying_options
-            S["dcs"][i, k] = src_dc
-            gain = dying_damage.knockout_phase(  # R0-03, A0-2
-                start, crit, S["wounded"][i, k], opts["wounded_rule"]
-            )
-            self._rise(S, code, i, k, np.zeros(len(i), dtype=np.int16), gain, knockout=True)
-            return
-        S["cond"][i, k] = DYING
-        S["turns"][i, k] = 0
-        S["nl"][i, k] = False
-        if self.zero_pp == "at_once":
-            z = S["pp"][i, k] == 0
-            self._kill(S, code, i[z], k[z])
+        P = S["cond"].shape[1]
+        died = _downed(self).knockout(S, i * P + k, crit, src_dc, start)  # R0-03, A0-2
+        self._kill_at(S, code, died)
 
     def _check_defeat(self, S, code, i):
         """Tracks ``i`` whose PCs are all at 0 HP: defeat (``after_defeat``)."""
@@ -1500,7 +1381,7 @@ class Party(Rules):
             aid = _any(dying)
             a, b = rest[aid], _first(dying)[aid]
             ok = self._first_aid(S, D, a, c)
-            self._stabilize(S, a[ok], b[ok])
+            _downed(self).stabilize(S, a[ok] * len(F.pcs) + b[ok])
         for k in range(len(F.pcs)):
             dy = i[S["cond"][i, k] == DYING]
             if len(dy):
@@ -1517,37 +1398,58 @@ class Party(Rules):
         code[i] = np.where(won, np.where(S["deaths"][i] > 0, VICTORY_DEATHS, VICTORY), RETREAT)
 
     def _hourly(self, S, D, code, i):
-        """Seed 001 long-term care of the stable PCs at 0 HP (R1-06..R1-08, via rules/hourly)."""
+        """Seed 001 long-term care of the stable PCs at 0 HP (R1-06..R1-08, via
+        :meth:`simkit.models.downed.Downed.hourly`; the best conscious cleric's Medicine
+        tends them)."""
         F = self.fighters
-        med = [p.medicine for p in F.pcs]
-        up = S["cond"].take(i, axis=0) == UP
+        P = len(F.pcs)
+        cond = S["cond"].take(i, axis=0)
         healer = np.full(len(i), -1, dtype=np.int32)
-        for c, mv in enumerate(med):
-            if mv is not None:
-                healer = np.where(up[:, c] & (mv > healer), mv, healer)
-        for k, pc in enumerate(F.pcs):
-            st = np.flatnonzero(S["cond"][i, k] == STABLE)
-            if not len(st):
-                continue
-            a = i[st]
-            group = healer[st].astype(np.int64) * 64 - S.pen_i.take(a)  # healer, penalty
-            for g in np.unique(group):
-                b = a[group == g]
-                h = int(healer[st][group == g][0])
-                res = hourly.hourly_lookup(
-                    D["con"][b, k, :] + 1,
-                    D["med"][b, k, :] + 1 if h >= 0 else None,
-                    con=pc.con,
-                    healer=h if h >= 0 else None,
-                    check_penalty=S.pens[int(S.pen_i[b[0]])],
-                    natural=self.natural,
-                    lethal=True,
-                )  # (n, HOURS): 0 dead / 1 stays / 2 awake (R1-06..R1-08)
-                # a nonlethal knock-out is in no danger of death (R1-11): lethal=False
-                res = np.where(S["nl"][b, k][:, None] & (res == hourly.DEAD), hourly.STAYS, res)
-                died, hp, _ = hourly.wake_up_phase(  # R1-07 (R0-01: at most max HP)
-                    res, self.checks, self.level, S.hp_max[b, k]
-                )
-                self._kill(S, code, b[died], np.full(died.sum(), k))
-                S["cond"][b[~died], k] = UP
-                S["hp"][b[~died], k] = hp[~died]
+        for c, pc in enumerate(F.pcs):
+            if pc.medicine is not None:
+                healer = np.where((cond[:, c] == UP) & (pc.medicine > healer), pc.medicine, healer)
+        r, k = np.nonzero(cond == STABLE)
+        if not len(r):
+            return
+        a = i.take(r)
+        f = a * P + k
+        died, _ = _downed(self).hourly(
+            S,
+            f,
+            D["con"].reshape(-1, HOURS).take(f, axis=0) + 1,
+            D["med"].reshape(-1, HOURS).take(f, axis=0) + 1,
+            healer.take(r),
+            np.asarray(S.pens, dtype=np.int64).take(S.pen_i.take(a)),
+            S.hp_max.reshape(-1).take(f),
+        )
+        self._kill_at(S, code, f[died])
+
+
+@lru_cache(maxsize=256)
+def _downed(rules: Party) -> Downed:
+    """The downed-PC machinery of ``rules`` (its dying system's options, per PC)."""
+    opts = rules.dying_options
+    F = rules.fighters
+    return Downed(
+        seed000=rules.seed000,
+        check=opts.get("check", "save"),
+        on_damage=opts.get("on_damage", "max"),
+        wounded_rule=bool(opts.get("wounded_rule", False)),
+        hero_effect=opts.get("hero_effect", "revive"),
+        wounded_adds=rules.wounded_adds,
+        hero_points=rules.hero_points,
+        threshold=rules.threshold,
+        death_at=rules.death_at,
+        hero_knockout=rules.hero_knockout,
+        hero_held=True,
+        trait=rules.trait,
+        zero_pp=rules.zero_pp,
+        spend=rules.spend,
+        cost=tuple(rules.stabilize_cost(k) for k in range(len(F.pcs))),
+        back_in_fight=False,
+        enough_pp=1,
+        checks=rules.checks,
+        natural=rules.natural,
+        level=rules.level,
+        con=tuple(int(p.con) for p in F.pcs),
+    )
