@@ -327,7 +327,7 @@ class Downed:
         ag = cond.take(f) == DYING
         spends = np.zeros(len(f), dtype=bool)
         if self.spend != "never":  # R1-04 (rules/perseverance)
-            cost = self.cost[0] if self.P == 1 else np.asarray(self.cost).take(f % self.P)
+            cost = np.asarray(self.cost[0] if self.P == 1 else np.take(self.cost, f % self.P))
             p = pp.take(f)
             spends = ag & wants_to_spend_phase(self.spend, p, cost, turns.take(f) + 1)
             spends &= p >= cost

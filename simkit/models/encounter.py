@@ -104,8 +104,8 @@ import numpy as np
 
 from simkit.core.model import Rules
 from simkit.core.params import ParamError, param
+from simkit.models.downed import Downed
 from simkit.rules import creatures, dying_systems
-from simkit.rules import hero_points as hp_rule
 from simkit.rules.dice import (
     CRIT_FAIL,
     CRIT_SUCCESS,
@@ -120,9 +120,6 @@ from simkit.rules.dice import (
 )
 from simkit.rules.dying_damage import (
     WOUNDED_ADDS,
-    hit_phase,
-    knockout_phase,
-    wounded_after_losing,
 )
 from simkit.rules.first_aid import first_aid_lookup
 from simkit.rules.hero_points import (
@@ -130,16 +127,12 @@ from simkit.rules.hero_points import (
     HERO_KNOCKOUT,
     HERO_POLICY,
     hero_threshold,
-    rise_phase,
 )
 from simkit.rules.hourly import WAKE_HOURS as HOURS
-from simkit.rules.hourly import hourly_lookup, wake_up_phase
 from simkit.rules.levels import monster_high_dc
 from simkit.rules.massive_damage import is_massive, take_damage
 from simkit.rules.parameters import shared
 from simkit.rules.perseverance import stabilize_cost as pp_stabilize_cost
-from simkit.rules.perseverance import wants_to_spend_phase
-from simkit.rules.recovery_check import recovery_delta, recovery_phase
 from simkit.rules.strike import BASIC_X2, STRIKE_MULT, map_penalty, strike_ac
 
 __all__ = ["OUTCOMES", "Encounter"]
@@ -726,25 +719,15 @@ class Encounter(Rules):
             code[st] = STABLE
             return
         # seed 001, R1-06..R1-08: hourly Constitution checks (rules.hourly), first decisive wins
-        opts: dict[str, Any] = dict(
-            con=self.con_mod,
-            check_penalty=self.check_penalty,
-            natural=self.natural,
-            lethal=self.trait != "nonlethal",
-        )
-        con_roll = D["con_roll"][st]
-        res = hourly_lookup(con_roll, **opts)
-        if "med_roll" in D:
-            aided = S["healer"][st]
-            if aided.any():
-                res[aided] = hourly_lookup(
-                    con_roll[aided], D["med_roll"][st][aided], healer=self.medicine, **opts
-                )
-        died, hp, hours = wake_up_phase(res, self.checks, self.level, self.max_hp)  # R1-07
+        healer = med = None
+        if "med_roll" in D:  # (drawn only with a healer's Medicine)
+            healer = np.where(S["healer"][st], int(self.medicine or 0), -1)
+            med = D["med_roll"][st]
+        died, hours = _downed(self).hourly(
+            S, st, D["con_roll"][st], med, healer, self.check_penalty, self.max_hp
+        )  # R1-07 (R0-01: at most max HP)
         code[st] = np.where(died, DEAD, REVIVED)
-        S["hp"][st] = hp
         S["hours"][st] = hours
-        S["cond"][st] = np.where(died, DOWN_STABLE, UP)
 
     def _healer_turn(self, S, D, code):
         here = (code < 0) & S["healer"]
@@ -754,15 +737,8 @@ class Encounter(Rules):
         heal_down = can_heal & (cond != UP)
         i = np.flatnonzero(heal_down)
         if len(i):
-            if self.wounded_rule:  # losing dying (A0-2)
-                was = i[cond[i] == DOWN_DYING]
-                S["wounded"][was] = wounded_after_losing(S["wounded"][was], True)
+            _downed(self).wake(S, i)  # conscious, dying lost (A0-2)
             S["hp"][i] = np.minimum(self.max_hp, amount[i])
-            cond[i] = UP
-            if self.seed000:
-                S["dying"][i] = 0
-            if "nl" in S:
-                S["nl"][i] = False
             S["heals"][i] -= 1
         if self.medicine is not None:
             aid = here & ~heal_down & (cond == DOWN_DYING)
@@ -772,21 +748,13 @@ class Encounter(Rules):
                 check_penalty=self.check_penalty,
                 dc=self.first_aid_dc,
             )
-            self._stabilize(S, np.flatnonzero(ok))
+            _downed(self).stabilize(S, np.flatnonzero(ok))
         if self.heal_when == "wounded":
             top = np.flatnonzero(
                 can_heal & ~heal_down & (cond == UP) & (2 * S["hp"] <= self.max_hp)
             )
             S["hp"][top] = np.minimum(self.max_hp, S["hp"][top] + amount[top])
             S["heals"][top] -= 1
-
-    def _stabilize(self, S, i):
-        """Dying (or agonising) tracks ``i`` become stable at 0 HP (R0-08; A0-2: wounded + 1)."""
-        if self.wounded_rule:  # losing dying (A0-2)
-            S["wounded"][i] = wounded_after_losing(S["wounded"][i], True)
-        S["cond"][i] = DOWN_STABLE
-        if self.seed000:
-            S["dying"][i] = 0
 
     def _pc_turn(self, S, D, code, s):
         cond = S["cond"]
@@ -798,105 +766,15 @@ class Encounter(Rules):
         i = dn[S["pos"].take(dn) == s] if "pos" in S else dn
         if not len(i):
             return
-        if self.seed000:  # the recovery check (R0-05..R0-07, A0-4): simkit.rules.recovery_check
-            old = S["dying"][i]
-            if "dcs" in S:
-                new = recovery_phase(
-                    D["check_roll"].take(i) + 1,
-                    old,
-                    check=self.check,
-                    bonus=self.save("fort"),
-                    dc=S["dcs"][i],
-                )
-                self._set_dying(S, code, i, old, new)
-                return
-            # one recovery DC for every track: a table of the whole turn, from the references
-            idx = old.astype(np.intp) * 20 + D["check_roll"].take(i)
-            if "hero_spent" in S:
-                idx += (S["hero_spent"][i] < self.hero_points) * (20 * self.death_at)
-            res = _turn_table(
-                self.check,
-                self.save("fort") - self.strike_dc,
-                self.death_at,
-                self.threshold,
-                self.hero_knockout,
-            ).take(idx)
-            S["dying"][i] = np.maximum(res, 0)
-            odd = np.flatnonzero(res <= 0)
-            if len(odd):
-                j, r = i[odd], res[odd]
-                self._stabilize(S, j[r == 0])
-                self._hero(S, j[r == -1])
-                dead = j[r == -2]
-                S["dying"][dead] = self.death_at
-                code[dead] = DEAD
+        downed = _downed(self)
+        if self.seed000:  # the recovery check (R0-05..R0-07, A0-4), R0-10, R0-04
+            # one recovery DC for every track (no ``dcs``): the whole turn is one lookup
+            dc = S["dcs"][i] if "dcs" in S else self.strike_dc
+            died = downed.recovery_turn(S, i, D["check_roll"].take(i), self.save("fort"), dc)
+            code[died] = DEAD
             return
         # seed 001: spend PP to stabilise (R1-04), get back up (R1-05), lose 1 PP (R1-01)
-        pp = S["pp"]
-        ag = cond[i] == DOWN_DYING
-        spends = np.zeros(len(i), dtype=bool)
-        if self.spend != "never":  # R1-04 (rules/perseverance)
-            cost = self.stabilize_cost
-            p = pp[i]
-            wants = ag & wants_to_spend_phase(self.spend, p, cost, S["turns"][i] + 1)
-            spends = wants & (p >= cost)
-            j = i[spends]
-            pp[j] -= cost
-            cond[j] = DOWN_STABLE
-        if self.back_in_fight:
-            p = pp[i]
-            ok = p >= self.enough_pp
-            if "nl" in S:
-                ok |= S["nl"][i] & (p >= 1)
-            j = i[(cond[i] == DOWN_STABLE) & ok]
-            pp[j] -= 1
-            S["hp"][j] = 1
-            cond[j] = UP
-            if "nl" in S:
-                S["nl"][j] = False
-        j = i[ag & ~spends]  # end of turn: lose 1 PP, dead at 0 (R1-01)
-        pp[j] = np.maximum(pp[j] - 1, 0)
-        S["turns"][j] += 1
-        code[j[pp[j] == 0]] = DEAD
-
-    def _set_dying(self, S, code, i, old, new, knockout=False):
-        """Dying of tracks ``i`` goes from ``old`` to ``new`` (R0-04, R0-05, R0-08, R0-10; A0-7)."""
-        held = S["hero_spent"][i] < self.hero_points if "hero_spent" in S else False
-        res = rise_phase(
-            old,
-            new,
-            held,
-            threshold=self.threshold,
-            death_at=self.death_at,
-            knockout=knockout,
-            hero_knockout=self.hero_knockout,
-        )
-        if (res == hp_rule.CARRY_ON).all():
-            S["cond"][i] = DOWN_DYING
-            S["dying"][i] = new
-            return
-        self._stabilize(S, i[res == hp_rule.STABLE])
-        self._hero(S, i[res == hp_rule.HERO])
-        go = (res == hp_rule.CARRY_ON) | (res == hp_rule.DEAD)
-        j = i[go]
-        S["cond"][j] = DOWN_DYING
-        S["dying"][j] = np.minimum(new[go], self.death_at)
-        code[i[res == hp_rule.DEAD]] = DEAD
-
-    def _hero(self, S, i):
-        """Spend hero points on tracks ``i`` (R0-10)."""
-        if not len(i):
-            return
-        if self.hero_effect == "revive":  # back to 1 HP, conscious, dying lost
-            if self.wounded_rule:  # dying gained (or risen), then lost (A0-2)
-                S["wounded"][i] = wounded_after_losing(S["wounded"][i], True)
-            S["hero_spent"][i] += 1
-            S["hp"][i] = 1
-            S["cond"][i] = UP
-        else:  # pf2e-core: all hero points, stable at 0 HP, no wounded gained
-            S["hero_spent"][i] = self.hero_points
-            S["cond"][i] = DOWN_STABLE
-        S["dying"][i] = 0
+        code[downed.agonise(S, i)] = DEAD
 
     def _knockout(self, S, code, i, crit, src_dc, enemy, t, move=True, dying=1):
         """Tracks ``i`` are knocked out (R0-03; R1-01, R1-11): status, DC, initiative."""
@@ -908,24 +786,7 @@ class Encounter(Rules):
         first = i[ko[i] == 0]
         S["ko_round"][first] = t
         ko[i] = 1
-        S["hp"][i] = 0
-        if self.trait == "nonlethal":
-            S["cond"][i] = DOWN_STABLE
-            S["nl"][i] = True
-            return
-        if self.seed000:
-            if "dcs" in S:
-                S["dcs"][i] = src_dc
-            wounded = S["wounded"][i] if "wounded" in S else 0
-            gain = knockout_phase(dying, crit, wounded, self.wounded_rule)  # R0-03, A0-2
-            self._set_dying(S, code, i, np.zeros(len(i), dtype=np.int16), gain, knockout=True)
-            return
-        S["cond"][i] = DOWN_DYING
-        S["turns"][i] = 0
-        if "nl" in S:
-            S["nl"][i] = False
-        if self.zero_pp == "at_once":
-            code[i[S["pp"][i] == 0]] = DEAD
+        code[_downed(self).knockout(S, i, crit, src_dc, start=dying)] = DEAD  # R0-03, A0-2
 
     def _damage(self, S, code, i, dmg, crit, src_dc, enemy, t):
         """Damage ``dmg`` (> 0) to tracks ``i`` (R0-13, R0-14, R0-03, R0-09, R0-12)."""
@@ -958,31 +819,8 @@ class Encounter(Rules):
         if all_up:
             return
         # unconscious (R0-09): same effects as a knock-out, initiative unchanged
-        idn, cdn = i[~up], crit[~up]
-        if self.trait == "death":
-            code[idn] = DEAD
-            return
-        if self.trait == "nonlethal":
-            return
-        stable = S["cond"][idn] == DOWN_STABLE
-        self._knockout(S, code, idn[stable], cdn[stable], src_dc, enemy, t, move=False)
-        if not self.seed000:
-            return
-        j, cj = idn[~stable], cdn[~stable]
-        if not len(j):
-            return
-        old = S["dying"][j]
-        new = hit_phase(
-            old,
-            cj,
-            S["wounded"][j] if "wounded" in S else 0,
-            on_damage=self.on_damage,
-            wounded_rule=self.wounded_rule,
-            wounded_adds=self.wounded_adds,
-        )
-        if "dcs" in S:
-            S["dcs"][j] = np.maximum(S["dcs"][j], src_dc)
-        self._set_dying(S, code, j, old, new)
+        died, _ = _downed(self).hit_down(S, i[~up], crit[~up], src_dc)
+        code[died] = DEAD
 
     def _enemy_turn(self, S, D, code, e, t):
         acting = code < 0
@@ -1089,32 +927,31 @@ class Encounter(Rules):
 
 
 @lru_cache(maxsize=256)
-def _turn_table(
-    check: str, margin: int, death_at: int, threshold: int | None, hero_knockout: str
-) -> np.ndarray:
-    """A dying PC's turn with one recovery DC: ``[held * 20 * death_at + dying * 20 + roll - 1]``.
-
-    Built from the scalar references (:func:`simkit.rules.recovery_check.recovery_delta`,
-    :func:`simkit.rules.hero_points.rise`); ``margin`` is the save's bonus minus the DC.
-    Entry: the new dying value (>= 1, carry on), 0 stable, -1 a hero point, -2 dead (int16).
-    """
-    tab = np.zeros((2, death_at, 20), dtype=np.int16)
-    codes = {hp_rule.STABLE: 0, hp_rule.HERO: -1, hp_rule.DEAD: -2}
-    for held in (0, 1):
-        for dying in range(1, death_at):
-            for roll in range(1, 21):
-                new = dying + recovery_delta(roll, dying, check=check, bonus=margin, dc=0)
-                res = hp_rule.rise(
-                    dying,
-                    new,
-                    threshold=threshold if held else None,
-                    death_at=death_at,
-                    hero_knockout=hero_knockout,
-                )
-                tab[held, dying, roll - 1] = new if res == hp_rule.CARRY_ON else codes[res]
-    flat = tab.ravel()
-    flat.setflags(write=False)
-    return flat
+def _downed(rules: Encounter) -> Downed:
+    """The downed-PC machinery of ``rules`` (its one PC: ``P = 1``)."""
+    return Downed(
+        seed000=rules.seed000,
+        check=rules.check,
+        on_damage=rules.on_damage,
+        wounded_rule=rules.wounded_rule,
+        hero_effect=rules.hero_effect,
+        wounded_adds=rules.wounded_adds,
+        hero_points=rules.hero_points,
+        threshold=rules.threshold,
+        death_at=rules.death_at,
+        hero_knockout=rules.hero_knockout,
+        hero_held=False,
+        trait=rules.trait,
+        zero_pp=rules.zero_pp,
+        spend=rules.spend,
+        cost=(rules.stabilize_cost,),
+        back_in_fight=rules.back_in_fight,
+        enough_pp=rules.enough_pp,
+        checks=rules.checks,
+        natural=rules.natural,
+        level=rules.level,
+        con=(rules.con_mod,),
+    )
 
 
 #: The strike and basic-save multipliers of rules/strike, indexed by degree (R0-05).
