@@ -3,7 +3,9 @@
 - One number grammar (issue 19, item 4): other scripts' digits (Arabic-Indic ``٨٠``,
   fullwidth ``８０``) and underscores (``8_0``) are refused wherever a number is written:
   ``--set``, a party's and a lineup's explicit numbers, ``monsters=``, Fortitude
-  schedules, fall heights, ``days_without_*``, TOML strings, ``make_model``.
+  schedules, fall heights, ``days_without_*``, TOML strings, ``make_model``, the flags
+  (``--seed``, ``-n``, ``--workers``, ``--confidence``, ``--max-points``, ``--range``,
+  ``--levels``, ``--target``), grid ranges (``level=1_0..1_1``) and ``COLUMNS``.
 - Damage is never negative (issue 19, item 2): damage, area, cantrip and heal dice whose
   smallest roll is below 0 are refused in one line naming the key, before any engine runs
   (Monte Carlo healed on a negative hit while the exact duel ignored it).
@@ -158,6 +160,118 @@ def _toml_sweep(tmp_path, set_lines: str):
 def test_toml_numbers_are_ascii_digits(tmp_path, line, words):
     _refused(*_toml_sweep(tmp_path, line), words)
     assert not (tmp_path / "out.csv").exists()
+
+
+# -- flags, grid ranges, targets (issue 19, item 4) -------------------------------------
+
+SWEEP = ("sweep", "dying", "-n", "10", "--seed", "1")
+CAL = ("calibrate", "dying", "--target", "dead=10%", "--vary", "dc", "-n", "10", "--seed", "1")
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (("run", "party", "-n", "10", "--seed", "1_0"), ["argument --seed:", "integer"]),
+        (("run", "party", "-n", "10", "--seed", "٣"), ["argument --seed:", "integer"]),
+        ((*RUN, "--workers", "0_1"), ["argument --workers:", "'0_1'"]),
+        ((*RUN, "--workers", "٢"), ["argument --workers:"]),
+        ((*RUN, "--confidence", "0_9"), ["argument --confidence:", "'0_9'"]),
+        (("run", "party", "-n", "1_0", "--seed", "1"), ["argument -n:", "'1_0'"]),
+        (("run", "party", "-n", "1_0e3", "--seed", "1"), ["argument -n:"]),
+        (("run", "party", "-n", "10**1_0", "--seed", "1"), ["argument -n:"]),
+        ((*SWEEP, "--grid", "dc=14,15", "--workers", "0_2"), ["argument --workers:"]),
+        ((*SWEEP, "--grid", "dc=14,15", "--max-points", "1_0"), ["argument --max-points:"]),
+        ((*CAL, "--character-level", "1_0"), ["argument --character-level:"]),
+        ((*CAL, "--range", "1_0..2_0"), ["argument --range:", "LO..HI"]),
+        ((*CAL, "--range", "١٠..20"), ["argument --range:", "LO..HI"]),
+        (("ambiguities", "--levels", "1_0", "-n", "10"), ["argument --levels:"]),
+        (("ambiguities", "--levels", "1..٥", "-n", "10"), ["argument --levels:"]),
+        (
+            ("calibrate", "dying", "--target", "dead=1_0%", "--vary", "dc", "-n", "10"),
+            ["--target 'dead=1_0%'", "probability"],
+        ),
+        (
+            ("calibrate", "dying", "--target", "dead=٣٠%", "--vary", "dc", "-n", "10"),
+            ["--target 'dead=٣٠%'", "probability"],
+        ),
+        (
+            (
+                "calibrate", "party", "--target", "any_death=1_0%", "--vary", "hp",
+                "-n", "10", "--seed", "1",
+            ),
+            ["--target 'any_death=1_0%'", "probability"],
+        ),
+        ((*CAL, "--set", "save_bonus=1_0"), ["save_bonus="]),
+    ],
+)  # fmt: skip
+def test_flag_numbers_are_ascii_digits(argv, words):
+    """Issue 19, item 4: ``--seed 1_0`` ran with seed 10, ``--workers 0_1`` with 1 worker,
+    ``-n 1_0`` with 10 tracks, ``--confidence 0_9`` read 9.0, ``--target dead=1_0%`` 10%
+    (``--seed ٣`` and ``--workers ٢`` were refused already)."""
+    _refused(*run_cli(*argv), *words)
+
+
+@pytest.mark.parametrize(
+    "axis, words",
+    [
+        ("level=1_0..1_1", "grid level=1_0..1_1: a range"),
+        ("dc=1_4..20:2", "grid dc=1_4..20:2: a range"),
+        ("dc=14..2_0", "grid dc=14..2_0: a range"),
+        ("dc=14..20:0_2", "grid dc=14..20:0_2: a range"),
+        ("dc=١٤..20", "grid dc=١٤..20: a range"),
+        ("dc=14..２０", "grid dc=14..２０: a range"),
+        ("dc=١٤,15", "dc='١٤'"),
+        ("dc=1_4,15", "dc='1_4'"),
+        ("level=٣,4", "level="),
+    ],
+)
+def test_grid_numbers_are_ascii_digits(tmp_path, axis, words):
+    """``--grid level=1_0..1_1`` swept levels 10 and 11 before."""
+    _refused(*run_cli(*SWEEP, "--grid", axis, "-o", tmp_path / "g.csv"), words)
+    assert not (tmp_path / "g.csv").exists()
+
+
+def test_toml_grid_range_is_ascii_digits(tmp_path):
+    cfg = tmp_path / "dying.toml"
+    cfg.write_text('model = "dying"\nn = 10\nseed = 1\n[grid]\ndc = "1_4..1_6"\n', "utf-8")
+    _refused(*run_cli("sweep", "--config", cfg, "-o", tmp_path / "out.csv"), "grid dc=")
+    assert not (tmp_path / "out.csv").exists()
+
+
+@pytest.mark.parametrize("text", ["1_0", "1_0e3", "1e1_0", "10**1_0", "٣", "1e٣", "\u00a0100"])
+def test_parse_count_refuses(text):
+    import argparse
+
+    from simkit.cli.main import parse_count
+
+    with pytest.raises(argparse.ArgumentTypeError, match="-n must be a positive integer"):
+        parse_count(text)
+
+
+@pytest.mark.parametrize(
+    "text, value", [("1e5", 10**5), ("2e6", 2 * 10**6), ("10**6", 10**6), (" 100 ", 100)]
+)
+def test_parse_count_reads(text, value):
+    from simkit.cli.main import parse_count
+
+    assert parse_count(text) == value
+
+
+@pytest.mark.parametrize("text", ["1_0%", "0_1", "٣٠%", "٠.١", "inf", "nan%"])
+def test_parse_probability_refuses(text):
+    from simkit.analysis.design import parse_probability
+
+    with pytest.raises(ParamError, match="target must be a probability"):
+        parse_probability(text)
+
+
+@pytest.mark.parametrize("columns, width", [("²", None), ("٨٠", None), ("1_20", None), ("80", 80)])
+def test_columns_is_ascii_digits(monkeypatch, columns, width):
+    """``COLUMNS=²`` was a traceback (``'²'.isdigit()``, then ``int('²')``), ``٨٠`` 80."""
+    from simkit.cli.text import term_width
+
+    monkeypatch.setenv("COLUMNS", columns)
+    assert term_width() == width
 
 
 # -- damage is never negative ----------------------------------------------------------

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from simkit.core.model import Rules
+from simkit.core.numbers import ascii_number
 from simkit.core.params import ParamError, allowed, spec
 from simkit.core.result import Result
 from simkit.core.stats import check_level, norm_ppf, proportion_ci
@@ -74,10 +75,14 @@ METHODS = ("auto", "exact", "mc")
 
 # -- shared helpers -------------------------------------------------------------------------
 def parse_probability(text) -> float:
-    """A probability written ``0.1``, ``10%`` or ``1e-3``; raises :class:`ParamError`."""
-    t = str(text).strip()
+    """A probability written ``0.1``, ``10%`` or ``1e-3`` (ASCII digits, no underscores:
+    :mod:`simkit.core.numbers`), or given as a number; raises :class:`ParamError`."""
     try:
-        v = float(t[:-1]) / 100 if t.endswith("%") else float(t)
+        if isinstance(text, (int, float, np.integer, np.floating)) and not isinstance(text, bool):
+            v = float(text)
+        else:
+            t = str(text).strip(" \t")
+            v = ascii_number(t[:-1]) / 100 if t.endswith("%") else ascii_number(t)
     except ValueError:
         raise ParamError(f"target must be a probability like 0.1 or 10%, got {text!r}") from None
     if not 0.0 <= v <= 1.0 or math.isnan(v):

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from simkit.core.numbers import ascii_int
 from simkit.core.params import ParamError, allowed, check_value, parse_value, shown, spec
 from simkit.rules import levels
 
@@ -330,6 +331,9 @@ def _values_of(key: str, meta: dict, raw, max_points: int | None = None) -> tupl
 def parse_axis(key: str, meta: dict, text: str, max_points: int | None = None) -> tuple:
     """Values of ``KEY=...`` text: ``V1,V2,...`` or an integer range ``A..B`` / ``A..B:STEP``.
 
+    Every number in ASCII digits, without underscores (:mod:`simkit.core.numbers`; a list's
+    values through :func:`~simkit.core.params.parse_value`, the same grammar).
+
     A range's length is checked against ``max_points`` (:func:`check_grid_size`) before its
     values are built.
     """
@@ -339,11 +343,9 @@ def parse_axis(key: str, meta: dict, text: str, max_points: int | None = None) -
     if ".." in t:
         lo, _, rest = t.partition("..")
         hi, _, step = rest.partition(":")
-        try:
-            if not t.isascii():
-                raise ValueError
-            a, b = int(lo), int(hi)
-            s = int(step) if step else 1
+        try:  # ASCII digits, no underscores (simkit.core.numbers)
+            a, b = ascii_int(lo), ascii_int(hi)
+            s = ascii_int(step) if step else 1
         except ValueError:
             raise ParamError(
                 f"grid {key}={text}: a range A..B[:STEP] needs integers; "

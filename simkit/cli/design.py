@@ -13,13 +13,14 @@ from __future__ import annotations
 import argparse
 import sys
 
+from simkit.core.numbers import ascii_int, ascii_number
 from simkit.core.params import ParamError
 
 __all__ = ["configure"]
 
 
 def _range(text: str) -> tuple[float, float]:
-    """``LO..HI`` (integers or numbers)."""
+    """``LO..HI`` (integers or numbers, in ASCII digits: :mod:`simkit.core.numbers`)."""
     parts = text.split("..")
     if len(parts) != 2:
         raise argparse.ArgumentTypeError(
@@ -28,7 +29,7 @@ def _range(text: str) -> tuple[float, float]:
     out = []
     for part in parts:
         try:
-            v = float(part)
+            v = ascii_number(part)
         except ValueError:
             raise argparse.ArgumentTypeError(
                 f"--range must look like LO..HI (e.g. 10..40), got {text!r}"
@@ -38,14 +39,15 @@ def _range(text: str) -> tuple[float, float]:
 
 
 def _levels(text: str) -> tuple[int, ...]:
+    """``1,5,10`` or ``1..5`` (ASCII digits: :mod:`simkit.core.numbers`)."""
     try:
         out = []
         for part in text.split(","):
             if ".." in part:
                 a, b = part.split("..")
-                out += list(range(int(a), int(b) + 1))
+                out += list(range(ascii_int(a), ascii_int(b) + 1))
             else:
-                out.append(int(part))
+                out.append(ascii_int(part))
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"--levels must look like 1,5,10 or 1..5, got {text!r}"

@@ -22,6 +22,7 @@ from simkit.cli.levels import (
     parse_level_key,
     show_derived,
 )
+from simkit.core.numbers import ascii_int, ascii_number
 from simkit.core.params import ParamError, parse_value, shown, spec
 from simkit.rules.penalties import FATIGUE_KEYS, parse_fatigue_value
 
@@ -40,32 +41,38 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
     def _get_value(self, action, arg_string):
-        # int() and float() take Unicode digits ('１'): numbers on the command line are ASCII
-        if action.type in (int, float) and not arg_string.isascii():
+        # int() and float() take other scripts' digits ('１') and underscores ('0_1'): a
+        # number on the command line is read by simkit.core.numbers, as everywhere else
+        read = {int: ascii_int, float: ascii_number}.get(action.type)
+        if read is None:
+            return super()._get_value(action, arg_string)
+        try:
+            return read(arg_string)
+        except ValueError:
+            what = "an integer" if action.type is int else "a number"
             raise argparse.ArgumentError(
-                action, f"invalid {action.type.__name__} value: {shown(arg_string)} (ASCII digits)"
-            )
-        return super()._get_value(action, arg_string)
+                action,
+                f"must be {what} in ASCII digits (no underscores), got {shown(arg_string)}",
+            ) from None
 
 
 def parse_count(text: str, flag: str = "-n") -> int:
-    """``-n`` (or ``flag``): an integer, also written ``1e6`` or ``10**6``."""
-    t = text.strip().replace("_", "")
+    """``-n`` (or ``flag``): an integer, also written ``1e6`` or ``10**6``, in ASCII digits
+    (:mod:`simkit.core.numbers`: no underscores, ``1_000`` is refused)."""
+    t = text
     try:
-        if not t.isascii():  # no Unicode digits
-            raise ValueError
         if "**" in t:
-            a, b = (int(x) for x in t.split("**"))
+            a, b = (ascii_int(x) for x in t.split("**"))
             if b < 0 or (abs(a) > 1 and b > 64):  # not an integer, or far past any allowed n
                 raise ValueError
             v = a**b
         elif "e" in t.lower():
-            f = float(t)
+            f = ascii_number(t)
             if not f.is_integer():
                 raise ValueError
             v = int(f)
         else:
-            v = int(t)
+            v = ascii_int(t)
     except (ValueError, OverflowError, ZeroDivisionError):
         raise argparse.ArgumentTypeError(
             f"{flag} must be a positive integer (e.g. 100000 or 1e6), got {shown(text)}"
@@ -112,10 +119,9 @@ def cap_workers(workers: int, points: int | None = None, *, remote: bool = False
 
 
 def parse_seed(text: str) -> int:
+    """``--seed``: a non-negative integer in ASCII digits (no underscores)."""
     try:
-        if not text.isascii():
-            raise ValueError
-        v = int(text)
+        v = ascii_int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"--seed must be a non-negative integer, got {shown(text)}"

@@ -19,6 +19,8 @@ import textwrap
 import numpy as np
 import pandas as pd
 
+from simkit.core.numbers import ascii_int, is_ascii_int
+
 __all__ = ["format_output", "term_width", "wrap_prose", "wrap_table"]
 
 #: Width of prose (``simkit models``) when the output is not a terminal.
@@ -28,9 +30,9 @@ PROSE_WIDTH = 100
 def term_width(default: int | None = None) -> int | None:
     """Columns to wrap to: ``COLUMNS`` if set, the terminal's width if standard output is
     one, else ``default`` (None: do not wrap)."""
-    cols = os.environ.get("COLUMNS", "").strip()
-    if cols.isdigit() and int(cols) > 0:
-        return max(int(cols), 20)
+    cols = os.environ.get("COLUMNS", "")
+    if is_ascii_int(cols) and ascii_int(cols) > 0:  # not '²' ('²'.isdigit(), int('²') fails)
+        return max(ascii_int(cols), 20)
     try:
         if sys.stdout is not None and sys.stdout.isatty():
             return max(shutil.get_terminal_size((PROSE_WIDTH, 24)).columns, 20)
