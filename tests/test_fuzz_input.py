@@ -238,6 +238,19 @@ def test_toml_grid_range_is_ascii_digits(tmp_path):
     assert not (tmp_path / "out.csv").exists()
 
 
+@pytest.mark.parametrize("verb", ["run", "exact", "sweep"])
+@pytest.mark.parametrize("value", ['"0_9"', '"0.9"', "1.5", "true"])
+def test_toml_confidence_is_a_number(tmp_path, verb, value):
+    """``confidence = "0_9"`` (or 1.5) in the TOML file of ``run --config`` was a
+    ``ValueError`` traceback (the command line's check ran before the file was read)."""
+    cfg = tmp_path / "dying.toml"
+    grid = "[grid]\ndc = [14, 15]\n" if verb == "sweep" else ""
+    cfg.write_text(f'model = "dying"\nn = 10\nseed = 1\nconfidence = {value}\n{grid}', "utf-8")
+    out = ("-o", tmp_path / "out.csv")
+    _refused(*run_cli(verb, "--config", cfg, *out), "--config", "confidence must be a number")
+    assert not (tmp_path / "out.csv").exists()
+
+
 @pytest.mark.parametrize("text", ["1_0", "1_0e3", "1e1_0", "10**1_0", "٣", "1e٣", "\u00a0100"])
 def test_parse_count_refuses(text):
     import argparse

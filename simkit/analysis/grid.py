@@ -520,6 +520,13 @@ def load_config(path) -> dict:
         raise ParamError(
             f"--config {path}: seed must be a non-negative integer, got {cfg['seed']!r}"
         )
+    if "confidence" in cfg:  # checked here for run and exact too (a string: no number)
+        c = cfg["confidence"]
+        if isinstance(c, bool) or not isinstance(c, (int, float)) or not 0 < c < 1:
+            raise ParamError(
+                f"--config {path}: confidence must be a number in (0, 1) (e.g. 0.95), "
+                f"got {shown(c)}"
+            )
     for key in ("preset", "output", "executor", "scheduler"):
         if key in cfg and not isinstance(cfg[key], str):
             raise ParamError(f"--config {path}: {key} must be a string, got {shown(cfg[key])}")
