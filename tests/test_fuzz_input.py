@@ -434,3 +434,16 @@ def test_none_still_means_none_where_it_is_no_choice():
     assert meta["optional"] and parse_value("hp", meta, "none") is None
     with pytest.raises(ParamError, match="map='null'"):
         parse_value("map", spec(REGISTRY["party"])["map"], "null")
+
+
+def test_plot_where_numbers_are_ascii_digits():
+    """``plot --where level=1_0`` used to match level 10 (float("1_0") is 10)."""
+    import pandas as pd
+
+    from simkit.analysis.plots import _filter
+
+    df = pd.DataFrame({"level": [1, 10], "p": [0.1, 0.2]})
+    assert list(_filter(df, {"level": "10"})["p"]) == [0.2]
+    assert list(_filter(df, {"level": "10.0"})["p"]) == [0.2]
+    with pytest.raises(ValueError, match="no such rows"):
+        _filter(df, {"level": "1_0"})

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from simkit.core.numbers import ascii_number
+
 __all__ = [
     "LABELS",
     "OUTCOME_NAMES",
@@ -153,7 +155,8 @@ def _filter(df, where: dict | None):
         mask = col.astype(str) == str(v)
         if not mask.any():
             try:
-                mask = np.isclose(col.astype(float), float(v))
+                number = ascii_number(v) if isinstance(v, str) else float(v)  # one grammar
+                mask = np.isclose(col.astype(float), number)
             except (TypeError, ValueError):
                 pass
         if not np.any(mask):
