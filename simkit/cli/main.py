@@ -29,7 +29,7 @@ from simkit.rules.penalties import FATIGUE_KEYS, parse_fatigue_value
 __all__ = ["main", "build_parser", "cap_workers", "parse_sets", "model_from_args"]
 
 #: Modules adding verbs: each defines ``configure(subparsers)``.
-EXTRA_COMMANDS: list[str] = ["simkit.cli.sweep", "simkit.cli.design"]
+EXTRA_COMMANDS: list[str] = ["simkit.cli.sweep", "simkit.cli.design", "simkit.cli.creatures"]
 
 
 class UsageError(Exception):
@@ -187,6 +187,7 @@ def apply_config(args) -> None:
             raise ParamError("give a model name (see `simkit models`) or --config FILE.toml")
         if getattr(args, "confidence", 0.95) is None:
             args.confidence = 0.95
+        _default_workers(args)
         return
     from simkit.analysis.grid import load_config
 
@@ -204,11 +205,18 @@ def apply_config(args) -> None:
     given = {item.split("=", 1)[0].strip() for item in args.set or [] if "=" in item}
     from_file = [f"{k}={_toml_text(v)}" for k, v in cfg.get("set", {}).items() if k not in given]
     args.set = from_file + list(args.set or [])
-    for key in ("n", "seed", "confidence"):
+    for key in ("n", "seed", "confidence", "workers"):
         if key in cfg and hasattr(args, key) and getattr(args, key) is None:
             setattr(args, key, cfg[key])
     if getattr(args, "confidence", 0.95) is None:
         args.confidence = 0.95
+    _default_workers(args)
+
+
+def _default_workers(args) -> None:
+    """``run``'s ``--workers``: the command line's, else the config file's, else 1."""
+    if hasattr(args, "workers") and args.workers is None:
+        args.workers = 1
 
 
 def model_from_args(args):
@@ -358,6 +366,10 @@ def _cmd_run(args) -> int:
         from simkit.analysis.party_report import run_notes
 
         notes += run_notes(res, args.confidence)
+    if getattr(model, "monsters", None):  # loaded creatures: what the fight leaves out
+        from simkit.rules.budget import creature_notes
+
+        notes += creature_notes(model.monsters)
     to_file = args.output not in (None, "-")
     if not to_file:  # before the table on a terminal
         _print_notes(notes)
@@ -430,7 +442,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--seed", type=parse_seed, default=None, help="random seed (default: fresh entropy)"
     )
-    p.add_argument("--workers", type=int, default=1, help="local worker processes")
+    p.add_argument(
+        "--workers", type=int, default=None, help="local worker processes (default 1)"
+    )
     add_confidence_arg(p, default=None)
     p.add_argument("--no-exact", action="store_true", help="omit the exact column")
     p.add_argument(

@@ -33,17 +33,19 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-from simkit.core.numbers import ascii_int
+from simkit.core.numbers import ascii_int, is_ascii_int
 from simkit.core.params import register_kind
-from simkit.rules import creatures, overrides
+from simkit.rules import creatures, foundry, overrides
 
 __all__ = [
     "LINEUPS",
     "THREATS",
     "Lineup",
     "creature_xp",
+    "creature_notes",
     "explicit_lineup",
     "lineup",
+    "lineup_creatures",
     "lineup_members",
     "parse_levels",
     "threat_of",
@@ -189,44 +191,113 @@ def lineup(template: str, budget: int, party_level: int, n_pcs: int = 4) -> Line
 
 
 MAX_MONSTERS = 12
+_ALLOWED = (
+    f"creature levels in [{MONSTER_LEVELS[0]}, {MONSTER_LEVELS[1]}], bundled creatures "
+    "(`simkit creatures`) or @FILE.json (Foundry VTT pf2e actors)"
+)
 
 
-def lineup_members(value) -> tuple[tuple[int, dict[str, object]], ...]:
-    """The creatures of an explicit lineup: ``(level, explicit numbers)`` each, from a comma
-    list like ``"7(hp=150;attack=18),5,5"`` (1..:data:`MAX_MONSTERS` levels in -1..24,
-    keys of :data:`simkit.rules.creatures.MONSTER_FIELDS`); raises ValueError naming what
-    is allowed."""
+def _named(head: str) -> tuple[foundry.Creature, ...] | None:
+    """The creatures ``head`` names (a bundled slug, or ``@path``), None for a level."""
+    if is_ascii_int(head):
+        return None
+    if head.startswith("@"):
+        try:
+            return foundry.load(head[1:])
+        except foundry.ActorError as exc:
+            raise ValueError(f"monsters: {exc}") from None
+    try:
+        return (foundry.bundled(head),)
+    except KeyError:
+        raise ValueError(f"monsters must be {_ALLOWED}, got {head!r}") from None
+
+
+def lineup_creatures(value) -> tuple[foundry.Creature | None, ...]:
+    """The loaded creature of each member of an explicit lineup (None for a member given
+    by its level), in the order of :func:`lineup_members`."""
+    out: list[foundry.Creature | None] = []
+    for head, _ in overrides.split_items(_text(value), "monsters"):
+        named = _named(head)
+        out += [None] if named is None else list(named)
+    return tuple(out)
+
+
+def creature_notes(value) -> list[str]:
+    """One line per distinct loaded creature of a lineup: what the fight leaves out of it
+    (:meth:`simkit.rules.foundry.Creature.note`)."""
+    seen: dict[str, str] = {}
+    for c in lineup_creatures(value):
+        if c is not None:
+            seen.setdefault(c.source, c.note())
+    return list(seen.values())
+
+
+def _text(value) -> str:
     if isinstance(value, int) and not isinstance(value, bool):
         value = str(value)
     if isinstance(value, (list, tuple)):
         value = ",".join(str(v) for v in value)
     if not isinstance(value, str):
         raise TypeError(f"monsters is a comma list of creature levels, got {value!r}")
+    return value
+
+
+def lineup_members(value) -> tuple[tuple[int, dict[str, object]], ...]:
+    """The creatures of an explicit lineup: ``(level, explicit numbers)`` each, from a comma
+    list like ``"7(hp=150;attack=18),5,5"`` or ``"boar(hp=50),crocodile,@my/actor.json"``
+    (1..:data:`MAX_MONSTERS` creatures in levels -1..24, keys of
+    :data:`simkit.rules.creatures.MONSTER_FIELDS`); raises ValueError naming what is
+    allowed.
+
+    A creature by name (a bundled one, :func:`simkit.rules.foundry.bestiary`) or by file
+    (``@path``: one Foundry actor, a JSON list of them or a folder, each its own member)
+    is its level and its numbers as explicit keys (:meth:`~simkit.rules.foundry.Creature.
+    values`, readings AP-12..AP-15) plus ``name``; the numbers given in parentheses
+    replace them."""
+    value = _text(value)
     items = overrides.split_items(value, "monsters")
     lo, hi = MONSTER_LEVELS
-    try:
-        levels = [ascii_int(head) for head, _ in items]  # ASCII digits (not '٧', '1_0')
-    except ValueError:
-        raise ValueError(
-            f"monsters must be creature levels in [{lo}, {hi}], got {value!r}"
-        ) from None
-    if not 1 <= len(levels) <= MAX_MONSTERS or any(not lo <= v <= hi for v in levels):
+    members: list[tuple[int, dict[str, object]]] = []
+    for head, body in items:
+        named = _named(head)
+        if named is None:
+            lvl = ascii_int(head)  # ASCII digits (not '٧', '1_0'): _named refused those
+            if not lo <= lvl <= hi:
+                raise ValueError(
+                    f"monsters must be 1 to {MAX_MONSTERS} creature levels in [{lo}, {hi}], "
+                    f"got {value!r}"
+                )
+            what = f"monsters: level {lvl}"
+            members.append((lvl, overrides.parse_pairs(body, creatures.MONSTER_FIELDS, what)))
+            continue
+        for c in named:
+            if not lo <= c.level <= hi:
+                raise ValueError(
+                    f"monsters: {c.slug} ({c.source}) is level {c.level}: the creature "
+                    f"tables cover levels [{lo}, {hi}]"
+                )
+            given = overrides.parse_pairs(body, creatures.MONSTER_FIELDS, f"monsters: {c.slug}")
+            members.append((c.level, {**c.values(), "name": c.slug, **given}))
+    if not 1 <= len(members) <= MAX_MONSTERS:
         raise ValueError(
             f"monsters must be 1 to {MAX_MONSTERS} creature levels in [{lo}, {hi}], got {value!r}"
         )
-    return tuple(
-        (lvl, overrides.parse_pairs(body, creatures.MONSTER_FIELDS, f"monsters: level {lvl}"))
-        for lvl, (_, body) in zip(levels, items)
-    )
+    return tuple(members)
 
 
 def parse_levels(value) -> str:
     """Explicit creature levels as a canonical comma list, each with its explicit numbers
-    if any, e.g. ``"7(attack=18;hp=150),5,5"`` (:func:`lineup_members`)."""
-    return ",".join(
-        overrides.canonical(str(lvl), values, creatures.MONSTER_FIELDS)
-        for lvl, values in lineup_members(value)
-    )
+    if any, e.g. ``"7(attack=18;hp=150),5,5"`` (:func:`lineup_members`); a creature named
+    (``boar``, ``@path.json``) keeps its name, with the numbers given."""
+    value = _text(value)
+    lineup_members(value)  # checked whole (a loaded creature's numbers too)
+    out = []
+    for head, body in overrides.split_items(value, "monsters"):
+        if _named(head) is None:  # a level: its canonical digits
+            head = str(ascii_int(head))
+        values = overrides.parse_pairs(body, creatures.MONSTER_FIELDS, f"monsters: {head}")
+        out.append(overrides.canonical(head, values, creatures.MONSTER_FIELDS))
+    return ",".join(out)
 
 
 def explicit_lineup(levels: tuple[int, ...], party_level: int, n_pcs: int = 4) -> Lineup:
@@ -243,6 +314,7 @@ register_kind(
     parse_levels,
     f"a comma list of 1..{MAX_MONSTERS} creature levels in "
     f"[{MONSTER_LEVELS[0]}, {MONSTER_LEVELS[1]}], each optionally with its numbers, "
-    "e.g. 7(hp=150;attack=18)",
+    "e.g. 7(hp=150;attack=18), or bundled creatures by name (boar, `simkit creatures`) "
+    "or Foundry VTT actor files (@path.json), e.g. boar(hp=50),5",
     show_reason=True,
 )

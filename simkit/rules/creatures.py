@@ -167,7 +167,8 @@ def monster_area_damage(level: int, use: str = "Limited") -> str:
 
 @dataclass(frozen=True, slots=True)
 class Monster:
-    """One creature's numbers (Building Creatures benchmarks, or explicit)."""
+    """One creature's numbers (Building Creatures benchmarks, or explicit; ``name``: the
+    creature a lineup named, :mod:`simkit.rules.foundry`, else ``""``)."""
 
     level: int
     hp: int
@@ -181,6 +182,7 @@ class Monster:
     spell_dc: int
     area: str  # limited-use area damage (basic save)
     recovery_dc: int  # recovery DC its strikes set (R0-06, A0-5)
+    name: str = ""  # a loaded creature's slug (e.g. "boar"); "" for one built by level
 
 
 def monster(
@@ -246,9 +248,12 @@ def explicit_monster(
     monster_dc: str = "table",
 ) -> Monster:  # fmt: skip
     """:func:`monster` with ``values`` replacing its numbers; a value that is a benchmark
-    name (``"Extreme"``) is that benchmark's number in the statistic's table at ``level``."""
+    name (``"Extreme"``) is that benchmark's number in the statistic's table at ``level``;
+    ``name`` (not a number) names the creature."""
     resolved = {
-        k: _BY_BENCHMARK[k][0](level, v) if isinstance(v, str) and v in _BY_BENCHMARK[k][1] else v
+        k: _BY_BENCHMARK[k][0](level, v)
+        if k in _BY_BENCHMARK and isinstance(v, str) and v in _BY_BENCHMARK[k][1]
+        else v
         for k, v in values.items()
     }
     return overrides.apply(monster(level, benchmark, defense, monster_dc), resolved)
