@@ -447,3 +447,20 @@ def test_plot_where_numbers_are_ascii_digits():
     assert list(_filter(df, {"level": "10.0"})["p"]) == [0.2]
     with pytest.raises(ValueError, match="no such rows"):
         _filter(df, {"level": "1_0"})
+
+
+def test_run_takes_workers_from_its_config(tmp_path):
+    """``workers =`` in a run's TOML was ignored (the command line's default won)."""
+    from simkit.cli.main import apply_config, build_parser
+
+    cfg = tmp_path / "w.toml"
+    cfg.write_text('model = "dying"\nn = 1000\nseed = 1\nworkers = 2\n')
+    parser = build_parser()
+    for argv, want in (
+        (["run", "--config", str(cfg)], 2),
+        (["run", "--config", str(cfg), "--workers", "1"], 1),
+        (["run", "dying"], 1),
+    ):
+        args = parser.parse_args(argv)
+        apply_config(args)
+        assert args.workers == want, argv
