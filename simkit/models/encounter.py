@@ -53,8 +53,10 @@ Round structure (round ``t``, 1-based)
    taken in the ``hours`` mark). A dying PC carries on (checks, healer) until it
    ends.
 
-Every rule is a phase of :mod:`simkit.rules`, shared with the track models: the recovery
-check (``recovery_check``), damage while dying (``dying_damage``, A0-1, A0-2, A0-6
+The PC at 0 HP is kept by :class:`simkit.models.downed.Downed` (its one-PC case, the
+component ``party`` uses for its PCs); this model keeps only the track's DEAD outcome and
+its marks. Every rule is a phase of :mod:`simkit.rules`, shared with the track models:
+the recovery check (``recovery_check``), damage while dying (``dying_damage``, A0-1, A0-2, A0-6
 ``wounded_adds``), hero points (``hero_points``, A0-3, A0-7 ``hero_knockout``), massive
 damage and temporary HP (``massive_damage``) and the hourly Constitution check
 (``hourly``: DC-15 Medicine of a tending healer, ``natural`` for A1-6, no danger of death
@@ -104,7 +106,9 @@ import numpy as np
 
 from simkit.core.model import Rules
 from simkit.core.params import ParamError, param
-from simkit.models.downed import Downed
+from simkit.models.downed import DYING as DOWN_DYING
+from simkit.models.downed import STABLE as DOWN_STABLE
+from simkit.models.downed import UP, Downed
 from simkit.rules import creatures, dying_systems
 from simkit.rules.dice import (
     CRIT_FAIL,
@@ -139,7 +143,7 @@ __all__ = ["OUTCOMES", "Encounter"]
 
 OUTCOMES = ("standing", "revived", "stable", "dead", "dying")
 STANDING, REVIVED, STABLE, DEAD, DYING = range(5)
-UP, DOWN_DYING, DOWN_STABLE = 0, 1, 2  # values of the ``cond`` state field
+# values of the ``cond`` state field: UP, DOWN_DYING, DOWN_STABLE (the downed-PC component's)
 DELTA = np.array([2, 1, -1, -2], dtype=np.int16)  # degree -> change of dying (R0-05)
 
 

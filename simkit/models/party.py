@@ -84,6 +84,12 @@ PF2e: flat check, damage while dying increments, wounded, the hero point stabili
 ``seed001`` (perseverance then the hourly checks). Not modelled: temporary HP,
 slowed after waking, positions and movement, reactions, a PC's third action.
 
+A PC at 0 HP (its dying or agonising turn, the knock-out, damage while down, waking,
+first aid and the hourly checks) is kept by :class:`simkit.models.downed.Downed` over the
+flat positions ``i * P + k`` of the ``(m, P)`` arrays, the component ``encounter`` uses
+for its one PC; this model keeps only its own consequences of a death (``deaths``,
+``dead_mask``, the DEAD condition) and of a knock-out (``knockouts``, R0-03's move).
+
 Exact duels
 -----------
 One PC against one monster (``party`` of one role, ``lineup=boss``), with no healer
@@ -103,7 +109,7 @@ import numpy as np
 
 from simkit.core.model import Rules
 from simkit.core.params import ParamError, param
-from simkit.models.downed import Downed
+from simkit.models.downed import DYING, STABLE, UP, Downed
 from simkit.models.fight_state import FightStart, FightState
 from simkit.rules import (
     budget,
@@ -128,7 +134,8 @@ __all__ = ["OUTCOMES", "RULES_SETS", "Combatants", "Party"]
 
 OUTCOMES = ("victory", "victory_with_deaths", "retreat", "defeat")
 VICTORY, VICTORY_DEATHS, RETREAT, DEFEAT = range(4)
-UP, DYING, STABLE, DEAD = 0, 1, 2, 3  # values of the ``cond`` state field
+#: values of the ``cond`` state field: the downed-PC component's UP, DYING, STABLE, and DEAD
+DEAD = 3
 FIGHT, WON, FLED = 0, 1, 2  # values of the ``phase`` state field
 #: The dying systems (``rules``), declared once in :mod:`simkit.rules.dying_systems`.
 RULES_SETS = dying_systems.DYING_OPTIONS
