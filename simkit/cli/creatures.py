@@ -63,7 +63,7 @@ def _selected(names: list[str]):
     return out
 
 
-def creatures_frame(found) -> "object":
+def creatures_frame(found):
     """A DataFrame of :data:`COLUMNS`, one row per creature."""
     import pandas as pd
 
