@@ -316,3 +316,18 @@ def test_not_json_and_no_file(tmp_path):
         foundry.load(tmp_path / "none.json")
     with pytest.raises(ValueError, match="bundled creatures"):
         budget.lineup_members("dragon")
+
+
+def test_the_lineup_description_names_the_creatures_and_what_is_left_out():
+    text = "boar,boar(hp=50),5,crocodile"
+    levels = tuple(lvl for lvl, _ in budget.lineup_members(text))
+    lu = budget.explicit_lineup(levels, 2, 4, text)
+    assert lu.xp == 3 * 40 + 120 and lu.names == ("boar", "boar", "", "crocodile")
+    desc = lu.describe()
+    assert desc.startswith(
+        "explicit: 1 x level 5 + 2 x boar (level 2) + 1 x crocodile (level 2) (240 XP); "
+    )
+    assert desc.count("not modelled") == 2 and "reaction Ferocity" in desc
+    plain = budget.explicit_lineup((7, 5, 5), 5, 4, "7,5,5")
+    assert plain.describe() == "explicit: 1 x level 7 + 2 x level 5 (160 XP)"
+    assert plain == budget.explicit_lineup((7, 5, 5), 5, 4)

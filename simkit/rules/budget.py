@@ -120,6 +120,10 @@ class Lineup:
     levels: tuple[int, ...]
     xp: int  # XP of the creatures in ``levels`` (Table 10-2); -1 beyond it (explicit only)
     n_pcs: int = 4  # party size the threat is judged for
+    #: explicit only: each creature's name where a lineup named it (``"boar"``), else ""
+    names: tuple[str, ...] = ()
+    #: explicit only: what the fight leaves out of each named creature, one line each
+    notes: tuple[str, ...] = ()
 
     @property
     def threat(self) -> str:
@@ -129,12 +133,16 @@ class Lineup:
     def describe(self) -> str:
         """E.g. ``"boss: 1 x level 7 (80 of 80 XP)"``."""
         parts = []
-        for lvl in sorted(set(self.levels), reverse=True):
-            parts.append(f"{self.levels.count(lvl)} x level {lvl}")
+        names = self.names or ("",) * len(self.levels)
+        kinds = sorted(set(zip(self.levels, names)), key=lambda k: (-k[0], k[1]))
+        for lvl, name in kinds:
+            n = sum(1 for k in zip(self.levels, names) if k == (lvl, name))
+            parts.append(f"{n} x {name} (level {lvl})" if name else f"{n} x level {lvl}")
         body = " + ".join(parts) if parts else "no creature"
         if self.template == "explicit":
             spent = f"{self.xp} XP" if self.xp >= 0 else "XP beyond Table 10-2"
-            return f"explicit: {body} ({spent})"
+            left = "".join(f"; {note}" for note in self.notes)
+            return f"explicit: {body} ({spent}){left}"
         if self.xp > self.budget:  # only where a level was raised to the tables' lowest
             lo = MONSTER_LEVELS[0]
             return (
@@ -300,13 +308,31 @@ def parse_levels(value) -> str:
     return ",".join(out)
 
 
-def explicit_lineup(levels: tuple[int, ...], party_level: int, n_pcs: int = 4) -> Lineup:
+def explicit_lineup(
+    levels: tuple[int, ...], party_level: int, n_pcs: int = 4, monsters: str | None = None
+) -> Lineup:
     """A lineup of the creatures given; ``xp`` is their XP (Table 10-2), -1 when a creature
-    is more than 4 levels from the party's; its threat is judged for ``n_pcs`` PCs."""
+    is more than 4 levels from the party's; its threat is judged for ``n_pcs`` PCs.
+
+    With ``monsters`` (the lineup's text, whose members' levels are ``levels``), the
+    creatures it names keep their names and what the fight leaves out of them
+    (:func:`creature_notes`) for :meth:`Lineup.describe`, e.g. ``"explicit: 2 x boar
+    (level 2) (160 XP); boar (level 2): not modelled: reaction Ferocity; ..."``."""
     table = _xp_table()
     diffs = [lvl - party_level for lvl in levels]
     xp = sum(table[d] for d in diffs) if all(d in table for d in diffs) else -1
-    return Lineup("explicit", xp, tuple(levels), xp, n_pcs)
+    names: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    if monsters is not None:
+        found = lineup_creatures(monsters)
+        if len(found) != len(levels):
+            raise ValueError(
+                f"monsters: {monsters!r} has {len(found)} creatures, not {len(levels)}"
+            )
+        if any(found):
+            names = tuple(c.slug if c else "" for c in found)
+            notes = tuple(creature_notes(monsters))
+    return Lineup("explicit", xp, tuple(levels), xp, n_pcs, names, notes)
 
 
 register_kind(
