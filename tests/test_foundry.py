@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+import os
 import re
 from fractions import Fraction
 from importlib import resources
@@ -316,6 +317,10 @@ def test_not_json_and_no_file(tmp_path):
         foundry.load(tmp_path / "none.json")
     with pytest.raises(ValueError, match="bundled creatures"):
         budget.lineup_members("dragon")
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    with pytest.raises(foundry.ActorError, match="not a regular file"):
+        foundry.load(fifo)
 
 
 def test_the_lineup_description_names_the_creatures_and_what_is_left_out():

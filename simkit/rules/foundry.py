@@ -34,6 +34,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -54,6 +55,8 @@ __all__ = [
     "recharge_chance",
 ]
 
+#: Largest actor file read (a Foundry NPC export is some 10-100 KB).
+MAX_BYTES = 64 * 2**20
 #: The bundled sample bestiary (Pathfinder Monster Core, ORC license: see its NOTICE.md).
 BUNDLED = ("data", "foundry", "monster-core.json")
 
@@ -448,6 +451,10 @@ def load(path: str | os.PathLike) -> tuple[Creature, ...]:
         st = p.stat()
     except OSError:
         raise ActorError(f"{path}: no such file") from None
+    if not stat.S_ISREG(st.st_mode):  # a FIFO or a device would block or never end
+        raise ActorError(f"{path}: not a regular file")
+    if st.st_size > MAX_BYTES:
+        raise ActorError(f"{path}: {st.st_size} bytes, more than an actor file ({MAX_BYTES})")
     return _load_file(str(p), (st.st_mtime_ns, st.st_size))
 
 
