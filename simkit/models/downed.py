@@ -151,6 +151,14 @@ class Downed:
             return self.hero_points - _flat(S, "hero_spent").take(f).astype(np.int16)
         return 0
 
+    def _has_hero(self, S, f: np.ndarray):
+        """Whether the PCs at ``f`` hold a hero point (bool array, or False)."""
+        if self.hero_held:
+            return _flat(S, "hero").take(f) > 0
+        if "hero_spent" in S:
+            return _flat(S, "hero_spent").take(f) < self.hero_points
+        return False
+
     # -- seed 000 / pf2e-core -----------------------------------------------------------------
     def recovery_turn(self, S, f: np.ndarray, roll0: np.ndarray, bonus, dc) -> np.ndarray:
         """The dying PCs at ``f`` make their recovery check (R0-05..R0-08, A0-4; then R0-10,
@@ -165,7 +173,7 @@ class Downed:
             return self.rise(S, f, old, new)
         idx = old.astype(np.intp) * 20 + roll0
         if self.threshold is not None:
-            idx += (self._held(S, f) > 0) * (20 * self.death_at)
+            idx += self._has_hero(S, f) * (20 * self.death_at)
         res = turn_table(
             self.check, int(bonus) - int(dc), self.death_at, self.threshold, self.hero_knockout
         ).take(idx)
@@ -189,7 +197,7 @@ class Downed:
         res = hp_rule.rise_phase(
             old,
             new,
-            self._held(S, f) > 0,
+            self._has_hero(S, f),
             threshold=self.threshold,
             death_at=self.death_at,
             knockout=knockout,

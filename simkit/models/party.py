@@ -1339,8 +1339,8 @@ class Party(Rules):
         down = ~massive & (cond != UP) & (cond != DEAD)  # at 0 HP already (R0-09)
         if not down.any():
             return fell
-        a = i[down]
-        died, again = _downed(self).hit_down(S, a * P + k[down], crit[down], src_dc[down])
+        f = i[down] * P + k[down]
+        died, again = _downed(self).hit_down(S, f, crit[down], src_dc[down])
         if len(again):  # a stable PC knocked out again (its initiative unchanged)
             np.add.at(S["knockouts"], again // P, 1)
         self._kill_at(S, code, died)
