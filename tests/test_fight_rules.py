@@ -391,3 +391,31 @@ def test_without_monsters_each_track_ends_on_its_own():
     assert hist[:, 1:].sum() == 1  # the other, with a PC dead, in round 1
     with pytest.raises(ParamError, match="a dead PC has hp 0"):
         FightStart(hp=np.full((2, 2), 30), dead=np.array([[False, False], [True, False]]), **kw)
+
+
+# -- each monster's own area effect (AP-10, AP-15) --------------------------------------------
+def test_a_creature_without_an_area_ability_never_spends_a_turn_on_one():
+    """A loaded boar has no area ability (area_uses=0): the fight is the one where no
+    monster ever uses an area effect, draw for draw."""
+    boar = simkit.simulate(Party(level=2, monsters="boar,boar"), 20_000, 4)
+    none = simkit.simulate(Party(level=2, monsters="boar,boar", area_chance=0), 20_000, 4)
+    assert (boar.hist == none.hist).all()
+    assert Party(level=2, monsters="boar").area_uses_of == (0,)
+
+
+def test_each_monster_has_its_own_area_uses_and_chance():
+    r = Party(level=2, monsters="air-scamp,arbiter,boar,2", area_chance=0.3, area_uses=2)
+    assert r.area_uses_of == (10, 1, 0, 2)
+    assert r.area_chance_of[1:] == (0.3, 0.3, 0.3) and 0 < r.area_chance_of[0] < 1
+    kernel_vs_ref(r, 200, 21)
+    kernel_vs_ref(
+        Party(level=1, party="fighter,wizard", monsters="air-scamp,air-scamp(area_chance=1)"),
+        150,
+        2,
+    )
+
+
+def test_a_duel_with_a_recharging_creature_agrees_with_monte_carlo():
+    r = Party(level=1, party="fighter", monsters="air-scamp", hero_points=0)
+    assert r.has_exact and r.area_chance_of[0] != r.area_chance
+    assert_agrees_with_exact(r, 20_000, 12)

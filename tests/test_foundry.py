@@ -142,7 +142,7 @@ def test_a_recharge_is_a_chance_per_round():
 def _explicit(slug: str) -> str:
     """The numbers of a bundled creature written out, from its JSON (not the loader)."""
     rec = next(r for r in BUNDLE if r["simkit"]["slug"] == slug)
-    c = foundry.bundled(slug)  # only for the choices AP-12 / AP-14 made
+    c = foundry.bundled(slug)  # only for the choices AP-12 / AP-14 / AP-15 made
     s = rec["system"]
     nums = dict(
         hp=s["attributes"]["hp"]["max"],
@@ -154,9 +154,12 @@ def _explicit(slug: str) -> str:
         attack=_strikes(rec)[c.strike.name][0],
         damage=c.strike.damage,
         area=c.area.damage if c.area else "0",
+        area_uses=c.area.uses if c.area else 0,
     )
     if c.area:
         nums["spell_dc"] = c.area.dc
+        if c.area.chance is not None:
+            nums["area_chance"] = repr(c.area.chance)
     body = ";".join(f"{k}={v}" for k, v in nums.items())
     return f"{s['details']['level']['value']}({body})"
 

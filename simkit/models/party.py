@@ -37,8 +37,9 @@ The round
      ``focus`` = the living monster with the fewest HP (ties: the lower index),
      ``spread`` = a living monster at random. A natural-20 / +10 degree is a critical
      hit (double damage). A monster at 0 HP is dead (R0-02).
-2. **A monster's turn.** With a limited-use area effect left (``area_uses``), with
-   probability ``area_chance``: the area damage of its level (table 2-12, one roll)
+2. **A monster's turn.** With a limited-use area effect left (``area_uses``, or its own
+   for a creature loaded from a stat block, AP-15), with probability ``area_chance`` (or its
+   own recharge chance): the area damage of its level (table 2-12, one roll)
    against every conscious PC, each a basic Reflex save vs its spell DC (critical
    failure: a critical for the knock-out, R0-03). Else ``attacks`` strikes at ``map``,
    each at a PC: a downed PC (at 0 HP and not dead: the first in the party's order, or
@@ -487,6 +488,16 @@ def happens(hi: np.ndarray, lo: np.ndarray, p: float) -> np.ndarray:
     return u < edge
 
 
+def _happens_each(draw: np.ndarray, i: np.ndarray, j: np.ndarray, ps) -> np.ndarray:
+    """:func:`happens` of a ``chance`` draw (m, M, 2) at tracks ``i``, monsters ``j``, each
+    monster with its own probability ``ps[j]``."""
+    hi, lo = _get(draw, i, j, 0), _get(draw, i, j, 1)
+    if len(set(ps)) == 1:
+        return happens(hi, lo, ps[0])
+    edges = np.array([int(guide.cell_guide((p, 1.0 - p))[0][1]) for p in ps], dtype=np.int64)
+    return ((hi.astype(np.int64) << 16) | lo) < edges.take(j)
+
+
 def pick_draw(count: int) -> str:
     """How a uniform choice among at most ``count`` candidates is drawn: ``"below:L"`` with
     ``L`` the least common multiple of ``1..count`` (then ``w mod c`` is exactly uniform on
@@ -859,7 +870,25 @@ class Party(Rules):
 
     @property
     def area_on(self) -> bool:
-        return self.area_chance > 0 and self.area_uses > 0
+        """Whether some monster can use an area effect (AP-10)."""
+        return any(u > 0 and c > 0 for u, c in zip(self.area_uses_of, self.area_chance_of))
+
+    @property
+    def area_uses_of(self) -> tuple[int, ...]:
+        """Each monster's area effects (its own, AP-15, else ``area_uses``)."""
+        return tuple(
+            self.area_uses if mo.area_uses is None else mo.area_uses
+            for mo in self.fighters.monsters
+        )
+
+    @property
+    def area_chance_of(self) -> tuple[float, ...]:
+        """Each monster's chance a turn of its area effect (its own, AP-15, else
+        ``area_chance``)."""
+        return tuple(
+            self.area_chance if mo.area_chance is None else mo.area_chance
+            for mo in self.fighters.monsters
+        )
 
     @property
     def hourly_on(self) -> bool:
@@ -958,7 +987,7 @@ class Party(Rules):
             slots=start.slots.astype(np.int8),
             heals=start.heals.astype(np.int8),
             mhp=np.tile(np.array([mo.hp for mo in F.monsters], dtype=np.int32), (n, 1)),
-            area=np.full((n, M), self.area_uses, dtype=np.int8),
+            area=np.tile(np.array(self.area_uses_of, dtype=np.int8), (n, 1)),
             mleft=np.full(n, M, dtype=np.int8),
             moves=np.zeros(n, dtype=np.int32),
             key=self.initiative_keys(self.init_draw(rng, n), start.check_penalty),
@@ -1240,7 +1269,7 @@ class Party(Rules):
             has = np.flatnonzero(_get(S["area"], i, j) > 0)
             a, b = i.take(has), j.take(has)
             use = has[
-                happens(_get(D["area_u"], a, b, 0), _get(D["area_u"], a, b, 1), self.area_chance)
+                _happens_each(D["area_u"], a, b, self.area_chance_of)
             ]
             if len(use):
                 self._area(S, D, V, code, i.take(use), j.take(use), t)

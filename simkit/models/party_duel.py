@@ -55,7 +55,7 @@ def duel_states(r) -> int:
         * (mo.hp + 1)
         * (r.hero_points + 1)
         * (pc.slots + 1)
-        * (r.area_uses + 1 if r.area_on else 1)
+        * (r.area_uses_of[0] + 1 if r.area_on else 1)
         * 2
     )
 
@@ -77,7 +77,7 @@ def duel_initial(r) -> dict:
     first = float(initiative.pc_first_p(pc.perception, mo.perception, r.check_penalty))  # P-01
     hp = pc.hp if r.hp is None else min(pc.hp, r.hp)
     out: dict = {}
-    base = (hp, r.hero_points, pc.slots, mo.hp, r.area_uses)
+    base = (hp, r.hero_points, pc.slots, mo.hp, r.area_uses_of[0])
     if first > 0:
         out[base + (True,)] = first
     if first < 1:
@@ -187,8 +187,9 @@ def _round(r, state):
     def monster(hp_, hero_, mhp_, slots_, p, then_pc: bool):
         branches = []
         if r.area_on and area > 0:
-            branches.append((True, r.area_chance, area - 1))
-            branches.append((False, 1 - r.area_chance, area))
+            chance = r.area_chance_of[0]
+            branches.append((True, chance, area - 1))
+            branches.append((False, 1 - chance, area))
         else:
             branches.append((False, 1.0, area))
         for use, pa, area_ in branches:

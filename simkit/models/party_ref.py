@@ -129,7 +129,7 @@ def new_track(r: Party, init_rolls, start: dict | None = None) -> dict:
     return {
         "pcs": pcs_,
         "mhp": [mo.hp for mo in F.monsters],
-        "area_left": [r.area_uses] * M,
+        "area_left": list(r.area_uses_of),
         "order": order,
         "check_penalty": pen,
         "given": given,
@@ -526,7 +526,7 @@ class _Fight:
         if (
             r.area_on
             and self.tr["area_left"][j] > 0
-            and _happens(self.d["area_u"][j], r.area_chance)
+            and _happens(self.d["area_u"][j], r.area_chance_of[j])
         ):
             self.area_effect(j)
             return

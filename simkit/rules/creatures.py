@@ -183,6 +183,10 @@ class Monster:
     area: str  # limited-use area damage (basic save)
     recovery_dc: int  # recovery DC its strikes set (R0-06, A0-5)
     name: str = ""  # a loaded creature's slug (e.g. "boar"); "" for one built by level
+    #: its area effects (AP-10): uses and the chance a turn while it has one (None: the
+    #: fight's ``area_uses`` / ``area_chance``; a loaded creature has its own, AP-15)
+    area_uses: int | None = None
+    area_chance: float | None = None
 
 
 def monster(
@@ -240,6 +244,8 @@ MONSTER_FIELDS: dict[str, overrides.Field] = {
     "recovery_dc": overrides.Field("int", -10, 100),
     "damage": overrides.Field("dice", names=BENCHMARKS),
     "area": overrides.Field("dice", names=AREA_USES),
+    "area_uses": overrides.Field("int", 0, 10),
+    "area_chance": overrides.Field("float", 0, 1),
 }
 
 

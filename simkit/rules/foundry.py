@@ -120,7 +120,8 @@ class Creature:
         """Its numbers as explicit lineup keys (:data:`simkit.rules.creatures.MONSTER_FIELDS`):
         what ``7(hp=..;ac=..;attack=..;damage=..)`` would give. ``spell_dc`` is the DC of
         the PCs' save against its area (AP-14), else its spell DC, else the level's table;
-        without an area ability, ``area=0``."""
+        its area effect's uses (``area_uses``: 0 without an area ability, 1 once, 10 with a
+        recharge) and, with a recharge, its chance a turn (``area_chance``, AP-15)."""
         out: dict[str, object] = dict(
             hp=self.hp,
             ac=self.ac,
@@ -131,7 +132,10 @@ class Creature:
             attack=self.strike.attack,
             damage=self.strike.damage,
             area=self.area.damage if self.area else "0",
+            area_uses=self.area.uses if self.area else 0,  # AP-15: none, once, or a recharge
         )
+        if self.area is not None and self.area.chance is not None:
+            out["area_chance"] = self.area.chance
         dc = self.area.dc if self.area else self.spell_dc
         if dc is not None:
             out["spell_dc"] = dc
@@ -372,10 +376,6 @@ def read_actor(doc, where: str, slug: str | None = None) -> Creature:
         for f, t in _damages(text):
             if "persistent" in t:
                 unmodelled.append(f"persistent {f} ({area.name})")
-        use = f"recharge {area.recharge}: {area.chance:.3f} a round" if area.chance else "once"
-        unmodelled.append(f"{area.name} {use} (the fight uses area_chance, area_uses)")
-    else:
-        unmodelled.append("no area ability (area=0; the fight's area_chance still spends turns)")
     if other:
         unmodelled.append("actions " + ", ".join(other))
     hp_details = _get(doc, "system.attributes.hp", where).get("details") or ""

@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from simkit.core.numbers import ascii_int
+from simkit.core.numbers import ascii_int, ascii_number
 from simkit.rules.dice import parse_amount, parse_dice
 
 __all__ = ["Field", "apply", "canonical", "split_items"]
@@ -28,13 +28,14 @@ _ITEM = re.compile(r"\s*([^(),\s]+)\s*(?:\(([^()]*)\))?\s*$")
 @dataclasses.dataclass(frozen=True)
 class Field:
     """One overridable number: ``kind`` ``int`` (in ``[lo, hi]``, ASCII digits:
-    :func:`simkit.core.numbers.ascii_int`), ``dice`` (an amount of HP, never below 0:
+    :func:`simkit.core.numbers.ascii_int`), ``float`` (in ``[lo, hi]``,
+    :func:`simkit.core.numbers.ascii_number`), ``dice`` (an amount of HP, never below 0:
     :func:`simkit.rules.dice.parse_amount`) or ``bool``; or one of ``names`` (a benchmark
     of a table, e.g. ``High``, resolved by the owner)."""
 
     kind: str
-    lo: int = 0
-    hi: int = 0
+    lo: float = 0
+    hi: float = 0
     names: tuple[str, ...] = ()
 
     def parse(self, key: str, raw: str, what: str):
@@ -60,6 +61,16 @@ class Field:
             if raw.lower() in ("false", "0", "no"):
                 return False
             raise ValueError(f"{what}: {key} must be true or false, got {raw!r}")
+        if self.kind == "float":
+            try:
+                number = ascii_number(raw)
+            except ValueError:
+                number = None
+            if number is None or not self.lo <= number <= self.hi:
+                raise ValueError(
+                    f"{what}: {key} must be a number in [{self.lo}, {self.hi}]{named}, got {raw!r}"
+                )
+            return number
         try:
             value = ascii_int(raw)  # ASCII digits only (int() takes '٨٠', '８０', '8_0')
         except ValueError:
