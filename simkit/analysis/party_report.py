@@ -115,7 +115,7 @@ def run_notes(res, level: float = 0.95) -> list[str]:
     return [
         (
             f"party of {model.n_pcs} at level {model.level} ({model.party}), rules {model.rules}; "
-            f"lineup {model.describe_lineup()}"
+            f"lineup {model.describe_lineup(notes=False)}"
         ),
         (
             f"P(a PC dies) {pct('any_death')}; expected deaths {mean('expected_deaths', 3)}; "

@@ -163,7 +163,8 @@ def _combatants(party, level, template, xp, benchmark, defense, monster_dc, expl
     members = pcs.party_members(party)
     if explicit is not None:
         given = budget.lineup_members(explicit)
-        lu = budget.explicit_lineup(tuple(lvl for lvl, _ in given), level, len(members))
+        levels = tuple(lvl for lvl, _ in given)  # (the text: the creatures' names and notes)
+        lu = budget.explicit_lineup(levels, level, len(members), explicit)
         values = [v for _, v in given]
     else:
         lu = budget.lineup(template, xp, level, len(members))
@@ -767,10 +768,11 @@ class Party(Rules):
             min(self.level, 24), self.benchmark, self.defense, self.monster_dc
         ).recovery_dc
 
-    def describe_lineup(self) -> str:
+    def describe_lineup(self, notes: bool = True) -> str:
         """The lineup used, e.g. ``"boss: 1 x level 7 (80 of 80 XP)"`` (and the explicit
-        numbers given, if any)."""
-        text = self.fighters.lineup.describe()
+        numbers given, if any); ``notes``: with what the fight leaves out of each loaded
+        creature (AP-12..AP-15)."""
+        text = self.fighters.lineup.describe(notes)
         if self.monsters is not None and "(" in self.monsters:
             text += f"; given: {self.monsters}"
         return text

@@ -130,8 +130,9 @@ class Lineup:
         """Threat of the creatures used against ``n_pcs`` PCs (:func:`threat_of`)."""
         return threat_of(self.xp, self.n_pcs)
 
-    def describe(self) -> str:
-        """E.g. ``"boss: 1 x level 7 (80 of 80 XP)"``."""
+    def describe(self, notes: bool = True) -> str:
+        """E.g. ``"boss: 1 x level 7 (80 of 80 XP)"``; ``notes``: with what the fight leaves
+        out of each loaded creature."""
         parts = []
         names = self.names or ("",) * len(self.levels)
         kinds = sorted(set(zip(self.levels, names)), key=lambda k: (-k[0], k[1]))
@@ -141,7 +142,7 @@ class Lineup:
         body = " + ".join(parts) if parts else "no creature"
         if self.template == "explicit":
             spent = f"{self.xp} XP" if self.xp >= 0 else "XP beyond Table 10-2"
-            left = "".join(f"; {note}" for note in self.notes)
+            left = "".join(f"; {note}" for note in self.notes) if notes else ""
             return f"explicit: {body} ({spent}){left}"
         if self.xp > self.budget:  # only where a level was raised to the tables' lowest
             lo = MONSTER_LEVELS[0]
