@@ -344,6 +344,6 @@ def test_the_lineup_description_names_the_creatures_and_what_is_left_out():
 def test_the_lineup_names_its_creatures_and_what_is_left_out():
     m = make_model("party", monsters="boar,boar,5", level=2)
     text = m.describe_lineup()
-    assert text.startswith("explicit: 2 x boar (level 2) + 1 x level 5")
+    assert text.startswith("explicit: 1 x level 5 + 2 x boar (level 2) (200 XP)")
     assert "boar (level 2): not modelled: reaction Ferocity" in text
     assert "not modelled" not in m.describe_lineup(notes=False)
