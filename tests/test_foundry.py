@@ -333,17 +333,20 @@ def test_the_lineup_description_names_the_creatures_and_what_is_left_out():
     assert lu.xp == 3 * 40 + 120 and lu.names == ("boar", "boar", "", "crocodile")
     desc = lu.describe()
     assert desc.startswith(
-        "explicit: 1 x level 5 + 2 x boar (level 2) + 1 x crocodile (level 2) (240 XP); "
+        "explicit: 1 x level 5 + 2 x boar (level 2) + 1 x crocodile (level 2) "
+        "(240 XP: beyond extreme for 4 PCs); "
     )
     assert desc.count("not modelled") == 2 and "reaction Ferocity" in desc
     plain = budget.explicit_lineup((7, 5, 5), 5, 4, "7,5,5")
-    assert plain.describe() == "explicit: 1 x level 7 + 2 x level 5 (160 XP)"
+    assert plain.describe() == "explicit: 1 x level 7 + 2 x level 5 (160 XP: extreme for 4 PCs)"
     assert plain == budget.explicit_lineup((7, 5, 5), 5, 4)
 
 
 def test_the_lineup_names_its_creatures_and_what_is_left_out():
     m = make_model("party", monsters="boar,boar,5", level=2)
     text = m.describe_lineup()
-    assert text.startswith("explicit: 1 x level 5 + 2 x boar (level 2) (200 XP)")
+    assert text.startswith(
+        "explicit: 1 x level 5 + 2 x boar (level 2) (200 XP: beyond extreme for 4 PCs)"
+    )
     assert "boar (level 2): not modelled: reaction Ferocity" in text
     assert "not modelled" not in m.describe_lineup(notes=False)

@@ -106,10 +106,10 @@ def test_kernel_equals_scalar_reference_many(params):
 def test_defaults_and_lineup_shown():
     m = Party()
     assert m.roles == ("fighter", "rogue", "cleric", "wizard")
-    assert m.describe_lineup() == "boss: 1 x level 7 (80 of 80 XP)"
+    assert m.describe_lineup() == "boss: 1 x level 7 (80 of 80 XP, moderate)"
     assert (
         Party(level=5, threat="severe", lineup="pack").describe_lineup()
-        == "pack: 4 x level 4 (120 of 120 XP)"
+        == "pack: 4 x level 4 (120 of 120 XP, severe)"
     )
     assert Party(xp_budget=0).fighters.monsters == ()
     res = simkit.simulate(Party(xp_budget=0), 100, rng=1)
@@ -309,7 +309,7 @@ def test_cli_run_shows_lineup_and_designer_odds():
     )
     assert code == 0, err
     assert "victory_with_deaths" in out and "defeat" in out
-    assert "lineup boss: 1 x level 8 (120 of 120 XP)" in err
+    assert "lineup boss: 1 x level 8 (120 of 120 XP, severe)" in err
     assert "P(a PC dies)" in err
     code, out, err = run_cli("exact", "party", "--set", "level=12", "--set", "party=fighter")
     assert code == 2 and "states" in err
@@ -368,11 +368,11 @@ def _sweep_toml(tmp_path, set_lines: str):
 def test_explicit_lineup_and_toml_config(tmp_path):
 
     m = Party(level=5, monsters="7,5,5")
-    assert m.describe_lineup() == "explicit: 1 x level 7 + 2 x level 5 (160 XP)"
+    assert m.describe_lineup() == "explicit: 1 x level 7 + 2 x level 5 (160 XP: extreme for 4 PCs)"
     assert [mo.level for mo in m.fighters.monsters] == [7, 5, 5]
     assert (
         Party(level=1, monsters="12").describe_lineup()
-        == "explicit: 1 x level 12 (XP beyond Table 10-2)"
+        == "explicit: 1 x level 12 (XP beyond Table 10-2: unrated for 4 PCs)"
     )
     assert Party(party="rogue", level=1, monsters="1").has_exact
     with pytest.raises(ParamError, match="monsters"):

@@ -111,27 +111,31 @@ def test_lineup_xp_is_that_of_the_creatures_used():
     # lineup's XP, threat and description are then those of the creatures it holds, the
     # same as an explicit lineup of those levels (Table 10-2). 20 levels x 5 threats x 3
     # templates x 8 party sizes = 2,400 lineups; 34 of them were reported wrong before.
-    wrong, over = [], []
-    for level in range(1, 21):
-        for threat in budget.THREATS:
-            for tpl in budget.LINEUPS:
-                for n in range(1, 9):
-                    lu = budget.lineup(tpl, budget.xp_budget(threat, n), level, n)
-                    same = budget.explicit_lineup(lu.levels, level, n)
-                    if (lu.xp, lu.threat) != (same.xp, same.threat):
-                        wrong.append((level, threat, tpl, n, lu.xp, same.xp))
-                    assert f"({lu.xp} of {lu.budget} XP" in lu.describe()
-                    if lu.xp > lu.budget:
-                        over.append((level, threat, tpl, n))
-                        assert -1 in lu.levels and level <= 2
-    assert wrong == []
-    assert len(over) == 27  # raised levels that cost more than the budget
+    # Both editions of the budget (P-06); GM Core's larger Low budgets for 5-8 PCs buy
+    # creatures of a level above -1 in 4 more of them (23 over budget, the CRB's 27).
+    for edition, n_over in (("crb", 27), ("gm-core", 23)):
+        wrong, over = [], []
+        for level in range(1, 21):
+            for threat in budget.THREATS:
+                for tpl in budget.LINEUPS:
+                    for n in range(1, 9):
+                        xp = budget.xp_budget(threat, n, edition)
+                        lu = budget.lineup(tpl, xp, level, n, edition)
+                        same = budget.explicit_lineup(lu.levels, level, n, edition=edition)
+                        if (lu.xp, lu.threat) != (same.xp, same.threat):
+                            wrong.append((level, threat, tpl, n, lu.xp, same.xp))
+                        assert f"({lu.xp} of {lu.budget} XP, {lu.threat}" in lu.describe()
+                        if lu.xp > lu.budget:
+                            over.append((level, threat, tpl, n))
+                            assert -1 in lu.levels and level <= 2
+        assert wrong == []
+        assert len(over) == n_over  # raised levels that cost more than the budget
     lu = budget.lineup("pack", 40, 1, 4)
     assert lu.levels == (-1,) * 4
     assert lu.xp == budget.explicit_lineup((-1,) * 4, 1).xp == 4 * 20  # level 1 + 2 = 20 XP
     assert lu.threat == "moderate"  # 80 XP for four PCs (Table 10-1)
     assert lu.describe() == (
-        "pack: 4 x level -1 (80 of 40 XP: a moderate threat, levels below -1 raised to -1)"
+        "pack: 4 x level -1 (80 of 40 XP, moderate; levels below -1 raised to -1)"
     )
     assert budget.lineup("boss", 80, 5).threat == "moderate"
     assert budget.explicit_lineup((12,), 5).threat == "unrated"  # beyond Table 10-2
@@ -146,7 +150,8 @@ def test_lineup_xp_is_that_of_the_creatures_used():
         "extreme",
         "beyond extreme",
     ]
-    assert budget.threat_of(90, 6) == "low" and budget.threat_of(89, 6) == "trivial"
+    assert budget.threat_of(90, 6, "crb") == "low" and budget.threat_of(89, 6, "crb") == "trivial"
+    assert budget.threat_of(90, 6) == "trivial" and budget.threat_of(100, 6) == "low"  # GM Core
 
 
 # The class advancement tables of Player Core (remaster; Foundry VTT pf2e system, ORC

@@ -96,7 +96,8 @@ def party_summary(res, level: float = 0.95) -> pd.DataFrame:
 
 
 def run_notes(res, level: float = 0.95) -> list[str]:
-    """Lines for ``simkit run party`` (on stderr): the lineup used and the designer's odds."""
+    """Lines for ``simkit run party`` (on stderr): the lineup used, a warning where its
+    budget misbehaves (:attr:`simkit.rules.budget.Lineup.warnings`), the designer's odds."""
     model = res.model
     s = party_summary(res, level).set_index("quantity")
 
@@ -117,6 +118,7 @@ def run_notes(res, level: float = 0.95) -> list[str]:
             f"party of {model.n_pcs} at level {model.level} ({model.party}), rules {model.rules}; "
             f"lineup {model.describe_lineup(notes=False)}"
         ),
+        *(f"warning: {w}" for w in model.fighters.lineup.warnings),  # the budget's gaps
         (
             f"P(a PC dies) {pct('any_death')}; expected deaths {mean('expected_deaths', 3)}; "
             f"P(defeat) {pct('defeat')}; rounds {mean('rounds', 2, interval=False)}"

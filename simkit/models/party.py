@@ -159,15 +159,17 @@ def _roles(party: str) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=256)
-def _combatants(party, level, template, xp, benchmark, defense, monster_dc, explicit) -> Combatants:
+def _combatants(
+    party, level, template, xp, benchmark, defense, monster_dc, explicit, edition="gm-core"
+) -> Combatants:
     members = pcs.party_members(party)
     if explicit is not None:
         given = budget.lineup_members(explicit)
         levels = tuple(lvl for lvl, _ in given)  # (the text: the creatures' names and notes)
-        lu = budget.explicit_lineup(levels, level, len(members), explicit)
+        lu = budget.explicit_lineup(levels, level, len(members), explicit, edition)
         values = [v for _, v in given]
     else:
-        lu = budget.lineup(template, xp, level, len(members))
+        lu = budget.lineup(template, xp, level, len(members), edition)
         values = [{} for _ in lu.levels]
     return Combatants(
         pcs=tuple(pcs.member(r, v, level) for r, v in members),
@@ -581,8 +583,7 @@ class Party(Rules):
         "heals_spent",
     )
     rule_ids: ClassVar[str] = (
-        "R0-01..R0-13, R1-01..R1-08, R1-11; A0-1..A0-5, A0-7, A1-1, A1-2; P-01..P-10; "
-        "AP-1..AP-11"
+        "R0-01..R0-13, R1-01..R1-08, R1-11; A0-1..A0-5, A0-7, A1-1, A1-2; P-01..P-10; AP-1..AP-11"
     )
     #: P(at least one PC dies): ``calibrate party --target any_death=5%``
     events: ClassVar[dict[str, tuple[str, int]]] = {"any_death": ("deaths", 1)}
@@ -623,6 +624,15 @@ class Party(Rules):
         optional=True,
         help="explicit lineup: creature levels like 7,5,5, each with explicit numbers if "
         "wanted: 7(hp=150;attack=18) (none: from the budget)",
+    )
+    budget: str = param(
+        "gm-core",
+        kind="choice",
+        choices=budget.EDITIONS,
+        rule="P-06",
+        help="the encounter budget's edition: gm-core (remaster: Low 20 XP per PC beyond "
+        "four) or crb (Core Rulebook Table 10-1: Low 15); sets threat's budget and a "
+        "lineup's threat",
     )
     benchmark: str = shared("benchmark")
     defense: str = param(
@@ -736,11 +746,13 @@ class Party(Rules):
         return len(self.roles)
 
     @property
-    def budget(self) -> int:
+    def budget_xp(self) -> int:
+        """The lineup's XP budget: ``xp_budget``, else ``threat``'s for the party's size by
+        the ``budget`` edition (P-06)."""
         return (
             self.xp_budget
             if self.xp_budget is not None
-            else budget.xp_budget(self.threat, self.n_pcs)
+            else budget.xp_budget(self.threat, self.n_pcs, self.budget)
         )
 
     @property
@@ -750,11 +762,12 @@ class Party(Rules):
             self.party,
             self.level,
             self.lineup,
-            self.budget,
+            self.budget_xp,
             self.benchmark,
             self.defense,
             self.monster_dc,
             self.monsters,
+            self.budget,
         )
 
     @property
@@ -769,9 +782,10 @@ class Party(Rules):
         ).recovery_dc
 
     def describe_lineup(self, notes: bool = True) -> str:
-        """The lineup used, e.g. ``"boss: 1 x level 7 (80 of 80 XP)"`` (and the explicit
-        numbers given, if any); ``notes``: with what the fight leaves out of each loaded
-        creature (AP-12..AP-15)."""
+        """The lineup used, e.g. ``"boss: 1 x level 7 (80 of 80 XP, moderate)"`` (and the
+        explicit numbers given, if any); ``notes``: with what the fight leaves out of each
+        loaded creature (AP-12..AP-15). Where the budget misbehaves, its warnings are
+        ``self.fighters.lineup.warnings`` (:attr:`simkit.rules.budget.Lineup.warnings`)."""
         text = self.fighters.lineup.describe(notes)
         if self.monsters is not None and "(" in self.monsters:
             text += f"; given: {self.monsters}"
@@ -1270,9 +1284,7 @@ class Party(Rules):
         if self.area_on:
             has = np.flatnonzero(_get(S["area"], i, j) > 0)
             a, b = i.take(has), j.take(has)
-            use = has[
-                _happens_each(D["area_u"], a, b, self.area_chance_of)
-            ]
+            use = has[_happens_each(D["area_u"], a, b, self.area_chance_of)]
             if len(use):
                 self._area(S, D, V, code, i.take(use), j.take(use), t)
                 rest = np.ones(len(i), dtype=bool)

@@ -2,9 +2,14 @@
 
 Sources (tables in ``simkit/rules/data``, copied from ``shared/data/pf2e``):
 
-- ``encounter-budget.csv``: Core Rulebook Table 10-1 / GM Core: XP budget of a party of
-  four by threat (trivial 40, low 60, moderate 80, severe 120, extreme 160) and the
-  adjustment per PC beyond (or short of) four (10, 15, 20, 30, 40).
+- ``encounter-budget.csv``: Core Rulebook Table 10-1: XP budget of a party of four by
+  threat (trivial 40, low 60, moderate 80, severe 120, extreme 160) and the adjustment
+  per PC beyond (or short of) four (10, 15, 20, 30, 40).
+
+Two editions of the encounter budget (``edition``, the party model's ``budget``, P-06):
+``"gm-core"`` (the default; the remaster's GM Core, the same table except Low's
+character adjustment, 20 XP per PC instead of 15) and ``"crb"`` (Core Rulebook Table
+10-1 as written). ``docs/pf2e-sources.md`` names the sources.
 - ``creature-xp.csv``: Core Rulebook Table 10-2: XP of one creature by its level minus
   the party's (-4: 10 ... +4: 160).
 
@@ -23,6 +28,13 @@ lowest (-1) is raised to -1 (party levels 1-2: a level-1 trivial pack is four le
 creatures, not four level -3). The lineup's ``xp``, :meth:`Lineup.describe` and
 :attr:`Lineup.threat` are those of the creatures used, so such a lineup can cost more
 than its budget (that level-1 pack: 80 of 40 XP, a moderate threat).
+
+Where the budget misbehaves, :attr:`Lineup.warnings` says so, one line each: a party
+size whose budgets are out of order (GM Core, 1 PC: Low 0 XP below Trivial's 10; 2 PCs:
+Low 20 XP, Trivial's), a creature more than 4 levels from the party's (beyond Table
+10-2: its XP and threat are unrated), and a template that cannot spend its budget (the
+XP it buys falls in a lower threat than the budget's: ``boss`` for 8 PCs at severe
+spends 160 of 240 XP, a moderate threat).
 """
 
 from __future__ import annotations
@@ -38,9 +50,11 @@ from simkit.core.params import register_kind
 from simkit.rules import creatures, foundry, overrides
 
 __all__ = [
+    "EDITIONS",
     "LINEUPS",
     "THREATS",
     "Lineup",
+    "budget_warning",
     "creature_xp",
     "creature_notes",
     "explicit_lineup",
@@ -53,6 +67,10 @@ __all__ = [
 ]
 
 THREATS = ("trivial", "low", "moderate", "severe", "extreme")
+#: Editions of the encounter budget (P-06): the remaster's GM Core (default), the CRB's.
+EDITIONS = ("gm-core", "crb")
+#: GM Core's changes to Table 10-1's XP per PC beyond four (the rest is the CRB's).
+GM_CORE_PER_PC = {"low": 20}
 LINEUPS = ("boss", "boss_and_minions", "pack")
 MONSTER_LEVELS = (-1, 24)  # levels of the creature tables
 MINION = -2  # minions' level relative to the party (boss_and_minions)
@@ -70,21 +88,55 @@ def _xp_table() -> dict[int, int]:
     return {int(r["level_vs_party"]): int(r["xp"]) for r in _rows("creature-xp.csv")}
 
 
-def xp_budget(threat: str, n_pcs: int = 4) -> int:
-    """XP budget of ``threat`` for a party of ``n_pcs`` (Table 10-1, with its per-PC
-    adjustment; never below 0)."""
+def _edition(edition: str) -> str:
+    if edition not in EDITIONS:
+        raise ValueError(f"budget must be one of {', '.join(EDITIONS)}; got {edition!r}")
+    return edition
+
+
+def xp_budget(threat: str, n_pcs: int = 4, edition: str = "gm-core") -> int:
+    """XP budget of ``threat`` for a party of ``n_pcs`` (P-06: the XP for four PCs plus the
+    per-PC adjustment times ``n_pcs - 4``; never below 0), by ``edition``: ``"gm-core"``
+    (Low: 20 XP per PC) or ``"crb"`` (Table 10-1, Low: 15 XP per PC).
+
+    Examples
+    --------
+    >>> xp_budget("low", 6), xp_budget("low", 6, "crb"), xp_budget("low", 1)
+    (100, 90, 0)
+    """
+    _edition(edition)
     for r in _rows("encounter-budget.csv"):
         if r["threat"] == threat:
             base, per = int(r["xp_budget_4_pcs"]), int(r["xp_per_pc_beyond_4"])
+            if edition == "gm-core":
+                per = GM_CORE_PER_PC.get(threat, per)
             return max(0, base + per * (int(n_pcs) - 4))
     raise ValueError(f"threat must be one of {', '.join(THREATS)}; got {threat!r}")
 
 
-def threat_of(xp: int, n_pcs: int = 4) -> str:
-    """The threat of an encounter worth ``xp`` against ``n_pcs`` PCs (Table 10-1): the
-    highest threat whose budget ``xp`` reaches (``"trivial"`` below the trivial budget),
-    ``"beyond extreme"`` above the extreme budget, ``"unrated"`` for ``xp < 0`` (a
-    creature beyond Table 10-2, :func:`explicit_lineup`).
+def budget_warning(n_pcs: int, edition: str = "gm-core") -> str | None:
+    """One line where the budgets of ``edition`` for ``n_pcs`` PCs are out of order (a
+    threat's budget at or below the one before it, e.g. GM Core for 1 PC: Low 0 XP, below
+    Trivial's 10), else None."""
+    xp = [xp_budget(t, n_pcs, edition) for t in THREATS]
+    for lower, higher, a, b in zip(THREATS, THREATS[1:], xp, xp[1:]):
+        if b <= a:
+            pcs = f"{n_pcs} PC" + ("" if n_pcs == 1 else "s")
+            rel = "is below" if b < a else "equals"
+            return (
+                f"the {edition} budget for {pcs} is out of order: {higher.title()} "
+                f"({b} XP) {rel} {lower.title()} ({a} XP), so those threats do not "
+                "rank the fights"
+            )
+    return None
+
+
+def threat_of(xp: int, n_pcs: int = 4, edition: str = "gm-core") -> str:
+    """The threat of an encounter worth ``xp`` against ``n_pcs`` PCs (the budget of
+    ``edition``, :func:`xp_budget`): the highest threat whose budget ``xp`` reaches
+    (``"trivial"`` below the trivial budget), ``"beyond extreme"`` above the extreme
+    budget, ``"unrated"`` for ``xp < 0`` (a creature beyond Table 10-2,
+    :func:`explicit_lineup`).
 
     Examples
     --------
@@ -94,9 +146,9 @@ def threat_of(xp: int, n_pcs: int = 4) -> str:
     xp = int(xp)
     if xp < 0:
         return "unrated"
-    if xp > xp_budget(THREATS[-1], n_pcs):
+    if xp > xp_budget(THREATS[-1], n_pcs, edition):
         return "beyond extreme"
-    reached = [t for t in THREATS if xp_budget(t, n_pcs) <= xp]
+    reached = [t for t in THREATS if xp_budget(t, n_pcs, edition) <= xp]
     return reached[-1] if reached else THREATS[0]
 
 
@@ -124,15 +176,55 @@ class Lineup:
     names: tuple[str, ...] = ()
     #: explicit only: what the fight leaves out of each named creature, one line each
     notes: tuple[str, ...] = ()
+    edition: str = "gm-core"  # the budget the threat is judged by (:data:`EDITIONS`)
+    party_level: int | None = None  # the party's level (None: not known, no level check)
 
     @property
     def threat(self) -> str:
         """Threat of the creatures used against ``n_pcs`` PCs (:func:`threat_of`)."""
-        return threat_of(self.xp, self.n_pcs)
+        return threat_of(self.xp, self.n_pcs, self.edition)
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """One line per way the budget misbehaves for this lineup: the budgets for
+        ``n_pcs`` PCs out of order (:func:`budget_warning`), a creature more than 4 levels
+        from the party's (beyond Table 10-2: XP and threat unrated), a template whose
+        creatures fall in a lower threat than its budget (it cannot spend it)."""
+        out = []
+        order = budget_warning(self.n_pcs, self.edition)
+        if order is not None:
+            out.append(order)
+        table = _xp_table()
+        if self.party_level is not None:
+            far = sorted({lvl for lvl in self.levels if lvl - self.party_level not in table})
+            if far:
+                which = ", ".join(f"level {lvl} ({lvl - self.party_level:+d})" for lvl in far)
+                out.append(
+                    f"{which} against a level-{self.party_level} party: beyond Table 10-2's "
+                    f"{min(table):+d}..{max(table):+d} levels, so the lineup's XP and threat "
+                    f"are unrated (clamped, it would count {self._clamped_xp()} XP)"
+                )
+        if self.template != "explicit":
+            had, got = threat_of(self.budget, self.n_pcs, self.edition), self.threat
+            if THREATS.index(got) < THREATS.index(had):
+                out.append(
+                    f"{self.template} cannot spend the budget: it spends {self.xp} of "
+                    f"{self.budget} XP ({had} for {self.n_pcs} PCs), a {got} threat"
+                )
+        return tuple(out)
+
+    def _clamped_xp(self) -> int:
+        """XP of ``levels`` with each level difference clamped to Table 10-2's range."""
+        table = _xp_table()
+        lo, hi = min(table), max(table)
+        assert self.party_level is not None
+        return sum(table[min(max(lvl - self.party_level, lo), hi)] for lvl in self.levels)
 
     def describe(self, notes: bool = True) -> str:
-        """E.g. ``"boss: 1 x level 7 (80 of 80 XP)"``; ``notes``: with what the fight leaves
-        out of each loaded creature."""
+        """The creatures, their XP, the budget and the threat they fall in, e.g. ``"boss:
+        1 x level 7 (80 of 80 XP, moderate)"``, ``"explicit: 2 x level 5 (80 XP: moderate
+        for 4 PCs)"``; ``notes``: with what the fight leaves out of each loaded creature.
+        The warnings (:attr:`warnings`) are apart."""
         parts = []
         names = self.names or ("",) * len(self.levels)
         kinds = sorted(set(zip(self.levels, names)), key=lambda k: (-k[0], k[1]))
@@ -140,27 +232,31 @@ class Lineup:
             n = sum(1 for k in zip(self.levels, names) if k == (lvl, name))
             parts.append(f"{n} x {name} (level {lvl})" if name else f"{n} x level {lvl}")
         body = " + ".join(parts) if parts else "no creature"
+        pcs = f"{self.n_pcs} PC" + ("" if self.n_pcs == 1 else "s")
         if self.template == "explicit":
             spent = f"{self.xp} XP" if self.xp >= 0 else "XP beyond Table 10-2"
             left = "".join(f"; {note}" for note in self.notes) if notes else ""
-            return f"explicit: {body} ({spent}){left}"
+            return f"explicit: {body} ({spent}: {self.threat} for {pcs}){left}"
         if self.xp > self.budget:  # only where a level was raised to the tables' lowest
             lo = MONSTER_LEVELS[0]
             return (
-                f"{self.template}: {body} ({self.xp} of {self.budget} XP: a {self.threat} "
-                f"threat, levels below {lo} raised to {lo})"
+                f"{self.template}: {body} ({self.xp} of {self.budget} XP, {self.threat}; "
+                f"levels below {lo} raised to {lo})"
             )
-        return f"{self.template}: {body} ({self.xp} of {self.budget} XP)"
+        return f"{self.template}: {body} ({self.xp} of {self.budget} XP, {self.threat})"
 
 
 def _clamp(level: int) -> int:
     return min(max(level, MONSTER_LEVELS[0]), MONSTER_LEVELS[1])
 
 
-def lineup(template: str, budget: int, party_level: int, n_pcs: int = 4) -> Lineup:
+def lineup(
+    template: str, budget: int, party_level: int, n_pcs: int = 4, edition: str = "gm-core"
+) -> Lineup:
     """The creatures ``template`` buys with ``budget`` XP against a party of
     ``n_pcs`` at ``party_level`` (levels clamped to the tables' -1..24; ``xp`` is that of
-    the clamped creatures, which may then exceed ``budget``).
+    the clamped creatures, which may then exceed ``budget``); its threat is judged by the
+    budget of ``edition`` (:func:`xp_budget`).
 
     Examples
     --------
@@ -194,8 +290,9 @@ def lineup(template: str, budget: int, party_level: int, n_pcs: int = 4) -> Line
     else:
         raise ValueError(f"lineup must be one of {', '.join(LINEUPS)}; got {template!r}")
     levels = tuple(_clamp(party_level + d) for d in rel)
+    xp = sum(creature_xp(lvl - party_level) for lvl in levels)
     return Lineup(
-        template, budget, levels, sum(creature_xp(lvl - party_level) for lvl in levels), n_pcs
+        template, budget, levels, xp, n_pcs, edition=_edition(edition), party_level=party_level
     )
 
 
@@ -310,15 +407,21 @@ def parse_levels(value) -> str:
 
 
 def explicit_lineup(
-    levels: tuple[int, ...], party_level: int, n_pcs: int = 4, monsters: str | None = None
+    levels: tuple[int, ...],
+    party_level: int,
+    n_pcs: int = 4,
+    monsters: str | None = None,
+    edition: str = "gm-core",
 ) -> Lineup:
     """A lineup of the creatures given; ``xp`` is their XP (Table 10-2), -1 when a creature
-    is more than 4 levels from the party's; its threat is judged for ``n_pcs`` PCs.
+    is more than 4 levels from the party's; its threat is judged for ``n_pcs`` PCs by the
+    budget of ``edition`` (:func:`xp_budget`).
 
     With ``monsters`` (the lineup's text, whose members' levels are ``levels``), the
     creatures it names keep their names and what the fight leaves out of them
     (:func:`creature_notes`) for :meth:`Lineup.describe`, e.g. ``"explicit: 2 x boar
-    (level 2) (160 XP); boar (level 2): not modelled: reaction Ferocity; ..."``."""
+    (level 2) (160 XP: extreme for 4 PCs); boar (level 2): not modelled: reaction
+    Ferocity; ..."``."""
     table = _xp_table()
     diffs = [lvl - party_level for lvl in levels]
     xp = sum(table[d] for d in diffs) if all(d in table for d in diffs) else -1
@@ -333,7 +436,9 @@ def explicit_lineup(
         if any(found):
             names = tuple(c.slug if c else "" for c in found)
             notes = tuple(creature_notes(monsters))
-    return Lineup("explicit", xp, tuple(levels), xp, n_pcs, names, notes)
+    return Lineup(
+        "explicit", xp, tuple(levels), xp, n_pcs, names, notes, _edition(edition), party_level
+    )
 
 
 register_kind(
