@@ -601,7 +601,7 @@ class Party(Rules):
         "moderate",
         kind="choice",
         choices=budget.THREATS,
-        help="PF2e threat: sets the XP budget for the party's size (Table 10-1)",
+        help="PF2e threat: sets the XP budget for the party's size (the budget edition's table)",
     )
     xp_budget: int | None = param(
         None,
