@@ -165,11 +165,12 @@ def _turns(r):
             dist = new
         return tuple((h, he, mv, p) for (h, he, mv), p in dist.items()), lost[0]
 
-    return pc_turn, monster_turn
+    chance = r.area_chance_of[0] if r.area_on else 0.0  # the monster's area chance a turn
+    return pc_turn, monster_turn, chance
 
 
 def _round(r, state):
-    pc_turn, monster_turn = _turns(r)
+    pc_turn, monster_turn, chance = _turns(r)
     hp, hero, slots, mhp, area, first = state
     out: dict = defaultdict(float)
 
@@ -186,8 +187,7 @@ def _round(r, state):
 
     def monster(hp_, hero_, mhp_, slots_, p, then_pc: bool):
         branches = []
-        if r.area_on and area > 0:
-            chance = r.area_chance_of[0]
+        if chance > 0 and area > 0:
             branches.append((True, chance, area - 1))
             branches.append((False, 1 - chance, area))
         else:
