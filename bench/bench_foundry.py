@@ -7,7 +7,7 @@ root::
     .venv/bin/python bench/bench_foundry.py [--repeat 20] [-n 100000]
 
 Prints the load time (best and median of ``--repeat`` cold loads: every cache of
-:mod:`simkit.rules.foundry` cleared first; the JSON read from the package each time) and
+:mod:`simkit.rules.pf2e.foundry` cleared first; the JSON read from the package each time) and
 the simulation time of ``simkit.simulate`` for ``monsters=boar,boar,crocodile`` against
 the same numbers given explicitly, interleaved, CPU time of this process.
 """
@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 def _cold_load() -> float:
-    from simkit.rules import foundry
+    from simkit.rules.pf2e import foundry
 
     foundry.bestiary.cache_clear()
     foundry._load_file.cache_clear()
@@ -41,7 +41,7 @@ def main(argv=None) -> int:
 
     t0 = time.perf_counter()
     import simkit  # noqa: F401
-    from simkit.rules import foundry
+    from simkit.rules.pf2e import foundry
 
     print(f"import simkit: {time.perf_counter() - t0:.3f} s (not counted)")
     first = _cold_load()
@@ -54,7 +54,7 @@ def main(argv=None) -> int:
 
     from simkit.core.engine import simulate
     from simkit.models import make_model
-    from simkit.rules import budget
+    from simkit.rules.pf2e import budget
 
     named = "boar,boar,crocodile"
     explicit = ",".join(

@@ -9,10 +9,10 @@ import pytest
 
 from simkit.core.params import ParamError
 from simkit.models.party import Party
-from simkit.rules import budget
+from simkit.rules.pf2e import budget
 from simkit.testing import run_cli
 
-# The published tables, written out here independently of simkit.rules.budget: XP budget
+# The published tables, written out here independently of simkit.rules.pf2e.budget: XP budget
 # of a party of four and XP per PC beyond (or short of) four, by threat.
 # Core Rulebook Table 10-1 (Encounter Budget).
 CRB = {

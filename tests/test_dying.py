@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from simkit import Dying, ParamError, simulate, solve
 from simkit.models import make_model
 from simkit.models.dying import DEAD
-from simkit.rules.levels import monster_high_dc
+from simkit.rules.pf2e.levels import monster_high_dc
 from simkit.testing import assert_agrees_with_exact, replay
 
 

@@ -1,4 +1,4 @@
-"""Creatures from Foundry VTT pf2e actors (simkit/rules/foundry.py, issue 21 items 1-2).
+"""Creatures from Foundry VTT pf2e actors (simkit/rules/pf2e/foundry.py, issue 21 items 1-2).
 
 - The loaded numbers equal the JSON's, for every bundled record: the test reads the JSON
   itself (plain ``json``, its own formula reader), independently of the loader; and the
@@ -25,13 +25,15 @@ import pytest
 
 from simkit.core.engine import simulate
 from simkit.models import make_model
-from simkit.rules import budget, foundry
+from simkit.rules.pf2e import budget, foundry
 from simkit.testing import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "data" / "foundry-pf2e" / "monster-core"
 BUNDLE = json.loads(
-    resources.files("simkit.rules").joinpath("data", "foundry", "monster-core.json").read_text()
+    resources.files("simkit.rules.pf2e")
+    .joinpath("data", "foundry", "monster-core.json")
+    .read_text()
 )
 
 
@@ -123,7 +125,9 @@ def test_the_bundle_is_the_shared_records_less_the_swarms():
 
 
 def test_the_bundle_ships_its_notice():
-    notice = resources.files("simkit.rules").joinpath("data", "foundry", "NOTICE.md").read_text()
+    notice = (
+        resources.files("simkit.rules.pf2e").joinpath("data", "foundry", "NOTICE.md").read_text()
+    )
     assert "ORC" in notice and "Paizo" in notice and "Apache" in notice
     assert all(f"`{r['simkit']['slug']}`" in notice for r in BUNDLE)
     assert "data/foundry/*.json" in (ROOT / "pyproject.toml").read_text()

@@ -24,10 +24,10 @@ import pytest
 from simkit.core.numbers import ascii_int, ascii_number, is_ascii_int
 from simkit.core.params import ParamError, parse_value, spec
 from simkit.models import REGISTRY, make_model
-from simkit.rules import budget, creatures, levels, pcs
 from simkit.rules.dice import Dice, parse_amount, parse_dice
 from simkit.rules.heights import parse_heights
 from simkit.rules.penalties import parse_fatigue_value
+from simkit.rules.pf2e import budget, creatures, levels, pcs
 from simkit.testing import run_cli
 
 #: A fast party run: the refusal comes before any computing.
@@ -394,7 +394,7 @@ def test_package_dice_never_roll_below_zero():
     assert seen == 26 * 6 + 20 * (4 + 2 + 1) + 1
     # and every cell of the shipped tables that is a sum of dice (the two tables of dice)
     seen = 0
-    data = resources.files("simkit.rules").joinpath("data")
+    data = resources.files("simkit.rules.pf2e").joinpath("data")
     for path in data.iterdir():
         if path.name.endswith(".csv"):
             for row in csv.reader(path.read_text(encoding="utf-8").splitlines()):

@@ -131,3 +131,22 @@ def test_no_model_borrows_a_rule_from_another_model():
     for fight in ("simkit.models.party", "simkit.models.encounter", "simkit.models.party_duel"):
         models = {m for m, _ in _imports(MODULES[fight]) if m.startswith("simkit.models")}
         assert models <= MODEL_IMPORTS_ALLOWED["simkit.models.party"], (fight, models)
+
+
+#: The rules modules that may read the PF2e tables: the fight's declarations (its
+#: benchmark names) only. The seed phases never do.
+READS_PF2E = {"simkit.rules.parameters"}
+
+
+@pytest.mark.parametrize(
+    "module",
+    [m for m in MODULES if m.startswith("simkit.rules.") and not m.startswith("simkit.rules.pf2e")],
+)
+def test_seed_phases_do_not_read_the_pf2e_tables(module):
+    reads = {
+        t
+        for imported, names in _imports(MODULES[module])
+        for t in _target(imported, names)
+        if t.startswith("simkit.rules.pf2e")
+    }
+    assert not reads or module in READS_PF2E, f"{module} imports {sorted(reads)}"

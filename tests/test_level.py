@@ -69,7 +69,7 @@ def test_exact_accepts_level_and_level_diff():
 
 
 def test_the_cli_derivation_is_the_sweeps():
-    from simkit.rules import levels
+    from simkit.rules.pf2e import levels
 
     for model, lv in (("dying", 9), ("perseverance", 7)):
         code, out, err = run("exact", model, "--set", f"level={lv}", "--format", "json")

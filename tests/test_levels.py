@@ -1,4 +1,4 @@
-"""Numbers by level (simkit.rules.levels) and the sweep keys derived from them.
+"""Numbers by level (simkit.rules.pf2e.levels) and the sweep keys derived from them.
 
 The sweep keys live in simkit.analysis.grid.
 """
@@ -12,7 +12,7 @@ from simkit import Dying
 from simkit.analysis.grid import make_grid, resolve_point, sweep_keys_for
 from simkit.core.model import Rules
 from simkit.core.params import ParamError, param
-from simkit.rules.levels import (
+from simkit.rules.pf2e.levels import (
     FORT_SCHEDULES,
     con_modifier,
     fort_rank,
@@ -131,7 +131,7 @@ def test_fort_schedules_are_the_party_roles():
     # the dying model's named Fortitude schedules and the party's roles are one reading of
     # the class tables (docs/pf2e-sources.md): same Fortitude at every level (Con from
     # level 1, boosted; resilient runes)
-    from simkit.rules import pcs
+    from simkit.rules.pf2e import pcs
 
     for name, con in (("fighter", 2), ("wizard", 1)):
         assert [fortitude_save(lvl, name, con) for lvl in range(1, 21)] == [

@@ -429,7 +429,7 @@ def test_explicit_numbers_per_pc_and_per_monster(tmp_path):
     """A PC or a creature may be given its own numbers: ``fighter(hp=80;ac=23)``,
     ``7(hp=150;attack=18)``; the rest come from the tables; bad keys or values are one
     line naming what is allowed."""
-    from simkit.rules import creatures, pcs
+    from simkit.rules.pf2e import creatures, pcs
 
     m = Party(level=5, party="fighter( ac=23 , hp=80),cleric", monsters="7(hp=150;attack=18),5")
     assert m.party == "fighter(ac=23;hp=80),cleric"  # canonical: keys sorted
@@ -519,7 +519,7 @@ def test_a_creature_takes_a_benchmark_per_statistic():
     import csv
     from importlib import resources
 
-    from simkit.rules import creatures
+    from simkit.rules.pf2e import creatures
 
     m = Party(level=5, monsters="7(ac=extreme;hp=Low;attack=Moderate;damage=Low;will=Terrible),5")
     assert m.monsters == "7(ac=Extreme;attack=Moderate;damage=Low;hp=Low;will=Terrible),5"
@@ -532,7 +532,7 @@ def test_a_creature_takes_a_benchmark_per_statistic():
         creatures.monster_save(7, "Terrible"),
     )
     assert mo.reflex == creatures.monster(7, m.benchmark, m.defense).reflex  # the rest: as built
-    data = resources.files("simkit.rules").joinpath("data")
+    data = resources.files("simkit.rules.pf2e").joinpath("data")
 
     def columns(name):
         head = next(csv.reader(data.joinpath(name).read_text(encoding="utf-8").splitlines()))

@@ -7,16 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from simkit.rules import budget, creatures, levels, pcs
+from simkit.models.encounter import Encounter
+from simkit.rules.pf2e import budget, creatures, levels, pcs
 
-DATA = Path(__file__).resolve().parents[1] / "simkit" / "rules" / "data"
+DATA = Path(__file__).resolve().parents[1] / "simkit" / "rules" / "pf2e" / "data"
 
 
 def test_pp_is_settled_one_source():
     # R1-04's cost is a quarter of the max: the max follows the key ability, which takes
     # the boosts of levels 5/10/15/20 (+4 -> +5 at 10 -> +6 at 20, pc-ability_bonus.csv).
     assert [levels.pp_max(lvl) for lvl in (1, 10, 15, 20)] == [5, 10, 12, 16]
-    assert [creatures.pc_pp(lvl) for lvl in range(1, 21)] == [
+    assert [pcs.role("fighter", lvl).pp_max for lvl in range(1, 21)] == [
         levels.pp_max(lvl) for lvl in range(1, 21)
     ]
     assert [pcs.role(r, 15).pp_max for r in pcs.ROLES] == [12] * 4
@@ -56,10 +57,13 @@ def test_roles_follow_their_formulas():
     # the fighter is the encounter's typical fighter
     for lvl in range(1, 21):
         f = pcs.role("fighter", lvl)
-        assert (f.hp, f.ac, f.fort) == (
-            creatures.pc_hp(lvl),
-            creatures.pc_ac(lvl),
-            creatures.pc_save(lvl),
+        e = Encounter(level=lvl)
+        assert (f.hp, f.ac, f.fort, f.con, f.pp_max) == (
+            e.max_hp,
+            e.armor,
+            e.save("fort"),
+            e.con_mod,
+            e.max_pp,
         )
     # every role, every level: sane and non-decreasing with level
     for r in pcs.ROLES:
@@ -156,7 +160,7 @@ def test_lineup_xp_is_that_of_the_creatures_used():
 
 # The class advancement tables of Player Core (remaster; Foundry VTT pf2e system, ORC
 # licence: packs/pf2e/classes/*.json and the class features they list), written out here
-# independently of simkit.rules.pcs: (level reached, rank, class feature). The cleric is
+# independently of simkit.rules.pf2e.pcs: (level reached, rank, class feature). The cleric is
 # a cloistered cleric (its weapon and spell columns); docs/pf2e-sources.md cites each step.
 CLASS_TABLES = {
     "fighter": {

@@ -1,8 +1,8 @@
-"""Make the bundled sample bestiary, ``simkit/rules/data/foundry/monster-core.json``.
+"""Make the bundled sample bestiary, ``simkit/rules/pf2e/data/foundry/monster-core.json``.
 
 Reads the trimmed Foundry VTT pf2e actor records of ``shared/data/foundry-pf2e/
 monster-core/`` (Pathfinder Monster Core, ORC license; its README lists the upstream
-commit of every file) and keeps, per record, only what :mod:`simkit.rules.foundry` reads,
+commit of every file) and keeps, per record, only what :mod:`simkit.rules.pf2e.foundry` reads,
 in the same Foundry structure (so the package's loader reads the extract and an export
 the same way). Each record gains a ``"simkit"`` key: its slug (the file's name), the
 upstream path and commit. Records the loader refuses (the swarms) are left out and
@@ -23,7 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT.parent / "shared" / "data" / "foundry-pf2e" / "monster-core"
-OUT = ROOT / "simkit" / "rules" / "data" / "foundry" / "monster-core.json"
+OUT = ROOT / "simkit" / "rules" / "pf2e" / "data" / "foundry" / "monster-core.json"
 UPSTREAM = "https://github.com/foundryvtt/pf2e"
 
 
@@ -84,7 +84,7 @@ def commits(readme: Path) -> dict[str, str]:
 
 def main(argv: list[str]) -> int:
     sys.path.insert(0, str(ROOT))
-    from simkit.rules.foundry import ActorError, read_actor
+    from simkit.rules.pf2e.foundry import ActorError, read_actor
 
     src = Path(argv[0]) if argv else SOURCE
     known = commits(src.parent / "README.md")

@@ -95,11 +95,11 @@ AMBIGUITIES: tuple[Ambiguity, ...] = _registry()
 def typical_fortitude(level: int) -> int:
     """Fortitude modifier of a typical PF2e character of ``level`` (1..20).
 
-    :func:`simkit.rules.levels.fortitude_save` with its defaults: a fighter's schedule (expert
+    :func:`simkit.rules.pf2e.levels.fortitude_save` with its defaults: a fighter's schedule (expert
     from level 1, master from 9), Constitution +2 with the boosts of levels 5/10/15/20,
     resilient runes (+1 from level 8, +2 from 14, +3 from 20).
     """
-    from simkit.rules.levels import fortitude_save
+    from simkit.rules.pf2e.levels import fortitude_save
 
     return fortitude_save(level)
 

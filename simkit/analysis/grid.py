@@ -5,12 +5,12 @@ axes (the last axis varies fastest). A key is either
 
 - a **model parameter** (``dc``, ``save_bonus``, ``max_rounds``...), used as is; or
 - a **sweep key** (:data:`SWEEP_KEYS`), not a parameter of the model, from which
-  model parameters are *derived* with the numbers of :mod:`simkit.rules.levels`:
+  model parameters are *derived* with the numbers of :mod:`simkit.rules.pf2e.levels`:
 
   ``level`` (a PC's level, 1..20)
-      sets, among ``save_bonus`` (Fortitude save, :func:`~simkit.rules.levels.fortitude_save`),
-      ``hp_max`` (:func:`~simkit.rules.levels.pc_hp`), ``pp_max`` and ``pp`` (full
-      perseverance points, :func:`~simkit.rules.levels.pp_max`), those the model has.
+      sets, among ``save_bonus`` (Fortitude save, :func:`~simkit.rules.pf2e.levels.fortitude_save`),
+      ``hp_max`` (:func:`~simkit.rules.pf2e.levels.pc_hp`), ``pp_max`` and ``pp`` (full
+      perseverance points, :func:`~simkit.rules.pf2e.levels.pp_max`), those the model has.
   ``level_diff`` (monster level - PC level, -24..24)
       sets ``monster_level = level + level_diff`` (needs ``level``).
   ``monster_level`` (0..24), for a model that has ``dc`` but no ``monster_level``
@@ -39,7 +39,7 @@ from typing import Any
 
 from simkit.core.numbers import ascii_int
 from simkit.core.params import ParamError, allowed, check_value, parse_value, shown, spec
-from simkit.rules import levels
+from simkit.rules.pf2e import levels
 
 __all__ = [
     "SWEEP_KEYS",

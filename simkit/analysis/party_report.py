@@ -97,7 +97,7 @@ def party_summary(res, level: float = 0.95) -> pd.DataFrame:
 
 def run_notes(res, level: float = 0.95) -> list[str]:
     """Lines for ``simkit run party`` (on stderr): the lineup used, a warning where its
-    budget misbehaves (:attr:`simkit.rules.budget.Lineup.warnings`), the designer's odds."""
+    budget misbehaves (:attr:`simkit.rules.pf2e.budget.Lineup.warnings`), the designer's odds."""
     model = res.model
     s = party_summary(res, level).set_index("quantity")
 

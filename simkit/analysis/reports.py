@@ -5,7 +5,7 @@ sweep table: grid columns, ``outcome, count, n, p, ci_low, ci_high, exact`` and 
 ``model, seed, point_seed, version, params`` record of each row):
 
 - ``dying_dc_by_level``: seed 000, P(dead) by the source's DC (14..44) x the
-  character's level (1..20; a fighter's Fortitude save, :mod:`simkit.rules.levels`);
+  character's level (1..20; a fighter's Fortitude save, :mod:`simkit.rules.pf2e.levels`);
 - ``dying_dc_by_save``: the same over DC x raw save bonus;
 - ``dying_survival``: P(still dying) and P(dead) by round for three DCs (per-step
   rows, :func:`simkit.analysis.sweep.sweep` with ``survival=True``);

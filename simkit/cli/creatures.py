@@ -43,7 +43,7 @@ COLUMNS = (
 
 def _selected(names: list[str]):
     from simkit.core.params import ParamError
-    from simkit.rules import foundry
+    from simkit.rules.pf2e import foundry
 
     if not names:
         return list(foundry.bestiary().values())

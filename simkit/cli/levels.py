@@ -3,7 +3,7 @@
 ``--set level=5`` is accepted by ``run``, ``exact``, ``calibrate`` and ``sensitivity``
 (as by ``sweep``) for every model whose numbers follow from the character level. The
 values it sets are derived exactly as a sweep derives them, by
-:func:`simkit.analysis.grid.resolve_point` (numbers of :mod:`simkit.rules.levels`): for
+:func:`simkit.analysis.grid.resolve_point` (numbers of :mod:`simkit.rules.pf2e.levels`): for
 ``dying`` the Fortitude save and HP, for ``perseverance`` the PP max... The other
 *level keys* work the same way: ``level_diff`` (monster level - character level),
 ``monster_level`` (sets ``dc`` for a model without its own ``monster_level``) and the

@@ -367,7 +367,7 @@ def _cmd_run(args) -> int:
 
         notes += run_notes(res, args.confidence)
     if getattr(model, "monsters", None):  # loaded creatures: what the fight leaves out
-        from simkit.rules.budget import creature_notes
+        from simkit.rules.pf2e.budget import creature_notes
 
         notes += creature_notes(model.monsters)
     to_file = args.output not in (None, "-")

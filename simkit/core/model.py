@@ -127,7 +127,7 @@ class Rules:
     @classmethod
     def typical_character(cls, level: int) -> dict[str, Any]:
         """Parameters of a typical PF2e character of ``level`` (1..20) in this model
-        (its save, Constitution, PP...), from :mod:`simkit.rules.levels`; none by default."""
+        (its save, Constitution, PP...), from :mod:`simkit.rules.pf2e.levels`; none by default."""
         return {}
 
     @classmethod

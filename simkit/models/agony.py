@@ -41,7 +41,7 @@ from simkit.core.chain import ChainRules
 from simkit.core.params import param, spec
 from simkit.models.perseverance import Perseverance
 from simkit.models.recovery import Recovery
-from simkit.rules import levels
+from simkit.rules.pf2e import levels
 
 __all__ = ["Agony"]
 

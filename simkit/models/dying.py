@@ -55,14 +55,15 @@ from simkit.core.ambiguity import reading as _r
 from simkit.core.model import Rules
 from simkit.core.packing import pack_steps
 from simkit.core.params import ParamError, param
-from simkit.rules import dying_systems, levels
+from simkit.rules import dying_systems
 from simkit.rules import hero_points as hp_rule
 from simkit.rules.dice import Dice
 from simkit.rules.dying_damage import WOUNDED_ADDS, hit_while_dying, knockout_value
 from simkit.rules.hero_points import HERO_EFFECT, HERO_KNOCKOUT, HERO_POLICY, hero_threshold
-from simkit.rules.levels import monster_high_dc
 from simkit.rules.massive_damage import is_massive, massive_chance
 from simkit.rules.parameters import shared
+from simkit.rules.pf2e import levels
+from simkit.rules.pf2e.levels import monster_high_dc
 from simkit.rules.recovery_check import (
     MARGIN_HI,
     MARGIN_LO,

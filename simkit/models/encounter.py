@@ -83,10 +83,10 @@ on it): a stable PC starts agonising again, an agonising one carries on.
 A PC that starts at ``hp=0`` was knocked out by enemy 1 before round 1 (``pos = 0``)
 with dying ``start_dying`` (seed 000), or agonising with ``pp`` PP (seed 001).
 
-Level-based defaults (:mod:`simkit.rules.creatures`): ``level`` gives the PC's HP, AC,
+Level-based defaults (:mod:`simkit.rules.pf2e.creatures`): ``level`` gives the PC's HP, AC,
 saves and PP (a typical fighter); ``monster_level`` (default: ``level``) and
 ``benchmark`` give the enemies' attack bonus, damage, spell DC, and the recovery DC
-(:func:`simkit.rules.levels.monster_high_dc`, A0-5). So ``level=5, monster_level=7`` is a
+(:func:`simkit.rules.pf2e.levels.monster_high_dc`, A0-5). So ``level=5, monster_level=7`` is a
 complete question.
 
 Marks (histogrammed at absorption): ``knocked_out`` (0/1), ``ko_round`` (round of
@@ -109,7 +109,7 @@ from simkit.core.params import ParamError, param
 from simkit.models.downed import DYING as DOWN_DYING
 from simkit.models.downed import STABLE as DOWN_STABLE
 from simkit.models.downed import UP, Downed
-from simkit.rules import creatures, dying_systems
+from simkit.rules import dying_systems
 from simkit.rules.dice import (
     CRIT_FAIL,
     CRIT_SUCCESS,
@@ -133,10 +133,11 @@ from simkit.rules.hero_points import (
     hero_threshold,
 )
 from simkit.rules.hourly import WAKE_HOURS as HOURS
-from simkit.rules.levels import monster_high_dc
 from simkit.rules.massive_damage import is_massive, take_damage
 from simkit.rules.parameters import shared
 from simkit.rules.perseverance import stabilize_cost as pp_stabilize_cost
+from simkit.rules.pf2e import creatures, pcs
+from simkit.rules.pf2e.levels import monster_high_dc
 from simkit.rules.strike import BASIC_X2, STRIKE_MULT, map_penalty, strike_ac
 
 __all__ = ["OUTCOMES", "Encounter"]
@@ -397,8 +398,13 @@ class Encounter(Rules):
 
     # -- resolved numbers (level-based defaults) -----------------------------------------
     @property
+    def typical(self) -> pcs.PCStats:
+        """The typical PC of the level: the fighter of :func:`simkit.rules.pf2e.pcs.role`."""
+        return pcs.role("fighter", self.level)
+
+    @property
     def max_hp(self) -> int:
-        return self.hp_max if self.hp_max is not None else creatures.pc_hp(self.level)
+        return self.hp_max if self.hp_max is not None else self.typical.hp
 
     @property
     def start_hp(self) -> int:
@@ -406,13 +412,13 @@ class Encounter(Rules):
 
     @property
     def armor(self) -> int:
-        return self.ac if self.ac is not None else creatures.pc_ac(self.level)
+        return self.ac if self.ac is not None else self.typical.ac
 
     def save(self, which: str) -> int:
         """The PC's save bonus (``fort``, ``reflex``, ``will``), with ``check_penalty``."""
         value = getattr(self, which)
         return (
-            value if value is not None else creatures.pc_save(self.level, which)
+            value if value is not None else getattr(self.typical, which)
         ) + self.check_penalty
 
     @property
@@ -455,11 +461,11 @@ class Encounter(Rules):
 
     @property
     def heal(self) -> str:
-        return self.heal_dice if self.heal_dice is not None else creatures.heal_dice(self.level)
+        return self.heal_dice if self.heal_dice is not None else pcs.heal_dice(self.level)
 
     @property
     def max_pp(self) -> int:
-        return self.pp_max if self.pp_max is not None else creatures.pc_pp(self.level)
+        return self.pp_max if self.pp_max is not None else self.typical.pp_max
 
     @property
     def start_pp(self) -> int:
@@ -472,7 +478,7 @@ class Encounter(Rules):
 
     @property
     def con_mod(self) -> int:
-        return self.con if self.con is not None else creatures.pc_con(self.level)
+        return self.con if self.con is not None else self.typical.con
 
     @property
     def healer_possible(self) -> bool:

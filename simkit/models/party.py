@@ -1,9 +1,9 @@
 """A party encounter: PCs against monsters with hit points, one whole fight per track.
 
 One step is one round. Every track is one fight of the same party (``party``: a comma
-list of roles of :mod:`simkit.rules.pcs` at ``level``) against the same lineup (built
+list of roles of :mod:`simkit.rules.pf2e.pcs` at ``level``) against the same lineup (built
 from the XP budget of ``threat``, or ``xp_budget``, by the ``lineup`` template of
-:mod:`simkit.rules.budget`; creatures from :func:`simkit.rules.creatures.monster`).
+:mod:`simkit.rules.pf2e.budget`; creatures from :func:`simkit.rules.pf2e.creatures.monster`).
 Arrays have shape ``(m, n_pcs)`` / ``(m, n_monsters)``: the kernel is vectorised over
 tracks and combatants; :mod:`simkit.models.party_ref` is the scalar reference.
 
@@ -113,8 +113,6 @@ from simkit.core.params import ParamError, param
 from simkit.models.downed import DYING, STABLE, UP, Downed
 from simkit.models.fight_state import FightStart, FightState
 from simkit.rules import (
-    budget,
-    creatures,
     dying_systems,
     first_aid,
     guide,
@@ -122,13 +120,13 @@ from simkit.rules import (
     hourly,
     initiative,
     massive_damage,
-    pcs,
     perseverance,
 )
 from simkit.rules.dice import dice_draw, dice_values
 from simkit.rules.dying_damage import WOUNDED_ADDS
 from simkit.rules.hero_points import HERO_KNOCKOUT, HERO_POLICY
 from simkit.rules.parameters import shared
+from simkit.rules.pf2e import budget, creatures, pcs
 from simkit.rules.strike import BASIC_X2, STRIKE_MULT, map_penalty, pc_map, roll_table, strike_ac
 
 __all__ = ["OUTCOMES", "RULES_SETS", "Combatants", "Party"]
@@ -785,7 +783,7 @@ class Party(Rules):
         """The lineup used, e.g. ``"boss: 1 x level 7 (80 of 80 XP, moderate)"`` (and the
         explicit numbers given, if any); ``notes``: with what the fight leaves out of each
         loaded creature (AP-12..AP-15). Where the budget misbehaves, its warnings are
-        ``self.fighters.lineup.warnings`` (:attr:`simkit.rules.budget.Lineup.warnings`)."""
+        ``self.fighters.lineup.warnings`` (:attr:`simkit.rules.pf2e.budget.Lineup.warnings`)."""
         text = self.fighters.lineup.describe(notes)
         if self.monsters is not None and "(" in self.monsters:
             text += f"; given: {self.monsters}"

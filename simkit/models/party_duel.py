@@ -14,8 +14,8 @@ One step is one round, as in :class:`~simkit.models.party.Party`: the PC's turn 
 strikes at the multiple attack penalty, or the wizard's area spell / cantrip, basic
 Reflex save) and the monster's turn (its limited area effect with probability
 ``area_chance`` while it has uses, else ``attacks`` strikes) in initiative order.
-Everything is built from the same numbers (:mod:`simkit.rules.pcs`,
-:mod:`simkit.rules.creatures`) and rules (``degree_pmf``, dice pmfs, R0-13 massive
+Everything is built from the same numbers (:mod:`simkit.rules.pf2e.pcs`,
+:mod:`simkit.rules.pf2e.creatures`) and rules (``degree_pmf``, dice pmfs, R0-13 massive
 damage, :func:`simkit.rules.hero_points.rise`) as the Monte Carlo kernel; the turns are
 memoised on the few fields they depend on.
 """

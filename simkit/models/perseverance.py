@@ -56,7 +56,6 @@ from simkit.core.ambiguity import Ambiguity
 from simkit.core.ambiguity import reading as _r
 from simkit.core.model import Rules
 from simkit.core.params import ParamError, param
-from simkit.rules import levels
 from simkit.rules.first_aid import FIRST_AID_DC, first_aid_p, first_aid_succeeds, first_aid_table
 from simkit.rules.parameters import shared
 from simkit.rules.perseverance import (
@@ -72,6 +71,7 @@ from simkit.rules.perseverance import (
     round_pmf,
     stabilize_cost,
 )
+from simkit.rules.pf2e import levels
 
 __all__ = [
     "Perseverance",

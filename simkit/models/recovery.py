@@ -39,7 +39,7 @@ from simkit.core.ambiguity import Ambiguity
 from simkit.core.ambiguity import reading as _r
 from simkit.core.model import Rules
 from simkit.core.params import param
-from simkit.rules import hourly, levels
+from simkit.rules import hourly
 from simkit.rules.hourly import (
     HEALER_DC,
     WAKE_HOURS,
@@ -49,6 +49,7 @@ from simkit.rules.hourly import (
     hourly_table,
 )
 from simkit.rules.parameters import shared
+from simkit.rules.pf2e import levels
 
 __all__ = ["Recovery", "HEALER_DC", "WAKE_HOURS", "hourly_odds"]
 

@@ -4,7 +4,7 @@ A party (``party="fighter(hp=80;ac=23),rogue"``) or an explicit lineup
 (``monsters="7(hp=150;attack=18),5"``) is a comma list of items; an item is a head (a role,
 a creature level) and optionally, in parentheses, ``key=value`` pairs separated by ``;``
 that replace the numbers the tables give it (PF2e-typical numbers by level:
-:mod:`simkit.rules.pcs`, :mod:`simkit.rules.creatures`). The same text works on the
+:mod:`simkit.rules.pf2e.pcs`, :mod:`simkit.rules.pf2e.creatures`). The same text works on the
 command line (``--set party=...``) and in a TOML file's ``[set]`` table.
 
 Each key has a kind and an allowed range (:data:`INT`, :data:`DICE`, :data:`BOOL`); the

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from simkit.core.params import param
-from simkit.rules.creatures import BENCHMARKS
+from simkit.rules.pf2e.creatures import BENCHMARKS
 from simkit.rules.strike import MAP_CHOICES
 
 __all__ = ["SHARED", "shared"]

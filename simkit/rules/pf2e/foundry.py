@@ -7,7 +7,7 @@ and an area ability. How a creature's numbers become the fight's (which strike, 
 the area, the recharge) are the party model's readings AP-12..AP-15 of docs/rules.md:
 
 - **AP-12** the strike a creature uses: the one with the highest expected damage per
-  strike against the typical PC of its level (:func:`simkit.rules.creatures.pc_ac`);
+  strike against the typical PC of its level (:func:`simkit.rules.pf2e.pcs.role`);
   its damage is the sum of the strike's ``damageRolls`` (persistent ones left out), one
   die size kept as dice and the other dice added as their mean (rounded down).
 - **AP-13** how many: every strike of its turn is that strike (the fight's ``attacks``
@@ -40,8 +40,8 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from simkit.rules import creatures
 from simkit.rules.dice import CRIT_SUCCESS, SUCCESS, degree_pmf
+from simkit.rules.pf2e import pcs
 
 __all__ = [
     "ActorError",
@@ -117,7 +117,7 @@ class Creature:
     unmodelled: tuple[str, ...]
 
     def values(self) -> dict[str, object]:
-        """Its numbers as explicit lineup keys (:data:`simkit.rules.creatures.MONSTER_FIELDS`):
+        """Its numbers as explicit lineup keys (:data:`simkit.rules.pf2e.creatures.MONSTER_FIELDS`):
         what ``7(hp=..;ac=..;attack=..;damage=..)`` would give. ``spell_dc`` is the DC of
         the PCs' save against its area (AP-14), else its spell DC, else the level's table;
         its area effect's uses (``area_uses``: 0 without an area ability, 1 once, 10 with a
@@ -245,7 +245,7 @@ def _strike(item: dict, where: str) -> Strike:
 
 def _expected(s: Strike, level: int) -> float:
     """Expected damage of one strike at full bonus against the typical PC (AP-12)."""
-    ac = creatures.pc_ac(min(max(level, 1), 20))
+    ac = pcs.role("fighter", min(max(level, 1), 20)).ac
     p = degree_pmf(s.attack, ac)
     return s.mean * (p[SUCCESS] + 2 * p[CRIT_SUCCESS])
 
@@ -461,7 +461,7 @@ def load(path: str | os.PathLike) -> tuple[Creature, ...]:
 @lru_cache(maxsize=1)
 def bestiary() -> dict[str, Creature]:
     """The bundled sample bestiary (41 Pathfinder Monster Core creatures), by slug."""
-    text = resources.files("simkit.rules").joinpath(*BUNDLED).read_text(encoding="utf-8")
+    text = resources.files("simkit.rules.pf2e").joinpath(*BUNDLED).read_text(encoding="utf-8")
     return {c.slug: c for c in _records(json.loads(text), "/".join(BUNDLED), None)}
 
 

@@ -4,7 +4,7 @@ These let a sweep go over ``level`` and ``monster_level`` (or the level differen
 instead of raw bonuses and DCs; see :mod:`simkit.analysis.grid` for how sweep keys map onto
 model parameters.
 
-Sources (tables shipped in ``simkit/rules/data``, see docs/pf2e-sources.md; literals below
+Sources (tables shipped in ``simkit/rules/pf2e/data``, see docs/pf2e-sources.md; literals below
 name their source):
 
 - ``level-based-dcs.csv``: Core Rulebook Table 10-5, DCs by level 0..25.
@@ -84,7 +84,7 @@ BOOST_LEVELS = (5, 10, 15, 20)
 
 @cache
 def _table(name: str) -> tuple[dict, ...]:
-    text = resources.files("simkit.rules").joinpath("data", name).read_text(encoding="utf-8")
+    text = resources.files("simkit.rules.pf2e").joinpath("data", name).read_text(encoding="utf-8")
     return tuple(csv.DictReader(io.StringIO(text, newline="")))
 
 
@@ -260,7 +260,7 @@ def pp_max(level: int, key: int = 4, boosts: bool = True) -> int:
     1..3) is then 1, 2, 3, 3. The seed gives no formula; this is the resolve-point rule
     the seed follows (Starfinder Core Rulebook, "Resolve Points": half the level, at
     least 1, + the key ability modifier). Never below 1. The one source of a typical
-    PC's PP (:func:`simkit.rules.creatures.pc_pp` and :mod:`simkit.rules.pcs` call it).
+    PC's PP (:func:`simkit.rules.pf2e.creatures.pc_pp` and :mod:`simkit.rules.pf2e.pcs` call it).
     """
     level = _check_int("level", level, *PC_LEVEL_RANGE)
     key = _check_int("key", key, -5, 10)

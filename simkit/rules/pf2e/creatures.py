@@ -1,7 +1,7 @@
 """Level-based numbers of an encounter: the monster's strikes and DCs, a typical PC.
 
 Monster numbers come from Pathfinder 2e's GM Core "Building Creatures" tables, shipped
-in ``simkit/rules/data`` (see docs/pf2e-sources.md; taken from the
+in ``simkit/rules/pf2e/data`` (see docs/pf2e-sources.md; taken from the
 pathfinder2e_stats project, Apache License 2.0):
 
 - ``creature-2-09-strike_attack.csv``: strike attack bonus by level (-1..24) at the
@@ -12,10 +12,10 @@ pathfinder2e_stats project, Apache License 2.0):
   ``creature-2-02-saving_throws.csv``, ``creature-2-03-perception.csv``,
   ``creature-2-12-area_damage_dice.csv``: the rest of a creature (:func:`monster`).
 
-The typical PC's numbers (``pc_*``, ``heal_dice``) are those of the fighter of
-:mod:`simkit.rules.pcs` (one source; kept here under their old names).
+The typical PC is the fighter of :mod:`simkit.rules.pf2e.pcs`
+(``pcs.role("fighter", level)``): its numbers have that one home.
 
-The recovery DC a monster sets (R0-06) is :func:`simkit.rules.levels.monster_high_dc`.
+The recovery DC a monster sets (R0-06) is :func:`simkit.rules.pf2e.levels.monster_high_dc`.
 
 The player character is *a typical fighter*, a simplification written here from the
 Pathfinder 2e class progression (not an official table; every number can be
@@ -45,7 +45,8 @@ from functools import lru_cache
 from importlib import resources
 
 from simkit.core.numbers import is_ascii_int
-from simkit.rules import levels, overrides, pcs
+from simkit.rules import overrides
+from simkit.rules.pf2e import levels
 
 __all__ = [
     "BENCHMARKS",
@@ -60,27 +61,19 @@ __all__ = [
     "monster_perception",
     "monster_save",
     "MONSTER_LEVELS",
-    "PC_LEVELS",
     "monster_attack",
     "monster_damage",
     "monster_spell_dc",
-    "pc_con",
-    "pc_hp",
-    "pc_ac",
-    "pc_save",
-    "pc_pp",
-    "heal_dice",
 ]
 
 BENCHMARKS = ("Extreme", "High", "Moderate", "Low")
 DEFENSES = ("High", "Moderate", "Low")  # benchmarks of HP (table 2-7 has no Extreme)
 MONSTER_LEVELS = (-1, 24)
-PC_LEVELS = (1, 20)
 
 
 @lru_cache(maxsize=None)
 def _table(name: str) -> dict[int, dict[str, str]]:
-    text = resources.files("simkit.rules").joinpath("data", name).read_text(encoding="utf-8")
+    text = resources.files("simkit.rules.pf2e").joinpath("data", name).read_text(encoding="utf-8")
     with io.StringIO(text, newline="") as fh:
         return {int(r["level"]): r for r in csv.DictReader(fh)}
 
@@ -117,7 +110,7 @@ def monster_spell_dc(level: int, benchmark: str = "High") -> int:
 def _hp_table() -> dict[int, dict[str, int]]:
     """``creature-2-07-HP.csv`` (two header rows: benchmark, then max/min): the middle of
     each benchmark's range, rounded down."""
-    path = resources.files("simkit.rules").joinpath("data", "creature-2-07-HP.csv")
+    path = resources.files("simkit.rules.pf2e").joinpath("data", "creature-2-07-HP.csv")
     with io.StringIO(path.read_text(encoding="utf-8"), newline="") as fh:
         rows = list(csv.reader(fh))
     bench, mm = rows[0], rows[1]
@@ -168,7 +161,7 @@ def monster_area_damage(level: int, use: str = "Limited") -> str:
 @dataclass(frozen=True, slots=True)
 class Monster:
     """One creature's numbers (Building Creatures benchmarks, or explicit; ``name``: the
-    creature a lineup named, :mod:`simkit.rules.foundry`, else ``""``)."""
+    creature a lineup named, :mod:`simkit.rules.pf2e.foundry`, else ``""``)."""
 
     level: int
     hp: int
@@ -195,7 +188,7 @@ def monster(
     """A creature of ``level`` built from the tables: ``benchmark`` for its strikes and
     spell DC (tables 2-9, 2-10, 2-11), ``defense`` for HP, AC, saves and Perception
     (2-7, 2-5, 2-2, 2-3), the limited-use area damage of table 2-12, and the recovery DC
-    of R0-06 (:func:`simkit.rules.levels.monster_high_dc`, reading ``monster_dc``, A0-5).
+    of R0-06 (:func:`simkit.rules.pf2e.levels.monster_high_dc`, reading ``monster_dc``, A0-5).
     """
     return Monster(
         level=level,
@@ -263,51 +256,3 @@ def explicit_monster(
         for k, v in values.items()
     }
     return overrides.apply(monster(level, benchmark, defense, monster_dc), resolved)
-
-
-def _check_level(level: int) -> int:
-    lo, hi = PC_LEVELS
-    if isinstance(level, bool) or not isinstance(level, int) or not lo <= level <= hi:
-        raise ValueError(f"level must be an integer in [{lo}, {hi}], got {level!r}")
-    return level
-
-
-def _step(level: int, schedule: tuple[tuple[int, int], ...]) -> int:
-    """Value of a step schedule ((from_level, value), ...) at ``level``."""
-    value = 0
-    for start, v in schedule:
-        if level >= start:
-            value = v
-    return value
-
-
-def pc_con(level: int) -> int:
-    """Constitution modifier of the typical fighter (+2 at level 1, boosted)."""
-    return levels.con_modifier(_check_level(level), 2, boosts=True)
-
-
-def pc_hp(level: int) -> int:
-    """Max HP of the typical fighter (R0-01): 8 + (10 + Con) x level (:func:`pcs.role`)."""
-    return pcs.role("fighter", _check_level(level)).hp
-
-
-def pc_ac(level: int) -> int:
-    """Armour Class of the typical fighter (:func:`simkit.rules.pcs.role`)."""
-    return pcs.role("fighter", _check_level(level)).ac
-
-
-def pc_save(level: int, save: str = "fort") -> int:
-    """Saving throw bonus (``fort``, ``reflex``, ``will``) of the typical fighter."""
-    if save not in ("fort", "reflex", "will"):
-        raise ValueError(f"save must be one of fort, reflex, will; got {save!r}")
-    return getattr(pcs.role("fighter", _check_level(level)), save)
-
-
-def pc_pp(level: int) -> int:
-    """Max perseverance points (seed 001) of the typical fighter: :func:`levels.pp_max`."""
-    return levels.pp_max(_check_level(level), 4)
-
-
-def heal_dice(level: int) -> str:
-    """Two-action *heal* of a cleric of ``level``: :func:`simkit.rules.pcs.heal_dice`."""
-    return pcs.heal_dice(_check_level(level))

@@ -1,6 +1,6 @@
 """Encounter budgets: XP by threat and party size, creature XP, lineup templates.
 
-Sources (tables in ``simkit/rules/data``, copied from ``shared/data/pf2e``):
+Sources (tables in ``simkit/rules/pf2e/data``, copied from ``shared/data/pf2e``):
 
 - ``encounter-budget.csv``: Core Rulebook Table 10-1: XP budget of a party of four by
   threat (trivial 40, low 60, moderate 80, severe 120, extreme 160) and the adjustment
@@ -47,7 +47,8 @@ from importlib import resources
 
 from simkit.core.numbers import ascii_int, is_ascii_int
 from simkit.core.params import register_kind
-from simkit.rules import creatures, foundry, overrides
+from simkit.rules import overrides
+from simkit.rules.pf2e import creatures, foundry
 
 __all__ = [
     "EDITIONS",
@@ -78,7 +79,7 @@ MINION = -2  # minions' level relative to the party (boss_and_minions)
 
 @cache
 def _rows(name: str) -> tuple[dict[str, str], ...]:
-    text = resources.files("simkit.rules").joinpath("data", name).read_text(encoding="utf-8")
+    text = resources.files("simkit.rules.pf2e").joinpath("data", name).read_text(encoding="utf-8")
     with io.StringIO(text, newline="") as fh:
         return tuple(csv.DictReader(fh))
 
@@ -330,7 +331,7 @@ def lineup_creatures(value) -> tuple[foundry.Creature | None, ...]:
 
 def creature_notes(value) -> list[str]:
     """One line per distinct loaded creature of a lineup: what the fight leaves out of it
-    (:meth:`simkit.rules.foundry.Creature.note`)."""
+    (:meth:`simkit.rules.pf2e.foundry.Creature.note`)."""
     seen: dict[str, str] = {}
     for c in lineup_creatures(value):
         if c is not None:
@@ -352,12 +353,12 @@ def lineup_members(value) -> tuple[tuple[int, dict[str, object]], ...]:
     """The creatures of an explicit lineup: ``(level, explicit numbers)`` each, from a comma
     list like ``"7(hp=150;attack=18),5,5"`` or ``"boar(hp=50),crocodile,@my/actor.json"``
     (1..:data:`MAX_MONSTERS` creatures in levels -1..24, keys of
-    :data:`simkit.rules.creatures.MONSTER_FIELDS`); raises ValueError naming what is
+    :data:`simkit.rules.pf2e.creatures.MONSTER_FIELDS`); raises ValueError naming what is
     allowed.
 
-    A creature by name (a bundled one, :func:`simkit.rules.foundry.bestiary`) or by file
+    A creature by name (a bundled one, :func:`simkit.rules.pf2e.foundry.bestiary`) or by file
     (``@path``: one Foundry actor, a JSON list of them or a folder, each its own member)
-    is its level and its numbers as explicit keys (:meth:`~simkit.rules.foundry.Creature.
+    is its level and its numbers as explicit keys (:meth:`~simkit.rules.pf2e.foundry.Creature.
     values`, readings AP-12..AP-15) plus ``name``; the numbers given in parentheses
     replace them."""
     value = _text(value)

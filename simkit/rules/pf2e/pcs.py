@@ -1,12 +1,12 @@
 """Player characters by level: the roles of a party (fighter, rogue, cleric, wizard).
 
-Every number comes from a table shipped in ``simkit/rules/data`` (copied from
+Every number comes from a table shipped in ``simkit/rules/pf2e/data`` (copied from
 ``shared/data/pf2e``, the pathfinder2e_stats project, Apache License 2.0) or from a
 literal whose source is named here and in ``docs/pf2e-sources.md``:
 
 - key ability modifier by level: ``pc-ability_bonus.csv`` (column ``boosts/4``: +4 at
   level 1, +5 at 10, +6 at 20; no apex item). Other abilities follow the boost rule of
-  :func:`simkit.rules.levels.con_modifier` (+2 to a score under 18, else +1, at levels
+  :func:`simkit.rules.pf2e.levels.con_modifier` (+2 to a score under 18, else +1, at levels
   5, 10, 15, 20; the table's ``boosts/k`` columns are the same numbers);
 - weapon proficiency: ``pc-weapon_proficiency.csv``; spell proficiency:
   ``pc-spell_proficiency.csv``; weapon specialization: ``pc-weapon_specialization.csv``;
@@ -21,15 +21,15 @@ literal whose source is named here and in ``docs/pf2e-sources.md``:
   +1/+2/+3 at 5/11/18 and resilient runes +1/+2/+3 at 8/14/20 (GM Core, Automatic Bonus
   Progression);
 - the fighter is exactly the typical fighter of the ``encounter`` model
-  (:func:`simkit.rules.creatures.pc_ac`, ``pc_save``, ``pc_hp`` call :func:`role` for it);
+  (:func:`simkit.rules.pf2e.creatures.pc_ac`, ``pc_save``, ``pc_hp`` call :func:`role` for it);
 - spells (our derivation): the wizard's top-rank spell is a basic Reflex area spell of
   ``2r d6`` (r = top rank = ceil(level / 2), at most 10: *burning hands* 2d6 at rank 1,
   *fireball* 6d6 at rank 3, +2d6 per rank), ``slots`` of them per fight (2); then the
   *electric arc* cantrip (basic Reflex, ``(r + 1) d4``). The cleric's *heal* (two
-  actions) is ``r d8 + 8 r`` (:func:`simkit.rules.creatures.heal_dice`), divine font
+  actions) is ``r d8 + 8 r`` (:func:`simkit.rules.pf2e.creatures.heal_dice`), divine font
   4 heals (5 from level 5, 6 from 15; Player Core cleric);
 - Medicine (first aid, R1-02): trained (+2) + level + Wisdom for the cleric;
-- perseverance points (seed 001): :func:`simkit.rules.levels.pp_max` with key +4.
+- perseverance points (seed 001): :func:`simkit.rules.pf2e.levels.pp_max` with key +4.
 
 The rogue's sneak attack (1d6, 2d6 at 5, 3d6 at 11, 4d6 at 17) is added to every hit:
 the party is assumed to flank (our simplification; the round does not track positions).
@@ -44,7 +44,8 @@ from functools import cache
 from importlib import resources
 
 from simkit.core.params import register_kind
-from simkit.rules import levels, overrides
+from simkit.rules import overrides
+from simkit.rules.pf2e import levels
 
 __all__ = [
     "MAX_PARTY",
@@ -67,7 +68,7 @@ ANCESTRY_HP = 8  # a human (Player Core)
 
 @cache
 def _rows(name: str) -> tuple[dict[str, str], ...]:
-    text = resources.files("simkit.rules").joinpath("data", name).read_text(encoding="utf-8")
+    text = resources.files("simkit.rules.pf2e").joinpath("data", name).read_text(encoding="utf-8")
     with io.StringIO(text, newline="") as fh:
         return tuple(csv.DictReader(fh))
 
