@@ -103,7 +103,14 @@ def run_tracks(
     the engine, and the unit of work handed to an executor. ``start``: this block's rows
     of a start state (``model.init(n, rng, start=...)``); ``keep``: record each track's
     end state (``model.carry(state, rows)``) with its track number.
+
+    A composite model (one that runs other models' blocks over the same streams, such as
+    a day of fights and rests) defines ``run_block(seed, first_stream, n_tracks, prefix,
+    start=, keep=)`` returning this block's :class:`Tally`; the engine calls it instead,
+    so blocks, workers and executors work for it unchanged.
     """
+    if hasattr(model, "run_block"):  # a composite model (the day: fights and rests in a row)
+        return model.run_block(seed, first_stream, n_tracks, prefix, start=start, keep=keep)
     ids = np.arange(first_stream * STREAM_SIZE, first_stream * STREAM_SIZE + n_tracks)
     n_out = len(model.outcomes)
     horizon = model.horizon
