@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -39,7 +40,14 @@ def kernel_vs_ref(model: Party, n: int, seed: int, state=None) -> np.ndarray:
         assert hp == list(S["hp"][row]), ("PC HP", hp, S["hp"][row])
         assert tr["mhp"] == list(S["mhp"][row]), ("monster HP", tr["mhp"], S["mhp"][row])
 
-    return replay(model, n, seed, start=start, step=step, check=same_hp, state=state).outcome
+    got = replay(model, n, seed, start=start, step=step, check=same_hp, state=state)
+    causes = sum(got.marks[name] for name in DEATH_CAUSES)  # (every track, ended or not)
+    assert (causes == got.marks["deaths"]).all(), ("deaths by cause", causes, got.marks["deaths"])
+    return got.outcome
+
+
+#: The marks that split ``deaths`` by cause.
+DEATH_CAUSES = ("deaths_in_fight", "deaths_after_defeat", "deaths_after_fight")
 
 
 def _configs(count: int, seed: int) -> list[dict]:
@@ -142,6 +150,34 @@ def test_outcomes_and_marks_are_consistent():
     assert (mask.sum(axis=0) * bits).sum() == (
         deaths.sum(axis=0) * np.arange(deaths.shape[1])
     ).sum()
+
+
+def _mean(res, name: str) -> float:
+    counts = res.marks[name].sum(axis=0)
+    return float((counts * np.arange(len(counts))).sum() / counts.sum())
+
+
+def test_deaths_by_cause_add_up_and_each_cause_is_its_own():
+    n = 4000
+    outcome = {o: k for k, o in enumerate(Party.outcomes)}
+    # slain: a defeat kills every downed PC; a won fight's dying can still die in its care
+    m = Party(level=3, party="fighter,rogue", threat="extreme", rules="seed000", hero_points=0)
+    res = simkit.simulate(m, n, rng=5)
+    mean = {name: _mean(res, name) for name in ("deaths",) + DEATH_CAUSES}
+    assert mean["deaths"] == pytest.approx(sum(mean[c] for c in DEATH_CAUSES), abs=1e-12)
+    assert min(mean.values()) > 0, mean  # every cause happens here
+    defeat = res.marks["deaths_after_defeat"][outcome["defeat"]]
+    assert defeat[0] < defeat.sum()  # the defeats kill ...
+    won = outcome["victory_with_deaths"]
+    assert res.marks["deaths_after_defeat"][won, 1:].sum() == 0  # ... only at a defeat
+    assert res.marks["deaths_after_fight"][outcome["victory"], 1:].sum() == 0
+    # captured: nobody is killed for the defeat; the same fights, the same deaths in them
+    cap = simkit.simulate(replace(m, after_defeat="captured"), n, rng=5)
+    assert cap.marks["deaths_after_defeat"][:, 1:].sum() == 0
+    assert cap["defeat"] == res["defeat"]
+    # seed001 with the hourly checks: deaths after a won fight
+    s1 = simkit.simulate(Party(rules="seed001", long_term=True, threat="severe"), n, rng=5)
+    assert _mean(s1, "deaths_after_fight") > 0
 
 
 def _p_death(m: Party, n: int, seed: int) -> float:

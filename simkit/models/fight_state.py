@@ -179,6 +179,9 @@ class FightState:
     dead_mask: np.ndarray  # int32: bit k set when PC k died in this fight
     hero_spent: np.ndarray  # int16: hero points spent
     heals_spent: np.ndarray  # int16: heals cast
+    deaths_in_fight: np.ndarray  # int16: PCs who died in the fight's rounds (phase FIGHT)
+    deaths_after_defeat: np.ndarray  # int16: PCs killed at a defeat (``after_defeat=slain``)
+    deaths_after_fight: np.ndarray  # int16: PCs who died in the care after the fight
     # -- per block --------------------------------------------------------------------------
     pens: tuple[int, ...] = (0,)  # the check penalties of the block's tracks
 

@@ -78,7 +78,12 @@ under seed 001), before round 1.
 Outcomes: ``victory`` (no PC died), ``victory_with_deaths``, ``retreat``, ``defeat``
 (and ``unresolved`` at ``max_rounds``). Marks: ``deaths``, ``knockouts``, ``rounds``
 (rounds of fighting), ``dead_mask`` (bit ``k`` set when PC ``k`` died), ``hero_spent``,
-``heals_spent``.
+``heals_spent``, and ``deaths`` by cause (they add up to it): ``deaths_in_fight`` (died
+in the fight's rounds, before it was won, fled or lost; with ``hp=0`` and a monster,
+at the start),
+``deaths_after_defeat`` (killed because every PC was down, ``after_defeat=slain``),
+``deaths_after_fight`` (died in the care after a won fight or a retreat: the dying
+turns, the hourly checks).
 
 ``rules`` picks the dying system: ``seed000`` (as written), ``pf2e-core`` (published
 PF2e: flat check, damage while dying increments, wounded, the hero point stabilises), or
@@ -579,6 +584,9 @@ class Party(Rules):
         "dead_mask",
         "hero_spent",
         "heals_spent",
+        "deaths_in_fight",
+        "deaths_after_defeat",
+        "deaths_after_fight",
     )
     rule_ids: ClassVar[str] = (
         "R0-01..R0-13, R1-01..R1-08, R1-11; A0-1..A0-5, A0-7, A1-1, A1-2; P-01..P-10; AP-1..AP-11"
@@ -1014,6 +1022,9 @@ class Party(Rules):
             dead_mask=np.zeros(n, dtype=np.int32),
             hero_spent=np.zeros(n, dtype=np.int16),
             heals_spent=np.zeros(n, dtype=np.int16),
+            deaths_in_fight=np.zeros(n, dtype=np.int16),
+            deaths_after_defeat=np.zeros(n, dtype=np.int16),
+            deaths_after_fight=np.zeros(n, dtype=np.int16),
             pens=pens,
         )
         # acting order (every key differs, see rules.initiative: any sort will do)
@@ -1145,8 +1156,12 @@ class Party(Rules):
             P = S["cond"].shape[1]
             self._kill(S, code, f // P, f % P)
 
-    def _kill(self, S, code, i, k):
-        """PCs ``(i, k)`` die (pairs are distinct; a dead PC stays dead, R0-15)."""
+    def _kill(self, S, code, i, k, defeat=False):
+        """PCs ``(i, k)`` die (pairs are distinct; a dead PC stays dead, R0-15).
+
+        ``defeat``: killed because the party was defeated (``after_defeat=slain``); else
+        the death counts in the fight (phase FIGHT) or after it (the care, the hourly
+        checks)."""
         if not len(i):
             return
         alive = S["cond"][i, k] != DEAD
@@ -1155,6 +1170,12 @@ class Party(Rules):
         S["hp"][i, k] = 0
         S["dying"][i, k] = 0
         np.add.at(S["deaths"], i, 1)
+        if defeat:
+            np.add.at(S["deaths_after_defeat"], i, 1)
+        else:
+            in_fight = S["phase"].take(i) == FIGHT
+            np.add.at(S["deaths_in_fight"], i[in_fight], 1)
+            np.add.at(S["deaths_after_fight"], i[~in_fight], 1)
         np.bitwise_or.at(S["dead_mask"], i, np.left_shift(1, k.astype(np.int32)))
 
     def _heal(self, S, V, i, k, c):
@@ -1409,7 +1430,7 @@ class Party(Rules):
             return
         if self.after_defeat == "slain":
             for k in range(len(self.fighters.pcs)):
-                self._kill(S, code, i, np.full(len(i), k))
+                self._kill(S, code, i, np.full(len(i), k), defeat=True)
         code[i] = DEFEAT
 
     # -- after the fight ------------------------------------------------------------------------

@@ -23,7 +23,9 @@ The track (a dict, see :func:`new_track`):
 - ``check_penalty`` (P-10), ``given`` (it began from a start), ``phase`` (``fight``,
   ``won``, ``fled``), ``outcome``;
 - the marks: ``deaths``, ``knockouts``, ``rounds``, ``dead_mask``, ``hero_spent``,
-  ``heals_spent``.
+  ``heals_spent``; ``deaths`` by cause: ``deaths_in_fight`` (a death while the fight is
+  on), ``deaths_after_defeat`` (the downed killed at a defeat, AP-9 ``slain``),
+  ``deaths_after_fight`` (a death in the care after it, AP-7, AP-11).
 """
 
 from __future__ import annotations
@@ -141,6 +143,9 @@ def new_track(r: Party, init_rolls, start: dict | None = None) -> dict:
         "dead_mask": 0,
         "hero_spent": 0,
         "heals_spent": 0,
+        "deaths_in_fight": 0,
+        "deaths_after_defeat": 0,
+        "deaths_after_fight": 0,
     }
 
 
@@ -226,13 +231,20 @@ class _Fight:
         return "victory_with_deaths" if self.tr["deaths"] else "victory"
 
     # -- states of a PC ------------------------------------------------------------------------
-    def kill(self, k):
-        """PC ``k`` dies (R0-04, R0-12, R0-13, R1-01, R1-06): 0 HP, dead for good (R0-15)."""
+    def kill(self, k, *, defeat=False):
+        """PC ``k`` dies (R0-04, R0-12, R0-13, R1-01, R1-06): 0 HP, dead for good (R0-15).
+        ``defeat``: slain because the party lost (AP-9); else the death is the fight's
+        while it is on, else the care's after it."""
         pc = self.pc(k)
         if pc["cond"] == DEAD:
             return
         pc.update(cond=DEAD, hp=0, dying=0)
         self.tr["deaths"] += 1
+        if defeat:
+            cause = "deaths_after_defeat"
+        else:
+            cause = "deaths_in_fight" if self.tr["phase"] == FIGHT else "deaths_after_fight"
+        self.tr[cause] += 1
         self.tr["dead_mask"] |= 1 << k
 
     def leave_dying(self, k):
@@ -345,7 +357,7 @@ class _Fight:
             return
         if self.r.after_defeat == "slain":
             for k in self.party(DYING, STABLE):
-                self.kill(k)
+                self.kill(k, defeat=True)
         self.tr["outcome"] = "defeat"
 
     # -- healing and first aid -----------------------------------------------------------------
