@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -11,10 +12,240 @@ import pandas as pd
 from simkit.core.model import Rules
 from simkit.core.tables import result_summary, summary_html, survival_table
 
-__all__ = ["Result", "SUMMARY_COLUMNS"]
+__all__ = [
+    "EVENT_MEANS",
+    "Event",
+    "Mean",
+    "Result",
+    "SUMMARY_COLUMNS",
+    "event_names",
+    "event_specs",
+    "events_table",
+    "mean_ci",
+    "mean_specs",
+    "pc_names",
+]
 
 #: Columns of :meth:`Result.summary` (a public contract, with ``exact`` when known).
 SUMMARY_COLUMNS = ("outcome", "count", "n", "p", "ci_low", "ci_high")
+
+#: A mean's row name where it is not the mark's own name.
+EVENT_MEANS = {"deaths": "expected_deaths"}
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """A question about the marks that is not an outcome, asked of every track.
+
+    ``kind="at_least"``: the track's ``mark`` is at least ``value`` when it ends;
+    ``kind="bit"``: bit ``value`` of ``mark`` is set (``dead_mask``: PC ``value`` died).
+    A track still going at the horizon (``unresolved``) records no mark: it counts as
+    no event (no death).
+    """
+
+    name: str
+    mark: str
+    kind: str
+    value: int
+
+
+@dataclass(frozen=True, slots=True)
+class Mean:
+    """The mean of a mark over every track, with ``upper`` its largest possible value
+    (None: only ``>= 0``) and ``unresolved`` the value an unresolved track counts as."""
+
+    name: str
+    mark: str
+    upper: float | None
+    unresolved: float
+
+
+def pc_names(roles) -> tuple[str, ...]:
+    """The PCs' names in events: the role, or role + index (from 1) when a role repeats
+    (``fighter,fighter,cleric`` -> ``fighter1, fighter2, cleric``)."""
+    roles = tuple(roles)
+    seen: dict[str, int] = {}
+    out = []
+    for r in roles:
+        if roles.count(r) > 1:
+            seen[r] = seen.get(r, 0) + 1
+            out.append(f"{r}{seen[r]}")
+        else:
+            out.append(r)
+    return tuple(out)
+
+
+def event_specs(model) -> tuple[Event, ...]:
+    """The events a result of ``model`` (an instance) reports, in the order shown.
+
+    Only a model that declares ``events`` has them: its declared ones (the party's
+    ``any_death``) first; with a ``deaths`` mark and ``n_pcs``, ``deaths>=k`` for
+    ``2 <= k < n_pcs`` and ``tpk`` (every PC dies); with ``dead_mask`` and ``roles``,
+    ``death:<pc>`` for each PC (:func:`pc_names`); and ``death_<cause>`` (at least one
+    death of that cause) for every mark ``deaths_<cause>`` (the party's ``in_fight``,
+    ``after_defeat``, ``after_fight``).
+    """
+    declared = dict(getattr(model, "events", None) or {})
+    if not declared:
+        return ()
+    marks = tuple(model.marks)
+    out = [Event(name, mark, "at_least", int(lo)) for name, (mark, lo) in declared.items()]
+    n_pcs = int(getattr(model, "n_pcs", 0) or 0)
+    if "deaths" in marks and n_pcs:
+        out += [Event(f"deaths>={k}", "deaths", "at_least", k) for k in range(2, n_pcs)]
+        if n_pcs >= 2:
+            out.append(Event("tpk", "deaths", "at_least", n_pcs))
+    roles = getattr(model, "roles", None)
+    if "dead_mask" in marks and roles:
+        out += [Event(f"death:{pc}", "dead_mask", "bit", k) for k, pc in enumerate(pc_names(roles))]
+    out += [Event("death_" + m[7:], m, "at_least", 1) for m in marks if m.startswith("deaths_")]
+    return tuple(
+        {e.name: e for e in reversed(out)}[name] for name in dict.fromkeys(e.name for e in out)
+    )
+
+
+def mean_specs(model) -> tuple[Mean, ...]:
+    """The means a result of ``model`` reports (a model with ``events`` only): every
+    mark but ``dead_mask`` and the ``deaths_<cause>`` counts, ``deaths`` as
+    ``expected_deaths`` (at most ``n_pcs``). The mark named as the time unit (the
+    party's ``rounds``) is at most the horizon, and an unresolved track counts as the
+    horizon (it was cut off there); any other mark of an unresolved track counts as 0
+    (it records nothing: no death, no knock-out, nothing spent)."""
+    if not getattr(model, "events", None):
+        return ()
+    out = []
+    for m in model.marks:
+        if m == "dead_mask" or m.startswith("deaths_"):
+            continue
+        if m == model.time_unit:
+            out.append(Mean(m, m, float(model.horizon), float(model.horizon)))
+        elif m == "deaths" and getattr(model, "n_pcs", None):
+            out.append(Mean(EVENT_MEANS[m], m, float(model.n_pcs), 0.0))
+        else:
+            out.append(Mean(EVENT_MEANS.get(m, m), m, None, 0.0))
+    return tuple(out)
+
+
+def event_names(model) -> tuple[str, ...]:
+    """The names of ``model``'s events then means (what ``res[name]`` and calibrate's
+    targets accept besides the outcomes)."""
+    return tuple(e.name for e in event_specs(model)) + tuple(m.name for m in mean_specs(model))
+
+
+def mean_ci(mean, var, n, level: float = 0.95, upper=None):
+    """A score interval for the mean of a bounded count, inside its range, vectorised.
+
+    The Wilson interval with the variance function of the range: for a value in
+    ``[0, upper]`` (quasi-binomial) the roots ``mu`` of ``(mean - mu)^2 = z^2 phi
+    mu (upper - mu) / n``, ``phi = var / (mean (upper - mean))`` (``var`` the sample's
+    variance over ``n``, so ``phi <= 1``); with no upper bound (``upper`` None or
+    ``inf``: quasi-Poisson) ``(mean - mu)^2 = z^2 phi mu / n``, ``phi = var / mean``.
+    Where the sample cannot say (``mean`` at a bound) ``phi = 1``, the widest variance
+    the range allows (for a 0/1 value this is the Wilson interval exactly). The roots
+    lie in ``[0, upper]`` whatever the data: never below 0 or above the largest
+    possible value. ``upper`` may be an array (one bound per mean).
+    """
+    from simkit.core.stats import check_level, norm_ppf
+
+    z2 = float(norm_ppf(0.5 + check_level(level) / 2)) ** 2
+    mean, var, n = np.broadcast_arrays(*(np.asarray(x, dtype=np.float64) for x in (mean, var, n)))
+    b = np.broadcast_to(np.inf if upper is None else np.asarray(upper, np.float64), mean.shape)
+    bounded = np.isfinite(b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # quasi-Poisson, on the count's own scale
+        phi = np.where(mean > 0, var / mean, 1.0)
+        k = z2 * phi / n
+        half = np.sqrt(k * mean + k**2 / 4)
+        p_low, p_high = np.maximum(mean + k / 2 - half, 0.0), mean + k / 2 + half
+        # quasi-binomial, on the scale of the range [0, 1]
+        y = mean / b
+        inside = (y > 0) & (y < 1)
+        phi = np.minimum(np.where(inside, var / (b**2 * y * (1 - y)), 1.0), 1.0)
+        k = z2 * phi / n
+        centre = (y + k / 2) / (1 + k)
+        half = np.sqrt(k * y * (1 - y) + k**2 / 4) / (1 + k)
+        b_low = np.where(y <= 0, 0.0, np.clip(centre - half, 0, 1)) * b
+        b_high = np.where(y >= 1, 1.0, np.clip(centre + half, 0, 1)) * b
+    return np.where(bounded, b_low, p_low), np.where(bounded, b_high, p_high)
+
+
+def _event_counts(result, events) -> np.ndarray:
+    """Tracks in each event (int64, one per event), from the result's mark histograms."""
+    out = np.zeros(len(events), dtype=np.int64)
+    totals: dict[str, np.ndarray] = {}
+    for j, e in enumerate(events):
+        h = totals.get(e.mark)
+        if h is None:
+            counts = result.marks.get(e.mark)
+            h = totals[e.mark] = (
+                np.zeros(1, dtype=np.int64) if counts is None else counts.sum(axis=0)
+            )
+        if e.kind == "bit":
+            out[j] = h[(np.arange(len(h)) >> e.value) & 1 == 1].sum()
+        else:
+            out[j] = h[e.value :].sum()
+    return out
+
+
+def _means(result, means, level: float):
+    """(mean, ci_low, ci_high) arrays of ``means`` over every track of ``result``."""
+    n, unresolved = result.n, result.counts["unresolved"]
+    s1 = np.empty(len(means))
+    s2 = np.empty(len(means))
+    for j, m in enumerate(means):
+        counts = result.marks.get(m.mark)
+        h = np.zeros(1) if counts is None else counts.sum(axis=0).astype(np.float64)
+        x = np.arange(len(h), dtype=np.float64)
+        s1[j] = x @ h + unresolved * m.unresolved
+        s2[j] = (x * x) @ h + unresolved * m.unresolved**2
+    mu = s1 / n
+    var = np.maximum(s2 / n - mu**2, 0.0)
+    upper = [np.inf if m.upper is None else m.upper for m in means]
+    low, high = mean_ci(mu, var, n, level, upper)
+    return mu, low, high
+
+
+def events_table(result, level: float = 0.95, method: str = "wilson") -> pd.DataFrame:
+    """The result's events and means: columns ``outcome, count, n, p, ci_low, ci_high,
+    mean``; an event's ``p`` over every track (the unresolved count as no event) with
+    its interval (:func:`simkit.core.stats.proportion_ci`, ``method``), a mean's value in
+    ``mean`` with the interval of :func:`mean_ci` (``count`` and ``p`` empty)."""
+    return _frame(result, level, method, None, outcomes=False)
+
+
+def _frame(result, level, method, exact, outcomes: bool) -> pd.DataFrame:
+    """Events, then the outcomes (``outcomes``: with ``exact``, a dict or None), then
+    the means, in one table built at once."""
+    from simkit.core.stats import proportion_ci
+
+    events, means = event_specs(result.model), mean_specs(result.model)
+    n = result.n
+    counts = result.counts if outcomes else {}
+    c = np.concatenate(
+        [_event_counts(result, events), np.fromiter(counts.values(), np.int64, len(counts))]
+    )
+    low, high = proportion_ci(c, n, level, method)
+    mu, mlow, mhigh = _means(result, means, level)
+    k, m = len(c), len(means)
+    nan = np.full(m, np.nan)
+    cols = {
+        "outcome": [e.name for e in events] + list(counts) + [x.name for x in means],
+        "count": pd.arrays.IntegerArray(
+            np.concatenate([c, np.zeros(m, np.int64)]), np.arange(k + m) >= k
+        ),
+        "n": np.full(k + m, n, dtype=np.int64),
+        "p": np.concatenate([c / n, nan]),
+        "ci_low": np.concatenate([low, mlow]),
+        "ci_high": np.concatenate([high, mhigh]),
+    }
+    if exact is not None:
+        cols["exact"] = np.concatenate(
+            [np.full(len(events), np.nan), [exact[o] for o in counts], nan]
+        )
+    cols["mean"] = np.concatenate([np.full(k, np.nan), mu])
+    df = pd.DataFrame(cols)
+    df.attrs.update(model=result.model.name, seed=result.seed, n=n, level=level)
+    return df
 
 
 @dataclass(frozen=True)
@@ -66,8 +297,26 @@ class Result:
         return out
 
     def __getitem__(self, outcome: str) -> float:
-        """Estimated probability of ``outcome``."""
-        return self.counts[outcome] / self.n
+        """Estimated probability of ``outcome`` or of an event (``res["any_death"]``); a
+        mean's value for a mean's name (``res["expected_deaths"]``). An unknown name is a
+        ``KeyError`` listing the names that exist (and the near one meant)."""
+        counts = self.counts
+        if outcome in counts:
+            return counts[outcome] / self.n
+        events = event_specs(self.model)
+        for e in events:
+            if e.name == outcome:
+                return int(_event_counts(self, (e,))[0]) / self.n
+        for m in mean_specs(self.model):
+            if m.name == outcome:
+                return float(_means(self, (m,), 0.95)[0][0])
+        known = list(counts) + list(event_names(self.model))
+        near = difflib.get_close_matches(str(outcome), known, n=1, cutoff=0.7)
+        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        raise KeyError(
+            f"{outcome!r} is not an outcome, event or mean of model {self.model.name!r}{hint}; "
+            f"known: {', '.join(known)}"
+        )
 
     @cached_property
     def exact(self):
@@ -77,15 +326,22 @@ class Result:
         return solve_if_possible(self.model)
 
     def summary(
-        self, level: float = 0.95, method: str = "wilson", exact: bool = True
+        self, level: float = 0.95, method: str = "wilson", exact: bool = True, events: bool = True
     ) -> pd.DataFrame:
         """One row per outcome: ``outcome, count, n, p, ci_low, ci_high`` (+ ``exact``).
 
         ``level`` is the confidence level of the interval (Wilson by default,
         ``method="clopper-pearson"`` for the exact interval). ``exact`` adds the exact
         probability when the model has an exact solver.
+
+        A model that declares ``events`` (the party) leads with them, P(a PC dies)
+        first, then its outcomes, then its means (column ``mean``, with a range-bound
+        interval: :func:`events_table`); ``events=False`` gives the outcomes alone.
         """
-        return result_summary(self, level, method, exact)
+        if not events or not getattr(self.model, "events", None):
+            return result_summary(self, level, method, exact)
+        ex = self.exact if exact else None
+        return _frame(self, level, method, None if ex is None else ex.probabilities, True)
 
     @property
     def probabilities(self) -> dict[str, float]:
@@ -118,15 +374,18 @@ class Result:
 
     def stage_summary(self, level: float = 0.95, method: str = "wilson") -> pd.DataFrame:
         """Outcomes by stage: one stage here (columns as :meth:`ChainResult.stage_summary`)."""
-        df = self.summary(level, method, exact=False)
+        df = self.summary(level, method, exact=False, events=False)
         df.insert(0, "time_unit", self.time_unit)
         df.insert(0, "stage", self.model.name)
         return df
 
     def event_count(self, event: str) -> int:
-        """Tracks in one of the model's ``events`` (a mark at least its minimum)."""
-        mark, minimum = self.model.events[event]
-        return int(self.marks[mark][:, minimum:].sum())
+        """Tracks in one of the model's events (:func:`event_specs`: the declared ones,
+        ``deaths>=k``, ``tpk``, ``death:<pc>``, ``death_<cause>``)."""
+        for e in event_specs(self.model):
+            if e.name == event:
+                return int(_event_counts(self, (e,))[0])
+        raise KeyError(f"{event!r} is not an event of model {self.model.name!r}")
 
     def marks_frame(self, name: str) -> pd.DataFrame:
         """Distribution of a mark: columns ``outcome, value, count, p`` (p over all tracks)."""

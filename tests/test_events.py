@@ -1,0 +1,167 @@
+"""Events of the marks as rows (issue 23 item 1): each equals what the tracks give, their
+intervals cover and stay inside their range, unresolved tracks count as no death."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import simkit
+from simkit.core.result import Result, event_names, events_table, mean_ci, pc_names
+from simkit.core.stats import proportion_ci
+from simkit.models.party import Party
+
+CAUSES = ("death_in_fight", "death_after_defeat", "death_after_fight")
+
+
+@pytest.fixture(scope="module")
+def kept():
+    """A severe fight of a party with a repeated role, every track's end state kept."""
+    model = Party(level=3, threat="severe", party="fighter,fighter,cleric", rules="seed000")
+    return simkit.simulate(model, 3000, rng=23, keep_state=True)
+
+
+def test_pc_names_index_repeated_roles():
+    assert pc_names(("fighter", "fighter", "cleric")) == ("fighter1", "fighter2", "cleric")
+    assert pc_names(("fighter", "rogue")) == ("fighter", "rogue")
+
+
+def test_events_equal_the_tracks_end_states(kept):
+    """Every death event counted track by track from ``keep_state``'s ``dead`` array."""
+    res = kept
+    assert res.counts["unresolved"] == 0  # (so every track's deaths are in its marks)
+    dead = np.asarray(res.final.dead, dtype=bool)  # (n, P)
+    deaths = dead.sum(axis=1)
+    s = res.summary().set_index("outcome")
+    expect = {
+        "any_death": int((deaths >= 1).sum()),
+        "deaths>=2": int((deaths >= 2).sum()),
+        "tpk": int((deaths == 3).sum()),
+        "death:fighter1": int(dead[:, 0].sum()),
+        "death:fighter2": int(dead[:, 1].sum()),
+        "death:cleric": int(dead[:, 2].sum()),
+    }
+    for name, count in expect.items():
+        assert s.loc[name, "count"] == count, name
+        assert res[name] == count / res.n
+    assert 0 < expect["tpk"] < expect["any_death"] < res.n  # the check can tell them apart
+    assert s.loc["expected_deaths", "mean"] == pytest.approx(deaths.mean())
+
+
+def test_events_by_cause_equal_the_marks(kept):
+    """Deaths by cause from the raw mark histograms, outcome row by outcome row."""
+    res = kept
+    s = res.summary().set_index("outcome")
+    total = 0.0
+    for ev in CAUSES:
+        counts = res.marks["deaths" + ev[len("death") :]]  # (n_outcomes, values)
+        tracks = sum(
+            int(counts[o, v]) for o in range(counts.shape[0]) for v in range(1, counts.shape[1])
+        )
+        assert s.loc[ev, "count"] == tracks
+        total += sum(
+            v * int(counts[o, v]) for o in range(counts.shape[0]) for v in range(counts.shape[1])
+        )
+    assert total / res.n == pytest.approx(s.loc["expected_deaths", "mean"])  # causes add up
+    assert s.loc[list(CAUSES), "count"].sum() >= s.loc["any_death", "count"]
+    # slain after a defeat: every defeat, and only those, dies after a defeat
+    assert s.loc["death_after_defeat", "count"] == res.counts["defeat"]
+
+
+def test_table_leads_with_any_death_and_keeps_the_outcomes(kept):
+    s = kept.summary()
+    assert s["outcome"].iloc[0] == "any_death"
+    outcomes = s[s["outcome"].isin(kept.outcomes)]
+    assert list(outcomes["outcome"]) == list(kept.outcomes)
+    assert outcomes["count"].sum() == kept.n
+    assert list(kept.summary(events=False)["outcome"]) == list(kept.outcomes)
+    assert set(event_names(kept.model)) == set(s["outcome"]) - set(kept.outcomes)
+
+
+def test_unknown_name_lists_the_names_and_suggests(kept):
+    with pytest.raises(KeyError, match=r"did you mean 'any_death'.*known: victory.*tpk"):
+        kept["any_deth"]
+
+
+def test_unresolved_tracks_count_as_no_death():
+    """The issue's example: 83% unresolved after one round."""
+    res = simkit.simulate(Party(max_rounds=1, monsters="24(hp=100000)"), 100, rng=1)
+    s = res.summary().set_index("outcome")
+    resolved = 1 - res["unresolved"]
+    assert res["unresolved"] > 0.5
+    assert s.loc["any_death", "p"] <= resolved
+    assert s.loc["expected_deaths", "mean"] <= 4 * resolved
+    assert 0 <= s.loc["expected_deaths", "ci_low"] <= s.loc["expected_deaths", "ci_high"] <= 4
+    # rounds: an unresolved track counts as the horizon (1), an ended one its rounds
+    h = res.marks["rounds"].sum(axis=0)
+    rounds = (np.arange(len(h)) @ h + res.counts["unresolved"] * 1) / res.n
+    assert s.loc["rounds", "mean"] == pytest.approx(rounds)
+    assert 0 <= s.loc["rounds", "ci_low"] <= s.loc["rounds", "ci_high"] <= 1
+
+
+def test_eight_clerics_interval_not_below_zero():
+    res = simkit.simulate(Party(party=",".join(["cleric"] * 8)), 500, rng=3)
+    s = res.summary().set_index("outcome")
+    means = s[s["mean"].notna()]
+    assert (means["ci_low"] >= 0).all() and (means["ci_low"] <= means["mean"]).all()
+    assert s.loc["expected_deaths", "ci_high"] <= 8
+    events = s[s["p"].notna()]
+    assert ((events["ci_low"] >= 0) & (events["ci_high"] <= 1)).all()
+
+
+def test_mean_ci_stays_in_its_range_and_is_wilson_on_zero_one():
+    rng = np.random.default_rng(5)
+    upper = rng.integers(1, 9, size=2000).astype(float)
+    mean = rng.uniform(0, 1, size=2000) ** 3 * upper
+    var = rng.uniform(0, 1, size=2000) * mean * (upper - mean)
+    n = rng.integers(1, 500, size=2000)
+    for up in (upper, None):
+        low, high = mean_ci(mean, var, n, 0.95, up)
+        assert (low >= 0).all() and (low <= mean + 1e-12).all() and (high >= mean - 1e-12).all()
+        if up is not None:
+            assert (high <= upper).all()
+    # a 0/1 value: the Wilson interval of its count
+    c = rng.integers(0, 101, size=50)
+    p = c / 100
+    low, high = mean_ci(p, p * (1 - p), 100, 0.9, 1)
+    wl, wh = proportion_ci(c, 100, 0.9)
+    np.testing.assert_allclose(low, wl, atol=1e-12)
+    np.testing.assert_allclose(high, wh, atol=1e-12)
+
+
+@pytest.mark.parametrize("upper", [4, None])
+def test_mean_ci_covers_at_its_nominal_rate(upper):
+    """Coverage of the true mean over 4000 samples of 200 tracks from a skewed death
+    count (mostly none, sometimes everyone): within 5 standard errors of 95%."""
+    values = np.arange(5.0)
+    probs = np.array([0.8, 0.05, 0.02, 0.01, 0.12])
+    true = float(values @ probs)
+    rng = np.random.default_rng(2311)
+    reps, n = 4000, 200
+    h = rng.multinomial(n, probs, size=reps)  # (reps, 5)
+    mean = h @ values / n
+    var = h @ values**2 / n - mean**2
+    low, high = mean_ci(mean, var, n, 0.95, upper)
+    cover = float(((low <= true) & (true <= high)).mean())
+    se = np.sqrt(0.95 * 0.05 / reps)
+    assert abs(cover - 0.95) < 5 * se, cover
+
+
+def test_event_intervals_cover_at_their_nominal_rate():
+    """Events read from synthetic mark histograms of known odds: each event's interval
+    covers its true probability at the nominal 90%, within 5 standard errors."""
+    model = Party(party="fighter,rogue,cleric")
+    probs = np.array([0.7, 0.1, 0.05, 0.15])  # deaths 0..3
+    true = {"any_death": 0.3, "deaths>=2": 0.2, "tpk": 0.15}
+    rng = np.random.default_rng(77)
+    reps, n = 600, 150
+    hits = dict.fromkeys(true, 0)
+    for h in rng.multinomial(n, probs, size=reps):
+        marks = {"deaths": h[None, :].astype(np.int64)}
+        res = Result(model, n, 0, np.zeros((len(model.outcomes), 1), np.int64), marks)
+        t = events_table(res, 0.9).set_index("outcome")
+        for name, p in true.items():
+            hits[name] += int(t.loc[name, "ci_low"] <= p <= t.loc[name, "ci_high"])
+    se = np.sqrt(0.9 * 0.1 / reps)
+    for name, h in hits.items():
+        assert abs(h / reps - 0.9) < 5 * se, (name, h / reps)
