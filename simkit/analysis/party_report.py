@@ -21,14 +21,19 @@ def party_summary(res, level: float = 0.95) -> pd.DataFrame:
     """The designer's numbers of a party result, one row each.
 
     Columns ``quantity, count, n, p, ci_low, ci_high`` (Wilson intervals) and ``mean``
-    (with a normal-approximation interval in ``ci_low``/``ci_high``) for the averages.
-    Rows: ``any_death`` (P(at least one PC dies)), ``deaths=k`` for every k, ``defeat``,
-    ``victory``, ``retreat``, ``dies:<k>:<role>`` (P(PC k dies)), ``knocked_out``
-    (P(a PC fell to 0 HP)); means: ``expected_deaths``, ``rounds``, ``knockouts``,
-    ``hero_spent``, ``heals_spent``. Marks are recorded when a track ends, so the
-    ``unresolved`` tracks (none with the default horizon) count as no death.
+    for the averages (with the range-bound interval of
+    :func:`simkit.core.result.mean_ci` in ``ci_low``/``ci_high``). Rows: ``any_death``
+    (P(at least one PC dies)), ``deaths=k`` for every k, ``defeat``, ``victory``,
+    ``retreat``, ``dies:<k>:<role>`` (P(PC k dies)), ``knocked_out`` (P(a PC fell to 0
+    HP)), then every event of :meth:`Result.summary` not named above (``tpk``,
+    ``death:<pc>``, deaths by cause); means: ``expected_deaths``, ``rounds``,
+    ``knockouts``, ``hero_spent``, ``heals_spent``. Every row is over all ``n`` tracks:
+    marks are recorded when a track ends, so an ``unresolved`` track (none with the
+    default horizon) counts as no death (``deaths=0``) and nothing spent, and as the
+    horizon in ``rounds``.
     """
-    from simkit.core.stats import norm_ppf, proportion_ci
+    from simkit.core.result import events_table
+    from simkit.core.stats import proportion_ci
 
     model, n = res.model, res.n
 
@@ -43,6 +48,7 @@ def party_summary(res, level: float = 0.95) -> pd.DataFrame:
     rows: dict[str, int] = {"any_death": int(deaths[1:].sum())}
     for k in range(model.n_pcs + 1):
         rows[f"deaths={k}"] = int(deaths[k]) if k < len(deaths) else 0
+    rows["deaths=0"] += res.counts["unresolved"]  # no death recorded: none counted
     for o in ("victory", "victory_with_deaths", "retreat", "defeat", "unresolved"):
         rows[o] = int(res.counts[o])
     values = np.arange(len(mask))
@@ -62,34 +68,9 @@ def party_summary(res, level: float = 0.95) -> pd.DataFrame:
             "mean": np.nan,
         }
     )
-    z = float(norm_ppf(0.5 + level / 2))
-    means = []
-    for name, key in (
-        ("expected_deaths", "deaths"),
-        ("rounds", "rounds"),
-        ("knockouts", "knockouts"),
-        ("hero_spent", "hero_spent"),
-        ("heals_spent", "heals_spent"),
-    ):
-        h = mark(key).astype(np.float64)
-        x = np.arange(len(h))
-        total = h.sum()
-        mu = float((x * h).sum() / total) if total else np.nan
-        sd = float(np.sqrt(((x - mu) ** 2 * h).sum() / total)) if total else np.nan
-        half = z * sd / np.sqrt(total) if total else np.nan
-        means.append((name, mu, mu - half, mu + half))
-    more = pd.DataFrame(
-        {
-            "quantity": [m[0] for m in means],
-            "count": pd.NA,
-            "n": n,
-            "p": np.nan,
-            "ci_low": [m[2] for m in means],
-            "ci_high": [m[3] for m in means],
-            "mean": [m[1] for m in means],
-        }
-    )
-    out = pd.concat([df, more], ignore_index=True)
+    ev = events_table(res, level).rename(columns={"outcome": "quantity"})
+    ev = ev[~ev["quantity"].isin(rows)]
+    out = pd.concat([df, ev], ignore_index=True)
     out["count"] = out["count"].astype("Int64")
     out.attrs.update(model=model.name, seed=res.seed, n=n, lineup=model.describe_lineup())
     return out
@@ -97,32 +78,41 @@ def party_summary(res, level: float = 0.95) -> pd.DataFrame:
 
 def run_notes(res, level: float = 0.95) -> list[str]:
     """Lines for ``simkit run party`` (on stderr): the lineup used, a warning where its
-    budget misbehaves (:attr:`simkit.rules.pf2e.budget.Lineup.warnings`), the designer's odds."""
+    budget misbehaves (:attr:`simkit.rules.pf2e.budget.Lineup.warnings`), the designer's
+    odds (the same numbers as the table's events and means: :meth:`Result.summary`)."""
+    from simkit.core.result import events_table
+
     model = res.model
-    s = party_summary(res, level).set_index("quantity")
+    s = events_table(res, level).set_index("outcome")
 
     def pct(q: str) -> str:
         r = s.loc[q]
         return f"{100 * r['p']:.2f}% [{100 * r['ci_low']:.2f}, {100 * r['ci_high']:.2f}]"
 
-    def mean(q: str, digits: int, interval: bool = True) -> str:
+    def mean(q: str, digits: int) -> str:
         r = s.loc[q]
-        if pd.isna(r["mean"]):  # no track ended (every one unresolved): no mean
-            return "n/a (no fight ended)"
-        if not interval:
-            return f"{r['mean']:.{digits}f}"
         return f"{r['mean']:.{digits}f} [{r['ci_low']:.{digits}f}, {r['ci_high']:.{digits}f}]"
 
+    from simkit.core.stats import proportion_ci
+
+    unresolved = res.counts["unresolved"]
+    lo, hi = proportion_ci(res.counts["defeat"], res.n, level)
+    defeat = f"{100 * res['defeat']:.2f}% [{100 * float(lo):.2f}, {100 * float(hi):.2f}]"
+    odds = (
+        f"P(a PC dies) {pct('any_death')}; expected deaths {mean('expected_deaths', 3)}; "
+        f"P(defeat) {defeat}; rounds {s.loc['rounds', 'mean']:.2f}"
+    )
+    if unresolved == res.n:
+        odds += " (no fight ended: the unresolved count as no death)"
+    elif unresolved:
+        odds += f" ({100 * unresolved / res.n:.2f}% unresolved, counted as no death)"
     return [
         (
             f"party of {model.n_pcs} at level {model.level} ({model.party}), rules {model.rules}; "
             f"lineup {model.describe_lineup(notes=False)}"
         ),
         *(f"warning: {w}" for w in model.fighters.lineup.warnings),  # the budget's gaps
-        (
-            f"P(a PC dies) {pct('any_death')}; expected deaths {mean('expected_deaths', 3)}; "
-            f"P(defeat) {pct('defeat')}; rounds {mean('rounds', 2, interval=False)}"
-        ),
+        odds,
     ]
 
 
