@@ -4,6 +4,7 @@ intervals cover and stay inside their range, unresolved tracks count as no death
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import simkit
@@ -165,3 +166,20 @@ def test_event_intervals_cover_at_their_nominal_rate():
     se = np.sqrt(0.9 * 0.1 / reps)
     for name, h in hits.items():
         assert abs(h / reps - 0.9) < 5 * se, (name, h / reps)
+
+
+def test_sweep_rows_carry_the_events_and_means():
+    """``sweep party``: every event and mean of a point, as ``simulate`` with the point's
+    seed gives them (the rows ``any_death``... after the outcomes)."""
+    df = simkit.sweep("party", {"threat": ["low", "severe"]}, n=400, rng=4)
+    for _, point in df.groupby("threat"):
+        seed = int(point["point_seed"].iloc[0])
+        res = simkit.simulate(Party(threat=point["threat"].iloc[0]), 400, rng=seed)
+        s = res.summary(exact=False).set_index("outcome")
+        got = point.set_index("outcome")
+        assert list(got.index[: len(res.outcomes)]) == list(res.outcomes)
+        assert set(got.index) == set(s.index)
+        for name in s.index:
+            for col in ("count", "p", "ci_low", "ci_high", "mean"):
+                a, b = got.loc[name, col], s.loc[name, col]
+                assert (pd.isna(a) and pd.isna(b)) or a == pytest.approx(b), (name, col)

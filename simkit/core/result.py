@@ -18,6 +18,7 @@ __all__ = [
     "Mean",
     "Result",
     "SUMMARY_COLUMNS",
+    "event_counts",
     "event_names",
     "event_specs",
     "events_table",
@@ -105,22 +106,27 @@ def event_specs(model) -> tuple[Event, ...]:
 
 
 def mean_specs(model) -> tuple[Mean, ...]:
-    """The means a result of ``model`` reports (a model with ``events`` only): every
-    mark but ``dead_mask`` and the ``deaths_<cause>`` counts, ``deaths`` as
-    ``expected_deaths`` (at most ``n_pcs``). The mark named as the time unit (the
-    party's ``rounds``) is at most the horizon, and an unresolved track counts as the
-    horizon (it was cut off there); any other mark of an unresolved track counts as 0
-    (it records nothing: no death, no knock-out, nothing spent)."""
+    """The means a result of ``model`` reports (a model with ``events`` only).
+
+    Every mark but ``dead_mask``: ``deaths`` as ``expected_deaths`` and each
+    ``deaths_<cause>`` as ``expected_deaths_<cause>`` (at most ``n_pcs``; they add up
+    to ``expected_deaths``). The mark named as the time unit (the party's ``rounds``)
+    is at most the horizon, and an unresolved track counts as the horizon (it was cut
+    off there); any other mark of an unresolved track counts as 0 (it records nothing:
+    no death, no knock-out, nothing spent)."""
     if not getattr(model, "events", None):
         return ()
     out = []
+    n_pcs = getattr(model, "n_pcs", None)
     for m in model.marks:
-        if m == "dead_mask" or m.startswith("deaths_"):
+        if m == "dead_mask":
             continue
-        if m == model.time_unit:
+        if m.startswith("deaths_"):  # expected deaths by cause (they add up to deaths)
+            out.append(Mean("expected_" + m, m, float(n_pcs) if n_pcs else None, 0.0))
+        elif m == model.time_unit:
             out.append(Mean(m, m, float(model.horizon), float(model.horizon)))
-        elif m == "deaths" and getattr(model, "n_pcs", None):
-            out.append(Mean(EVENT_MEANS[m], m, float(model.n_pcs), 0.0))
+        elif m == "deaths" and n_pcs:
+            out.append(Mean(EVENT_MEANS[m], m, float(n_pcs), 0.0))
         else:
             out.append(Mean(EVENT_MEANS.get(m, m), m, None, 0.0))
     return tuple(out)
@@ -185,6 +191,12 @@ def _event_counts(result, events) -> np.ndarray:
         else:
             out[j] = h[e.value :].sum()
     return out
+
+
+def event_counts(result) -> dict[str, int]:
+    """Event name -> tracks in it (:func:`event_specs`; empty for a model without events)."""
+    events = event_specs(result.model)
+    return dict(zip((e.name for e in events), (int(c) for c in _event_counts(result, events))))
 
 
 def _means(result, means, level: float):

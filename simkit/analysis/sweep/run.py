@@ -48,6 +48,17 @@ def run_points(
             res = simulate(m, n, rng=s)
             counts = res.counts
             rec: dict[str, list] = {"counts": [int(counts[o]) for o in names]}
+            if getattr(m, "events", None):  # the events of the marks: rows after the outcomes
+                from simkit.core.result import events_table
+
+                ev = events_table(res, level)
+                is_event = ev["mean"].isna().to_numpy()
+                rec["events"] = ev["outcome"][is_event].tolist()
+                rec["event_counts"] = [int(c) for c in ev["count"][is_event]]
+                rec["means"] = ev["outcome"][~is_event].tolist()  # mean, ci_low, ci_high
+                rec["mean_values"] = (
+                    ev.loc[~is_event, ["mean", "ci_low", "ci_high"]].to_numpy().tolist()
+                )
             if ex is not None and not too_large:
                 probs = ex.probabilities
                 rec["exact"] = [float(probs[o]) for o in names]

@@ -55,6 +55,11 @@ def build_frame(plan: SweepPlan, records: list[dict]) -> pd.DataFrame:
                 df[c] = df[c].astype("Int64")
         return df
     names = [outcome_names(m) for m in plan.models]
+    if plan.mode != "exact":  # each point's events (any_death...) as rows after its outcomes
+        names = [
+            tuple(x) + tuple(r.get("events", ())) + tuple(r.get("means", ()))
+            for x, r in zip(names, records)
+        ]
     n_out = np.array([len(x) for x in names], dtype=np.int64)
     cols: dict = {}
     for k in axes:
@@ -65,7 +70,11 @@ def build_frame(plan: SweepPlan, records: list[dict]) -> pd.DataFrame:
         cols[k] = _repeat([d.get(k) for d in plan.derived], n_out)
     cols["outcome"] = [o for x in names for o in x]
     exact = np.array(
-        [v for r, x in zip(records, names) for v in (r.get("exact") or [np.nan] * len(x))],
+        [
+            v
+            for r, x in zip(records, names)
+            for v in (r.get("exact") or []) + [np.nan] * (len(x) - len(r.get("exact") or []))
+        ],
         dtype=np.float64,
     )
     if plan.mode == "exact":
@@ -75,11 +84,38 @@ def build_frame(plan: SweepPlan, records: list[dict]) -> pd.DataFrame:
         cols["ci_low"] = exact
         cols["ci_high"] = exact
     else:
-        count = np.array([c for r in records for c in r["counts"]], dtype=np.int64)
+        # per point: its outcomes' and events' counts, then its means (no count)
+        count = np.array(
+            [
+                c
+                for r in records
+                for c in (*r["counts"], *r.get("event_counts", ()), *[0] * len(r.get("means", ())))
+            ],
+            dtype=np.int64,
+        )
+        is_mean = np.array(
+            [
+                v
+                for r in records
+                for v in [False] * (len(r["counts"]) + len(r.get("event_counts", ())))
+                + [True] * len(r.get("means", ()))
+            ],
+            dtype=bool,
+        )
         n = np.full(len(count), plan.n, dtype=np.int64)
         low, high = proportion_ci(count, n, plan.level)
-        cols.update(count=count, n=n, p=count / n, ci_low=low, ci_high=high)
+        p = count / n
+        mean = None
+        if is_mean.any():  # a model with means (the party's expected_deaths...)
+            values = np.array([v for r in records for v in r.get("mean_values", ())], np.float64)
+            mean = np.full(len(count), np.nan)
+            mean[is_mean] = values[:, 0]
+            low[is_mean], high[is_mean], p[is_mean] = values[:, 1], values[:, 2], np.nan
+            count = pd.arrays.IntegerArray(count, is_mean)
+        cols.update(count=count, n=n, p=p, ci_low=low, ci_high=high)
     cols["exact"] = exact
+    if plan.mode != "exact" and mean is not None:
+        cols["mean"] = mean
     cols["model"] = plan.model_name
     if plan.seed is None:
         cols["seed"] = pd.array([pd.NA] * len(exact), dtype="Int64")
