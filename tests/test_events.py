@@ -183,3 +183,15 @@ def test_sweep_rows_carry_the_events_and_means():
             for col in ("count", "p", "ci_low", "ci_high", "mean"):
                 a, b = got.loc[name, col], s.loc[name, col]
                 assert (pd.isna(a) and pd.isna(b)) or a == pytest.approx(b), (name, col)
+
+
+def test_models_lists_the_events():
+    from simkit.testing import run_cli
+
+    code, out, err = run_cli("models", "party")
+    assert code == 0, err
+    flat = " ".join(out.split())
+    assert "Events and means" in flat and "tpk" in flat and "death:cleric" in flat
+    assert "death_after_defeat" in flat and "expected_deaths" in flat
+    code, out, err = run_cli("models", "party", "--format", "csv")
+    assert code == 0 and "any_death deaths>=2" in out, err

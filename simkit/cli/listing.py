@@ -9,7 +9,7 @@ or water. The rules and ambiguities the ids refer to are stated in ``docs/rules.
 
 from __future__ import annotations
 
-__all__ = ["has_exact", "model_detail", "models_list"]
+__all__ = ["event_list", "has_exact", "model_detail", "models_list"]
 
 RULES_DOC = "docs/rules.md"
 
@@ -20,6 +20,19 @@ def has_exact(cls) -> str:
         return "yes" if getattr(cls(), "has_exact", False) else "no"
     except Exception:  # a model that cannot be built at its defaults
         return "?"
+
+
+def event_list(cls) -> tuple[str, ...]:
+    """The model's events and means at its defaults (:func:`simkit.core.result.event_names`),
+    none for a model without ``events``."""
+    from simkit.core.result import event_names
+
+    if not getattr(cls, "events", None):
+        return ()
+    try:
+        return event_names(cls())
+    except Exception:  # a model that cannot be built at its defaults: the declared ones
+        return tuple(cls.events)
 
 
 def summary_line(cls) -> str:
@@ -102,6 +115,15 @@ def model_detail(cls, width: int) -> str:
         lines.append("")
         lines += wrap_prose(
             f"Marks (values recorded when a track ends; run --marks MARK): {', '.join(marks)}",
+            width,
+            4,
+        )
+    events = event_list(cls)
+    if events:
+        lines.append("")
+        lines += wrap_prose(
+            "Events and means (rows of run's table and of a sweep, before and after the "
+            "outcomes, over every track; res[NAME]; at the defaults): " + ", ".join(events),
             width,
             4,
         )

@@ -290,6 +290,7 @@ def _cmd_models(args) -> int:
     import pandas as pd
 
     prepare_output(args)
+    from simkit.cli.listing import event_list
     from simkit.core.params import describe
     from simkit.models import REGISTRY
 
@@ -297,9 +298,16 @@ def _cmd_models(args) -> int:
     for name, cls in REGISTRY.items():
         if args.model and name != args.model:
             continue
+        events = " ".join(event_list(cls)) if args.format != "table" else ""
         for r in describe(cls):
             rows.append(
-                dict(model=name, time_unit=cls.time_unit, outcomes=" ".join(cls.outcomes), **r)
+                dict(
+                    model=name,
+                    time_unit=cls.time_unit,
+                    outcomes=" ".join(cls.outcomes),
+                    events=events,
+                    **r,
+                )
             )
     if args.model and not rows:
         from simkit.models import get_model
@@ -442,9 +450,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--seed", type=parse_seed, default=None, help="random seed (default: fresh entropy)"
     )
-    p.add_argument(
-        "--workers", type=int, default=None, help="local worker processes (default 1)"
-    )
+    p.add_argument("--workers", type=int, default=None, help="local worker processes (default 1)")
     add_confidence_arg(p, default=None)
     p.add_argument("--no-exact", action="store_true", help="omit the exact column")
     p.add_argument(
