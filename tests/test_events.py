@@ -195,3 +195,18 @@ def test_models_lists_the_events():
     assert "death_after_defeat" in flat and "expected_deaths" in flat
     code, out, err = run_cli("models", "party", "--format", "csv")
     assert code == 0 and "any_death deaths>=2" in out, err
+
+
+def test_survival_says_which_phase_a_step_is_in(kept):
+    """Item 5 (part): the party's steps count its care after the fight; the survival
+    table splits the tracks going during each step into fighting and in care."""
+    d = kept.survival(exact=False)
+    a = d[d["outcome"] == "active"].set_index("time")
+    going = np.concatenate([[1.0], a["p"].to_numpy()[:-1]])  # going at a step's start
+    np.testing.assert_allclose((a["in_fight"] + a["in_care"]).to_numpy()[1:], going[1:])
+    h = kept.marks["rounds"].sum(axis=0)
+    for t in (1, 3, 6):
+        assert a.loc[t, "in_fight"] == pytest.approx(h[t:].sum() / kept.n)
+    assert a.loc[1, "phase"] == "fight" and "care" in set(a["phase"])
+    assert set(d["phase"]) <= {"", "fight", "care", "fight+care"}
+    assert "phase" not in simkit.simulate(simkit.Dying(), 100, rng=1).survival().columns

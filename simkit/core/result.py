@@ -260,6 +260,27 @@ def _frame(result, level, method, exact, outcomes: bool) -> pd.DataFrame:
     return df
 
 
+def _add_phases(df: pd.DataFrame, result) -> None:
+    """The ``phase``, ``in_fight`` and ``in_care`` columns of a survival table (in place)."""
+    T = result.hist.shape[1]
+    r = result.marks[result.time_unit].sum(axis=0)  # tracks that fought r steps
+    r = np.pad(r, (0, max(T + 1 - len(r), 0)))
+    fought_at_least = np.cumsum(r[::-1])[::-1]  # [t] = tracks with r >= t
+    unresolved = result.counts["unresolved"]
+    t = np.arange(T)
+    fighting = np.where(t > 0, fought_at_least[t] + unresolved, 0)  # during step t
+    absorbed_before = np.concatenate([[0], np.cumsum(result.hist.sum(axis=0))[:-1]])
+    active = np.where(t > 0, result.n - absorbed_before, 0)  # still going at step t's start
+    caring = np.maximum(active - fighting, 0)
+    phase = np.where(
+        fighting > 0, np.where(caring > 0, "fight+care", "fight"), np.where(caring > 0, "care", "")
+    )
+    steps = df["time"].to_numpy()
+    df["phase"] = phase[steps]
+    df["in_fight"] = fighting[steps] / result.n
+    df["in_care"] = caring[steps] / result.n
+
+
 @dataclass(frozen=True)
 class Result:
     """What :func:`simkit.simulate` returns.
@@ -369,6 +390,13 @@ class Result:
         the model's unit (``time_unit``, also ``df.attrs["time_unit"]``). ``exact``: True
         to add the exact answer when the model has one, False for none, or an
         :class:`~simkit.core.exact.ExactResult` already solved.
+
+        A model whose steps go on after its fight (the party's care of the downed: its
+        ``rounds`` mark counts the fight's rounds only) says which phase each step is
+        in: ``phase`` (``fight``, ``care``, ``fight+care``: what the tracks were doing
+        during step ``time``) and ``in_fight`` / ``in_care``, the share of all tracks
+        fighting / in care during that step (from the ``rounds`` mark: a track that fought
+        ``r`` rounds fought steps ``1..r``; an unresolved track is counted as fighting).
         """
         ex = self.exact if exact is True else (exact or None)
         df = survival_table(
@@ -382,6 +410,8 @@ class Result:
             method=method,
         )
         df.attrs.update(model=self.model.name, time_unit=self.time_unit, seed=self.seed, n=self.n)
+        if getattr(self.model, "events", None) and self.time_unit in self.marks:
+            _add_phases(df, self)
         return df
 
     def stage_summary(self, level: float = 0.95, method: str = "wilson") -> pd.DataFrame:
