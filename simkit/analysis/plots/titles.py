@@ -1,0 +1,53 @@
+"""Titles that say what a chart drew: the model, n and the settings every row shares."""
+
+from __future__ import annotations
+
+from simkit.analysis.plots.frames import lead_columns, model_of, time_unit
+from simkit.analysis.plots.style import outcome_label
+
+__all__ = ["fixed_text", "survival_title"]
+
+
+def fixed_text(df, skip=()) -> str:
+    """The non-default parameters every row of ``df`` shares (its ``params`` JSON), as ``k=v, ...``.
+
+    What a chart's title should name besides its axes: e.g. ``hit_chance=0.3`` for a
+    sweep run with ``--set hit_chance=0.3``. Grid columns and ``skip`` are left out;
+    ``""`` when there is no ``params`` column or nothing is shared.
+    """
+    import json
+
+    if "params" not in df or not len(df):
+        return ""
+    shared = None
+    for text in dict.fromkeys(df["params"].dropna().astype(str)):
+        try:
+            items = {(k, str(v)) for k, v in json.loads(text).items()}
+        except (ValueError, TypeError, AttributeError):
+            return ""
+        shared = items if shared is None else shared & items
+    leave = set(lead_columns(df)) | set(skip) | {"variant"}
+    return ", ".join(f"{k}={v}" for k, v in sorted(shared or ()) if k not in leave)
+
+
+def survival_title(df, outcomes=("active", "dead"), stage: str | None = None) -> str:
+    """A title that says what :func:`survival_sweep` drew from ``df``.
+
+    ``fall_dying (ko->dying stage): P(still dying), P(dead) by round``; for a one-step
+    stage, whose chart is outcome bars: ``fall_dying: outcomes of one fall``.
+    """
+    model = model_of(df) or "model"
+    staged, where = df, ""
+    if "stage" in df and len(df):
+        stages = list(dict.fromkeys(df["stage"]))
+        stage = stages[0] if stage is None or stage not in stages else stage
+        staged = df[df["stage"] == stage]
+        where = f" ({stage} stage)" if len(stages) > 1 else ""
+    unit = time_unit(staged)
+    step = unit.removesuffix("s")
+    fixed = fixed_text(df)
+    fixed = f"\n({fixed})" if fixed else ""
+    if len(staged) and staged["time"].nunique() <= 1:
+        return f"{model}{where}: outcomes of one {step}{fixed}"
+    names = ", ".join(f"P({outcome_label(o, unit, model)})" for o in outcomes)
+    return f"{model}{where}: {names} by {step}{fixed}"
