@@ -34,7 +34,7 @@ from simkit.core.params import ParamError
 from simkit.core.result import Result
 from simkit.core.streams import STREAM_SIZE, BlockRng, resolve_seed, stream_generator
 
-__all__ = ["simulate", "Tally", "run_tracks"]
+__all__ = ["simulate", "Tally", "TrackResult", "run_tracks"]
 
 #: Default tracks per block (a multiple of the stream size).
 DEFAULT_BLOCK = 2**20
@@ -48,14 +48,34 @@ class Tally:
     marks: dict = field(default_factory=dict)  # field -> (n_outcomes, max value + 1) int64
     observed: dict = field(default_factory=dict)  # field -> (horizon + 1, max value + 1) int64
     final: list = field(default_factory=list)  # (track ids, model.carry(...)) of ended tracks
+    # (first track id, (tracks,) int8/int16 outcome index; len(outcomes) = unresolved) per block
+    outcome_of: list = field(default_factory=list)
 
     def __iadd__(self, other: Tally) -> Tally:
         self.hist += other.hist
         self.final += other.final
+        self.outcome_of += other.outcome_of
         for d_self, d_other in ((self.marks, other.marks), (self.observed, other.observed)):
             for k, v in d_other.items():
                 d_self[k] = _padded_add(d_self.get(k), v)
         return self
+
+
+@dataclass(frozen=True)
+class TrackResult(Result):
+    """A :class:`~simkit.core.result.Result` with each track's outcome
+    (``simulate(..., keep_outcomes=True)``).
+
+    Attributes
+    ----------
+    track_outcomes : ndarray, shape (n,), int8 (int16 past 127 outcomes)
+        Track ``i``'s outcome as an index into ``result.outcomes`` (the model's outcomes,
+        then ``unresolved``), in track order whatever the blocks or workers. Two runs on
+        the same seed with ``positional=True`` give the joint outcome of each track under
+        two variants (:mod:`simkit.analysis.paired`).
+    """
+
+    track_outcomes: np.ndarray | None = None
 
 
 def _padded_add(a, b):
@@ -95,14 +115,24 @@ def _bincount2(rows: np.ndarray, values: np.ndarray, n_rows: int) -> np.ndarray:
 
 
 def run_tracks(
-    model, seed: int, first_stream: int, n_tracks: int, prefix=(), start=None, keep=False
+    model,
+    seed: int,
+    first_stream: int,
+    n_tracks: int,
+    prefix=(),
+    start=None,
+    keep=False,
+    positional=False,
+    keep_outcomes=False,
 ) -> Tally:
     """Simulate ``n_tracks`` tracks made of consecutive streams from ``first_stream``.
 
     Every stream but the last is full (``STREAM_SIZE`` tracks). This is one block of
     the engine, and the unit of work handed to an executor. ``start``: this block's rows
     of a start state (``model.init(n, rng, start=...)``); ``keep``: record each track's
-    end state (``model.carry(state, rows)``) with its track number.
+    end state (``model.carry(state, rows)``) with its track number; ``positional``: the
+    streams' positional mode (:class:`~simkit.core.streams.BlockRng`); ``keep_outcomes``:
+    record each track's outcome index (``Tally.outcome_of``).
 
     A composite model (one that runs other models' blocks over the same streams, such as
     a day of fights and rests) defines ``run_block(seed, first_stream, n_tracks, prefix,
@@ -110,6 +140,11 @@ def run_tracks(
     so blocks, workers and executors work for it unchanged.
     """
     if hasattr(model, "run_block"):  # a composite model (the day: fights and rests in a row)
+        if positional or keep_outcomes:
+            extra = {"positional": positional, "keep_outcomes": keep_outcomes}
+            return model.run_block(
+                seed, first_stream, n_tracks, prefix, start=start, keep=keep, **extra
+            )
         return model.run_block(seed, first_stream, n_tracks, prefix, start=start, keep=keep)
     ids = np.arange(first_stream * STREAM_SIZE, first_stream * STREAM_SIZE + n_tracks)
     n_out = len(model.outcomes)
@@ -118,14 +153,18 @@ def run_tracks(
     counts = [STREAM_SIZE] * n_streams
     counts[-1] = n_tracks - STREAM_SIZE * (n_streams - 1)
     gens = [stream_generator(seed, first_stream + j, prefix) for j in range(n_streams)]
-    brng = BlockRng(gens, counts)
+    brng = BlockRng(gens, counts, positional=positional)
     tally = Tally(hist=np.zeros((n_out, horizon + 1), dtype=np.int64))
+    if keep_outcomes:  # (n_tracks,) outcome index of each track; n_out = unresolved
+        outcome_of = np.full(n_tracks, n_out, dtype=np.int8 if n_out < 127 else np.int16)
+        tally.outcome_of.append((int(ids[0]), outcome_of))
+        rows = None  # (active,) intp: each active track's row; None: every row, in order
     observe = model.observe if model.observes else None
     observe_counts = getattr(model, "observe_counts", None) if model.observes else None
 
     def absorb(state, codes, start, k):
         # codes: -1 active, else outcome + n_out * offset (offset < k: absorbed at start + offset)
-        nonlocal ids
+        nonlocal ids, rows
         n_codes = n_out * k
         if codes.strides == (0,) and len(codes):  # one code for every track (a broadcast)
             if codes[0] < 0:
@@ -133,6 +172,8 @@ def run_tracks(
             per_code = np.zeros(n_codes, dtype=np.int64)
             per_code[codes[0]] = len(codes)
             kept = np.empty(0, dtype=np.intp)
+            if keep_outcomes:
+                outcome_of[slice(None) if rows is None else rows] = codes[0] % n_out
         else:
             active = codes < 0
             kept = np.flatnonzero(active)  # indices of tracks still active, in order
@@ -144,6 +185,16 @@ def run_tracks(
                 )
             else:
                 per_code = np.bincount(codes[~active], minlength=n_codes)
+            if keep_outcomes:
+                if rows is None:  # no track has left yet: write in place, by a mask
+                    got = codes if k == 1 else np.tile(np.arange(n_out), k).take(codes)
+                    np.copyto(outcome_of, got, casting="unsafe", where=~active)
+                    rows = kept
+                else:
+                    done_at = np.flatnonzero(~active)
+                    got = codes.take(done_at)
+                    outcome_of[rows.take(done_at)] = got if k == 1 else got % n_out
+                    rows = rows.take(kept)
         tally.hist[:, start : start + k] += per_code.reshape(k, n_out).T
         if model.marks:
             all_done = not len(kept)
@@ -258,6 +309,8 @@ def simulate(
     executor: Executor | None = None,
     start=None,
     keep_state: bool = False,
+    positional: bool = False,
+    keep_outcomes: bool = False,
     _prefix: tuple[int, ...] = (),
 ) -> MonteCarloResult:
     """Simulate ``n`` independent tracks of ``model``.
@@ -283,6 +336,16 @@ def simulate(
     keep_state : bool
         Also return each track's end state as ``result.final`` (in track order), for a
         model that hands its state on (``party``: a ``FightStart``).
+    positional : bool
+        Tie each track's draws to the track: the draw it gets at a call depends on its
+        stream, the call number and its position in the stream only, not on which other
+        tracks are still active (:mod:`simkit.core.streams`). Different numbers from the
+        default mode (which it leaves unchanged), equally independent of block size and
+        workers. Two variants run positionally on one seed share their dice track by
+        track (paired comparisons, docs/paired.md).
+    keep_outcomes : bool
+        Also return each track's outcome index (``result.track_outcomes``, in track
+        order; a :class:`TrackResult`). One byte a track. Track models only (not chains).
 
     Returns
     -------
@@ -309,6 +372,11 @@ def simulate(
             raise ParamError(f"{what}: model {model.name!r} does not start from or hand on a state")
         if start is not None and len(start) != n:
             raise ParamError(f"start must hold n={n} tracks, got {len(start)}")
+    if keep_outcomes and model.is_chain:
+        raise ParamError(
+            f"keep_outcomes: model {model.name!r} is a chain of stages; its tracks are "
+            "renumbered between stages, so it has no per-track outcomes"
+        )
     if model.is_chain:
         from simkit.core.chain import simulate_chain
 
@@ -320,6 +388,7 @@ def simulate(
                 block_size=block_size,
                 workers=workers,
                 executor=executor,
+                positional=positional,
                 _prefix=prefix,
             )
 
@@ -330,7 +399,7 @@ def simulate(
     def _block_start(first: int, tracks: int) -> tuple:
         """The extra arguments of run_tracks for the block of ``tracks`` from stream ``first``."""
         rows = None if start is None else start.rows(first * STREAM_SIZE, tracks)
-        return (rows, keep_state)
+        return (rows, keep_state, bool(positional), bool(keep_outcomes))
 
     total = None
     if executor is None and (workers == 1 or n_blocks == 1):
@@ -366,7 +435,7 @@ def simulate(
     if keep_state:  # the blocks' end states, put back in track order
         order = np.argsort(np.concatenate([ids for ids, _ in total.final]), kind="stable")
         final = type(total.final[0][1]).concat(part for _, part in total.final).take(order)
-    return Result(
+    fields = dict(
         model=model,
         n=n,
         seed=seed,
@@ -375,6 +444,10 @@ def simulate(
         observed=total.observed,
         final=final,
     )
+    if keep_outcomes:  # the blocks' outcome arrays, in track order
+        parts = sorted(total.outcome_of, key=lambda part: part[0])
+        return TrackResult(**fields, track_outcomes=np.concatenate([a for _, a in parts]))
+    return Result(**fields)
 
 
 def check_sendable(model, where: str = "workers") -> None:

@@ -6,17 +6,40 @@ Reproducibility contract (STYLE.md items 2-3): tracks are grouped in *streams* o
 engine is a run of whole streams, and a kernel's draw for a block is the concatenation
 of each stream's own draw. What a track sees therefore depends on the seed and its
 stream index only, never on the block size, the number of workers or the executor.
+
+Positional mode (``BlockRng(..., positional=True)``, ``simulate(..., positional=True)``):
+the draw a track gets at a call depends only on (its stream, the call number, the track's
+position within its stream), not on which other tracks are still active. At call ``c``
+each stream with active tracks sets its generator to a fixed base (its initial PCG64 state
+advanced by ``c * 2**64`` outputs: :data:`CALL_STRIDE`), draws the rows of positions
+``0..last active position`` and keeps the active ones; the words that :meth:`BlockRng.below`
+rejects are redrawn after that, from the same generator (so a redraw, rare for the widths
+the kernels use, is the one part that still depends on the active set). Two variants run
+in this mode on the same seed give track ``i`` the same dice at the same call, however
+the variants end their other tracks: that is what pairs them (docs/paired.md). The
+default mode's numbers are not changed by it.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["STREAM_SIZE", "BlockRng", "point_seed", "resolve_seed", "stream_generator"]
+__all__ = [
+    "CALL_STRIDE",
+    "STREAM_SIZE",
+    "BlockRng",
+    "point_seed",
+    "resolve_seed",
+    "stream_generator",
+]
 
 #: Tracks per independent random stream. Part of the reproducibility contract: changing
 #: it changes every simulated number.
 STREAM_SIZE = 2**16
+
+#: Positional mode: PCG64 outputs between the bases of consecutive calls of a stream (one
+#: call draws at most ``STREAM_SIZE`` rows, far fewer outputs than this).
+CALL_STRIDE = 2**64
 
 
 def resolve_seed(rng) -> int:
@@ -62,13 +85,27 @@ class BlockRng:
     with ``m`` the number of active tracks is made stream by stream, each stream
     drawing its own rows. Kernels must only draw arrays whose first axis is the
     active set; a draw of any other length raises.
+
+    ``positional=True``: each call draws from a fixed base per (stream, call number) and
+    gives each active track the row of its position within the stream (module docs), so
+    a track's draws do not depend on which other tracks are still active. Costs a draw
+    of every position up to the last active one of each stream, per call.
     """
 
-    __slots__ = ("_counts", "_gens", "_pairs", "n_active")
+    __slots__ = ("_bases", "_call", "_counts", "_gens", "_pairs", "_pos", "n_active", "positional")
 
-    def __init__(self, gens: list[np.random.Generator], counts):
+    def __init__(self, gens: list[np.random.Generator], counts, positional: bool = False):
         self._gens = list(gens)
-        self._set_counts(np.asarray(counts, dtype=np.int64))
+        self.positional = bool(positional)
+        counts = np.asarray(counts, dtype=np.int64)
+        if self.positional:
+            self._bases = [g.bit_generator.state for g in self._gens]
+            self._call = 0
+            # (n_active,) intp: each active track's position within its stream
+            self._pos = np.concatenate(
+                [np.arange(int(c), dtype=np.intp) for c in counts] or [np.empty(0, np.intp)]
+            )
+        self._set_counts(counts)
 
     def _set_counts(self, counts: np.ndarray) -> None:
         self._counts = counts
@@ -84,9 +121,34 @@ class BlockRng:
             )
         return shape[1:]
 
+    def _placed(self):
+        """Positional mode, one call: (generator at this call's base, active positions)
+        per stream with active tracks, in order; advances the call number."""
+        call = self._call
+        self._call += 1
+        out = []
+        pos = 0
+        for g, base, c in zip(self._gens, self._bases, self._counts):
+            c = int(c)
+            if not c:
+                continue
+            bg = g.bit_generator
+            bg.state = base
+            if call:
+                bg.advance(call * CALL_STRIDE)
+            out.append((g, self._pos[pos : pos + c]))
+            pos += c
+        return out
+
     def _draw(self, fn_name: str, size, *args, **kwargs) -> np.ndarray:
         rest = self._split(size)
-        parts = [getattr(g, fn_name)(*args, size=(c,) + rest, **kwargs) for g, c in self._pairs]
+        if self.positional:
+            parts = []
+            for g, p in self._placed():
+                full = getattr(g, fn_name)(*args, size=(int(p[-1]) + 1,) + rest, **kwargs)
+                parts.append(full if len(full) == len(p) else full[p])
+        else:
+            parts = [getattr(g, fn_name)(*args, size=(c,) + rest, **kwargs) for g, c in self._pairs]
         if not parts:
             return getattr(self._gens[0], fn_name)(*args, size=(0,) + rest, **kwargs)
         return parts[0] if len(parts) == 1 else np.concatenate(parts)
@@ -128,19 +190,25 @@ class BlockRng:
                 return np.right_shift(v, np.uint16(shift), out=dest)
             return np.floor_divide(v, np.uint16(q), out=dest)
 
+        if self.positional:
+            raw = [
+                (_below_at(g, p, per, limit).reshape((len(p),) + rest), len(p))
+                for g, p in self._placed()
+            ]
+        else:
+            raw = [(_below(g, c * per, limit).reshape((c,) + rest), c) for g, c in self._pairs]
         if out is not None:
             if out.shape != (self.n_active,) + rest:
                 raise ValueError(f"out has shape {out.shape}, the draw {(self.n_active,) + rest}")
             pos = 0
-            for g, c in self._pairs:
-                v = _below(g, c * per, limit).reshape((c,) + rest)
+            for v, c in raw:
                 if out.dtype == np.uint16:
                     scaled(v, out[pos : pos + c])
                 else:
                     out[pos : pos + c] = scaled(v)
                 pos += c
             return out
-        parts = [_below(g, c * per, limit).reshape((c,) + rest) for g, c in self._pairs]
+        parts = [v for v, _ in raw]
         v = (
             parts[0]
             if len(parts) == 1
@@ -151,6 +219,8 @@ class BlockRng:
     def compact(self, kept: np.ndarray) -> None:
         """Keep only the tracks at positions ``kept`` (sorted indices into the active set)."""
         bounds = np.concatenate(([0], np.cumsum(self._counts)))
+        if self.positional:
+            self._pos = self._pos[kept]
         self._set_counts(np.diff(np.searchsorted(kept, bounds)).astype(np.int64))
 
 
@@ -166,6 +236,25 @@ def _below(gen: np.random.Generator, count: int, limit: int) -> np.ndarray:
     if (
         count * (65536 - limit) < 65536 and v.max() < limit
     ):  # (a short run: likely no word to redraw)
+        return v
+    bad = np.flatnonzero(v >= limit)
+    while len(bad):
+        w = _words(gen, len(bad))
+        v[bad] = w
+        bad = bad[w >= limit]
+    return v
+
+
+def _below_at(gen: np.random.Generator, pos: np.ndarray, per: int, limit: int) -> np.ndarray:
+    """Positional mode, one stream: ``per`` words for each position of ``pos`` (sorted),
+    uniform on ``[0, limit)``: the words of positions ``0..pos[-1]`` from ``gen``, the rows
+    of ``pos`` kept, then those at or above ``limit`` redrawn from ``gen`` (flat, ``(len(pos)
+    * per,)``)."""
+    last = int(pos[-1]) + 1
+    v = _words(gen, last * per)
+    if last != len(pos):
+        v = v.reshape(last, per)[pos].reshape(-1) if per > 1 else v[pos]
+    if limit == 65536:
         return v
     bad = np.flatnonzero(v >= limit)
     while len(bad):
