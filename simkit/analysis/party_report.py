@@ -6,15 +6,41 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "CAUSES",
     "THREAT_LEVELS",
+    "changes_text",
+    "level_changes",
     "party_summary",
     "run_notes",
     "threat_by_level",
     "threat_by_level_figure",
 ]
 
-#: Party levels of the standard ``party_threat_by_level`` report.
-THREAT_LEVELS = (1, 3, 5, 7, 10, 13, 16, 20)
+#: Party levels of the standard ``party_threat_by_level`` report: every one, so that a
+#: jump between two levels shows (and :func:`level_changes` says why).
+THREAT_LEVELS = tuple(range(1, 21))
+
+#: The party's deaths by cause (means of the ``deaths_<cause>`` marks), in stacking order.
+CAUSES = (
+    ("expected_deaths_in_fight", "in the fight"),
+    ("expected_deaths_after_defeat", "after a defeat (slain)"),
+    ("expected_deaths_after_fight", "after the fight (care)"),
+)
+
+#: The numbers :func:`level_changes` follows: a PC's and a creature's.
+PC_STATS = (
+    "hp",
+    "ac",
+    "attack",
+    "fort",
+    "reflex",
+    "will",
+    "perception",
+    "spell_dc",
+    "heals",
+    "slots",
+)
+MONSTER_STATS = ("hp", "ac", "attack", "fort", "reflex", "will", "spell_dc", "recovery_dc")
 
 
 def party_summary(res, level: float = 0.95) -> pd.DataFrame:
@@ -116,6 +142,128 @@ def run_notes(res, level: float = 0.95) -> list[str]:
     ]
 
 
+def _dice_part(text) -> str:
+    """``"2d12+7"`` -> ``"2d12"`` (the dice of a damage, without its bonus)."""
+    return str(text).split("+")[0].split("-")[0] if text else ""
+
+
+def level_changes(
+    party: str = "fighter,rogue,cleric,wizard",
+    threat: str = "severe",
+    lineup: str = "boss",
+    levels=THREAT_LEVELS,
+) -> pd.DataFrame:
+    """What steps between consecutive party levels, from the package's tables.
+
+    For each level ``L`` of ``levels`` after the first, every PC number of
+    :func:`simkit.rules.pf2e.pcs.role` and every number of the lineup's first creature
+    (:func:`simkit.rules.pf2e.creatures.monster`, via the party model's lineup at
+    ``threat``) whose step from ``L - 1`` differs from that number's usual step (its
+    median over ``levels``), and a damage whose dice change (a striking rune: 1d12 ->
+    2d12). Columns ``level, who, stat, before, after, step, usual``. A spike in the
+    odds at a level has its reason here: at 9 -> 10 the fighter's attack goes +20 -> +23.
+    """
+    from simkit.models.party import Party
+    from simkit.rules.pf2e import pcs
+
+    levels = sorted(set(int(x) for x in levels))
+    roles = [r for r, _ in pcs.party_members(party)]
+    who: dict[str, list[dict]] = {}
+    for L in levels:
+        for k, name in enumerate(pc_names_of(roles)):
+            st = pcs.role(roles[k], L)
+            who.setdefault(name, []).append(
+                {**{f: getattr(st, f) for f in PC_STATS}, "damage": _dice_part(st.damage)}
+            )
+        mo = Party(level=L, threat=threat, lineup=lineup, party=party).fighters.monsters[0]
+        who.setdefault(f"{threat} {lineup} (creature)", []).append(
+            {
+                **{f: getattr(mo, f) for f in MONSTER_STATS},
+                "level": mo.level,
+                "damage": _dice_part(mo.damage),
+            }
+        )
+    rows = []
+    boss = who[f"{threat} {lineup} (creature)"]
+    pcs_ = [v for k, v in who.items() if k != f"{threat} {lineup} (creature)"]
+    margins = {  # d20 margins of the party against the creature (+1 = 5 points a roll)
+        "PCs' strikes (attack - its AC)": [
+            float(np.mean([p[j]["attack"] for p in pcs_])) - boss[j]["ac"]
+            for j in range(len(levels))
+        ],
+        "its strikes (attack - PCs' AC)": [
+            boss[j]["attack"] - float(np.mean([p[j]["ac"] for p in pcs_]))
+            for j in range(len(levels))
+        ],
+        "its area (DC - PCs' Reflex)": [
+            boss[j]["spell_dc"] - float(np.mean([p[j]["reflex"] for p in pcs_]))
+            for j in range(len(levels))
+        ],
+    }
+    for name, values in margins.items():
+        for j in range(1, len(values)):
+            step = round(values[j] - values[j - 1], 2)
+            if step:
+                rows.append(
+                    (
+                        levels[j],
+                        "margin",
+                        name,
+                        round(values[j - 1], 2),
+                        round(values[j], 2),
+                        step,
+                        0.0,
+                    )
+                )
+    for name, stats in who.items():
+        fields = [f for f in stats[0] if f != "damage"]
+        for f in fields:
+            values = [s[f] for s in stats]
+            if any(v is None for v in values):
+                continue
+            steps = np.diff(np.asarray(values, dtype=np.int64))
+            usual = float(np.median(steps)) if len(steps) else 0.0
+            for j, step in enumerate(steps):
+                if step != usual:
+                    rows.append(
+                        (levels[j + 1], name, f, values[j], values[j + 1], int(step), usual)
+                    )
+        for j in range(1, len(stats)):
+            a, b = stats[j - 1]["damage"], stats[j]["damage"]
+            if a != b:
+                rows.append((levels[j], name, "damage dice", a, b, pd.NA, pd.NA))
+    df = pd.DataFrame(rows, columns=["level", "who", "stat", "before", "after", "step", "usual"])
+    df = df[df["level"].isin([L for i, L in enumerate(levels) if i and levels[i - 1] == L - 1])]
+    return df.sort_values(["level", "who"], kind="stable").reset_index(drop=True)
+
+
+def pc_names_of(roles) -> tuple[str, ...]:
+    """The PCs' names in events and in :func:`level_changes` (role, or role + index)."""
+    from simkit.core.result import pc_names
+
+    return pc_names(roles)
+
+
+def changes_text(changes: pd.DataFrame, width: int = 58, most: int = 4) -> list[str]:
+    """One short line per level of :func:`level_changes`: ``L: who stat a->b; ...`` (the
+    largest steps first, at most ``most`` of them)."""
+    out = []
+    for L, d in changes.groupby("level", sort=True):
+        m = d[d["who"] == "margin"]
+        parts = [f"{r.stat.split(' (')[0]} {float(r.step):+g}" for r in m.itertuples()]
+        other = d[(d["who"] != "margin") & (d["stat"].isin(["attack", "ac", "damage dice"]))]
+        other = other.assign(size=pd.to_numeric(other["step"], errors="coerce").abs().fillna(9))
+        other = other.sort_values("size", ascending=False, kind="stable")
+        parts += [
+            f"{str(r.who).split(' ')[0] if 'creature' not in r.who else 'creature'} {r.stat} "
+            f"{r.before}->{r.after}"
+            for r in other.head(max(most - len(parts), 1)).itertuples()
+        ]
+        line = f"{int(L) - 1}->{int(L)}: " + "; ".join(parts)
+        out.append(line if len(line) <= width else line[: width - 3] + "...")
+    return out
+
+
 def threat_by_level(
     n: int = 20_000,
     rng: int = 0,
@@ -124,44 +272,55 @@ def threat_by_level(
     rules=("seed000", "pf2e-core", "seed001"),
     **sweep_options,
 ) -> pd.DataFrame:
-    """P(a PC dies) and P(defeat) of the default party by threat x level x rules.
+    """P(a PC dies), P(defeat) and deaths by cause of the default party by threat x
+    level x rules.
 
-    A sweep (:func:`simkit.sweep`) of the ``party`` model over ``threat``, ``level`` and
-    ``rules`` (the outcome rows), plus one ``any_death`` row per point: ``victory_with_deaths``
-    + ``defeat`` (with the defaults, ``after_defeat=slain`` and no retreat, a defeat kills
-    every PC and a victory without deaths is ``victory``), with its Wilson interval.
+    A sweep (:func:`simkit.sweep`) of the ``party`` model over ``threat``, ``level`` (every
+    one, 1..20, by default) and ``rules``: each point's outcome rows, then its events
+    (``any_death``, ``tpk``, ``death:<pc>``, ``death_<cause>``... over every track) and
+    means (``expected_deaths`` and by cause, ``rounds``..., in the ``mean`` column).
+    ``df.attrs["changes"]`` is :func:`level_changes` at the same levels (why the odds
+    step between two levels).
     """
     from simkit.analysis.sweep import sweep
-    from simkit.core.stats import proportion_ci
 
     grid = {"rules": list(rules), "threat": list(threats), "level": list(levels)}
     df = sweep("party", grid, n=n, rng=rng, **sweep_options)
-    keys = ["rules", "threat", "level"]
-    died = df[df["outcome"].isin(["victory_with_deaths", "defeat"])]
-    agg = died.groupby(keys, sort=False).agg(count=("count", "sum"), n=("n", "first")).reset_index()
-    first = df[df["outcome"] == "victory"].set_index(keys)
-    extra = first.loc[list(map(tuple, agg[keys].to_numpy()))].reset_index().copy()
-    extra["outcome"] = "any_death"
-    extra["count"] = agg["count"].to_numpy()
-    extra["p"] = agg["count"].to_numpy() / agg["n"].to_numpy()
-    low, high = proportion_ci(agg["count"].to_numpy(np.int64), agg["n"].to_numpy(np.int64))
-    extra["ci_low"], extra["ci_high"] = low, high
-    if "exact" in extra:
-        extra["exact"] = np.nan
-    return pd.concat([df, extra[df.columns]], ignore_index=True)
+    df.attrs["changes"] = level_changes(levels=levels)
+    return df
 
 
-def threat_by_level_figure(df: pd.DataFrame):
-    """One panel per rule set: P(a PC dies) (solid) and P(defeat) (dashed) by level, one
-    colour per threat. Returns (figure, axes)."""
+def threat_by_level_figure(df: pd.DataFrame, bars_threat: str = "severe"):
+    """The party report's figure. Top row, one panel per rule set: P(a PC dies) (solid)
+    and P(defeat) (dashed) by level, one colour per threat, with their intervals. Bottom
+    row: the expected deaths of ``bars_threat`` (else the last threat) by cause, stacked
+    (in the fight, after a defeat, after the fight: they add up to the expected deaths).
+    Right: what changes at each level (:func:`level_changes`: the d20 margins of the PCs
+    against the creature and the largest steps), so a spike has its reason beside it.
+    Returns (figure, the top row's axes)."""
     import matplotlib.pyplot as plt
 
     rules = list(dict.fromkeys(df["rules"]))
     threats = list(dict.fromkeys(df["threat"]))
-    fig, grid = plt.subplots(
-        1, len(rules), figsize=(4.2 * len(rules), 3.6), sharey=True, squeeze=False
+    if bars_threat not in threats:
+        bars_threat = threats[-1]
+    fig = plt.figure(figsize=(4.0 * len(rules) + 5.2, 7.6))
+    gs = fig.add_gridspec(
+        2,
+        len(rules) + 1,
+        width_ratios=[1.0] * len(rules) + [1.45],
+        height_ratios=[1.3, 1.0],
+        left=0.06,
+        right=0.995,
+        bottom=0.07,
+        top=0.91,
+        wspace=0.12,
+        hspace=0.25,
     )
-    axes = list(grid[0])
+    axes = [fig.add_subplot(gs[0, 0])]
+    axes += [fig.add_subplot(gs[0, j], sharey=axes[0]) for j in range(1, len(rules))]
+    bars = [fig.add_subplot(gs[1, 0])]
+    bars += [fig.add_subplot(gs[1, j], sharey=bars[0]) for j in range(1, len(rules))]
     colours = plt.get_cmap("viridis")(np.linspace(0.0, 0.9, len(threats)))
     for ax, r in zip(axes, rules):
         for colour, th in zip(colours, threats):
@@ -177,9 +336,24 @@ def threat_by_level_figure(df: pd.DataFrame):
                 )
                 ax.fill_between(d["level"], d["ci_low"], d["ci_high"], color=colour, alpha=0.15)
         ax.set_title(f"rules {r}", fontsize="medium")
-        ax.set_xlabel("party level")
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel("probability (solid: a PC dies; dashed: defeat)")
+    axes[0].set_ylabel("probability")
+    cause_colours = ("#c0392b", "#7f8c8d", "#e67e22")
+    for ax, r in zip(bars, rules):
+        bottom = None
+        for (name, label), colour in zip(CAUSES, cause_colours):
+            d = df[(df["rules"] == r) & (df["threat"] == bars_threat) & (df["outcome"] == name)]
+            if d.empty or "mean" not in d:
+                continue
+            d = d.sort_values("level")
+            y = d["mean"].to_numpy(np.float64)
+            base = np.zeros(len(y)) if bottom is None else bottom
+            ax.bar(d["level"], y, bottom=base, color=colour, label=label, width=0.8)
+            bottom = base + y
+        ax.set_title(f"rules {r}: deaths by cause, {bars_threat}", fontsize="small")
+        ax.set_xlabel("party level")
+        ax.grid(alpha=0.3, axis="y")
+    bars[0].set_ylabel("expected deaths per fight")
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
@@ -191,16 +365,41 @@ def threat_by_level_figure(df: pd.DataFrame):
         (Line2D([], [], color="grey", ls="--"), "dashed: P(defeat)"),
         (Patch(color="grey", alpha=0.3), f"shaded: 95% interval ({n_text})"),
     ]
-    axes[-1].legend(
-        handles + [h for h, _ in extra],
-        labels + [text for _, text in extra],
-        fontsize="small",
-        loc="upper left",
-        bbox_to_anchor=(1.02, 1.0),
+    side = fig.add_subplot(gs[:, -1])
+    side.axis("off")
+    changes = df.attrs.get("changes")
+    if changes is None:
+        changes = level_changes(levels=sorted(set(df["level"])))
+    lines = changes_text(changes, width=66, most=3)
+    side.text(
+        0.0,
+        1.0,
+        "What changes at this level: the steps of the d20 margins\n"
+        "(mean over the PCs) against the severe boss, then the\n"
+        "largest steps of attack, AC and damage dice\n\n" + "\n".join(lines),
+        family="monospace",
+        fontsize=6.6,
+        va="top",
+        ha="left",
+        transform=side.transAxes,
+    )
+    cause_handles, cause_labels = bars[-1].get_legend_handles_labels()
+    side.legend(
+        handles + [h for h, _ in extra] + cause_handles,
+        labels + [text for _, text in extra] + [f"bars: deaths {c}" for c in cause_labels],
+        fontsize="x-small",
+        loc="lower left",
+        ncol=2,
+        frameon=False,
     )
     fig.suptitle(
-        "party of four (fighter, rogue, cleric, wizard) vs a boss, by PF2e threat",
+        "party of four (fighter, rogue, cleric, wizard) vs a boss, by PF2e threat and level",
         fontsize="medium",
     )
-    fig.tight_layout()
+    from matplotlib.ticker import MaxNLocator
+
+    for ax in axes + bars:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    for ax in axes[1:] + bars[1:]:
+        ax.tick_params(labelleft=False)
     return fig, axes
