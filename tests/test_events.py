@@ -210,3 +210,39 @@ def test_survival_says_which_phase_a_step_is_in(kept):
     assert a.loc[1, "phase"] == "fight" and "care" in set(a["phase"])
     assert set(d["phase"]) <= {"", "fight", "care", "fight+care"}
     assert "phase" not in simkit.simulate(simkit.Dying(), 100, rng=1).survival().columns
+
+
+def test_run_party_output_carries_the_events(tmp_path):
+    """``run party -o FILE --format csv``: P(a PC dies) first, the events and means, the
+    same numbers as ``summary()``; the issue's unresolved example through the CLI."""
+    from simkit.testing import run_cli
+
+    out = tmp_path / "o.csv"
+    argv = ["run", "party", "-n", "100", "--seed", "1", "--set", "max_rounds=1"]
+    argv += ["--set", "monsters=24(hp=100000)", "--format", "csv", "-o", str(out)]
+    code, _, err = run_cli(*argv)
+    assert code == 0, err
+    df = pd.read_csv(out).set_index("outcome")
+    assert df.index[0] == "any_death" and "tpk" in df.index and "expected_deaths" in df.index
+    assert df.loc["any_death", "p"] <= 1 - df.loc["unresolved", "p"]
+    assert 0 <= df.loc["expected_deaths", "ci_low"] <= df.loc["expected_deaths", "ci_high"] <= 4
+    res = simkit.simulate(Party(max_rounds=1, monsters="24(hp=100000)"), 100, rng=1)
+    assert df.loc["any_death", "count"] == res.event_count("any_death")
+    assert "unresolved, counted as no death" in err
+
+
+def test_level_changes_name_the_steps_from_the_tables():
+    """The report's "what changes" column: a step that differs from the usual one is
+    listed, with the numbers of ``pcs.role`` and of the lineup's creature."""
+    from simkit.analysis.party_report import changes_text, level_changes
+    from simkit.rules.pf2e import pcs
+
+    d = level_changes(levels=range(7, 12))
+    row = d[(d["level"] == 10) & (d["who"] == "fighter") & (d["stat"] == "attack")]
+    a, b = pcs.role("fighter", 9).attack, pcs.role("fighter", 10).attack
+    assert (int(row["before"].iloc[0]), int(row["after"].iloc[0])) == (a, b) == (20, 23)
+    assert not ((d["who"] == "fighter") & (d["stat"] == "attack") & (d["level"] == 9)).any()
+    boss = [Party(level=L, threat="severe").fighters.monsters[0] for L in (8, 9)]
+    ac = d[(d["level"] == 9) & (d["stat"] == "ac") & d["who"].str.contains("creature")]
+    assert list(ac[["before", "after"]].iloc[0]) == [boss[0].ac, boss[1].ac]
+    assert [ln.split(":")[0] for ln in changes_text(d)] == ["7->8", "8->9", "9->10", "10->11"]
