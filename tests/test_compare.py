@@ -32,7 +32,9 @@ def test_variants_from_presets_and_ambiguities():
 
 
 def test_differences_and_tests_against_the_baseline():
-    df = compare(variants("dying"), {"level": [1, 10]}, N, 4, fixed={"level_diff": 0})
+    df = compare(
+        variants("dying"), {"level": [1, 10]}, N, 4, fixed={"level_diff": 0}, paired=False
+    )
     assert list(df.columns[:1]) == ["variant"]
     assert {"diff", "diff_ci_low", "diff_ci_high", "p_value", "diff_exact"} <= set(df.columns)
     base = df[df["variant"] == "seed"].set_index(["level", "outcome"])
@@ -56,10 +58,14 @@ def test_differences_and_tests_against_the_baseline():
 
 
 def test_same_rules_under_two_names_do_not_differ():
-    df = compare({"a": Dying(dc=20), "b": Dying(dc=20)}, None, N, 2)
-    b = df[df["variant"] == "b"]
-    assert (b["diff"] == 0).all() and (b["diff_exact"] == 0).all()
-    assert (b["p_value"] == 1).all()
+    for paired in (False, True):
+        df = compare({"a": Dying(dc=20), "b": Dying(dc=20)}, None, N, 2, paired=paired)
+        b = df[df["variant"] == "b"]
+        assert (b["diff"] == 0).all() and (b["diff_exact"] == 0).all()
+        assert (b["p_value"] == 1).all()
+    # paired: the same dice track by track, so not one track differs: a zero-width interval
+    assert (b["diff_ci_low"] == 0).all() and (b["diff_ci_high"] == 0).all()
+    assert (b["diff_independent_ci_high"] > 0).any()
 
 
 def test_exact_only_compare_and_side_by_side():

@@ -2,18 +2,31 @@
 
 ``compare(variants, grid, n, rng)`` sweeps each variant over the same grid and
 returns the sweep tables stacked with a ``variant`` column first, plus, for every
-row, its difference from the *baseline* variant (the first one unless named):
+row, its difference from the *baseline* variant (the first one unless named).
+
+Paired (the default, ``paired=True``): every variant of a grid point runs on the same
+streams (the point's seed comes from the sweep's seed and the point's grid coordinates
+and fixed values, not from the variant; ``point_seed``), in the streams' positional
+mode, and the outcomes are counted track by track (:mod:`simkit.analysis.paired`):
 
 ``diff``, ``diff_ci_low``, ``diff_ci_high``
-    ``p - p_baseline`` (Monte Carlo) with a Wald interval at the sweep's level;
+    ``p - p_baseline`` with the normal interval on the per-track differences;
 ``p_value``
-    the two-sided two-proportion z test of ``p == p_baseline``
-    (:func:`simkit.core.stats.two_proportion_test`); the variants' points have different
-    parameters, hence independent streams, as the test assumes;
+    McNemar's test of ``p == p_baseline`` (two-sided, no continuity correction);
+``paired``
+    whether the row is paired (outcome rows of a track model); an event or mean row, or
+    a chain of stages (no per-track outcomes), has the independent numbers in ``diff``...;
+``diff_independent``, ``diff_independent_ci_low``, ``diff_independent_ci_high``,
+``p_value_independent``
+    the same difference as if the runs were independent (the two-sample z test of
+    :func:`simkit.core.stats.two_proportion_test` and its Wald interval), for reference;
 ``diff_exact``
     ``exact - exact_baseline`` where both variants have exact answers.
 
-In exact-only mode ``diff = diff_exact`` and there is no test. The baseline's own
+Independent (``paired=False``, ``simkit compare --independent``): today's sweep per
+variant, each variant's points on their own seeds (from the variant's parameters);
+``diff``... are the two-sample test, and the ``paired`` / ``*_independent`` columns are
+absent. In exact-only mode ``diff = diff_exact`` and there is no test. The baseline's own
 rows have differences 0 and an empty ``p_value``.
 
 :func:`variants` builds the usual sets: the seed as written, published presets
@@ -23,16 +36,34 @@ whose rule id starts with ``A``).
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
 from simkit.analysis.sweep import RECORD_COLUMNS, sweep
-from simkit.core.params import ParamError
+from simkit.core.params import ParamError, spec
 from simkit.core.stats import norm_ppf, two_proportion_test
 
-__all__ = ["DIFF_COLUMNS", "ambiguity_readings", "compare", "side_by_side", "variants"]
+__all__ = [
+    "DIFF_COLUMNS",
+    "INDEPENDENT_COLUMNS",
+    "ambiguity_readings",
+    "compare",
+    "model_ambiguities",
+    "side_by_side",
+    "variants",
+]
 
 DIFF_COLUMNS = ("diff", "diff_ci_low", "diff_ci_high", "p_value", "diff_exact")
+#: Columns of a paired comparison after :data:`DIFF_COLUMNS`.
+INDEPENDENT_COLUMNS = (
+    "paired",
+    "diff_independent",
+    "diff_independent_ci_low",
+    "diff_independent_ci_high",
+    "p_value_independent",
+)
 
 
 def _base(model):
@@ -58,6 +89,46 @@ def ambiguity_readings(model_cls) -> dict[str, list[tuple[str, object]]]:
     return {
         a.id: [(a.param, r.params.get(a.param)) for r in a.readings] for a in model_cls.ambiguities
     }
+
+
+_AMBIGUITY_ID = re.compile(r"^A\d+-\d+$")  # A0-5, A1-2 (not the party's assumptions AP-3)
+
+
+def model_ambiguities(cls) -> tuple:
+    """Every ambiguity ``cls`` can express: its own entries (``cls.ambiguities``), those of
+    the registered models whose readings set only parameters of ``cls``
+    (:func:`simkit.core.ambiguity.carried`: the dying track's A0-3 for ``party``), then one
+    entry per remaining parameter whose rule id is an ambiguity (``monster_dc (A0-5)``),
+    its readings the parameter's values (choices, false/true, or a small integer range),
+    the default first-class."""
+    from simkit.core.ambiguity import Ambiguity, carried, reading
+    from simkit.models import REGISTRY
+
+    params = spec(cls)
+    found = list(cls.ambiguities)
+    for a in carried(params, *REGISTRY.values()):
+        if a.id not in {b.id for b in found}:
+            found.append(a)
+    for pname, meta in params.items():
+        ids = [r.strip() for r in str(meta["rule"]).split(",") if _AMBIGUITY_ID.match(r.strip())]
+        ids = [i for i in ids if i not in {b.id for b in found}]
+        if not ids:
+            continue
+        values: list = []
+        if meta["kind"] in ("choice", "policy") and meta["choices"]:
+            values = list(meta["choices"])
+        elif meta["kind"] == "bool":
+            values = [False, True]
+        elif meta["kind"] == "int" and meta["lo"] is not None and meta["hi"] is not None:
+            if meta["hi"] - meta["lo"] <= 3:
+                values = list(range(meta["lo"], meta["hi"] + 1))
+        if meta["default"] not in values:
+            continue
+        readings = tuple(
+            reading(_reading_label(v), {pname: v}, v == meta["default"]) for v in values
+        )
+        found.append(Ambiguity(ids[0], "", cls.name, pname, meta["help"], readings))
+    return tuple(found)
 
 
 def _reading_label(value) -> str:
@@ -88,7 +159,7 @@ def variants(model, presets=("seed", "pf2e-core"), ambiguities=False) -> dict:
         if p in known:
             out[p] = base.replace(**preset_params(name, p))
     if ambiguities:
-        entries = type(base).ambiguities
+        entries = model_ambiguities(type(base))
         if ambiguities is True:
             chosen = list(entries)
         else:
@@ -128,6 +199,7 @@ def compare(
     fixed=None,
     exact_only: bool = False,
     level: float = 0.95,
+    paired: bool = True,
     **run,
 ) -> pd.DataFrame:
     """Sweep every variant over ``grid`` and compare each with the baseline.
@@ -140,11 +212,16 @@ def compare(
         As :func:`simkit.analysis.sweep.sweep` (``run``: executor, workers, progress...).
     baseline : str, optional
         The variant the others are compared with (default: the first).
+    paired : bool
+        Run every variant of a point on the same dice and test the paired difference
+        (module docs; default). ``False``: independent runs (each variant its own seeds).
+        Paired runs go in this process (``workers`` spreads each run's blocks).
 
     Returns
     -------
     pandas.DataFrame
-        ``variant``, the sweep columns, then :data:`DIFF_COLUMNS` (module docs).
+        ``variant``, the sweep columns, then :data:`DIFF_COLUMNS` (module docs), then,
+        paired, :data:`INDEPENDENT_COLUMNS`.
     """
     if not variants:
         raise ParamError("compare needs at least one variant")
@@ -152,6 +229,10 @@ def compare(
     baseline = names[0] if baseline is None else baseline
     if baseline not in variants:
         raise ParamError(f"baseline {baseline!r} is not a variant; variants: {', '.join(names)}")
+    if not isinstance(paired, (bool, np.bool_)):
+        raise ParamError(f"paired must be True or False, got {paired!r}")
+    if paired and not exact_only:
+        return _compare_paired(variants, grid, n, rng, baseline, fixed, level, run)
     frames = []
     for name, model in variants.items():
         df = sweep(model, grid, n, rng, fixed=fixed, exact_only=exact_only, level=level, **run)
@@ -188,6 +269,146 @@ def compare(
     out = merged[cols].copy()
     out.attrs.update(frames[0].attrs, baseline=baseline, variants=names)
     return out
+
+
+_RUN_KEYS = ("executor", "workers", "scheduler", "client", "progress", "chunk_size", "max_points")
+
+
+def _compare_paired(variants, grid, n, rng, baseline, fixed, level, run) -> pd.DataFrame:
+    """:func:`compare` with ``paired=True`` (module docs)."""
+    import dataclasses
+
+    from simkit.analysis.paired import independent_test, paired_from_joint, paired_runs
+    from simkit.analysis.sweep import build_frame, plan_sweep
+    from simkit.analysis.sweep.plan import canonical
+    from simkit.core.streams import point_seed, resolve_seed
+
+    bad = [k for k in run if k not in _RUN_KEYS]
+    if bad:
+        raise TypeError(f"compare() got an unexpected keyword argument {bad[0]!r}")
+    executor = run.get("executor", "local")
+    if executor not in (None, "local") or run.get("client") is not None or run.get("scheduler"):
+        raise ParamError(
+            f"executor={executor!r}: a paired comparison runs in this process (workers= spreads "
+            "each run's blocks over local processes); use paired=False (--independent) for Dask"
+        )
+    workers = run.get("workers", 1) or 1
+    seed = resolve_seed(rng)
+    names = list(variants)
+    order = [baseline] + [v for v in names if v != baseline]  # the baseline runs first
+    plans = {
+        v: plan_sweep(
+            variants[v], grid, n, seed, fixed=fixed, level=level, max_points=run.get("max_points")
+        )
+        for v in names
+    }
+    first = plans[baseline]
+    models = {p.model_name for p in plans.values()}
+    if len(models) > 1:
+        raise ParamError(f"variants must be of one model, got {', '.join(sorted(models))}")
+    for v, p in plans.items():
+        if p.points != first.points:
+            raise ParamError(f"variant {v!r}: its grid points differ from the baseline's")
+    # a point's seed: from its coordinates and the fixed values, never from the variant
+    seeds = [
+        point_seed(
+            seed, {"model": first.model_name, "paired": canonical({**first.grid.fixed, **pt})}
+        )
+        for pt in first.points
+    ]
+    records: dict[str, list] = {v: [] for v in names}
+    stats: dict[str, list] = {v: [] for v in names}  # per point: (paired stats or None)
+    bar = None
+    if run.get("progress"):
+        import sys
+
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(seeds), unit="pt", file=sys.stderr, desc="compare", leave=False)
+    for i, s in enumerate(seeds):
+        assert first.n is not None, "paired runs are Monte Carlo"
+        got = paired_runs([plans[v].models[i] for v in order], first.n, s, workers)
+        for v, pt in zip(order, got):
+            records[v].append(_record(pt.result, level))
+            stats[v].append(None if pt.joint is None else paired_from_joint(pt.joint, level))
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
+    frames = []
+    for v in names:
+        df = build_frame(dataclasses.replace(plans[v], seeds=seeds), records[v])
+        paired_cols = {c: np.full(len(df), np.nan) for c in ("diff", "diff_ci_low", "diff_ci_high")}
+        paired_cols["p_value"] = np.full(len(df), np.nan)
+        is_paired = np.zeros(len(df), dtype=bool)
+        row = 0
+        for rec, st in zip(records[v], stats[v]):
+            k = len(rec["counts"])
+            if st is not None:
+                for c, values in zip(("diff", "diff_ci_low", "diff_ci_high", "p_value"), st):
+                    paired_cols[c][row : row + k] = values
+                is_paired[row : row + k] = True
+            row += k + len(rec.get("event_counts", ())) + len(rec.get("means", ()))
+        for c, values in paired_cols.items():
+            df[f"_{c}"] = values
+        df["paired"] = is_paired
+        df.insert(0, "variant", v)
+        frames.append(df)
+    df = pd.concat(frames, ignore_index=True)
+    keys = list(first.grid.axes) + ["outcome"]
+    base = df[df["variant"] == baseline][keys + ["count", "n", "exact"]]
+    merged = df.merge(base, on=keys, how="left", suffixes=("", "_base"), sort=False)
+    own = (merged["variant"] == baseline).to_numpy()
+    count = pd.to_numeric(merged["count"], errors="coerce").to_numpy(dtype=float)
+    count_base = pd.to_numeric(merged["count_base"], errors="coerce").to_numpy(dtype=float)
+    ind = independent_test(count, count_base, merged["n"].to_numpy(dtype=float), level)
+    ind_names = (
+        "diff_independent",
+        "diff_independent_ci_low",
+        "diff_independent_ci_high",
+        "p_value_independent",
+    )
+    is_paired = merged["paired"].to_numpy(dtype=bool)
+    for j, (c, values) in enumerate(zip(ind_names, ind)):
+        values = np.asarray(values, dtype=float)
+        if j:  # the baseline's own rows: no interval, no test
+            values = np.where(own, np.nan, values)
+        merged[c] = values
+        mine = ("diff", "diff_ci_low", "diff_ci_high", "p_value")[j]
+        paired_values = merged[f"_{mine}"].to_numpy(dtype=float)
+        merged[mine] = np.where(is_paired, paired_values, values)
+        if j:
+            merged[mine] = np.where(own, np.nan, merged[mine])
+    merged["diff_exact"] = merged["exact"] - merged["exact_base"]
+    stat_end = list(merged.columns).index("exact") + 1
+    lead = [c for c in list(merged.columns)[:stat_end]]
+    cols = lead + list(DIFF_COLUMNS) + list(INDEPENDENT_COLUMNS)
+    cols += [c for c in RECORD_COLUMNS if c in merged]
+    out = merged[cols].copy()
+    out.attrs.update(frames[0].attrs, baseline=baseline, variants=names, paired=True)
+    return out
+
+
+def _record(res, level: float) -> dict:
+    """One point's record for :func:`simkit.analysis.sweep.build_frame` (as a sweep's)."""
+    counts = res.counts
+    names = res.outcomes
+    rec: dict = {"counts": [int(counts[o]) for o in names]}
+    m = res.model
+    if getattr(m, "events", None):  # the events of the marks: rows after the outcomes
+        from simkit.core.result import events_table
+
+        ev = events_table(res, level)
+        is_event = ev["mean"].isna().to_numpy()
+        rec["events"] = ev["outcome"][is_event].tolist()
+        rec["event_counts"] = [int(c) for c in ev["count"][is_event]]
+        rec["means"] = ev["outcome"][~is_event].tolist()
+        rec["mean_values"] = ev.loc[~is_event, ["mean", "ci_low", "ci_high"]].to_numpy().tolist()
+    ex = getattr(res, "exact", None) if m.has_exact else None
+    if ex is not None:
+        probs = ex.probabilities
+        rec["exact"] = [float(probs[o]) for o in names]
+    return rec
 
 
 def side_by_side(df: pd.DataFrame, outcome: str = "dead", value: str = "p") -> pd.DataFrame:

@@ -127,7 +127,7 @@ def configure(sub) -> None:
         "--variants",
         default=None,
         help="presets to compare, comma-separated (default: every preset of the model, "
-        "e.g. seed,pf2e-core)",
+        "e.g. seed,pf2e-core; party: its dying systems seed000,pf2e-core,seed001)",
     )
     p.add_argument(
         "--ambiguities",
@@ -139,6 +139,12 @@ def configure(sub) -> None:
     )
     p.add_argument(
         "--baseline", default=None, help="variant the others are compared with (default: the first)"
+    )
+    p.add_argument(
+        "--independent",
+        action="store_true",
+        help="each variant on its own dice, the two-sample test (default: paired, the same "
+        "dice track by track; docs/paired.md)",
     )
     _add_run_args(p, sweep_verb=False)
     p.set_defaults(func=_cmd_compare)
@@ -380,10 +386,10 @@ def _cmd_compare(args) -> int:
 
     axes = parse_grid_args(cls, args.grid, args.max_points)
     fixed = parse_fixed_args(cls, args.set)
-    from simkit.models.presets import PRESETS
+    from simkit.models.presets import PRESETS, default_variants
 
     known = PRESETS.get(cls.name, {"seed": {}})
-    given = args.variants if args.variants is not None else ",".join(known)
+    given = args.variants if args.variants is not None else ",".join(default_variants(cls.name))
     presets = [v.strip() for v in given.split(",") if v.strip()]
     for p in presets:
         if p not in known:
@@ -401,6 +407,12 @@ def _cmd_compare(args) -> int:
     if args.output:
         check_writable(args.output)
     exact_only = bool(args.exact_only)
+    paired = not args.independent
+    if paired and not exact_only and (args.executor or "local") != "local":
+        raise ParamError(
+            f"--executor {args.executor}: a paired comparison runs in this process "
+            "(--workers spreads each run over local processes); add --independent for Dask"
+        )
     if args.workers:
         workers = cap_workers(args.workers, _points(axes), remote=bool(args.scheduler))
     else:
@@ -421,6 +433,7 @@ def _cmd_compare(args) -> int:
         scheduler=args.scheduler,
         progress=_progress(args),
         max_points=args.max_points,
+        paired=paired,
     )
     text = _table_text(df, args, args.output)
     if args.output:

@@ -6,6 +6,13 @@ Each model class declares its own (``Model.presets``, preset name -> overrides):
 - ``pf2e-core`` (``dying``, ``encounter``): Pathfinder 2e as published
   (:data:`simkit.models.dying.PF2E_CORE`).
 
+A model that chooses its dying system with a ``rules`` parameter (``party``) also has
+the three systems of :mod:`simkit.rules.dying_systems` as presets, ``seed000``,
+``pf2e-core`` and ``seed001`` (``--preset pf2e-core`` = ``--set rules=pf2e-core``), and
+they are its default variants in ``simkit compare`` (:func:`default_variants`). A model
+that carries the seed-000 options itself (``encounter``) has ``seed000`` beside its
+``pf2e-core``.
+
 :data:`PRESETS` is a read-only view, model name -> its presets.
 """
 
@@ -13,9 +20,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from simkit.core.params import ParamError
+from simkit.core.params import ParamError, spec
 
-__all__ = ["PRESETS", "preset_params"]
+__all__ = ["PRESETS", "default_variants", "preset_params", "rule_set_presets"]
+
+
+def rule_set_presets(cls) -> dict[str, dict]:
+    """The dying systems as presets of ``cls`` (empty when it has no way to choose them):
+    ``rules=<system>`` for a model with a ``rules`` choice of the systems."""
+    from simkit.rules.dying_systems import SYSTEMS
+
+    params = spec(cls)
+    rules = params.get("rules")
+    if rules is not None and rules["kind"] == "choice" and set(SYSTEMS) <= set(rules["choices"]):
+        return {s: {"rules": s} for s in SYSTEMS}
+    return {}
 
 
 class _Presets(Mapping):
@@ -24,7 +43,11 @@ class _Presets(Mapping):
     def __getitem__(self, name: str) -> dict[str, dict]:
         from simkit.models import REGISTRY
 
-        return REGISTRY[name].presets
+        cls = REGISTRY[name]
+        own = dict(cls.presets)
+        for k, v in rule_set_presets(cls).items():
+            own.setdefault(k, v)
+        return own
 
     def __iter__(self) -> Iterator[str]:
         from simkit.models import REGISTRY
@@ -48,3 +71,17 @@ def preset_params(model: str, preset: str) -> dict:
             f"unknown preset {preset!r} for model {model!r}; known: {', '.join(table)}"
         )
     return dict(table[preset])
+
+
+def default_variants(model: str) -> list[str]:
+    """The presets ``simkit compare MODEL`` compares unless told: the dying systems of a
+    model that chooses them with ``rules`` (``party``: seed000, pf2e-core, seed001), else
+    every preset of the model."""
+    from simkit.models import REGISTRY
+
+    cls = REGISTRY.get(model)
+    if cls is not None and "rules" in spec(cls):
+        systems = rule_set_presets(cls)
+        if systems:
+            return list(systems)
+    return list(PRESETS.get(model, {"seed": {}}))
