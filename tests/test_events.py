@@ -246,3 +246,17 @@ def test_level_changes_name_the_steps_from_the_tables():
     ac = d[(d["level"] == 9) & (d["stat"] == "ac") & d["who"].str.contains("creature")]
     assert list(ac[["before", "after"]].iloc[0]) == [boss[0].ac, boss[1].ac]
     assert [ln.split(":")[0] for ln in changes_text(d)] == ["7->8", "8->9", "9->10", "10->11"]
+
+
+def test_unresolved_example_track_by_track():
+    """The issue's example, track by track: a PC's death counts only on a track that
+    ended (each track's outcome and end state kept)."""
+    model = Party(max_rounds=1, monsters="24(hp=100000)")
+    res = simkit.simulate(model, 100, rng=1, keep_state=True, keep_outcomes=True)
+    ended = res.track_outcomes != res.outcomes.index("unresolved")
+    dead = np.asarray(res.final.dead, dtype=bool) & ended[:, None]
+    s = res.summary().set_index("outcome")
+    assert s.loc["any_death", "count"] == dead.any(axis=1).sum()
+    for k, pc in enumerate(pc_names(model.roles)):
+        assert s.loc[f"death:{pc}", "count"] == dead[:, k].sum()
+    assert s.loc["expected_deaths", "mean"] == pytest.approx(dead.sum(axis=1).mean())
