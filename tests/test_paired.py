@@ -1,0 +1,232 @@
+"""Paired comparisons: positional streams, per-track outcomes, the paired interval."""
+
+import numpy as np
+import pytest
+
+from simkit import Dying, simulate, solve
+from simkit.analysis.compare import compare, variants
+from simkit.analysis.paired import joint_counts, paired_from_joint, paired_test
+from simkit.core.engine import TrackResult
+from simkit.core.params import ParamError
+from simkit.core.stats import norm_ppf, two_proportion_test
+from simkit.core.streams import STREAM_SIZE, BlockRng, stream_generator
+from simkit.models.presets import PRESETS, default_variants, preset_params
+
+Z95 = norm_ppf(0.975)
+
+
+def _gens(seed, k):
+    return [stream_generator(seed, j) for j in range(k)]
+
+
+@pytest.mark.parametrize("draw", ["below", "d20", "random", "integers", "below_out"])
+def test_positional_draws_do_not_depend_on_the_other_tracks(draw):
+    """After compaction a track gets the same draw as if every track were still active;
+    the default mode hands the draws to the active tracks in order (it shifts)."""
+
+    def call(rng, m):
+        if draw == "below":
+            return rng.below(20**3, size=(m, 2))
+        if draw == "below_out":
+            return rng.below(20, size=m, out=np.empty(m, dtype=np.int32))
+        if draw == "d20":
+            return rng.d20(size=m)
+        if draw == "random":
+            return rng.random(size=m)
+        return rng.integers(0, 1000, size=m)
+
+    counts = [300, 200]
+    kept = np.array([1, 5, 299, 300, 450, 499])  # rows of the 500 tracks that stay
+    for positional in (True, False):
+        full, part = (
+            BlockRng(_gens(9, 2), counts, positional),
+            BlockRng(_gens(9, 2), counts, positional),
+        )
+        call(full, 500), call(part, 500)  # call 0: every track
+        part.compact(kept)
+        assert part.n_active == len(kept)
+        a, b = call(full, 500)[kept], call(part, len(kept))
+        assert np.array_equal(a, b) == positional
+
+
+def test_positional_results_do_not_depend_on_block_size_or_workers():
+    n = 2 * STREAM_SIZE + 123  # three streams
+    model = Dying(hit_chance=0.3, crit_chance=0.05, hp_max=20)  # d20 and uniform draws
+    a = simulate(model, n, 5, positional=True, keep_outcomes=True, block_size=STREAM_SIZE)
+    b = simulate(model, n, 5, positional=True, keep_outcomes=True, block_size=2**20)
+    c = simulate(model, n, 5, positional=True, keep_outcomes=True, block_size=1, workers=2)
+    assert isinstance(a, TrackResult)
+    for other in (b, c):
+        assert np.array_equal(a.hist, other.hist)
+        assert np.array_equal(a.track_outcomes, other.track_outcomes)
+    # the per-track outcomes are the counts, track by track
+    got = np.bincount(a.track_outcomes, minlength=len(a.outcomes))
+    assert got.tolist() == [a.counts[o] for o in a.outcomes]
+    # and the default mode's numbers are those of a run without keep_outcomes
+    d = simulate(model, n, 5)
+    e = simulate(model, n, 5, keep_outcomes=True)
+    assert np.array_equal(d.hist, e.hist) and not np.array_equal(d.hist, a.hist)
+
+
+def test_keep_outcomes_is_refused_for_a_chain():
+    from simkit.models import make_model
+
+    with pytest.raises(ParamError, match="keep_outcomes"):
+        simulate(make_model("fall_dying"), 100, 1, keep_outcomes=True)
+
+
+def test_paired_test_by_hand():
+    # 100 pairs: 10 tracks in o under the variant only, 4 under the baseline only
+    d, lo, hi, p = paired_test([10], [4], 100)
+    se = np.sqrt((14 / 100 - 0.06**2) / 100)
+    assert d[0] == pytest.approx(0.06)
+    assert (lo[0], hi[0]) == pytest.approx((0.06 - Z95 * se, 0.06 + Z95 * se))
+    from simkit.core.stats import norm_sf
+
+    assert p[0] == pytest.approx(2 * norm_sf(6 / np.sqrt(14)))
+    a = np.array([0, 0, 1, 1, 2])
+    b = np.array([0, 1, 1, 2, 2])
+    j = joint_counts(a, b, 3)
+    assert j.tolist() == [[1, 1, 0], [0, 1, 1], [0, 0, 1]]
+    diff, *_ = paired_from_joint(j)
+    assert diff.tolist() == pytest.approx([-0.2, 0.0, 0.2])
+
+
+def _seed_and_core(**kw):
+    seed = Dying(save_bonus=21, monster_level=10, **kw)
+    return seed, seed.replace(**preset_params("dying", "pf2e-core"))
+
+
+@pytest.mark.parametrize("kw", [{}, {"hit_chance": 0.25, "crit_chance": 0.05}])
+def test_paired_intervals_cover_the_exact_difference(kw):
+    """R replicates of m tracks (one run of R*m tracks cut in groups: the tracks are
+    independent): the paired interval covers the exact difference at its nominal rate, and
+    is narrower than the independent one."""
+    base, core = _seed_and_core(**kw)
+    exact = solve(core)["dead"] - solve(base)["dead"]
+    R, m = 1000, 1000
+    a = simulate(base, R * m, 11, positional=True, keep_outcomes=True).track_outcomes
+    b = simulate(core, R * m, 11, positional=True, keep_outcomes=True).track_outcomes
+    dead = list(base.outcomes).index("dead")
+    x = (a == dead).reshape(R, m)
+    y = (b == dead).reshape(R, m)
+    only_new = (y & ~x).sum(axis=1)
+    only_base = (x & ~y).sum(axis=1)
+    _, lo, hi, _ = paired_test(only_new, only_base, m)
+    covered = np.mean((lo <= exact) & (exact <= hi))
+    tol = 5 * np.sqrt(0.95 * 0.05 / R)  # 5 standard errors of a coverage share from R
+    assert abs(covered - 0.95) <= tol, covered
+    _, se_ind, _ = two_proportion_test(y.sum(axis=1), m, x.sum(axis=1), m)
+    assert np.median(hi - lo) < np.median(2 * Z95 * se_ind)
+
+
+def test_positional_pairing_is_tighter_than_index_pairing():
+    """With damage while dying the variants end tracks at different steps: by track index
+    on the default streams the later draws shift; positional streams keep them."""
+    base, core = _seed_and_core(hit_chance=0.25, crit_chance=0.05)
+    n = 200_000
+    widths = {}
+    dead = list(base.outcomes).index("dead")
+    for positional in (False, True):
+        a = simulate(base, n, 3, positional=positional, keep_outcomes=True).track_outcomes
+        b = simulate(core, n, 3, positional=positional, keep_outcomes=True).track_outcomes
+        _, lo, hi, _ = paired_from_joint(joint_counts(a, b, len(base.outcomes) + 1))
+        widths[positional] = hi[dead] - lo[dead]
+    assert widths[True] < widths[False]
+
+
+def test_compare_paired_columns_and_the_joint_count():
+    v = variants("dying")
+    df = compare(v, {"level": [10]}, 20_000, 4, fixed={"level_diff": 0})
+    assert df.attrs["paired"] is True
+    core = df[df["variant"] == "pf2e-core"].set_index("outcome")
+    base = df[df["variant"] == "seed"].set_index("outcome")
+    assert (base["point_seed"].to_numpy() == core["point_seed"].to_numpy()).all()
+    assert core["paired"].all()
+    # the row's paired numbers are those of the two runs, track by track
+    seed = int(core.loc["dead", "point_seed"])
+    runs = [
+        simulate(m, 20_000, seed, positional=True, keep_outcomes=True)
+        for m in (
+            Dying(save_bonus=21, monster_level=10),
+            v["pf2e-core"].replace(save_bonus=21, monster_level=10),
+        )
+    ]
+    d, lo, hi, p = paired_from_joint(
+        joint_counts(runs[0].track_outcomes, runs[1].track_outcomes, 4)
+    )
+    assert core.loc["dead", "count"] == runs[1].counts["dead"]
+    assert core.loc["dead", "diff"] == pytest.approx(d[1])
+    assert (core.loc["dead", "diff_ci_low"], core.loc["dead", "diff_ci_high"]) == pytest.approx(
+        (lo[1], hi[1])
+    )
+    assert core.loc["dead", "p_value"] == pytest.approx(p[1])
+    d_ind, se, p_ind = two_proportion_test(core["count"], core["n"], base["count"], base["n"])
+    np.testing.assert_allclose(core["p_value_independent"], p_ind)
+    assert abs(core.loc["dead", "diff"] - core.loc["dead", "diff_exact"]) <= 5 * (hi[1] - lo[1]) / (
+        2 * Z95
+    )
+    width = core["diff_ci_high"] - core["diff_ci_low"]
+    width_ind = core["diff_independent_ci_high"] - core["diff_independent_ci_low"]
+    assert width.loc["dead"] < width_ind.loc["dead"] / 1.5
+    with pytest.raises(ParamError, match="paired"):
+        compare(v, None, 100, 1, paired="yes")
+    with pytest.raises(ParamError, match="independent"):
+        compare(v, None, 100, 1, executor="dask")
+
+
+def test_party_presets_and_ambiguities():
+    from simkit.models import make_model
+
+    assert make_model("party", "pf2e-core").rules == "pf2e-core"
+    assert default_variants("party") == ["seed000", "pf2e-core", "seed001"]
+    assert PRESETS["party"]["pf2e-core"] == {"rules": "pf2e-core"}
+    assert default_variants("dying") == ["seed", "pf2e-core"]
+    amb = variants("party", presets=(), ambiguities=["A0-5"])
+    assert list(amb) == ["A0-5 monster_dc=table", "A0-5 monster_dc=skill"]
+    every = variants("party", presets=(), ambiguities=True)
+    ids = {name.split()[0] for name in every}
+    assert {"A0-3", "A0-5", "A0-6", "A0-7", "A1-1", "A1-2", "A1-6"} <= ids
+    assert not any(i.startswith("AP") for i in ids)
+    enc = {name.split()[0] for name in variants("encounter", presets=(), ambiguities=True)}
+    assert {"A0-1", "A0-4", "A0-5", "A1-3"} <= enc
+
+
+def test_cli_compare_party_paired_and_independent(tmp_path, capsys):
+    from simkit.cli.main import main
+
+    out = tmp_path / "c.csv"
+    assert main(["compare", "party", "-n", "300", "--seed", "1", "-o", str(out)]) == 0
+    import pandas as pd
+
+    df = pd.read_csv(out)
+    assert list(dict.fromkeys(df["variant"])) == ["seed000", "pf2e-core", "seed001"]
+    assert {"paired", "diff_independent", "p_value_independent"} <= set(df.columns)
+    assert (
+        main(["compare", "dying", "-n", "300", "--seed", "1", "--independent", "-o", str(out)]) == 0
+    )
+    assert "paired" not in pd.read_csv(out).columns
+    assert (
+        main(
+            [
+                "compare",
+                "party",
+                "--ambiguities",
+                "A0-5",
+                "--variants",
+                "seed000",
+                "-n",
+                "200",
+                "--seed",
+                "2",
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    assert set(pd.read_csv(out)["variant"]) == {
+        "seed000",
+        "A0-5 monster_dc=table",
+        "A0-5 monster_dc=skill",
+    }
