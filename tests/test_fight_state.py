@@ -236,3 +236,30 @@ def test_kernel_equals_reference_from_start_states(params):
 
     r = Party(**params)
     kernel_vs_ref(r, 120, 17, state=_random_start(r, 120, 3))
+
+
+def test_a_block_of_two_fights_gives_each_fight_what_it_gives_alone():
+    """Tracks of fights A and B in one block (alternating) end, fight by fight, as runs of
+    A alone and of B alone do: P(some PC dead), P(every PC up) and the mean HP left,
+    within 5 standard errors of the difference (the draws differ: one block draws for
+    both lineups)."""
+    from dataclasses import replace
+
+    n = 12_000
+    r = Party(level=4, threat="severe")
+    lineups = ({"threat": "severe"}, {"monsters": "boar,4,4", "map": "agile"})
+    both = r.with_lineups(lineups)
+    start = replace(both.fresh_start(2 * n), fight=np.arange(2 * n) % 2)
+    mixed = simkit.simulate(both, 2 * n, 5, start=start, keep_state=True).final
+    for f, rules in enumerate(both.lineup_rules):
+        alone = simkit.simulate(rules, n, 6, keep_state=True).final
+        got = mixed.take(np.flatnonzero(mixed.fight == f))
+        assert len(got) == n
+        for stat in (
+            lambda s: s.dead.any(axis=1),
+            lambda s: (s.hp > 0).all(axis=1),
+            lambda s: s.hp.sum(axis=1) / s.hp_max.sum(axis=1),
+        ):
+            a, b = stat(got).astype(float), stat(alone).astype(float)
+            se = np.sqrt(a.var() / n + b.var() / n + 2.0 / n**2)
+            assert abs(a.mean() - b.mean()) <= 5 * se, (f, a.mean(), b.mean(), se)

@@ -38,7 +38,8 @@ def kernel_vs_ref(model: Party, n: int, seed: int, state=None) -> np.ndarray:
     def same_hp(S, row, tr, t, code):
         hp = [pc["hp"] for pc in tr["pcs"]]
         assert hp == list(S["hp"][row]), ("PC HP", hp, S["hp"][row])
-        assert tr["mhp"] == list(S["mhp"][row]), ("monster HP", tr["mhp"], S["mhp"][row])
+        mhp = tr["mhp"] + [0] * (model.n_slots - len(tr["mhp"]))  # (a padded slot: 0 HP)
+        assert mhp == list(S["mhp"][row]), ("monster HP", tr["mhp"], S["mhp"][row])
 
     got = replay(model, n, seed, start=start, step=step, check=same_hp, state=state)
     causes = sum(got.marks[name] for name in DEATH_CAUSES)  # (every track, ended or not)
@@ -585,3 +586,67 @@ def test_a_creature_takes_a_benchmark_per_statistic():
     assert fields["area"].names == columns("creature-2-12-area_damage_dice.csv")
     with pytest.raises(ParamError, match="or one of Extreme, High, Moderate, Low"):
         Party(monsters="7(ac=Huge)")
+
+
+# -- several lineups in one block (Party.with_lineups, FightStart.fight) -----------------------
+def _lineups(count: int, seed: int) -> list:
+    """Generated lineups: a threat with a template, an XP budget, an explicit lineup (with
+    numbers), a loaded creature, or none at all."""
+    g = np.random.default_rng(seed)
+    kinds = [
+        {"threat": "severe", "lineup": "pack"},
+        {"threat": "low", "lineup": "boss_and_minions", "area_chance": 1.0},
+        {"xp_budget": 0},
+        {"xp_budget": 90, "map": "agile"},
+        {"monsters": "3(hp=40;attack=15;damage=2d6+3),1"},
+        "boar,4",
+        {"threat": "extreme", "defense": "Low", "area_uses": 2},
+    ]
+    return [kinds[int(x)] for x in g.choice(len(kinds), size=count, replace=False)]
+
+
+def _mixed_start(r: Party, n: int, seed: int):
+    """A fresh start whose tracks are spread over the fights of ``r`` at random."""
+    fight = np.random.default_rng(seed).integers(0, r.n_fights, size=n)
+    return replace(r.fresh_start(n), fight=fight)
+
+
+@pytest.mark.parametrize("k", range(4))
+def test_kernel_equals_reference_with_several_fights_in_one_block(k):
+    params = _configs(4, 20261202)[k]
+    params.update(monsters=None, xp_budget=None, hp=None)
+    r = Party(**params).with_lineups([{}] + _lineups(3, k))
+    assert r.n_fights == 4
+    start = _mixed_start(r, 80, k)
+    kernel_vs_ref(r, 80, 13 + k, state=start)
+    res = simkit.simulate(r, 80, 2, start=start, keep_state=True)
+    assert (res.final.fight == start.fight).all()  # each track hands on its fight
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{}, {"threat": "severe", "lineup": "pack", "rules": "pf2e-core"}, {"monsters": "boar,5,5"}],
+)
+def test_one_lineup_gives_exactly_the_numbers_without_lineups(params):
+    r = Party(level=4, **params)
+    one = r.with_lineups([{}])
+    assert one.n_fights == 1 and one.lineup_rules[0] == r
+    a, b = simkit.simulate(r, 3000, 9), simkit.simulate(one, 3000, 9)
+    assert (a.hist == b.hist).all()
+    assert all((a.marks[name] == b.marks[name]).all() for name in a.marks)
+
+
+def test_lineups_are_checked_in_one_line():
+    r = Party()
+    with pytest.raises(ParamError, match=r"lineups\[1\]: 'hp' is not a lineup parameter"):
+        r.with_lineups([{}, {"hp": 3}])
+    with pytest.raises(ParamError, match=r"lineups\[0\]: .*threat"):
+        r.with_lineups([{"threat": "deadly"}])
+    with pytest.raises(ParamError, match="give 1 to 64 lineups"):
+        r.with_lineups([])
+    with pytest.raises(ParamError, match="the first lineup is the rules' own"):
+        replace(r.with_lineups(["7", "5"]), monsters="6")
+    two = r.with_lineups(["7", "5,5"])
+    with pytest.raises(ParamError, match=r"start: fight must be in \[0, 1\]"):
+        simkit.simulate(two, 4, 1, start=replace(two.fresh_start(4), fight=[0, 1, 2, 0]))
+    assert not two.has_exact and r.with_lineups([{"monsters": "7"}]).n_slots == 1

@@ -2,10 +2,10 @@
 
 :class:`FightStart` is what one fight hands to the next (per track and PC: HP, maximum
 HP, hero points, spell slots and heals left, perseverance points, wounded, who is dead;
-per track the check penalty, P-10). ``simkit.simulate(party, n, rng, start=...)`` starts
-each track from its row, and ``keep_state=True`` returns the finished fights' rows as
-``result.final`` (a :class:`FightStart` in track order), so a later fight (or a rest)
-can continue from them.
+per track the check penalty, P-10, and the fight, an index into the rules' lineups).
+``simkit.simulate(party, n, rng, start=...)`` starts each track from its row, and
+``keep_state=True`` returns the finished fights' rows as ``result.final`` (a
+:class:`FightStart` in track order), so a later fight (or a rest) can continue from them.
 
 :class:`FightState` is the kernel's state of a block of tracks: a slotted dataclass of
 arrays, each field's shape and meaning beside it. The engine compacts it with
@@ -21,10 +21,14 @@ import numpy as np
 
 from simkit.core.params import ParamError
 
-__all__ = ["CARRIED", "FightStart", "FightState"]
+__all__ = ["CARRIED", "MAX_FIGHTS", "PER_TRACK", "FightStart", "FightState"]
 
 #: The per-PC fields a fight hands on (each (n, P)), in order.
 CARRIED = ("hp", "hp_max", "hero", "slots", "heals", "pp", "wounded", "dead")
+#: The per-track fields of a start (each (n,)).
+PER_TRACK = ("check_penalty", "fight")
+#: A start's fight index is below this (a rules object holds at most that many lineups).
+MAX_FIGHTS = 64
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,6 +50,10 @@ class FightStart:
         PCs already dead: they take no turn, are never a target and stay dead (R0-15).
     check_penalty : ndarray (n,) int
         The track's check penalty (<= 0, P-10; fatigue and hunger, R4-03).
+    fight : ndarray (n,) int, optional
+        The track's fight: an index into the rules' lineups (``Party.with_lineups``; 0,
+        the default, is the rules' own lineup). A finished fight hands on the index it
+        was fought at; the next fight sets its own.
     """
 
     hp: np.ndarray
@@ -57,14 +65,17 @@ class FightStart:
     wounded: np.ndarray
     dead: np.ndarray
     check_penalty: np.ndarray
+    fight: np.ndarray = None  # type: ignore[assignment]  # (None: every track fight 0)
 
     def __post_init__(self):
+        if self.fight is None:
+            object.__setattr__(self, "fight", np.zeros(len(np.asarray(self.hp)), dtype=np.int32))
         arrays = {f.name: np.asarray(getattr(self, f.name)) for f in fields(self)}
         shape = arrays["hp"].shape
         if len(shape) != 2 or shape[0] < 1 or shape[1] < 1:
             raise ParamError(f"start: hp must be an (n tracks, n PCs) array, got shape {shape}")
         for name, a in arrays.items():
-            want = shape[:1] if name == "check_penalty" else shape
+            want = shape[:1] if name in PER_TRACK else shape
             if a.shape != want:
                 raise ParamError(f"start: {name} must have shape {want}, got {a.shape}")
             if name == "dead":
@@ -83,6 +94,9 @@ class FightStart:
         pen = arrays["check_penalty"]
         if pen.size and not (-50 <= int(pen.min()) and int(pen.max()) <= 0):
             raise ParamError("start: check_penalty must be in [-50, 0]")
+        fight = arrays["fight"]
+        if fight.size and not (0 <= int(fight.min()) and int(fight.max()) < MAX_FIGHTS):
+            raise ParamError(f"start: fight must be in [0, {MAX_FIGHTS - 1}]")
         for name, a in arrays.items():
             a = np.array(a, dtype=bool if name == "dead" else np.int32)
             a.setflags(write=False)
@@ -90,8 +104,11 @@ class FightStart:
 
     @classmethod
     def trusted(cls, **arrays) -> FightStart:
-        """A start from arrays a kernel made (already checked): no validation, no copy."""
+        """A start from arrays a kernel made (already checked): no validation, no copy
+        (``fight`` left out: fight 0)."""
         out = object.__new__(cls)
+        if arrays.get("fight") is None:
+            arrays["fight"] = np.zeros(len(arrays["hp"]), dtype=np.int32)
         for name, a in arrays.items():
             object.__setattr__(out, name, a)
         return out
@@ -115,6 +132,7 @@ class FightStart:
         """Track ``i`` as plain Python values (per-PC lists; ``check_penalty`` an int)."""
         out: dict = {name: [v.item() for v in getattr(self, name)[i]] for name in CARRIED}
         out["check_penalty"] = int(self.check_penalty[i])
+        out["fight"] = int(self.fight[i])
         return out
 
     @classmethod
@@ -128,7 +146,8 @@ class FightStart:
     @classmethod
     def full(cls, n: int, **per_pc) -> FightStart:
         """``n`` equal tracks: each field a per-PC list (or one number; ``check_penalty`` a
-        number); ``dead`` defaults to nobody, ``wounded`` and ``pp`` to 0."""
+        number; ``fight`` a number or one per track); ``dead`` defaults to nobody,
+        ``wounded``, ``pp`` and ``fight`` to 0."""
         P = len(per_pc["hp"])
         out: dict = {}
         for name in CARRIED:
@@ -136,6 +155,7 @@ class FightStart:
             row = np.broadcast_to(np.asarray(value), (P,))
             out[name] = np.tile(row, (n, 1))
         out["check_penalty"] = np.full(n, int(per_pc.get("check_penalty", 0)))
+        out["fight"] = np.broadcast_to(np.asarray(per_pc.get("fight", 0)), (n,)).copy()
         return cls(**out)
 
 
@@ -172,6 +192,7 @@ class FightState:
     order: np.ndarray  # int8 (m, P + M): combatants in acting order (PCs 0..P-1, then monsters)
     phase: np.ndarray  # int8 (m,): FIGHT / WON / FLED
     pen_i: np.ndarray  # int8 (m,): the track's check penalty, as an index into ``pens``
+    fight: np.ndarray  # int16 (m,): the track's fight, an index into the rules' lineups
     # -- marks: (m,) ------------------------------------------------------------------------
     deaths: np.ndarray  # int16: PCs who died in this fight
     knockouts: np.ndarray  # int16: knock-outs

@@ -106,6 +106,7 @@ answers exactly (``exact_initial`` / ``exact_step``, see :mod:`simkit.models.par
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from functools import lru_cache
@@ -116,7 +117,7 @@ import numpy as np
 from simkit.core.model import Rules
 from simkit.core.params import ParamError, param
 from simkit.models.downed import DYING, STABLE, UP, Downed
-from simkit.models.fight_state import FightStart, FightState
+from simkit.models.fight_state import MAX_FIGHTS, FightStart, FightState
 from simkit.rules import (
     dying_systems,
     first_aid,
@@ -184,6 +185,132 @@ def _combatants(
     )
 
 
+#: The parameters one lineup of :meth:`Party.with_lineups` may set: what builds the monsters.
+LINEUP_PARAMS = (
+    "threat",
+    "xp_budget",
+    "lineup",
+    "monsters",
+    "budget",
+    "benchmark",
+    "defense",
+    "monster_dc",
+    "area_uses",
+    "area_chance",
+    "map",
+)
+#: The most lineups one rules object holds.
+MAX_LINEUPS = MAX_FIGHTS
+
+
+@dataclass(frozen=True)
+class _Lineups:
+    """Every lineup's monsters as tables over (fight, slot), padded to the largest lineup:
+    ``F`` fights, ``M`` slots. A padded slot is an absent monster: 0 HP (dead, never acts,
+    never a target), no area effect. Flat tables are indexed ``f * M + j``."""
+
+    rules: tuple  # (F,) the single-lineup rules of each fight (Party, lineups=())
+    F: int
+    M: int
+    count: np.ndarray  # int8 (F,): monsters of each lineup
+    hp: np.ndarray  # int32 (F, M): HP (0: absent)
+    uses: np.ndarray  # int8 (F, M): area effects (AP-10, AP-15; 0: absent)
+    perception: np.ndarray  # float64 (F, M): Perception (initiative, P-01)
+    edges: np.ndarray  # int64 (F * M,): the area effect's chance a turn, as a chance edge
+    rdc: np.ndarray  # int32 (F * M,): recovery DC its strikes set (R0-06)
+    sdc: np.ndarray  # int32 (F * M,): spell DC (its area effect's basic save)
+    start_dc: np.ndarray  # int16 (F,): recovery DC of a PC starting at hp=0
+    mdmg_src: np.ndarray  # intp (F * M,): the source (draw) of slot j's damage in fight f
+    mdmg_texts: tuple  # dice of each damage source
+    mdmg_slot: tuple  # slot of each damage source
+    marea_src: np.ndarray  # intp (F * M,): the source of slot j's area damage in fight f
+    marea_texts: tuple
+    marea_slot: tuple
+
+    def monster(self, f: int, j: int):
+        """Monster ``j`` of fight ``f`` (None: a padded slot)."""
+        mons = self.rules[f].fighters.monsters
+        return mons[j] if j < len(mons) else None
+
+
+def _sources_of(texts: list[list[str | None]], M: int):
+    """Draw sources of one kind of monster dice: per slot, one source per distinct dice
+    text over the fights (with one lineup: source ``j`` is slot ``j``). Returns (source of
+    each (fight, slot), flat; each source's text; each source's slot)."""
+    src = np.zeros(len(texts) * M, dtype=np.intp)
+    out_t: list[str] = []
+    out_j: list[int] = []
+    for j in range(M):
+        seen: dict[str, int] = {}
+        for f, row in enumerate(texts):
+            t = row[j] if j < len(row) else None
+            if t is None:
+                continue
+            if t not in seen:
+                seen[t] = len(out_t)
+                out_t.append(t)
+                out_j.append(j)
+            src[f * M + j] = seen[t]
+        first = next(iter(seen.values()))
+        for f, row in enumerate(texts):  # a padded slot: any source (never read)
+            if j >= len(row) or row[j] is None:
+                src[f * M + j] = first
+    src.setflags(write=False)
+    return src, tuple(out_t), tuple(out_j)
+
+
+@lru_cache(maxsize=256)
+def _lineups(rules) -> _Lineups:
+    """The lineup tables of ``rules`` (one fight unless it has ``lineups``)."""
+    fights = rules.lineup_rules
+    F = len(fights)
+    mons = [fr.fighters.monsters for fr in fights]
+    M = max(len(x) for x in mons)
+    shape = (F, M)
+    hp = np.zeros(shape, dtype=np.int32)
+    uses = np.zeros(shape, dtype=np.int8)
+    perc = np.zeros(shape, dtype=np.float64)
+    edges = np.zeros(shape, dtype=np.int64)
+    rdc = np.zeros(shape, dtype=np.int32)
+    sdc = np.zeros(shape, dtype=np.int32)
+    for f, (fr, ms) in enumerate(zip(fights, mons)):
+        for j, mo in enumerate(ms):
+            hp[f, j], perc[f, j] = mo.hp, mo.perception
+            rdc[f, j], sdc[f, j] = mo.recovery_dc, mo.spell_dc
+            uses[f, j] = fr.area_uses_of[j]
+            p = fr.area_chance_of[j]
+            edges[f, j] = int(guide.cell_guide((p, 1.0 - p))[0][1])
+    mdmg = _sources_of([[mo.damage for mo in ms] for ms in mons], M)
+    marea = _sources_of([[mo.area for mo in ms] for ms in mons], M)
+    count = np.array([len(x) for x in mons], dtype=np.int8)
+    start_dc = np.array([fr.start_dc for fr in fights], dtype=np.int16)
+    flat: dict[str, np.ndarray] = {
+        "edges": edges.reshape(-1),
+        "rdc": rdc.reshape(-1),
+        "sdc": sdc.reshape(-1),
+    }
+    tables: list[np.ndarray] = [hp, uses, perc, count, start_dc, *flat.values()]
+    for a in tables:
+        a.setflags(write=False)
+    return _Lineups(
+        rules=fights,
+        F=F,
+        M=M,
+        count=count,
+        hp=hp,
+        uses=uses,
+        perception=perc,
+        **flat,
+        start_dc=start_dc,
+        mdmg_src=mdmg[0],
+        mdmg_texts=mdmg[1],
+        mdmg_slot=mdmg[2],
+        marea_src=marea[0],
+        marea_texts=marea[1],
+        marea_slot=marea[2],
+    )
+
+
 @dataclass(frozen=True)
 class _Bank:
     """The dice of one kind of roll, one source (combatant) each: how to read a sum.
@@ -230,10 +357,11 @@ def _sources(rules) -> dict[str, _Bank]:
         ),
         "heal": _bank("heal", tuple(p.heal or None for p in F.pcs), ()),
     }
-    if F.monsters:
-        out["mdmg"] = _bank("mdmg", tuple(mo.damage for mo in F.monsters), (rules.attacks,))
+    L = _lineups(rules)
+    if L.M:
+        out["mdmg"] = _bank("mdmg", L.mdmg_texts, (rules.attacks,))
         if rules.area_on:
-            out["marea"] = _bank("marea", tuple(mo.area for mo in F.monsters), ())
+            out["marea"] = _bank("marea", L.marea_texts, ())
     return out
 
 
@@ -273,8 +401,6 @@ class _Static:
     role: np.ndarray  # (P,) index in pcs.role_names()
     wslot: np.ndarray  # (P,) the PC's row in the ``msave`` draw (its place in rules.wizards)
     fort: np.ndarray
-    m_rdc: np.ndarray
-    m_sdc: np.ndarray
 
 
 @lru_cache(maxsize=256)
@@ -289,8 +415,6 @@ def _static(rules) -> _Static:
         role=a([names.index(p.role) for p in F.pcs]),
         wslot=a([rules.wizards.index(k) if k in rules.wizards else 0 for k in range(len(F.pcs))]),
         fort=a([p.fort for p in F.pcs]),
-        m_rdc=a([mo.recovery_dc for mo in F.monsters]),
-        m_sdc=a([mo.spell_dc for mo in F.monsters]),
     )
 
 
@@ -494,14 +618,14 @@ def happens(hi: np.ndarray, lo: np.ndarray, p: float) -> np.ndarray:
     return u < edge
 
 
-def _happens_each(draw: np.ndarray, i: np.ndarray, j: np.ndarray, ps) -> np.ndarray:
+def _happens_each(draw: np.ndarray, i: np.ndarray, j: np.ndarray, edges, at) -> np.ndarray:
     """:func:`happens` of a ``chance`` draw (m, M, 2) at tracks ``i``, monsters ``j``, each
-    monster with its own probability ``ps[j]``."""
+    with its own chance: the edge ``edges[at]`` (``at``: the flat (fight, slot) of each)."""
     hi, lo = _get(draw, i, j, 0), _get(draw, i, j, 1)
-    if len(set(ps)) == 1:
-        return happens(hi, lo, ps[0])
-    edges = np.array([int(guide.cell_guide((p, 1.0 - p))[0][1]) for p in ps], dtype=np.int64)
-    return ((hi.astype(np.int64) << 16) | lo) < edges.take(j)
+    u = (hi.astype(np.int64) << 16) | lo
+    if (edges == edges[0]).all():
+        return u < edges[0]
+    return u < edges.take(at)
 
 
 def pick_draw(count: int) -> str:
@@ -523,40 +647,54 @@ def pick(draw: np.ndarray, cnt: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class _Rolls:
-    """Every check of a fight as one lookup: ``table[case * 20 + d20 draw]``."""
+    """Every check of a fight as one lookup: ``table[case * 20 + d20 draw]``; ``f`` the
+    track's fight (its lineup, of ``F``), ``j`` a monster slot of ``M``."""
 
-    pc_strike: np.ndarray  # case (((p * P + k) * 2 + a) * M + j): PC k's a-th strike at
-    #                        monster j, with the block's p-th check penalty
-    pc_spell: np.ndarray  # case (k * M + j): monster j's basic Reflex vs PC k's spell DC
-    mon_strike: np.ndarray  # case (((j * A + a) * P + k) * 2 + down): at PC k (down: at 0 HP)
-    pc_save: np.ndarray  # case ((p * M + j) * P + k): PC k's basic Reflex vs monster j's
-    #                      spell DC, with the block's p-th check penalty
+    pc_strike: np.ndarray  # case ((((p * F + f) * P + k) * 2 + a) * M + j): PC k's a-th
+    #                        strike at monster j, with the block's p-th check penalty
+    pc_spell: np.ndarray  # case ((f * P + k) * M + j): monster j's basic Reflex vs PC k's
+    #                       spell DC
+    mon_strike: np.ndarray  # case ((((f * M + j) * A + a) * P + k) * 2 + down): at PC k
+    #                         (down: at 0 HP)
+    pc_save: np.ndarray  # case (((p * F + f) * M + j) * P + k): PC k's basic Reflex vs
+    #                      monster j's spell DC, with the block's p-th check penalty
+
+
+#: the numbers of an absent monster (a padded slot) in the roll tables: never looked up
+_ABSENT = creatures.Monster(0, 0, 0, 0, 0, 0, 0, 0, "1", 0, "1", 0)
 
 
 @lru_cache(maxsize=256)
 def _rolls(rules, pens: tuple[int, ...]) -> _Rolls:
     """The fight's checks (P-02..P-04, R0-11) as lookups; the PCs' d20s take the check
     penalty (P-10): the tables that depend on it hold one block of cases per penalty of
-    ``pens`` (a track's block: its ``pen_i``)."""
+    ``pens`` (a track's block: its ``pen_i``), and one block per fight."""
     F, A = rules.fighters, rules.attacks
+    L = _lineups(rules)
+    fights = [
+        (fr, [L.monster(f, j) or _ABSENT for j in range(L.M)]) for f, fr in enumerate(L.rules)
+    ]
     return _Rolls(
         pc_strike=roll_table(
             [
                 (pc.attack + pen - map_penalty(pc_map(pc.agile), a), mo.ac)
                 for pen in pens
+                for _, mons in fights
                 for pc in F.pcs
                 for a in range(2)
-                for mo in F.monsters
+                for mo in mons
             ],
             STRIKE_MULT,
         ),
         pc_spell=roll_table(
-            [(mo.reflex, pc.spell_dc or 0) for pc in F.pcs for mo in F.monsters], BASIC_X2
+            [(mo.reflex, pc.spell_dc or 0) for _, mons in fights for pc in F.pcs for mo in mons],
+            BASIC_X2,
         ),
         mon_strike=roll_table(
             [
-                (mo.attack - map_penalty(rules.map, a), strike_ac(pc.ac, bool(down)))
-                for mo in F.monsters
+                (mo.attack - map_penalty(fr.map, a), strike_ac(pc.ac, bool(down)))
+                for fr, mons in fights
+                for mo in mons
                 for a in range(A)
                 for pc in F.pcs
                 for down in (0, 1)
@@ -564,7 +702,13 @@ def _rolls(rules, pens: tuple[int, ...]) -> _Rolls:
             STRIKE_MULT,
         ),
         pc_save=roll_table(
-            [(pc.reflex + pen, mo.spell_dc) for pen in pens for mo in F.monsters for pc in F.pcs],
+            [
+                (pc.reflex + pen, mo.spell_dc)
+                for pen in pens
+                for _, mons in fights
+                for mo in mons
+                for pc in F.pcs
+            ],
             BASIC_X2,
         ),
     )
@@ -731,6 +875,10 @@ class Party(Rules):
         help="the party retreats at the end of a round with this many PCs down",
     )
     max_rounds: int = shared("max_rounds")
+    #: The lineups of the fights a block may hold (see :meth:`with_lineups`): per fight,
+    #: ``(name, value)`` pairs of :data:`LINEUP_PARAMS`; the first is the rules' own.
+    #: Empty: one fight, the rules' own lineup. Not a parameter of the command line.
+    lineups: tuple = ()
 
     def validate(self) -> None:
         if self.monsters is not None and self.xp_budget is not None:
@@ -740,6 +888,83 @@ class Party(Rules):
                 f"retreat_at={self.retreat_at} is not allowed: "
                 f"at most the party's size ({self.n_pcs})"
             )
+        if self.lineups:
+            if not isinstance(self.lineups, tuple) or not 1 <= len(self.lineups) <= MAX_LINEUPS:
+                raise ParamError(
+                    f"lineups must be a tuple of 1 to {MAX_LINEUPS} lineups (Party.with_lineups)"
+                )
+            own = dict(self.lineups[0])
+            for name, value in own.items():
+                if name not in LINEUP_PARAMS or getattr(self, name) != value:
+                    raise ParamError(
+                        f"lineups: the first lineup is the rules' own, {name}={value!r} is not "
+                        f"(build them with Party.with_lineups)"
+                    )
+
+    # -- several lineups in one block ---------------------------------------------------
+    def with_lineups(self, lineups) -> Party:
+        """These rules with several lineups, one per fight index (``FightStart.fight``).
+
+        ``lineups``: a sequence of 1 to :data:`MAX_LINEUPS` lineups, each a mapping of
+        :data:`LINEUP_PARAMS` (``{"threat": "severe", "lineup": "pack"}``,
+        ``{"xp_budget": 120}``, ``{"monsters": "7,5,5"}``; what it leaves out is these
+        rules') or a string (an explicit lineup: ``"7(hp=150),5"``). A lineup that names
+        ``monsters`` drops the budget, one with ``threat`` or ``xp_budget`` drops
+        ``monsters``. The result's own parameters are the first lineup's (its
+        :attr:`fighters`, :meth:`describe_lineup` and exact duel are fight 0's); a track
+        of ``start=`` with ``fight=f`` fights lineup ``f``, and tracks of different fights
+        share a block. One lineup gives exactly the numbers of the rules with it.
+        """
+        items = []
+        base = dataclasses.replace(self, lineups=())
+        lineups = tuple(lineups)
+        if not 1 <= len(lineups) <= MAX_LINEUPS:
+            raise ParamError(f"lineups: give 1 to {MAX_LINEUPS} lineups, got {len(lineups)}")
+        for f, lu in enumerate(lineups):
+            given = {"monsters": lu} if isinstance(lu, str) else dict(lu)
+            bad = [name for name in given if name not in LINEUP_PARAMS]
+            if bad:
+                raise ParamError(
+                    f"lineups[{f}]: {bad[0]!r} is not a lineup parameter; allowed: "
+                    + ", ".join(LINEUP_PARAMS)
+                )
+            if given.get("monsters") is not None:
+                given.setdefault("xp_budget", None)
+            elif "threat" in given or given.get("xp_budget") is not None:
+                given.setdefault("monsters", None)
+                given.setdefault("xp_budget", None)
+            try:
+                one = dataclasses.replace(base, **given)
+            except ParamError as exc:
+                raise ParamError(f"lineups[{f}]: {exc}") from None
+            items.append(tuple((name, getattr(one, name)) for name in LINEUP_PARAMS))
+        first = dataclasses.replace(base, **dict(items[0]))
+        return dataclasses.replace(first, lineups=tuple(items))
+
+    @property
+    def lineup_rules(self) -> tuple[Party, ...]:
+        """The rules of each fight index: one rules object per lineup, without
+        ``lineups`` (just ``(self,)`` for rules with one lineup)."""
+        return _lineup_rules(self)
+
+    @property
+    def n_fights(self) -> int:
+        """How many lineups (fight indices) the rules hold."""
+        return max(1, len(self.lineups))
+
+    @property
+    def n_slots(self) -> int:
+        """Monster slots of the kernel's arrays: the largest lineup's size."""
+        return _lineups(self).M
+
+    def monster_draw(self, kind: str, fight: int, j: int) -> str:
+        """The plan name of the draw of monster ``j``'s dice in fight ``fight``: ``kind``
+        ``"mdmg"`` (its strikes' damage) or ``"marea"`` (its area effect). With one lineup
+        it is ``kind + str(j)``; with several, one draw serves every fight whose slot
+        ``j`` rolls the same dice."""
+        L = _lineups(self)
+        src = L.mdmg_src if kind == "mdmg" else L.marea_src
+        return f"{kind}{int(src[fight * L.M + j])}"
 
     # -- the fighters -----------------------------------------------------------------
     @property
@@ -841,8 +1066,9 @@ class Party(Rules):
         return _plan(self)
 
     def _plan(self) -> list[tuple[str, str, tuple[int, ...]]]:
-        P, M, A = self.n_pcs, len(self.fighters.monsters), self.attacks
+        P, M, A = self.n_pcs, self.n_slots, self.attacks
         F = self.fighters
+        L = _lineups(self)
         out: list[tuple[str, str, tuple[int, ...]]] = [
             ("check", "d20", (P,)),
             ("patk", "d20", (P, 2)),
@@ -864,10 +1090,12 @@ class Party(Rules):
             out.append(("pc_tgt", pick_draw(M), (P, 2)))
         if M:
             out += [("matk", "d20", (M, A))]
-            for j, mo in enumerate(self.fighters.monsters):
-                out.append((f"mdmg{j}", dice_draw(mo.damage), (A,)))
+            for j in range(M):  # (one source a slot with one lineup)
+                for x in (x for x, slot in enumerate(L.mdmg_slot) if slot == j):
+                    out.append((f"mdmg{x}", dice_draw(L.mdmg_texts[x]), (A,)))
                 if self.area_on:
-                    out.append((f"marea{j}", dice_draw(mo.area), ()))
+                    for x in (x for x, slot in enumerate(L.marea_slot) if slot == j):
+                        out.append((f"marea{x}", dice_draw(L.marea_texts[x]), ()))
             if self.area_on:
                 out += [("area_u", "chance", (M,)), ("psave", "d20", (M, P))]
             if self.monster_target == "random":
@@ -892,7 +1120,9 @@ class Party(Rules):
 
     @property
     def area_on(self) -> bool:
-        """Whether some monster can use an area effect (AP-10)."""
+        """Whether some monster (of some lineup) can use an area effect (AP-10)."""
+        if self.lineups:
+            return any(fr.area_on for fr in self.lineup_rules)
         return any(u > 0 and c > 0 for u, c in zip(self.area_uses_of, self.area_chance_of))
 
     @property
@@ -945,20 +1175,24 @@ class Party(Rules):
         return out
 
     def init_draw(self, rng, m: int) -> np.ndarray:
-        """Initiative d20s, shape (m, n_pcs + n_monsters)."""
-        return rng.d20(size=(m, self.n_pcs + len(self.fighters.monsters)))
+        """Initiative d20s, shape (m, n_pcs + n_slots) (a padded slot's roll is unused)."""
+        return rng.d20(size=(m, self.n_pcs + self.n_slots))
 
-    def initiative_keys(self, rolls: np.ndarray, check_penalty=None) -> np.ndarray:
+    def initiative_keys(self, rolls: np.ndarray, check_penalty=None, fight=None) -> np.ndarray:
         """Sort keys (higher acts first) from initiative rolls (P-01, AP-1; the PCs' rolls
         take the check penalty, P-10, one per track or ``check_penalty`` for all):
-        :func:`simkit.rules.initiative.initiative_keys`."""
+        :func:`simkit.rules.initiative.initiative_keys`; ``fight`` (m,): each track's
+        lineup (its monsters' Perception; None: fight 0)."""
         F = self.fighters
-        return initiative.initiative_keys(
-            rolls,
-            [p.perception for p in F.pcs],
-            [mo.perception for mo in F.monsters],
-            self.check_penalty if check_penalty is None else check_penalty,
-        )
+        pen = self.check_penalty if check_penalty is None else check_penalty
+        pcs_ = [p.perception for p in F.pcs]
+        L = _lineups(self)
+        if L.F == 1 or fight is None:
+            mons = [mo.perception for mo in F.monsters] + [0] * (L.M - len(F.monsters))
+            return initiative.initiative_keys(rolls, pcs_, mons, pen)
+        keys = initiative.initiative_keys(rolls, pcs_, [0] * L.M, pen)
+        keys[:, len(pcs_) :] += L.perception.take(np.asarray(fight), axis=0) * 256
+        return keys
 
     # -- Monte Carlo kernel -------------------------------------------------------------------
     def fresh_start(self, n: int) -> FightStart:
@@ -984,7 +1218,8 @@ class Party(Rules):
         max HP, hero points, slots, heals, PP, wounded, the dead, the check penalty). A PC
         at 0 HP and alive in ``start`` begins stable; ``hp`` then does not apply."""
         F = self.fighters
-        P, M = len(F.pcs), len(F.monsters)
+        L = _lineups(self)
+        P, M = len(F.pcs), L.M
         given = start is not None
         if start is None:
             start = self.fresh_start(n)
@@ -992,6 +1227,13 @@ class Party(Rules):
             raise ParamError(
                 f"start must hold {n} tracks of {P} PCs, got {len(start)} of {start.n_pcs}"
             )
+        fight = start.fight
+        if len(fight) and int(fight.max()) >= L.F:
+            raise ParamError(
+                f"start: fight must be in [0, {L.F - 1}] (the rules' lineups), "
+                f"got {int(fight.max())}"
+            )
+        mleft = L.count.take(fight)
         pens = tuple(int(v) for v in np.unique(start.check_penalty))
         cond = np.where(start.dead, DEAD, np.where(start.hp > 0, UP, STABLE)).astype(np.int8)
         S = FightState(
@@ -1008,14 +1250,15 @@ class Party(Rules):
             moved=np.zeros((n, P), dtype=bool),
             slots=start.slots.astype(np.int8),
             heals=start.heals.astype(np.int8),
-            mhp=np.tile(np.array([mo.hp for mo in F.monsters], dtype=np.int32), (n, 1)),
-            area=np.tile(np.array(self.area_uses_of, dtype=np.int8), (n, 1)),
-            mleft=np.full(n, M, dtype=np.int8),
+            mhp=L.hp.take(fight, axis=0),
+            area=L.uses.take(fight, axis=0),
+            mleft=mleft,
             moves=np.zeros(n, dtype=np.int32),
-            key=self.initiative_keys(self.init_draw(rng, n), start.check_penalty),
+            key=self.initiative_keys(self.init_draw(rng, n), start.check_penalty, fight),
             order=np.zeros((n, P + M), dtype=np.int8),
-            phase=np.full(n, FIGHT if M else WON, dtype=np.int8),
+            phase=np.where(mleft > 0, FIGHT, WON).astype(np.int8),
             pen_i=np.searchsorted(pens, start.check_penalty).astype(np.int8),
+            fight=fight.astype(np.int16),
             deaths=np.zeros(n, dtype=np.int16),
             knockouts=np.zeros(n, dtype=np.int16),
             rounds=np.zeros(n, dtype=np.int16),
@@ -1048,10 +1291,9 @@ class Party(Rules):
             self._check_defeat(S, code, np.arange(n))
         elif given:  # per track: every PC down or dead is a defeat; no monster, all up, won
             self._check_defeat(S, code, np.arange(n))
-            if not M:
-                code[_all(cond == UP)] = VICTORY
-        elif not M:
-            code[:] = VICTORY
+            code[(mleft == 0) & _all(cond == UP)] = VICTORY
+        else:
+            code[mleft == 0] = VICTORY
         return S, code
 
     def carry(self, state: FightState, rows: np.ndarray) -> FightStart:
@@ -1067,6 +1309,7 @@ class Party(Rules):
             wounded=S.wounded[rows],
             dead=S.cond[rows] == DEAD,
             check_penalty=S.penalty[rows],
+            fight=S.fight[rows].astype(np.int32),
         )
 
     def step(self, state, t, rng):
@@ -1074,8 +1317,7 @@ class Party(Rules):
         m = len(S["hp"])
         D = self.draw(rng, m)
         code = np.full(m, -1, dtype=np.int8)
-        F = self.fighters
-        P, M = len(F.pcs), len(F.monsters)
+        P, M = self.n_pcs, self.n_slots
         V = self._values(D, m)
         fighting = S["phase"] == FIGHT
         S["rounds"][fighting] += 1
@@ -1253,7 +1495,7 @@ class Party(Rules):
     def _strikes(self, S, D, V, code, i, k):
         """Two strikes (R0-05, multiple attack penalty) of PCs ``k`` on tracks ``i``."""
         P, M = S["hp"].shape[1], S["mhp"].shape[1]
-        table = _rolls(self, S.pens).pc_strike
+        table, nf = _rolls(self, S.pens).pc_strike, self.n_fights
         j = self._targets(S, D, i, k, 0)
         for a in range(2):
             if a:  # (every track of ``i`` is fighting at the first strike)
@@ -1266,8 +1508,10 @@ class Party(Rules):
                     j = self._targets(S, D, i, k, a)
             f = (i * P + k) * 2 + a  # (track, PC, strike) in patk and the pdmg stack
             case = (k * 2 + a) * M + j
+            if nf > 1:  # the track's lineup
+                case = case + S.fight.take(i).astype(np.intp) * (P * 2 * M)
             if len(S.pens) > 1:  # the track's check penalty (P-10)
-                case = case + S.pen_i.take(i).astype(np.intp) * (P * 2 * M)
+                case = case + S.pen_i.take(i).astype(np.intp) * (nf * P * 2 * M)
             mult = table.take(case * 20 + D["patk"].reshape(-1).take(f))
             hit = np.flatnonzero(mult)
             dmg = V.at("pdmg", f.take(hit), k.take(hit)) * mult.take(hit)
@@ -1276,15 +1520,17 @@ class Party(Rules):
     def _wizard(self, S, D, V, code, i, w, t):
         """Wizards ``w`` on tracks ``i`` cast their area spell, or their cantrip (basic
         Reflex saves)."""
-        M = len(self.fighters.monsters)
+        P, M = self.n_pcs, self.n_slots
         table, wslot = _rolls(self, S.pens).pc_spell, _static(self).wslot
+        multi = self.n_fights > 1
         slot = _get(S["slots"], i, w) > 0
         a, ww = i[slot], w[slot]
         S["slots"][a, ww] -= 1
         base = V("area", a, ww)
+        row = ww if not multi else S.fight.take(a).astype(np.intp) * P + ww  # (f * P + k)
         for j in range(M):
             roll = _get(D["msave"], a, wslot[ww], j)
-            dmg = (base * table.take((ww * M + j) * 20 + roll)) >> 1
+            dmg = (base * table.take((row * M + j) * 20 + roll)) >> 1
             hit = (dmg > 0) & (_get(S["mhp"], a, j) > 0)
             self._hit_monster(S, code, a[hit], np.full(hit.sum(), j), dmg[hit])
         b, wb = i[~slot], w[~slot]
@@ -1292,7 +1538,8 @@ class Party(Rules):
         ok = j >= 0
         b, wb, j = b[ok], wb[ok], j[ok]
         roll = _get(D["msave"], b, wslot[wb], j)
-        dmg = (V("cantrip", b, wb) * table.take((wb * M + j) * 20 + roll)) >> 1
+        row = wb if not multi else S.fight.take(b).astype(np.intp) * P + wb
+        dmg = (V("cantrip", b, wb) * table.take((row * M + j) * 20 + roll)) >> 1
         hit = dmg > 0
         self._hit_monster(S, code, b[hit], j[hit], dmg[hit])
 
@@ -1300,18 +1547,19 @@ class Party(Rules):
     def _monster_turns(self, S, D, V, code, i, j, t):
         """Monsters ``j`` (alive) act on tracks ``i`` (still fighting): an area effect, or
         strikes."""
+        L = _lineups(self)
+        multi = L.F > 1
         if self.area_on:
             has = np.flatnonzero(_get(S["area"], i, j) > 0)
             a, b = i.take(has), j.take(has)
-            use = has[_happens_each(D["area_u"], a, b, self.area_chance_of)]
+            at = S.fight.take(a).astype(np.intp) * L.M + b if multi else b
+            use = has[_happens_each(D["area_u"], a, b, L.edges, at)]
             if len(use):
                 self._area(S, D, V, code, i.take(use), j.take(use), t)
                 rest = np.ones(len(i), dtype=bool)
                 rest[use] = False
                 i, j = i[rest], j[rest]
-        T = _static(self)
-        rdc = T.m_rdc
-        P, M, A = len(self.fighters.pcs), len(self.fighters.monsters), self.attacks
+        P, M, A = self.n_pcs, L.M, self.attacks
         table = _rolls(self, S.pens).mon_strike
         for a in range(self.attacks):
             if a:  # (the first strike: every track of ``i`` is still fighting)
@@ -1341,26 +1589,39 @@ class Party(Rules):
                 ok = aim_down | (upm > 0)
                 i, j, k = i[ok], j[ok], k[ok]
                 down = _get(S["cond"], i, k) != UP  # AC -6 at 0 HP (R0-11)
-            f = (i * M + j) * A + a  # (track, monster, strike) in matk and the mdmg stack
-            case = ((j * A + a) * P + k) * 2 + down
+            f = (i * M + j) * A + a  # (track, monster, strike) in matk (and the mdmg stack)
+            fj = S.fight.take(i).astype(np.intp) * M + j if multi else j  # (fight, slot)
+            case = ((fj * A + a) * P + k) * 2 + down
             mult = table.take(case * 20 + D["matk"].reshape(-1).take(f))
             hit = np.flatnonzero(mult)
             i_, k_, j_, mult = i.take(hit), k.take(hit), j.take(hit), mult.take(hit)
-            dmg = V.at("mdmg", f.take(hit), j_) * mult
-            fell = self._damage(S, code, i_, k_, j_, dmg, mult == 2, rdc.take(j_))
+            if multi:  # the damage draw of the monster's source (one a slot and dice)
+                fj_ = fj.take(hit)
+                x = L.mdmg_src.take(fj_)
+                dmg = V.at("mdmg", (i_ * len(L.mdmg_texts) + x) * A + a, x) * mult
+            else:
+                fj_ = j_
+                dmg = V.at("mdmg", f.take(hit), j_) * mult
+            fell = self._damage(S, code, i_, k_, j_, dmg, mult == 2, L.rdc.take(fj_))
             self._check_defeat(S, code, fell)
 
     def _area(self, S, D, V, code, i, j, t):
         """Monsters ``j`` on tracks ``i`` use their area effect: every conscious PC makes a
         basic Reflex save (a critical failure is a critical for the knock-out, R0-03)."""
-        P = len(self.fighters.pcs)
+        P = self.n_pcs
+        L = _lineups(self)
         S["area"][i, j] -= 1
-        sdc = _static(self).m_sdc
         table = _rolls(self, S.pens).pc_save
-        base = V("marea", i, j)
         block = 0
+        fj = j
+        if L.F > 1:  # the track's lineup; its monster's source of area dice
+            fj = S.fight.take(i).astype(np.intp) * L.M + j
+            block = fj * P - j * P
+            base = V("marea", i, L.marea_src.take(fj))
+        else:
+            base = V("marea", i, j)
         if len(S.pens) > 1:  # the track's check penalty (P-10)
-            block = S.pen_i.take(i).astype(np.intp) * (len(self.fighters.monsters) * P)
+            block = block + S.pen_i.take(i).astype(np.intp) * (L.F * L.M * P)
         hits = []  # (tracks, PC, damage, critical failure) of each PC: one _damage call
         for k in range(P):
             mult = table.take((block + j * P + k) * 20 + _get(D["psave"], i, j, k))
@@ -1369,7 +1630,8 @@ class Party(Rules):
             hits.append((hit, np.full(len(hit), k), dmg.take(hit), mult.take(hit) == 4))
         hit, kk, dmg, crit = (np.concatenate(x) for x in zip(*hits))
         jj = j.take(hit)  # (the PCs of one track are hit independently: any order is the same)
-        self._damage(S, code, i.take(hit), kk, jj, dmg, crit, sdc.take(jj), distinct=False)
+        sdc = L.sdc.take(fj.take(hit) if L.F > 1 else jj)
+        self._damage(S, code, i.take(hit), kk, jj, dmg, crit, sdc, distinct=False)
         self._check_defeat(S, code, i)
 
     def _damage(self, S, code, i, k, j, dmg, crit, src_dc, distinct=True) -> np.ndarray:
@@ -1492,6 +1754,14 @@ class Party(Rules):
             S.hp_max.reshape(-1).take(f),
         )
         self._kill_at(S, code, f[died])
+
+
+@lru_cache(maxsize=256)
+def _lineup_rules(rules: Party) -> tuple[Party, ...]:
+    if not rules.lineups:
+        return (rules,)
+    base = dataclasses.replace(rules, lineups=())
+    return tuple(dataclasses.replace(base, **dict(items)) for items in rules.lineups)
 
 
 @lru_cache(maxsize=256)

@@ -34,11 +34,14 @@ __all__ = ["DUEL_MAX_STATES", "duel_initial", "duel_states", "duel_step", "duel_
 #: Duels with more possible states than this are refused (the Monte Carlo answers them).
 DUEL_MAX_STATES = 20_000
 
+
 def duel_supported(r) -> bool:
-    """Whether ``r`` is an exact duel: one non-healing PC, one monster, seed 000 / pf2e-core."""
+    """Whether ``r`` is an exact duel: one non-healing PC, one monster, seed 000 / pf2e-core,
+    one lineup."""
     F = r.fighters
     return (
-        len(F.pcs) == 1
+        r.n_fights == 1
+        and len(F.pcs) == 1
         and F.pcs[0].heal is None
         and len(F.monsters) == 1
         and r.seed000

@@ -20,7 +20,9 @@ The track (a dict, see :func:`new_track`):
 - ``mhp`` (each monster's HP), ``area_left`` (its area effects left, AP-10);
 - ``order``: the acting order, ``("pc", k)`` / ``("monster", j)``, first to act first
   (P-01, AP-1); a knock-out moves the PC in it during the round (R0-03, AP-2);
-- ``check_penalty`` (P-10), ``given`` (it began from a start), ``phase`` (``fight``,
+- ``check_penalty`` (P-10), ``given`` (it began from a start), ``fight`` (its lineup:
+  the monsters are ``r.lineup_rules[fight]``'s; the draws of a monster's dice are named by
+  :meth:`~simkit.models.party.Party.monster_draw`), ``phase`` (``fight``,
   ``won``, ``fled``), ``outcome``;
 - the marks: ``deaths``, ``knockouts``, ``rounds``, ``dead_mask``, ``hero_spent``,
   ``heals_spent``; ``deaths`` by cause: ``deaths_in_fight`` (a death while the fight is
@@ -82,11 +84,14 @@ def new_track(r: Party, init_rolls, start: dict | None = None) -> dict:
     start : dict, optional
         This track's starting values: per PC lists ``hp``, ``hp_max``, ``hero``,
         ``slots``, ``heals``, ``pp``, ``wounded`` (ints) and ``dead`` (bools), and
-        ``check_penalty`` (int, P-10). A dead PC stays dead (R0-15); an alive PC at 0 HP
-        starts stable; ``r.hp`` does not apply. None: every PC at its role's numbers,
-        ``r.hero_points``, unwounded, alive, ``r.check_penalty``.
+        ``check_penalty`` (int, P-10), and optionally ``fight`` (int: the track's lineup,
+        an index into ``r.lineup_rules``; default 0). A dead PC stays dead (R0-15); an
+        alive PC at 0 HP starts stable; ``r.hp`` does not apply. None: every PC at its
+        role's numbers, ``r.hero_points``, unwounded, alive, ``r.check_penalty``, fight 0.
     """
-    F = r.fighters
+    fight = 0 if start is None else int(start.get("fight", 0))
+    lu = r.lineup_rules[fight]  # the rules of this track's lineup (its monsters)
+    F = lu.fighters
     P, M = len(F.pcs), len(F.monsters)
     if start is None:
         start = {
@@ -131,10 +136,11 @@ def new_track(r: Party, init_rolls, start: dict | None = None) -> dict:
     return {
         "pcs": pcs_,
         "mhp": [mo.hp for mo in F.monsters],
-        "area_left": list(r.area_uses_of),
+        "area_left": list(lu.area_uses_of),
         "order": order,
         "check_penalty": pen,
         "given": given,
+        "fight": fight,
         "phase": FIGHT if M else WON,
         "outcome": None,
         "deaths": 0,
@@ -166,13 +172,14 @@ def ref_init(r: Party, tr: dict):
     convention of the step count, no rule's: the outcome is the same).
     """
     T = _Fight(r, tr, {})
+    lu = r.lineup_rules[tr["fight"]]
     knocked = not tr["given"] and r.hp == 0
     if not tr["given"] and r.hp is not None:
         for pc in tr["pcs"]:
             pc["hp"] = min(pc["hp"], r.hp)
         if knocked:
             for k in range(len(tr["pcs"])):
-                T.knock_out(k, crit=False, dc=r.start_dc, by=None, start=r.start_dying)
+                T.knock_out(k, crit=False, dc=lu.start_dc, by=None, start=r.start_dying)
             tr["knockouts"] = 0
     T.check_defeat()
     if tr["outcome"] is None and tr["phase"] == WON:
@@ -206,7 +213,8 @@ class _Fight:
 
     def __init__(self, r: Party, tr: dict, d: dict):
         self.r, self.tr, self.d = r, tr, d
-        self.F = r.fighters
+        self.lu = r.lineup_rules[tr["fight"]]  # the track's lineup (its rules)
+        self.F = self.lu.fighters
         self.opts = r.dying_options
         self.pen = tr["check_penalty"]
 
@@ -501,7 +509,7 @@ class _Fight:
         the monster's spell DC; the PCs it knocks out fall in the party's order (AP-2)."""
         mo = self.F.monsters[j]
         self.tr["area_left"][j] -= 1
-        base = dice_value(mo.area, self.d[f"marea{j}"])
+        base = dice_value(mo.area, self.d[self.r.monster_draw("marea", self.tr["fight"], j)])
         for k in self.party(UP):
             bonus = self.F.pcs[k].reflex + self.pen
             deg = degree(int(self.d["psave"][j][k]), bonus, mo.spell_dc)
@@ -538,7 +546,7 @@ class _Fight:
         if (
             r.area_on
             and self.tr["area_left"][j] > 0
-            and _happens(self.d["area_u"][j], r.area_chance_of[j])
+            and _happens(self.d["area_u"][j], self.lu.area_chance_of[j])
         ):
             self.area_effect(j)
             return
@@ -549,8 +557,9 @@ class _Fight:
             if k is None:
                 continue
             ac = strike_ac(self.F.pcs[k].ac, self.pc(k)["cond"] != UP)
-            deg = degree(int(self.d["matk"][j][a]), mo.attack - map_penalty(r.map, a), ac)
-            dmg = strike_damage(deg, dice_value(mo.damage, self.d[f"mdmg{j}"][a]))
+            deg = degree(int(self.d["matk"][j][a]), mo.attack - map_penalty(self.lu.map, a), ac)
+            dice = self.d[r.monster_draw("mdmg", self.tr["fight"], j)][a]
+            dmg = strike_damage(deg, dice_value(mo.damage, dice))
             if dmg > 0:
                 self.take_damage(k, dmg, crit=deg == CRIT_SUCCESS, dc=mo.recovery_dc, by=j)
                 self.check_defeat()
