@@ -29,12 +29,15 @@ Exact side (used by :func:`simkit.solve`), for Markov models
 from __future__ import annotations
 
 import dataclasses
+import html
+import weakref
 from typing import Any, ClassVar
 
 import numpy as np
 
 from simkit.core.ambiguity import Ambiguity
-from simkit.core.params import ParamError, check_value, spec, take_declarations
+from simkit.core.names import unknown
+from simkit.core.params import ParamError, allowed, check_value, spec, take_declarations
 
 __all__ = ["Rules", "ParamError"]
 
@@ -80,9 +83,18 @@ class Rules:
     #: Name of the parameter holding the horizon.
     horizon_param: ClassVar[str] = "max_rounds"
 
+    def __new__(cls, *args: Any, **kwargs: Any):
+        # an unknown keyword is a ParamError naming the near parameter (the dataclass
+        # __init__ would raise a bare TypeError "unexpected keyword argument")
+        if kwargs and not kwargs.keys() <= _init_names(cls):
+            raise ParamError(_unknown_param(cls, kwargs))
+        return object.__new__(cls)
+
     def __init_subclass__(cls) -> None:
         # (no zero-argument super() in a slotted dataclass: its class cell is stale)
         take_declarations(cls)  # a composite model's stage parameters (params_from)
+        if "__repr__" not in cls.__dict__:  # the short repr, not the dataclass's own
+            cls.__repr__ = _short_repr  # type: ignore[method-assign]
 
     def __post_init__(self) -> None:
         for fname, meta in spec(type(self)).items():
@@ -142,26 +154,125 @@ class Rules:
 
     def replace(self, **changes) -> Rules:
         """A new rules object with some parameters changed (validated)."""
-        unknown = set(changes) - set(spec(type(self)))
-        if unknown:
-            raise ParamError(
-                f"unknown parameter {sorted(unknown)[0]!r} for model {self.name!r}; "
-                f"known: {', '.join(spec(type(self)))}"
-            )
+        if not changes.keys() <= spec(type(self)).keys():
+            raise ParamError(_unknown_param(type(self), changes))
         return dataclasses.replace(self, **changes)
 
     @classmethod
     def from_params(cls, **params) -> Rules:
         """Build from keyword parameters, rejecting unknown names clearly."""
-        known = spec(cls)
-        unknown = set(params) - set(known)
-        if unknown:
-            raise ParamError(
-                f"unknown parameter {sorted(unknown)[0]!r} for model {cls.name!r}; "
-                f"known: {', '.join(known)}"
-            )
+        if not params.keys() <= spec(cls).keys():
+            raise ParamError(_unknown_param(cls, params))
         return cls(**params)
+
+    def __repr__(self) -> str:
+        return _short_repr(self)
+
+    def _repr_html_(self) -> str:
+        """The parameters as a table (Jupyter): parameter, value, default, allowed, unit,
+        rule id, meaning; the values that differ from their defaults in bold."""
+        return _params_html(self)
 
     @property
     def all_outcomes(self) -> tuple[str, ...]:
         return tuple(self.outcomes) + ("unresolved",)
+
+
+#: init-argument names of each class, with the fields they were read from.
+_INIT_NAMES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _init_names(cls: type) -> frozenset[str]:
+    """The keyword arguments the dataclass ``__init__`` of ``cls`` takes (cached)."""
+    fields = getattr(cls, "__dataclass_fields__", None)
+    hit = _INIT_NAMES.get(cls)
+    if hit is not None and hit[0] is fields:
+        return hit[1]
+    names = frozenset(f.name for f in dataclasses.fields(cls) if f.init) if fields else frozenset()
+    _INIT_NAMES[cls] = (fields, names)
+    return names
+
+
+def _unknown_param(cls: type, given) -> str:
+    """One line naming the first unknown keyword of ``given``, the near parameter and the
+    model's parameters."""
+    known = list(spec(cls)) or sorted(_init_names(cls))
+    bad = next(k for k in given if k not in known)
+    model = getattr(cls, "name", "")
+    where = f"for model {model!r}" if model else f"for {cls.__name__}"
+    return unknown("parameter", bad, known, where=where)
+
+
+def _is_default(rules: Rules, f: dataclasses.Field) -> bool:
+    """Whether the field's value is its declared default (as validated: ``"2d8+4"``
+    and its normal form are one value)."""
+    if f.default is dataclasses.MISSING:
+        return False
+    value = getattr(rules, f.name)
+    default = f.default
+    if "kind" in f.metadata and default is not None:
+        try:
+            default = check_value(f.name, dict(f.metadata), default)
+        except ParamError:
+            return False
+    try:
+        return bool(type(value) is type(default) and value == default)
+    except Exception:  # a value without a plain truth (an array): show it
+        return False
+
+
+def _short_repr(rules: Rules) -> str:
+    """``Dying(save_bonus=3)``: the class and the parameters that differ from their
+    defaults (``Dying()`` for the defaults); ``eval`` gives an equal object back."""
+    parts = [
+        f"{f.name}={getattr(rules, f.name)!r}"
+        for f in dataclasses.fields(rules)
+        if f.repr and not _is_default(rules, f)
+    ]
+    return f"{type(rules).__qualname__}({', '.join(parts)})"
+
+
+def _params_html(rules: Rules) -> str:
+    """An HTML table of ``rules``' declared parameters (see ``Rules._repr_html_``)."""
+    e = html.escape
+    fields = {f.name: f for f in dataclasses.fields(rules)}
+    rows = []
+    changed = 0
+    for name, meta in spec(type(rules)).items():
+        differs = not _is_default(rules, fields[name])
+        changed += differs
+        value = getattr(rules, name)
+        cells = [
+            name,
+            "none" if value is None else str(value),
+            "none" if meta["default"] is None else str(meta["default"]),
+            allowed(meta),
+            meta["unit"],
+            meta["rule"],
+            meta["help"],
+        ]
+        # a changed parameter's name and value in bold
+        tds = "".join(
+            f"<td><b>{e(c)}</b></td>" if differs and j < 2 else f"<td>{e(c)}</td>"
+            for j, c in enumerate(cells)
+        )
+        rows.append(f"<tr>{tds}</tr>")
+    head = "".join(
+        f"<th>{c}</th>"
+        for c in ("parameter", "value", "default", "allowed", "unit", "rule", "meaning")
+    )
+    outcomes = ", ".join(rules.all_outcomes)
+    title = (
+        f"<strong>{e(type(rules).__qualname__)}</strong> (model {e(repr(rules.name))}; "
+        f"{changed} of {len(rows)} parameters changed; outcomes: {e(outcomes)}; "
+        f"one step is one {e(rules.time_unit.rstrip('s'))})"
+    )
+    style = (
+        "<style>.simkit-params td, .simkit-params th {text-align: left; padding: 2px 8px;"
+        " vertical-align: top}</style>"
+    )
+    table = (
+        f'<table class="simkit-params" border="0"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
+    return f"{style}<div>{title}{table}</div>"

@@ -24,6 +24,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+from simkit.core.names import suggest, unknown
 from simkit.core.numbers import ascii_int, ascii_number
 
 __all__ = [
@@ -94,7 +95,11 @@ def same_as(rules_cls, name: str, **changes):
 
     Same metadata (kind, range, rule id, help); ``default=`` may be changed.
     """
-    f = rules_cls.__dataclass_fields__[name]
+    f = rules_cls.__dataclass_fields__.get(name)
+    if f is None:
+        raise TypeError(
+            unknown("parameter", name, spec(rules_cls), where=f"of {rules_cls.__name__}")
+        )
     return dataclasses.field(default=changes.get("default", f.default), metadata=f.metadata)
 
 
@@ -132,10 +137,11 @@ def take_declarations(cls: type) -> None:
             default = defaults.get(name, f.default)
             setattr(cls, name, dataclasses.field(default=default, metadata=f.metadata))
             taken[name] = f.type if isinstance(f.type, str) else "object"
-    unknown = set(defaults) - set(taken) - set(own)
-    if unknown:
+    extra = [k for k in defaults if k not in taken and k not in own]
+    if extra:
         raise TypeError(
-            f"{cls.__name__}.param_defaults names no taken parameter: {sorted(unknown)}"
+            f"{cls.__name__}.param_defaults: "
+            + unknown("parameter", extra[0], taken, where="among the taken parameters")
         )
     # the stages' parameters first, in their order, then the class's own
     cls.__annotations__ = {**taken, **own}
@@ -238,7 +244,10 @@ def check_value(name: str, meta: dict, value: Any) -> Any:
     given = value  # as the caller wrote it (the message shows it, not a conversion)
 
     def bad():
-        return ParamError(f"{name}={shown(given)} is not allowed: {name} must be {allowed(meta)}")
+        return ParamError(
+            f"{name}={shown(given)} is not allowed: {name} must be {allowed(meta)}"
+            + _near(meta, given)
+        )
 
     if value is None:
         if meta["optional"]:
@@ -304,6 +313,13 @@ def check_value(name: str, meta: dict, value: Any) -> Any:
     return value
 
 
+def _near(meta: dict, value: Any) -> str:
+    """`` (did you mean 'x'?)`` for a string near one of a choice's (or policy's) choices."""
+    if meta["kind"] in ("choice", "policy") and isinstance(value, str):
+        return suggest(value.strip(), meta["choices"])
+    return ""
+
+
 def parse_value(name: str, meta: dict, text: str) -> Any:
     """Parse a command-line string for parameter ``name`` (then validate it)."""
     t = text.strip()
@@ -338,7 +354,9 @@ def parse_value(name: str, meta: dict, text: str) -> Any:
         raise
     except ValueError:
         pass
-    raise ParamError(f"{name}={shown(text)} is not allowed: {name} must be {allowed(meta)}")
+    raise ParamError(
+        f"{name}={shown(text)} is not allowed: {name} must be {allowed(meta)}" + _near(meta, text)
+    )
 
 
 def numpydoc_parameters(rules_cls) -> str:
