@@ -7,6 +7,8 @@ strings; a bad value raises :class:`simkit.core.params.ParamError` naming the ar
 - :func:`hp_after_rest`, :func:`days_to_full_hp`, :func:`rest_table`: HP regained by a
   night's rest (8 h: 1 HP per level) or 24 h in bed (2 HP per level), never above the
   maximum (R1-10). One rest period per day.
+- :func:`pp_after_rest`: perseverance points after a rest within an adventuring day
+  (A1-7: back in full after a night's rest, default, or never within the day).
 - :func:`recover_pe`: PE back to the maximum by spending 1 PP and resting 10 minutes,
   or after a night's rest (R1-09).
 - :func:`split_damage`: damage taken by PE first, then HP (A1-5 default ``pe_first``,
@@ -35,6 +37,8 @@ __all__ = [
     "days_to_full_hp",
     "rest_table",
     "recover_pe",
+    "PP_BACK",
+    "pp_after_rest",
     "split_damage",
     "ability_modifier",
     "modifier_loss",
@@ -170,6 +174,23 @@ def recover_pe(pe, pe_max, pp, method: str = "pp"):
                 _out(pp.copy()),
                 _out(np.full(pe.shape, 60 * REST_HOURS["night"])),
             )
+
+
+# -- PP within a day (A1-7) -------------------------------------------------------------------
+#: A1-7: how perseverance points come back within an adventuring day (the seed does not
+#: say): in full after a night's rest (``night``, default) or not at all (``never``).
+PP_BACK = ("night", "never")
+
+
+def pp_after_rest(pp, pp_max, rest: str, reading: str = "night"):
+    """PP after a rest (A1-7): ``rest`` is ``short`` (10 minutes: none back), ``night`` or
+    ``bed`` (back to ``pp_max`` under ``reading="night"``, unchanged under ``"never"``)."""
+    pp, pp_max = _ints("pp", pp, 0), _ints("pp_max", pp_max, 0)
+    rest = _choice("rest", rest, ("short",) + tuple(REST_HOURS))
+    reading = _choice("reading", reading, PP_BACK)
+    if rest == "short" or reading == "never":
+        return _out(np.broadcast_arrays(pp, pp_max)[0].copy())
+    return _out(np.maximum(*np.broadcast_arrays(pp, pp_max)))
 
 
 # -- damage (A1-5) ---------------------------------------------------------------------------
