@@ -7,6 +7,8 @@ import pandas as pd
 
 __all__ = [
     "CAUSES",
+    "QUICK_LEVELS",
+    "QUICK_N",
     "THREAT_LEVELS",
     "changes_text",
     "level_changes",
@@ -19,6 +21,10 @@ __all__ = [
 #: Party levels of the standard ``party_threat_by_level`` report: every one, so that a
 #: jump between two levels shows (and :func:`level_changes` says why).
 THREAT_LEVELS = tuple(range(1, 21))
+#: The levels of a quick look (fewer than :data:`QUICK_N` encounters a point: a test's
+#: report, where a point costs its fixed ~0.3 s whatever n).
+QUICK_LEVELS = (1, 3, 5, 7, 10, 13, 16, 20)
+QUICK_N = 2_000
 
 #: The party's deaths by cause (means of the ``deaths_<cause>`` marks), in stacking order.
 CAUSES = (
@@ -267,7 +273,7 @@ def changes_text(changes: pd.DataFrame, width: int = 58, most: int = 4) -> list[
 def threat_by_level(
     n: int = 20_000,
     rng: int = 0,
-    levels=THREAT_LEVELS,
+    levels=None,
     threats=("trivial", "low", "moderate", "severe", "extreme"),
     rules=("seed000", "pf2e-core", "seed001"),
     **sweep_options,
@@ -275,8 +281,10 @@ def threat_by_level(
     """P(a PC dies), P(defeat) and deaths by cause of the default party by threat x
     level x rules.
 
-    A sweep (:func:`simkit.sweep`) of the ``party`` model over ``threat``, ``level`` (every
-    one, 1..20, by default) and ``rules``: each point's outcome rows, then its events
+    A sweep (:func:`simkit.sweep`) of the ``party`` model over ``threat``, ``level`` and
+    ``rules`` (``levels`` None: every level 1..20, :data:`THREAT_LEVELS`; with fewer
+    than :data:`QUICK_N` encounters a point, a quick look, :data:`QUICK_LEVELS`): each
+    point's outcome rows, then its events
     (``any_death``, ``tpk``, ``death:<pc>``, ``death_<cause>``... over every track) and
     means (``expected_deaths`` and by cause, ``rounds``..., in the ``mean`` column).
     ``df.attrs["changes"]`` is :func:`level_changes` at the same levels (why the odds
@@ -284,6 +292,8 @@ def threat_by_level(
     """
     from simkit.analysis.sweep import sweep
 
+    if levels is None:
+        levels = THREAT_LEVELS if n >= QUICK_N else QUICK_LEVELS
     grid = {"rules": list(rules), "threat": list(threats), "level": list(levels)}
     df = sweep("party", grid, n=n, rng=rng, **sweep_options)
     df.attrs["changes"] = level_changes(levels=levels)
