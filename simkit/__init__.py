@@ -23,6 +23,7 @@ rule written once), :mod:`simkit.models`, :mod:`simkit.analysis` (sweeps, compar
 calibrate, reports, plots), :mod:`simkit.cli`.
 """
 
+import functools
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
@@ -60,12 +61,58 @@ _HOMES = {
 }
 
 
+#: public functions whose first argument is a model: here they also take a model's name
+#: (``simkit.simulate("dying", 1000)``) or its class (``simkit.solve(simkit.Dying)``).
+#: ``sweep`` and ``compare`` take both already.
+_TAKE_A_MODEL = ("simulate", "solve", "calibrate", "sensitivity")
+
+
+def _as_model(model: Any) -> Any:
+    """A model's rules from rules, a rules class (its defaults) or a registered name."""
+    from simkit.core.model import Rules
+
+    if isinstance(model, Rules):
+        return model
+    if isinstance(model, str):
+        from simkit.models import make_model
+
+        return make_model(model)
+    if isinstance(model, type) and issubclass(model, Rules):
+        return model()
+    from simkit.core.params import ParamError, shown
+
+    raise ParamError(
+        "model must be a model's rules (e.g. simkit.Dying()), a rules class or a model name "
+        f"(simkit.REGISTRY), got {shown(model)}"
+    )
+
+
+def _taking_names(fn: Any) -> Any:
+    """``fn`` with its first argument (``model``) resolved by :func:`_as_model`."""
+
+    @functools.wraps(fn)
+    def wrapper(model: Any, *args: Any, **kwargs: Any) -> Any:
+        return fn(_as_model(model), *args, **kwargs)
+
+    doc = fn.__doc__ or ""
+    for was in ("    model : Rules or str\n", "    model : Rules\n"):
+        if was in doc:
+            doc = doc.replace(was, "    model : Rules, Rules class or str (a model name)\n", 1)
+            break
+    wrapper.__doc__ = doc
+    return wrapper
+
+
 def __getattr__(name: str) -> Any:
     """Import a public name on first use (PEP 562): ``import simkit`` stays light."""
     home = _HOMES.get(name)
     if home is None:
-        raise AttributeError(f"module 'simkit' has no attribute {name!r}")
+        from simkit.core.names import suggest
+
+        raise AttributeError(f"module 'simkit' has no attribute {name!r}{suggest(name, _HOMES)}")
     value = getattr(import_module(home), name)
+    if name in _TAKE_A_MODEL:
+        value = _taking_names(value)
     globals()[name] = value
     return value
 

@@ -1,0 +1,201 @@
+"""A Python API that helps (issue 22 item 6): near-name suggestions, model names wherever a
+model is, short reprs and HTML tables of a model's parameters.
+
+Exact checks only (no statistics): every test runs in well under a second.
+"""
+
+from __future__ import annotations
+
+import html
+
+import pytest
+
+import simkit
+from simkit.core.params import ParamError, parse_value, spec
+from simkit.models import REGISTRY, Dying, make_model
+from simkit.rules.pf2e import pcs
+
+# -- the helper -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "written, choices, meant",
+    [
+        ("leve", ("level", "level_diff", "monster_level"), "level"),
+        ("rouge", tuple(pcs.ROLES), "rogue"),
+        ("wizzard", tuple(pcs.ROLES), "wizard"),
+        ("save_bonu", tuple(spec(Dying)), "save_bonus"),
+        ("Save-Bonus", tuple(spec(Dying)), "save_bonus"),  # case and dash folded
+    ],
+)
+def test_suggest_names_the_near_choice(written, choices, meant):
+    from simkit.core.names import suggest
+
+    assert suggest(written, choices) == f" (did you mean {meant!r}?)"
+
+
+@pytest.mark.parametrize("written", ["zzzz", "rogue", "", None, 3])
+def test_suggest_nothing_when_nothing_is_near(written):
+    from simkit.core.names import suggest
+
+    # far names, an exact match, and non-strings suggest nothing
+    assert suggest(written, tuple(pcs.ROLES)) == ""
+
+
+def test_unknown_lists_what_exists():
+    from simkit.core.names import unknown
+
+    msg = unknown("role", "rouge", pcs.ROLES)
+    assert msg == ("unknown role 'rouge' (did you mean 'rogue'?); known: " + ", ".join(pcs.ROLES))
+    assert unknown("x", "a", (), where="in nothing") == "unknown x 'a' in nothing; known: (none)"
+
+
+# -- unknown parameters -----------------------------------------------------------------
+
+
+def _one_line_listing(msg: str, names) -> None:
+    assert "\n" not in msg
+    assert msg.endswith("known: " + ", ".join(names))
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: Dying(save_bonu=3),  # the dataclass __init__ (a bare TypeError before)
+        lambda: Dying().replace(save_bonu=3),
+        lambda: Dying.from_params(save_bonu=3),
+        lambda: make_model("dying", save_bonu=3),
+    ],
+    ids=["constructor", "replace", "from_params", "make_model"],
+)
+def test_unknown_parameter_suggests_and_lists(build):
+    with pytest.raises(ParamError) as err:
+        build()
+    msg = str(err.value)
+    assert msg.startswith("unknown parameter 'save_bonu' for model 'dying'")
+    assert "(did you mean 'save_bonus'?)" in msg
+    _one_line_listing(msg, spec(Dying))
+
+
+def test_constructor_refuses_a_class_attribute_as_a_keyword():
+    # 'name' is a ClassVar, not a parameter: refused like any unknown name, listing them
+    with pytest.raises(ParamError, match="unknown parameter 'name' for model 'dying'"):
+        Dying(name="x")
+
+
+def test_every_model_refuses_an_unknown_keyword_with_its_parameters():
+    for cls in REGISTRY.values():
+        with pytest.raises(ParamError) as err:
+            cls(no_such_parameter=1)
+        _one_line_listing(str(err.value), spec(cls))
+
+
+# -- unknown choice values --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "param, value, meant",
+    [
+        ("check", "flt", "flat"),  # a choice
+        ("hero_policy", "at_deth", "at_death"),  # a policy (choices or an integer)
+        ("on_damage", "Increment", "increment"),
+    ],
+)
+def test_unknown_choice_suggests_the_near_one(param, value, meant):
+    with pytest.raises(ParamError) as err:
+        Dying(**{param: value})
+    msg = str(err.value)
+    assert msg.startswith(f"{param}={value!r} is not allowed: {param} must be one of ")
+    assert msg.endswith(f" (did you mean {meant!r}?)")
+    # the command line's parser says the same
+    with pytest.raises(ParamError, match=rf"\(did you mean {meant!r}\?\)$"):
+        parse_value(param, spec(Dying)[param], value)
+
+
+def test_far_choice_suggests_nothing():
+    with pytest.raises(ParamError) as err:
+        Dying(check="zzzzzz")
+    assert "did you mean" not in str(err.value)
+
+
+# -- model names wherever a model is ----------------------------------------------------
+
+
+def test_simulate_takes_a_model_name_or_class():
+    by_rules = simkit.simulate(Dying(), 2_000, rng=7)
+    for model in ("dying", Dying):
+        res = simkit.simulate(model, 2_000, rng=7)
+        assert res.counts == by_rules.counts
+        assert res.model == Dying()
+
+
+def test_solve_calibrate_sensitivity_take_a_name_or_class():
+    dead = simkit.solve(Dying())["dead"]
+    assert simkit.solve("dying")["dead"] == dead
+    assert simkit.solve(Dying)["dead"] == dead
+    # calibrate took names already; a class now too, with the same answer
+    by_class = simkit.calibrate(Dying, "10%", "dc", lo=14, hi=20)
+    assert by_class.value == simkit.calibrate("dying", "10%", "dc", lo=14, hi=20).value == 17
+    a = simkit.sensitivity(Dying, params=["dc"])
+    b = simkit.sensitivity("dying", params=["dc"])
+    assert a.equals(b)
+
+
+@pytest.mark.parametrize("bad", [42, None, object])
+def test_simulate_refuses_what_is_not_a_model_in_one_line(bad):
+    with pytest.raises(ParamError, match="^model must be a model's rules .* got "):
+        simkit.simulate(bad, 10)
+
+
+def test_top_level_attribute_suggests_the_near_name():
+    with pytest.raises(AttributeError, match=r"'simulat' \(did you mean 'simulate'\?\)"):
+        simkit.simulat  # noqa: B018
+
+
+# -- reprs ------------------------------------------------------------------------------
+
+
+def test_repr_is_short_and_names_only_the_changes():
+    assert repr(Dying()) == "Dying()"
+    m = Dying(save_bonus=3, check="flat", hit_damage="2d8+4")  # hit_damage is the default
+    assert repr(m) == "Dying(save_bonus=3, check='flat')"
+    assert eval(repr(m), {"Dying": Dying}) == m
+
+
+def test_every_model_repr_is_its_class_at_the_defaults():
+    for cls in REGISTRY.values():
+        m = cls()
+        assert repr(m) == f"{cls.__qualname__}()"
+        first = next(iter(spec(cls)))
+        # a changed parameter shows up (the default's value, changed to another allowed)
+        changed = _another_value(spec(cls)[first])
+        if changed is not None:
+            assert repr(m.replace(**{first: changed})).startswith(f"{cls.__qualname__}({first}=")
+
+
+def _another_value(meta):
+    kind, d = meta["kind"], meta["default"]
+    if kind == "bool":
+        return not d
+    if kind == "int" and isinstance(d, int):
+        return d + 1 if meta["hi"] is None or d + 1 <= meta["hi"] else d - 1
+    if kind == "choice":
+        return next(c for c in meta["choices"] if c != d)
+    return None
+
+
+def test_repr_html_has_every_parameter_with_value_default_allowed_and_help():
+    for cls in REGISTRY.values():
+        page = cls()._repr_html_()
+        for name, meta in spec(cls).items():
+            assert f"<td>{html.escape(name)}</td>" in page, (cls.name, name)
+            assert html.escape(meta["help"]) in page, (cls.name, name)
+        for col in ("parameter", "value", "default", "allowed", "meaning"):
+            assert f"<th>{col}</th>" in page
+
+
+def test_repr_html_marks_the_changed_values():
+    page = Dying(save_bonus=3)._repr_html_()
+    assert "<td><b>save_bonus</b></td><td><b>3</b></td><td>11</td>" in page
+    assert "<td>check</td><td>save</td><td>save</td><td>one of save, flat</td>" in page
+    assert f"1 of {len(spec(Dying))} parameters changed" in page
