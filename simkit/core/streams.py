@@ -101,10 +101,9 @@ class BlockRng:
         if self.positional:
             self._bases = [g.bit_generator.state for g in self._gens]
             self._call = 0
-            # (n_active,) intp: each active track's position within its stream
-            self._pos = np.concatenate(
-                [np.arange(int(c), dtype=np.intp) for c in counts] or [np.empty(0, np.intp)]
-            )
+            # (n_active,) intp: each active track's position within its stream; None while
+            # no track has left (position = index within the stream's rows)
+            self._pos: np.ndarray | None = None
         self._set_counts(counts)
 
     def _set_counts(self, counts: np.ndarray) -> None:
@@ -136,7 +135,8 @@ class BlockRng:
             bg.state = base
             if call:
                 bg.advance(call * CALL_STRIDE)
-            out.append((g, self._pos[pos : pos + c]))
+            p = _identity(c) if self._pos is None else self._pos[pos : pos + c]
+            out.append((g, p))
             pos += c
         return out
 
@@ -219,9 +219,25 @@ class BlockRng:
     def compact(self, kept: np.ndarray) -> None:
         """Keep only the tracks at positions ``kept`` (sorted indices into the active set)."""
         bounds = np.concatenate(([0], np.cumsum(self._counts)))
+        counts = np.diff(np.searchsorted(kept, bounds)).astype(np.int64)
         if self.positional:
-            self._pos = self._pos[kept]
-        self._set_counts(np.diff(np.searchsorted(kept, bounds)).astype(np.int64))
+            if self._pos is None:  # index within the block minus its stream's first index
+                self._pos = kept - np.repeat(bounds[:-1], counts)
+            else:
+                self._pos = self._pos[kept]
+        self._set_counts(counts)
+
+
+_IDENTITY: list[np.ndarray] = []
+
+
+def _identity(c: int) -> np.ndarray:
+    """``arange(c)`` (intp), a read-only slice of one array kept for the stream size."""
+    if not _IDENTITY or len(_IDENTITY[0]) < c:
+        ident = np.arange(max(c, STREAM_SIZE), dtype=np.intp)
+        ident.setflags(write=False)
+        _IDENTITY[:] = [ident]
+    return _IDENTITY[0][:c]
 
 
 def _words(gen: np.random.Generator, count: int) -> np.ndarray:
