@@ -113,6 +113,12 @@ MODEL_IMPORTS_ALLOWED = {
         "simkit.models.downed",
     },
     "simkit.models.encounter": {"simkit.models.downed"},
+    # the day composes the party's fights (its state, its kernel) over a plan
+    "simkit.models.day": {
+        "simkit.models.party",
+        "simkit.models.fight_state",
+        "simkit.models.day_plan",
+    },
     "simkit.models.party_ref": {"simkit.models.party", "simkit.models.fight_state"},
     "simkit.models.encounter_ref": {"simkit.models.encounter"},
     "simkit.models.presets": {"simkit.models"},

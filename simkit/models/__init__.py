@@ -26,6 +26,7 @@ _MODULES = [
     ("fall", "FallPerseverance"),
     ("encounter", "Encounter"),
     ("party", "Party"),
+    ("day", "Day"),
     ("dnd", "DnD5e"),
     ("dnd", "DnD4e"),
 ]

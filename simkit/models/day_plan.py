@@ -231,14 +231,14 @@ def parse_plan(text) -> tuple[Step, ...]:
         if not isinstance(text, str):
             raise ValueError(f"plan must be a comma list of steps, got {text!r}")
         parts = _split(text)
-        steps = []
+        found: list[Step] = []
         for i, raw in enumerate(parts, 1):
             if not raw.strip():
                 if len(parts) == 1:
                     break
                 raise ValueError(f"plan step {i} is empty: a step is {ALLOWED}")
-            steps.append(_step(raw, f"plan step {i} ({raw.strip()!r})"))
-        steps = tuple(steps)
+            found.append(_step(raw, f"plan step {i} ({raw.strip()!r})"))
+        steps = tuple(found)
     if not steps:
         raise ValueError(f"the plan is empty: give 1 to {MAX_STEPS} steps, each {ALLOWED}")
     if len(steps) > MAX_STEPS:

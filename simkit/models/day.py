@@ -1,0 +1,618 @@
+"""An adventuring day: the party carried through a plan of fights, rests, the road and falls.
+
+One track is one party's day (or journey); one step is one step of the ``plan``
+(:mod:`simkit.models.day_plan`). The party is the ``party`` model's (its parameters are
+taken with ``params_from``: one declaration each); what carries from step to step is the
+fight state :class:`~simkit.models.fight_state.FightStart` (per PC: HP, hero points,
+slots, heals, PP, wounded, the dead; per track the check penalty), plus per track the
+fatigue counters of seed 004 and per PC the hour of Treat Wounds immunity.
+
+The steps, over every track of a block still going:
+
+- **a fight** runs the party kernel (:func:`simkit.core.engine.run_tracks` on the step's
+  party: the day's with the step's threat, budget or lineup) from the current state and
+  takes the end states back in track order. The first fight step runs on the party's own
+  streams (so a plan of one fight is exactly ``party`` with the same seed and ``n``),
+  later steps under ``prefix + (step,)``. A lost fight (``defeat``) or a ``retreat`` ends
+  the day; a fight still going at ``max_rounds`` ends it ``unresolved``. A party
+  exhausted by fatigue (R4-04) at a fight cannot fight: a defeat (``after_defeat``).
+- **a rest** (``rest_rules``): the seeds' (R1-09, R1-10, A1-7) or the published PF2e rest
+  (P-11 Treat Wounds in a short rest, P-12 a night), see :mod:`simkit.rules.rest` and
+  :mod:`simkit.rules.pf2e.rest`. A ``long_rest`` or ``bed_rest`` also gives back the slots
+  and heals, the hero points (``hero_refresh=long_rest``), the PP (A1-7 ``pp_back``), and
+  is a night's sleep and a meal for the fatigue counters (R4-06).
+- **the road**: ``no_sleep`` / ``no_food`` advance the fatigue counters by the rule of
+  :func:`simkit.rules.fatigue_day.fatigue_day` (its table,
+  :func:`~simkit.rules.fatigue_day.day_chain`): the penalty (R4-01..R4-03) is added to
+  every d20 the PCs roll afterwards; at -10 the party is exhausted (R4-04), and after
+  three such days without a meal dead (R4-05).
+- **a fall** (R4-07, :mod:`simkit.rules.fall`; massive damage R0-13): 10 to 12 m leaves a
+  PC at 0 HP, stable; damage to 0 HP knocks it out, and it follows the dying rules until
+  treated (the party's care after a fight, AP-7, with no monster: the downed component),
+  the recovery DC that of a creature of the party's level (R0-06).
+
+Outcomes: ``survived`` (no PC died in the day), ``survived_with_deaths``, ``defeat`` (a
+fight lost, or every PC dead), ``retreat`` (and ``unresolved``); the time axis is the
+plan step at which the day ended (the plan's length for a day lived through). Marks:
+``deaths``, ``step`` (the step reached), ``first_death`` (the step of the first death, 0
+none), ``dead_mask`` (bit ``k``: PC ``k`` died). Observations (before each step, over the
+tracks still going): the party's total ``hp``, ``hero``, ``slots``, ``heals``, ``pp``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from functools import lru_cache
+from typing import ClassVar
+
+import numpy as np
+
+from simkit.core.engine import Tally, run_tracks
+from simkit.core.model import Rules
+from simkit.core.params import ParamError, param, spec
+from simkit.core.streams import STREAM_SIZE, BlockRng, stream_generator
+from simkit.models.day_plan import (
+    BETWEEN,
+    FallStep,
+    FightStep,
+    RestStep,
+    RoadStep,
+    parse_fight,
+    parse_plan,
+    plan_text,
+    repeated_plan,
+)
+from simkit.models.fight_state import CARRIED, FightStart
+from simkit.models.party import WON, Party
+from simkit.rules import fatigue_day
+from simkit.rules.fall import BAND_DEAD, BAND_KO, DICE_WIDTH, band_draw, fall_table
+from simkit.rules.heights import parse_heights
+from simkit.rules.massive_damage import is_massive, take_damage
+from simkit.rules.pf2e import rest as pf2e_rest
+from simkit.rules.rest import PP_BACK, hp_after_rest, pp_after_rest
+
+__all__ = ["Day", "DAY_OUTCOMES"]
+
+DAY_OUTCOMES = ("survived", "survived_with_deaths", "defeat", "retreat")
+SURVIVED, WITH_DEATHS, DEFEAT, RETREAT = range(4)
+UNRESOLVED = 4  # (not an outcome: the engine counts what no outcome holds)
+#: A fight's end, as :class:`_Fight` reads it from the kernel's state.
+F_VICTORY, F_DEATHS, F_RETREAT, F_DEFEAT, F_UNRESOLVED = range(5)
+#: The party parameters a day does not take: its plan says what each fight is.
+_NOT_TAKEN = ("threat", "xp_budget", "monsters", "hp")
+#: At most this many short rests ``rest_when`` adds before one fight (an hour).
+MAX_EXTRA_RESTS = 6
+_FATIGUE_START = (0, 0, 0, -1)
+_CELLS = {
+    "no_sleep": fatigue_day.day_cell(False, rest=False, eat=True, drink=True),
+    "no_food": fatigue_day.day_cell(False, rest=True, eat=False, drink=False),
+    "rest": fatigue_day.day_cell(False, rest=True, eat=True, drink=True),
+}
+
+
+@dataclass(frozen=True, eq=False)
+class _FightEnd(FightStart):
+    """A fight's end state with how it ended (``outcome`` (n,): F_VICTORY...)."""
+
+    outcome: np.ndarray | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class _CareStart(FightStart):
+    """A start for the care after a fall: ``knocked`` (n, P) the PCs knocked out (R0-03)."""
+
+    knocked: np.ndarray | None = None
+
+
+class _Fight(Party):
+    """The party kernel, handing on how each fight ended besides its state."""
+
+    __slots__ = ()
+
+    def carry(self, state, rows):
+        base = Party.carry(self, state, rows)
+        phase = state.phase[rows]
+        down = (state.cond[rows] != 0).all(axis=1)
+        outcome = np.where(
+            phase == WON,
+            np.where(state.deaths[rows] > 0, F_DEATHS, F_VICTORY),
+            np.where(phase != 0, F_RETREAT, np.where(down, F_DEFEAT, F_UNRESOLVED)),
+        ).astype(np.int8)
+        return _FightEnd.trusted(**{n: getattr(base, n) for n in _FIELDS}, outcome=outcome)
+
+
+class _Care(_Fight):
+    """The care of PCs knocked out outside a fight (AP-7 with no monster): the fight's
+    monsters are gone before round 1, the knocked-out PCs dying (R0-03) or agonising."""
+
+    __slots__ = ()
+
+    def init(self, n, rng, start=None):
+        assert isinstance(start, _CareStart)
+        down0 = ~start.dead & (start.hp == 0)
+        lifted = {n_: getattr(start, n_) for n_ in _FIELDS}
+        lifted["hp"] = np.where(down0 | start.knocked, 1, start.hp).astype(np.int32)
+        lifted["hp_max"] = np.maximum(start.hp_max, 1)
+        S, code = Party.init(self, n, rng, FightStart.trusted(**lifted))
+        S.mhp[:] = 0
+        S.mleft[:] = 0
+        S.phase[:] = WON
+        S.hp[down0 | start.knocked] = 0
+        S.cond[down0 & ~start.knocked] = 2  # STABLE (a PC alive at 0 HP starts stable)
+        code = np.where(start.knocked.any(axis=1), -1, F_VICTORY).astype(np.int8)
+        i, k = np.nonzero(start.knocked)
+        self._knockout(
+            S,
+            code,
+            i,
+            k,
+            np.zeros(len(i), dtype=bool),
+            np.full(len(i), self.start_dc, dtype=np.int16),
+            None,
+            move=False,
+            start=self.start_dying,
+        )
+        S.knockouts[:] = 0
+        code[code >= 0] = F_VICTORY
+        return S, code
+
+
+_FIELDS = tuple(f.name for f in fields(FightStart))
+
+
+@lru_cache(maxsize=64)
+def _chain():
+    return fatigue_day.day_chain(_FATIGUE_START)
+
+
+@lru_cache(maxsize=256)
+def _steps(day: Day):
+    if day.plan is not None:
+        return parse_plan(day.plan)
+    return repeated_plan(day.fights, parse_fight(day.fight), day.between)
+
+
+def _party_params(day: Day) -> dict:
+    return {k: getattr(day, k) for k in spec(Party) if k not in _NOT_TAKEN}
+
+
+@lru_cache(maxsize=256)
+def _fight_party(day: Day, step: FightStep) -> _Fight:
+    return _Fight(**{**_party_params(day), **step.party_params(getattr(day, "lineup"))})
+
+
+@lru_cache(maxsize=64)
+def _care_party(day: Day) -> _Care:
+    return _Care(**{**_party_params(day), "monsters": str(getattr(day, "level"))})
+
+
+def _rng(seed: int, first_stream: int, mask: np.ndarray, prefix) -> BlockRng:
+    """A BlockRng over the tracks ``mask`` of the block (stream by stream, own prefix)."""
+    n_streams = math.ceil(len(mask) / STREAM_SIZE)
+    counts = np.add.reduceat(mask.astype(np.int64), np.arange(0, len(mask), STREAM_SIZE))
+    gens = [stream_generator(seed, first_stream + j, prefix) for j in range(n_streams)]
+    return BlockRng(gens, counts)
+
+
+def _bincount2(rows: np.ndarray, values: np.ndarray, n_rows: int) -> np.ndarray:
+    width = int(values.max()) + 1 if values.size else 1
+    flat = rows.astype(np.int64) * width + values.astype(np.int64)
+    return np.bincount(flat, minlength=n_rows * width).reshape(n_rows, width)
+
+
+@dataclass(frozen=True, slots=True)
+class Day(Rules):
+    """A party through a plan of fights, rests, days on the road and falls; one step = one
+    step of the plan."""
+
+    name: ClassVar[str] = "day"
+    time_unit: ClassVar[str] = "steps"
+    outcomes: ClassVar[tuple[str, ...]] = DAY_OUTCOMES
+    marks: ClassVar[tuple[str, ...]] = ("deaths", "step", "first_death", "dead_mask")
+    observes: ClassVar[bool] = True
+    rule_ids: ClassVar[str] = Party.rule_ids + "; R1-09, R1-10, A1-7; R4-01..R4-07; P-11, P-12"
+    events: ClassVar[dict[str, tuple[str, int]]] = {"any_death": ("deaths", 1)}
+    active_label: ClassVar[str] = "day still going"
+    headline_params: ClassVar[tuple[str, ...]] = ("level", "plan", "fights", "party", "rules")
+    params_from: ClassVar = ((Party, tuple(n for n in spec(Party) if n not in _NOT_TAKEN)),)
+
+    plan: str | None = param(
+        None,
+        kind="plan",
+        optional=True,
+        help="the day: a comma list of steps (moderate, xp(80), [7,5,5], short_rest, "
+        "long_rest, bed_rest, no_sleep, no_food, fall(9), fall(9, one)); none: fights "
+        "equal fights",
+    )
+    fights: int = param(
+        1, kind="int", lo=1, hi=50, help="without plan: this many equal fights (fight)"
+    )
+    fight: str = param("moderate", kind="fight", help="without plan: the fight repeated")
+    between: str = param(
+        "none",
+        kind="choice",
+        choices=BETWEEN,
+        help="without plan: the step between two fights (a rest, a day on the road, none)",
+    )
+    hero_refresh: str = param(
+        "never",
+        kind="choice",
+        choices=("never", "long_rest"),
+        help="hero points back to hero_points at each long_rest / bed_rest, or never",
+    )
+    after_death: str = param(
+        "continue",
+        kind="choice",
+        choices=("continue", "end"),
+        help="after a PC dies the survivors go on (continue) or the day ends (end)",
+    )
+    rest_rules: str = param(
+        "auto",
+        kind="choice",
+        choices=("auto", "seeds", "pf2e"),
+        help="the rest: the seeds' (R1-09, R1-10) or the published PF2e (P-11, P-12); "
+        "auto: pf2e under rules=pf2e-core, else seeds",
+    )
+    rest_when: float | None = param(
+        None,
+        kind="float",
+        lo=0.0,
+        hi=1.0,
+        optional=True,
+        help="before each fight, short rests while a PC is below this fraction of its max HP "
+        "and a rest can heal it (pf2e rest: Treat Wounds; at most 6)",
+    )
+    pp_back: str = param(
+        "night",
+        kind="choice",
+        choices=PP_BACK,
+        rule="A1-7",
+        help="PP come back in full after a night's rest (night) or never within the day",
+    )
+
+    def validate(self) -> None:
+        if self.plan is not None and (self.fights != 1 or self.between != "none"):
+            raise ParamError("plan and fights/between are exclusive: give one of them")
+        try:
+            for step in _steps(self):
+                if isinstance(step, FightStep):
+                    _fight_party(self, step)
+        except ValueError as exc:
+            raise ParamError(f"plan: {exc}") from None
+
+    # -- the plan ----------------------------------------------------------------------
+    @property
+    def steps(self):
+        """The plan's steps (frozen objects of :mod:`simkit.models.day_plan`)."""
+        return _steps(self)
+
+    @property
+    def horizon(self) -> int:  # type: ignore[override]
+        return len(self.steps)
+
+    @property
+    def plan_text(self) -> str:
+        return plan_text(self.steps)
+
+    @property
+    def n_pcs(self) -> int:
+        return self.base_party.n_pcs
+
+    @property
+    def base_party(self) -> Party:
+        """The party of the day's first fight (or of a moderate one): its PCs' numbers."""
+        first = next((s for s in self.steps if isinstance(s, FightStep)), FightStep("moderate"))
+        return _fight_party(self, first)
+
+    @property
+    def pf2e_rest(self) -> bool:
+        if self.rest_rules == "auto":
+            return getattr(self, "rules") == "pf2e-core"
+        return self.rest_rules == "pf2e"
+
+    def fresh_start(self, n: int) -> FightStart:
+        return self.base_party.fresh_start(n)
+
+    def carry(self, state: FightStart, rows) -> FightStart:
+        return state.take(rows)
+
+    # -- a block ---------------------------------------------------------------------------
+    def run_block(self, seed, first_stream, n_tracks, prefix=(), start=None, keep=False):
+        """One block of days (see the module docstring); the engine's block hook."""
+        n, steps, T = n_tracks, self.steps, len(self.steps)
+        P = self.n_pcs
+        first = self.fresh_start(n) if start is None else start
+        S = {
+            k: np.array(getattr(first, k), dtype=bool if k == "dead" else np.int32) for k in _FIELDS
+        }
+        base_pen = S["check_penalty"].copy()
+        dead0 = S["dead"].copy()
+        ended = np.full(n, -1, dtype=np.int8)
+        end_step = np.zeros(n, dtype=np.int64)
+        first_death = np.zeros(n, dtype=np.int64)
+        fat = np.zeros(n, dtype=np.int64)  # fatigue state index (day_chain, R4-01..R4-06)
+        tw_wait = np.zeros((n, P), dtype=np.int8)  # short rests before Treat Wounds again
+        observed: dict[str, np.ndarray] = {}
+        first_fight = True
+        for t, step in enumerate(steps, 1):
+            active = ended < 0
+            if not active.any():
+                break
+            self._observe(observed, S, active, t - 1, T)
+            before = S["dead"].copy()
+            if isinstance(step, FightStep):
+                if self.rest_when is not None:
+                    self._rest_when(
+                        S, active, tw_wait, fat, base_pen, seed, first_stream, prefix, t
+                    )
+                own = first_fight
+                first_fight = False
+                self._fight(
+                    step,
+                    S,
+                    ended,
+                    fat,
+                    base_pen,
+                    seed,
+                    first_stream,
+                    n,
+                    prefix if own else prefix + (t,),
+                    start is None and t == 1,
+                )
+            elif isinstance(step, RestStep):
+                self._rest(
+                    step.kind, S, active, tw_wait, fat, base_pen, seed, first_stream, prefix, t
+                )
+            elif isinstance(step, RoadStep):
+                self._road(step.kind, S, active, fat)
+            elif isinstance(step, FallStep):
+                self._fall(step, S, active, base_pen, fat, seed, first_stream, prefix, t)
+            died = (S["dead"] & ~before).any(axis=1)
+            first_death[died & (first_death == 0)] = t
+            still = ended < 0
+            wiped = still & S["dead"].all(axis=1)
+            ended[wiped] = DEFEAT
+            if self.after_death == "end":
+                ended[still & ~wiped & died] = WITH_DEATHS
+            end_step[(ended >= 0) & (end_step == 0)] = t
+        going = ended < 0
+        day_deaths = (S["dead"] & ~dead0).sum(axis=1)
+        ended[going] = np.where(day_deaths[going] > 0, WITH_DEATHS, SURVIVED)
+        end_step[going] = T
+        return self._tally(S, ended, end_step, first_death, dead0, observed, keep, first_stream, n)
+
+    def _tally(self, S, ended, end_step, first_death, dead0, observed, keep, first_stream, n):
+        n_out = len(self.outcomes)
+        T = len(self.steps)
+        done = np.flatnonzero(ended < UNRESOLVED)
+        out = ended[done].astype(np.int64)
+        hist = np.zeros((n_out, T + 1), dtype=np.int64)
+        np.add.at(hist, (out, end_step[done]), 1)
+        new_dead = S["dead"] & ~dead0
+        mask = (new_dead.astype(np.int64) << np.arange(new_dead.shape[1])).sum(axis=1)
+        values = {
+            "deaths": new_dead.sum(axis=1),
+            "step": end_step,
+            "first_death": first_death,
+            "dead_mask": mask,
+        }
+        marks = {k: _bincount2(out, v[done], n_out) for k, v in values.items()}
+        final = []
+        if keep:
+            ids = np.arange(first_stream * STREAM_SIZE, first_stream * STREAM_SIZE + n)
+            final.append((ids, FightStart.trusted(**S)))
+        return Tally(hist=hist, marks=marks, observed=observed, final=final)
+
+    def _observe(self, observed, S, active, row, T):
+        alive = ~S["dead"][active]
+        for name in ("hp", "hero", "slots", "heals", "pp"):
+            values = np.where(alive, S[name][active], 0).sum(axis=1)
+            counts = np.bincount(values.astype(np.intp))
+            obs = observed.get(name)
+            if obs is None or obs.shape[1] < len(counts):
+                grown = np.zeros(
+                    (T + 1, max(len(counts), 0 if obs is None else obs.shape[1])), np.int64
+                )
+                if obs is not None:
+                    grown[:, : obs.shape[1]] = obs
+                obs = observed[name] = grown
+            obs[row, : len(counts)] += counts
+
+    # -- the steps -----------------------------------------------------------------------
+    def _penalty(self, fat, base_pen):
+        chain = _chain()
+        return np.maximum(base_pen - chain.penalty.take(fat), -50).astype(np.int32)
+
+    def _fight(self, step, S, ended, fat, base_pen, seed, first_stream, n, prefix, fresh):
+        party = _fight_party(self, step)
+        exhausted = (ended < 0) & (np.asarray(_chain().states, dtype=np.int64)[fat, 3] >= 0)
+        if exhausted.any():  # a party unconscious from fatigue cannot fight (R4-04)
+            ended[exhausted] = DEFEAT
+            if self.after_defeat == "slain":
+                S["dead"][exhausted] = True
+                S["hp"][exhausted] = 0
+        out = ended >= 0
+        if fresh and not out.any():
+            start = None
+        else:
+            rows = dict(S)
+            rows["check_penalty"] = self._penalty(fat, base_pen)
+            rows["hp"] = np.where(out[:, None], 0, S["hp"]).astype(np.int32)
+            rows["dead"] = S["dead"] | out[:, None]  # (ended days: over at round 0, unused)
+            start = FightStart.trusted(**rows)
+        tally = run_tracks(party, seed, first_stream, n, prefix, start=start, keep=True)
+        end = _gathered(tally, first_stream, n)
+        live = np.flatnonzero(~out)
+        for k in CARRIED:
+            S[k][live] = getattr(end, k)[live]
+        o = end.outcome[live]
+        ended[live[o == F_DEFEAT]] = DEFEAT
+        ended[live[o == F_RETREAT]] = RETREAT
+        ended[live[o == F_UNRESOLVED]] = UNRESOLVED
+
+    def _care(self, S, knocked, fat, base_pen, seed, first_stream, prefix):
+        """PCs ``knocked`` (n, P) out outside a fight: the dying rules until treated."""
+        n = len(knocked)
+        rows = dict(S)
+        rows["check_penalty"] = self._penalty(fat, base_pen)
+        start = _CareStart.trusted(**rows, knocked=knocked)
+        tally = run_tracks(_care_party(self), seed, first_stream, n, prefix, start=start, keep=True)
+        end = _gathered(tally, first_stream, n)
+        live = np.flatnonzero(knocked.any(axis=1))
+        for k in CARRIED:
+            S[k][live] = getattr(end, k)[live]
+
+    def _medics(self) -> list[tuple[int, int]]:
+        return [
+            (c, p.medicine)
+            for c, p in enumerate(self.base_party.fighters.pcs)
+            if p.medicine is not None
+        ]
+
+    def _treat(self, S, tracks, tw_wait, fat, base_pen, rng):
+        """One short rest of Treat Wounds (P-11) on ``tracks`` (the rng's tracks, in order):
+        each conscious medic, in the party's order, treats the most hurt living PC (lowest
+        HP fraction, ties the lower index) that no one treated this hour; the PCs knocked
+        out by a critical failure are returned (n_tracks, P)."""
+        m, P = len(tracks), S["hp"].shape[1]
+        pen = self._penalty(fat, base_pen)[tracks]
+        hp, hp_max, dead = S["hp"][tracks], S["hp_max"][tracks], S["dead"][tracks]
+        wait = tw_wait[tracks]
+        knocked = np.zeros((m, P), dtype=bool)
+        rows = np.arange(m)
+        for c, medicine in self._medics():
+            change = pf2e_rest.treat_wounds_phase(rng, m, medicine + pen)
+            able = ~dead[:, c] & (hp[:, c] > 0)
+            hurt = ~dead & (hp < hp_max) & (wait == 0)
+            frac = np.where(hurt, hp / hp_max, np.inf)
+            k = frac.argmin(axis=1)
+            go = able & hurt[rows, k]
+            r, k = rows[go], k[go]
+            was = hp[r, k]
+            new = np.clip(was + change[go], 0, hp_max[r, k])
+            hp[r, k] = new
+            wait[r, k] = pf2e_rest.TREAT_IMMUNE_RESTS + 1
+            healed = change[go] > 0
+            S["wounded"][tracks[r[healed]], k[healed]] = 0
+            ko = (new == 0) & (was > 0)
+            knocked[r[ko], k[ko]] = True
+        S["hp"][tracks] = hp
+        tw_wait[tracks] = np.maximum(wait.astype(np.int16) - 1, 0)
+        return knocked
+
+    def _rest(self, kind, S, active, tw_wait, fat, base_pen, seed, first_stream, prefix, t):
+        tracks = np.flatnonzero(active)
+        alive = ~S["dead"][tracks]
+        if kind == "short_rest":
+            if self.pf2e_rest and self._medics():
+                rng = _rng(seed, first_stream, active, prefix + (t,))
+                knocked = self._treat(S, tracks, tw_wait, fat, base_pen, rng)
+                if knocked.any():
+                    full = np.zeros(S["hp"].shape, dtype=bool)
+                    full[tracks] = knocked
+                    self._care(S, full, fat, base_pen, seed, first_stream, prefix + (t, 1))
+        else:
+            bed = kind == "bed_rest"
+            hp, hp_max = S["hp"][tracks], S["hp_max"][tracks]
+            if self.pf2e_rest:
+                con = np.array([p.con for p in self.base_party.fighters.pcs])
+                new = pf2e_rest.night_rest_hp(hp, hp_max, con[None, :], self.level, bed)
+            else:
+                new = hp_after_rest(hp, hp_max, self.level, rest="bed" if bed else "night")
+            S["hp"][tracks] = np.where(alive, new, 0)
+            F = self.base_party.fighters
+            for name, full in (
+                ("slots", [p.slots for p in F.pcs]),
+                ("heals", [p.heals for p in F.pcs]),
+            ):
+                S[name][tracks] = np.where(alive, np.asarray(full)[None, :], S[name][tracks])
+            if self.hero_refresh == "long_rest":
+                S["hero"][tracks] = np.where(alive, self.hero_points, 0)
+            pp_max = np.array([p.pp_max for p in F.pcs])[None, :]
+            pp = pp_after_rest(S["pp"][tracks], pp_max, "bed" if bed else "night", self.pp_back)
+            S["pp"][tracks] = np.where(alive, pp, S["pp"][tracks])
+            tw_wait[tracks] = 0
+            self._road("rest", S, active, fat)
+        # wounded ends at full HP after a rest (A0-2, the published rule)
+        full = (S["hp"][tracks] == S["hp_max"][tracks]) & ~S["dead"][tracks]
+        S["wounded"][tracks] = np.where(full, 0, S["wounded"][tracks])
+
+    def _rest_when(self, S, active, tw_wait, fat, base_pen, seed, first_stream, prefix, t):
+        """Short rests before the fight of step ``t`` while some living PC is below
+        ``rest_when`` of its max HP and Treat Wounds can reach it (pf2e rest only)."""
+        if not (self.pf2e_rest and self._medics()):
+            return
+        for j in range(MAX_EXTRA_RESTS):
+            low = ~S["dead"] & (S["hp"] < self.rest_when * S["hp_max"]) & (tw_wait == 0)
+            medic = np.zeros(len(active), dtype=bool)
+            for c, _ in self._medics():
+                medic |= ~S["dead"][:, c] & (S["hp"][:, c] > 0)
+            need = active & low.any(axis=1) & medic
+            if not need.any():
+                return
+            rng = _rng(seed, first_stream, need, prefix + (t, 2, j))
+            tracks = np.flatnonzero(need)
+            knocked = self._treat(S, tracks, tw_wait, fat, base_pen, rng)
+            if knocked.any():
+                full = np.zeros(S["hp"].shape, dtype=bool)
+                full[tracks] = knocked
+                self._care(S, full, fat, base_pen, seed, first_stream, prefix + (t, 3, j))
+
+    def _road(self, kind, S, active, fat):
+        """A day on the road (R4-01, R4-02) or a night's sleep and a meal (R4-06)."""
+        chain = _chain()
+        tracks = np.flatnonzero(active)
+        nxt = chain.trans[0].take(fat[tracks] * fatigue_day.N_CELLS + _CELLS[kind])
+        gone = nxt >= 0  # an outcome: dead (R4-05); the others end no day here
+        dead = tracks[gone & (nxt == fatigue_day.DEAD)]
+        S["dead"][dead] = True
+        S["hp"][dead] = 0
+        stay = tracks[~gone]
+        fat[stay] = -1 - nxt[~gone].astype(np.int64)
+        fat[tracks[gone]] = 0
+
+    def _fall(self, step, S, active, base_pen, fat, seed, first_stream, prefix, t):
+        """Every living PC (or one at random) falls (R4-07, R0-13); see the docstring."""
+        tracks = np.flatnonzero(active)
+        m, P = len(tracks), S["hp"].shape[1]
+        rng = _rng(seed, first_stream, active, prefix + (t,))
+        heights = parse_heights(step.height)
+        band = np.broadcast_to(np.asarray(band_draw(m, rng, heights)), (m,))[:, None]
+        roll = rng.below(DICE_WIDTH, size=(m, P)).astype(np.intp)
+        alive = ~S["dead"][tracks]
+        if step.who == "one":
+            pick = rng.below(840, size=m).astype(np.int64)  # 840: every count 1..8 divides it
+            n_alive = np.maximum(alive.sum(axis=1), 1)
+            nth = pick % n_alive
+            rank = np.cumsum(alive, axis=1) - 1
+            falls = alive & (rank == nth[:, None])
+        else:
+            falls = alive
+        _, damage_tab = fall_table(hp=10**6, hp_max=10**6)  # the dice's damage by band
+        damage = damage_tab.take(band * DICE_WIDTH + roll)
+        hp, hp_max = S["hp"][tracks], S["hp_max"][tracks]
+        killed = falls & ((band == BAND_DEAD) | is_massive(damage, hp_max))
+        stable = falls & ~killed & (band == BAND_KO)
+        hit = falls & ~killed & ~stable & (damage > 0)
+        new = np.where(hit, take_damage(hp, 0, damage)[0], hp)
+        new = np.where(stable | killed, 0, new)
+        knocked = hit & (new == 0)
+        S["hp"][tracks] = new
+        dead = S["dead"][tracks] | killed
+        S["dead"][tracks] = dead
+        if knocked.any():
+            full = np.zeros(S["hp"].shape, dtype=bool)
+            full[tracks] = knocked
+            self._care(S, full, fat, base_pen, seed, first_stream, prefix + (t, 1))
+
+
+def _gathered(tally: Tally, first_stream: int, n: int) -> _FightEnd:
+    """The end states of a block's ``tally.final``, in track order."""
+    ids = np.concatenate([i for i, _ in tally.final]) - first_stream * STREAM_SIZE
+    order = np.argsort(ids, kind="stable")
+    parts = [p for _, p in tally.final]
+    names = _FIELDS + ("outcome",)
+    return _FightEnd.trusted(  # type: ignore[return-value]
+        **{k: np.concatenate([getattr(p, k) for p in parts])[order] for k in names}
+    )
