@@ -130,15 +130,23 @@ def test_mean_ci_stays_in_its_range_and_is_wilson_on_zero_one():
     np.testing.assert_allclose(high, wh, atol=1e-12)
 
 
-@pytest.mark.parametrize("upper", [4, None])
-def test_mean_ci_covers_at_its_nominal_rate(upper):
-    """Coverage of the true mean over 4000 samples of 200 tracks from a skewed death
-    count (mostly none, sometimes everyone): within 5 standard errors of 95%."""
+@pytest.mark.parametrize(
+    "upper, probs, n",
+    [
+        (4, [0.8, 0.05, 0.02, 0.01, 0.12], 200),
+        (None, [0.8, 0.05, 0.02, 0.01, 0.12], 200),
+        (4, [0.5, 0.2, 0.1, 0.1, 0.1], 50),
+        (None, [0.5, 0.2, 0.1, 0.1, 0.1], 50),
+    ],
+)
+def test_mean_ci_covers_at_its_nominal_rate(upper, probs, n):
+    """Coverage of the true mean over 4000 samples from a skewed death count (mostly
+    none, sometimes everyone): within 5 standard errors of 95%."""
     values = np.arange(5.0)
-    probs = np.array([0.8, 0.05, 0.02, 0.01, 0.12])
+    probs = np.array(probs)
     true = float(values @ probs)
     rng = np.random.default_rng(2311)
-    reps, n = 4000, 200
+    reps = 4000
     h = rng.multinomial(n, probs, size=reps)  # (reps, 5)
     mean = h @ values / n
     var = h @ values**2 / n - mean**2
@@ -146,6 +154,20 @@ def test_mean_ci_covers_at_its_nominal_rate(upper):
     cover = float(((low <= true) & (true <= high)).mean())
     se = np.sqrt(0.95 * 0.05 / reps)
     assert abs(cover - 0.95) < 5 * se, cover
+
+
+def test_mean_ci_bounded_rare_deaths_do_not_undercover():
+    """A rare death count (1% of tracks, one PC or all four): the few tracks above 0 do
+    not make the bounded interval claim a small variance (at least 95% - 5 SE)."""
+    values = np.arange(5.0)
+    probs = np.array([0.99, 0.005, 0.0, 0.0, 0.005])
+    rng = np.random.default_rng(2312)
+    reps, n = 4000, 400
+    h = rng.multinomial(n, probs, size=reps)
+    mean = h @ values / n
+    low, high = mean_ci(mean, h @ values**2 / n - mean**2, n, 0.95, 4)
+    cover = float(((low <= values @ probs) & (values @ probs <= high)).mean())
+    assert cover > 0.95 - 5 * np.sqrt(0.95 * 0.05 / reps), cover
 
 
 def test_event_intervals_cover_at_their_nominal_rate():

@@ -143,13 +143,19 @@ def mean_ci(mean, var, n, level: float = 0.95, upper=None):
 
     The Wilson interval with the variance function of the range: for a value in
     ``[0, upper]`` (quasi-binomial) the roots ``mu`` of ``(mean - mu)^2 = z^2 phi
-    mu (upper - mu) / n``, ``phi = var / (mean (upper - mean))`` (``var`` the sample's
-    variance over ``n``, so ``phi <= 1``); with no upper bound (``upper`` None or
-    ``inf``: quasi-Poisson) ``(mean - mu)^2 = z^2 phi mu / n``, ``phi = var / mean``.
-    Where the sample cannot say (``mean`` at a bound) ``phi = 1``, the widest variance
-    the range allows (for a 0/1 value this is the Wilson interval exactly). The roots
-    lie in ``[0, upper]`` whatever the data: never below 0 or above the largest
-    possible value. ``upper`` may be an array (one bound per mean).
+    mu (upper - mu) / n``, ``phi`` the sample's variance over ``mean (upper - mean)``
+    (at most 1, the widest variance the range allows), the sample taken with ``z^2 /
+    2`` more tracks at 0 and at ``upper`` (so that a mean made of a few tracks does not
+    claim a small variance; a 0/1 value gives the Wilson interval exactly); with no
+    upper bound (``upper`` None or ``inf``: quasi-Poisson) ``(mean - mu)^2 = z^2 phi mu
+    / n``, ``phi = var / mean`` (1 where ``mean`` is 0). ``var`` is the sample's
+    variance over ``n``. The roots lie in ``[0, upper]`` whatever the data: never below
+    0 or above the largest possible value. ``upper`` may be an array (one per mean).
+
+    Coverage (20,000 samples each, 95%): a death count on 0..4 at n = 50..1,000,
+    0.949-0.971; quasi-Poisson 0.945-0.952 where a few percent of tracks are above 0,
+    but 0.85-0.87 when only ~1% are and their values vary (a rare, over-dispersed
+    count: bound it where a bound exists).
     """
     from simkit.core.stats import check_level, norm_ppf
 
@@ -163,10 +169,15 @@ def mean_ci(mean, var, n, level: float = 0.95, upper=None):
         k = z2 * phi / n
         half = np.sqrt(k * mean + k**2 / 4)
         p_low, p_high = np.maximum(mean + k / 2 - half, 0.0), mean + k / 2 + half
-        # quasi-binomial, on the scale of the range [0, 1]
+        # quasi-binomial, on the scale of the range [0, 1]; phi from the sample with
+        # z^2 / 2 more tracks at each end of the range (as Agresti-Coull add z^2 / 2
+        # successes and failures), so that a few tracks above 0 do not claim a small
+        # variance (0/1 values stay Wilson: phi = 1)
         y = mean / b
-        inside = (y > 0) & (y < 1)
-        phi = np.minimum(np.where(inside, var / (b**2 * y * (1 - y)), 1.0), 1.0)
+        na = n + z2
+        ya = (mean * n + z2 / 2 * b) / na / b
+        va = ((var + mean**2) * n + z2 / 2 * b**2) / na / b**2 - ya**2
+        phi = np.clip(va / (ya * (1 - ya)), 0.0, 1.0)
         k = z2 * phi / n
         centre = (y + k / 2) / (1 + k)
         half = np.sqrt(k * y * (1 - y) + k**2 / 4) / (1 + k)
