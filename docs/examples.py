@@ -29,17 +29,20 @@ All examples of one document run in order in one scratch folder (the current dir
 of both shell and Python examples), and the Python examples of one document share one
 namespace, as a notebook's cells do.
 
-**How outputs are compared.** Line by line, token by token (runs of spaces are one
-space). Text must be equal. A number must be equal to its printed digits, except a Monte
-Carlo number of an example that says its sample size ``n`` (a table's ``n`` column, an
-``n=N`` in the line, the command's ``-n N``, or in Python the literal ``n`` of a
-``simulate``/``sweep``/``compare``/``calibrate`` call): a proportion (a number in [0, 1]
-written with a decimal point, in a ``p``/``ci_low``/``ci_high`` column or as
-``name=0.4148`` outside a table) may differ by 5 standard errors, ``5 sqrt(p (1 - p) / n)``
-(``p (1 - p)`` at least ``1/n``, as ``simkit.testing.standard_error``), plus half a unit
-of its last digit; a ``count`` by ``5 sqrt(n p (1 - p))`` plus 0.5. Everything else (an
-``exact`` column, ``simkit exact``, ``solve``, means, seeds) is compared to its digits.
-``--strict`` compares the text.
+**How outputs are compared.** Line by line, token by token (runs of spaces are one space).
+Text must be equal. A number must be equal to its printed digits, except a Monte Carlo
+number of an example that says its sample size ``n`` (a table's ``n`` column, an ``n=N``
+in the line, the command's ``-n N``, or in Python the literal ``n`` of a
+``simulate``/``sweep``/``compare``/``calibrate`` call; a ``head``, ``cat`` or ``python
+-c`` line takes the ``-n`` of the ``simkit`` line before it, whose file it shows): a
+proportion (a number in [0, 1] written with a decimal point, in a
+``p``/``ci_low``/``ci_high`` column, or outside a table, as in ``dead=0.4148``) may differ
+by 5 standard errors, ``5 sqrt(p (1 - p) / n)`` (``p (1 - p)`` at least ``1/n``, as
+``simkit.testing.standard_error``), plus half a unit of its last digit; a ``count`` by ``5
+sqrt(n p (1 - p))`` plus 0.5; a difference of two proportions (a ``diff`` or ``change``
+column) by ``5 / sqrt(n)`` (its standard deviation is at most ``1 / sqrt(n)``, however the
+two are correlated). Everything else (an ``exact`` column, ``simkit exact``, ``solve``,
+means, seeds) is compared to its digits. ``--strict`` compares the text.
 """
 
 from __future__ import annotations
@@ -71,6 +74,8 @@ OUTPUT_LANGS = ("", "text", "output")
 #: Table columns whose Monte Carlo numbers get a tolerance (see the module docstring).
 PROPORTION_COLUMNS = ("p", "ci_low", "ci_high")
 COUNT_COLUMNS = ("count",)
+#: Differences of two Monte Carlo proportions: sd(a - b) <= sd(a) + sd(b) <= 1/sqrt(n).
+DIFF_COLUMNS = ("diff", "change")
 SE = 5.0  # standard errors allowed
 
 
@@ -100,6 +105,7 @@ class Example:
     text: str = ""  # the command as the document shows it
     has_output: bool = True  # cell: an output block follows
     skip: bool = False  # marked <!-- examples: skip -->
+    n_hint: int | None = None  # head/cat/python -c: the n of the simkit run before it
 
     @property
     def program(self) -> str:
@@ -151,7 +157,9 @@ class Example:
     def n(self) -> int | None:
         """The Monte Carlo sample size the example states, if any (for tolerances)."""
         if self.kind == "shell":
-            if self.program != "simkit" or len(self.argv) < 2 or self.argv[1] == "exact":
+            if self.program != "simkit":
+                return self.n_hint
+            if len(self.argv) < 2 or self.argv[1] == "exact":
                 return None
             if "-n" in self.argv[:-1]:
                 return _count(self.argv[self.argv.index("-n") + 1])
@@ -230,6 +238,7 @@ def examples(lines: list[str], doc: Path = README) -> list[Example]:
     toml: list[str] = []
     blocks = _blocks(lines)
     used_as_output: set[int] = set()
+    last: Example | None = None  # the last simkit shell example (its n for what shows its file)
     for k, (a, b, lang, skip) in enumerate(blocks):
         if a in used_as_output:
             continue
@@ -303,8 +312,11 @@ def examples(lines: list[str], doc: Path = README) -> list[Example]:
                         files=files,
                         text=cmd,
                         skip=skip,
+                        n_hint=last.n if last is not None else None,
                     )
                 )
+                if argv[0] == "simkit":
+                    last = out[-1]
             i = j
     return out
 
@@ -444,6 +456,13 @@ def _count_ok(want: str, got: str, n: int) -> bool:
     return abs(int(want) - int(got)) <= SE * math.sqrt(n * max(p * (1 - p), 1 / n)) + 0.5
 
 
+def _diff_ok(want: str, got: str, n: int) -> bool:
+    a, b = _number(want), _number(got)
+    if a is None or b is None:
+        return False
+    return abs(a[0] - b[0]) <= SE / math.sqrt(n) + a[1] + 1e-12
+
+
 def _token_ok(want: str, got: str, col: str | None, n: int | None) -> bool:
     if want == got:
         return True
@@ -454,8 +473,10 @@ def _token_ok(want: str, got: str, col: str | None, n: int | None) -> bool:
             return _proportion_ok(want, got, n)
         if col in COUNT_COLUMNS:
             return _count_ok(want, got, n)
+        if col in DIFF_COLUMNS:
+            return _diff_ok(want, got, n)
         return False
-    # outside a table: name=0.4148 (a Result's repr), the numbers in their places
+    # outside a table: proportions (dead=0.4148 in a Result's repr, a printed p) in place
     pw, pg = _NUM.split(want), _NUM.split(got)
     nw, ng = _NUM.findall(want), _NUM.findall(got)
     if pw != pg or len(nw) != len(ng):
@@ -463,8 +484,7 @@ def _token_ok(want: str, got: str, col: str | None, n: int | None) -> bool:
     for i, (x, y) in enumerate(zip(nw, ng)):
         if x == y:
             continue
-        named = pw[i].endswith("=") and not pw[i].endswith("n=") and not pw[i].endswith("seed=")
-        if not (named and _proportion_ok(x, y, n)):
+        if pw[i].endswith(("n=", "seed=")) or not _proportion_ok(x, y, n):
             return False
     return True
 
@@ -496,6 +516,8 @@ def differs(ex: Example, got: list[str], strict: bool = False) -> str | None:
         row_n = n
         if cols is not None and "n" in cols and tg[cols.index("n")].isdigit():
             row_n = int(tg[cols.index("n")]) or n
+        elif cols is None and re.search(r"\bn=(\d+)", w):  # a Result's repr says its n
+            row_n = int(re.search(r"\bn=(\d+)", w).group(1)) or n
         for j, (a, b) in enumerate(zip(tw, tg)):
             if not _token_ok(a, b, cols[j] if cols else None, row_n):
                 where = f" (column {cols[j]})" if cols else ""

@@ -6,8 +6,9 @@
   (:func:`simkit.core.params.describe`), as ``simkit models NAME`` prints them;
 - ``reference/cli.md``: the ``simkit`` command, each verb's ``--help`` from its argparse
   parser (:func:`simkit.cli.main.build_parser`);
-- ``tutorials/*.ipynb``: the notebooks of ``notebooks/``, rendered by mkdocs-jupyter
-  (executed when ``SIMKIT_DOCS_EXECUTE=1``, as ``python3 tasks.py docs`` sets it).
+- ``tutorials/*.ipynb``: the notebooks of ``notebooks/`` (all of them, in the nav by their
+  first heading), rendered by mkdocs-jupyter
+  (executed when ``SIMKIT_DOCS_EXECUTE=true``, as ``python3 tasks.py docs`` sets it).
 
 Nothing is written into ``docs/``: the pages exist only in the build.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from pathlib import Path
 
 from mkdocs.plugins import event_priority
@@ -122,6 +124,28 @@ def cli_page() -> str:
     return "\n".join(out) + "\n"
 
 
+def _title(nb: Path) -> str:
+    """A notebook's first heading, else its file name."""
+    import json
+
+    for cell in json.loads(nb.read_text())["cells"]:
+        if cell["cell_type"] == "markdown":
+            for line in "".join(cell["source"]).splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    return nb.stem
+
+
+def on_config(config):
+    # the Tutorials section lists every notebook of notebooks/, in file order: a new
+    # notebook is on the site without editing mkdocs.yml
+    tutorials = [{_title(nb): f"tutorials/{nb.name}"} for nb in sorted(NOTEBOOKS.glob("*.ipynb"))]
+    for entry in config["nav"] or []:
+        if isinstance(entry, dict) and "Tutorials" in entry:
+            entry["Tutorials"] = tutorials
+    return config
+
+
 @event_priority(100)  # before mkdocs-jupyter turns .ipynb files into pages
 def on_files(files, config):
     for nb in sorted(NOTEBOOKS.glob("*.ipynb")):
@@ -140,3 +164,25 @@ def on_nav(nav, config, files):
         if inner is not None and f.src_uri.startswith("tutorials/") and inner.abs_src_path:
             f.__dict__["abs_src_path"] = inner.abs_src_path
     return nav
+
+
+_DOCS_LINK = re.compile(r'href="\.\./docs/([^"#]+)\.md(#[^"]*)?"')
+
+
+def _fix_toc(items, ids: set) -> None:
+    for item in items:
+        if item.id not in ids:  # mkdocs-jupyter's slug drops a heading's code span
+            longer = sorted(i for i in ids if i.startswith(item.id + "-"))
+            if longer:
+                item.id = longer[0]
+        _fix_toc(item.children, ids)
+
+
+def on_page_content(html, page, config, files):
+    if not page.file.src_uri.startswith("tutorials/"):
+        return html
+    # a notebook links the docs as seen from notebooks/ (../docs/rules.md): on the site the
+    # pages sit beside tutorials/ and end in .html
+    html = _DOCS_LINK.sub(lambda m: f'href="../{m.group(1)}.html{m.group(2) or ""}"', html)
+    _fix_toc(page.toc.items, set(re.findall(r'id="([^"]+)"', html)))
+    return html
