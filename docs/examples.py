@@ -65,7 +65,6 @@ ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 #: The documents whose examples are run (README first, then the site's own pages).
 DOCS = ROOT / "docs"
-PAGES = ("index.md", "documentation.md", "tutorials", "how-to", "reference", "explanation")
 #: Commands other than ``simkit`` a shell example may show.
 SHELL = ("head", "cat", "python")
 SKIP_MARK = "<!-- examples: skip -->"
@@ -80,15 +79,8 @@ SE = 5.0  # standard errors allowed
 
 
 def documents() -> list[Path]:
-    """README.md, then every markdown page of the site written for it (sorted)."""
-    out = [README]
-    for name in PAGES:
-        p = DOCS / name
-        if p.is_file():
-            out.append(p)
-        elif p.is_dir():
-            out += sorted(p.rglob("*.md"))
-    return out
+    """README.md, then every markdown page of the site (docs/**/*.md, sorted)."""
+    return [README, *sorted(DOCS.rglob("*.md"))]
 
 
 @dataclass
