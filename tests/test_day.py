@@ -1,0 +1,185 @@
+"""The adventuring day (models/day.py, models/day_plan.py): plan, fights in a row, rests."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from simkit import ParamError, simulate
+from simkit.models import make_model
+from simkit.models.day_plan import FallStep, FightStep, RestStep, parse_plan, plan_text
+from simkit.testing import model_seed, run_cli
+
+SEED = model_seed("day")
+
+
+# -- the plan ---------------------------------------------------------------------------
+def test_plan_parses_every_step_kind_and_writes_it_back():
+    steps = parse_plan(
+        "moderate, xp(80, pack), [7(hp=150;attack=18), 5, 5], short_rest, long_rest, "
+        "bed_rest, no_sleep, no_food, fall(9), fall(uniform:2-12, one), severe(pack)"
+    )
+    assert len(steps) == 11
+    assert steps[0] == FightStep(threat="moderate")
+    assert steps[1] == FightStep(xp=80, lineup="pack")
+    assert steps[2] == FightStep(monsters="7(attack=18;hp=150),5,5")
+    assert steps[3] == RestStep("short_rest")
+    assert steps[9] == FallStep("uniform:2-12", "one")
+    assert parse_plan(plan_text(steps)) == steps
+
+
+@pytest.mark.parametrize(
+    "plan, names",
+    [
+        ("", "empty"),
+        ("moderate,,low", "plan step 2"),
+        ("moderate, moderat", "plan step 2 ('moderat')"),
+        ("fall(-3)", "fall height '-3'"),
+        ("fall(9, two)", "all or one"),
+        ("[99]", "plan step 1"),
+        ("[not_a_creature]", "not_a_creature"),
+        ("xp(5000)", "[0, 2000]"),
+        ("severe(crowd)", "boss, boss_and_minions, pack"),
+    ],
+)
+def test_a_bad_plan_is_one_line_naming_the_step(plan, names):
+    with pytest.raises(ParamError) as exc:
+        make_model("day", plan=plan)
+    msg = str(exc.value)
+    assert "\n" not in msg and names in msg and msg.startswith("plan=")
+
+
+def test_cli_runs_a_plan_and_refuses_a_bad_one(tmp_path):
+    out = tmp_path / "day.csv"
+    code, _, err = run_cli(
+        "run", "day", "--set", "plan=low, short_rest, low", "-n", "300", "--seed", "1",
+        "-o", str(out),
+    )  # fmt: skip
+    assert code == 0, err
+    assert out.exists()
+    bad = tmp_path / "bad.csv"
+    code, _, err = run_cli("run", "day", "--set", "plan=low, nap", "-n", "300", "-o", str(bad))
+    assert code != 0 and "plan step 2 ('nap')" in err and len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err and not bad.exists()
+
+
+def test_plan_and_fights_are_exclusive_and_fights_repeats():
+    with pytest.raises(ParamError, match="exclusive"):
+        make_model("day", plan="low", fights=2)
+    day = make_model("day", fights=3, fight="severe", between="short_rest")
+    assert day.plan_text == "severe, short_rest, severe, short_rest, severe"
+    assert day.horizon == 5
+
+
+# -- the checks of issue 20 ------------------------------------------------------------------
+def test_one_fight_is_exactly_the_party():
+    n = 3000
+    for extra in ({}, {"rules": "pf2e-core", "level": 3}):
+        day = simulate(make_model("day", plan="severe", **extra), n, SEED)
+        party = simulate(make_model("party", threat="severe", **extra), n, SEED)
+        names = dict(survived="victory", survived_with_deaths="victory_with_deaths")
+        assert {names.get(k, k): v for k, v in day.counts.items()} == party.counts
+        order = [party.outcomes.index(names.get(k, k)) for k in day.outcomes[:4]]
+        for mark in ("deaths", "dead_mask"):
+            assert np.array_equal(day.marks[mark], party.marks[mark][order])
+        assert np.array_equal(day.hist[:, 1], party.hist[order].sum(axis=1))
+
+
+def test_fights_are_independent_when_every_rest_restores_everything(monkeypatch):
+    """A test-only night's rest that brings every PC back to full (with the hero points,
+    slots and heals a long rest gives back): P(no death and no defeat over K fights) is the
+    single fight's P(victory) to the K (within 5 standard errors)."""
+    import simkit.rules.pf2e.rest as pf2e_rest
+
+    monkeypatch.setattr(pf2e_rest, "night_rest_hp", lambda hp, hp_max, *a, **k: hp_max)
+    n, K = 4000, 3
+    common = dict(level=3, rules="pf2e-core")
+    day = simulate(
+        make_model(
+            "day", fights=K, fight="severe", between="long_rest", hero_refresh="long_rest", **common
+        ),
+        n,
+        SEED,
+    )
+    party = simulate(make_model("party", threat="severe", **common), n, SEED + 1)
+    p1 = party.counts["victory"] / n
+    got = day.counts["survived"] / n
+    se = math.sqrt((K * p1 ** (K - 1)) ** 2 * p1 * (1 - p1) / n + p1**K * (1 - p1**K) / n)
+    assert abs(got - p1**K) <= 5 * se, (got, p1**K, se)
+    assert p1**K < 0.9  # (the check has something to tell apart)
+
+
+def _p_death(result) -> tuple[float, float]:
+    n = result.n
+    deaths = result.marks["deaths"].sum(axis=0)
+    p = deaths[1:].sum() / n
+    return p, math.sqrt(max(p * (1 - p), 1 / n) / n)
+
+
+def test_more_fights_never_safer_a_rest_never_deadlier():
+    n = 3000
+    common = dict(level=3, rules="pf2e-core")
+    one = _p_death(simulate(make_model("day", plan="moderate", **common), n, SEED))
+    three = _p_death(simulate(make_model("day", fights=3, between="short_rest", **common), n, SEED))
+    assert three[0] >= one[0] - 5 * math.hypot(one[1], three[1])
+    assert three[0] > one[0]
+    tired = _p_death(simulate(make_model("day", plan="moderate, moderate", **common), n, SEED))
+    rested = _p_death(
+        simulate(make_model("day", plan="moderate, long_rest, moderate", **common), n, SEED)
+    )
+    assert rested[0] <= tired[0] + 5 * math.hypot(tired[1], rested[1])
+
+
+def test_every_step_kind_runs_and_counts_add_up():
+    plan = (
+        "moderate, short_rest, low, fall(9), no_sleep, no_food, [3, 3], "
+        "fall(uniform:2-12, one), long_rest, bed_rest, fall(11)"
+    )
+    for rules in ("seed000", "pf2e-core", "seed001"):
+        day = make_model("day", plan=plan, level=3, rules=rules, rest_when=0.6)
+        res = simulate(day, 500, SEED, keep_state=True)
+        assert sum(res.counts.values()) == 500
+        assert res.hist.shape == (4, day.horizon + 1)
+        final = res.final
+        assert len(final) == 500 and (final.hp[final.dead] == 0).all()
+        assert (final.hp <= final.hp_max).all()
+
+
+def test_a_fall_of_12_m_kills_and_ends_the_day():
+    res = simulate(make_model("day", plan="fall(12), low"), 200, SEED)
+    assert res.counts["defeat"] == 200
+    assert (res.marks["deaths"].sum(axis=0)[4]) == 200
+    assert (res.marks["step"][2, 1]) == 200  # ended at step 1
+
+
+def test_after_death_end_stops_the_day():
+    plan = "severe, severe, severe"
+    on = simulate(make_model("day", plan=plan, level=3), 1500, SEED)
+    end = simulate(make_model("day", plan=plan, level=3, after_death="end"), 1500, SEED)
+    # with end, a day with deaths ends at the step of its first death
+    k = end.outcomes.index("survived_with_deaths")
+    first, step = end.marks["first_death"][k], end.marks["step"][k]
+    width = max(len(first), len(step))
+    assert np.array_equal(
+        np.pad(first, (0, width - len(first))), np.pad(step, (0, width - len(step)))
+    )
+    assert first.sum() > 0
+    assert end.counts["survived"] == on.counts["survived"]
+
+
+def test_fatigue_reaches_the_fights_and_a_long_rest_clears_it():
+    n = 1500
+    base = simulate(make_model("day", plan="no_sleep, severe", level=3), n, SEED)
+    tired = simulate(
+        make_model("day", plan="no_sleep, no_food, no_sleep, no_food, severe", level=3), n, SEED
+    )
+    cleared = simulate(
+        make_model("day", plan="no_sleep, no_food, no_sleep, no_food, long_rest, severe", level=3),
+        n,
+        SEED,
+    )
+    pb, pt = _p_death(base), _p_death(tired)
+    assert pt[0] > pb[0] + 3 * math.hypot(pb[1], pt[1])  # -4 to every d20 hurts
+    assert cleared.counts["defeat"] < tired.counts["defeat"]
