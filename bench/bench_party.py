@@ -12,7 +12,9 @@ machine slows both alike), best of ``--rounds`` kept. Printed: encounters/s on o
 (target <= 10). Then the peak traced memory at one block and at four blocks of tracks
 (bounded by the block, not by n), the cost of a fight started from a given state
 (``start=``, the state a first fight left, and ``keep_state``) over a fresh start (issue
-18: at most 5%), and the time of the threat x level x rules report at 20,000 encounters a
+18: at most 5%), the cost of a block mixing two fights (``Party.with_lineups``: tracks of
+the boss and of the pack lineup alternating in one block, issue 18 item 3) over the two
+fights run apart, and the time of the threat x level x rules report at 20,000 encounters a
 point with 2 local workers (target: two minutes on 2 cores).
 """
 
@@ -51,6 +53,7 @@ def main(argv=None) -> int:
     ap.add_argument("--no-memory", action="store_true", help="skip the memory row")
     ap.add_argument("--no-report", action="store_true", help="skip the report timing")
     ap.add_argument("--no-start", action="store_true", help="skip the start-state row")
+    ap.add_argument("--no-lineups", action="store_true", help="skip the mixed-lineups row")
     args, _ = ap.parse_known_args(argv)
     n = int(args.n)
     ref = Encounter()
@@ -74,6 +77,8 @@ def main(argv=None) -> int:
         )
     if not args.no_start:
         _start(n, args.rounds)
+    if not args.no_lineups:
+        _lineups(n, args.rounds)
     if not args.no_memory:
         _memory()
     if not args.no_report:
@@ -99,6 +104,34 @@ def _start(n: int, rounds: int) -> None:
         extra = best[label] / best["fresh"] - 1
         verdict = "met" if extra <= 0.05 else "NOT met"
         print(f"{label}: {extra:+.1%} over a fresh start (target <= +5%: {verdict})")
+
+
+def _lineups(n: int, rounds: int) -> None:
+    """A block whose tracks alternate between two fights (boss, pack) against the two
+    fights run apart (n / 2 tracks each), interleaved; best of ``rounds``."""
+    import dataclasses
+
+    import numpy as np
+
+    boss = CASES["L5 party of four vs moderate boss"]
+    pack = CASES["L5 party of four vs moderate pack"]
+    both = boss.with_lineups(({}, {"lineup": "pack"}))
+    start = dataclasses.replace(both.fresh_start(n), fight=np.arange(n) % 2)
+    simulate(both, 10_000, rng=0, start=start.rows(0, 10_000))  # warm its tables
+    best = {"apart": float("inf"), "mixed": float("inf")}
+    for r in range(rounds):
+        t0 = time.perf_counter()
+        simulate(boss, n // 2, rng=r)
+        simulate(pack, n - n // 2, rng=r)
+        best["apart"] = min(best["apart"], time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        simulate(both, n, rng=r, start=start)
+        best["mixed"] = min(best["mixed"], time.perf_counter() - t0)
+    print(
+        f"two lineups in one block (boss | pack, alternating): {n / best['mixed']:,.0f} "
+        f"encounters/s; the two apart {n / best['apart']:,.0f}/s "
+        f"(mixed x{best['mixed'] / best['apart']:.2f} the time; no target)"
+    )
 
 
 def _memory() -> None:
