@@ -226,3 +226,20 @@ def test_cli_bad_input_exits_2_with_one_line(argv):
     code, out, err = run(*argv)
     assert code == 2 and out == ""
     assert err.startswith("simkit: error:") and err.count("\n") == 1
+
+
+def test_readings_tested_paired_against_the_default():
+    report = ambiguity_report(levels=(5,), n=20_000, rng=2, ids=["A0-1"], method="mc")
+    dflt = report[report["default"].astype(bool)].iloc[0]
+    other = report[~report["default"].astype(bool)].iloc[0]
+    assert dflt["diff"] == 0 and dflt["diff_ci_low"] == dflt["diff_ci_high"] == 0
+    assert other["diff"] == pytest.approx(other["p"] - dflt["p"])
+    assert other["diff_ci_low"] < other["diff"] < other["diff_ci_high"]
+    # paired: far narrower than the two readings' own intervals would give independently
+    se_ind = ((other["p"] * (1 - other["p"]) + dflt["p"] * (1 - dflt["p"])) / 20_000) ** 0.5
+    assert other["diff_ci_high"] - other["diff_ci_low"] < 2 * 1.96 * se_ind / 1.5
+    exact = ambiguity_report(levels=(5,), ids=["A0-1"])
+    ex = exact[~exact["default"].astype(bool)].iloc[0]
+    assert ex["diff"] == ex["diff_ci_low"] == ex["diff_ci_high"]
+    se = (other["diff_ci_high"] - other["diff_ci_low"]) / (2 * 1.959964)
+    assert abs(other["diff"] - ex["diff"]) <= 5 * se

@@ -10,11 +10,13 @@ character; the 0-PP reading needs a character with 0 PP): each entry carries tha
 :func:`ambiguity_report` computes, for every entry whose model is registered, the
 headline probability (``dead``) under each reading for a typical character at a few
 levels (:func:`typical_params`), exact where the model has a solver, Monte Carlo with
-intervals otherwise. Entries whose model is not registered are listed with the status
-``model not available``; entries whose parameters the model does not know are listed
-with an ``error: ...`` status. :func:`side_by_side` turns the long table into one line
-per ambiguity and level, with the spread between readings: which unclear sentence
-matters.
+intervals otherwise (every reading on the same positional streams; ``diff``,
+``diff_ci_low``, ``diff_ci_high``, ``p_value``: the reading against the default one,
+tested paired, track by track: :mod:`simkit.analysis.paired`). Entries whose model is
+not registered are listed with the status ``model not available``; entries whose
+parameters the model does not know are listed with an ``error: ...`` status.
+:func:`side_by_side` turns the long table into one line per ambiguity and level, with
+the spread between readings: which unclear sentence matters.
 """
 
 from __future__ import annotations
@@ -55,6 +57,10 @@ REPORT_COLUMNS = (
     "ci_high",
     "method",
     "status",
+    "diff",
+    "diff_ci_low",
+    "diff_ci_high",
+    "p_value",
 )
 
 
@@ -157,6 +163,7 @@ def ambiguity_report(
     ids=None,
     method: str = "auto",
     level: float = 0.95,
+    paired: bool = True,
 ) -> pd.DataFrame:
     """The headline odds under every reading of every ambiguity, side by side.
 
@@ -173,6 +180,10 @@ def ambiguity_report(
     method : {"auto", "exact", "mc"}
     level : float
         Confidence level of the Monte Carlo intervals.
+    paired : bool
+        Monte Carlo readings on positional streams, ``diff`` tested paired against the
+        default reading (default); ``False``: the default streams, the interval of two
+        independent proportions.
 
     Returns
     -------
@@ -216,6 +227,10 @@ def ambiguity_report(
             ci_high=float("nan"),
             method=None,
             status=status,
+            diff=float("nan"),
+            diff_ci_low=float("nan"),
+            diff_ci_high=float("nan"),
+            p_value=float("nan"),
         )
 
     for a in entries:
@@ -232,12 +247,15 @@ def ambiguity_report(
                 seed = resolve_seed(rng)
             if a.outcome not in tuple(cls.outcomes) + ("unresolved",):
                 raise ParamError(f"model {a.model!r} has no outcome {a.outcome!r}")
-            ev = Evaluator(base, how, n, seed, conf)
+            ev = Evaluator(base, how, n, seed, conf, paired=bool(paired))
             got = []
             for lv in levels:
+                dflt = {**typical_params(a.model, lv), **a.setup, **a.default_reading.params}
+                p0 = ev(**dflt)[a.outcome][0]
                 for rd in a.readings:
                     params = {**typical_params(a.model, lv), **a.setup, **rd.params}
                     p, lo, hi = ev(**params)[a.outcome]
+                    d = _diff(ev, dflt, params, a.outcome, cls, p - p0, n, p0, p, conf)
                     got.append(
                         dict(
                             ambiguity=a.id,
@@ -253,6 +271,10 @@ def ambiguity_report(
                             ci_high=hi,
                             method=how,
                             status="ok",
+                            diff=d[0],
+                            diff_ci_low=d[1],
+                            diff_ci_high=d[2],
+                            p_value=d[3],
                         )
                     )
             rows += got
@@ -262,6 +284,24 @@ def ambiguity_report(
     df["level"] = df["level"].astype("Int64")
     df.attrs.update(levels=levels, seed=seed, n=n)
     return df
+
+
+def _diff(ev, dflt, params, outcome, cls, diff, n, p0, p1, level):
+    """(diff, ci_low, ci_high, p_value) of a reading against the default: exact, paired
+    from the per-track outcomes, else the two-sample interval (an event of the marks)."""
+
+    if ev.method == "exact":
+        return diff, diff, diff, float("nan")
+    from simkit.analysis.paired import independent_test, joint_counts, paired_from_joint
+
+    a, b = ev.tracks(**dflt), ev.tracks(**params)
+    names = tuple(cls.outcomes) + ("unresolved",)
+    if a is not None and b is not None and outcome in names:
+        i = names.index(outcome)
+        st = paired_from_joint(joint_counts(a, b, len(names)), level)
+        return tuple(float(x[i]) for x in st)
+    st = independent_test(round(p1 * n), round(p0 * n), n, level)
+    return tuple(float(np.asarray(x).reshape(-1)[0]) for x in st)
 
 
 def side_by_side(report: pd.DataFrame) -> pd.DataFrame:

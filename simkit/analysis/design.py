@@ -13,7 +13,10 @@ Both use the exact solver (:func:`simkit.solve`) where the model has one, and Mo
 Carlo (:func:`simkit.simulate`) with confidence intervals otherwise (or when asked
 with ``method="mc"``). Monte Carlo points all use the same seed (common random
 numbers), so neighbouring values are compared on the same dice and the estimated curve
-is much smoother than with independent seeds.
+is much smoother than with independent seeds. :func:`sensitivity` runs them on the
+streams' positional mode and tests each change paired, track by track, against the base
+(:mod:`simkit.analysis.paired`; ``paired=False``: the default streams and the interval of
+two independent proportions).
 """
 
 from __future__ import annotations
@@ -68,6 +71,9 @@ SENSITIVITY_COLUMNS = (
     "ci_high",
     "method",
     "note",
+    "p_value",
+    "ci_low_independent",
+    "ci_high_independent",
 )
 
 METHODS = ("auto", "exact", "mc")
@@ -164,7 +170,11 @@ def check_n(n) -> int:
 
 @dataclass
 class Evaluator:
-    """Outcome probabilities of model variants, exact or Monte Carlo (one seed for all)."""
+    """Outcome probabilities of model variants, exact or Monte Carlo (one seed for all).
+
+    ``paired``: Monte Carlo on the streams' positional mode, each variant's per-track
+    outcomes kept (:meth:`tracks`) for paired tests (:mod:`simkit.analysis.paired`).
+    """
 
     model: Any
     method: str
@@ -172,6 +182,14 @@ class Evaluator:
     seed: int | None
     level: float
     cache: dict = field(default_factory=dict)
+    paired: bool = False
+    track_cache: dict = field(default_factory=dict)
+
+    def tracks(self, **changes):
+        """Per-track outcome indices of ``model.replace(**changes)`` (over the model's
+        outcomes then ``unresolved``), or None (exact, not paired, or a chain)."""
+        self(**changes)
+        return self.track_cache.get(tuple(sorted(changes.items())))
 
     def __call__(self, **changes) -> dict[str, tuple[float, float, float]]:
         """outcome -> (p, ci_low, ci_high) for ``model.replace(**changes)``."""
@@ -187,7 +205,12 @@ class Evaluator:
         else:
             from simkit.core.engine import simulate
 
-            result = simulate(m, self.n, rng=self.seed)
+            positional = self.paired and not m.is_chain
+            result = simulate(
+                m, self.n, rng=self.seed, positional=positional, keep_outcomes=positional
+            )
+            if positional:
+                self.track_cache[key] = getattr(result, "track_outcomes")
             df = result.summary(level=self.level, exact=False)
             res = {
                 r.outcome: (float(r.p), float(r.ci_low), float(r.ci_high)) for r in df.itertuples()
@@ -736,6 +759,7 @@ def sensitivity(
     rng=None,
     level: float = 0.95,
     character_level: int | None = None,
+    paired: bool = True,
 ) -> pd.DataFrame:
     """Change of each outcome's probability for one step up and down of each parameter.
 
@@ -756,11 +780,16 @@ def sensitivity(
         Monte Carlo tracks per point (the base and every variant share one seed).
     rng : None, int or Generator
     level : float
-        Confidence level of the Monte Carlo interval on ``change`` (a normal interval
-        for the difference of two independent proportions: conservative here, since
-        common random numbers make the two estimates positively correlated).
+        Confidence level of the Monte Carlo interval on ``change``: paired, the normal
+        interval on the per-track differences against the base (the same positional
+        streams; ``p_value`` McNemar's test); ``ci_low_independent`` /
+        ``ci_high_independent`` the interval of two independent proportions, for
+        reference (an event of the marks, or a chain, has only that one).
     character_level : int, optional
         Measure at a typical character of this level (as in :func:`calibrate`).
+    paired : bool
+        Monte Carlo on positional streams with paired intervals (default); ``False``:
+        the default streams, ``ci_low`` / ``ci_high`` the independent interval.
 
     Returns
     -------
@@ -810,8 +839,9 @@ def sensitivity(
             from simkit.core.streams import resolve_seed
 
             seed = resolve_seed(rng)
-        ev = Evaluator(model, method, n, seed, level)
+        ev = Evaluator(model, method, n, seed, level, paired=bool(paired))
         base = ev()
+        base_tracks = ev.tracks()
         z = norm_ppf(0.5 + level / 2)
         rows = []
         for name in params:
@@ -854,14 +884,26 @@ def sensitivity(
                 except ParamError as exc:
                     rows += _skipped(name, delta, v0, v1, outcomes, base, method, f"skipped: {exc}")
                     continue
+                tracks = ev.tracks(**{name: v1})
+                by_track = None
+                if base_tracks is not None and tracks is not None:
+                    from simkit.analysis.paired import joint_counts, paired_from_joint
+
+                    k = len(all_out)
+                    st = paired_from_joint(joint_counts(base_tracks, tracks, k), level)
+                    by_track = {o: [float(x[i]) for x in st] for i, o in enumerate(all_out)}
                 for o in outcomes:
                     p0, p1 = base[o][0], res[o][0]
                     change = p1 - p0
+                    p_value = math.nan
                     if method == "exact":
-                        lo_c = hi_c = change
+                        lo_c = hi_c = lo_i = hi_i = change
                     else:
                         se = math.sqrt(p0 * (1 - p0) / n + p1 * (1 - p1) / n)
-                        lo_c, hi_c = change - z * se, change + z * se
+                        lo_i, hi_i = change - z * se, change + z * se
+                        lo_c, hi_c = lo_i, hi_i
+                        if by_track is not None and o in by_track:
+                            _, lo_c, hi_c, p_value = by_track[o]
                     rows.append(
                         dict(
                             param=name,
@@ -876,6 +918,9 @@ def sensitivity(
                             ci_high=hi_c,
                             method=method,
                             note="",
+                            p_value=p_value,
+                            ci_low_independent=lo_i,
+                            ci_high_independent=hi_i,
                         )
                     )
         df = pd.DataFrame(rows, columns=list(SENSITIVITY_COLUMNS))
@@ -885,7 +930,13 @@ def sensitivity(
         size = df["change"].abs().to_numpy(dtype=np.float64)
         size = np.where(np.isnan(size), -1.0, np.where(size < 1e-12, 0.0, size))
         df = df.iloc[np.lexsort((np.arange(len(df)), -size))].reset_index(drop=True)
-        df.attrs.update(model=model.name, method=method, seed=seed, n=n if method == "mc" else None)
+        df.attrs.update(
+            model=model.name,
+            method=method,
+            seed=seed,
+            n=n if method == "mc" else None,
+            paired=bool(paired) and method == "mc",
+        )
         return df
 
     probe = None
@@ -917,5 +968,8 @@ def _skipped(name, delta, v0, v1, outcomes, base, method, note) -> list[dict]:
             ci_high=math.nan,
             method=method,
             note=note,
+            p_value=math.nan,
+            ci_low_independent=math.nan,
+            ci_high_independent=math.nan,
         )
     ]

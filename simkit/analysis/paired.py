@@ -37,6 +37,7 @@ def joint_counts(a: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
     (shape ``(k, k)``, int64; ``a``, ``b``: per-track outcome indices in ``[0, k)``)."""
     if a.shape != b.shape:
         raise ValueError(f"paired outcomes of different lengths: {a.shape} and {b.shape}")
+    idx: np.ndarray
     if k * k <= 256 and a.dtype.itemsize == b.dtype.itemsize == 1:  # one byte a pair
         idx = a.view(np.uint8) * np.uint8(k)
         idx += b.view(np.uint8)

@@ -149,6 +149,7 @@ def _cmd_sensitivity(args) -> int:
         n=args.n,
         rng=args.seed,
         level=args.confidence,
+        paired=not args.independent,
     )
     emit(df, args)
     return 0
@@ -160,10 +161,25 @@ def _cmd_ambiguities(args) -> int:
 
     prepare_output(args)
     report = ambiguity_report(
-        levels=args.levels, n=args.n, rng=args.seed, ids=args.id, method=args.method
+        levels=args.levels,
+        n=args.n,
+        rng=args.seed,
+        ids=args.id,
+        method=args.method,
+        paired=not args.independent,
     )
     emit(report if args.long else side_by_side(report), args)
     return 0
+
+
+def independent_arg(p) -> None:
+    """``--independent``: Monte Carlo on the default streams, independent intervals."""
+    p.add_argument(
+        "--independent",
+        action="store_true",
+        help="Monte Carlo differences as independent runs (default: paired, the same dice "
+        "track by track; docs/paired.md)",
+    )
 
 
 def configure(sub) -> None:
@@ -248,6 +264,7 @@ def configure(sub) -> None:
         metavar="OUTCOME",
         help="only this outcome (repeatable; default: all)",
     )
+    independent_arg(p)
     design_options(p, _cmd_sensitivity)
 
     p = sub.add_parser(
@@ -266,6 +283,7 @@ def configure(sub) -> None:
     p.add_argument(
         "--long", action="store_true", help="one row per reading instead of one line per ambiguity"
     )
+    independent_arg(p)
     common(p, n_default=50_000)
     add_output_args(p)
     p.set_defaults(func=_cmd_ambiguities)
