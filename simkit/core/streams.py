@@ -146,7 +146,7 @@ class BlockRng:
             parts = []
             for g, p in self._placed():
                 full = getattr(g, fn_name)(*args, size=(int(p[-1]) + 1,) + rest, **kwargs)
-                parts.append(full if len(full) == len(p) else full[p])
+                parts.append(full if len(full) == len(p) else full.take(p, axis=0))
         else:
             parts = [getattr(g, fn_name)(*args, size=(c,) + rest, **kwargs) for g, c in self._pairs]
         if not parts:
@@ -269,7 +269,7 @@ def _below_at(gen: np.random.Generator, pos: np.ndarray, per: int, limit: int) -
     last = int(pos[-1]) + 1
     v = _words(gen, last * per)
     if last != len(pos):
-        v = v.reshape(last, per)[pos].reshape(-1) if per > 1 else v[pos]
+        v = v.reshape(last, per).take(pos, axis=0).reshape(-1) if per > 1 else v.take(pos)
     if limit == 65536:
         return v
     bad = np.flatnonzero(v >= limit)
