@@ -135,3 +135,70 @@ def test_r1_12_con_damage_reaches_checks_and_pe():
 def test_bad_arguments_name_themselves(call, match):
     with pytest.raises(ParamError, match=match):
         call()
+
+
+# -- the adventuring day's rests (P-11, P-12, A1-7) -----------------------------------------
+def _treat_by_hand(roll, d8s, medicine, dc=15):
+    total = roll + medicine
+    deg = 3 if total >= dc + 10 else 2 if total >= dc else 0 if total <= dc - 10 else 1
+    deg = min(deg + 1, 3) if roll == 20 else max(deg - 1, 0) if roll == 1 else deg
+    return {3: sum(d8s[:4]), 2: sum(d8s[:2]), 1: 0, 0: -d8s[0]}[deg]
+
+
+def test_p11_treat_wounds_pmf_is_the_brute_force_count():
+    from itertools import product
+
+    from simkit.rules.pf2e.rest import treat_wounds_pmf
+
+    for medicine in (-12, 11, 30):
+        want: dict[int, float] = {}
+        for roll in range(1, 21):
+            for d8s in product(range(1, 9), repeat=4):
+                v = _treat_by_hand(roll, d8s, medicine)
+                want[v] = want.get(v, 0.0) + 1 / (20 * 8**4)
+        got = dict(treat_wounds_pmf(medicine))
+        assert got.keys() == want.keys()
+        assert all(abs(got[k] - want[k]) < 1e-12 for k in want)
+    assert dict(treat_wounds_pmf(11, check_penalty=-4)) == dict(treat_wounds_pmf(7))
+
+
+def test_p11_treat_wounds_phase_is_the_reference_on_the_same_draws():
+    from simkit.core.streams import BlockRng, stream_generator
+    from simkit.rules.pf2e.rest import treat_wounds, treat_wounds_phase
+
+    m = 3000
+    medicine = np.array([11, 3] * (m // 2))
+    got = treat_wounds_phase(BlockRng([stream_generator(7, 0)], [m]), m, medicine)
+    again = BlockRng([stream_generator(7, 0)], [m])
+    rolls, dice = again.below(20, size=m), again.below(8**4, size=m)
+    for i in range(m):
+        r = int(dice[i])
+        d8s = [r // 8**j % 8 + 1 for j in range(4)]
+        want = treat_wounds(int(rolls[i]) + 1, d8s, medicine=int(medicine[i]))
+        assert got[i] == want == _treat_by_hand(int(rolls[i]) + 1, d8s, int(medicine[i]))
+
+
+def test_p11_treat_wounds_phase_follows_its_pmf():
+    from simkit.core.streams import BlockRng, stream_generator
+    from simkit.rules.pf2e.rest import treat_wounds_phase, treat_wounds_pmf
+
+    m = 40_000
+    got = treat_wounds_phase(BlockRng([stream_generator(11, 0)], [m]), m, 9)
+    for value, p in treat_wounds_pmf(9):
+        k = int(np.count_nonzero(got == value))
+        assert abs(k / m - p) <= 5 * np.sqrt(p * (1 - p) / m) + 1e-12, (value, k, p)
+
+
+def test_p12_night_rest_and_a1_7_pp():
+    from simkit.rules.pf2e.rest import night_rest_hp
+    from simkit.rules.rest import pp_after_rest
+
+    hp, hp_max = np.array([0, 10, 59]), np.array([60, 60, 60])
+    assert night_rest_hp(hp, hp_max, 3, 5).tolist() == [15, 25, 60]
+    assert night_rest_hp(hp, hp_max, -1, 5).tolist() == [5, 15, 60]  # at least the level
+    assert night_rest_hp(hp, hp_max, 2, 5, bed=True).tolist() == [20, 30, 60]
+    assert pp_after_rest([0, 2], 3, "night").tolist() == [3, 3]
+    assert pp_after_rest([0, 2], 3, "bed", "never").tolist() == [0, 2]
+    assert pp_after_rest([0, 2], 3, "short").tolist() == [0, 2]
+    with pytest.raises(ParamError, match="reading"):
+        pp_after_rest(1, 3, "night", "sometimes")
