@@ -86,7 +86,7 @@ def test_compare_charts(tmp_path):
     ax = plots.compare_chart(df, x="level")
     assert ax.get_ylabel() == "P(dead)" and ax.get_xlabel() == "character level"
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert labels[:2] == ["seed", "pf2e-core"] and "hollow diamonds: exact" in labels
+    assert labels[:2] == ["seed 000 as written", "pf2e-core"] and "hollow diamonds: exact" in labels
     plots.save(ax, tmp_path / "c.png")
     _png(tmp_path / "c.png")
     ax = plots.compare_chart(_csv_round_trip(df, tmp_path, "c.csv"), where={"level": 5})
@@ -146,7 +146,7 @@ def test_outcome_bars_show_every_outcome_and_explain_the_marks():
     df = sweep("fall", {}, 4000, 2, fixed={"height": 9, "hp": 12, "massive_damage": True})
     ax = plots.outcome_bars(df)
     ticks = [t.get_text() for t in ax.get_xticklabels()]
-    assert ticks == ["dead", "knocked out (0 HP)", "standing"]  # unresolved never happens: left out
+    assert ticks == ["dead", "knocked out\n(0 HP)", "standing"]  # unresolved never happens
     heights = [b.get_height() for b in ax.patches]
     assert abs(sum(heights) - 1) < 1e-9
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
@@ -198,7 +198,7 @@ def test_a_one_step_model_draws_bars_not_an_empty_curve():
     ax = plots.survival_sweep(one, outcomes=("active", "dead"))
     assert [t.get_text() for t in ax.get_xticklabels()] == [
         "dead",
-        "knocked out (0 HP)",
+        "knocked out\n(0 HP)",
         "standing",
     ]
     assert sum(b.get_height() for b in ax.patches) == pytest.approx(1)
@@ -225,9 +225,10 @@ def test_a_later_stage_that_some_grid_points_never_reach(tmp_path):
 
 def test_survival_titles_say_what_is_drawn():
     df = sweep("fall_dying", {"height": [6, 9]}, 2000, 1, survival=True)
-    assert plots.survival_title(df) == "fall_dying (fall stage): outcomes of one fall"
+    n = "\n(n = 2,000 tracks a point)"
+    assert plots.survival_title(df) == "fall_dying (fall stage): outcomes of one fall" + n
     assert plots.survival_title(df, stage="ko->dying") == (
-        "fall_dying (ko->dying stage): P(still dying), P(dead) by round"
+        "fall_dying (ko->dying stage): P(still dying), P(dead) by round" + n
     )
 
 
@@ -241,7 +242,9 @@ def test_titles_name_the_fixed_parameters():
         fixed={"hit_chance": 0.3, "max_rounds": 20},
     )
     assert plots.fixed_text(df) == "hit_chance=0.3, max_rounds=20"  # not dc: a grid column
-    assert plots.survival_title(df).endswith("\n(hit_chance=0.3, max_rounds=20)")
+    assert plots.survival_title(df).endswith(
+        "\n(n = 1,000 tracks a point; hit_chance=0.3, max_rounds=20)"
+    )
     assert plots.fixed_text(sweep("dying", {"dc": [18, 22]}, exact_only=True)) == ""
 
 
@@ -250,4 +253,4 @@ def test_a_share_too_thin_to_see_is_written_above_its_bar():
     ax = plots.stacked_outcomes(df, "height", value="p")
     ko = df[(df["outcome"] == "ko")].set_index("height")["p"]
     notes = [t.get_text() for t in ax.texts]
-    assert notes == [f"{ko.loc['6']:.1%} knocked out (0 HP)"] and 0 < ko.loc["6"] < 0.02
+    assert notes == [f"{ko.loc['6']:.2%} knocked out (0 HP)"] and 0 < ko.loc["6"] < 0.01

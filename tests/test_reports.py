@@ -77,7 +77,7 @@ def test_dying_survival_is_cut_where_the_curves_settled(built):
 def test_dying_seed_vs_pf2e_explains_the_diamonds(built):
     ax = built["dying_seed_vs_pf2e"].axes[0]
     labels = _legend(ax)
-    assert labels[:2] == ["seed", "pf2e-core"]
+    assert labels[:2] == ["seed 000 as written", "pf2e-core"]
     assert "hollow diamonds: exact" in labels
     assert any(x.startswith("lines and small dots: Monte Carlo") for x in labels)
     lo, hi = ax.get_xlim()
@@ -107,7 +107,7 @@ def test_fall_height_by_level_shows_dead_and_knocked_out(built):
         assert bars["knocked out (0 HP)"][9] == pytest.approx(1)  # 10 m: 0 HP
         totals = np.sum(list(bars.values()), axis=0)
         assert np.allclose(totals, 1)
-    assert set(_legend(r.axes[-1])) == {"dead", "knocked out (0 HP)", "standing"}
+    assert {"dead", "knocked out (0 HP)", "standing"} <= set(_legend(r.axes[-1]))
     assert [ax.get_title() for ax in r.axes] == [
         "level 1 (18 HP)",
         "level 2 (28 HP)",
@@ -143,7 +143,7 @@ def test_defaults_report(built, name):
         assert f"{key}=" in title
     bars = r.axes[0]
     summary = r.tables[""]
-    shown = [t.get_text() for t in bars.get_xticklabels()]
+    shown = [t.get_text().replace("\n", " ") for t in bars.get_xticklabels()]  # wrapped
     happened = summary.loc[summary["p"] > 0, "outcome"]
     from simkit.analysis.plots import outcome_label
 
@@ -196,3 +196,16 @@ def test_rebuilding_gives_the_same_tables(built):
 
     for r in again.values():
         plt.close(r.figure)
+
+
+def test_party_budget_audit_says_what_each_panel_shows(built):
+    """The budget audit: templates and solo creatures, a sentence per panel, its n named."""
+    r = built["party_budget_audit"]
+    df = r.tables[""]
+    assert set(df["lineup"]) == {"boss", "boss_and_minions", "pack", "solo"}
+    assert set(df["level"]) <= set(reports.QUICK_LEVELS)  # a quick build: fewer levels
+    assert {"budgeted", "measured", "shift"} <= set(df.columns)
+    assert len(r.axes) == 5
+    for ax in r.axes:
+        assert "\n" in ax.get_title(loc="left")  # a heading, then the panel's sentence
+    assert r.figure.get_suptitle().endswith(f"(n = {3 * N // 100:,} fights a point)")

@@ -163,7 +163,8 @@ def configure(sub) -> None:
         "--outcome",
         action="append",
         default=None,
-        help="outcome to show (repeatable for survival; default dead, and active for survival)",
+        help="outcome to show (repeatable for survival and line; default the model's: dead, "
+        "a party's any_death; survival adds active)",
     )
     p.add_argument(
         "--value", default="p", choices=("p", "exact"), help="plot p (default) or the exact column"
@@ -176,7 +177,12 @@ def configure(sub) -> None:
         help="keep the rows where a column has this value (repeatable)",
     )
     p.add_argument("--stage", default=None, help="stage of a chained model (survival)")
-    p.add_argument("--title", default=None, help="figure title")
+    p.add_argument(
+        "--title",
+        default=None,
+        help="figure title (default: the model, what is drawn, n and the fixed settings; "
+        "'' for none)",
+    )
     p.add_argument("-o", "--output", required=True, help="the PNG to write (atomically)")
     p.set_defaults(func=_cmd_plot)
 
@@ -506,24 +512,30 @@ def _cmd_plot(args) -> int:
     from simkit.analysis import plots
 
     where = _where(args.where)
+    outcome = args.outcome[0] if args.outcome else None  # None: the model's (plots.frames)
+    title = args.title  # None: the chart's own (model, what is drawn, n, fixed settings)
     try:
         if args.kind == "survival":
-            outcomes = tuple(args.outcome or ("active", "dead"))
-            ax = plots.survival_sweep(df, outcomes=outcomes, stage=args.stage, where=where)
-            if args.title is None and "model" in df:
-                ax.set_title(plots.survival_title(df, outcomes, args.stage))
+            outcomes = tuple(args.outcome) if args.outcome else None
+            if outcomes is None:
+                outcomes = ("active", plots.default_outcome(df))
+            ax = plots.survival_sweep(
+                df, outcomes=outcomes, stage=args.stage, where=where, title=title
+            )
         elif args.kind == "heatmap":
             if not args.x or not args.y:
                 raise ParamError("--kind heatmap needs --x KEY and --y KEY (two grid columns)")
-            outcome = (args.outcome or ["dead"])[0]
-            ax = plots.heatmap(df, args.x, args.y, value=args.value, outcome=outcome, where=where)
+            ax = plots.heatmap(
+                df, args.x, args.y, value=args.value, outcome=outcome, where=where, title=title
+            )
         elif args.kind == "line":
             ax = plots.sweep_lines(
                 df,
                 _line_x(df, args),
-                outcomes=tuple(args.outcome or ("dead",)),
+                outcomes=tuple(args.outcome) if args.outcome else None,
                 value=args.value,
                 where=where,
+                title=title,
             )
         else:
             if "variant" not in df:
@@ -531,11 +543,10 @@ def _cmd_plot(args) -> int:
                     "--kind compare reads a CSV of simkit compare (a 'variant' column); for a "
                     "sweep along one grid column use --kind line --x KEY"
                 )
-            outcome = (args.outcome or ["dead"])[0]
-            ax = plots.compare_chart(df, outcome=outcome, x=args.x, value=args.value, where=where)
+            ax = plots.compare_chart(
+                df, outcome=outcome, x=args.x, value=args.value, where=where, title=title
+            )
     except ValueError as exc:
         raise ParamError(f"plot {args.csv}: {exc}") from None
-    if args.title:
-        ax.set_title(args.title)
     plots.save(ax, args.output)
     return 0

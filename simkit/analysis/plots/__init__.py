@@ -17,9 +17,15 @@ categorical order, each model's default outcome), :mod:`~simkit.analysis.plots.t
 
 from __future__ import annotations
 
-from simkit.analysis.plots.frames import filter_rows
-from simkit.analysis.plots.grids import compare_chart, heatmap, sweep_lines
-from simkit.analysis.plots.outcomes import outcome_bars, stacked_outcomes
+from simkit.analysis.plots.frames import (
+    DEFAULT_OUTCOMES,
+    PHASE_ENDS,
+    axis_order,
+    default_outcome,
+    filter_rows,
+)
+from simkit.analysis.plots.grids import compare_chart, compare_differences, heatmap, sweep_lines
+from simkit.analysis.plots.outcomes import outcome_bars, stacked_outcomes, stacked_panels
 from simkit.analysis.plots.save import save
 from simkit.analysis.plots.style import (
     ACTIVE_NAMES,
@@ -33,12 +39,18 @@ from simkit.analysis.plots.style import (
     pyplot,
 )
 from simkit.analysis.plots.survival import settled_time, survival_curves, survival_sweep
-from simkit.analysis.plots.titles import fixed_text, survival_title
+from simkit.analysis.plots.titles import chart_title, fixed_text, survival_title
 
 __all__ = [
+    "DEFAULT_OUTCOMES",
     "LABELS",
     "OUTCOME_NAMES",
+    "PHASE_ENDS",
+    "axis_order",
+    "chart_title",
     "compare_chart",
+    "compare_differences",
+    "default_outcome",
     "fixed_text",
     "heatmap",
     "label_for",
@@ -49,6 +61,7 @@ __all__ = [
     "save",
     "settled_time",
     "stacked_outcomes",
+    "stacked_panels",
     "survival_curves",
     "survival_sweep",
     "survival_title",

@@ -7,6 +7,14 @@ import numpy as np
 from simkit.core.numbers import ascii_number
 
 __all__ = [
+    "DEFAULT_OUTCOMES",
+    "axis_order",
+    "check_outcomes",
+    "default_outcome",
+    "is_numeric",
+    "outcomes_of",
+    "PHASE_ENDS",
+    "phase_ends",
     "check_single",
     "filter_rows",
     "half_width",
@@ -119,3 +127,139 @@ def half_width(frame) -> float:
     if "ci_low" not in frame or not len(frame):
         return 0.0
     return float(np.nanmax((frame["ci_high"].astype(float) - frame["ci_low"].astype(float)) / 2))
+
+
+#: Each model's default outcome on a chart, the first of its list that the frame has
+#: (party: ``any_death`` once runs carry it as a row, ``defeat`` until then). A model
+#: not listed gets ``dead`` when it has it, else its first outcome. Kept here, not on
+#: the model classes, until the models declare it themselves.
+DEFAULT_OUTCOMES: dict[str, tuple[str, ...]] = {
+    "party": ("any_death", "defeat"),
+    "day": ("any_death", "defeat"),
+}
+
+
+def outcomes_of(df) -> list[str]:
+    """The outcomes a frame has rows for, in the frame's order."""
+    return list(dict.fromkeys(map(str, df["outcome"]))) if "outcome" in df else []
+
+
+def default_outcome(df) -> str:
+    """The outcome a chart of ``df`` shows when none is asked for (:data:`DEFAULT_OUTCOMES`)."""
+    known = outcomes_of(df)
+    for o in (*DEFAULT_OUTCOMES.get(str(model_of(df)), ()), "dead"):
+        if o in known:
+            return o
+    if not known:
+        raise ValueError("no outcome rows in the frame")
+    return next((o for o in known if o != "active"), known[0])
+
+
+def check_outcomes(df, outcomes, what: str) -> None:
+    """Raise, in one line listing the valid ones, when an outcome has no rows in ``df``."""
+    known = outcomes_of(df)
+    for o in outcomes:
+        if o not in known:
+            raise ValueError(f"{what}: no rows for outcome {o!r}; outcomes: {', '.join(known)}")
+
+
+def _declared_choices(model, col: str) -> tuple | None:
+    """The declared choices of a categorical parameter (the frame's model first)."""
+    from simkit.core.params import spec
+    from simkit.models import REGISTRY
+
+    names = [model] if model in REGISTRY else []
+    names += [m for m in REGISTRY if m != model]
+    for name in names:
+        decl = spec(REGISTRY[name]).get(col)
+        if decl and decl.get("kind") == "choice" and decl.get("choices"):
+            return tuple(map(str, decl["choices"]))
+    return None
+
+
+def axis_order(df, col: str) -> list:
+    """The values of grid column ``col`` in the order a chart shows them.
+
+    Numbers ascending (``"10"`` after ``"9"``, a missing value last); a declared choice
+    in its declared order (threat trivial -> extreme, lineups, rule sets as the model's
+    parameter lists them); anything else (variants, parties) in the frame's order, which
+    is the order the grid was declared in.
+    """
+    values = list(dict.fromkeys(numeric(df[col])))
+    conv = numeric(df[col])
+    if len(conv) and np.issubdtype(np.asarray(conv).dtype, np.number):
+        present = sorted(v for v in values if not (isinstance(v, float) and np.isnan(v)))
+        return present + [v for v in values if isinstance(v, float) and np.isnan(v)][:1]
+    if col == "variant":
+        return values
+    choices = _declared_choices(model_of(df), col)
+    if choices:
+        declared = [v for c in choices for v in values if str(v) == c]
+        return declared + [v for v in values if str(v) not in choices]
+    return values
+
+
+def is_numeric(df, col: str) -> bool:
+    """Whether a grid column reads as numbers (heights stored as text count)."""
+    return bool(np.issubdtype(np.asarray(numeric(df[col])).dtype, np.number))
+
+
+#: Where a model's time axis changes phase, from a parameter: (parameter, what happens
+#: then, with ``{v}`` for its value). A survival frame with a ``phase`` column says it
+#: itself; this covers the frames that do not.
+PHASE_ENDS: dict[str, tuple[str, str]] = {
+    "encounter": (
+        "fight_rounds",
+        "round {v}: the fight ends (fight_rounds = {v}); a PC down, not dying, ends stable",
+    ),
+}
+
+
+def _shared_param(df, key: str):
+    """The value every row's ``params`` JSON gives ``key`` (None when absent or mixed)."""
+    import json
+
+    if "params" not in df or not len(df):
+        return None
+    seen = set()
+    for text in dict.fromkeys(df["params"].dropna().astype(str)):
+        try:
+            seen.add(str(json.loads(text).get(key, "\0")))
+        except (ValueError, TypeError, AttributeError):
+            return None
+    return seen.pop() if len(seen) == 1 else None
+
+
+def phase_ends(surv) -> list[tuple[float, str]]:
+    """(time, what changes) for each phase boundary of a survival frame's time axis.
+
+    From a ``phase`` column where the frame has one (the last time of each phase but
+    the last), else from :data:`PHASE_ENDS` and the parameter's value (the rows'
+    ``params``, else the model's default). ``[]`` when nothing is known.
+    """
+    if "phase" in surv and len(surv):
+        d = surv.drop_duplicates("time").sort_values("time")
+        change = d["phase"].ne(d["phase"].shift(-1)) & d["phase"].shift(-1).notna()
+        return [
+            (float(t), f"after {t}: {nxt}")
+            for t, nxt in zip(d.loc[change, "time"], d["phase"].shift(-1)[change])
+        ]
+    model = model_of(surv)
+    if model not in PHASE_ENDS:
+        return []
+    key, text = PHASE_ENDS[model]
+    value = _shared_param(surv, key)
+    if value == "\0" or value is None:
+        from simkit.core.params import spec
+        from simkit.models import REGISTRY
+
+        if value is None and "params" in surv and len(surv):
+            return []  # mixed values across the rows: no one boundary
+        value = spec(REGISTRY[model]).get(key, {}).get("default") if model in REGISTRY else None
+    if value in (None, "None", "none"):
+        return []
+    try:
+        t = float(value)
+    except (TypeError, ValueError):
+        return []
+    return [(t, text.format(v=int(t) if t.is_integer() else t))]

@@ -12,6 +12,9 @@ __all__ = [
     "SPARE_COLORS",
     "label_for",
     "legend_keys",
+    "place_legend",
+    "variant_label",
+    "wrap_label",
     "outcome_color",
     "outcome_label",
     "pyplot",
@@ -153,7 +156,7 @@ def legend_keys(
             (
                 Patch(color="0.35", alpha=0.3, lw=0),
                 f"shaded: 95% interval ({width}"
-                + ("; thinner than the line)" if hw < 0.006 else ")"),
+                + ("; narrower than the line: not visible)" if hw < 0.01 else ")"),
             )
         )
     if exact_dots:
@@ -166,14 +169,73 @@ def legend_keys(
             )
         )
     handles, labels = handles + [h for h, _ in keys], labels + [t for _, t in keys]
-    if len(labels) > 4:  # many entries: the legend goes beside the plot, not over it
-        ax.legend(
+    if len(labels) > 4:  # many entries: below the plot, never beside it nor over it
+        place_legend(ax, handles, labels)
+    else:
+        ax.legend(handles, labels, frameon=False, fontsize="small", loc="best")
+
+
+def place_legend(ax, handles, labels, *, ncol: int | None = None, align: str = "center"):
+    """A legend under the axes' tick labels and x label, no wider than the axes if it can be.
+
+    A legend beside the plot took up to a third of a figure's width; under it, the plot
+    keeps the width and the legend takes a few lines. ``ncol`` columns (default: as many
+    as fit in the axes' width, at most 3); ``align="left"`` anchors it at the axes' left
+    edge (a legend for a row of panels). Returns the legend (None with no entries).
+    """
+    from matplotlib.transforms import offset_copy
+
+    if not labels:
+        return None
+    if ax.get_legend() is not None:
+        ax.get_legend().remove()
+    fig = ax.figure
+    try:
+        renderer = fig.canvas.get_renderer()
+        tight, box = ax.get_tightbbox(renderer), ax.get_window_extent(renderer)
+        below = max(0.0, box.y0 - tight.y0) * 72.0 / fig.dpi + 4.0
+        width = box.width
+    except AttributeError:  # pragma: no cover - a canvas without a renderer
+        renderer, below, width = None, 40.0, None
+    trans = offset_copy(ax.transAxes, fig=fig, y=-below, units="points")
+    anchor, loc = ((0.0, 0.0), "upper left") if align == "left" else ((0.5, 0.0), "upper center")
+    cols = ncol or min(3, len(labels))
+    while True:
+        leg = ax.legend(
             handles,
             labels,
             frameon=False,
             fontsize="small",
-            loc="upper left",
-            bbox_to_anchor=(1.01, 1.0),
+            loc=loc,
+            bbox_to_anchor=anchor,
+            bbox_transform=trans,
+            ncol=cols,
+            borderaxespad=0.0,
         )
-    else:
-        ax.legend(handles, labels, frameon=False, fontsize="small", loc="best")
+        if ncol or cols == 1 or renderer is None or width is None:
+            return leg
+        if leg.get_window_extent(renderer).width <= 1.02 * width:
+            return leg
+        cols -= 1
+
+
+def wrap_label(text: str, width: int = 12) -> str:
+    """A tick label on lines of about ``width`` characters, so that neighbours never overlap."""
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width, break_long_words=False)) or text
+
+
+def variant_label(name: str, model: str | None = None) -> str:
+    """How a rule variant reads in a legend: ``seed`` names the seed it is (``seed 000 as
+    written``), from the model's rule ids (R0-... seed 000, R1-... seed 001, R4-... seed 004)."""
+    if name != "seed" or model is None:
+        return str(name)
+    import re
+
+    from simkit.models import REGISTRY
+
+    seeds = set(re.findall(r"\bR(\d+)-", str(getattr(REGISTRY.get(model), "rule_ids", ""))))
+    if len(seeds) == 1:
+        return f"seed {int(seeds.pop()):03d} as written"
+    return "seed as written"

@@ -4,11 +4,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from simkit.analysis.plots.frames import filter_rows, lead_columns, model_of, time_unit
+from simkit.analysis.plots.frames import (
+    check_outcomes,
+    default_outcome,
+    filter_rows,
+    lead_columns,
+    model_of,
+    phase_ends,
+    time_unit,
+)
 from simkit.analysis.plots.outcomes import final_rows, outcome_bars, stacked_outcomes
 from simkit.analysis.plots.style import legend_keys, outcome_color, outcome_label, pyplot
+from simkit.analysis.plots.titles import survival_title
 
-__all__ = ["settled_time", "survival_curves", "survival_sweep"]
+__all__ = ["mark_phases", "settled_time", "survival_curves", "survival_sweep"]
 
 
 def settled_time(surv, cut: float = 0.999) -> int | None:
@@ -52,7 +61,7 @@ def cut_axis(ax, surv, cut: float | None) -> None:
 
 def survival_curves(
     surv,
-    outcomes=("active", "dead"),
+    outcomes=None,
     ax=None,
     label: str | None = None,
     band: bool = True,
@@ -62,6 +71,7 @@ def survival_curves(
     color=None,
     legend: bool = True,
     cut: float | None = 0.999,
+    title: str | None = None,
 ):
     """Probability by time of each outcome in ``outcomes`` with its CI band.
 
@@ -72,11 +82,17 @@ def survival_curves(
     one stage (default: the first); the x axis is in that stage's unit. Lines are
     Monte Carlo, shaded bands their 95% intervals, dots the exact values; the
     legend says so. ``cut``: the time axis ends once that share of the tracks has
-    left the track (:func:`settled_time`; ``None``: the whole horizon).
+    left the track (:func:`settled_time`; ``None``: the whole horizon). ``outcomes``:
+    default ``active`` and the model's outcome (``dead``; a party's ``any_death``). A
+    change of phase on the time axis (a ``phase`` column, or a model's parameter such
+    as encounter's ``fight_rounds``: :data:`~simkit.analysis.plots.frames.PHASE_ENDS`)
+    is drawn as a dotted line that the legend explains. ``title``: default the model,
+    what is drawn, n and the fixed settings (:func:`survival_title`); ``""`` for none.
     """
     plt = pyplot()
     if ax is None:
-        _, ax = plt.subplots(figsize=(9.5, 4.4))
+        _, ax = plt.subplots(figsize=(8, 5.2))
+    whole = surv
     if "stage" in surv and len(surv):
         stages = list(dict.fromkeys(surv["stage"]))
         stage = stages[0] if stage is None else stage
@@ -84,14 +100,10 @@ def survival_curves(
             raise ValueError(f"stage {stage!r}: not in the frame; stages: {', '.join(stages)}")
         surv = surv[surv["stage"] == stage]
     unit = time_unit(surv)
-    known = set(surv["outcome"])
-    for o in outcomes:
-        if o not in known:
-            raise ValueError(
-                f"outcome {o!r}: not in the frame; outcomes: {', '.join(sorted(known))}"
-            )
+    outcomes = tuple(outcomes or ("active", default_outcome(surv)))
+    check_outcomes(surv, outcomes, "survival chart")
     if surv["time"].nunique() <= 1 and label is None:  # one step (a fall): nothing to follow
-        return outcome_bars(final_rows(surv), ax=ax, exact=exact)
+        return outcome_bars(final_rows(surv), ax=ax, exact=exact, title=title)
     for o in outcomes:
         d = surv[surv["outcome"] == o]
         name = outcome_label(o, unit, model_of(surv))
@@ -120,12 +132,23 @@ def survival_curves(
     cut_axis(ax, surv, cut)
     ax.grid(alpha=0.3)
     if legend:
+        mark_phases(ax, surv)
         legend_keys(
             ax,
             exact and "exact" in surv and surv["exact"].notna().any(),
             surv[surv["outcome"].isin(outcomes)] if band else None,
         )
+    if title is None:
+        title = survival_title(whole, outcomes, stage)
+    if title:
+        ax.set_title(title, fontsize="medium")
     return ax
+
+
+def mark_phases(ax, surv) -> None:
+    """A dotted vertical line at each phase boundary of the time axis, with its legend text."""
+    for t, text in phase_ends(surv):
+        ax.axvline(t, color="0.25", ls=":", lw=1.2, label=f"dotted line: {text}")
 
 
 def _point_label(row, keys) -> str:
@@ -147,7 +170,7 @@ def _point_label(row, keys) -> str:
 
 def survival_sweep(
     df,
-    outcomes=("dead",),
+    outcomes=None,
     ax=None,
     stage: str | None = None,
     band: bool = True,
@@ -155,13 +178,15 @@ def survival_sweep(
     where: dict | None = None,
     by: list[str] | None = None,
     cut: float | None = 0.999,
+    title: str | None = None,
 ):
     """One survival curve per grid point of a survival sweep (``sweep(..., survival=True)``).
 
     ``by`` names the grid columns that tell the curves apart (default: every
     grid column that varies); the legend reads e.g. "DC 18: P(dead)", then what
     the lines, bands and dots are. ``cut`` as in :func:`survival_curves`, over
-    every curve.
+    every curve. ``outcomes``: default the model's outcome; ``title`` as in
+    :func:`survival_curves`.
     """
     plt = pyplot()
     df = filter_rows(df, where)
@@ -170,6 +195,8 @@ def survival_sweep(
             "a survival plot needs per-step rows (columns time, outcome, p): "
             "write them with `simkit sweep ... --survival`"
         )
+    outcomes = tuple(outcomes or (default_outcome(df),))
+    check_outcomes(df, outcomes, "survival chart")
     lead = lead_columns(df)
     if by is None:
         by = [c for c in lead if df[c].nunique(dropna=False) > 1]
@@ -196,7 +223,7 @@ def survival_sweep(
             f"pick the others with where=... (columns {', '.join(by)})"
         )
     if ax is None:
-        _, ax = plt.subplots(figsize=(10, 4.6))
+        _, ax = plt.subplots(figsize=(8.5, 5.4))
     groups = [((), staged)] if not by else list(staged.groupby(by, dropna=False, sort=False))
     cmap = plt.get_cmap("viridis")
     styles = ["-", "--", ":", "-."]
@@ -216,11 +243,17 @@ def survival_sweep(
                 linestyle=styles[oi % len(styles)],
                 legend=False,
                 cut=None,
+                title="",
             )
     cut_axis(ax, staged, cut)
+    mark_phases(ax, staged)
     legend_keys(
         ax,
         exact and "exact" in df and df["exact"].notna().any(),
         staged[staged["outcome"].isin(outcomes)] if band else None,
     )
+    if title is None:
+        title = survival_title(df, outcomes, stage)
+    if title:
+        ax.set_title(title, fontsize="medium")
     return ax

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from simkit.analysis.plots.frames import lead_columns, model_of, time_unit
+from simkit.analysis.plots.frames import lead_columns, model_of, n_text, time_unit
 from simkit.analysis.plots.style import outcome_label
 
-__all__ = ["fixed_text", "survival_title"]
+__all__ = ["chart_title", "fixed_text", "settings_text", "survival_title"]
 
 
 def fixed_text(df, skip=()) -> str:
@@ -45,9 +45,23 @@ def survival_title(df, outcomes=("active", "dead"), stage: str | None = None) ->
         where = f" ({stage} stage)" if len(stages) > 1 else ""
     unit = time_unit(staged)
     step = unit.removesuffix("s")
-    fixed = fixed_text(df)
-    fixed = f"\n({fixed})" if fixed else ""
+    fixed = settings_text(df)
     if len(staged) and staged["time"].nunique() <= 1:
         return f"{model}{where}: outcomes of one {step}{fixed}"
     names = ", ".join(f"P({outcome_label(o, unit, model)})" for o in outcomes)
     return f"{model}{where}: {names} by {step}{fixed}"
+
+
+def settings_text(df) -> str:
+    """The second line of a title: ``\n(n = 5,000 tracks a point; hit_chance=0.3)`` or ``""``."""
+    bits = [b for b in (n_text(df), fixed_text(df)) if b]
+    return f"\n({'; '.join(bits)})" if bits else ""
+
+
+def chart_title(df, what: str) -> str:
+    """The default title of a chart of ``df``: the model, what is drawn, n and the settings.
+
+    ``party: P(any death) by threat and level`` then, on a second line, ``(n = 2,000 tracks
+    a point; rules=pf2e-core)``: what a figure must say to be read away from its command.
+    """
+    return f"{model_of(df) or 'model'}: {what}{settings_text(df)}"
