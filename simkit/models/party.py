@@ -71,6 +71,13 @@ The round
 strikes, initiative, saves, recovery checks (not a flat check), Medicine and hourly
 checks; not to its DCs (a spell DC is not a roll).
 
+Lineups as data: :meth:`Party.with_lineups` gives rules with several lineups, and a
+start's ``fight`` (:class:`~simkit.models.fight_state.FightStart`) picks each track's;
+the kernel reads every monster's numbers from tables over (fight, slot), padded to the
+largest lineup (an absent monster is at 0 HP: it never acts and is never a target), so
+tracks of different fights share a block. One lineup gives the numbers of the rules
+without it, draw for draw.
+
 ``hp`` (default: full) sets every PC's HP at the start; ``hp=0``: every PC starts
 knocked out (dying ``start_dying``, recovery DC of the first monster's level; agonising
 under seed 001), before round 1.
