@@ -19,6 +19,12 @@ sweep table: grid columns, ``outcome, count, n, p, ci_low, ci_high, exact`` and 
   its survival curves up to the step where 99.9% of the tracks have ended);
 - ``party_threat_by_level``: the party model's P(a PC dies) and P(defeat) by PF2e threat x
   party level, one panel per rule set (:mod:`simkit.analysis.party_report`).
+- ``party_budget_audit``: the encounter budget audited by simulation: P(a PC dies) and
+  P(defeat) by threat x party level x lineup template, the measured threat of each lineup
+  against the budget's ``boss`` benchmarks, and the bundled creatures as solo bosses at
+  their level +2..+4 (:mod:`simkit.analysis.threat`, ``docs/threat.md``; ``AUDIT_N``
+  fights a point, party levels 1..20; a build with fewer tracks than ``N`` audits
+  ``QUICK_LEVELS`` with ``3 n / 100`` fights a point).
 
 Each report is built as a :class:`Report` (its tables and its matplotlib figure) by
 :func:`build_reports`, so that tests can read what a chart shows; :func:`standard_reports`
@@ -41,7 +47,9 @@ from simkit.core.io import atomic_write
 from simkit.core.params import ParamError, spec
 
 __all__ = [
+    "AUDIT_N",
     "DEFAULT_KEYS",
+    "QUICK_LEVELS",
     "SEED",
     "N",
     "Report",
@@ -56,8 +64,13 @@ __all__ = [
 SEED = 20261129
 #: Tracks per grid point of the standard reports.
 N = 100_000
+#: Fights per point of ``party_budget_audit`` (389 points; docs/threat.md gives the errors).
+AUDIT_N = 3000
+#: Party levels a quick build (fewer tracks than ``N``) of ``party_budget_audit`` audits.
+QUICK_LEVELS = (1, 8, 15)
 #: Share of tracks that must have ended before a survival chart's time axis stops.
 SETTLED = 0.999
+
 
 class _HeadlineParams(Mapping):
     """Model name -> the parameters its ``<model>_defaults`` title names
@@ -374,6 +387,17 @@ def _party_threat_by_level(n: int) -> Report:
     return Report("party_threat_by_level", {"": df}, fig, axes)
 
 
+def _party_budget_audit(n: int) -> Report:
+    """``party_budget_audit``: threat x level x template, measured threat, solo creatures."""
+    from simkit.analysis.threat import AUDIT_LEVELS, budget_audit, budget_audit_figure
+
+    quick = n < N
+    k = max(1, 3 * n // 100) if quick else AUDIT_N
+    df = budget_audit(k, SEED, levels=QUICK_LEVELS if quick else AUDIT_LEVELS)
+    fig, axes, _ = budget_audit_figure(df)
+    return Report("party_budget_audit", {"": df}, fig, axes)
+
+
 def _plans(n: int) -> Iterator[tuple[str, Callable[[], Report | None]]]:
     """(model, builder) for every standard report, in order; builders run lazily."""
     from simkit.models import REGISTRY
@@ -390,6 +414,7 @@ def _plans(n: int) -> Iterator[tuple[str, Callable[[], Report | None]]]:
         yield "fatigue", partial(_or_defaults, _fatigue, "fatigue", small)
     if "party" in REGISTRY:
         yield "party", partial(_party_threat_by_level, small)
+        yield "party", partial(_party_budget_audit, n)
     for name in REGISTRY:
         if name not in ("dying", "agony", "fall", "fatigue"):
             yield name, partial(defaults_report, name, small)
