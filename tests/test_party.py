@@ -611,16 +611,25 @@ def _mixed_start(r: Party, n: int, seed: int):
     return replace(r.fresh_start(n), fight=fight)
 
 
-@pytest.mark.parametrize("k", range(4))
-def test_kernel_equals_reference_with_several_fights_in_one_block(k):
-    params = _configs(4, 20261202)[k]
-    params.update(monsters=None, xp_budget=None, hp=None)
+def _several_fights(params: dict, k: int, n: int) -> None:
+    params = dict(params, monsters=None, xp_budget=None, hp=None)
     r = Party(**params).with_lineups([{}] + _lineups(3, k))
     assert r.n_fights == 4
-    start = _mixed_start(r, 80, k)
-    kernel_vs_ref(r, 80, 13 + k, state=start)
-    res = simkit.simulate(r, 80, 2, start=start, keep_state=True)
+    start = _mixed_start(r, n, k)
+    kernel_vs_ref(r, n, 13 + k, state=start)
+    res = simkit.simulate(r, n, 2, start=start, keep_state=True)
     assert (res.final.fight == start.fight).all()  # each track hands on its fight
+
+
+@pytest.mark.parametrize("k", range(4))
+def test_kernel_equals_reference_with_several_fights_in_one_block(k):
+    _several_fights(_configs(4, 20261202)[k], k, 80)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("k", range(24))
+def test_kernel_equals_reference_with_several_fights_in_one_block_many(k):
+    _several_fights(_configs(24, 7)[k], k, 200)
 
 
 @pytest.mark.parametrize(
@@ -631,7 +640,7 @@ def test_one_lineup_gives_exactly_the_numbers_without_lineups(params):
     r = Party(level=4, **params)
     one = r.with_lineups([{}])
     assert one.n_fights == 1 and one.lineup_rules[0] == r
-    a, b = simkit.simulate(r, 3000, 9), simkit.simulate(one, 3000, 9)
+    a, b = simkit.simulate(r, 2000, 9), simkit.simulate(one, 2000, 9)
     assert (a.hist == b.hist).all()
     assert all((a.marks[name] == b.marks[name]).all() for name in a.marks)
 
