@@ -1,0 +1,206 @@
+"""What the designer tools share: one model's outcome probabilities over variants, exact or
+Monte Carlo (:class:`Evaluator`), the method and argument checks, and the model at a
+typical character's level. Used by :mod:`simkit.analysis.calibrate`,
+:mod:`simkit.analysis.sensitivity` and :mod:`simkit.analysis.ambiguities`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from simkit.core.model import Rules
+from simkit.core.params import ParamError, spec
+from simkit.core.result import Result
+from simkit.core.stats import check_level, proportion_ci
+
+__all__ = [
+    "METHODS",
+    "Evaluator",
+    "as_model",
+    "at_level",
+    "check_n",
+    "choose_method",
+    "confidence_level",
+    "exact_or_mc",
+    "fmt_value",
+    "numeric_param",
+    "too_large",
+]
+
+METHODS = ("auto", "exact", "mc")
+
+
+def as_model(model):
+    if isinstance(model, str):
+        from simkit.models import make_model
+
+        return make_model(model)
+    if not isinstance(model, Rules):
+        raise ParamError(
+            f"model must be a rules object (e.g. simkit.Dying()) or a model name, got {model!r}"
+        )
+    return model
+
+
+def choose_method(model, method: str) -> str:
+    if method not in METHODS:
+        raise ParamError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
+    if method == "auto":
+        return "exact" if model.has_exact else "mc"
+    if method == "exact" and not model.has_exact:
+        raise ParamError(
+            f"method='exact': model {model.name!r} has no exact solver; "
+            "use Monte Carlo (method='mc', --method mc)"
+        )
+    return method
+
+
+def too_large(model, changes) -> str | None:
+    """Why the exact solver refuses one of ``model.replace(**c)`` for ``c`` in ``changes``
+    (:class:`~simkit.core.exact.ExactTooLarge` from its first states, e.g. a party duel past
+    its state bound; microseconds each), or None. Values the model rules out are skipped."""
+    from simkit.core.exact import ExactTooLarge
+
+    for c in changes:
+        try:
+            m = model.replace(**c) if c else model
+        except ParamError:
+            continue
+        if m.is_chain or m.has_exact_hist or not m.has_exact:
+            continue
+        try:
+            m.exact_initial()
+        except ExactTooLarge as exc:
+            return str(exc)
+    return None
+
+
+def exact_or_mc(asked: str, method: str, run, probe: str | None = None):
+    """``run(method)``, every point by one method: where the exact solver refuses a chain as
+    too large (:class:`~simkit.core.exact.ExactTooLarge`; ``probe``: the reason, found
+    before solving anything), ``method="auto"`` runs with Monte Carlo instead and
+    ``method="exact"`` is refused in one line."""
+    from simkit.core.exact import ExactTooLarge
+
+    if method == "exact" and probe is not None:
+        if asked == "auto":
+            return run("mc")
+        raise ParamError(f"method='exact' (--method exact): {probe}")
+    try:
+        return run(method)
+    except ExactTooLarge as exc:  # found only while solving (a chain enumerated too large)
+        if method != "exact":  # pragma: no cover - Monte Carlo never solves
+            raise
+        if asked == "auto":
+            return run("mc")
+        raise ParamError(f"method='exact' (--method exact): {exc}") from None
+
+
+def check_n(n) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ParamError(f"n must be a positive integer, got {n!r}")
+    return int(n)
+
+
+@dataclass
+class Evaluator:
+    """Outcome probabilities of model variants, exact or Monte Carlo (one seed for all).
+
+    ``paired``: Monte Carlo on the streams' positional mode, each variant's per-track
+    outcomes kept (:meth:`tracks`) for paired tests (:mod:`simkit.analysis.paired`).
+    """
+
+    model: Any
+    method: str
+    n: int
+    seed: int | None
+    level: float
+    cache: dict = field(default_factory=dict)
+    paired: bool = False
+    track_cache: dict = field(default_factory=dict)
+
+    def tracks(self, **changes):
+        """Per-track outcome indices of ``model.replace(**changes)`` (over the model's
+        outcomes then ``unresolved``), or None (exact, not paired, or a chain)."""
+        self(**changes)
+        return self.track_cache.get(tuple(sorted(changes.items())))
+
+    def __call__(self, **changes) -> dict[str, tuple[float, float, float]]:
+        """outcome -> (p, ci_low, ci_high) for ``model.replace(**changes)``."""
+        key = tuple(sorted(changes.items()))
+        hit = self.cache.get(key)
+        if hit is not None:
+            return hit
+        m = self.model.replace(**changes) if changes else self.model
+        if self.method == "exact":
+            from simkit.core.exact import solve
+
+            res = {o: (p, p, p) for o, p in solve(m).probabilities.items()}
+        else:
+            from simkit.core.engine import simulate
+
+            positional = self.paired and not m.is_chain
+            result = simulate(
+                m, self.n, rng=self.seed, positional=positional, keep_outcomes=positional
+            )
+            if positional:
+                self.track_cache[key] = getattr(result, "track_outcomes")
+            df = result.summary(level=self.level, exact=False)
+            res = {
+                r.outcome: (float(r.p), float(r.ci_low), float(r.ci_high)) for r in df.itertuples()
+            }
+            for event in m.events:  # P(mark >= minimum), with its interval
+                assert isinstance(result, Result), "events belong to track models, not chains"
+                c = result.event_count(event)
+                low, high = proportion_ci(np.array([c]), self.n, self.level, "wilson")
+                res[event] = (c / self.n, float(low[0]), float(high[0]))
+        self.cache[key] = res
+        return res
+
+
+def numeric_param(model, name: str, label: str = "vary") -> dict:
+    known = spec(type(model))
+    if name not in known:
+        raise ParamError(
+            f"{label}={name!r}: unknown parameter for model {model.name!r}; "
+            f"known: {', '.join(known)}"
+        )
+    meta = known[name]
+    if meta["kind"] not in ("int", "float"):
+        numeric = [k for k, m in known.items() if m["kind"] in ("int", "float")]
+        raise ParamError(
+            f"{label}={name!r} is a {meta['kind']} parameter; an integer or a number is needed: "
+            f"{', '.join(numeric)}"
+        )
+    return meta
+
+
+def at_level(model, character_level, keep=()):
+    """``model`` with the parameters of a typical character of ``character_level``."""
+    if character_level is None:
+        return model
+    if (
+        not isinstance(character_level, (int, np.integer))
+        or isinstance(character_level, bool)
+        or not 1 <= character_level <= 20
+    ):
+        raise ParamError(f"character level must be an integer in [1, 20], got {character_level!r}")
+    typical = type(model).typical_character(int(character_level))
+    changes = {k: v for k, v in typical.items() if k not in keep}
+    return model.replace(**changes) if changes else model
+
+
+def confidence_level(level) -> float:
+    try:
+        return check_level(level)
+    except ValueError as exc:
+        raise ParamError(str(exc)) from None
+
+
+def fmt_value(v) -> str:
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return str(v)
