@@ -48,7 +48,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from simkit.core.engine import Tally, run_tracks
+from simkit.core.engine import Tally, compact_state, run_tracks
 from simkit.core.model import Rules
 from simkit.core.params import ParamError, param, spec
 from simkit.core.streams import STREAM_SIZE, BlockRng, stream_generator
@@ -452,16 +452,18 @@ class Day(Rules):
         ended[live[o == F_UNRESOLVED]] = UNRESOLVED
 
     def _care(self, S, knocked, fat, base_pen, seed, first_stream, prefix):
-        """PCs ``knocked`` (n, P) out outside a fight: the dying rules until treated."""
-        n = len(knocked)
-        rows = dict(S)
-        rows["check_penalty"] = self._penalty(fat, base_pen)
-        start = _CareStart.trusted(**rows, knocked=knocked)
-        tally = run_tracks(_care_party(self), seed, first_stream, n, prefix, start=start, keep=True)
-        end = _gathered(tally, first_stream, n)
-        live = np.flatnonzero(knocked.any(axis=1))
+        """PCs ``knocked`` (n, P) out outside a fight: the dying rules until treated (the
+        tracks with one, on their streams under ``prefix``)."""
+        mask = knocked.any(axis=1)
+        rows = np.flatnonzero(mask)
+        pen = self._penalty(fat, base_pen)
+        start = _CareStart.trusted(
+            **{k: (pen if k == "check_penalty" else S[k])[rows] for k in _FIELDS},
+            knocked=knocked[rows],
+        )
+        end = _run_rows(_care_party(self), _rng(seed, first_stream, mask, prefix), start)
         for k in CARRIED:
-            S[k][live] = getattr(end, k)[live]
+            S[k][rows] = getattr(end, k)
 
     def _medics(self) -> list[tuple[int, int]]:
         return [
@@ -605,6 +607,33 @@ class Day(Rules):
             full = np.zeros(S["hp"].shape, dtype=bool)
             full[tracks] = knocked
             self._care(S, full, fat, base_pen, seed, first_stream, prefix + (t, 1))
+
+
+def _run_rows(model: _Fight, brng: BlockRng, start: FightStart) -> _FightEnd:
+    """``model``'s tracks from ``start`` (one per active track of ``brng``), played to
+    their end as the engine plays a block (init, then a step a round, compacting); their
+    end states in order."""
+    state, codes = model.init(len(start), brng, start=start)
+    ids = np.arange(len(start))
+    parts: list = []
+    t = 0
+    while True:
+        done = np.flatnonzero(codes >= 0)
+        if len(done):
+            parts.append((ids[done], model.carry(state, done)))
+        kept = np.flatnonzero(codes < 0)
+        if not len(kept):
+            break
+        if t >= model.horizon:  # unresolved: as they are
+            parts.append((ids[kept], model.carry(state, kept)))
+            break
+        if len(kept) < len(codes):
+            ids = ids[kept]
+            brng.compact(kept)
+            state = compact_state(state, kept, len(codes))
+        t += 1
+        codes = model.step(state, t, brng)
+    return _gathered(Tally(hist=np.zeros((1, 1), dtype=np.int64), final=parts), 0, len(start))
 
 
 def _gathered(tally: Tally, first_stream: int, n: int) -> _FightEnd:
