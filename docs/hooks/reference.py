@@ -10,6 +10,9 @@
   first heading), rendered by mkdocs-jupyter
   (executed when ``SIMKIT_DOCS_EXECUTE=true``, as ``python3 tasks.py docs`` sets it).
 
+The nav's Explanation section also takes every page at the top of ``docs/`` that
+``mkdocs.yml`` does not name (by its first heading).
+
 Nothing is written into ``docs/``: the pages exist only in the build.
 """
 
@@ -136,13 +139,40 @@ def _title(nb: Path) -> str:
     return nb.stem
 
 
+def _page_title(page: Path) -> str:
+    for line in page.read_text().splitlines():
+        if line.startswith("# "):
+            return line[2:].strip().strip("`")
+    return page.stem
+
+
+def _nav_paths(items) -> set:
+    out: set = set()
+    for item in items or []:
+        value = next(iter(item.values())) if isinstance(item, dict) else item
+        if isinstance(value, list):
+            out |= _nav_paths(value)
+        else:
+            out.add(value)
+    return out
+
+
 def on_config(config):
-    # the Tutorials section lists every notebook of notebooks/, in file order: a new
-    # notebook is on the site without editing mkdocs.yml
+    # the Tutorials section lists every notebook of notebooks/, in file order, and the
+    # Explanation section ends with every page at the top of docs/ that the nav does not
+    # name (an engineer's new explanation page): neither needs an edit of mkdocs.yml.
+    # A page in a section folder (how-to/...) left out of the nav still fails the build.
     tutorials = [{_title(nb): f"tutorials/{nb.name}"} for nb in sorted(NOTEBOOKS.glob("*.ipynb"))]
+    listed = _nav_paths(config["nav"])
+    docs_dir = Path(config["docs_dir"])
+    extra = [
+        {_page_title(p): p.name} for p in sorted(docs_dir.glob("*.md")) if p.name not in listed
+    ]
     for entry in config["nav"] or []:
         if isinstance(entry, dict) and "Tutorials" in entry:
             entry["Tutorials"] = tutorials
+        if isinstance(entry, dict) and "Explanation" in entry:
+            entry["Explanation"] = [*entry["Explanation"], *extra]
     return config
 
 
