@@ -67,7 +67,7 @@ N = 100_000
 #: Fights per point of ``party_budget_audit`` (389 points; docs/threat.md gives the errors).
 AUDIT_N = 3000
 #: Party levels a quick build (fewer tracks than ``N``) of ``party_budget_audit`` audits.
-QUICK_LEVELS = (1, 8, 15)
+QUICK_LEVELS = (1, 15)
 #: Share of tracks that must have ended before a survival chart's time axis stops.
 SETTLED = 0.999
 
@@ -121,11 +121,20 @@ class Report:
     axes: list = field(default_factory=list)
 
     def write(self, out: Path) -> None:
+        from matplotlib.layout_engine import ConstrainedLayoutEngine
+
         from simkit.analysis import plots
 
         for suffix, df in self.tables.items():
             write_csv(df, out / f"{self.stem}{suffix}.csv")
-        plots.save(self.figure, out / f"{self.stem}.png")
+        fig = self.figure
+        if isinstance(getattr(fig, "get_layout_engine", lambda: None)(), ConstrainedLayoutEngine):
+            # laid out by its own engine (plots.save's tight_layout would refuse it)
+            with atomic_write(out / f"{self.stem}.png", "wb") as fh:
+                fig.savefig(fh, format="png", dpi=120)  # type: ignore[attr-defined]
+            plots.pyplot().close(fig)
+        else:
+            plots.save(fig, out / f"{self.stem}.png")
 
 
 def write_csv(df: pd.DataFrame, path: Path) -> None:
@@ -211,6 +220,7 @@ def _dying_survival(n: int) -> Report:
 def _dying_seed_vs_pf2e(n: int) -> Report:
     from simkit.analysis import plots
     from simkit.analysis.compare import compare, variants
+    from simkit.rules.pf2e.levels import monster_high_dc
 
     cmp = compare(
         variants("dying", ("seed", "pf2e-core")),
@@ -219,13 +229,28 @@ def _dying_seed_vs_pf2e(n: int) -> Report:
         SEED,
         fixed={"level_diff": 0},
     )
-    ax = plots.compare_chart(cmp, outcome="dead", x="level")
-    _title(
-        ax,
-        "P(dead) once knocked out by a monster of the same level:\n"
-        "seed 000 (save vs the monster's high DC) vs pf2e-core (flat check DC 10 + dying)",
+    plt = plots.pyplot()
+    fig, (ax, diff) = plt.subplots(
+        2, 1, figsize=(9, 8.2), sharex=True, gridspec_kw={"height_ratios": [1.5, 1]}
     )
-    return Report("dying_seed_vs_pf2e", {"": cmp}, ax.figure, [ax])
+    plots.compare_chart(cmp, outcome="dead", x="level", ax=ax, title="")
+    plots.compare_differences(cmp, outcome="dead", x="level", ax=diff, title="")
+    ax.set_xlabel("")
+    # the seed's zigzag: its P(dead) is set by the monster's DC minus the fighter's save
+    rows = cmp[(cmp["variant"] == "seed") & (cmp["outcome"] == "dead")].sort_values("level")
+    gaps = [
+        monster_high_dc(int(m)) - int(b) for m, b in zip(rows["monster_level"], rows["save_bonus"])
+    ]
+    levels = rows["level"].astype(int).tolist()
+    diff.set_xticks(levels, [f"{lv}\n{g}" for lv, g in zip(levels, gaps)])
+    diff.set_xlabel("character level\n(under it: the monster's DC \u2212 the fighter's save)")
+    fig.suptitle(
+        "P(dead) once knocked out by a monster of the same level: seed 000 (save vs the\n"
+        "monster's high DC) vs pf2e-core (flat check DC 10 + dying). The seed's zigzag is that\n"
+        "gap: DC \u2212 save 8, 9, 10, 11 give 18%, 24%, 31%, 39%, whatever the level",
+        fontsize="medium",
+    )
+    return Report("dying_seed_vs_pf2e", {"": cmp}, fig, [ax, diff])
 
 
 def _candidates(cls, wanted: dict) -> dict:
@@ -263,8 +288,9 @@ def _grid_report(
     return Report(stem, {"": df}, ax.figure, [ax])
 
 
-def _fall_height_by_level(n: int, levels=(1, 2, 3, 5)) -> Report | None:
-    """Standing / knocked out / dead by height (1..13 m, every metre), one panel per level."""
+def _fall_height_by_level(n: int, levels=tuple(range(1, 21))) -> Report | None:
+    """Standing / knocked out / dead by height (1..13 m, every metre), one panel for each
+    different result over the levels (levels with the same odds share a panel)."""
     from simkit.analysis import plots
     from simkit.models import REGISTRY
     from simkit.models.fall import Fall
@@ -274,21 +300,16 @@ def _fall_height_by_level(n: int, levels=(1, 2, 3, 5)) -> Report | None:
     if set(axes) != {"height", "level"}:
         return None
     df = sweep("fall", axes, n, SEED)
-    plt = plots.pyplot()
-    fig, axs = plt.subplots(1, len(levels), figsize=(3.2 * len(levels) + 2.2, 4.2), sharey=True)
-    for i, (ax, lvl) in enumerate(zip(axs, levels)):
-        plots.stacked_outcomes(
-            df,
-            "height",
-            outcomes=("standing", "ko", "dead"),
-            ax=ax,
-            where={"level": lvl},
-            legend=i == len(levels) - 1,
-        )
-        hp = Fall(level=lvl).max_hp
-        ax.set_title(f"level {lvl} ({hp} HP)", fontsize="medium")
-        if i:
-            ax.set_ylabel("")
+
+    def panel(values) -> str:
+        hps = [Fall(level=int(v)).max_hp for v in values]
+        if len(values) == 1:
+            return f"level {values[0]} ({hps[0]} HP)"
+        return f"levels {values[0]}-{values[-1]} ({min(hps)}-{max(hps)} HP): the same odds"
+
+    fig, axs = plots.stacked_panels(
+        df, "height", "level", outcomes=("standing", "ko", "dead"), panel_title=panel, title=""
+    )
     fig.suptitle(
         "Seed 004 falls from full HP: standing, knocked out (0 HP) or dead, by height\n"
         f"(Monte Carlo, n = {n:,} a bar; table reading of 8 m (A4-1), no massive damage)",
@@ -316,10 +337,10 @@ def defaults_report(name: str, n: int) -> Report:
     stage = _stage_to_plot(surv)
     plt = plots.pyplot()
     if stage is None:
-        fig, ax0 = plt.subplots(figsize=(7.5, 4.2))
+        fig, ax0 = plt.subplots(figsize=(7.5, 5.0))
         axs = [ax0]
     else:
-        fig, axs = plt.subplots(1, 2, figsize=(14, 4.4), gridspec_kw={"width_ratios": [1, 1.35]})
+        fig, axs = plt.subplots(1, 2, figsize=(13, 5.4), gridspec_kw={"width_ratios": [1, 1.35]})
         axs = list(axs)
     plots.outcome_bars(df, ax=axs[0])
     _title(axs[0], "final outcomes")
@@ -339,8 +360,30 @@ def defaults_report(name: str, n: int) -> Report:
         staged = " (" + stage + ")" if surv["stage"].nunique() > 1 else ""
         unit = str(d["time_unit"].iloc[0])
         _title(axs[1], f"by {unit.removesuffix('s')}{staged}, until 99.9% of the tracks have ended")
-    fig.suptitle(f"{name} at its defaults: {defaults_text(cls)}", fontsize="medium")
+    fig.suptitle(
+        f"{name} at its defaults: {defaults_text(cls)}{_certain_text(df, surv, stage)}",
+        fontsize="medium",
+    )
     return Report(f"{name}_defaults", {"": df, "_survival": surv}, fig, axs)
+
+
+def _certain_text(df, surv, stage) -> str:
+    """A second title line when the defaults leave nothing to chance (an outcome of exact 1)."""
+    sure = df[(df["exact"] == 1)] if "exact" in df else df.iloc[:0]
+    if sure.empty:
+        return ""
+    outcome = str(sure["outcome"].iloc[0])
+    when = ""
+    if stage is not None:
+        d = surv[(surv["stage"] == stage) & (surv["outcome"] == outcome)]
+        t = d.loc[d["exact"] >= 1, "time"]
+        when = (
+            f" at {str(d['time_unit'].iloc[0]).removesuffix('s')} {int(t.min())}" if len(t) else ""
+        )
+    return (
+        f"\nno roll decides it: every track ends {outcome}{when} (the bars are exact, "
+        "the curves one step)"
+    )
 
 
 def _probability_params(cls) -> list[str]:
