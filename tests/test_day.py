@@ -187,3 +187,22 @@ def test_fatigue_reaches_the_fights_and_a_long_rest_clears_it():
     pb, pt = _p_death(base), _p_death(tired)
     assert pt[0] > pb[0] + 3 * math.hypot(pb[1], pt[1])  # -4 to every d20 hurts
     assert cleared.counts["defeat"] < tired.counts["defeat"]
+
+
+@pytest.mark.slow
+def test_block_size_changes_no_number_through_every_step_kind():
+    from simkit.core.streams import STREAM_SIZE
+
+    day = make_model(
+        "day", plan="low, fall(9, one), short_rest, no_sleep, low, long_rest, fall(8)",
+        rules="pf2e-core", rest_when=0.8, level=2,
+    )  # fmt: skip
+    n = STREAM_SIZE + 123
+    a = simulate(day, n, SEED, block_size=1, keep_state=True)
+    b = simulate(day, n, SEED, keep_state=True)
+    assert a.counts == b.counts and np.array_equal(a.hist, b.hist)
+    for name in day.marks:
+        assert np.array_equal(a.marks[name], b.marks[name]), name
+    for name in a.observed:
+        assert np.array_equal(a.observed[name], b.observed[name]), name
+    assert np.array_equal(a.final.hp, b.final.hp)
