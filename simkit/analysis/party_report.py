@@ -112,18 +112,18 @@ def run_notes(res, level: float = 0.95) -> list[str]:
     """Lines for ``simkit run party`` (on stderr): the lineup used, a warning where its
     budget misbehaves (:attr:`simkit.rules.pf2e.budget.Lineup.warnings`), the designer's
     odds (the same numbers as the table's events and means: :meth:`Result.summary`)."""
-    from simkit.core.result import events_table
+    from simkit.core.result import event_values
 
     model = res.model
-    s = events_table(res, level).set_index("outcome")
+    s = event_values(res, level)
 
     def pct(q: str) -> str:
-        r = s.loc[q]
-        return f"{100 * r['p']:.2f}% [{100 * r['ci_low']:.2f}, {100 * r['ci_high']:.2f}]"
+        p, lo, hi = s[q]
+        return f"{100 * p:.2f}% [{100 * lo:.2f}, {100 * hi:.2f}]"
 
     def mean(q: str, digits: int) -> str:
-        r = s.loc[q]
-        return f"{r['mean']:.{digits}f} [{r['ci_low']:.{digits}f}, {r['ci_high']:.{digits}f}]"
+        m, lo, hi = s[q]
+        return f"{m:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
 
     from simkit.core.stats import proportion_ci
 
@@ -132,7 +132,7 @@ def run_notes(res, level: float = 0.95) -> list[str]:
     defeat = f"{100 * res['defeat']:.2f}% [{100 * float(lo):.2f}, {100 * float(hi):.2f}]"
     odds = (
         f"P(a PC dies) {pct('any_death')}; expected deaths {mean('expected_deaths', 3)}; "
-        f"P(defeat) {defeat}; rounds {s.loc['rounds', 'mean']:.2f}"
+        f"P(defeat) {defeat}; rounds {s['rounds'][0]:.2f}"
     )
     if unresolved == res.n:
         odds += " (no fight ended: the unresolved count as no death)"

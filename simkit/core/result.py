@@ -20,6 +20,7 @@ __all__ = [
     "SUMMARY_COLUMNS",
     "event_counts",
     "event_names",
+    "event_values",
     "event_specs",
     "events_table",
     "mean_ci",
@@ -226,6 +227,20 @@ def _means(result, means, level: float):
     upper = [np.inf if m.upper is None else m.upper for m in means]
     low, high = mean_ci(mu, var, n, level, upper)
     return mu, low, high
+
+
+def event_values(result, level: float = 0.95) -> dict[str, tuple[float, float, float]]:
+    """Name -> (p or mean, ci_low, ci_high) of every event and mean, as
+    :func:`events_table` gives them (Wilson intervals), without building a table."""
+    from simkit.core.stats import proportion_ci
+
+    events, means = event_specs(result.model), mean_specs(result.model)
+    c = _event_counts(result, events)
+    low, high = proportion_ci(c, result.n, level, "wilson")
+    mu, mlow, mhigh = _means(result, means, level)
+    out = {e.name: (c[j] / result.n, low[j], high[j]) for j, e in enumerate(events)}
+    out.update({m.name: (mu[j], mlow[j], mhigh[j]) for j, m in enumerate(means)})
+    return {k: (float(a), float(b), float(x)) for k, (a, b, x) in out.items()}
 
 
 def events_table(result, level: float = 0.95, method: str = "wilson") -> pd.DataFrame:
