@@ -10,7 +10,8 @@ The conventions (also in docs/documentation.md):
 
 - **Shell**: a line ``$ COMMAND`` inside a fenced block, followed by its output (the lines
   up to the next ``$`` line or the end of the block). COMMAND is ``simkit ARGS`` (run
-  in-process), or ``head``, ``cat`` or ``python -c ...`` (to show a file an example wrote).
+  in-process), or ``head``, ``cat`` or ``python -c ...`` (to show a file an example wrote;
+  ``python -c`` runs in-process too, in a fresh namespace).
   A fenced ```` ```toml ```` block is written into the scratch folder under the name the
   next ``--config NAME`` reads. A ``simkit`` example shown without output and without
   ``-o`` / ``--config`` is only run (it must succeed).
@@ -347,6 +348,8 @@ def _run_shell(ex: Example, folder: Path) -> str:
 
         with _cwd(folder):
             code, out, err = run_cli(*ex.argv[1:])
+    elif ex.program == "python" and len(ex.argv) == 3 and ex.argv[1] == "-c":
+        code, out, err = _python_c(ex.argv[2], folder)  # in-process: no interpreter start
     else:
         argv = [sys.executable, *ex.argv[1:]] if ex.program == "python" else ex.argv
         done = subprocess.run(
@@ -356,6 +359,21 @@ def _run_shell(ex: Example, folder: Path) -> str:
     if code != 0:
         raise ExampleError(f"{ex.where}: example failed: {ex.command}: {err.strip()}")
     return out
+
+
+def _python_c(code: str, folder: Path) -> tuple[int, str, str]:
+    """``python -c CODE`` run in this process, in ``folder``: (status, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    status = 0
+    with _cwd(folder), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            exec(compile(code, "<string>", "exec"), {"__name__": "__main__"})
+        except SystemExit as exc:
+            status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        except Exception:
+            traceback.print_exc()
+            status = 1
+    return status, out.getvalue(), err.getvalue()
 
 
 @contextlib.contextmanager
