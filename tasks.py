@@ -52,6 +52,7 @@ def install() -> None:
 def docs(rest: list[str]) -> None:
     """Build the site into site/ (mkdocs.yml; strict), the notebooks executed."""
     env = {**os.environ, "SIMKIT_DOCS_EXECUTE": "true", "MPLBACKEND": "Agg"}
+    env.setdefault("NO_MKDOCS_2_WARNING", "1")  # the theme's notice about its successor
     cmd = [str(PY), "-m", "mkdocs", "build", "--strict", "--site-dir", "site", *rest]
     print("+", " ".join(cmd), flush=True)
     subprocess.run(cmd, check=True, cwd=ROOT, env=env)
