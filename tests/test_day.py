@@ -206,3 +206,15 @@ def test_block_size_changes_no_number_through_every_step_kind():
     for name in a.observed:
         assert np.array_equal(a.observed[name], b.observed[name]), name
     assert np.array_equal(a.final.hp, b.final.hp)
+
+
+def test_death_by_step_is_the_cumulative_first_death():
+    from simkit.models.day import death_by_step
+
+    res = simulate(make_model("day", plan="severe, short_rest, severe", level=2), 400, SEED)
+    curve = death_by_step(res)
+    assert curve["step_text"].tolist() == ["severe", "short_rest", "severe"]
+    assert (np.diff(curve["p"]) >= 0).all() and curve["p"].iloc[1] == curve["p"].iloc[0]
+    deaths = res.marks["deaths"]
+    assert curve["p"].iloc[-1] == deaths[:, 1:].sum() / res.n
+    assert (curve["ci_low"] <= curve["p"]).all() and (curve["p"] <= curve["ci_high"]).all()

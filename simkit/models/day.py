@@ -72,7 +72,7 @@ from simkit.rules.massive_damage import is_massive, take_damage
 from simkit.rules.pf2e import rest as pf2e_rest
 from simkit.rules.rest import PP_BACK, hp_after_rest, pp_after_rest
 
-__all__ = ["Day", "DAY_OUTCOMES"]
+__all__ = ["Day", "DAY_OUTCOMES", "death_by_step"]
 
 DAY_OUTCOMES = ("survived", "survived_with_deaths", "defeat", "retreat")
 SURVIVED, WITH_DEATHS, DEFEAT, RETREAT = range(4)
@@ -607,6 +607,31 @@ class Day(Rules):
             full = np.zeros(S["hp"].shape, dtype=bool)
             full[tracks] = knocked
             self._care(S, full, fat, base_pen, seed, first_stream, prefix + (t, 1))
+
+
+def death_by_step(result, level: float = 0.95):
+    """P(a PC has died by the end of each plan step), cumulative over the plan, with Wilson
+    intervals: a DataFrame ``step, step_text, p, ci_low, ci_high`` (from the ``first_death``
+    mark; an unresolved day counts as no death)."""
+    import pandas as pd
+
+    from simkit.core.stats import proportion_ci
+
+    first = result.marks["first_death"].sum(axis=0)
+    T = result.model.horizon
+    by = np.zeros(T + 1, dtype=np.int64)
+    by[: min(len(first), T + 1)] = first[: T + 1]
+    count = np.cumsum(by[1:])
+    low, high = proportion_ci(count, result.n, level)
+    return pd.DataFrame(
+        {
+            "step": np.arange(1, T + 1),
+            "step_text": [s.text() for s in result.model.steps],
+            "p": count / result.n,
+            "ci_low": low,
+            "ci_high": high,
+        }
+    )
 
 
 def _run_rows(model: _Fight, brng: BlockRng, start: FightStart) -> _FightEnd:
