@@ -10,11 +10,12 @@ stream index only, never on the block size, the number of workers or the executo
 Positional mode (``BlockRng(..., positional=True)``, ``simulate(..., positional=True)``):
 the draw a track gets at a call depends only on (its stream, the call number, the track's
 position within its stream), not on which other tracks are still active. At call ``c``
-each stream with active tracks sets its generator to a fixed base (its initial PCG64 state
-advanced by ``c * 2**64`` outputs: :data:`CALL_STRIDE`), draws the rows of positions
-``0..last active position`` and keeps the active ones; the words that :meth:`BlockRng.below`
-rejects are redrawn after that, from the same generator (so a redraw, rare for the widths
-the kernels use, is the one part that still depends on the active set). Two variants run
+each lane (:data:`LANE` consecutive positions of a stream) with active tracks sets its
+stream's generator to a fixed base (the stream's initial PCG64 state advanced by
+``(c * LANES + lane) * 2**64`` outputs: :data:`CALL_STRIDE`), draws the rows of the lane's
+positions up to its last active one and keeps the active ones; a word that
+:meth:`BlockRng.below` rejects is redrawn by its position too (SplitMix64 of the lane's
+key, the word's index and the round). Two variants run
 in this mode on the same seed give track ``i`` the same dice at the same call, however
 the variants end their other tracks: that is what pairs them (docs/paired.md). The
 default mode's numbers are not changed by it.
@@ -26,6 +27,8 @@ import numpy as np
 
 __all__ = [
     "CALL_STRIDE",
+    "LANE",
+    "LANES",
     "STREAM_SIZE",
     "BlockRng",
     "point_seed",
@@ -37,9 +40,15 @@ __all__ = [
 #: it changes every simulated number.
 STREAM_SIZE = 2**16
 
-#: Positional mode: PCG64 outputs between the bases of consecutive calls of a stream (one
-#: call draws at most ``STREAM_SIZE`` rows, far fewer outputs than this).
+#: Positional mode: PCG64 outputs between consecutive bases of a stream (one lane's draw
+#: at one call takes far fewer outputs than this).
 CALL_STRIDE = 2**64
+#: Positional mode: positions per lane. A stream's positions are cut into lanes, and at
+#: each call every lane with active tracks draws from its own base, for its positions up
+#: to its last active one: a stream with few active tracks draws little.
+LANE = 2**13
+#: Lanes per stream.
+LANES = STREAM_SIZE // LANE
 
 
 def resolve_seed(rng) -> int:
@@ -86,13 +95,24 @@ class BlockRng:
     drawing its own rows. Kernels must only draw arrays whose first axis is the
     active set; a draw of any other length raises.
 
-    ``positional=True``: each call draws from a fixed base per (stream, call number) and
-    gives each active track the row of its position within the stream (module docs), so
-    a track's draws do not depend on which other tracks are still active. Costs a draw
-    of every position up to the last active one of each stream, per call.
+    ``positional=True``: each call draws from a fixed base per (stream, call number, lane)
+    and gives each active track the row of its position within the stream (module docs),
+    so a track's draws do not depend on which other tracks are still active. Costs, per
+    call, a generator reset for each lane with active tracks and a draw of its positions
+    up to its last active one.
     """
 
-    __slots__ = ("_bases", "_call", "_counts", "_gens", "_pairs", "_pos", "n_active", "positional")
+    __slots__ = (
+        "_bases",
+        "_call",
+        "_counts",
+        "_gens",
+        "_pairs",
+        "_pos",
+        "_segs",
+        "n_active",
+        "positional",
+    )
 
     def __init__(self, gens: list[np.random.Generator], counts, positional: bool = False):
         self._gens = list(gens)
@@ -104,6 +124,7 @@ class BlockRng:
             # (n_active,) intp: each active track's position within its stream; None while
             # no track has left (position = index within the stream's rows)
             self._pos: np.ndarray | None = None
+            self._segs: list | None = None
         self._set_counts(counts)
 
     def _set_counts(self, counts: np.ndarray) -> None:
@@ -120,31 +141,48 @@ class BlockRng:
             )
         return shape[1:]
 
+    def _segments(self) -> list:
+        """(stream, lane, active positions within the lane) of every lane with active
+        tracks, in the order of the active set (kept until the next compaction)."""
+        if self._segs is None:
+            segs = []
+            pos = 0
+            for j, c in enumerate(self._counts):
+                c = int(c)
+                if not c:
+                    continue
+                if self._pos is None:  # every track of the stream, in order
+                    for lane in range(-(-c // LANE)):
+                        segs.append((j, lane, _identity(min(LANE, c - lane * LANE))))
+                else:
+                    p = self._pos[pos : pos + c]
+                    cuts = np.searchsorted(p, np.arange(0, STREAM_SIZE + LANE, LANE))
+                    for k in np.flatnonzero(np.diff(cuts)).tolist():
+                        segs.append((j, k, p[cuts[k] : cuts[k + 1]] - k * LANE))
+                pos += c
+            self._segs = segs
+        return self._segs
+
     def _placed(self):
-        """Positional mode, one call: (generator at this call's base, active positions)
-        per stream with active tracks, in order; advances the call number."""
+        """Positional mode, one call: yields (generator at the base of this call and lane,
+        the active positions within the lane) lane by lane, in the order of the active
+        set, each generator set just before it is yielded; advances the call number."""
         call = self._call
         self._call += 1
-        out = []
-        pos = 0
-        for g, base, c in zip(self._gens, self._bases, self._counts):
-            c = int(c)
-            if not c:
-                continue
-            bg = g.bit_generator
-            bg.state = base
-            if call:
-                bg.advance(call * CALL_STRIDE)
-            p = _identity(c) if self._pos is None else self._pos[pos : pos + c]
-            out.append((g, p))
-            pos += c
-        return out
+        for j, lane, p in self._segments():
+            bg = self._gens[j].bit_generator
+            bg.state = self._bases[j]
+            step = call * LANES + lane
+            if step:
+                bg.advance(step * CALL_STRIDE)
+            key = _mix64(int(self._bases[j]["state"]["state"]) ^ (step * _GOLDEN))
+            yield self._gens[j], p, key
 
     def _draw(self, fn_name: str, size, *args, **kwargs) -> np.ndarray:
         rest = self._split(size)
         if self.positional:
             parts = []
-            for g, p in self._placed():
+            for g, p, _ in self._placed():
                 full = getattr(g, fn_name)(*args, size=(int(p[-1]) + 1,) + rest, **kwargs)
                 parts.append(full if len(full) == len(p) else full.take(p, axis=0))
         else:
@@ -192,8 +230,8 @@ class BlockRng:
 
         if self.positional:
             raw = [
-                (_below_at(g, p, per, limit).reshape((len(p),) + rest), len(p))
-                for g, p in self._placed()
+                (_below_at(g, p, per, limit, key).reshape((len(p),) + rest), len(p))
+                for g, p, key in self._placed()
             ]
         else:
             raw = [(_below(g, c * per, limit).reshape((c,) + rest), c) for g, c in self._pairs]
@@ -225,6 +263,7 @@ class BlockRng:
                 self._pos = kept - np.repeat(bounds[:-1], counts)
             else:
                 self._pos = self._pos[kept]
+            self._segs = None
         self._set_counts(counts)
 
 
@@ -261,11 +300,14 @@ def _below(gen: np.random.Generator, count: int, limit: int) -> np.ndarray:
     return v
 
 
-def _below_at(gen: np.random.Generator, pos: np.ndarray, per: int, limit: int) -> np.ndarray:
-    """Positional mode, one stream: ``per`` words for each position of ``pos`` (sorted),
+def _below_at(
+    gen: np.random.Generator, pos: np.ndarray, per: int, limit: int, key: int
+) -> np.ndarray:
+    """Positional mode, one lane: ``per`` words for each position of ``pos`` (sorted),
     uniform on ``[0, limit)``: the words of positions ``0..pos[-1]`` from ``gen``, the rows
-    of ``pos`` kept, then those at or above ``limit`` redrawn from ``gen`` (flat, ``(len(pos)
-    * per,)``)."""
+    of ``pos`` kept, then each word at or above ``limit`` redrawn by position as well: the
+    16 top bits of SplitMix64 of ``key`` (this lane and call), the word's index in the lane
+    and the round (flat, ``(len(pos) * per,)``)."""
     last = int(pos[-1]) + 1
     v = _words(gen, last * per)
     if last != len(pos):
@@ -273,11 +315,48 @@ def _below_at(gen: np.random.Generator, pos: np.ndarray, per: int, limit: int) -
     if limit == 65536:
         return v
     bad = np.flatnonzero(v >= limit)
+    if not len(bad):
+        return v
+    # (bad,) uint64: each bad word's index in the lane's draw (position * per + column)
+    where = pos.astype(np.uint64).repeat(per)[bad] * np.uint64(per) if per > 1 else None
+    flat = (
+        where + (bad % per).astype(np.uint64)
+        if where is not None
+        else pos.take(bad).astype(np.uint64)
+    )
+    round_ = 0
     while len(bad):
-        w = _words(gen, len(bad))
+        round_ += 1
+        w = _splitmix_words(key, flat, round_)
         v[bad] = w
-        bad = bad[w >= limit]
+        ok = w < limit
+        bad, flat = bad[~ok], flat[~ok]
     return v
+
+
+_GOLDEN = 0x9E3779B97F4A7C15
+_MASK64 = (1 << 64) - 1
+
+
+def _mix64(z: int) -> int:
+    """SplitMix64's finaliser on a Python int (64 bits)."""
+    z &= _MASK64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return z ^ (z >> 31)
+
+
+def _splitmix_words(key: int, index: np.ndarray, round_: int) -> np.ndarray:
+    """16-bit words (uint16), one per ``index`` (uint64): the top bits of SplitMix64 of
+    ``key``, the index and the round (a redraw that depends on its position only)."""
+    z = index * np.uint64(_GOLDEN)
+    z += np.uint64(_mix64(key + round_ * 0xD1B54A32D192ED03))
+    z ^= z >> np.uint64(30)
+    z *= np.uint64(0xBF58476D1CE4E5B9)
+    z ^= z >> np.uint64(27)
+    z *= np.uint64(0x94D049BB133111EB)
+    z ^= z >> np.uint64(31)
+    return (z >> np.uint64(48)).astype(np.uint16)
 
 
 def point_seed(seed: int, params: dict) -> int:
