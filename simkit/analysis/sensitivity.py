@@ -30,7 +30,7 @@ from simkit.analysis.evaluation import (
 from simkit.core.params import ParamError, allowed, spec
 from simkit.core.stats import norm_ppf
 
-__all__ = ["SENSITIVITY_COLUMNS", "sensitivity"]
+__all__ = ["MC_COLUMNS", "SENSITIVITY_COLUMNS", "sensitivity"]
 
 #: Columns of :func:`sensitivity`.
 SENSITIVITY_COLUMNS = (
@@ -46,10 +46,9 @@ SENSITIVITY_COLUMNS = (
     "ci_high",
     "method",
     "note",
-    "p_value",
-    "ci_low_independent",
-    "ci_high_independent",
 )
+#: Columns after :data:`SENSITIVITY_COLUMNS` in Monte Carlo mode.
+MC_COLUMNS = ("p_value", "ci_low_independent", "ci_high_independent")
 
 
 # -- sensitivity -----------------------------------------------------------------------------------
@@ -108,7 +107,8 @@ def sensitivity(
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`SENSITIVITY_COLUMNS`: one row per parameter, direction and
+        Columns :data:`SENSITIVITY_COLUMNS` (then :data:`MC_COLUMNS` with Monte
+        Carlo): one row per parameter, direction and
         outcome; ``change = p - p_base``. Rows are sorted by ``|change|`` (largest
         first); a direction that leaves the allowed range or breaks a cross-parameter
         rule, or a parameter that is not set (``none``), gives one row with an empty
@@ -237,7 +237,8 @@ def sensitivity(
                             ci_high_independent=hi_i,
                         )
                     )
-        df = pd.DataFrame(rows, columns=list(SENSITIVITY_COLUMNS))
+        cols = list(SENSITIVITY_COLUMNS) + (list(MC_COLUMNS) if method == "mc" else [])
+        df = pd.DataFrame(rows, columns=cols)
         for col in ("base_value", "value"):  # keep integers as integers next to skipped rows
             df[col] = pd.Series([r[col] for r in rows], dtype=object)
         # largest |change| first; float noise (below 1e-12) counts as no change; skipped rows last
