@@ -234,16 +234,22 @@ def _dying_seed_vs_pf2e(n: int) -> Report:
         2, 1, figsize=(9, 8.2), sharex=True, gridspec_kw={"height_ratios": [1.5, 1]}
     )
     plots.compare_chart(cmp, outcome="dead", x="level", ax=ax, title="")
-    plots.compare_differences(cmp, outcome="dead", x="level", ax=diff, title="")
-    ax.set_xlabel("")
     # the seed's zigzag: its P(dead) is set by the monster's DC minus the fighter's save
     rows = cmp[(cmp["variant"] == "seed") & (cmp["outcome"] == "dead")].sort_values("level")
     gaps = [
         monster_high_dc(int(m)) - int(b) for m, b in zip(rows["monster_level"], rows["save_bonus"])
     ]
     levels = rows["level"].astype(int).tolist()
-    diff.set_xticks(levels, [f"{lv}\n{g}" for lv, g in zip(levels, gaps)])
-    diff.set_xlabel("character level\n(under it: the monster's DC \u2212 the fighter's save)")
+    plots.compare_differences(
+        cmp,
+        outcome="dead",
+        x="level",
+        ax=diff,
+        title="",
+        tick_labels={lv: f"{lv}\n{g}" for lv, g in zip(levels, gaps)},
+        xlabel="character level\n(under it: the monster's DC \u2212 the fighter's save)",
+    )
+    ax.set_xlabel("")
     fig.suptitle(
         "P(dead) once knocked out by a monster of the same level: seed 000 (save vs the\n"
         "monster's high DC) vs pf2e-core (flat check DC 10 + dying). The seed's zigzag is that\n"

@@ -239,10 +239,15 @@ def phase_ends(surv) -> list[tuple[float, str]]:
     """
     if "phase" in surv and len(surv):
         d = surv.drop_duplicates("time").sort_values("time")
-        change = d["phase"].ne(d["phase"].shift(-1)) & d["phase"].shift(-1).notna()
+        phase = d["phase"].fillna("").astype(str)
+        named = phase[phase != ""]
+        if named.str.contains(r"\+").any() or named.nunique() < 2:
+            return []  # tracks in different phases at one time: no single boundary to draw
+        nxt = phase.shift(-1).fillna("")
+        change = (phase != nxt) & (phase != "") & (nxt != "")
         return [
-            (float(t), f"after {t}: {nxt}")
-            for t, nxt in zip(d.loc[change, "time"], d["phase"].shift(-1)[change])
+            (float(t), f"after {int(t)}: {n} begins")
+            for t, n in zip(d["time"][change], nxt[change])
         ]
     model = model_of(surv)
     if model not in PHASE_ENDS:

@@ -283,13 +283,16 @@ def compare_differences(
     where: dict | None = None,
     exact: bool = True,
     title: str | None = None,
+    tick_labels: dict | None = None,
+    xlabel: str | None = None,
 ):
     """Each variant's difference from the baseline in P(outcome), with its 95% interval.
 
     Reads the ``diff, diff_ci_low, diff_ci_high`` (and ``diff_exact``) columns of a
     compare table: one line (with ``x``) or bar (without) per variant other than the
     baseline (the variant whose differences are all 0, the first by default), and a
-    zero line. In percentage points of probability.
+    zero line. In percentage points of probability. ``tick_labels`` (x value -> text)
+    and ``xlabel`` replace the x axis's (set before the legend is placed under them).
     """
     plt = pyplot()
     d, outcome, names = _compare_rows(df, outcome, x, where, "differences chart")
@@ -335,8 +338,10 @@ def compare_differences(
             ax.bar(j, 100 * dv, color=c, alpha=0.8, label=label)
             ax.errorbar(j, 100 * dv, yerr=[[100 * (dv - lo)], [100 * (hi - dv)]], color="k")
     if x:
-        ax.set_xlabel(label_for(x))
+        ax.set_xlabel(xlabel or label_for(x))
         _x_ticks(ax, d, x, order)
+        if tick_labels:
+            ax.set_xticks(list(tick_labels), list(tick_labels.values()))
     else:
         ax.set_xticks(range(len(others)), [wrap_label(variant_label(v, model)) for v in others])
     ax.set_ylabel(f"difference in P({outcome_label(outcome)})\n(percentage points)")
@@ -349,6 +354,7 @@ def compare_differences(
         line_text="lines and small dots: Monte Carlo",
         exact_text="hollow diamonds: exact",
         marker="D",
+        below=True,
     )
     if title is None:
         title = chart_title(d, f"differences in P({outcome_label(outcome)}) from {base}")

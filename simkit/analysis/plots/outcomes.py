@@ -11,6 +11,7 @@ from simkit.analysis.plots.frames import (
     filter_rows,
     is_numeric,
     lead_columns,
+    model_of,
     n_text,
     numeric,
     tick,
@@ -41,12 +42,28 @@ def final_rows(surv):
 
 
 def _bar_text(v: float, exact: float) -> str:
-    """A bar's percentage: "never" when exactly impossible, "<0.1%" when it rounds to 0."""
+    """A bar's percentage: "never" when exactly impossible, "<0.1%" when it rounds to 0,
+    "none seen" for a Monte Carlo 0 with no exact value."""
     if v == 0 and np.isfinite(exact) and exact == 0:
         return "never"
     if 0 < v < 0.0005 or (v == 0 and np.isfinite(exact) and exact > 0):
         return "<0.1%"
+    if v == 0:
+        return "none seen"
     return f"{v:.1%}"
+
+
+def _final_outcomes(df) -> list[str]:
+    """The frame's outcomes that end a track (the model's declared ones and ``unresolved``),
+    not its events (``any_death``, ``death:fighter``) or means, which overlap them."""
+    from simkit.models import REGISTRY
+
+    names = list(dict.fromkeys(map(str, df["outcome"])))
+    cls = REGISTRY.get(str(model_of(df)))
+    if cls is None:
+        return names
+    final = [o for o in names if o in cls.outcomes or o == "unresolved"]
+    return final or names
 
 
 def outcome_bars(
@@ -77,7 +94,7 @@ def outcome_bars(
         raise ValueError("outcome bars: give the final outcomes (a summary), not per-stage rows")
     check_single(df, [], "outcome bars")
     rows = df.groupby("outcome", sort=False).first()
-    names = list(dict.fromkeys(outcomes or df["outcome"]))
+    names = list(dict.fromkeys(outcomes or _final_outcomes(df)))
     missing = [o for o in names if o not in rows.index]
     if missing:
         raise ValueError(

@@ -139,6 +139,7 @@ def legend_keys(
     line_text: str = "lines: Monte Carlo",
     exact_text: str = "dots: exact (Markov chain)",
     marker: str = "o",
+    below: bool = False,
 ) -> None:
     """The curves' entries, then what every mark means: lines, bands, exact dots."""
     from matplotlib.patches import Patch
@@ -169,7 +170,7 @@ def legend_keys(
             )
         )
     handles, labels = handles + [h for h, _ in keys], labels + [t for _, t in keys]
-    if len(labels) > 4:  # many entries: below the plot, never beside it nor over it
+    if below or len(labels) > 4:  # many entries: below the plot, never beside it nor over it
         place_legend(ax, handles, labels)
     else:
         ax.legend(handles, labels, frameon=False, fontsize="small", loc="best")
