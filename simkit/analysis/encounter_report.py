@@ -15,7 +15,9 @@ def encounter_summary(res, level: float = 0.95) -> pd.DataFrame:
 
     Columns ``quantity, count, n, p, ci_low, ci_high`` (Wilson intervals; ``p`` a
     probability) and ``mean`` for the averages. Rows: P(knocked out), P(dead), P(dead
-    before the healer arrived), P(revived), P(stable), P(standing), P(unresolved);
+    before the healer arrived), P(revived), P(stable), P(standing), P(dying) (with
+    ``until="healer"``: dying when the healer arrived; otherwise still dying when the
+    track was cut at the horizon), P(unresolved);
     mean rounds to the first knock-out (over those knocked out), mean rounds to death
     (over the dead), mean HP left (over the survivors), mean hero points spent.
     Marks are recorded when a track ends, so "knocked out" and the means leave out
@@ -28,6 +30,8 @@ def encounter_summary(res, level: float = 0.95) -> pd.DataFrame:
     ko = res.marks["knocked_out"]
     healer = res.marks["healer"]
     counts = res.counts
+    until_healer = getattr(res.model, "until", "safe") == "healer"
+    dying_label = "dying when the healer arrived" if until_healer else "still dying at the horizon"
     rows = {
         "knocked out": int(ko[:, 1:].sum()) if ko.shape[1] > 1 else 0,
         "dead": counts["dead"],
@@ -35,7 +39,9 @@ def encounter_summary(res, level: float = 0.95) -> pd.DataFrame:
         "revived": counts["revived"],
         "stable": counts["stable"],
         "standing": counts["standing"],
-        "dying when the healer arrived": counts["dying"],
+        # the final outcome ``dying``: with until="healer" it is the PC's state when the
+        # healer arrives; otherwise only a track cut by the horizon ends dying
+        dying_label: counts["dying"],
         "unresolved": counts["unresolved"],
     }
     c = np.array(list(rows.values()), dtype=np.int64)
