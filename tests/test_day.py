@@ -218,3 +218,48 @@ def test_death_by_step_is_the_cumulative_first_death():
     deaths = res.marks["deaths"]
     assert curve["p"].iloc[-1] == deaths[:, 1:].sum() / res.n
     assert (curve["ci_low"] <= curve["p"]).all() and (curve["p"] <= curve["ci_high"]).all()
+
+
+# -- paired (positional) streams ------------------------------------------------------------
+def test_positional_streams_tie_each_tracks_draws_to_the_track():
+    """On positional streams a track's dice do not depend on which other tracks are still
+    going: a day lived through without a death under after_death=continue is the same day
+    under after_death=end (whose other days stop at their first death); on the default
+    streams the ended days shift the others' draws."""
+    plan = "moderate, short_rest, low, fall(6, one), moderate"
+    common = dict(plan=plan, level=3, rules="pf2e-core")
+    share = {}
+    for positional in (True, False):
+        runs = [
+            simulate(
+                make_model("day", after_death=a, **common),
+                1500,
+                SEED,
+                positional=positional,
+                keep_outcomes=True,
+            )
+            for a in ("continue", "end")
+        ]
+        lived = runs[0].track_outcomes == 0  # survived, no death
+        assert lived.sum() > 100
+        share[positional] = (runs[1].track_outcomes[lived] == 0).mean()
+        assert np.bincount(runs[0].track_outcomes, minlength=5)[:4].tolist() == [
+            runs[0].counts[o] for o in runs[0].outcomes[:4]
+        ]
+    assert share[True] == 1.0 and share[False] < 0.9, share
+
+
+def test_compare_day_pairs_its_variants():
+    code, out, err = run_cli(
+        "compare", "day", "--set", "plan=low, short_rest, low", "--set", "level=3",
+        "-n", "400", "--seed", "2", "--format", "csv",
+    )  # fmt: skip
+    assert code == 0, err
+    import io
+
+    import pandas as pd
+
+    df = pd.read_csv(io.StringIO(out))
+    assert set(df["variant"]) >= {"seed000", "pf2e-core"} and (df["n"] == 400).all()
+    outcomes = df[df["outcome"].isin(["survived", "defeat"]) & (df["variant"] != "seed000")]
+    assert outcomes["paired"].all()  # the outcomes' differences are tested track by track

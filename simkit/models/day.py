@@ -9,11 +9,14 @@ fatigue counters of seed 004 and per PC the hour of Treat Wounds immunity.
 
 The steps, over every track of a block still going:
 
-- **a fight** runs the party kernel (:func:`simkit.core.engine.run_tracks` on the step's
-  party: the day's with the step's threat, budget or lineup) from the current state and
-  takes the end states back in track order. The first fight step runs on the party's own
-  streams (so a plan of one fight is exactly ``party`` with the same seed and ``n``),
-  later steps under ``prefix + (step,)``. A lost fight (``defeat``) or a ``retreat`` ends
+- **a fight** runs the party kernel (the step's party: the day's with the step's threat,
+  budget or lineup) on the tracks still going, from their current state, as the engine
+  plays a block, and takes the end states back in track order. The first fight step runs
+  on the party's own streams (so a plan of one fight is exactly ``party`` with the same
+  seed and ``n``), later steps under ``prefix + (step,)``. Every step draws for the
+  tracks still going only; on positional streams (``simulate(..., positional=True)``,
+  what ``compare`` and ``sensitivity`` use) each track's draws are tied to the track, so
+  two variants of a day share their dice track by track however their other days end. A lost fight (``defeat``) or a ``retreat`` ends
   the day; a fight still going at ``max_rounds`` ends it ``unresolved``. A party
   exhausted by fatigue (R4-04) at a fight cannot fight: a defeat (``after_defeat``).
 - **a rest** (``rest_rules``): the seeds' (R1-09, R1-10, A1-7) or the published PF2e rest
@@ -48,7 +51,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from simkit.core.engine import Tally, compact_state, run_tracks
+from simkit.core.engine import Tally, compact_state
 from simkit.core.model import Rules
 from simkit.core.params import ParamError, param, spec
 from simkit.core.streams import STREAM_SIZE, BlockRng, stream_generator
@@ -187,12 +190,25 @@ def _care_party(day: Day) -> _Care:
     return _Care(**{**_party_params(day), "monsters": str(getattr(day, "level"))})
 
 
-def _rng(seed: int, first_stream: int, mask: np.ndarray, prefix) -> BlockRng:
-    """A BlockRng over the tracks ``mask`` of the block (stream by stream, own prefix)."""
-    n_streams = math.ceil(len(mask) / STREAM_SIZE)
-    counts = np.add.reduceat(mask.astype(np.int64), np.arange(0, len(mask), STREAM_SIZE))
-    gens = [stream_generator(seed, first_stream + j, prefix) for j in range(n_streams)]
-    return BlockRng(gens, counts)
+def _streams_source(seed: int, first_stream: int, n: int, positional: bool):
+    """The random source of a block of ``n`` tracks from stream ``first_stream``:
+    ``source(mask, prefix)`` is a :class:`BlockRng` over the tracks ``mask`` (n,) of the
+    block, stream by stream under ``prefix``. Positional (``positional``): each track's
+    draws are tied to its position in its stream, whichever other tracks draw
+    (:mod:`simkit.core.streams`); the default mode draws rows for the tracks of ``mask``
+    only, in order."""
+    n_streams = math.ceil(n / STREAM_SIZE)
+    counts = [STREAM_SIZE] * n_streams
+    counts[-1] = n - STREAM_SIZE * (n_streams - 1)
+
+    def source(mask: np.ndarray, prefix) -> BlockRng:
+        gens = [stream_generator(seed, first_stream + j, prefix) for j in range(n_streams)]
+        brng = BlockRng(gens, counts, positional=positional)
+        if not mask.all():
+            brng.compact(np.flatnonzero(mask))
+        return brng
+
+    return source
 
 
 def _bincount2(rows: np.ndarray, values: np.ndarray, n_rows: int) -> np.ndarray:
@@ -318,83 +334,83 @@ class Day(Rules):
         return state.take(rows)
 
     # -- a block ---------------------------------------------------------------------------
-    def run_block(self, seed, first_stream, n_tracks, prefix=(), start=None, keep=False):
-        """One block of days (see the module docstring); the engine's block hook."""
+    def run_block(
+        self,
+        seed,
+        first_stream,
+        n_tracks,
+        prefix=(),
+        start=None,
+        keep=False,
+        positional=False,
+        keep_outcomes=False,
+        _source=None,
+    ):
+        """One block of days (see the module docstring); the engine's block hook.
+
+        ``positional``: every step draws on the streams' positional mode (each track's
+        draws tied to the track: two variants on one seed share their dice track by
+        track); ``keep_outcomes``: each track's outcome index in ``Tally.outcome_of``.
+        ``_source`` (tests): ``source(mask, prefix)`` giving the random source of the
+        tracks ``mask`` under ``prefix`` (default: the block's streams).
+        """
         n, steps, T = n_tracks, self.steps, len(self.steps)
-        P = self.n_pcs
         first = self.fresh_start(n) if start is None else start
-        S = {
-            k: np.array(getattr(first, k), dtype=bool if k == "dead" else np.int32) for k in _FIELDS
-        }
-        base_pen = S["check_penalty"].copy()
-        dead0 = S["dead"].copy()
-        ended = np.full(n, -1, dtype=np.int8)
-        end_step = np.zeros(n, dtype=np.int64)
-        first_death = np.zeros(n, dtype=np.int64)
-        fat = np.zeros(n, dtype=np.int64)  # fatigue state index (day_chain, R4-01..R4-06)
-        tw_wait = np.zeros((n, P), dtype=np.int8)  # short rests before Treat Wounds again
+        src = _source or _streams_source(seed, first_stream, n, bool(positional))
+        B = _Block.new(self, first, src, prefix)
         observed: dict[str, np.ndarray] = {}
         first_fight = True
         for t, step in enumerate(steps, 1):
-            active = ended < 0
+            active = B.ended < 0
             if not active.any():
                 break
-            self._observe(observed, S, active, t - 1, T)
-            before = S["dead"].copy()
+            self._observe(observed, B.S, active, t - 1, T)
+            before = B.S["dead"].copy()
             if isinstance(step, FightStep):
                 if self.rest_when is not None:
-                    self._rest_when(
-                        S, active, tw_wait, fat, base_pen, seed, first_stream, prefix, t
-                    )
+                    self._rest_when(B, active, t)
                 own = first_fight
                 first_fight = False
-                self._fight(
-                    step,
-                    S,
-                    ended,
-                    fat,
-                    base_pen,
-                    seed,
-                    first_stream,
-                    n,
-                    prefix if own else prefix + (t,),
-                    start is None and t == 1,
-                )
+                self._fight(B, step, prefix if own else prefix + (t,), start is None and t == 1)
             elif isinstance(step, RestStep):
-                self._rest(
-                    step.kind, S, active, tw_wait, fat, base_pen, seed, first_stream, prefix, t
-                )
+                self._rest(B, step.kind, active, t)
             elif isinstance(step, RoadStep):
-                self._road(step.kind, S, active, fat)
+                self._road(B, step.kind, active)
             elif isinstance(step, FallStep):
-                self._fall(step, S, active, base_pen, fat, seed, first_stream, prefix, t)
+                self._fall(B, step, active, t)
+            S, ended = B.S, B.ended
             died = (S["dead"] & ~before).any(axis=1)
-            first_death[died & (first_death == 0)] = t
+            B.first_death[died & (B.first_death == 0)] = t
             still = ended < 0
             wiped = still & S["dead"].all(axis=1)
             ended[wiped] = DEFEAT
             if self.after_death == "end":
                 ended[still & ~wiped & died] = WITH_DEATHS
-            end_step[(ended >= 0) & (end_step == 0)] = t
+            B.end_step[(ended >= 0) & (B.end_step == 0)] = t
+        ended = B.ended
         going = ended < 0
-        day_deaths = (S["dead"] & ~dead0).sum(axis=1)
+        day_deaths = (B.S["dead"] & ~B.dead0).sum(axis=1)
         ended[going] = np.where(day_deaths[going] > 0, WITH_DEATHS, SURVIVED)
-        end_step[going] = T
-        return self._tally(S, ended, end_step, first_death, dead0, observed, keep, first_stream, n)
+        B.end_step[going] = T
+        tally = self._tally(B, observed, keep, first_stream, n)
+        if keep_outcomes:  # (n,) outcome index of each track (UNRESOLVED: unresolved)
+            tally.outcome_of.append((first_stream * STREAM_SIZE, ended.astype(np.int8)))
+        return tally
 
-    def _tally(self, S, ended, end_step, first_death, dead0, observed, keep, first_stream, n):
+    def _tally(self, B, observed, keep, first_stream, n):
+        S, ended, end_step = B.S, B.ended, B.end_step
         n_out = len(self.outcomes)
         T = len(self.steps)
         done = np.flatnonzero(ended < UNRESOLVED)
         out = ended[done].astype(np.int64)
         hist = np.zeros((n_out, T + 1), dtype=np.int64)
         np.add.at(hist, (out, end_step[done]), 1)
-        new_dead = S["dead"] & ~dead0
+        new_dead = S["dead"] & ~B.dead0
         mask = (new_dead.astype(np.int64) << np.arange(new_dead.shape[1])).sum(axis=1)
         values = {
             "deaths": new_dead.sum(axis=1),
             "step": end_step,
-            "first_death": first_death,
+            "first_death": B.first_death,
             "dead_mask": mask,
         }
         marks = {k: _bincount2(out, v[done], n_out) for k, v in values.items()}
@@ -420,48 +436,53 @@ class Day(Rules):
             obs[row, : len(counts)] += counts
 
     # -- the steps -----------------------------------------------------------------------
-    def _penalty(self, fat, base_pen):
+    def _penalty(self, B):
+        """Each track's check penalty (n,): the start's plus the fatigue's (R4-03)."""
         chain = _chain()
-        return np.maximum(base_pen - chain.penalty.take(fat), -50).astype(np.int32)
+        return np.maximum(B.base_pen - chain.penalty.take(B.fat), -50).astype(np.int32)
 
-    def _fight(self, step, S, ended, fat, base_pen, seed, first_stream, n, prefix, fresh):
+    def _fight(self, B, step, prefix, fresh):
+        """The fight ``step`` for every track still going, from its state, on the random
+        streams under ``prefix`` (fresh: the party's own start, as ``party`` plays it)."""
+        S, ended = B.S, B.ended
         party = _fight_party(self, step)
-        exhausted = (ended < 0) & (np.asarray(_chain().states, dtype=np.int64)[fat, 3] >= 0)
+        exhausted = (ended < 0) & (np.asarray(_chain().states, dtype=np.int64)[B.fat, 3] >= 0)
         if exhausted.any():  # a party unconscious from fatigue cannot fight (R4-04)
             ended[exhausted] = DEFEAT
             if self.after_defeat == "slain":
                 S["dead"][exhausted] = True
                 S["hp"][exhausted] = 0
-        out = ended >= 0
-        if fresh and not out.any():
+        live = ended < 0
+        rows = np.flatnonzero(live)
+        if not len(rows):
+            return
+        if fresh and len(rows) == len(live):
             start = None
         else:
-            rows = dict(S)
-            rows["check_penalty"] = self._penalty(fat, base_pen)
-            rows["hp"] = np.where(out[:, None], 0, S["hp"]).astype(np.int32)
-            rows["dead"] = S["dead"] | out[:, None]  # (ended days: over at round 0, unused)
-            start = FightStart.trusted(**rows)
-        tally = run_tracks(party, seed, first_stream, n, prefix, start=start, keep=True)
-        end = _gathered(tally, first_stream, n)
-        live = np.flatnonzero(~out)
+            pen = self._penalty(B)
+            start = FightStart.trusted(
+                **{k: (pen if k == "check_penalty" else S[k])[rows] for k in _FIELDS}
+            )
+        end = _run_rows(party, B.src(live, prefix), start, len(rows))
         for k in CARRIED:
-            S[k][live] = getattr(end, k)[live]
-        o = end.outcome[live]
-        ended[live[o == F_DEFEAT]] = DEFEAT
-        ended[live[o == F_RETREAT]] = RETREAT
-        ended[live[o == F_UNRESOLVED]] = UNRESOLVED
+            S[k][rows] = getattr(end, k)
+        o = end.outcome
+        ended[rows[o == F_DEFEAT]] = DEFEAT
+        ended[rows[o == F_RETREAT]] = RETREAT
+        ended[rows[o == F_UNRESOLVED]] = UNRESOLVED
 
-    def _care(self, S, knocked, fat, base_pen, seed, first_stream, prefix):
+    def _care(self, B, knocked, prefix):
         """PCs ``knocked`` (n, P) out outside a fight: the dying rules until treated (the
         tracks with one, on their streams under ``prefix``)."""
+        S = B.S
         mask = knocked.any(axis=1)
         rows = np.flatnonzero(mask)
-        pen = self._penalty(fat, base_pen)
+        pen = self._penalty(B)
         start = _CareStart.trusted(
             **{k: (pen if k == "check_penalty" else S[k])[rows] for k in _FIELDS},
             knocked=knocked[rows],
         )
-        end = _run_rows(_care_party(self), _rng(seed, first_stream, mask, prefix), start)
+        end = _run_rows(_care_party(self), B.src(mask, prefix), start, len(rows))
         for k in CARRIED:
             S[k][rows] = getattr(end, k)
 
@@ -472,13 +493,14 @@ class Day(Rules):
             if p.medicine is not None
         ]
 
-    def _treat(self, S, tracks, tw_wait, fat, base_pen, rng):
+    def _treat(self, B, tracks, rng):
         """One short rest of Treat Wounds (P-11) on ``tracks`` (the rng's tracks, in order):
         each conscious medic, in the party's order, treats the most hurt living PC (lowest
         HP fraction, ties the lower index) that no one treated this hour; the PCs knocked
         out by a critical failure are returned (n_tracks, P)."""
+        S, tw_wait = B.S, B.tw_wait
         m, P = len(tracks), S["hp"].shape[1]
-        pen = self._penalty(fat, base_pen)[tracks]
+        pen = self._penalty(B)[tracks]
         hp, hp_max, dead = S["hp"][tracks], S["hp_max"][tracks], S["dead"][tracks]
         wait = tw_wait[tracks]
         knocked = np.zeros((m, P), dtype=bool)
@@ -503,17 +525,23 @@ class Day(Rules):
         tw_wait[tracks] = np.maximum(wait.astype(np.int16) - 1, 0)
         return knocked
 
-    def _rest(self, kind, S, active, tw_wait, fat, base_pen, seed, first_stream, prefix, t):
+    def _treat_and_care(self, B, mask, prefix):
+        """A short rest of Treat Wounds for the tracks ``mask`` on the streams under
+        ``prefix``, then the care of the PCs it knocked out (under ``prefix + (1,)``)."""
+        tracks = np.flatnonzero(mask)
+        knocked = self._treat(B, tracks, B.src(mask, prefix))
+        if knocked.any():
+            full = np.zeros(B.S["hp"].shape, dtype=bool)
+            full[tracks] = knocked
+            self._care(B, full, prefix + (1,))
+
+    def _rest(self, B, kind, active, t):
+        S = B.S
         tracks = np.flatnonzero(active)
         alive = ~S["dead"][tracks]
         if kind == "short_rest":
             if self.pf2e_rest and self._medics():
-                rng = _rng(seed, first_stream, active, prefix + (t,))
-                knocked = self._treat(S, tracks, tw_wait, fat, base_pen, rng)
-                if knocked.any():
-                    full = np.zeros(S["hp"].shape, dtype=bool)
-                    full[tracks] = knocked
-                    self._care(S, full, fat, base_pen, seed, first_stream, prefix + (t, 1))
+                self._treat_and_care(B, active, B.prefix + (t,))
         else:
             bed = kind == "bed_rest"
             hp, hp_max = S["hp"][tracks], S["hp_max"][tracks]
@@ -534,35 +562,31 @@ class Day(Rules):
             pp_max = np.array([p.pp_max for p in F.pcs])[None, :]
             pp = pp_after_rest(S["pp"][tracks], pp_max, "bed" if bed else "night", self.pp_back)
             S["pp"][tracks] = np.where(alive, pp, S["pp"][tracks])
-            tw_wait[tracks] = 0
-            self._road("rest", S, active, fat)
+            B.tw_wait[tracks] = 0
+            self._road(B, "rest", active)
         # wounded ends at full HP after a rest (A0-2, the published rule)
         full = (S["hp"][tracks] == S["hp_max"][tracks]) & ~S["dead"][tracks]
         S["wounded"][tracks] = np.where(full, 0, S["wounded"][tracks])
 
-    def _rest_when(self, S, active, tw_wait, fat, base_pen, seed, first_stream, prefix, t):
+    def _rest_when(self, B, active, t):
         """Short rests before the fight of step ``t`` while some living PC is below
         ``rest_when`` of its max HP and Treat Wounds can reach it (pf2e rest only)."""
         if not (self.pf2e_rest and self._medics()):
             return
+        S = B.S
         for j in range(MAX_EXTRA_RESTS):
-            low = ~S["dead"] & (S["hp"] < self.rest_when * S["hp_max"]) & (tw_wait == 0)
+            low = ~S["dead"] & (S["hp"] < self.rest_when * S["hp_max"]) & (B.tw_wait == 0)
             medic = np.zeros(len(active), dtype=bool)
             for c, _ in self._medics():
                 medic |= ~S["dead"][:, c] & (S["hp"][:, c] > 0)
             need = active & low.any(axis=1) & medic
             if not need.any():
                 return
-            rng = _rng(seed, first_stream, need, prefix + (t, 2, j))
-            tracks = np.flatnonzero(need)
-            knocked = self._treat(S, tracks, tw_wait, fat, base_pen, rng)
-            if knocked.any():
-                full = np.zeros(S["hp"].shape, dtype=bool)
-                full[tracks] = knocked
-                self._care(S, full, fat, base_pen, seed, first_stream, prefix + (t, 3, j))
+            self._treat_and_care(B, need, B.prefix + (t, 2, j))
 
-    def _road(self, kind, S, active, fat):
+    def _road(self, B, kind, active):
         """A day on the road (R4-01, R4-02) or a night's sleep and a meal (R4-06)."""
+        S, fat = B.S, B.fat
         chain = _chain()
         tracks = np.flatnonzero(active)
         nxt = chain.trans[0].take(fat[tracks] * fatigue_day.N_CELLS + _CELLS[kind])
@@ -574,11 +598,12 @@ class Day(Rules):
         fat[stay] = -1 - nxt[~gone].astype(np.int64)
         fat[tracks[gone]] = 0
 
-    def _fall(self, step, S, active, base_pen, fat, seed, first_stream, prefix, t):
+    def _fall(self, B, step, active, t):
         """Every living PC (or one at random) falls (R4-07, R0-13); see the docstring."""
+        S = B.S
         tracks = np.flatnonzero(active)
         m, P = len(tracks), S["hp"].shape[1]
-        rng = _rng(seed, first_stream, active, prefix + (t,))
+        rng = B.src(active, B.prefix + (t,))
         heights = parse_heights(step.height)
         band = np.broadcast_to(np.asarray(band_draw(m, rng, heights)), (m,))[:, None]
         roll = rng.below(DICE_WIDTH, size=(m, P)).astype(np.intp)
@@ -606,7 +631,42 @@ class Day(Rules):
         if knocked.any():
             full = np.zeros(S["hp"].shape, dtype=bool)
             full[tracks] = knocked
-            self._care(S, full, fat, base_pen, seed, first_stream, prefix + (t, 1))
+            self._care(B, full, B.prefix + (t, 1))
+
+
+@dataclass(eq=False)
+class _Block:
+    """The state of one block of days (n tracks, P PCs), handed to every step."""
+
+    S: dict  # the FightStart fields, writable: (n, P) per PC, (n,) per track
+    src: object  # source(mask, prefix) -> the random source of those tracks
+    prefix: tuple  # the block's stream prefix
+    base_pen: np.ndarray  # (n,) int32: the start's check penalty (P-10)
+    dead0: np.ndarray  # (n, P) bool: dead before the day
+    ended: np.ndarray  # (n,) int8: the day's outcome, -1 still going
+    end_step: np.ndarray  # (n,) int64: the step it ended at (0: not yet)
+    first_death: np.ndarray  # (n,) int64: the step of the first death (0: none)
+    fat: np.ndarray  # (n,) int64: fatigue state index (day_chain, R4-01..R4-06)
+    tw_wait: np.ndarray  # (n, P) int8: short rests before Treat Wounds again (P-11)
+
+    @classmethod
+    def new(cls, day: Day, first: FightStart, src, prefix) -> _Block:
+        n, P = len(first), first.n_pcs
+        S = {
+            k: np.array(getattr(first, k), dtype=bool if k == "dead" else np.int32) for k in _FIELDS
+        }
+        return cls(
+            S=S,
+            src=src,
+            prefix=tuple(prefix),
+            base_pen=S["check_penalty"].copy(),
+            dead0=S["dead"].copy(),
+            ended=np.full(n, -1, dtype=np.int8),
+            end_step=np.zeros(n, dtype=np.int64),
+            first_death=np.zeros(n, dtype=np.int64),
+            fat=np.zeros(n, dtype=np.int64),
+            tw_wait=np.zeros((n, P), dtype=np.int8),
+        )
 
 
 def death_by_step(result, level: float = 0.95):
@@ -634,12 +694,17 @@ def death_by_step(result, level: float = 0.95):
     )
 
 
-def _run_rows(model: _Fight, brng: BlockRng, start: FightStart) -> _FightEnd:
-    """``model``'s tracks from ``start`` (one per active track of ``brng``), played to
-    their end as the engine plays a block (init, then a step a round, compacting); their
-    end states in order."""
-    state, codes = model.init(len(start), brng, start=start)
-    ids = np.arange(len(start))
+def _run_rows(model: _Fight, brng, start: FightStart | None, n: int) -> _FightEnd:
+    """``model``'s ``n`` tracks from ``start`` (None: the model's fresh start), one per
+    active track of ``brng``, played to their end as the engine plays a block (init, then
+    a step a round, compacting: :func:`simkit.core.engine.run_tracks` draws the same);
+    their end states in order."""
+    if start is None:
+        state, codes = model.init(n, brng)
+    else:
+        state, codes = model.init(n, brng, start=start)
+    codes = np.broadcast_to(codes, (n,))
+    ids = np.arange(n)
     parts: list = []
     t = 0
     while True:
@@ -658,7 +723,7 @@ def _run_rows(model: _Fight, brng: BlockRng, start: FightStart) -> _FightEnd:
             state = compact_state(state, kept, len(codes))
         t += 1
         codes = model.step(state, t, brng)
-    return _gathered(Tally(hist=np.zeros((1, 1), dtype=np.int64), final=parts), 0, len(start))
+    return _gathered(Tally(hist=np.zeros((1, 1), dtype=np.int64), final=parts), 0, n)
 
 
 def _gathered(tally: Tally, first_stream: int, n: int) -> _FightEnd:
