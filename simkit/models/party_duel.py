@@ -63,8 +63,11 @@ def duel_states(r) -> int:
     )
 
 
-def duel_initial(r) -> dict:
-    """Full HP (or ``hp``), initiative by d20 + Perception (ties: the monster first)."""
+def duel_initial(r, start: tuple[int, int, int] | None = None) -> dict:
+    """Full HP (or ``hp``), initiative by d20 + Perception (ties: the monster first).
+
+    ``start``: the PC's ``(HP, hero points, slots)`` instead (a fight continued from where
+    the last step left it: :mod:`simkit.models.day_duel`; HP at least 1)."""
     if not duel_supported(r):
         raise NotImplementedError(
             "party: exact only for duels (one non-cleric PC, one monster, "
@@ -80,7 +83,8 @@ def duel_initial(r) -> dict:
     first = float(initiative.pc_first_p(pc.perception, mo.perception, r.check_penalty))  # P-01
     hp = pc.hp if r.hp is None else min(pc.hp, r.hp)
     out: dict = {}
-    base = (hp, r.hero_points, pc.slots, mo.hp, r.area_uses_of[0])
+    pc_part = (hp, r.hero_points, pc.slots) if start is None else tuple(start)
+    base = pc_part + (mo.hp, r.area_uses_of[0])
     if first > 0:
         out[base + (True,)] = first
     if first < 1:
@@ -88,9 +92,10 @@ def duel_initial(r) -> dict:
     return out
 
 
-def duel_step(r, state, t: int) -> dict:
-    """One round from ``state``: {next state or outcome: p}."""
-    return dict(_round(r, state))
+def duel_step(r, state, t: int, ends: bool = False) -> dict:
+    """One round from ``state``: {next state or outcome: p}. ``ends``: a victory is keyed
+    ``("victory", hp, hero, slots)``, the PC's state at the end (a day carries it on)."""
+    return dict(_round(r, state, ends))
 
 
 @lru_cache(maxsize=64)
@@ -172,10 +177,14 @@ def _turns(r):
     return pc_turn, monster_turn, chance
 
 
-def _round(r, state):
+def _round(r, state, ends: bool = False):
     pc_turn, monster_turn, chance = _turns(r)
     hp, hero, slots, mhp, area, first = state
     out: dict = defaultdict(float)
+
+    def won(hp_, hero_):
+        """The victory's key (the PC's state after its turn with ``ends``)."""
+        return ("victory", hp_, hero_, max(slots - 1, 0)) if ends else "victory"
 
     def pc_then(hp_, hero_, area_, first_, p, moved):
         """The PC's turn (unless moved), then the end of the round."""
@@ -184,7 +193,7 @@ def _round(r, state):
             return
         for m2, q in pc_turn(mhp, slots > 0):
             if m2 == 0:
-                out["victory"] += p * q
+                out[won(hp_, hero_)] += p * q
             else:
                 out[(hp_, hero_, max(slots - 1, 0), m2, area_, first_)] += p * q
 
@@ -209,7 +218,7 @@ def _round(r, state):
     if first:
         for m2, q in pc_turn(mhp, slots > 0):
             if m2 == 0:
-                out["victory"] += q
+                out[won(hp, hero)] += q
             else:
                 monster(hp, hero, m2, max(slots - 1, 0), q, then_pc=False)
     else:
