@@ -1,8 +1,9 @@
 """Benchmark of paired comparisons (issue 23 item 2). Not a test.
 
 For each case, one grid point, two variants:
-  - the width of the 95% interval on the difference of each outcome's probability,
-    paired (``compare(..., paired=True)``: the same positional streams, joint outcomes
+  - the width of the 95% interval on the difference of each outcome's or event's
+    probability (or of a mean: the party's ``expected_deaths``, ``rounds``), paired
+    (``compare(..., paired=True)``: the same positional streams, joint outcomes and marks
     counted track by track) against independent (the two-sample interval of the same
     counts, ``diff_independent_ci_*``), and their ratio (how many times narrower);
   - the cost: CPU time of the paired compare against one variant's plain run
@@ -24,6 +25,20 @@ import numpy as np
 from simkit import simulate
 from simkit.analysis.compare import compare
 from simkit.models import make_model
+
+#: The party's rows shown: outcomes, then events and means of the marks (paired too).
+PARTY_ROWS = [
+    "victory",
+    "victory_with_deaths",
+    "defeat",
+    "any_death",
+    "tpk",
+    "death_in_fight",
+    "death_after_defeat",
+    "death_after_fight",
+    "expected_deaths",
+    "rounds",
+]
 
 
 def cpu(fn, repeat=2):
@@ -52,7 +67,9 @@ def report(name, variants, grid, fixed, n, seed, outcomes):
         + " |"
     )
     print("|" + "---|" * (len(keys) + 5))
-    for r in other[other["outcome"].isin(outcomes)].itertuples():
+    rows = other[other["outcome"].isin(outcomes)]
+    rows = rows.iloc[np.argsort([outcomes.index(o) for o in rows["outcome"]], kind="stable")]
+    for r in rows.itertuples():
         wp = r.diff_ci_high - r.diff_ci_low
         wi = r.diff_independent_ci_high - r.diff_independent_ci_low
         lead = [str(getattr(r, k)) for k in keys]
@@ -99,7 +116,7 @@ def main() -> None:
         None,
         args.n_party,
         args.seed,
-        ["victory", "victory_with_deaths", "defeat"],
+        PARTY_ROWS,
     )
     report(
         "party: seed000 vs pf2e-core",
@@ -108,7 +125,7 @@ def main() -> None:
         None,
         args.n_party,
         args.seed,
-        ["victory", "victory_with_deaths", "defeat"],
+        PARTY_ROWS,
     )
 
 

@@ -5,7 +5,13 @@ import pytest
 
 from simkit import Dying, simulate, solve
 from simkit.analysis.compare import compare, variants
-from simkit.analysis.paired import joint_counts, paired_from_joint, paired_test
+from simkit.analysis.paired import (
+    independent_mean_test,
+    joint_counts,
+    paired_from_joint,
+    paired_mean_test,
+    paired_test,
+)
 from simkit.core.engine import TrackResult
 from simkit.core.params import ParamError
 from simkit.core.stats import norm_ppf, two_proportion_test
@@ -230,3 +236,116 @@ def test_cli_compare_party_paired_and_independent(tmp_path, capsys):
         "A0-5 monster_dc=table",
         "A0-5 monster_dc=skill",
     }
+
+
+def test_track_marks_are_the_marks_track_by_track():
+    """Each track's marks (keep_outcomes=True) give the mark histograms of the run, by
+    outcome, and every event's count; the same whatever the block size or workers."""
+    from simkit.core.result import event_specs
+    from simkit.models import make_model
+
+    m = make_model("party", level=3, max_rounds=4)  # some tracks unresolved
+    n = STREAM_SIZE + 500
+    a = simulate(m, n, 8, positional=True, keep_outcomes=True)
+    b = simulate(m, n, 8, positional=True, keep_outcomes=True, block_size=1, workers=2)
+    assert a.track_marks is not None and set(a.track_marks) == set(m.marks)
+    codes = a.track_outcomes
+    assert a.counts["unresolved"] > 0
+    for name, values in a.track_marks.items():
+        assert np.array_equal(values, b.track_marks[name])
+        assert not values[codes == len(m.outcomes)].any()  # unresolved: no mark
+        h = a.marks[name]
+        for i in range(len(m.outcomes)):
+            got = np.bincount(values[codes == i].astype(np.intp), minlength=h.shape[1])
+            assert np.array_equal(got[: h.shape[1]], h[i]) and not got[h.shape[1] :].any()
+    for e in event_specs(m):
+        assert np.count_nonzero(e.holds(a.track_marks[e.mark])) == a.event_count(e.name)
+    assert simulate(Dying(), 100, 1, keep_outcomes=True).track_marks == {}
+
+
+def test_paired_mean_test_by_hand():
+    x = np.array([0, 1, 2, 0, 1, 3], dtype=float)
+    y = np.array([1, 1, 2, 0, 3, 3], dtype=float)
+    d = y - x
+    diff, lo, hi, p = paired_mean_test([d.sum()], [d @ d], len(d))
+    se = d.std() / np.sqrt(len(d))
+    assert diff[0] == pytest.approx(d.mean())
+    assert (lo[0], hi[0]) == pytest.approx((d.mean() - Z95 * se, d.mean() + Z95 * se))
+    from simkit.core.stats import norm_sf
+
+    assert p[0] == pytest.approx(2 * norm_sf(d.mean() / se))
+    assert paired_mean_test([0.0], [0.0], 5)[3][0] == 1.0  # no track moved
+    assert paired_mean_test([5.0], [5.0], 5)[3][0] == 0.0  # every track moved by 1
+    # MOVER: symmetric intervals give the Wald interval of independent means
+    d_ind, lo, hi, p = independent_mean_test(2.0, 1.0, 3.0, 1.0, 0.5, 1.5)
+    half = np.sqrt(1.0 + 0.25)
+    assert (d_ind, lo, hi) == pytest.approx((1.0, 1.0 - half, 1.0 + half))
+    assert p == pytest.approx(2 * norm_sf(Z95 / half))
+
+
+def _party_pair(n, seed):
+    from simkit.models import make_model
+
+    party = make_model("party")
+    v = {"seed000": party, "pf2e-core": party.replace(rules="pf2e-core")}
+    df = compare(v, None, n, seed)
+    runs = [
+        simulate(m, n, int(df["point_seed"].iloc[0]), positional=True, keep_outcomes=True)
+        for m in v.values()
+    ]
+    return df[df["variant"] == "pf2e-core"].set_index("outcome"), runs
+
+
+def test_compare_pairs_events_and_means_track_by_track():
+    from simkit.core.result import event_specs, mean_specs
+    from simkit.models import make_model
+
+    n = 4000
+    core, (a, b) = _party_pair(n, 6)
+    m = make_model("party")
+    assert core["paired"].all()
+    for e in event_specs(m):
+        x, y = e.holds(a.track_marks[e.mark]), e.holds(b.track_marks[e.mark])
+        d, lo, hi, p = paired_test([np.sum(y & ~x)], [np.sum(x & ~y)], n)
+        assert core.loc[e.name, "count"] == np.sum(y)
+        assert (core.loc[e.name, "diff"], core.loc[e.name, "p_value"]) == pytest.approx(
+            (d[0], p[0])
+        )
+        assert (core.loc[e.name, "diff_ci_low"], core.loc[e.name, "diff_ci_high"]) == pytest.approx(
+            (lo[0], hi[0])
+        )
+    ua, ub = (r.track_outcomes == len(m.outcomes) for r in (a, b))
+    for mean in mean_specs(m):
+        d = mean.per_track(b.track_marks[mean.mark], ub) - mean.per_track(
+            a.track_marks[mean.mark], ua
+        )
+        row = core.loc[mean.name]
+        assert row["mean"] == pytest.approx(b[mean.name])
+        assert row["diff"] == pytest.approx(d.mean())
+        half = Z95 * d.std() / np.sqrt(n)
+        assert (row["diff_ci_low"], row["diff_ci_high"]) == pytest.approx(
+            (d.mean() - half, d.mean() + half)
+        )
+        assert 0 <= row["p_value"] <= 1 and 0 <= row["p_value_independent"] <= 1
+        assert row["diff_independent"] == pytest.approx(row["diff"])
+
+
+def test_paired_events_are_narrower_and_mean_rows_have_their_numbers():
+    """any_death, seed000 vs pf2e-core: the paired interval narrower than the
+    independent one; a mean row's diff and p_value both filled, paired or not."""
+    core, _ = _party_pair(6000, 2)
+    width = core["diff_ci_high"] - core["diff_ci_low"]
+    width_ind = core["diff_independent_ci_high"] - core["diff_independent_ci_low"]
+    assert width["any_death"] < width_ind["any_death"] / 1.2
+    assert width["expected_deaths"] < width_ind["expected_deaths"] / 1.2
+    from simkit.models import make_model
+
+    party = make_model("party")
+    ind = compare(
+        {"a": party, "b": party.replace(rules="pf2e-core")}, None, 2000, 3, paired=False
+    ).set_index(["variant", "outcome"])
+    row = ind.loc[("b", "expected_deaths")]
+    assert row["diff"] == pytest.approx(row["mean"] - ind.loc[("a", "expected_deaths"), "mean"])
+    assert row["diff_ci_low"] < row["diff"] < row["diff_ci_high"]
+    assert 0 < row["p_value"] < 1
+    assert np.isnan(ind.loc[("a", "expected_deaths"), "p_value"])

@@ -10,24 +10,31 @@ and fixed values, not from the variant; ``point_seed``), in the streams' positio
 mode, and the outcomes are counted track by track (:mod:`simkit.analysis.paired`):
 
 ``diff``, ``diff_ci_low``, ``diff_ci_high``
-    ``p - p_baseline`` with the normal interval on the per-track differences;
+    ``p - p_baseline`` with the normal interval on the per-track differences (an
+    outcome, or an event of the marks: ``any_death``, ``death:<pc>``...); for a mean
+    (``expected_deaths``, ``rounds``...: column ``mean``) ``mean - mean_baseline`` with
+    the normal interval on the per-track differences of the mark;
 ``p_value``
-    McNemar's test of ``p == p_baseline`` (two-sided, no continuity correction);
+    McNemar's test of ``p == p_baseline`` (two-sided, no continuity correction); for a
+    mean, the z test of the mean per-track difference;
 ``paired``
-    whether the row is paired (outcome rows of a track model); an event or mean row, or
-    a chain of stages (no per-track outcomes), has the independent numbers in ``diff``...;
+    whether the row is paired (outcome, event and mean rows of a track model); a chain
+    of stages (no per-track outcomes), or a composite model whose blocks keep no
+    per-track marks (its events and means), has the independent numbers in ``diff``...;
 ``diff_independent``, ``diff_independent_ci_low``, ``diff_independent_ci_high``,
 ``p_value_independent``
-    the same difference as if the runs were independent (the two-sample z test of
-    :func:`simkit.core.stats.two_proportion_test` and its Wald interval), for reference;
+    the same difference as if the runs were independent, for reference: the two-sample z
+    test of :func:`simkit.core.stats.two_proportion_test` and its Wald interval; for a
+    mean, the interval from the two means' own intervals
+    (:func:`simkit.analysis.paired.independent_mean_test`);
 ``diff_exact``
     ``exact - exact_baseline`` where both variants have exact answers.
 
 Independent (``paired=False``, ``simkit compare --independent``): today's sweep per
 variant, each variant's points on their own seeds (from the variant's parameters);
-``diff``... are the two-sample test, and the ``paired`` / ``*_independent`` columns are
-absent. In exact-only mode ``diff = diff_exact`` and there is no test. The baseline's own
-rows have differences 0 and an empty ``p_value``.
+``diff``... are the independent numbers above, and the ``paired`` / ``*_independent``
+columns are absent. In exact-only mode ``diff = diff_exact`` and there is no test. The
+baseline's own rows have differences 0 and an empty ``p_value``.
 
 :func:`variants` builds the usual sets: the seed as written, published presets
 (``pf2e-core``), and each reading of each ambiguity of docs/rules.md (every parameter
@@ -43,7 +50,6 @@ import pandas as pd
 
 from simkit.analysis.sweep import RECORD_COLUMNS, sweep
 from simkit.core.params import ParamError, spec
-from simkit.core.stats import norm_ppf, two_proportion_test
 
 __all__ = [
     "DIFF_COLUMNS",
@@ -243,18 +249,13 @@ def compare(
         raise ParamError(f"variants must be of one model, got {', '.join(sorted(models))}")
     df = pd.concat(frames, ignore_index=True)
     keys = [c for c in frames[0].attrs.get("grid", [])] + ["outcome"]
-    base = df[df["variant"] == baseline][keys + ["count", "n", "p", "exact"]]
-    merged = df.merge(base, on=keys, how="left", suffixes=("", "_base"), sort=False)
+    merged = _with_baseline(df, keys, baseline)
     if exact_only:
         diff = (merged["p"] - merged["p_base"]).to_numpy(dtype=float)
         low = high = diff
         pval = np.full(len(merged), np.nan)
     else:
-        diff, se, pval = two_proportion_test(
-            merged["count"], merged["n"], merged["count_base"], merged["n_base"]
-        )
-        z = norm_ppf(0.5 + level / 2)
-        low, high = diff - z * se, diff + z * se
+        diff, low, high, pval = _independent(merged, level)
         own = (merged["variant"] == baseline).to_numpy()
         low, high = np.where(own, np.nan, low), np.where(own, np.nan, high)
         pval = np.where(own, np.nan, pval)
@@ -263,9 +264,7 @@ def compare(
     merged["diff_ci_high"] = high
     merged["p_value"] = pval
     merged["diff_exact"] = merged["exact"] - merged["exact_base"]
-    stat_end = list(merged.columns).index("exact") + 1
-    lead = [c for c in list(merged.columns)[:stat_end]]
-    cols = lead + list(DIFF_COLUMNS) + [c for c in RECORD_COLUMNS if c in merged]
+    cols = _lead(merged) + list(DIFF_COLUMNS) + [c for c in RECORD_COLUMNS if c in merged]
     out = merged[cols].copy()
     out.attrs.update(frames[0].attrs, baseline=baseline, variants=names)
     return out
@@ -278,7 +277,7 @@ def _compare_paired(variants, grid, n, rng, baseline, fixed, level, run) -> pd.D
     """:func:`compare` with ``paired=True`` (module docs)."""
     import dataclasses
 
-    from simkit.analysis.paired import independent_test, paired_from_joint, paired_runs
+    from simkit.analysis.paired import paired_from_joint, paired_runs
     from simkit.analysis.sweep import build_frame, plan_sweep
     from simkit.analysis.sweep.plan import canonical
     from simkit.core.streams import point_seed, resolve_seed
@@ -327,10 +326,12 @@ def _compare_paired(variants, grid, n, rng, baseline, fixed, level, run) -> pd.D
         bar = tqdm(total=len(seeds), unit="pt", file=sys.stderr, desc="compare", leave=False)
     for i, s in enumerate(seeds):
         assert first.n is not None, "paired runs are Monte Carlo"
-        got = paired_runs([plans[v].models[i] for v in order], first.n, s, workers)
+        got = paired_runs([plans[v].models[i] for v in order], first.n, s, workers, level)
         for v, pt in zip(order, got):
             records[v].append(_record(pt.result, level))
-            stats[v].append(None if pt.joint is None else paired_from_joint(pt.joint, level))
+            stats[v].append(
+                (None if pt.joint is None else paired_from_joint(pt.joint, level), pt.events)
+            )
         if bar is not None:
             bar.update(1)
     if bar is not None:
@@ -342,13 +343,20 @@ def _compare_paired(variants, grid, n, rng, baseline, fixed, level, run) -> pd.D
         paired_cols["p_value"] = np.full(len(df), np.nan)
         is_paired = np.zeros(len(df), dtype=bool)
         row = 0
-        for rec, st in zip(records[v], stats[v]):
+        for rec, (st, by_name) in zip(records[v], stats[v]):
             k = len(rec["counts"])
             if st is not None:
                 for c, values in zip(("diff", "diff_ci_low", "diff_ci_high", "p_value"), st):
                     paired_cols[c][row : row + k] = values
                 is_paired[row : row + k] = True
-            row += k + len(rec.get("event_counts", ())) + len(rec.get("means", ()))
+            row += k
+            for name in (*rec.get("events", ()), *rec.get("means", ())):  # events, then means
+                got = by_name.get(name)
+                if got is not None:
+                    for c, value in zip(("diff", "diff_ci_low", "diff_ci_high", "p_value"), got):
+                        paired_cols[c][row] = value
+                    is_paired[row] = True
+                row += 1
         for c, values in paired_cols.items():
             df[f"_{c}"] = values
         df["paired"] = is_paired
@@ -356,12 +364,9 @@ def _compare_paired(variants, grid, n, rng, baseline, fixed, level, run) -> pd.D
         frames.append(df)
     df = pd.concat(frames, ignore_index=True)
     keys = list(first.grid.axes) + ["outcome"]
-    base = df[df["variant"] == baseline][keys + ["count", "n", "exact"]]
-    merged = df.merge(base, on=keys, how="left", suffixes=("", "_base"), sort=False)
+    merged = _with_baseline(df, keys, baseline)
     own = (merged["variant"] == baseline).to_numpy()
-    count = pd.to_numeric(merged["count"], errors="coerce").to_numpy(dtype=float)
-    count_base = pd.to_numeric(merged["count_base"], errors="coerce").to_numpy(dtype=float)
-    ind = independent_test(count, count_base, merged["n"].to_numpy(dtype=float), level)
+    ind = _independent(merged, level)
     ind_names = (
         "diff_independent",
         "diff_independent_ci_low",
@@ -380,13 +385,56 @@ def _compare_paired(variants, grid, n, rng, baseline, fixed, level, run) -> pd.D
         if j:
             merged[mine] = np.where(own, np.nan, merged[mine])
     merged["diff_exact"] = merged["exact"] - merged["exact_base"]
-    stat_end = list(merged.columns).index("exact") + 1
-    lead = [c for c in list(merged.columns)[:stat_end]]
-    cols = lead + list(DIFF_COLUMNS) + list(INDEPENDENT_COLUMNS)
+    cols = _lead(merged) + list(DIFF_COLUMNS) + list(INDEPENDENT_COLUMNS)
     cols += [c for c in RECORD_COLUMNS if c in merged]
     out = merged[cols].copy()
     out.attrs.update(frames[0].attrs, baseline=baseline, variants=names, paired=True)
     return out
+
+
+def _with_baseline(df: pd.DataFrame, keys: list, baseline: str) -> pd.DataFrame:
+    """``df`` with the baseline's row of the same point and outcome beside each row (its
+    columns suffixed ``_base``)."""
+    stats = [c for c in ("count", "n", "p", "ci_low", "ci_high", "exact", "mean") if c in df]
+    base = df[df["variant"] == baseline][keys + stats]
+    return df.merge(base, on=keys, how="left", suffixes=("", "_base"), sort=False)
+
+
+def _independent(merged: pd.DataFrame, level: float):
+    """(diff, ci_low, ci_high, p_value) of each row against its baseline row as if the
+    runs were independent: the two-proportion test for an outcome or an event, the
+    difference of two means with the interval from their own intervals
+    (:func:`simkit.analysis.paired.independent_mean_test`) for a mean."""
+    from simkit.analysis.paired import independent_mean_test, independent_test
+
+    count = pd.to_numeric(merged["count"], errors="coerce").to_numpy(dtype=float)
+    count_base = pd.to_numeric(merged["count_base"], errors="coerce").to_numpy(dtype=float)
+    out = [
+        np.asarray(x, dtype=float)
+        for x in independent_test(count, count_base, merged["n"].to_numpy(dtype=float), level)
+    ]
+    if "mean" in merged:
+        is_mean = merged["mean"].notna().to_numpy()
+        if is_mean.any():
+            m = merged.loc[is_mean]
+            got = independent_mean_test(
+                m["mean"], m["ci_low"], m["ci_high"], m["mean_base"], m["ci_low_base"],
+                m["ci_high_base"], level,
+            )  # fmt: skip
+            for arr, values in zip(out, got):
+                arr[is_mean] = values
+    return tuple(out)
+
+
+def _lead(merged: pd.DataFrame) -> list:
+    """The columns up to the statistics' last (``exact``, then ``mean`` where there are
+    means), without the baseline's."""
+    names = list(merged.columns)
+    end = names.index("exact") + 1
+    lead = names[:end]
+    if "mean" in names:
+        lead.append("mean")
+    return lead
 
 
 def _record(res, level: float) -> dict:

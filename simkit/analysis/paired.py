@@ -16,6 +16,13 @@ The interval is the normal (Wald) interval on the per-track differences,
 valid whatever the variants do with the dice: where they use them differently the
 correlation is smaller and the interval wider, never wrong (docs/paired.md).
 
+An event of the marks (``any_death``, ``death:<pc>``..., :func:`simkit.core.result.event_specs`)
+is tested the same way, from each track's marks under both variants
+(``TrackResult.track_marks``). A mean of a mark (``expected_deaths``...) is tested on the
+per-track differences ``d_i = y_i - x_i`` (an unresolved track counted as the mean's
+rule says): ``diff`` their mean, the normal interval ``diff +- z sd(d) / sqrt(n)`` and
+the two-sided z test of ``diff == 0`` (:func:`paired_mean_test`).
+
 :func:`paired_runs` runs a list of variants at one point this way and returns, per
 variant, its counts and the paired statistics against the baseline (the first).
 """
@@ -23,13 +30,22 @@ variant, its counts and the paired statistics against the baseline (the first).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from simkit.core.stats import norm_ppf, norm_sf, two_proportion_test
 
-__all__ = ["PairedPoint", "joint_counts", "paired_from_joint", "paired_runs", "paired_test"]
+__all__ = [
+    "PairedPoint",
+    "independent_mean_test",
+    "joint_counts",
+    "paired_events",
+    "paired_from_joint",
+    "paired_mean_test",
+    "paired_runs",
+    "paired_test",
+]
 
 
 def joint_counts(a: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
@@ -87,6 +103,63 @@ def paired_from_joint(joint: np.ndarray, level: float = 0.95):
     return paired_test(only_new, only_base, n, level)
 
 
+def paired_mean_test(sum_d, sum_d2, n, level: float = 0.95):
+    """Paired difference of means from the per-track differences ``d_i = y_i - x_i``.
+
+    Parameters
+    ----------
+    sum_d, sum_d2 : array-like of float
+        ``sum(d_i)`` and ``sum(d_i ** 2)`` over the ``n`` tracks.
+    n : int or array-like
+        Tracks (pairs).
+    level : float
+        Confidence level of the interval.
+
+    Returns
+    -------
+    diff, ci_low, ci_high, p_value : ndarray
+        ``diff = mean(d)``, the normal interval ``diff +- z sd(d) / sqrt(n)`` (``sd``
+        with divisor ``n``, as :func:`paired_test`) and the two-sided z test of ``diff
+        == 0`` (1 when every track gives the same value under both, 0 when every track
+        moves by the same non-zero amount).
+    """
+    s1 = np.asarray(sum_d, dtype=np.float64)
+    s2 = np.asarray(sum_d2, dtype=np.float64)
+    n = np.asarray(n, dtype=np.float64)
+    diff = s1 / n
+    se = np.sqrt(np.maximum(s2 / n - diff**2, 0.0) / n)
+    z = norm_ppf(0.5 + level / 2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        stat = np.where(se > 0, np.abs(diff) / np.where(se > 0, se, 1.0), np.inf)
+    p = np.where(diff == 0, 1.0, np.minimum(1.0, 2 * norm_sf(stat)))
+    return diff, diff - z * se, diff + z * se, p
+
+
+def independent_mean_test(mean, low, high, mean_base, low_base, high_base, level: float = 0.95):
+    """The difference of two means as if their runs were independent, from each mean's
+    own interval (MOVER, Zou & Donner 2008: the interval of ``mean - mean_base`` from the
+    two range-respecting intervals of :func:`simkit.core.result.mean_ci`), for reference.
+
+    ``ci_low = d - sqrt((mean - low)**2 + (high_base - mean_base)**2)``, ``ci_high = d +
+    sqrt((high - mean)**2 + (mean_base - low_base)**2)``; ``p_value`` is two-sided, from
+    the half-width on the side of 0 (``p < 1 - level`` exactly when the interval leaves 0
+    out; 1 when ``d = 0``). Vectorised.
+    """
+    m, lo, hi, mb, lb, hb = (
+        np.asarray(x, dtype=np.float64) for x in (mean, low, high, mean_base, low_base, high_base)
+    )
+    d = m - mb
+    down = np.sqrt((m - lo) ** 2 + (hb - mb) ** 2)
+    up = np.sqrt((hi - m) ** 2 + (mb - lb) ** 2)
+    z = norm_ppf(0.5 + level / 2)
+    half = np.where(d > 0, down, up)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        stat = np.where(half > 0, z * np.abs(d) / np.where(half > 0, half, 1.0), np.inf)
+    p = np.where(d == 0, 1.0, np.minimum(1.0, 2 * norm_sf(stat)))
+    p = np.where(np.isnan(d), np.nan, p)
+    return d, d - down, d + up, p
+
+
 def independent_test(count, count_base, n, level: float = 0.95):
     """The same difference as if the two runs were independent (the two-proportion z
     test and its Wald interval, :func:`simkit.core.stats.two_proportion_test`)."""
@@ -101,17 +174,81 @@ class PairedPoint:
 
     ``result``: its :class:`~simkit.core.result.Result`; ``joint``: the joint table
     ``J[baseline outcome, this outcome]`` over ``result.outcomes`` (None for a model
-    without per-track outcomes, a chain: then only the independent test applies).
+    without per-track outcomes, a chain: then only the independent test applies);
+    ``events``: event or mean name -> ``(diff, ci_low, ci_high, p_value)`` of the paired
+    test against the baseline (:func:`paired_events`; empty where the model has no
+    events or its per-track marks are not known).
     """
 
     result: object
     joint: np.ndarray | None
+    events: dict = field(default_factory=dict)
 
 
-def paired_runs(models: list, n: int, seed: int, workers: int = 1) -> list[PairedPoint]:
+class _Tracks:
+    """The baseline's per-track values for the paired tests of the others: its outcome
+    codes, its events' indicators (computed once) and its marks."""
+
+    def __init__(self, res) -> None:
+        self.codes = res.track_outcomes
+        self.marks = res.track_marks
+        self.n_out = len(res.model.outcomes)
+        self._events: dict = {}
+
+    def event(self, e) -> np.ndarray:
+        hit = self._events.get(e)
+        if hit is None:
+            hit = self._events[e] = e.holds(self.marks[e.mark])
+        return hit
+
+
+def paired_events(base: _Tracks, res, level: float = 0.95) -> dict:
+    """Event or mean name -> ``(diff, ci_low, ci_high, p_value)``: ``res`` (a
+    :class:`~simkit.core.engine.TrackResult`) against the baseline's tracks, paired track
+    by track (module docs), for every event and mean both have; ``{}`` where either has
+    no per-track marks."""
+    from simkit.core.result import event_specs, mean_specs
+
+    marks = getattr(res, "track_marks", None)
+    if base.marks is None or marks is None:
+        return {}
+    out: dict = {}
+    n = len(base.codes)
+    events = [e for e in event_specs(res.model) if e.mark in base.marks and e.mark in marks]
+    if events:
+        only_new = np.empty(len(events))
+        only_base = np.empty(len(events))
+        for j, e in enumerate(events):
+            x, y = base.event(e), e.holds(marks[e.mark])
+            both = np.count_nonzero(x & y)
+            only_new[j] = np.count_nonzero(y) - both
+            only_base[j] = np.count_nonzero(x) - both
+        st = paired_test(only_new, only_base, n, level)
+        out.update({e.name: tuple(float(a[j]) for a in st) for j, e in enumerate(events)})
+    means = [m for m in mean_specs(res.model) if m.mark in base.marks and m.mark in marks]
+    if means:
+        unresolved_base = base.codes == base.n_out
+        unresolved = res.track_outcomes == len(res.model.outcomes)
+        s1 = np.empty(len(means))
+        s2 = np.empty(len(means))
+        for j, m in enumerate(means):
+            d = m.per_track(marks[m.mark], unresolved)
+            d -= m.per_track(base.marks[m.mark], unresolved_base)
+            s1[j] = d.sum()
+            s2[j] = d @ d
+        st = paired_mean_test(s1, s2, n, level)
+        out.update({m.name: tuple(float(a[j]) for a in st) for j, m in enumerate(means)})
+    return out
+
+
+def paired_runs(
+    models: list, n: int, seed: int, workers: int = 1, level: float = 0.95
+) -> list[PairedPoint]:
     """Run ``models`` (variants of one model at one point, the baseline first) on the
     same positional streams of ``seed``; the joint outcome table of each against the
-    baseline. Only the baseline's per-track outcomes are kept while the others run."""
+    baseline, and the paired tests of its events and means (``level``: their intervals'
+    confidence level). Only the baseline's per-track values are kept while the others
+    run."""
     from simkit.core.engine import simulate
 
     out: list[PairedPoint] = []
@@ -121,11 +258,12 @@ def paired_runs(models: list, n: int, seed: int, workers: int = 1) -> list[Paire
             out.append(PairedPoint(simulate(m, n, rng=seed, workers=workers), None))
             continue
         res = simulate(m, n, rng=seed, workers=workers, positional=True, keep_outcomes=True)
-        codes = getattr(res, "track_outcomes")  # a TrackResult (keep_outcomes=True)
         if i == 0:
-            base = codes
-        joint = None if base is None else joint_counts(base, codes, len(res.outcomes))
-        out.append(PairedPoint(res, joint))
+            base = _Tracks(res)
+        codes = getattr(res, "track_outcomes")  # a TrackResult (keep_outcomes=True)
+        joint = None if base is None else joint_counts(base.codes, codes, len(res.outcomes))
+        events = {} if base is None or not i else paired_events(base, res, level)
+        out.append(PairedPoint(res, joint, events))
     return out
 
 

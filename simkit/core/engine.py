@@ -50,11 +50,14 @@ class Tally:
     final: list = field(default_factory=list)  # (track ids, model.carry(...)) of ended tracks
     # (first track id, (tracks,) int8/int16 outcome index; len(outcomes) = unresolved) per block
     outcome_of: list = field(default_factory=list)
+    # (first track id, {mark: (tracks,) int32 value at absorption, 0 if unresolved}) per block
+    marks_of: list = field(default_factory=list)
 
     def __iadd__(self, other: Tally) -> Tally:
         self.hist += other.hist
         self.final += other.final
         self.outcome_of += other.outcome_of
+        self.marks_of += other.marks_of
         for d_self, d_other in ((self.marks, other.marks), (self.observed, other.observed)):
             for k, v in d_other.items():
                 d_self[k] = _padded_add(d_self.get(k), v)
@@ -73,9 +76,15 @@ class TrackResult(Result):
         then ``unresolved``), in track order whatever the blocks or workers. Two runs on
         the same seed with ``positional=True`` give the joint outcome of each track under
         two variants (:mod:`simkit.analysis.paired`).
+    track_marks : dict or None
+        Mark -> shape (n,) array of each track's value of that mark when it ended, in track
+        order (0 for an unresolved track: it records no mark), in the smallest integer
+        dtype that holds them; None where a composite model's blocks do not give them. The
+        per-track events and means of :func:`simkit.core.result.track_events`.
     """
 
     track_outcomes: np.ndarray | None = None
+    track_marks: dict | None = None
 
 
 def _padded_add(a, b):
@@ -132,7 +141,8 @@ def run_tracks(
     of a start state (``model.init(n, rng, start=...)``); ``keep``: record each track's
     end state (``model.carry(state, rows)``) with its track number; ``positional``: the
     streams' positional mode (:class:`~simkit.core.streams.BlockRng`); ``keep_outcomes``:
-    record each track's outcome index (``Tally.outcome_of``).
+    record each track's outcome index (``Tally.outcome_of``) and its marks' values
+    (``Tally.marks_of``).
 
     A composite model (one that runs other models' blocks over the same streams, such as
     a day of fights and rests) defines ``run_block(seed, first_stream, n_tracks, prefix,
@@ -159,6 +169,10 @@ def run_tracks(
         outcome_of = np.full(n_tracks, n_out, dtype=np.int8 if n_out < 127 else np.int16)
         tally.outcome_of.append((int(ids[0]), outcome_of))
         rows = None  # (active,) intp: each active track's row; None: every row, in order
+        # mark -> (n_tracks,) int32: each track's value when it ended (0 while active)
+        mark_of = {name: np.zeros(n_tracks, dtype=np.int32) for name in model.marks}
+        if mark_of:
+            tally.marks_of.append((int(ids[0]), mark_of))
     observe = model.observe if model.observes else None
     observe_counts = getattr(model, "observe_counts", None) if model.observes else None
 
@@ -174,6 +188,10 @@ def run_tracks(
             kept = np.empty(0, dtype=np.intp)
             if keep_outcomes:
                 outcome_of[slice(None) if rows is None else rows] = codes[0] % n_out
+                for name, arr in mark_of.items():
+                    values = state.get(name)
+                    if values is not None:
+                        arr[slice(None) if rows is None else rows] = values
         else:
             active = codes < 0
             kept = np.flatnonzero(active)  # indices of tracks still active, in order
@@ -186,6 +204,13 @@ def run_tracks(
             else:
                 per_code = np.bincount(codes[~active], minlength=n_codes)
             if keep_outcomes:
+                if mark_of:  # each ended track's marks, in its row
+                    done_at = np.flatnonzero(~active)
+                    at = done_at if rows is None else rows.take(done_at)
+                    for name, arr in mark_of.items():
+                        values = state.get(name)
+                        if values is not None:
+                            arr[at] = values.take(done_at)
                 if rows is None:  # no track has left yet: write in place, by a mask
                     got = codes if k == 1 else np.tile(np.arange(n_out), k).take(codes)
                     np.copyto(outcome_of, got, casting="unsafe", where=~active)
@@ -345,7 +370,8 @@ def simulate(
         track (paired comparisons, docs/paired.md).
     keep_outcomes : bool
         Also return each track's outcome index (``result.track_outcomes``, in track
-        order; a :class:`TrackResult`). One byte a track. Track models only (not chains).
+        order; a :class:`TrackResult`), one byte a track, and each mark's value per track
+        (``result.track_marks``). Track models only (not chains).
 
     Returns
     -------
@@ -446,7 +472,11 @@ def simulate(
     )
     if keep_outcomes:  # the blocks' outcome arrays, in track order
         parts = sorted(total.outcome_of, key=lambda part: part[0])
-        return TrackResult(**fields, track_outcomes=np.concatenate([a for _, a in parts]))
+        return TrackResult(
+            **fields,
+            track_outcomes=np.concatenate([a for _, a in parts]),
+            track_marks=_track_marks(model, total.marks_of, n),
+        )
     return Result(**fields)
 
 
@@ -465,6 +495,27 @@ def check_sendable(model, where: str = "workers") -> None:
             f"{where}: model {model.name!r} cannot be sent to worker processes "
             f"({type(exc).__name__}); use workers=1, or define its class in a module"
         ) from None
+
+
+def _track_marks(model, marks_of: list, n: int) -> dict | None:
+    """Each mark's per-track values over all blocks, in track order, in the smallest
+    signed integer dtype that holds them; None unless the blocks gave every mark for every track."""
+    if not model.marks:
+        return {}
+    parts = sorted(marks_of, key=lambda part: part[0])
+    if sum(len(next(iter(d.values()))) for _, d in parts) != n:
+        return None
+    out = {}
+    for name in model.marks:
+        if any(name not in d for _, d in parts):
+            return None
+        values = np.concatenate([d[name] for _, d in parts])
+        if len(values):
+            lo, hi = int(values.min()), int(values.max())
+            small = next(t for t in (np.int8, np.int16, np.int32) if np.iinfo(t).max >= hi)
+            values = values.astype(small if lo >= np.iinfo(small).min else np.int32)
+        out[name] = values
+    return out
 
 
 def _acc(total: Tally, tally: Tally) -> Tally:

@@ -50,6 +50,13 @@ class Event:
     kind: str
     value: int
 
+    def holds(self, values: np.ndarray) -> np.ndarray:
+        """Whether the event holds for each value of its mark (bool, the shape of
+        ``values``: non-negative integers, a track's mark or a histogram's values)."""
+        if self.kind == "bit":
+            return (values >> self.value) & 1 == 1
+        return values >= self.value
+
 
 @dataclass(frozen=True, slots=True)
 class Mean:
@@ -60,6 +67,11 @@ class Mean:
     mark: str
     upper: float | None
     unresolved: float
+
+    def per_track(self, values: np.ndarray, unresolved: np.ndarray) -> np.ndarray:
+        """Each track's value (float64): its mark, or :attr:`unresolved` where the track
+        is unresolved (``unresolved``: bool, one per track)."""
+        return np.where(unresolved, self.unresolved, values.astype(np.float64))
 
 
 def pc_names(roles) -> tuple[str, ...]:
@@ -198,10 +210,7 @@ def _event_counts(result, events) -> np.ndarray:
             h = totals[e.mark] = (
                 np.zeros(1, dtype=np.int64) if counts is None else counts.sum(axis=0)
             )
-        if e.kind == "bit":
-            out[j] = h[(np.arange(len(h)) >> e.value) & 1 == 1].sum()
-        else:
-            out[j] = h[e.value :].sum()
+        out[j] = h[e.holds(np.arange(len(h)))].sum()
     return out
 
 
