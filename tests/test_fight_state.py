@@ -183,29 +183,6 @@ def test_a_start_of_the_wrong_size_or_model_is_refused():
         simkit.simulate(simkit.models.REGISTRY["dying"](), 10, 1, keep_state=True)
 
 
-def _random_start(r: Party, n: int, seed: int) -> FightStart:
-    """Generated start states: HP anywhere in 0..max (max HP moved up or down), some PCs
-    dead, resources partly spent, wounded, and a check penalty per track."""
-    g = np.random.default_rng(seed)
-    fresh = r.fresh_start(n)
-    P = fresh.n_pcs
-    hp_max = np.maximum(1, fresh.hp_max + g.integers(-10, 11, size=(n, P)))
-    hp = np.where(g.random((n, P)) < 0.2, 0, g.integers(0, hp_max + 1))
-    dead = g.random((n, P)) < 0.1
-    hp = np.where(dead, 0, hp)
-    return FightStart(
-        hp=hp,
-        hp_max=hp_max,
-        hero=g.integers(0, 3, size=(n, P)),
-        slots=g.integers(0, fresh.slots + 1),
-        heals=g.integers(0, fresh.heals + 1),
-        pp=g.integers(0, fresh.pp + 1),
-        wounded=g.integers(0, 3, size=(n, P)),
-        dead=dead,
-        check_penalty=g.choice([0, -1, -4], size=n),
-    )
-
-
 @pytest.mark.parametrize(
     "params",
     [
@@ -232,7 +209,7 @@ def _random_start(r: Party, n: int, seed: int) -> FightStart:
     ],
 )
 def test_kernel_equals_reference_from_start_states(params):
-    from test_party import kernel_vs_ref
+    from test_party import _random_start, kernel_vs_ref
 
     r = Party(**params)
     kernel_vs_ref(r, 120, 17, state=_random_start(r, 120, 3))

@@ -10,6 +10,7 @@ import pytest
 
 import simkit
 from simkit.core.params import ParamError
+from simkit.models.fight_state import FightStart
 from simkit.models.party import Party, faces
 from simkit.models.party_duel import duel_states
 from simkit.models.party_ref import new_track, ref_init, ref_round
@@ -51,65 +52,185 @@ def kernel_vs_ref(model: Party, n: int, seed: int, state=None) -> np.ndarray:
 DEATH_CAUSES = ("deaths_in_fight", "deaths_after_defeat", "deaths_after_fight")
 
 
+#: Every option of the party model, with the values the generated configurations draw
+#: (the first is the default; ``party``, ``monsters`` and ``retreat_at`` are drawn apart).
+#: A configuration forced to leave an option's default picks among the others.
+OPTIONS: dict[str, tuple] = {
+    "level": (5, 1, 2, 3, 4, 6, 8, 11, 14, 17, 20),
+    "threat": ("moderate", "trivial", "low", "severe", "extreme"),
+    "xp_budget": (None, 0, 30, 90),
+    "lineup": ("boss", "boss_and_minions", "pack"),
+    "budget": ("gm-core", "crb"),
+    "benchmark": ("High", "Extreme", "Moderate", "Low"),
+    "defense": ("Moderate", "High", "Low"),
+    "rules": ("seed000", "pf2e-core", "seed001"),
+    "hp": (None, 0, 5),
+    "start_dying": (1, 2),
+    "check_penalty": (0, -2, -5),
+    "hero_points": (1, 0, 2),
+    "hero_policy": ("at_death", "never", "immediately", 2),
+    "death_at": (4, 2, 3, 6),
+    "hero_knockout": ("spend", "die"),
+    "wounded_adds": ("on_gain", "every_hit"),
+    "natural": (False, True),
+    "spend": ("last", "never", "asap", 1, 3),
+    "stabilize_cap": (3, None, 1, 2),
+    "zero_pp": ("at_once", "end_of_turn"),
+    "long_term": (True, False),
+    "checks": (8, 7),
+    "attacks": (2, 1, 3),
+    "map": ("standard", "agile", "none"),
+    "trait": ("lethal", "nonlethal", "death"),
+    "monster_dc": ("table", "skill"),
+    "target_downed": ("never", "sometimes", "always"),
+    "downed_chance": (0.5, 0.0, 0.2, 0.9, 1.0),
+    "downed_pick": ("first", "random"),
+    "first_aid_dc": (15, 5, 10, 20, 30),
+    "first_aid_natural": (False, True),
+    "area_chance": (0.2, 0.0, 0.3, 1.0),
+    "area_uses": (1, 0, 2),
+    "pc_target": ("focus", "spread"),
+    "monster_target": ("random", "weakest", "focus"),
+    "heal_below": (0.5, 0.0, 1.0),
+    "after_defeat": ("slain", "captured"),
+    "max_rounds": (100, 3, 6),
+}
+#: Options drawn apart: the party (roles, explicit numbers), an explicit lineup, retreat.
+DRAWN_APART = ("party", "monsters", "retreat_at")
+#: Explicit numbers a generated PC may carry (a role's own), a creature too.
+PC_NUMBERS = {
+    "fighter": ("hp=30", "ac=19", "attack=14", "damage=2d8+4", "con=3", "pp_max=2"),
+    "rogue": ("hp=25", "ac=20", "reflex=12", "damage=3d6+2", "agile=false"),
+    "cleric": ("heals=1", "heal=2d8+8", "medicine=15", "hp=40", "fort=14"),
+    "wizard": ("slots=1", "area=4d6", "cantrip=2d4", "spell_dc=21", "perception=12"),
+}
+MONSTER_NUMBERS = ("hp=40", "attack=15", "damage=2d6+3", "ac=Extreme", "area=3d6", "spell_dc=20")
+
+
 def _configs(count: int, seed: int) -> list[dict]:
-    """Generated small configurations over every option."""
+    """Generated configurations drawing every option of the model (:data:`OPTIONS`, the
+    party with explicit numbers per PC, an explicit lineup with its own numbers, retreat).
+    Configuration ``c`` leaves the default of every option ``o`` with ``o = c (mod count)``
+    and draws the others at random (the default half the time), so ``count`` consecutive
+    configurations take each option away from its default at least once."""
     g = np.random.default_rng(seed)
-    roles = ("fighter", "rogue", "cleric", "wizard")
-    out = []
+    names = list(OPTIONS) + list(DRAWN_APART)
 
     def pick(xs):
         return xs[int(g.integers(len(xs)))]
 
-    for _ in range(count):
+    out = []
+    for c in range(count):
+        forced = {name for o, name in enumerate(names) if o % count == c % count}
+        params = {  # (an option not forced keeps its default half the time)
+            name: pick(values[1:] if name in forced else values[:1] * len(values) + values)
+            for name, values in OPTIONS.items()
+        }
         size = int(g.integers(1, 5))
-        out.append(
-            {
-                "level": int(g.integers(1, 21)),
-                "party": ",".join(pick(roles) for _ in range(size)),
-                "threat": pick(("trivial", "low", "moderate", "severe", "extreme")),
-                "lineup": pick(("boss", "boss_and_minions", "pack")),
-                "rules": pick(("seed000", "pf2e-core", "seed001")),
-                "benchmark": pick(("Extreme", "High", "Moderate", "Low")),
-                "defense": pick(("High", "Moderate", "Low")),
-                "hero_points": int(g.integers(0, 3)),
-                "hero_policy": pick(["never", "immediately", "at_death", 2]),
-                "spend": pick(["never", "asap", "last", 1, 3]),
-                "zero_pp": pick(("at_once", "end_of_turn")),
-                "trait": pick(("lethal", "lethal", "nonlethal", "death")),
-                "target_downed": pick(("never", "sometimes", "always")),
-                "area_chance": pick((0.0, 0.3, 1.0)),
-                "area_uses": int(g.integers(0, 3)),
-                "pc_target": pick(("focus", "spread")),
-                "monster_target": pick(("random", "weakest", "focus")),
-                "heal_below": pick((0.0, 0.5, 1.0)),
-                "after_defeat": pick(("slain", "captured")),
-                "retreat_at": pick([None, 1, size]) if size else None,
-                "check_penalty": pick((0, 0, -2)),
-                "attacks": int(g.integers(1, 4)),
-                "map": pick(("standard", "agile", "none")),
-                "max_rounds": pick((3, 100)),
-                "hp": pick([None, None, 0, 5]),
-                "start_dying": pick((1, 2)),
-                "xp_budget": pick([None, None, None, 0]),
-                "hero_knockout": pick(("spend", "die")),
-                "wounded_adds": pick(("on_gain", "every_hit")),
-                "natural": pick((False, True)),
-            }
-        )
+        members = []
+        for _ in range(size):
+            role = pick(tuple(PC_NUMBERS))
+            if "party" in forced or g.random() < 0.2:  # a PC with its own numbers
+                role += f"({pick(PC_NUMBERS[role])})"
+            members.append(role)
+        params["party"] = ",".join(members)
+        params["retreat_at"] = pick([1, size] if "retreat_at" in forced else [None, None, 1, size])
+        params["monsters"] = None
+        if "monsters" in forced or g.random() < 0.15:  # an explicit lineup (its own numbers)
+            lv = max(-1, min(24, params["level"] + int(g.integers(-2, 3))))
+            params["monsters"] = f"{lv}({pick(MONSTER_NUMBERS)}),{max(-1, lv - 2)}"
+            params["xp_budget"] = None
+        out.append(params)
     return out
 
 
-@pytest.mark.parametrize("params", _configs(12, 20261130))
-def test_kernel_equals_scalar_reference(params):
-    m = Party(**params)
-    out = kernel_vs_ref(m, 60, 11)
-    assert out.min() >= -1
+def _random_start(r: Party, n: int, seed: int) -> FightStart:
+    """Generated start states: HP anywhere in 0..max (max HP moved up or down), some PCs
+    dead, resources partly spent, wounded, a check penalty per track, and each track's
+    fight drawn among the rules' lineups."""
+    g = np.random.default_rng(seed)
+    fresh = r.fresh_start(n)
+    P = fresh.n_pcs
+    hp_max = np.maximum(1, fresh.hp_max + g.integers(-10, 11, size=(n, P)))
+    hp = np.where(g.random((n, P)) < 0.2, 0, g.integers(0, hp_max + 1))
+    dead = g.random((n, P)) < 0.1
+    hp = np.where(dead, 0, hp)
+    return FightStart(
+        hp=hp,
+        hp_max=hp_max,
+        hero=g.integers(0, 3, size=(n, P)),
+        slots=g.integers(0, fresh.slots + 1),
+        heals=g.integers(0, fresh.heals + 1),
+        pp=g.integers(0, fresh.pp + 1),
+        wounded=g.integers(0, 3, size=(n, P)),
+        dead=dead,
+        check_penalty=g.choice([0, -1, -4], size=n),
+        fight=g.integers(0, r.n_fights, size=n),
+    )
+
+
+#: How a generated case starts: ``(several fights in one block, from a given state)``;
+#: case ``c`` is ``KINDS[c % 4]``, so any four consecutive cases hold every kind.
+KINDS = ((False, False), (False, True), (True, False), (True, True))
+
+
+def _case(params: dict, c: int, n: int) -> tuple[Party, FightStart | None]:
+    """Case ``c``: the rules of ``params`` (with three more lineups when its kind has
+    several fights) and its start (generated, or fresh with the tracks spread over the
+    fights, or None)."""
+    several, given = KINDS[c % len(KINDS)]
+    r = Party(**params)
+    if several:
+        r = r.with_lineups([{}] + _lineups(3, c))
+    if given:
+        return r, _random_start(r, n, 100 + c)
+    return r, (_mixed_start(r, n, c) if several else None)
+
+
+def _check_case(params: dict, c: int, n: int, seed: int) -> None:
+    r, start = _case(params, c, n)
+    kernel_vs_ref(r, n, seed, state=start)
+    if start is not None:  # each track hands on its fight
+        res = simkit.simulate(r, n, 2, start=start, keep_state=True)
+        assert (res.final.fight == start.fight).all()
+
+
+@pytest.mark.parametrize("c, params", list(enumerate(_configs(12, 20261130))))
+def test_kernel_equals_scalar_reference(c, params):
+    _check_case(params, c, 60, 11)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("params", _configs(60, 11))
-def test_kernel_equals_scalar_reference_many(params):
-    kernel_vs_ref(Party(**params), 200, 5)
+@pytest.mark.parametrize("c, params", list(enumerate(_configs(60, 11))))
+def test_kernel_equals_scalar_reference_many(c, params):
+    _check_case(params, c, 200, 5)
+
+
+@pytest.mark.parametrize("count, seed", [(12, 20261130), (60, 11)])
+def test_generated_configurations_leave_every_default(count, seed):
+    """The generated cases take every option of the model away from its default, with
+    every kind of start (fresh, given; one lineup, several)."""
+    import dataclasses
+
+    configs = _configs(count, seed)
+    every = {f.name for f in dataclasses.fields(Party)} - {"lineups"}
+    assert every == set(OPTIONS) | set(DRAWN_APART), every ^ (set(OPTIONS) | set(DRAWN_APART))
+    default = Party()
+    for name in every:
+        assert any(p[name] != getattr(default, name) for p in configs), name
+    assert any("(" in p["party"] for p in configs) and any(p["monsters"] for p in configs)
+    assert {KINDS[c % len(KINDS)] for c in range(count)} == set(KINDS)
+
+
+def test_no_monster_and_every_knockout_revived_is_won_at_once():
+    """``hp=0`` without a monster, a hero point spent at each knock-out
+    (``hero_policy=immediately``): every PC is up again before round 1, so the fight is won
+    at step 0 (AP-16), in the kernel as in the reference (the kernel used to wait a round:
+    found by the generated configurations)."""
+    r = Party(level=3, party="fighter,wizard", xp_budget=0, hp=0, hero_policy="immediately")
+    kernel_vs_ref(r, 40, 3)
+    res = simkit.simulate(r, 1000, 1)
+    assert res.hist[r.outcomes.index("victory"), 0] == 1000
 
 
 def test_defaults_and_lineup_shown():
@@ -609,27 +730,6 @@ def _mixed_start(r: Party, n: int, seed: int):
     """A fresh start whose tracks are spread over the fights of ``r`` at random."""
     fight = np.random.default_rng(seed).integers(0, r.n_fights, size=n)
     return replace(r.fresh_start(n), fight=fight)
-
-
-def _several_fights(params: dict, k: int, n: int) -> None:
-    params = dict(params, monsters=None, xp_budget=None, hp=None)
-    r = Party(**params).with_lineups([{}] + _lineups(3, k))
-    assert r.n_fights == 4
-    start = _mixed_start(r, n, k)
-    kernel_vs_ref(r, n, 13 + k, state=start)
-    res = simkit.simulate(r, n, 2, start=start, keep_state=True)
-    assert (res.final.fight == start.fight).all()  # each track hands on its fight
-
-
-@pytest.mark.parametrize("k", range(4))
-def test_kernel_equals_reference_with_several_fights_in_one_block(k):
-    _several_fights(_configs(4, 20261202)[k], k, 80)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("k", range(24))
-def test_kernel_equals_reference_with_several_fights_in_one_block_many(k):
-    _several_fights(_configs(24, 7)[k], k, 200)
 
 
 @pytest.mark.parametrize(

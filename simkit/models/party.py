@@ -1296,11 +1296,10 @@ class Party(Rules):
             )
             S.knockouts[:] = 0
             self._check_defeat(S, code, np.arange(n))
-        elif given:  # per track: every PC down or dead is a defeat; no monster, all up, won
+        elif given:  # per track: every PC down or dead is a defeat
             self._check_defeat(S, code, np.arange(n))
-            code[(mleft == 0) & _all(cond == UP)] = VICTORY
-        else:
-            code[mleft == 0] = VICTORY
+        # no monster and every PC up (a hero point may have revived a knock-out): won now
+        code[(code < 0) & (mleft == 0) & _all(S.cond == UP)] = VICTORY
         return S, code
 
     def carry(self, state: FightState, rows: np.ndarray) -> FightStart:
