@@ -199,3 +199,38 @@ def test_repr_html_marks_the_changed_values():
     assert "<td><b>save_bonus</b></td><td><b>3</b></td><td>11</td>" in page
     assert "<td>check</td><td>save</td><td>save</td><td>one of save, flat</td>" in page
     assert f"1 of {len(spec(Dying))} parameters changed" in page
+
+
+# -- unknown names everywhere a name is looked up: the list, and the near one ----------------
+
+
+@pytest.mark.parametrize(
+    "call, meant",
+    [
+        (lambda: make_model("dyin"), "dying"),
+        (lambda: make_model("party", party="wizzard,rogue"), "wizard"),
+        (lambda: make_model("party", party="fighter,rouge"), "rogue"),
+        (lambda: make_model("party", party="fighter(hpp=30)"), "hp"),
+        (lambda: make_model("party", monsters="boarr,boar"), "boar"),
+    ],
+)
+def test_unknown_model_role_key_or_creature_suggests_the_near_name(call, meant):
+    with pytest.raises(ParamError, match=f"did you mean '{meant}'"):
+        call()
+
+
+def test_unknown_mark_event_or_exact_outcome_is_a_key_error_that_lists_them():
+    res = simkit.simulate(make_model("encounter", healer_round=4), 200, rng=1)
+    with pytest.raises(KeyError, match="unknown mark 'hpp'.*did you mean 'hp'.*known: "):
+        res.marks_frame("hpp")
+    with pytest.raises(KeyError, match="unknown event 'any_deat'.*known: "):
+        simkit.simulate(make_model("party"), 200, rng=1).event_count("any_deat")
+    with pytest.raises(KeyError, match="unknown outcome 'deadd'.*did you mean 'dead'.*stable"):
+        simkit.solve(Dying())["deadd"]
+
+
+def test_unknown_creature_on_the_command_line_suggests_the_near_one(capsys):
+    from simkit.cli.main import main
+
+    assert main(["creatures", "homunclus"]) == 2
+    assert "did you mean 'homunculus'?" in capsys.readouterr().err

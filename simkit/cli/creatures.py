@@ -42,6 +42,7 @@ COLUMNS = (
 
 
 def _selected(names: list[str]):
+    from simkit.core.names import suggest
     from simkit.core.params import ParamError
     from simkit.rules.pf2e import foundry
 
@@ -57,8 +58,10 @@ def _selected(names: list[str]):
         except foundry.ActorError as exc:
             raise ParamError(str(exc)) from None
         except KeyError:
+            near = suggest(name, foundry.bestiary())
             raise ParamError(
-                f"creature {name!r} is not bundled (see `simkit creatures`); a file: @PATH.json"
+                f"creature {name!r} is not bundled{near} (see `simkit creatures`); "
+                "a file: @PATH.json"
             ) from None
     return out
 

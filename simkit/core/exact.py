@@ -19,6 +19,7 @@ import pandas as pd
 
 from simkit.core.contracts import ModelResult
 from simkit.core.model import Rules
+from simkit.core.names import unknown
 from simkit.core.tables import summary_html, survival_table
 
 __all__ = [
@@ -75,6 +76,12 @@ class ExactResult:
         return out
 
     def __getitem__(self, outcome: str) -> float:
+        """The exact probability of ``outcome``; an unknown one is a ``KeyError`` listing
+        the outcomes (and the near one meant)."""
+        if outcome not in self.probabilities:
+            raise KeyError(
+                unknown("outcome", outcome, self.probabilities, where=f"of {self.model.name!r}")
+            )
         return self.probabilities[outcome]
 
     def __repr__(self) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -10,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from simkit.core.model import Rules
+from simkit.core.names import unknown
 from simkit.core.tables import result_summary, summary_html, survival_table
 
 __all__ = [
@@ -379,11 +379,8 @@ class Result:
             if m.name == outcome:
                 return float(_means(self, (m,), 0.95)[0][0])
         known = list(counts) + list(event_names(self.model))
-        near = difflib.get_close_matches(str(outcome), known, n=1, cutoff=0.7)
-        hint = f" (did you mean {near[0]!r}?)" if near else ""
         raise KeyError(
-            f"{outcome!r} is not an outcome, event or mean of model {self.model.name!r}{hint}; "
-            f"known: {', '.join(known)}"
+            unknown("outcome, event or mean", outcome, known, where=f"of model {self.model.name!r}")
         )
 
     @cached_property
@@ -462,10 +459,14 @@ class Result:
         for e in event_specs(self.model):
             if e.name == event:
                 return int(_event_counts(self, (e,))[0])
-        raise KeyError(f"{event!r} is not an event of model {self.model.name!r}")
+        names = [e.name for e in event_specs(self.model)]
+        raise KeyError(unknown("event", event, names, where=f"of model {self.model.name!r}"))
 
     def marks_frame(self, name: str) -> pd.DataFrame:
-        """Distribution of a mark: columns ``outcome, value, count, p`` (p over all tracks)."""
+        """Distribution of a mark: columns ``outcome, value, count, p`` (p over all tracks).
+        An unknown mark is a ``KeyError`` listing the model's marks (and the near one meant)."""
+        if name not in self.marks:
+            raise KeyError(unknown("mark", name, self.marks, where=f"of model {self.model.name!r}"))
         counts = self.marks[name]
         rows = []
         for i, o in enumerate(self.model.outcomes):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from importlib import import_module
 
 from simkit.core.model import Rules
+from simkit.core.names import unknown
 from simkit.core.params import ParamError, document
 from simkit.models.dying import Dying
 
@@ -62,7 +63,7 @@ def get_model(name: str) -> type[Rules]:
     try:
         return REGISTRY[name]
     except KeyError:
-        raise ParamError(f"unknown model {name!r}; known models: {', '.join(REGISTRY)}") from None
+        raise ParamError(unknown("model", name, REGISTRY)) from None
 
 
 def make_model(name: str, preset: str | None = None, **params) -> Rules:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from simkit.core.names import unknown
 from simkit.core.numbers import ascii_int, ascii_number
 from simkit.rules.dice import parse_amount, parse_dice
 
@@ -124,7 +125,7 @@ def parse_pairs(body: str | None, fields: dict[str, Field], what: str) -> dict[s
         if not eq or not raw:
             raise ValueError(f"{what}: {pair.strip()!r} must be key=value")
         if key not in fields:
-            raise ValueError(f"{what}: unknown key {key!r}; keys: {', '.join(sorted(fields))}")
+            raise ValueError(f"{what}: {unknown('key', key, sorted(fields))}")
         if key in out:
             raise ValueError(f"{what}: {key} is given twice")
         out[key] = fields[key].parse(key, raw, what)

@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
+from simkit.core.names import suggest
 from simkit.core.numbers import ascii_int, is_ascii_int
 from simkit.core.params import register_kind
 from simkit.rules import overrides
@@ -316,7 +317,8 @@ def _named(head: str) -> tuple[foundry.Creature, ...] | None:
     try:
         return (foundry.bundled(head),)
     except KeyError:
-        raise ValueError(f"monsters must be {_ALLOWED}, got {head!r}") from None
+        near = suggest(head, foundry.bestiary())
+        raise ValueError(f"monsters must be {_ALLOWED}, got {head!r}{near}") from None
 
 
 def lineup_creatures(value) -> tuple[foundry.Creature | None, ...]:

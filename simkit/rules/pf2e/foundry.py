@@ -40,6 +40,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+from simkit.core.names import unknown
 from simkit.rules.dice import CRIT_SUCCESS, SUCCESS, degree_pmf
 from simkit.rules.pf2e import pcs
 
@@ -466,5 +467,9 @@ def bestiary() -> dict[str, Creature]:
 
 
 def bundled(name: str) -> Creature:
-    """A bundled creature by its slug (case-insensitive); KeyError if none."""
-    return bestiary()[name.lower()]
+    """A bundled creature by its slug (case-insensitive); a KeyError naming the bundled
+    slugs (and the near one meant) if none."""
+    found = bestiary().get(name.lower())
+    if found is None:
+        raise KeyError(unknown("creature", name, bestiary(), where="in the bundled bestiary"))
+    return found

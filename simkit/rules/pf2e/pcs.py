@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
+from simkit.core.names import suggest, unknown
 from simkit.core.params import register_kind
 from simkit.rules import overrides
 from simkit.rules.pf2e import levels
@@ -292,7 +293,8 @@ def role(name: str, level: int) -> PCStats:
     (20, 9)
     """
     if name not in ROLES:
-        raise ValueError(f"role must be one of {', '.join(ROLES)}; got {name!r}")
+        near = suggest(name, ROLES)
+        raise ValueError(f"role must be one of {', '.join(ROLES)}; got {name!r}{near}")
     level = _level(level)
     s = ROLES[name]
     key = key_ability(level)
@@ -394,7 +396,7 @@ def party_members(value) -> tuple[tuple[str, dict[str, object]], ...]:
     out = []
     for name, body in items:
         if name not in ROLES:
-            raise ValueError(f"unknown role {name!r}: roles are {', '.join(ROLES)}")
+            raise ValueError(unknown("role", name, ROLES))
         values = overrides.parse_pairs(body, PC_FIELDS, f"party: {name}")
         for key in values:
             owner = [r for r, keys in ROLE_ONLY.items() if key in keys]
