@@ -290,3 +290,19 @@ def test_an_event_of_the_marks_can_be_the_target():
     assert cal.p == pytest.approx(deaths[:, 1:].sum() / 4000)
     with pytest.raises(ParamError, match="event of the marks"):
         calibrate(base, 0.05, "xp_budget", outcome="any_death", method="exact")
+
+
+def test_every_event_of_the_marks_can_be_the_target_and_a_mean_is_refused():
+    """Not only the declared any_death: a PC's death (death:cleric) too, from the
+    dead_mask mark; a mean (expected_deaths) is refused in one line that says why."""
+    from simkit.models import make_model
+
+    base = make_model("party", level=3)
+    cal = calibrate(base, 0.05, "hero_points", outcome="death:cleric", n=3000, rng=4)
+    res = simkit.simulate(base.replace(hero_points=cal.value), 3000, rng=cal.seed)
+    mask = res.marks["dead_mask"].sum(axis=0)  # cleric: the third PC, bit 2
+    assert cal.p == pytest.approx(mask[(np.arange(len(mask)) >> 2) & 1 == 1].sum() / 3000)
+    with pytest.raises(ParamError, match="a mean of model 'party', not a probability"):
+        calibrate(base, 0.05, "hero_points", outcome="expected_deaths", n=100)
+    with pytest.raises(ParamError, match="did you mean 'death:cleric'"):
+        calibrate(base, 0.05, "hero_points", outcome="death:clerc", n=100)

@@ -194,3 +194,37 @@ def test_paired_intervals_are_narrower_and_independent_keeps_the_default_streams
     np.testing.assert_array_equal(ind["ci_low"], ind["ci_low_independent"])
     base = simkit.simulate(MODEL, n, 3)
     assert ind["p_base"].iloc[0] == base["dead"]
+
+
+def test_an_event_of_the_marks_is_an_outcome_here_paired_too():
+    """`sensitivity party --outcome any_death`: the event's change for each step, paired
+    against the base track by track (the same numbers as the two runs' marks give)."""
+    from simkit.analysis.paired import paired_test
+    from simkit.models import make_model
+
+    base = make_model("party", level=3)
+    n = 3000
+    df = sensitivity(base, params=["hero_points"], outcomes=["any_death", "tpk"], n=n, rng=5)
+    assert set(df["outcome"]) == {"any_death", "tpk"} and (df["method"] == "mc").all()
+    r = row(df, "hero_points", 1, "any_death")
+    runs = [
+        simkit.simulate(m, n, df.attrs["seed"], positional=True, keep_outcomes=True)
+        for m in (base, base.replace(hero_points=2))
+    ]
+    x, y = (res.track_marks["deaths"] >= 1 for res in runs)
+    assert (r["p_base"], r["p"]) == pytest.approx((x.mean(), y.mean()))
+    d, lo, hi, p = paired_test([np.sum(y & ~x)], [np.sum(x & ~y)], n)
+    assert (r["change"], r["ci_low"], r["ci_high"], r["p_value"]) == pytest.approx(
+        (d[0], lo[0], hi[0], p[0])
+    )
+    assert r["ci_high"] - r["ci_low"] < r["ci_high_independent"] - r["ci_low_independent"]
+    with pytest.raises(ParamError, match="method='exact'"):
+        sensitivity(base, params=["hero_points"], outcomes="any_death", method="exact")
+    with pytest.raises(ParamError, match="not a probability"):
+        sensitivity(base, params=["hero_points"], outcomes="expected_deaths", n=100)
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["sensitivity", "party", "--outcome", "any_death", "--param", "hero_points"]
+    with redirect_stdout(out), redirect_stderr(err):
+        assert main(argv + ["-n", "500", "--seed", "1", "--format", "csv"]) == 0
+    got = pd.read_csv(io.StringIO(out.getvalue()))
+    assert set(got["outcome"]) == {"any_death"}

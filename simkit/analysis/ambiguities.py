@@ -193,7 +193,14 @@ def ambiguity_report(
         ``status = "model not available"``; one whose parameters the model rejects gives
         one row with ``status = "error: ..."``. ``status`` is ``"ok"`` otherwise.
     """
-    from simkit.analysis.design import Evaluator, check_n, choose_method, confidence_level
+    from simkit.analysis.evaluation import (
+        Evaluator,
+        check_n,
+        check_outcome,
+        choose_method,
+        confidence_level,
+        is_event,
+    )
     from simkit.models import REGISTRY
 
     levels = _check_levels(levels)
@@ -245,8 +252,13 @@ def ambiguity_report(
                 from simkit.core.streams import resolve_seed
 
                 seed = resolve_seed(rng)
-            if a.outcome not in tuple(cls.outcomes) + ("unresolved",):
-                raise ParamError(f"model {a.model!r} has no outcome {a.outcome!r}")
+            check_outcome(base, a.outcome)
+            if is_event(base, a.outcome):  # an event of the marks: Monte Carlo only
+                how = "mc"
+                if seed is None:
+                    from simkit.core.streams import resolve_seed
+
+                    seed = resolve_seed(rng)
             ev = Evaluator(base, how, n, seed, conf, paired=bool(paired))
             got = []
             for lv in levels:
@@ -255,7 +267,7 @@ def ambiguity_report(
                 for rd in a.readings:
                     params = {**typical_params(a.model, lv), **a.setup, **rd.params}
                     p, lo, hi = ev(**params)[a.outcome]
-                    d = _diff(ev, dflt, params, a.outcome, cls, p - p0, n, p0, p, conf)
+                    d = _diff(ev, dflt, params, a.outcome, p - p0, n, p0, p, conf)
                     got.append(
                         dict(
                             ambiguity=a.id,
@@ -286,20 +298,19 @@ def ambiguity_report(
     return df
 
 
-def _diff(ev, dflt, params, outcome, cls, diff, n, p0, p1, level):
+def _diff(ev, dflt, params, outcome, diff, n, p0, p1, level):
     """(diff, ci_low, ci_high, p_value) of a reading against the default: exact, paired
-    from the per-track outcomes, else the two-sample interval (an event of the marks)."""
+    from the per-track outcomes and marks, else the two-sample interval (a chain)."""
 
     if ev.method == "exact":
         return diff, diff, diff, float("nan")
-    from simkit.analysis.paired import independent_test, joint_counts, paired_from_joint
+    from simkit.analysis.paired import independent_test, paired_stats
 
     a, b = ev.tracks(**dflt), ev.tracks(**params)
-    names = tuple(cls.outcomes) + ("unresolved",)
-    if a is not None and b is not None and outcome in names:
-        i = names.index(outcome)
-        st = paired_from_joint(joint_counts(a, b, len(names)), level)
-        return tuple(float(x[i]) for x in st)
+    if a is not None and b is not None:
+        got = paired_stats(a, b, level).get(outcome)
+        if got is not None:
+            return got
     st = independent_test(round(p1 * n), round(p0 * n), n, level)
     return tuple(float(np.asarray(x).reshape(-1)[0]) for x in st)
 

@@ -23,10 +23,12 @@ from simkit.analysis.evaluation import (
     as_model,
     at_level,
     check_n,
+    check_outcome,
     choose_method,
     confidence_level,
     exact_or_mc,
     fmt_value,
+    is_event,
     numeric_param,
     too_large,
 )
@@ -252,7 +254,8 @@ def calibrate(
         An integer or number parameter of the model (e.g. ``"dc"``, ``"save_bonus"``,
         ``"heal_round"``).
     outcome : str
-        The outcome whose probability is aimed at (default ``"dead"``).
+        The outcome whose probability is aimed at (default ``"dead"``), or an event of
+        the marks (the party's ``any_death``, ``tpk``, ``death:cleric``...: Monte Carlo).
     lo, hi : optional
         The range searched (default: the parameter's allowed range).
     method : {"auto", "exact", "mc"}
@@ -289,14 +292,9 @@ def calibrate(
     model = as_model(model)
     target = parse_probability(target)
     model = at_level(model, character_level, keep=(vary,))
-    known = (*model.outcomes, "unresolved", *model.events)
-    if outcome not in known:
-        raise ParamError(
-            f"outcome={outcome!r} is not an outcome of model {model.name!r}; "
-            f"outcomes: {', '.join(known)}"
-        )
+    check_outcome(model, outcome)
     meta = numeric_param(model, vary)
-    if outcome in model.events:  # an event of the marks: Monte Carlo only
+    if is_event(model, outcome):  # an event of the marks: Monte Carlo only
         if method == "exact":
             raise ParamError(f"{outcome!r} is an event of the marks: use method='mc'")
         method = "mc"

@@ -6,6 +6,7 @@ typical character's level. Used by :mod:`simkit.analysis.calibrate`,
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,8 +14,8 @@ import numpy as np
 
 from simkit.core.model import Rules
 from simkit.core.params import ParamError, spec
-from simkit.core.result import Result
-from simkit.core.stats import check_level, proportion_ci
+from simkit.core.result import Result, event_specs, event_values, mean_specs
+from simkit.core.stats import check_level
 
 __all__ = [
     "METHODS",
@@ -22,11 +23,14 @@ __all__ = [
     "as_model",
     "at_level",
     "check_n",
+    "check_outcome",
     "choose_method",
     "confidence_level",
     "exact_or_mc",
     "fmt_value",
+    "is_event",
     "numeric_param",
+    "probability_names",
     "too_large",
 ]
 
@@ -99,6 +103,34 @@ def exact_or_mc(asked: str, method: str, run, probe: str | None = None):
         raise ParamError(f"method='exact' (--method exact): {exc}") from None
 
 
+def probability_names(model) -> tuple[str, ...]:
+    """What a designer tool can aim at or report for ``model``: its outcomes,
+    ``unresolved``, then its events of the marks (``any_death``, ``deaths>=k``, ``tpk``,
+    ``death:<pc>``, ``death_<cause>``: :func:`simkit.core.result.event_specs`)."""
+    return (*model.outcomes, "unresolved", *(e.name for e in event_specs(model)))
+
+
+def check_outcome(model, name, label: str = "outcome") -> str:
+    """``name`` if it is an outcome or an event of ``model`` (:func:`probability_names`);
+    else a one-line :class:`ParamError` naming ``label``, listing the valid names and
+    saying when ``name`` is a mean (``expected_deaths``: not a probability)."""
+    known = probability_names(model)
+    if name in known:
+        return name
+    from simkit.core.names import suggest
+
+    if name in {m.name for m in mean_specs(model)}:
+        why = f"{label}={name!r} is a mean of model {model.name!r}, not a probability"
+    else:
+        why = f"{label}={name!r} is not an outcome or event of model {model.name!r}"
+    raise ParamError(f"{why}{suggest(str(name), known)}; outcomes and events: {', '.join(known)}")
+
+
+def is_event(model, name: str) -> bool:
+    """Whether ``name`` is an event of ``model``'s marks (Monte Carlo only)."""
+    return name in {e.name for e in event_specs(model)}
+
+
 def check_n(n) -> int:
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ParamError(f"n must be a positive integer, got {n!r}")
@@ -110,7 +142,8 @@ class Evaluator:
     """Outcome probabilities of model variants, exact or Monte Carlo (one seed for all).
 
     ``paired``: Monte Carlo on the streams' positional mode, each variant's per-track
-    outcomes kept (:meth:`tracks`) for paired tests (:mod:`simkit.analysis.paired`).
+    outcomes and marks kept (:meth:`tracks`; the :data:`KEEP_TRACKS` used last) for
+    paired tests (:mod:`simkit.analysis.paired`).
     """
 
     model: Any
@@ -120,16 +153,32 @@ class Evaluator:
     level: float
     cache: dict = field(default_factory=dict)
     paired: bool = False
-    track_cache: dict = field(default_factory=dict)
+    track_cache: OrderedDict = field(default_factory=OrderedDict)
+    evicted: set = field(default_factory=set)  # keys whose per-track values were dropped
+
+    #: Variants whose per-track values are kept (the last used; a caller keeps its base).
+    KEEP_TRACKS = 4
 
     def tracks(self, **changes):
-        """Per-track outcome indices of ``model.replace(**changes)`` (over the model's
-        outcomes then ``unresolved``), or None (exact, not paired, or a chain)."""
+        """The per-track values (:class:`~simkit.analysis.paired.TrackValues`: outcome
+        indices over the model's outcomes then ``unresolved``, and marks) of
+        ``model.replace(**changes)``, or None (exact, not paired, or a chain). Run again
+        if it was evaluated long ago (the same numbers: the same seed)."""
+        key = tuple(sorted(changes.items()))
         self(**changes)
-        return self.track_cache.get(tuple(sorted(changes.items())))
+        hit = self.track_cache.get(key)
+        if hit is None and key in self.evicted:  # dropped from the track cache: run it again
+            self.evicted.discard(key)
+            del self.cache[key]
+            self(**changes)
+            hit = self.track_cache.get(key)
+        if hit is not None:
+            self.track_cache.move_to_end(key)
+        return hit
 
     def __call__(self, **changes) -> dict[str, tuple[float, float, float]]:
-        """outcome -> (p, ci_low, ci_high) for ``model.replace(**changes)``."""
+        """name -> (p, ci_low, ci_high) for ``model.replace(**changes)``: every outcome,
+        and with Monte Carlo every event of the marks (:func:`probability_names`)."""
         key = tuple(sorted(changes.items()))
         hit = self.cache.get(key)
         if hit is not None:
@@ -147,16 +196,19 @@ class Evaluator:
                 m, self.n, rng=self.seed, positional=positional, keep_outcomes=positional
             )
             if positional:
-                self.track_cache[key] = getattr(result, "track_outcomes")
-            df = result.summary(level=self.level, exact=False)
+                from simkit.analysis.paired import TrackValues
+
+                self.track_cache[key] = TrackValues(result)
+                while len(self.track_cache) > self.KEEP_TRACKS:
+                    self.evicted.add(self.track_cache.popitem(last=False)[0])
+            df = result.summary(level=self.level, exact=False, events=False)
             res = {
                 r.outcome: (float(r.p), float(r.ci_low), float(r.ci_high)) for r in df.itertuples()
             }
-            for event in m.events:  # P(mark >= minimum), with its interval
+            if getattr(m, "events", None):  # the events of the marks, with their intervals
                 assert isinstance(result, Result), "events belong to track models, not chains"
-                c = result.event_count(event)
-                low, high = proportion_ci(np.array([c]), self.n, self.level, "wilson")
-                res[event] = (c / self.n, float(low[0]), float(high[0]))
+                values = event_values(result, self.level)
+                res.update({e.name: values[e.name] for e in event_specs(m)})
         self.cache[key] = res
         return res
 

@@ -38,12 +38,14 @@ from simkit.core.stats import norm_ppf, norm_sf, two_proportion_test
 
 __all__ = [
     "PairedPoint",
+    "TrackValues",
     "independent_mean_test",
     "joint_counts",
     "paired_events",
     "paired_from_joint",
     "paired_mean_test",
     "paired_runs",
+    "paired_stats",
     "paired_test",
 ]
 
@@ -185,50 +187,55 @@ class PairedPoint:
     events: dict = field(default_factory=dict)
 
 
-class _Tracks:
-    """The baseline's per-track values for the paired tests of the others: its outcome
-    codes, its events' indicators (computed once) and its marks."""
+class TrackValues:
+    """One run's per-track values for paired tests: its outcome codes
+    (``track_outcomes``), its marks (``track_marks``, None where not known) and its
+    events' indicators (computed once, when asked). From a
+    :class:`~simkit.core.engine.TrackResult`."""
 
     def __init__(self, res) -> None:
+        self.model = res.model
         self.codes = res.track_outcomes
-        self.marks = res.track_marks
+        self.marks: dict | None = getattr(res, "track_marks", None)
         self.n_out = len(res.model.outcomes)
         self._events: dict = {}
 
     def event(self, e) -> np.ndarray:
         hit = self._events.get(e)
         if hit is None:
+            assert self.marks is not None, "events need the per-track marks"
             hit = self._events[e] = e.holds(self.marks[e.mark])
         return hit
 
 
-def paired_events(base: _Tracks, res, level: float = 0.95) -> dict:
+def paired_events(base: TrackValues, res, level: float = 0.95) -> dict:
     """Event or mean name -> ``(diff, ci_low, ci_high, p_value)``: ``res`` (a
-    :class:`~simkit.core.engine.TrackResult`) against the baseline's tracks, paired track
-    by track (module docs), for every event and mean both have; ``{}`` where either has
-    no per-track marks."""
+    :class:`~simkit.core.engine.TrackResult` or :class:`TrackValues`) against the
+    baseline's tracks, paired track by track (module docs), for every event and mean both
+    have; ``{}`` where either has no per-track marks."""
     from simkit.core.result import event_specs, mean_specs
 
-    marks = getattr(res, "track_marks", None)
+    other = res if isinstance(res, TrackValues) else TrackValues(res)
+    marks = other.marks
     if base.marks is None or marks is None:
         return {}
     out: dict = {}
     n = len(base.codes)
-    events = [e for e in event_specs(res.model) if e.mark in base.marks and e.mark in marks]
+    events = [e for e in event_specs(other.model) if e.mark in base.marks and e.mark in marks]
     if events:
         only_new = np.empty(len(events))
         only_base = np.empty(len(events))
         for j, e in enumerate(events):
-            x, y = base.event(e), e.holds(marks[e.mark])
+            x, y = base.event(e), other.event(e)
             both = np.count_nonzero(x & y)
             only_new[j] = np.count_nonzero(y) - both
             only_base[j] = np.count_nonzero(x) - both
         st = paired_test(only_new, only_base, n, level)
         out.update({e.name: tuple(float(a[j]) for a in st) for j, e in enumerate(events)})
-    means = [m for m in mean_specs(res.model) if m.mark in base.marks and m.mark in marks]
+    means = [m for m in mean_specs(other.model) if m.mark in base.marks and m.mark in marks]
     if means:
         unresolved_base = base.codes == base.n_out
-        unresolved = res.track_outcomes == len(res.model.outcomes)
+        unresolved = other.codes == other.n_out
         s1 = np.empty(len(means))
         s2 = np.empty(len(means))
         for j, m in enumerate(means):
@@ -238,6 +245,17 @@ def paired_events(base: _Tracks, res, level: float = 0.95) -> dict:
             s2[j] = d @ d
         st = paired_mean_test(s1, s2, n, level)
         out.update({m.name: tuple(float(a[j]) for a in st) for j, m in enumerate(means)})
+    return out
+
+
+def paired_stats(base: TrackValues, other: TrackValues, level: float = 0.95) -> dict:
+    """Name -> ``(diff, ci_low, ci_high, p_value)`` of ``other`` against ``base``, paired
+    track by track: every outcome (``unresolved`` included) from the joint table, then
+    every event and mean of the marks (:func:`paired_events`)."""
+    names = tuple(base.model.outcomes) + ("unresolved",)
+    st = paired_from_joint(joint_counts(base.codes, other.codes, len(names)), level)
+    out = {o: tuple(float(x[i]) for x in st) for i, o in enumerate(names)}
+    out.update(paired_events(base, other, level))
     return out
 
 
@@ -259,7 +277,7 @@ def paired_runs(
             continue
         res = simulate(m, n, rng=seed, workers=workers, positional=True, keep_outcomes=True)
         if i == 0:
-            base = _Tracks(res)
+            base = TrackValues(res)
         codes = getattr(res, "track_outcomes")  # a TrackResult (keep_outcomes=True)
         joint = None if base is None else joint_counts(base.codes, codes, len(res.outcomes))
         events = {} if base is None or not i else paired_events(base, res, level)

@@ -20,10 +20,12 @@ from simkit.analysis.evaluation import (
     as_model,
     at_level,
     check_n,
+    check_outcome,
     choose_method,
     confidence_level,
     exact_or_mc,
     fmt_value,
+    is_event,
     numeric_param,
     too_large,
 )
@@ -83,7 +85,8 @@ def sensitivity(
     params : list of str, optional
         Parameters to move (default: every integer and number parameter).
     outcomes : list of str, optional
-        Outcomes reported (default: all, ``unresolved`` included).
+        Outcomes reported (default: all, ``unresolved`` included), or events of the
+        marks (the party's ``any_death``, ``death:cleric``...; Monte Carlo, paired too).
     steps : dict, optional
         Parameter -> step size. Default 1 for integers (the "+1 / -1" of a DC or a
         bonus), 1.0 for numbers, 0.05 for numbers whose allowed range is within a unit
@@ -95,9 +98,9 @@ def sensitivity(
     level : float
         Confidence level of the Monte Carlo interval on ``change``: paired, the normal
         interval on the per-track differences against the base (the same positional
-        streams; ``p_value`` McNemar's test); ``ci_low_independent`` /
-        ``ci_high_independent`` the interval of two independent proportions, for
-        reference (an event of the marks, or a chain, has only that one).
+        streams; ``p_value`` McNemar's test, for an event of the marks too);
+        ``ci_low_independent`` / ``ci_high_independent`` the interval of two independent
+        proportions, for reference (a chain has only that one).
     character_level : int, optional
         Measure at a typical character of this level (as in :func:`calibrate`).
     paired : bool
@@ -133,11 +136,14 @@ def sensitivity(
     else:
         outcomes = [outcomes] if isinstance(outcomes, str) else list(outcomes)
         for o in outcomes:
-            if o not in all_out:
-                raise ParamError(
-                    f"outcome {o!r} is not an outcome of model {model.name!r}; "
-                    f"outcomes: {', '.join(all_out)}"
-                )
+            check_outcome(model, o)
+    if any(is_event(model, o) for o in outcomes):  # an event of the marks: Monte Carlo only
+        if method == "exact":
+            raise ParamError(
+                f"outcome={next(o for o in outcomes if is_event(model, o))!r} is an event of "
+                "the marks: use method='mc' (--method mc)"
+            )
+        method = "mc"
     steps = dict(steps or {})
     for k, v in steps.items():
         if k not in params:
@@ -201,11 +207,9 @@ def sensitivity(
                 tracks = ev.tracks(**{name: v1})
                 by_track = None
                 if base_tracks is not None and tracks is not None:
-                    from simkit.analysis.paired import joint_counts, paired_from_joint
+                    from simkit.analysis.paired import paired_stats
 
-                    k = len(all_out)
-                    st = paired_from_joint(joint_counts(base_tracks, tracks, k), level)
-                    by_track = {o: [float(x[i]) for x in st] for i, o in enumerate(all_out)}
+                    by_track = paired_stats(base_tracks, tracks, level)
                 for o in outcomes:
                     p0, p1 = base[o][0], res[o][0]
                     change = p1 - p0

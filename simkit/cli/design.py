@@ -67,12 +67,9 @@ def _target(text: str, model) -> tuple[str, float]:
             raise ParamError(
                 f"--target {text!r}: name the outcome, e.g. --target {model.outcomes[0]}=10%"
             )
-    known = (*model.outcomes, "unresolved", *model.events)
-    if outcome not in known:
-        raise ParamError(
-            f"--target: {outcome!r} is not an outcome of model {model.name!r}; outcomes: "
-            f"{', '.join(known)}"
-        )
+    from simkit.analysis.evaluation import check_outcome
+
+    check_outcome(model, outcome, "--target")
     try:
         return outcome, parse_probability(p)
     except ParamError as exc:
@@ -262,7 +259,7 @@ def configure(sub) -> None:
         action="append",
         default=None,
         metavar="OUTCOME",
-        help="only this outcome (repeatable; default: all)",
+        help="only this outcome or event, e.g. any_death (repeatable; default: all outcomes)",
     )
     independent_arg(p)
     design_options(p, _cmd_sensitivity)
