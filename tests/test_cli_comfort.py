@@ -36,7 +36,8 @@ def test_models_lists_every_model_in_one_screen(columns):
     for name, cls in REGISTRY.items():
         assert name in rows, name
         assert rows[name][1] == cls.time_unit.rstrip("s")
-        assert rows[name][2] == ("yes" if cls().has_exact else "no")
+        scope = getattr(cls, "exact_scope", None) or "no"  # where it has one (party: duels)
+        assert rows[name][2] == ("yes" if cls().has_exact else scope)
     assert "save_bonus" not in out  # parameters are the detail's
     assert "simkit models NAME" in out and "docs/rules.md" in out
 
@@ -364,3 +365,14 @@ def test_sweep_progress_uses_tqdm_auto(monkeypatch):
     monkeypatch.setattr(tqdm.auto, "tqdm", Bar)
     sweep("dying", {"dc": [18, 20, 22]}, exact_only=True, progress=True)
     assert made[0]["total"] == 3 and made[-1] == ("closed", 3)
+
+
+def test_models_says_where_a_model_without_a_default_solver_has_one(capsys):
+    """party has no exact solver at its defaults but its duels have one (issue 22)."""
+    from simkit.cli.main import main
+    from simkit.models.party import Party
+
+    assert not Party().has_exact and Party(party="fighter", threat="extreme").has_exact
+    assert main(["models"]) == 0
+    row = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("party "))
+    assert row.split()[2] == "duels"

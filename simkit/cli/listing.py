@@ -15,11 +15,14 @@ RULES_DOC = "docs/rules.md"
 
 
 def has_exact(cls) -> str:
-    """``yes``/``no``: whether the model (at its defaults) has an exact solver."""
+    """``yes`` when the model has an exact solver at its defaults; else where it has one
+    (its ``exact_scope``, e.g. party's duels), else ``no``."""
     try:
-        return "yes" if getattr(cls(), "has_exact", False) else "no"
+        if getattr(cls(), "has_exact", False):
+            return "yes"
     except Exception:  # a model that cannot be built at its defaults
         return "?"
+    return getattr(cls, "exact_scope", None) or "no"
 
 
 def event_list(cls) -> tuple[str, ...]:

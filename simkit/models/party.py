@@ -745,6 +745,8 @@ class Party(Rules):
     #: P(at least one PC dies): ``calibrate party --target any_death=5%``
     events: ClassVar[dict[str, tuple[str, int]]] = {"any_death": ("deaths", 1)}
     active_label: ClassVar[str] = "fight still going"
+    #: Where the exact solver applies when it does not at the defaults (``simkit models``).
+    exact_scope: ClassVar[str] = "duels"  # one PC (not a cleric) against one monster
     headline_params: ClassVar[tuple[str, ...]] = ("level", "threat", "party", "lineup", "rules")
 
     level: int = shared("level", default=5)
