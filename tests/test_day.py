@@ -263,3 +263,115 @@ def test_compare_day_pairs_its_variants():
     assert set(df["variant"]) >= {"seed000", "pf2e-core"} and (df["n"] == 400).all()
     outcomes = df[df["outcome"].isin(["survived", "defeat"]) & (df["variant"] != "seed000")]
     assert outcomes["paired"].all()  # the outcomes' differences are tested track by track
+
+
+# -- events and marks --------------------------------------------------------------------------
+EVERY_KIND = (
+    "moderate, short_rest, low, fall(9), no_sleep, no_food, [3, 3], "
+    "fall(uniform:2-12, one), long_rest, bed_rest, fall(11), severe"
+)
+
+
+def _mark_hist(final, name: str, n_out: int) -> np.ndarray:
+    done = final.outcome < n_out
+    values = np.asarray(getattr(final, name))[done].astype(np.int64)
+    out = np.asarray(final.outcome)[done].astype(np.int64)
+    width = int(values.max()) + 1 if values.size else 1
+    return np.bincount(out * width + values, minlength=n_out * width).reshape(n_out, width)
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    width = max(a.shape[1], b.shape[1])
+    pad = [np.pad(x, ((0, 0), (0, width - x.shape[1]))) for x in (a, b)]
+    return bool(np.array_equal(*pad))
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(rules="seed000", party="fighter,fighter,cleric", after_defeat="slain"),
+        dict(rules="pf2e-core", rest_when=0.7, after_death="end"),
+        dict(rules="seed001", after_defeat="captured", max_rounds=3),
+    ],
+)
+def test_events_are_what_the_marks_give_track_by_track(params):
+    day = make_model("day", plan=EVERY_KIND, level=3, **params)
+    res = simulate(day, 600, SEED, keep_state=True)
+    f, n_out = res.final, len(day.outcomes)
+    names = day.pc_names
+    assert len(set(names)) == day.n_pcs
+    if "fighter,fighter" in params.get("party", ""):
+        assert names[:2] == ("fighter1", "fighter2")
+    done = f.outcome < n_out  # (an unresolved day records no mark: in no event)
+    # each track's marks from its end state
+    assert (f.deaths == f.dead.sum(axis=1)).all()
+    assert (f.dead_mask == (f.dead << np.arange(day.n_pcs)).sum(axis=1)).all()
+    from simkit.models.day import CAUSES
+
+    assert (sum(getattr(f, c) for c in CAUSES) == f.deaths).all()
+    assert ((f.first_death > 0) == (f.deaths > 0)).all()
+    assert ((f.first_death <= f.step) & (f.step >= 1) & (f.step <= day.horizon)).all()
+    # the engine's marks are their histograms, and the events their counts
+    for name in day.marks:
+        assert _same(res.marks[name], _mark_hist(f, name, n_out)), name
+    counts = {
+        "any_death": (done & (f.deaths > 0)).sum(),
+        "tpk": (done & (f.deaths == day.n_pcs)).sum(),
+        **{f"death:{pc}": (done & f.dead[:, k]).sum() for k, pc in enumerate(names)},
+        **{"death_" + c[7:]: (done & (getattr(f, c) > 0)).sum() for c in CAUSES},
+    }
+    for event, count in counts.items():
+        assert res.event_count(event) == count, event
+    # deaths per step (observed, over the days that played it) add up to the deaths
+    per_step = res.observed["deaths"]
+    assert (per_step * np.arange(per_step.shape[1])).sum() == f.deaths.sum()
+    for t in range(1, day.horizon + 1):
+        assert per_step[t].sum() == (f.step >= t).sum()
+        assert per_step[t, 1:].sum() >= (f.first_death == t).sum()
+        if isinstance(day.steps[t - 1], FightStep):
+            assert res.observed[f"alive:{names[0]}"][t - 1].sum() == (f.step >= t).sum()
+    assert counts["death_on_road"] > 0 and res.counts["unresolved"] + done.sum() == res.n
+
+
+def test_day_summary_is_what_is_left_at_each_fights_start():
+    from simkit.analysis.day_report import SUMMARY_COLUMNS, day_summary
+
+    for rules, used, unused in (("pf2e-core", "hero", "pp"), ("seed001", "pp", "hero")):
+        day = make_model(
+            "day", plan="low, short_rest, moderate, long_rest, low", level=4, rules=rules
+        )
+        res = simulate(day, 500, SEED, keep_state=True)
+        df = day_summary(res)
+        assert tuple(df.columns) == SUMMARY_COLUMNS
+        assert df["step"].unique().tolist() == [1, 3, 5]
+        assert used in set(df["quantity"]) and unused not in set(df["quantity"])
+        assert not ((df["pc"] == "fighter") & (df["quantity"] == "slots")).any()
+        first = df[df["fight"] == 1]
+        assert (first["mean"] == first["full"]).all()  # every day starts with everything
+        for t in (1, 3, 5):
+            going = df[(df["step"] == t) & (df["quantity"] == "going")].iloc[0]
+            assert going["mean"] == (res.final.step >= t).mean()
+            rows = df[(df["step"] == t) & (df["pc"] != "party")]
+            assert (rows["n"] == (res.final.step >= t).sum()).all()
+        ok = df["n"] > 0
+        assert ((df["ci_low"] <= df["mean"]) & (df["mean"] <= df["ci_high"]))[ok].all()
+        assert (df["ci_high"] <= df["full"])[ok].all()
+        hp = df[(df["fight"] == 2) & (df["quantity"] == "hp")]
+        assert (hp["mean"] < hp["full"]).all()  # a fight costs HP
+
+
+def test_cli_run_day_prints_the_designers_notes():
+    code, out, err = run_cli(
+        "run", "day", "--set", "plan=low, short_rest, moderate", "--set", "level=4",
+        "-n", "500", "--seed", "3",
+    )  # fmt: skip
+    assert code == 0, err
+    lines = [x for x in err.splitlines() if x.startswith("simkit: ")]
+    assert "plan (3 steps): low, short_rest, moderate" in lines[0]
+    assert lines[1].startswith("simkit: P(a PC dies) ")
+    assert "1 low " in lines[2] and "3 moderate " in lines[2]
+    res = simulate(make_model("day", plan="low, short_rest, moderate", level=4), 500, 3)
+    p_any = f"{100 * res['any_death']:.2f}% ["  # the curve's last step is the day's
+    assert (
+        lines[1].startswith(f"simkit: P(a PC dies) {p_any}") and f"3 moderate {p_any}" in lines[2]
+    )

@@ -374,6 +374,10 @@ def _cmd_run(args) -> int:
         from simkit.analysis.party_report import run_notes
 
         notes += run_notes(res, args.confidence)
+    elif model.name == "day":  # the designer's odds, and death by step
+        from simkit.analysis.day_report import run_notes as day_notes
+
+        notes += day_notes(res, args.confidence)
     if getattr(model, "monsters", None):  # loaded creatures: what the fight leaves out
         from simkit.rules.pf2e.budget import creature_notes
 

@@ -16,8 +16,9 @@ The steps, over every track of a block still going:
   seed and ``n``), later steps under ``prefix + (step,)``. Every step draws for the
   tracks still going only; on positional streams (``simulate(..., positional=True)``,
   what ``compare`` and ``sensitivity`` use) each track's draws are tied to the track, so
-  two variants of a day share their dice track by track however their other days end. A lost fight (``defeat``) or a ``retreat`` ends
-  the day; a fight still going at ``max_rounds`` ends it ``unresolved``. A party
+  two variants of a day share their dice track by track however their other days end.
+  A lost fight (``defeat``) or a ``retreat`` ends the day; a fight still going at
+  ``max_rounds`` ends it ``unresolved``. A party
   exhausted by fatigue (R4-04) at a fight cannot fight: a defeat (``after_defeat``).
 - **a rest** (``rest_rules``): the seeds' (R1-09, R1-10, A1-7) or the published PF2e rest
   (P-11 Treat Wounds in a short rest, P-12 a night), see :mod:`simkit.rules.rest` and
@@ -38,8 +39,21 @@ Outcomes: ``survived`` (no PC died in the day), ``survived_with_deaths``, ``defe
 fight lost, or every PC dead), ``retreat`` (and ``unresolved``); the time axis is the
 plan step at which the day ended (the plan's length for a day lived through). Marks:
 ``deaths``, ``step`` (the step reached), ``first_death`` (the step of the first death, 0
-none), ``dead_mask`` (bit ``k``: PC ``k`` died). Observations (before each step, over the
-tracks still going): the party's total ``hp``, ``hero``, ``slots``, ``heals``, ``pp``.
+none), ``dead_mask`` (bit ``k``: PC ``k`` died), and the deaths by cause (:data:`CAUSES`,
+adding up to ``deaths``): the fights' own three (``deaths_in_fight``,
+``deaths_after_defeat``: slain at a defeat, also a party exhausted by fatigue;
+``deaths_after_fight``: in the care after a fight, or after a Treat Wounds knock-out)
+and ``deaths_on_road`` (a fall and the care after it, R4-07; fatigue, R4-05). The
+events are the party's: ``any_death``, ``deaths>=k``, ``tpk``, ``death:<pc>`` (the PCs'
+names: the role, ``fighter1``, ``fighter2`` when a role repeats), ``death_<cause>``.
+Observations (``Result.observed``, over the days still going): before each step the
+party's totals ``hp``, ``hero``, ``slots``, ``heals``, ``pp``; before each fight each
+PC's ``hp:<pc>``, ``slots:<pc>``, ``heals:<pc>``, ``hero:<pc>``, ``pp:<pc>`` and
+``alive:<pc>`` (:data:`PC_FIELDS`, a dead PC has 0 of each); row ``t`` of ``deaths``:
+the deaths in step ``t`` (the deaths per step, over the days that played it).
+``simulate(..., keep_state=True)`` gives each track's end state, outcome and marks
+(:class:`DayEnd`). The designer's summary: :func:`death_by_step`,
+:func:`simkit.analysis.day_report.day_summary`.
 """
 
 from __future__ import annotations
@@ -54,6 +68,7 @@ import numpy as np
 from simkit.core.engine import Tally, compact_state
 from simkit.core.model import Rules
 from simkit.core.params import ParamError, param, spec
+from simkit.core.result import pc_names
 from simkit.core.streams import STREAM_SIZE, BlockRng, stream_generator
 from simkit.models.day_plan import (
     BETWEEN,
@@ -75,11 +90,17 @@ from simkit.rules.massive_damage import is_massive, take_damage
 from simkit.rules.pf2e import rest as pf2e_rest
 from simkit.rules.rest import PP_BACK, hp_after_rest, pp_after_rest
 
-__all__ = ["Day", "DAY_OUTCOMES", "death_by_step"]
+__all__ = ["CAUSES", "DAY_OUTCOMES", "PC_FIELDS", "Day", "DayEnd", "death_by_step"]
 
 DAY_OUTCOMES = ("survived", "survived_with_deaths", "defeat", "retreat")
 SURVIVED, WITH_DEATHS, DEFEAT, RETREAT = range(4)
 UNRESOLVED = 4  # (not an outcome: the engine counts what no outcome holds)
+#: The party's deaths by cause (its marks), then the road's (a fall, R4-07, and its care;
+#: fatigue, R4-05): the day's ``deaths_<cause>`` marks, adding up to ``deaths``.
+FIGHT_CAUSES = ("deaths_in_fight", "deaths_after_defeat", "deaths_after_fight")
+CAUSES = FIGHT_CAUSES + ("deaths_on_road",)
+#: What each PC has at the start of each fight (observed: ``<field>:<pc>``).
+PC_FIELDS = ("hp", "slots", "heals", "hero", "pp", "alive")
 #: A fight's end, as :class:`_Fight` reads it from the kernel's state.
 F_VICTORY, F_DEATHS, F_RETREAT, F_DEFEAT, F_UNRESOLVED = range(5)
 #: The party parameters a day does not take: its plan says what each fight is.
@@ -96,9 +117,48 @@ _CELLS = {
 
 @dataclass(frozen=True, eq=False)
 class _FightEnd(FightStart):
-    """A fight's end state with how it ended (``outcome`` (n,): F_VICTORY...)."""
+    """A fight's end state with how it ended (``outcome`` (n,): F_VICTORY...) and its
+    deaths by cause (the party's marks, (n,) each: :data:`FIGHT_CAUSES`)."""
 
     outcome: np.ndarray | None = None
+    deaths_in_fight: np.ndarray | None = None
+    deaths_after_defeat: np.ndarray | None = None
+    deaths_after_fight: np.ndarray | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class DayEnd(FightStart):
+    """Where each track's day left the party (``simulate(day, ..., keep_state=True)``'s
+    ``result.final``): the :class:`~simkit.models.fight_state.FightStart` fields (a later
+    day or fight can start from them) and each track's outcome and marks.
+
+    Attributes
+    ----------
+    outcome : ndarray (n,) int
+        The day's outcome, an index into ``result.outcomes`` (the last: ``unresolved``).
+    deaths, step, first_death, dead_mask : ndarray (n,) int
+        The marks: deaths in the day, the step it ended at, the step of the first death
+        (0: none), bit ``k`` set when PC ``k`` died.
+    deaths_in_fight, deaths_after_defeat, deaths_after_fight, deaths_on_road : ndarray (n,)
+        The deaths by cause (:data:`CAUSES`; they add up to ``deaths``).
+
+    An ``unresolved`` day's marks are here too (the engine's mark histograms, the events
+    and the means leave them out: an unresolved track records no mark).
+    """
+
+    outcome: np.ndarray | None = None
+    deaths: np.ndarray | None = None
+    step: np.ndarray | None = None
+    first_death: np.ndarray | None = None
+    dead_mask: np.ndarray | None = None
+    deaths_in_fight: np.ndarray | None = None
+    deaths_after_defeat: np.ndarray | None = None
+    deaths_after_fight: np.ndarray | None = None
+    deaths_on_road: np.ndarray | None = None
+
+    def take(self, rows) -> DayEnd:
+        rows_of = {f.name: getattr(self, f.name)[rows] for f in fields(self)}
+        return DayEnd.trusted(**rows_of)  # type: ignore[return-value]
 
 
 @dataclass(frozen=True, eq=False)
@@ -122,7 +182,11 @@ class _Fight(Party):
             np.where(state.deaths[rows] > 0, F_DEATHS, F_VICTORY),
             np.where(phase != 0, F_RETREAT, np.where(down, F_DEFEAT, F_UNRESOLVED)),
         ).astype(np.int8)
-        return _FightEnd.trusted(**{n: getattr(base, n) for n in _FIELDS}, outcome=outcome)
+        return _FightEnd.trusted(
+            **{n: getattr(base, n) for n in _FIELDS},
+            outcome=outcome,
+            **{c: state[c][rows] for c in FIGHT_CAUSES},
+        )
 
 
 class _Care(_Fight):
@@ -211,6 +275,19 @@ def _streams_source(seed: int, first_stream: int, n: int, positional: bool):
     return source
 
 
+def _add_row(observed: dict, name: str, row: int, T: int, values: np.ndarray) -> None:
+    """Add the histogram of ``values`` (non-negative ints) to row ``row`` of
+    ``observed[name]`` ((T + 1, width) int64, widened when needed)."""
+    counts = np.bincount(values.astype(np.intp))
+    obs = observed.get(name)
+    if obs is None or obs.shape[1] < len(counts):
+        grown = np.zeros((T + 1, max(len(counts), 0 if obs is None else obs.shape[1])), np.int64)
+        if obs is not None:
+            grown[:, : obs.shape[1]] = obs
+        obs = observed[name] = grown
+    obs[row, : len(counts)] += counts
+
+
 def _bincount2(rows: np.ndarray, values: np.ndarray, n_rows: int) -> np.ndarray:
     width = int(values.max()) + 1 if values.size else 1
     flat = rows.astype(np.int64) * width + values.astype(np.int64)
@@ -225,7 +302,7 @@ class Day(Rules):
     name: ClassVar[str] = "day"
     time_unit: ClassVar[str] = "steps"
     outcomes: ClassVar[tuple[str, ...]] = DAY_OUTCOMES
-    marks: ClassVar[tuple[str, ...]] = ("deaths", "step", "first_death", "dead_mask")
+    marks: ClassVar[tuple[str, ...]] = ("deaths", "step", "first_death", "dead_mask") + CAUSES
     observes: ClassVar[bool] = True
     rule_ids: ClassVar[str] = Party.rule_ids + "; R1-09, R1-10, A1-7; R4-01..R4-07; P-11, P-12"
     events: ClassVar[dict[str, tuple[str, int]]] = {"any_death": ("deaths", 1)}
@@ -316,6 +393,17 @@ class Day(Rules):
         return self.base_party.n_pcs
 
     @property
+    def roles(self) -> tuple[str, ...]:
+        """The PCs' roles, in the party's order (events ``death:<pc>``)."""
+        return self.base_party.roles
+
+    @property
+    def pc_names(self) -> tuple[str, ...]:
+        """The PCs' names in events and observations (``fighter``, or ``fighter1``,
+        ``fighter2`` when a role repeats: :func:`simkit.core.result.pc_names`)."""
+        return pc_names(self.roles)
+
+    @property
     def base_party(self) -> Party:
         """The party of the day's first fight (or of a moderate one): its PCs' numbers."""
         first = next((s for s in self.steps if isinstance(s, FightStep)), FightStep("moderate"))
@@ -364,7 +452,7 @@ class Day(Rules):
             active = B.ended < 0
             if not active.any():
                 break
-            self._observe(observed, B.S, active, t - 1, T)
+            self._observe(observed, B.S, active, t - 1, T, isinstance(step, FightStep))
             before = B.S["dead"].copy()
             if isinstance(step, FightStep):
                 if self.rest_when is not None:
@@ -379,7 +467,9 @@ class Day(Rules):
             elif isinstance(step, FallStep):
                 self._fall(B, step, active, t)
             S, ended = B.S, B.ended
-            died = (S["dead"] & ~before).any(axis=1)
+            died_k = (S["dead"] & ~before).sum(axis=1)
+            _add_row(observed, "deaths", t, T, died_k[active])  # deaths in step t
+            died = died_k > 0
             B.first_death[died & (B.first_death == 0)] = t
             still = ended < 0
             wiped = still & S["dead"].all(axis=1)
@@ -412,28 +502,27 @@ class Day(Rules):
             "step": end_step,
             "first_death": B.first_death,
             "dead_mask": mask,
+            **B.cause,
         }
-        marks = {k: _bincount2(out, v[done], n_out) for k, v in values.items()}
+        marks = {k: _bincount2(out, values[k][done], n_out) for k in self.marks}
         final = []
         if keep:
             ids = np.arange(first_stream * STREAM_SIZE, first_stream * STREAM_SIZE + n)
-            final.append((ids, FightStart.trusted(**S)))
+            final.append((ids, DayEnd.trusted(**S, outcome=ended.copy(), **values)))
         return Tally(hist=hist, marks=marks, observed=observed, final=final)
 
-    def _observe(self, observed, S, active, row, T):
+    def _observe(self, observed, S, active, row, T, fight):
+        """Before step ``row + 1``, over the tracks still going: the party's totals, and at
+        a fight each PC's (``<field>:<pc>``, :data:`PC_FIELDS`; a dead PC has 0 of each)."""
         alive = ~S["dead"][active]
-        for name in ("hp", "hero", "slots", "heals", "pp"):
-            values = np.where(alive, S[name][active], 0).sum(axis=1)
-            counts = np.bincount(values.astype(np.intp))
-            obs = observed.get(name)
-            if obs is None or obs.shape[1] < len(counts):
-                grown = np.zeros(
-                    (T + 1, max(len(counts), 0 if obs is None else obs.shape[1])), np.int64
-                )
-                if obs is not None:
-                    grown[:, : obs.shape[1]] = obs
-                obs = observed[name] = grown
-            obs[row, : len(counts)] += counts
+        per_pc = {name: np.where(alive, S[name][active], 0) for name in PC_FIELDS[:-1]}
+        for name, values in per_pc.items():
+            _add_row(observed, name, row, T, values.sum(axis=1))
+        if fight:
+            per_pc["alive"] = alive
+            for name, values in per_pc.items():
+                for k, pc in enumerate(self.pc_names):
+                    _add_row(observed, f"{name}:{pc}", row, T, values[:, k])
 
     # -- the steps -----------------------------------------------------------------------
     def _penalty(self, B):
@@ -450,6 +539,7 @@ class Day(Rules):
         if exhausted.any():  # a party unconscious from fatigue cannot fight (R4-04)
             ended[exhausted] = DEFEAT
             if self.after_defeat == "slain":
+                B.cause["deaths_after_defeat"][exhausted] += (~S["dead"][exhausted]).sum(axis=1)
                 S["dead"][exhausted] = True
                 S["hp"][exhausted] = 0
         live = ended < 0
@@ -466,14 +556,16 @@ class Day(Rules):
         end = _run_rows(party, B.src(live, prefix), start, len(rows))
         for k in CARRIED:
             S[k][rows] = getattr(end, k)
+        for c in FIGHT_CAUSES:
+            B.cause[c][rows] += getattr(end, c)
         o = end.outcome
         ended[rows[o == F_DEFEAT]] = DEFEAT
         ended[rows[o == F_RETREAT]] = RETREAT
         ended[rows[o == F_UNRESOLVED]] = UNRESOLVED
 
-    def _care(self, B, knocked, prefix):
+    def _care(self, B, knocked, prefix, cause):
         """PCs ``knocked`` (n, P) out outside a fight: the dying rules until treated (the
-        tracks with one, on their streams under ``prefix``)."""
+        tracks with one, on their streams under ``prefix``); its deaths count as ``cause``."""
         S = B.S
         mask = knocked.any(axis=1)
         rows = np.flatnonzero(mask)
@@ -483,6 +575,7 @@ class Day(Rules):
             knocked=knocked[rows],
         )
         end = _run_rows(_care_party(self), B.src(mask, prefix), start, len(rows))
+        B.cause[cause][rows] += (end.dead & ~S["dead"][rows]).sum(axis=1)
         for k in CARRIED:
             S[k][rows] = getattr(end, k)
 
@@ -533,7 +626,7 @@ class Day(Rules):
         if knocked.any():
             full = np.zeros(B.S["hp"].shape, dtype=bool)
             full[tracks] = knocked
-            self._care(B, full, prefix + (1,))
+            self._care(B, full, prefix + (1,), "deaths_after_fight")
 
     def _rest(self, B, kind, active, t):
         S = B.S
@@ -592,6 +685,7 @@ class Day(Rules):
         nxt = chain.trans[0].take(fat[tracks] * fatigue_day.N_CELLS + _CELLS[kind])
         gone = nxt >= 0  # an outcome: dead (R4-05); the others end no day here
         dead = tracks[gone & (nxt == fatigue_day.DEAD)]
+        B.cause["deaths_on_road"][dead] += (~S["dead"][dead]).sum(axis=1)
         S["dead"][dead] = True
         S["hp"][dead] = 0
         stay = tracks[~gone]
@@ -626,12 +720,12 @@ class Day(Rules):
         new = np.where(stable | killed, 0, new)
         knocked = hit & (new == 0)
         S["hp"][tracks] = new
-        dead = S["dead"][tracks] | killed
-        S["dead"][tracks] = dead
+        B.cause["deaths_on_road"][tracks] += killed.sum(axis=1)
+        S["dead"][tracks] |= killed
         if knocked.any():
             full = np.zeros(S["hp"].shape, dtype=bool)
             full[tracks] = knocked
-            self._care(B, full, B.prefix + (t, 1))
+            self._care(B, full, B.prefix + (t, 1), "deaths_on_road")
 
 
 @dataclass(eq=False)
@@ -648,6 +742,7 @@ class _Block:
     first_death: np.ndarray  # (n,) int64: the step of the first death (0: none)
     fat: np.ndarray  # (n,) int64: fatigue state index (day_chain, R4-01..R4-06)
     tw_wait: np.ndarray  # (n, P) int8: short rests before Treat Wounds again (P-11)
+    cause: dict  # CAUSES -> (n,) int64: the day's deaths by cause
 
     @classmethod
     def new(cls, day: Day, first: FightStart, src, prefix) -> _Block:
@@ -666,6 +761,7 @@ class _Block:
             first_death=np.zeros(n, dtype=np.int64),
             fat=np.zeros(n, dtype=np.int64),
             tw_wait=np.zeros((n, P), dtype=np.int8),
+            cause={c: np.zeros(n, dtype=np.int64) for c in CAUSES},
         )
 
 
@@ -731,7 +827,7 @@ def _gathered(tally: Tally, first_stream: int, n: int) -> _FightEnd:
     ids = np.concatenate([i for i, _ in tally.final]) - first_stream * STREAM_SIZE
     order = np.argsort(ids, kind="stable")
     parts = [p for _, p in tally.final]
-    names = _FIELDS + ("outcome",)
+    names = _FIELDS + ("outcome",) + FIGHT_CAUSES
     return _FightEnd.trusted(  # type: ignore[return-value]
         **{k: np.concatenate([getattr(p, k) for p in parts])[order] for k in names}
     )
