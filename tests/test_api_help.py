@@ -234,3 +234,24 @@ def test_unknown_creature_on_the_command_line_suggests_the_near_one(capsys):
 
     assert main(["creatures", "homunclus"]) == 2
     assert "did you mean 'homunculus'?" in capsys.readouterr().err
+
+
+# -- progress ---------------------------------------------------------------------------------
+
+
+def test_simulate_progress_bar_on_demand_silent_by_default_and_changes_no_number(
+    capsys, monkeypatch
+):
+    import simkit.core.engine as engine
+
+    monkeypatch.setattr(engine, "PROGRESS_DELAY", 0.0)
+    quiet = simkit.simulate("dying", 200_000, rng=3, block_size=65_536)
+    assert capsys.readouterr().err == ""  # outside a notebook: no bar unless asked
+    shown = simkit.simulate("dying", 200_000, rng=3, block_size=65_536, progress=True)
+    err = capsys.readouterr().err
+    assert "simulate dying" in err and "track" in err
+    assert shown.counts == quiet.counts
+    simkit.simulate("dying", 1_000, rng=3, progress=False)
+    assert capsys.readouterr().err == ""
+    with pytest.raises(ParamError, match="progress must be True, False or None"):
+        simkit.simulate("dying", 10, progress="yes")

@@ -324,6 +324,50 @@ def _n_blocks(n: int, block_size: int) -> int:
     return math.ceil(math.ceil(n / STREAM_SIZE) / max(1, math.ceil(block_size / STREAM_SIZE)))
 
 
+#: Seconds a run lasts before its progress bar appears (``simulate(progress=)``).
+PROGRESS_DELAY = 3.0
+
+
+class _NoBar:
+    """A progress bar that shows nothing."""
+
+    def update(self, k: int) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _in_notebook() -> bool:
+    """Whether this process is a Jupyter (IPython) kernel."""
+    import sys
+
+    shell = sys.modules.get("IPython")
+    get = getattr(shell, "get_ipython", None)
+    ip = get() if get is not None else None
+    return ip is not None and type(ip).__name__ == "ZMQInteractiveShell"
+
+
+def _progress_bar(progress: bool | None, n: int, name: str):
+    """The bar of :func:`simulate` (``progress``: True, False, or None for notebooks only)."""
+    if progress is False or (progress is None and not _in_notebook()):
+        return _NoBar()
+    import sys
+
+    from tqdm.auto import tqdm
+
+    return tqdm(
+        total=n,
+        unit="track",
+        unit_scale=True,
+        desc=f"simulate {name}",
+        file=sys.stderr,
+        delay=PROGRESS_DELAY,
+        leave=False,
+        dynamic_ncols=True,
+    )
+
+
 def simulate(
     model,
     n: int = 100_000,
@@ -336,6 +380,7 @@ def simulate(
     keep_state: bool = False,
     positional: bool = False,
     keep_outcomes: bool = False,
+    progress: bool | None = None,
     _prefix: tuple[int, ...] = (),
 ) -> MonteCarloResult:
     """Simulate ``n`` independent tracks of ``model``.
@@ -372,6 +417,11 @@ def simulate(
         Also return each track's outcome index (``result.track_outcomes``, in track
         order; a :class:`TrackResult`), one byte a track, and each mark's value per track
         (``result.track_marks``). Track models only (not chains).
+    progress : bool or None
+        A progress bar of the tracks done (``tqdm.auto``: a widget in Jupyter, text on
+        stderr elsewhere). ``None`` (default): shown in a Jupyter kernel once a run has
+        lasted :data:`PROGRESS_DELAY` seconds, never elsewhere; ``True``: shown (after the
+        same delay); ``False``: never. Changes no number.
 
     Returns
     -------
@@ -391,6 +441,8 @@ def simulate(
         or not 1 <= workers <= 1024
     ):
         raise ParamError(f"workers must be an integer in [1, 1024], got {workers!r}")
+    if progress is not None and not isinstance(progress, bool):
+        raise ParamError(f"progress must be True, False or None, got {progress!r}")
     seed = resolve_seed(rng)
     if start is not None or keep_state:
         if not hasattr(model, "carry"):
@@ -415,6 +467,7 @@ def simulate(
                 workers=workers,
                 executor=executor,
                 positional=positional,
+                progress=progress,
                 _prefix=prefix,
             )
 
@@ -428,10 +481,12 @@ def simulate(
         return (rows, keep_state, bool(positional), bool(keep_outcomes))
 
     total = None
+    bar = _progress_bar(progress, n, model.name)
     if executor is None and (workers == 1 or n_blocks == 1):
         for first, tracks in blocks:
             tally = run_tracks(model, seed, first, tracks, _prefix, *_block_start(first, tracks))
             total = tally if total is None else _acc(total, tally)
+            bar.update(tracks)
     else:
         own = executor is None
         if own:
@@ -443,19 +498,27 @@ def simulate(
             # at most `in_flight` blocks submitted and not yet added: memory stays bounded
             for first, tracks in blocks:
                 extra = _block_start(first, tracks)
-                pending.append(ex.submit(run_tracks, model, seed, first, tracks, _prefix, *extra))
+                fut = ex.submit(run_tracks, model, seed, first, tracks, _prefix, *extra)
+                pending.append((fut, tracks))
                 if len(pending) >= in_flight:
-                    tally = pending.popleft().result()
+                    fut, done = pending.popleft()
+                    tally = fut.result()
                     total = tally if total is None else _acc(total, tally)
+                    bar.update(done)
             while pending:
-                tally = pending.popleft().result()
+                fut, done = pending.popleft()
+                tally = fut.result()
                 total = tally if total is None else _acc(total, tally)
+                bar.update(done)
         except BaseException:
-            for fut in pending:
+            for fut, _ in pending:
                 fut.cancel()
             if own:  # an error or Ctrl-C: these workers' results are not wanted
                 discard_shared_pool()
             raise
+        finally:
+            bar.close()
+    bar.close()
     assert total is not None, "at least one block"
     final = None
     if keep_state:  # the blocks' end states, put back in track order
