@@ -118,6 +118,14 @@ MODEL_IMPORTS_ALLOWED = {
         "simkit.models.party",
         "simkit.models.fight_state",
         "simkit.models.day_plan",
+        "simkit.models.day_duel",
+    },
+    # the exact day duel: the party's duels and care over the day's plan
+    "simkit.models.day_duel": {
+        "simkit.models.party",
+        "simkit.models.party_duel",
+        "simkit.models.downed",
+        "simkit.models.day_plan",
     },
     "simkit.models.party_ref": {"simkit.models.party", "simkit.models.fight_state"},
     "simkit.models.encounter_ref": {"simkit.models.encounter"},

@@ -421,6 +421,23 @@ class Day(Rules):
     def carry(self, state: FightStart, rows) -> FightStart:
         return state.take(rows)
 
+    # -- exact day duels (simkit.models.day_duel) --------------------------------------------
+    has_exact_hist: ClassVar[bool] = True  # (where has_exact: the day's hist, no chain)
+    exact_scope: ClassVar[str] = "duels"  # one PC (not a cleric), one monster a fight
+
+    @property
+    def has_exact(self) -> bool:  # type: ignore[override]
+        """One PC who is not a cleric, one monster a fight, rules seed000 or pf2e-core: the
+        exact day duel (:mod:`simkit.models.day_duel`)."""
+        from simkit.models.day_duel import day_duel_supported
+
+        return day_duel_supported(self)
+
+    def exact_hist(self) -> np.ndarray:
+        from simkit.models.day_duel import day_duel_hist
+
+        return day_duel_hist(self)
+
     # -- a block ---------------------------------------------------------------------------
     def run_block(
         self,

@@ -1,0 +1,465 @@
+"""Exact day duels: one PC who is not a cleric through a plan (seed 000, pf2e-core).
+
+A ``day`` whose party is one PC without heals or Medicine (no cleric), whose every fight
+is one monster (:func:`simkit.models.party_duel.duel_supported`) and whose dying system
+is ``seed000`` or ``pf2e-core`` is a finite absorbing chain over (plan step, PC HP, hero
+points, spell slots, wounded, monster HP, dying state). :func:`day_duel_hist` pushes the
+exact distribution of the PC's carried state through the plan, step by step, as the
+Monte Carlo day (:mod:`simkit.models.day`) applies each step:
+
+- **a fight** is the exact duel (:mod:`simkit.models.party_duel`) from each reachable
+  start ``(HP, hero points, slots)``, the monster fresh, at the step's check penalty (the
+  day's ``check_penalty`` plus the fatigue of R4-03); one round a step up to
+  ``max_rounds`` (the mass still fighting then is ``unresolved``), a victory handing on
+  the PC's end state (``duel_step(..., ends=True)``). A PC alive at 0 HP (stable after
+  a fall) starts the fight down: a defeat, as is a PC exhausted by fatigue (R4-04).
+- **a short rest** heals no one (no PC has Medicine: P-11 needs a healer; the seeds'
+  rest heals only at night); the wounded condition ends at full HP (A0-2).
+- **a long rest or a day in bed**: HP by :func:`simkit.rules.rest.hp_after_rest`
+  (R1-10) or :func:`simkit.rules.pf2e.rest.night_rest_hp` (P-12), slots back, hero
+  points back under ``hero_refresh=long_rest``, a night's sleep and a meal for the
+  fatigue counters (R4-06), wounded ended at full HP.
+- **the road**: the fatigue counters of :func:`simkit.rules.fatigue_day.day_chain`
+  (deterministic: every living track of a plan step shares them); dead after three days
+  unconscious (R4-05).
+- **a fall** (R4-07, :func:`simkit.rules.fall.fall_cells`; R0-13 massive damage): dead,
+  stable at 0 HP (10 to 12 m), or the damage; a PC knocked out by it follows the dying
+  rules until stable, revived by a hero point or dead (the party's care with no
+  monster, AP-7; R0-03..R0-10 through :func:`simkit.models.downed.turn_table`), the
+  recovery DC that of a creature of the party's level (R0-06), for at most
+  ``max_rounds`` rounds (then alive at 0 HP).
+
+With one PC a death ends the day (every PC dead: ``defeat``), so the outcomes are
+``survived`` (at the plan's last step), ``defeat`` (at the step it happened) and
+``unresolved``; ``survived_with_deaths`` and ``retreat`` have probability 0.
+
+The chain is refused (:class:`~simkit.core.exact.ExactTooLarge`) when one fight's duel
+has more than :data:`~simkit.models.party_duel.DUEL_MAX_STATES` states or the plan's
+distinct fights (lineup, check penalty) more than :data:`DAY_DUEL_MAX_STATES` together
+(:func:`day_duel_states`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import defaultdict
+from functools import lru_cache
+
+import numpy as np
+
+from simkit.core.exact import ExactTooLarge
+from simkit.core.params import spec
+from simkit.models.day_plan import FallStep, FightStep, RestStep, RoadStep
+from simkit.models.downed import turn_table
+from simkit.models.party import Party
+from simkit.models.party_duel import (
+    DUEL_MAX_STATES,
+    duel_initial,
+    duel_states,
+    duel_step,
+    duel_supported,
+)
+from simkit.rules import fatigue_day, hero_points
+from simkit.rules.dying_damage import knockout_value, wounded_after_losing
+from simkit.rules.fall import BAND_DEAD, BAND_KO, FALL_EDGES, fall_cells
+from simkit.rules.heights import parse_heights
+from simkit.rules.massive_damage import is_massive, take_damage
+from simkit.rules.pf2e.rest import night_rest_hp
+from simkit.rules.rest import hp_after_rest
+
+__all__ = ["DAY_DUEL_MAX_STATES", "day_duel_hist", "day_duel_states", "day_duel_supported"]
+
+#: Plans whose distinct fights have more duel states than this together are refused.
+DAY_DUEL_MAX_STATES = 60_000
+#: The dying systems of an exact day duel.
+_SYSTEMS = ("seed000", "pf2e-core")
+#: The fatigue counters of a PC at the day's start (conscious, none): as the day's.
+_FATIGUE_START = (0, 0, 0, -1)
+#: The day's event cell of each road step and of a night's rest and meal (R4-01, R4-02,
+#: R4-06), as the day reads them.
+_CELLS = {
+    "no_sleep": fatigue_day.day_cell(False, rest=False, eat=True, drink=True),
+    "no_food": fatigue_day.day_cell(False, rest=True, eat=False, drink=False),
+    "rest": fatigue_day.day_cell(False, rest=True, eat=True, drink=True),
+}
+_DEAD = "dead"  # a care's outcome: the PC died
+_End = tuple[int, int, int] | str  # a care's end: the PC's (hp, hero, wounded), or dead
+
+
+# -- which days, and how large -------------------------------------------------------------------
+def _party_params(day) -> dict:
+    """The day's parameters that are the party model's (its ``params_from``)."""
+    own = spec(type(day))
+    return {k: getattr(day, k) for k in spec(Party) if k in own}
+
+
+@lru_cache(maxsize=256)
+def _fight_rules(day, step: FightStep) -> Party:
+    """The party of fight ``step``: the day's parameters, the step's lineup."""
+    return Party(**{**_party_params(day), **step.party_params(getattr(day, "lineup"))})
+
+
+@lru_cache(maxsize=256)
+def _duel_rules(day, step: FightStep, pen: int) -> Party:
+    """The fight of ``step`` at check penalty ``pen`` (P-10, R4-03)."""
+    rules = _fight_rules(day, step)
+    return rules if rules.check_penalty == pen else dataclasses.replace(rules, check_penalty=pen)
+
+
+@lru_cache(maxsize=64)
+def _care_rules(day) -> Party:
+    """The care outside a fight (AP-7, no monster): recovery DC of a creature of the
+    party's level (R0-06)."""
+    return Party(**{**_party_params(day), "monsters": str(getattr(day, "level"))})
+
+
+def day_duel_supported(day) -> bool:
+    """Whether ``day`` is an exact day duel: one PC who is not a cleric (no heals, no
+    Medicine), rules seed000 or pf2e-core, one monster in every fight."""
+    if getattr(day, "rules") not in _SYSTEMS:
+        return False
+    pcs = day.base_party.fighters.pcs
+    if len(pcs) != 1 or pcs[0].heal is not None or pcs[0].medicine is not None:
+        return False
+    return all(duel_supported(_fight_rules(day, s)) for s in day.steps if isinstance(s, FightStep))
+
+
+@lru_cache(maxsize=64)
+def _chain():
+    return fatigue_day.day_chain(_FATIGUE_START)
+
+
+def _road(fat: int, kind: str) -> tuple[int, bool]:
+    """The fatigue state after a day ``kind`` (a road step or ``rest``) and whether the
+    PC died (R4-05): the rule's table (:func:`simkit.rules.fatigue_day.day_chain`)."""
+    nxt = int(_chain().trans[0][fat, _CELLS[kind]])
+    if nxt >= 0:  # an outcome: dead (R4-05); the others end no day here
+        return 0, nxt == fatigue_day.DEAD
+    return -1 - nxt, False
+
+
+def _penalty(day, fat: int) -> int:
+    """The check penalty of the PC's d20s at fatigue state ``fat`` (R4-03, P-10)."""
+    return max(int(getattr(day, "check_penalty")) - int(_chain().penalty[fat]), -50)
+
+
+def _exhausted(fat: int) -> bool:
+    """Unconscious from fatigue (R4-04): the PC cannot fight."""
+    return _chain().states[fat][3] >= 0
+
+
+def _fights(day) -> list[tuple[FightStep, int]]:
+    """The plan's fights as (step, check penalty), the exhausted ones left out."""
+    out = []
+    fat = 0
+    for step in day.steps:
+        if isinstance(step, FightStep):
+            if not _exhausted(fat):
+                out.append((step, _penalty(day, fat)))
+        elif isinstance(step, RoadStep):
+            fat = _road(fat, step.kind)[0]
+        elif isinstance(step, RestStep) and step.kind != "short_rest":
+            fat = _road(fat, "rest")[0]
+    return out
+
+
+def day_duel_states(day) -> tuple[int, int]:
+    """``(total, largest)``: upper bounds on the transient states of the plan's distinct
+    fights (lineup and check penalty) together, and of its largest
+    (:func:`simkit.models.party_duel.duel_states`)."""
+    rules = {_duel_rules(day, s, pen) for s, pen in _fights(day)}
+    counts = [duel_states(r) for r in rules] or [0]
+    return sum(counts), max(counts)
+
+
+def _check_size(day) -> None:
+    total, largest = day_duel_states(day)
+    if largest > DUEL_MAX_STATES:
+        raise ExactTooLarge(
+            f"the exact day duel has a fight of up to {largest} states (more than "
+            f"{DUEL_MAX_STATES} a fight); use Monte Carlo (simkit run day ...)"
+        )
+    if total > DAY_DUEL_MAX_STATES:
+        raise ExactTooLarge(
+            f"the exact day duel has up to {total} states over its fights (more than "
+            f"{DAY_DUEL_MAX_STATES}); use Monte Carlo (simkit run day ...)"
+        )
+
+
+# -- the day ---------------------------------------------------------------------------------
+def day_duel_hist(day) -> np.ndarray:
+    """Exact P(the day ends in each outcome at each plan step): shape (outcomes, steps + 1).
+
+    Rows in ``day.outcomes`` order; ``unresolved`` (a fight still going at
+    ``max_rounds``) is the mass missing from the total. Raises
+    :class:`~simkit.core.exact.ExactTooLarge` for plans too large (one line with the
+    state count) and NotImplementedError when ``day`` is not a day duel.
+    """
+    if not day_duel_supported(day):
+        raise NotImplementedError(
+            "day: exact only for day duels (one PC who is not a cleric, one monster a "
+            "fight, rules seed000 or pf2e-core)"
+        )
+    _check_size(day)
+    steps = day.steps
+    T = len(steps)
+    outcomes = tuple(day.outcomes)
+    survived, defeat = outcomes.index("survived"), outcomes.index("defeat")
+    hist = np.zeros((len(outcomes), T + 1))
+    pc = day.base_party.fighters.pcs[0]
+    # the PC's carried state: (hp, hero, slots, wounded) -> p (alive, day still going)
+    dist: dict = {(pc.hp, int(getattr(day, "hero_points")), pc.slots, 0): 1.0}
+    fat = 0  # the fatigue state (the same for every living track at a step)
+    for t, step in enumerate(steps, 1):
+        if not dist:
+            break
+        lost = 0.0
+        if isinstance(step, FightStep):
+            if _exhausted(fat):  # R4-04: a defeat (after_defeat)
+                lost, dist = sum(dist.values()), {}
+            else:
+                dist, lost = _fight(_duel_rules(day, step, _penalty(day, fat)), dist)
+        elif isinstance(step, RestStep):
+            dist, fat, lost = _rest(day, step.kind, dist, fat)
+        elif isinstance(step, RoadStep):
+            fat, died = _road(fat, step.kind)
+            if died:
+                lost, dist = sum(dist.values()), {}
+        elif isinstance(step, FallStep):
+            dist, lost = _fall(day, step, dist, _penalty(day, fat))
+        hist[defeat, t] = lost
+    hist[survived, T] += sum(dist.values())
+    return hist
+
+
+def _rest(day, kind: str, dist: dict, fat: int) -> tuple[dict, int, float]:
+    """A rest (see the module docstring): (the new distribution, fatigue state, P(died))."""
+    pc = day.base_party.fighters.pcs[0]
+    hp_max = pc.hp
+    lost = 0.0
+    if kind != "short_rest":
+        bed = kind == "bed_rest"
+        level = int(getattr(day, "level"))
+        refresh = getattr(day, "hero_refresh") == "long_rest"
+        fat, died = _road(fat, "rest")
+        if died:
+            return {}, fat, sum(dist.values())
+        out: dict = defaultdict(float)
+        for (hp, hero, _slots, w), p in dist.items():
+            if day.pf2e_rest:
+                new = int(night_rest_hp(hp, hp_max, pc.con, level, bed))
+            else:
+                new = int(hp_after_rest(hp, hp_max, level, rest="bed" if bed else "night"))
+            hero = int(getattr(day, "hero_points")) if refresh else hero
+            out[(new, hero, pc.slots, w)] += p
+        dist = out
+    # wounded ends at full HP after a rest (A0-2, the published rule)
+    ended: dict = defaultdict(float)
+    for (hp, hero, slots, w), p in dist.items():
+        ended[(hp, hero, slots, 0 if hp == hp_max else w)] += p
+    return dict(ended), fat, lost
+
+
+def _fall(day, step: FallStep, dist: dict, pen: int) -> tuple[dict, float]:
+    """A fall of the PC (R4-07, R0-13; the one living PC under ``fall(H, one)``)."""
+    hp_max = day.base_party.fighters.pcs[0].hp
+    probs = parse_heights(step.height).band_probabilities(FALL_EDGES)
+    cells = fall_cells(probs, hp=10**6, hp_max=10**6)  # the dice's damage by band
+    out: dict = defaultdict(float)
+    lost = 0.0
+    for (hp, hero, slots, w), p in dist.items():
+        for q, _code, damage, band in cells:
+            pq = p * q
+            if band == BAND_DEAD or is_massive(damage, hp_max):
+                lost += pq
+            elif band == BAND_KO:  # 0 HP, stable (no HP deterioration)
+                out[(0, hero, slots, w)] += pq
+            elif damage > 0:
+                new = int(take_damage(hp, 0, damage)[0])
+                if new > 0:
+                    out[(new, hero, slots, w)] += pq
+                    continue
+                for r, end in _care(day, hero, w, pen):  # knocked out: the dying rules
+                    if isinstance(end, str):  # dead
+                        lost += pq * r
+                    else:
+                        h2, he2, w2 = end
+                        out[(h2, he2, slots, w2)] += pq * r
+            else:
+                out[(hp, hero, slots, w)] += pq
+    return dict(out), lost
+
+
+@lru_cache(maxsize=1024)
+def _care(day, hero: int, wounded: int, pen: int) -> tuple[tuple[float, _End], ...]:
+    """The PC knocked out outside a fight, dying until stable, revived or dead (the
+    party's care with no monster, AP-7): ``((p, end), ...)``, ``end`` ``"dead"`` or the
+    PC's ``(hp, hero, wounded)`` after it."""
+    r = _care_rules(day)
+    pc = r.fighters.pcs[0]
+    opts = r.dying_options
+    wounded_rule = bool(opts.get("wounded_rule", False))
+    revive = opts.get("hero_effect", "revive") == "revive"
+    if r.trait == "death":  # R0-12
+        return ((1.0, _DEAD),)
+    if r.trait == "nonlethal":  # R0-02: stable at 0 HP
+        return ((1.0, (0, hero, wounded)),)
+    ends: dict = defaultdict(float)
+
+    def stable(p: float) -> None:  # R0-08 (A0-2: wounded + 1)
+        ends[(0, hero, wounded_after_losing(wounded, wounded_rule))] += p
+
+    def hero_spent(p: float) -> None:  # R0-10: revive at 1 HP, or stable spending all
+        if revive:
+            ends[(1, hero - 1, wounded_after_losing(wounded, wounded_rule))] += p
+        else:
+            ends[(0, 0, wounded)] += p
+
+    threshold = r.threshold if hero > 0 else None
+    gain = knockout_value(start=r.start_dying, wounded=wounded, wounded_rule=wounded_rule)
+    res = hero_points.rise(
+        0,
+        gain,
+        threshold=threshold,
+        death_at=r.death_at,
+        knockout=True,
+        hero_knockout=r.hero_knockout,
+    )
+    dying: dict[int, float] = {}
+    if res == hero_points.STABLE:
+        stable(1.0)
+    elif res == hero_points.HERO:
+        hero_spent(1.0)
+    elif res == hero_points.DEAD:
+        ends[_DEAD] += 1.0
+    else:
+        dying = {gain: 1.0}
+    # one recovery check a round (R0-05..R0-08; Fortitude + penalty against the DC)
+    margin = pc.fort + pen - r.start_dc
+    table = turn_table(
+        opts.get("check", "save"), margin, r.death_at, r.threshold, r.hero_knockout
+    ).reshape(2, r.death_at, 20)[int(hero > 0)]
+    for _ in range(r.max_rounds):
+        if not dying:
+            break
+        nxt: dict[int, float] = defaultdict(float)
+        for d, p in dying.items():
+            for value in table[d].tolist():
+                q = p / 20
+                if value >= 1:
+                    nxt[value] += q
+                elif value == 0:
+                    stable(q)
+                elif value == -1:
+                    hero_spent(q)
+                else:
+                    ends[_DEAD] += q
+        dying = nxt
+    left = sum(dying.values())  # still dying at the horizon: alive at 0 HP
+    if left:
+        ends[(0, hero, wounded)] += left
+    return tuple((p, end) for end, p in ends.items())
+
+
+# -- a fight ---------------------------------------------------------------------------------
+def _fight(r: Party, dist: dict) -> tuple[dict, float]:
+    """The duel ``r`` from every carried state of ``dist``: (the victories' end states,
+    P(defeat)); the mass still fighting after ``max_rounds`` rounds is dropped
+    (``unresolved``)."""
+    lost = 0.0
+    by_w: dict = defaultdict(dict)  # wounded -> {(hp, hero, slots): p}
+    for (hp, hero, slots, w), p in dist.items():
+        if hp == 0:  # alive at 0 HP: stable, every PC down at the start (a defeat)
+            lost += p
+        else:
+            by_w[w][(hp, hero, slots)] = by_w[w].get((hp, hero, slots), 0.0) + p
+    if not by_w:
+        return {}, lost
+    ws = sorted(by_w)
+    chain = _duel_chain(r)
+    init = []
+    for w in ws:
+        row: dict = defaultdict(float)
+        for start, p in by_w[w].items():
+            for key, q in duel_initial(r, start).items():
+                row[chain.add(key)] += p * q
+        init.append(row)
+    Q, E, D, ends = chain.matrices()
+    V = np.zeros((len(ws), Q.shape[0]))
+    for i, row in enumerate(init):
+        V[i, list(row)] = list(row.values())
+    QT, ET = Q.T.tocsr(), E.T.tocsr()
+    won = np.zeros((len(ws), len(ends)))
+    for _ in range(r.max_rounds):
+        if not V.any():
+            break
+        lost += float((V @ D).sum())
+        won += (ET @ V.T).T
+        V = (QT @ V.T).T
+    out: dict = defaultdict(float)
+    for i, w in enumerate(ws):
+        for j in np.flatnonzero(won[i]):
+            hp, hero, slots = ends[j]
+            out[(hp, hero, slots, w)] += float(won[i, j])
+    return dict(out), lost
+
+
+class _DuelChain:
+    """The duel ``r``'s transient states discovered so far and their rounds (one per
+    rules object: the fights of a plan at one check penalty share it)."""
+
+    def __init__(self, r: Party):
+        self.r = r
+        self.states: list = []
+        self.index: dict = {}
+        self.rounds: list = []  # per state: duel_step(ends=True)
+
+    def add(self, key) -> int:
+        """The index of state ``key``, discovering the states it reaches."""
+        i = self.index.get(key)
+        if i is not None:
+            return i
+        i = self.index[key] = len(self.states)
+        self.states.append(key)
+        todo = [key]
+        while todo:
+            s = todo.pop()
+            step = duel_step(self.r, s, 1, ends=True)
+            self.rounds.append((s, step))
+            for k in step:
+                if not isinstance(k, str) and k[0] != "victory" and k not in self.index:
+                    self.index[k] = len(self.states)
+                    self.states.append(k)
+                    todo.append(k)
+        return i
+
+    def matrices(self):
+        """``(Q, E, D, ends)``: transient -> transient (S, S), transient -> a victory's
+        end state (S, len(ends)), P(defeat) (S,) and the end states ``(hp, hero, slots)``."""
+        from scipy import sparse
+
+        S = len(self.states)
+        qi, qj, qv, ei, ej, ev = [], [], [], [], [], []
+        D = np.zeros(S)
+        ends: dict = {}
+        for s, step in self.rounds:
+            a = self.index[s]
+            for k, p in step.items():
+                if k == "defeat":
+                    D[a] += p
+                elif isinstance(k, tuple) and k[0] == "victory":
+                    ei.append(a)
+                    ej.append(ends.setdefault(k[1:], len(ends)))
+                    ev.append(p)
+                else:
+                    qi.append(a)
+                    qj.append(self.index[k])
+                    qv.append(p)
+        Q = sparse.csr_array((qv, (qi, qj)), shape=(S, S))
+        E = sparse.csr_array((ev, (ei, ej)), shape=(S, max(len(ends), 1)))
+        return Q, E, D, list(ends)
+
+
+@lru_cache(maxsize=16)
+def _duel_chain(r: Party) -> _DuelChain:
+    return _DuelChain(r)
