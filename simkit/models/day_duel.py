@@ -1,7 +1,8 @@
 """Exact day duels: one PC who is not a cleric through a plan (seed 000, pf2e-core).
 
 A ``day`` whose party is one PC without heals or Medicine (no cleric), whose every fight
-is one monster (:func:`simkit.models.party_duel.duel_supported`) and whose dying system
+is one monster (:func:`simkit.models.party_duel.duel_supported`; or none, a budget that
+buys no creature: won at once unless the PC is down) and whose dying system
 is ``seed000`` or ``pf2e-core`` is a finite absorbing chain over (plan step, PC HP, hero
 points, spell slots, wounded, monster HP, dying state). :func:`day_duel_hist` pushes the
 exact distribution of the PC's carried state through the plan, step by step, as the
@@ -115,13 +116,21 @@ def _care_rules(day) -> Party:
 
 def day_duel_supported(day) -> bool:
     """Whether ``day`` is an exact day duel: one PC who is not a cleric (no heals, no
-    Medicine), rules seed000 or pf2e-core, one monster in every fight."""
+    Medicine), rules seed000 or pf2e-core, one monster (or none) in every fight."""
     if getattr(day, "rules") not in _SYSTEMS:
         return False
     pcs = day.base_party.fighters.pcs
     if len(pcs) != 1 or pcs[0].heal is not None or pcs[0].medicine is not None:
         return False
-    return all(duel_supported(_fight_rules(day, s)) for s in day.steps if isinstance(s, FightStep))
+    return all(
+        _no_monster(r) or duel_supported(r)
+        for r in (_fight_rules(day, s) for s in day.steps if isinstance(s, FightStep))
+    )
+
+
+def _no_monster(r: Party) -> bool:
+    """A fight whose budget buys no creature (a low threat for one PC): won at once."""
+    return not r.fighters.monsters
 
 
 @lru_cache(maxsize=64)
@@ -168,6 +177,7 @@ def day_duel_states(day) -> tuple[int, int]:
     fights (lineup and check penalty) together, and of its largest
     (:func:`simkit.models.party_duel.duel_states`)."""
     rules = {_duel_rules(day, s, pen) for s, pen in _fights(day)}
+    rules = {r for r in rules if not _no_monster(r)}
     counts = [duel_states(r) for r in rules] or [0]
     return sum(counts), max(counts)
 
@@ -375,6 +385,8 @@ def _fight(r: Party, dist: dict) -> tuple[dict, float]:
             by_w[w][(hp, hero, slots)] = by_w[w].get((hp, hero, slots), 0.0) + p
     if not by_w:
         return {}, lost
+    if _no_monster(r):  # every PC up and no monster: won at round 0
+        return {(*k, w): p for w, row in by_w.items() for k, p in row.items()}, lost
     ws = sorted(by_w)
     chain = _duel_chain(r)
     init = []
