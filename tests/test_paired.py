@@ -192,10 +192,58 @@ def test_party_presets_and_ambiguities():
     assert list(amb) == ["A0-5 monster_dc=table", "A0-5 monster_dc=skill"]
     every = variants("party", presets=(), ambiguities=True)
     ids = {name.split()[0] for name in every}
-    assert {"A0-3", "A0-5", "A0-6", "A0-7", "A1-1", "A1-2", "A1-6"} <= ids
+    assert ids == {"A0-3", "A0-5", "A0-7"}  # A0-6 and A1-x do nothing under seed000
+    seed001 = variants(make_model("party", rules="seed001"), presets=(), ambiguities=True)
+    assert {name.split()[0] for name in seed001} == {"A1-1", "A1-2", "A1-5", "A1-6"}
+    core = variants(make_model("party", rules="pf2e-core"), presets=(), ambiguities=True)
+    assert {name.split()[0] for name in core} == {"A0-3", "A0-6", "A0-7"}
     assert not any(i.startswith("AP") for i in ids)
     enc = {name.split()[0] for name in variants("encounter", presets=(), ambiguities=True)}
-    assert {"A0-1", "A0-4", "A0-5", "A1-3"} <= enc
+    assert {"A0-1", "A0-4", "A0-5"} <= enc and not any(i.startswith("A1") for i in enc)
+    enc = variants(make_model("encounter", dying_rules="seed001"), presets=(), ambiguities=True)
+    assert {"A1-1", "A1-3"} <= {name.split()[0] for name in enc}
+    # the rule sets as presets of the encounter too; seed000 is the seed as written
+    assert default_variants("encounter") == ["seed000", "pf2e-core", "seed001"]
+    assert make_model("encounter", "seed000") == make_model("encounter", "seed")
+    assert make_model("encounter", "seed001").dying_rules == "seed001"
+    assert list(variants("party")) == ["seed000", "pf2e-core", "seed001"]  # as the CLI
+    assert list(variants("dying")) == ["seed", "pf2e-core"]
+    # an ambiguity the party takes from its rule set, or one inert here: refused, with why
+    with pytest.raises(ParamError, match="takes it from its rule set.*seed000,pf2e-core"):
+        variants("party", presets=(), ambiguities=["A0-1"])
+    with pytest.raises(ParamError, match="same numbers.*on_damage=increment"):
+        variants("party", presets=(), ambiguities=["A0-6"])
+
+
+@pytest.mark.parametrize(
+    "rules, ids",
+    [
+        ("seed000", ("A0-6", "A1-1", "A1-2", "A1-5", "A1-6")),
+        ("pf2e-core", ("A0-5", "A1-1", "A1-2", "A1-5", "A1-6")),
+        ("seed001", ("A0-3", "A0-5", "A0-6", "A0-7")),
+    ],
+)
+def test_the_ambiguities_left_out_are_inert_track_by_track(rules, ids):
+    """What variants() leaves out as inert gives the same tracks under every reading (the
+    same positional dice: every track's outcome and marks), in fights where PCs go down."""
+    from simkit.analysis.compare import inert_ambiguities, model_ambiguities
+    from simkit.models import make_model
+
+    base = make_model("party", rules=rules, level=3, threat="severe", hero_points=1)
+    assert set(inert_ambiguities(base)) == set(ids)
+    entries = {a.id: a for a in model_ambiguities(type(base))}
+    n = 1000
+    ref = simulate(base, n, 12, positional=True, keep_outcomes=True)
+    assert ref.counts["victory"] < 0.9 * n  # PCs go down, the dying rules are played
+    kept = {"seed001": {"pe_damage": "hp_only"}}.get(rules, {"hero_policy": "never"})
+    moved = simulate(base.replace(**kept), n, 12, positional=True, keep_outcomes=True)
+    assert not np.array_equal(moved.track_marks["deaths"], ref.track_marks["deaths"])
+    for aid in ids:
+        for r in entries[aid].readings:
+            other = simulate(base.replace(**r.params), n, 12, positional=True, keep_outcomes=True)
+            assert np.array_equal(other.track_outcomes, ref.track_outcomes), (aid, r.label)
+            for k, v in ref.track_marks.items():
+                assert np.array_equal(other.track_marks[k], v), (aid, r.label, k)
 
 
 def test_cli_compare_party_paired_and_independent(tmp_path, capsys):

@@ -54,8 +54,11 @@ from simkit.core.params import ParamError, spec
 __all__ = [
     "DIFF_COLUMNS",
     "INDEPENDENT_COLUMNS",
+    "READINGS_NEED",
     "ambiguity_readings",
     "compare",
+    "inert_ambiguities",
+    "inert_reason",
     "model_ambiguities",
     "side_by_side",
     "variants",
@@ -141,38 +144,141 @@ def _reading_label(value) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def variants(model, presets=("seed", "pf2e-core"), ambiguities=False) -> dict:
+#: What an ambiguity's readings need of the dying rules to differ at all (docs/rules.md):
+#: A0-6 is A0-2 (the wounded rule) with A0-1 ``increment``; A0-5 sets the DC of the
+#: recovery save, which a flat check (A0-4 ``flat``) does not use.
+READINGS_NEED: dict[str, dict] = {
+    "A0-6": {"on_damage": "increment", "wounded_rule": True},
+    "A0-5": {"check": "save"},
+}
+
+#: The dying track whose rules an ambiguity is about, by its document (docs/rules.md): the
+#: seed-000 track (A0-x: seed000 and pf2e-core play it) or the seed-001 one (A1-x).
+_TRACK_OF = {"A0": "seed000", "A1": "seed001"}
+
+
+def _rule_set(base) -> tuple[str, str] | None:
+    """(parameter, dying system) that ``base`` plays (``rules`` or ``dying_rules``), or None."""
+    for p in ("rules", "dying_rules"):
+        v = getattr(base, p, None)
+        if v in ("seed000", "pf2e-core", "seed001"):
+            return p, str(v)
+    return None
+
+
+def inert_reason(base, ambiguity) -> str | None:
+    """Why every reading of ``ambiguity`` gives the same numbers on ``base`` (a Rules
+    instance), or None: the ambiguity is about the other dying system's track
+    (``rules=seed000`` plays no seed-001 rule), or its readings need dying rules
+    ``base`` does not have (:data:`READINGS_NEED`; a model with ``rules`` takes them from
+    its system: ``base.dying_options``)."""
+    got = _rule_set(base)
+    track = _TRACK_OF.get(ambiguity.id.split("-")[0])
+    if got is not None and track is not None and (got[1] == "seed001") != (track == "seed001"):
+        param, system = got
+        return (
+            f"it is a rule of the {track} dying track and {base.name} plays {system} here "
+            f"(set {param}={track})"
+        )
+    need = READINGS_NEED.get(ambiguity.id)
+    if need:
+        values = {**base.params(), **(getattr(base, "dying_options", None) or {})}
+        off = {k: v for k, v in need.items() if k in values and values[k] != v}
+        if off:
+            what = ", ".join(f"{k}={_reading_label(v)}" for k, v in need.items())
+            has = ", ".join(f"{k}={_reading_label(values[k])}" for k in off)
+            return f"its readings differ only with {what}; here {has}"
+    return None
+
+
+def _rule_set_ambiguity(base, wanted: str) -> str | None:
+    """Why ``wanted`` (an ambiguity id or parameter) cannot be a variant of ``base``
+    alone: it is one of the options its ``rules`` set together (the party's A0-1, A0-2,
+    A0-4), or None."""
+    from simkit.analysis.ambiguities import AMBIGUITIES
+    from simkit.core.params import spec
+    from simkit.rules.dying_systems import DYING_OPTIONS
+
+    if "rules" not in spec(type(base)):
+        return None
+    for a in AMBIGUITIES:
+        if wanted not in (a.id, a.param) or a.param in spec(type(base)):
+            continue
+        by_system = {s: o[a.param] for s, o in DYING_OPTIONS.items() if a.param in o}
+        if by_system:
+            each = ", ".join(f"{s}: {a.param}={_reading_label(v)}" for s, v in by_system.items())
+            return (
+                f"ambiguity {a.id!r} ({a.param}): model {base.name!r} takes it from its rule "
+                f"set, with the others of that set ({each}), not alone; compare the rule sets "
+                f"(--variants {','.join(by_system)})"
+            )
+    return None
+
+
+def inert_ambiguities(model, ambiguities=True) -> dict[str, str]:
+    """Ambiguity id -> why its readings are all the same on ``model`` (:func:`inert_reason`),
+    for the ambiguities :func:`variants` would take (``True``: all; or ids / parameters);
+    those :func:`variants` leaves out with ``ambiguities=True``."""
+    base = _base(model)
+    entries = model_ambiguities(type(base))
+    if ambiguities is not True:
+        wanted = set(ambiguities)
+        entries = tuple(
+            a
+            for a in entries
+            if a.id in wanted or any(k in wanted for r in a.readings for k in r.params)
+        )
+    out = {}
+    for a in entries:
+        why = inert_reason(base, a)
+        if why is not None:
+            out[a.id] = why
+    return out
+
+
+def variants(model, presets=None, ambiguities=False) -> dict:
     """Named rule variants of ``model`` for :func:`compare`.
 
     Parameters
     ----------
     model : str, Rules class or Rules
         The model (rules: their values are the base of every variant).
-    presets : sequence of str
+    presets : sequence of str, optional
         Preset names (``seed`` = as written); those the model does not have are
-        skipped.
+        skipped. Default: the model's default variants, as ``simkit compare``
+        (:func:`simkit.models.presets.default_variants`: ``party`` and ``encounter``
+        seed000, pf2e-core, seed001; ``dying`` seed, pf2e-core).
     ambiguities : bool or sequence of str
         ``True`` for every ambiguity of the model, or ids (``"A0-1"``) / parameter
-        names; one variant per reading, named ``"A0-1 on_damage=increment"``.
+        names; one variant per reading, named ``"A0-1 on_damage=increment"``. With
+        ``True``, an ambiguity whose readings all give the same numbers on this base is
+        left out (:func:`inert_ambiguities` says why); named, it is refused, with the
+        reason. An ambiguity a model takes from its rule set (the party's A0-1, A0-2,
+        A0-4: ``rules``) is refused with the preset that compares it.
     """
-    from simkit.models.presets import PRESETS, preset_params
+    from simkit.models.presets import PRESETS, default_variants, preset_params
 
     base = _base(model)
     name = base.name
     out: dict = {}
     known = PRESETS.get(name, {"seed": {}})
+    if presets is None:
+        presets = default_variants(name)
     for p in presets or ():
         if p in known:
             out[p] = base.replace(**preset_params(name, p))
     if ambiguities:
         entries = model_ambiguities(type(base))
         if ambiguities is True:
-            chosen = list(entries)
+            chosen = [a for a in entries if inert_reason(base, a) is None]
         else:
             wanted = list(ambiguities)
             params = {k for a in entries for r in a.readings for k in r.params}
             for w in wanted:
                 if w not in {a.id for a in entries} and w not in params:
+                    why = _rule_set_ambiguity(base, w)
+                    if why is not None:
+                        raise ParamError(why)
                     raise ParamError(
                         f"ambiguity {w!r}: not an ambiguity of model {name!r}; known: "
                         f"{', '.join(a.id for a in entries) or 'none'} "
@@ -183,6 +289,13 @@ def variants(model, presets=("seed", "pf2e-core"), ambiguities=False) -> dict:
                 for a in entries
                 if a.id in wanted or any(k in wanted for r in a.readings for k in r.params)
             ]
+            for a in chosen:
+                why = inert_reason(base, a)
+                if why is not None:
+                    raise ParamError(
+                        f"ambiguity {a.id!r} ({a.param}): its readings give the same numbers "
+                        f"on this {name}: {why}"
+                    )
         for a in chosen:
             for r in a.readings:
                 label = _reading_label(r.params.get(a.param, r.label))

@@ -409,7 +409,16 @@ def _cmd_compare(args) -> int:
             if args.ambiguities == "all"
             else [a.strip() for a in args.ambiguities.split(",") if a.strip()]
         )
-    vs = variants(cls, presets, amb or False)
+    try:  # the base of the ambiguities' readings: the model with the --set values
+        base = cls().replace(**fixed) if fixed else cls
+    except (ParamError, TypeError):
+        base = cls
+    if amb is True:
+        from simkit.analysis.compare import inert_ambiguities
+
+        for aid, why in inert_ambiguities(base).items():
+            print(f"simkit: note: --ambiguities: {aid} left out: {why}", file=sys.stderr)
+    vs = variants(base, presets, amb or False)
     if args.output:
         check_writable(args.output)
     exact_only = bool(args.exact_only)

@@ -6,12 +6,14 @@ Each model class declares its own (``Model.presets``, preset name -> overrides):
 - ``pf2e-core`` (``dying``, ``encounter``): Pathfinder 2e as published
   (:data:`simkit.models.dying.PF2E_CORE`).
 
-A model that chooses its dying system with a ``rules`` parameter (``party``) also has
-the three systems of :mod:`simkit.rules.dying_systems` as presets, ``seed000``,
+A model that chooses its dying system with a ``rules`` parameter (``party``, ``day``)
+also has the three systems of :mod:`simkit.rules.dying_systems` as presets, ``seed000``,
 ``pf2e-core`` and ``seed001`` (``--preset pf2e-core`` = ``--set rules=pf2e-core``), and
 they are its default variants in ``simkit compare`` (:func:`default_variants`). A model
-that carries the seed-000 options itself (``encounter``) has ``seed000`` beside its
-``pf2e-core``.
+that carries the seed-000 dying options itself and chooses the track with
+``dying_rules`` (``encounter``) has them too: ``seed000`` (the seed-000 options on the
+seed-000 track: the defaults, the same rules as ``seed``), ``pf2e-core`` (the published
+options on that track) and ``seed001`` (``dying_rules=seed001``).
 
 :data:`PRESETS` is a read-only view, model name -> its presets.
 """
@@ -27,14 +29,26 @@ __all__ = ["PRESETS", "default_variants", "preset_params", "rule_set_presets"]
 
 def rule_set_presets(cls) -> dict[str, dict]:
     """The dying systems as presets of ``cls`` (empty when it has no way to choose them):
-    ``rules=<system>`` for a model with a ``rules`` choice of the systems."""
-    from simkit.rules.dying_systems import SYSTEMS
+    ``rules=<system>`` for a model with a ``rules`` choice of the systems; for a model
+    with a ``dying_rules`` choice of the tracks and the seed-000 options as parameters,
+    the track (``dying_rules``: the system's own, else ``seed000``) and the system's
+    options (:func:`simkit.rules.dying_systems.options`)."""
+    from simkit.rules.dying_systems import SYSTEMS, options
 
     params = spec(cls)
     rules = params.get("rules")
     if rules is not None and rules["kind"] == "choice" and set(SYSTEMS) <= set(rules["choices"]):
         return {s: {"rules": s} for s in SYSTEMS}
-    return {}
+    track = params.get("dying_rules")
+    if track is None or track["kind"] != "choice":
+        return {}
+    out = {}
+    for s in SYSTEMS:
+        opts = options(s)
+        if not set(opts) <= set(params):
+            return {}
+        out[s] = {"dying_rules": s if s in track["choices"] else "seed000", **opts}
+    return out
 
 
 class _Presets(Mapping):
@@ -74,13 +88,14 @@ def preset_params(model: str, preset: str) -> dict:
 
 
 def default_variants(model: str) -> list[str]:
-    """The presets ``simkit compare MODEL`` compares unless told: the dying systems of a
-    model that chooses them with ``rules`` (``party``: seed000, pf2e-core, seed001), else
-    every preset of the model."""
+    """The presets ``simkit compare MODEL`` (and :func:`simkit.analysis.compare.variants`)
+    compares unless told: the dying systems of a model that chooses them
+    (:func:`rule_set_presets`: ``party``, ``day``, ``encounter``: seed000, pf2e-core,
+    seed001), else every preset of the model."""
     from simkit.models import REGISTRY
 
     cls = REGISTRY.get(model)
-    if cls is not None and "rules" in spec(cls):
+    if cls is not None:
         systems = rule_set_presets(cls)
         if systems:
             return list(systems)
