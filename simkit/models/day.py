@@ -275,6 +275,12 @@ def _streams_source(seed: int, first_stream: int, n: int, positional: bool):
     return source
 
 
+def _rested(S: dict, tracks: np.ndarray) -> None:
+    """The wounded condition ends at full HP after a rest (A0-2's published rule, P-12)."""
+    full = (S["hp"][tracks] == S["hp_max"][tracks]) & ~S["dead"][tracks]
+    S["wounded"][tracks] = np.where(full, 0, S["wounded"][tracks])
+
+
 def _add_row(observed: dict, name: str, row: int, T: int, values: np.ndarray) -> None:
     """Add the histogram of ``values`` (non-negative ints) to row ``row`` of
     ``observed[name]`` ((T + 1, width) int64, widened when needed)."""
@@ -408,6 +414,17 @@ class Day(Rules):
         """The party of the day's first fight (or of a moderate one): its PCs' numbers."""
         first = next((s for s in self.steps if isinstance(s, FightStep)), FightStep("moderate"))
         return _fight_party(self, first)
+
+    def fight_rules(self, step: FightStep) -> Party:
+        """The ``party`` rules of a fight step (the day's party with the step's threat,
+        budget or lineup)."""
+        return Party(**{**_party_params(self), **step.party_params(getattr(self, "lineup"))})
+
+    def care_rules(self) -> Party:
+        """The ``party`` rules of the care of a PC knocked out outside a fight (a fall, a
+        Treat Wounds critical failure): a creature of the party's level (its recovery DC,
+        R0-06), gone before the first round."""
+        return Party(**{**_party_params(self), "monsters": str(getattr(self, "level"))})
 
     @property
     def pf2e_rest(self) -> bool:
@@ -592,6 +609,7 @@ class Day(Rules):
             knocked=knocked[rows],
         )
         end = _run_rows(_care_party(self), B.src(mask, prefix), start, len(rows))
+        B.ended[rows[end.outcome == F_UNRESOLVED]] = UNRESOLVED  # (a care cut at max_rounds)
         B.cause[cause][rows] += (end.dead & ~S["dead"][rows]).sum(axis=1)
         for k in CARRIED:
             S[k][rows] = getattr(end, k)
@@ -674,9 +692,7 @@ class Day(Rules):
             S["pp"][tracks] = np.where(alive, pp, S["pp"][tracks])
             B.tw_wait[tracks] = 0
             self._road(B, "rest", active)
-        # wounded ends at full HP after a rest (A0-2, the published rule)
-        full = (S["hp"][tracks] == S["hp_max"][tracks]) & ~S["dead"][tracks]
-        S["wounded"][tracks] = np.where(full, 0, S["wounded"][tracks])
+        _rested(S, tracks)
 
     def _rest_when(self, B, active, t):
         """Short rests before the fight of step ``t`` while some living PC is below
@@ -689,10 +705,11 @@ class Day(Rules):
             medic = np.zeros(len(active), dtype=bool)
             for c, _ in self._medics():
                 medic |= ~S["dead"][:, c] & (S["hp"][:, c] > 0)
-            need = active & low.any(axis=1) & medic
+            need = active & (B.ended < 0) & low.any(axis=1) & medic
             if not need.any():
                 return
             self._treat_and_care(B, need, B.prefix + (t, 2, j))
+            _rested(S, np.flatnonzero(need))
 
     def _road(self, B, kind, active):
         """A day on the road (R4-01, R4-02) or a night's sleep and a meal (R4-06)."""
@@ -827,8 +844,10 @@ def _run_rows(model: _Fight, brng, start: FightStart | None, n: int) -> _FightEn
         kept = np.flatnonzero(codes < 0)
         if not len(kept):
             break
-        if t >= model.horizon:  # unresolved: as they are
-            parts.append((ids[kept], model.carry(state, kept)))
+        if t >= model.horizon:  # unresolved (the fight, or the care after it): as they are
+            cut = model.carry(state, kept)
+            object.__setattr__(cut, "outcome", np.full(len(kept), F_UNRESOLVED, np.int8))
+            parts.append((ids[kept], cut))
             break
         if len(kept) < len(codes):
             ids = ids[kept]

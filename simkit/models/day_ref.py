@@ -1,0 +1,415 @@
+"""Scalar reference of the adventuring day: one track, one step at a time, plain Python.
+
+Written from ``docs/rules.md`` (the section "The adventuring day" and the rules it names)
+and the ``day`` model's docstring, not from the kernel's code. It is composed of other
+scalar references: a fight is the party's (:mod:`simkit.models.party_ref`: ``new_track``,
+``ref_init``, ``ref_round``), and so is the care of a PC knocked out outside a fight
+(AP-7 with no monster); the seeds' rest is :func:`simkit.rules.rest.hp_after_rest` and
+:func:`~simkit.rules.rest.pp_after_rest` (R1-10, A1-7); the published rest
+:func:`simkit.rules.pf2e.rest.treat_wounds` and
+:func:`~simkit.rules.pf2e.rest.night_rest_hp` (P-11, P-12); the road
+:func:`simkit.rules.fatigue_day.fatigue_day` (R4-01..R4-06); a fall
+:func:`simkit.rules.fall.fall_result` (R4-07, R0-13). It shares with the kernel only what
+it must to be fed the same draws: the order of a track's draws and the streams' keys they
+come from (:class:`Draws`), what a draw means (a d20 drawn as ``0..19``, four d8s packed
+in ``0..4095``, four d6s in ``0..1295``, a height band by its guide words). Slow on
+purpose; not used by the engine.
+
+The track (a dict, see :func:`new_day`): ``pcs`` (per PC: ``hp``, ``hp_max``, ``hero``,
+``slots``, ``heals``, ``pp``, ``wounded``, ``dead``, ``wait``: short rests before Treat
+Wounds can reach it again), ``base_pen`` (the start's check penalty), ``fatigue`` (the
+counters ``(s, f, w, c)`` of R4-01..R4-05), ``outcome`` (a name of the day's outcomes or
+``unresolved``, None while going), ``step`` (the step it ended at), ``first_death``,
+the deaths by cause (``deaths_in_fight``...), ``dead0`` (dead before the day), and
+``obs``: what it held before each step ``(step, {name: value})`` (the kernel's
+observations, ``deaths`` the deaths of each step).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simkit.models.day import CAUSES, DAY_OUTCOMES, MAX_EXTRA_RESTS, PC_FIELDS, Day
+from simkit.models.day_plan import FallStep, FightStep, RestStep, RoadStep
+from simkit.models.fight_state import CARRIED
+from simkit.models.party import Party, faces
+from simkit.models.party_ref import WON, new_track, ref_init, ref_round
+from simkit.models.party_ref import _Fight as _Round
+from simkit.rules import fatigue_day
+from simkit.rules.fall import (
+    BAND_DEAD,
+    BAND_KO,
+    DEAD,
+    FALL_EDGES,
+    KO,
+    band_of,
+    fall_dice,
+    fall_result,
+)
+from simkit.rules.guide import cell_guide, cell_of_draw
+from simkit.rules.heights import parse_heights
+from simkit.rules.pf2e import rest as pf2e_rest
+from simkit.rules.rest import hp_after_rest, pp_after_rest
+
+__all__ = ["Draws", "new_day", "ref_day"]
+
+#: What a PC carries from step to step (the fight state's per-PC fields).
+_KEPT = CARRIED
+#: The band code given to 10 to 12 m (stable at 0 HP, not knocked out), told apart from KO.
+_BAND_KO = 3
+
+
+class Draws:
+    """One track's draws, in the order it saw them: ``(key, kind, value)`` each, ``key``
+    the stream prefix they came from (a fight's: ``()`` for the first fight, ``(t,)``
+    later; a rest's or a fall's ``(t,)``, their care ``(t, 1)``; ``rest_when``'s ``j``-th
+    rest ``(t, 2, j)``)."""
+
+    def __init__(self, draws):
+        self.draws = list(draws)
+        self.at = 0
+
+    def take(self, key: tuple) -> np.ndarray:
+        """The next draw's value; it must come from the stream ``key``."""
+        if self.at >= len(self.draws):
+            raise AssertionError(f"the reference wants a draw from {key}, the track has no more")
+        got_key, kind, value = self.draws[self.at][:3]
+        if tuple(got_key) != tuple(key):
+            raise AssertionError(
+                f"draw {self.at}: the reference wants one from {key}, the track's came from "
+                f"{got_key} ({kind})"
+            )
+        self.at += 1
+        return np.asarray(value)
+
+    def left(self) -> int:
+        return len(self.draws) - self.at
+
+
+def new_day(day: Day, start: dict | None = None) -> dict:
+    """A track at the start of its day: the party's fresh start, or ``start`` (a
+    :meth:`~simkit.models.fight_state.FightStart.row`)."""
+    row = day.fresh_start(1).row(0) if start is None else start
+    pcs = [
+        {**{k: (bool if k == "dead" else int)(row[k][i]) for k in _KEPT}, "wait": 0}
+        for i in range(day.n_pcs)
+    ]
+    return {
+        "pcs": pcs,
+        "base_pen": int(row["check_penalty"]),
+        "fresh": start is None,
+        "fatigue": (0, 0, 0, -1),
+        "outcome": None,
+        "step": 0,
+        "first_death": 0,
+        **{c: 0 for c in CAUSES},
+        "dead0": [pc["dead"] for pc in pcs],
+        "obs": [],
+    }
+
+
+def ref_day(day: Day, draws: Draws, start: dict | None = None) -> dict:
+    """Play one track's day through every step of ``day``'s plan on its ``draws``."""
+    tr = new_day(day, start)
+    names = day.pc_names
+    T = day.horizon
+    for t, step in enumerate(day.steps, 1):
+        if tr["outcome"] is not None:
+            break
+        pcs = tr["pcs"]
+        obs = {q: sum(pc[q] for pc in pcs if not pc["dead"]) for q in PC_FIELDS[:-1]}
+        if isinstance(step, FightStep):
+            for k, pc in enumerate(pcs):
+                for q in PC_FIELDS:
+                    obs[f"{q}:{names[k]}"] = 0 if pc["dead"] else (1 if q == "alive" else pc[q])
+        before = [pc["dead"] for pc in pcs]
+        if isinstance(step, FightStep):
+            if day.rest_when is not None:
+                _rest_when(day, tr, draws, t)
+            _fight(day, tr, draws, step, () if t == _first_fight(day) else (t,), t == 1)
+        elif isinstance(step, RestStep):
+            _rest(day, tr, draws, step.kind, t)
+        elif isinstance(step, RoadStep):
+            _road(tr, step.kind)
+        elif isinstance(step, FallStep):
+            _fall(day, tr, draws, step, t)
+        died = sum(pc["dead"] and not b for pc, b in zip(pcs, before))
+        obs["deaths"] = died
+        tr["obs"].append((t, obs))
+        if died and not tr["first_death"]:
+            tr["first_death"] = t
+        if tr["outcome"] is None:
+            if all(pc["dead"] for pc in pcs):
+                tr["outcome"] = "defeat"
+            elif died and day.after_death == "end":
+                tr["outcome"] = "survived_with_deaths"
+        if tr["outcome"] is not None and not tr["step"]:
+            tr["step"] = t
+    if tr["outcome"] is None:
+        tr["outcome"] = "survived_with_deaths" if deaths(tr) else "survived"
+        tr["step"] = T
+    assert tr["outcome"] in DAY_OUTCOMES + ("unresolved",)
+    return tr
+
+
+def deaths(tr: dict) -> int:
+    """PCs who died in the day."""
+    return sum(pc["dead"] and not d0 for pc, d0 in zip(tr["pcs"], tr["dead0"]))
+
+
+def _first_fight(day: Day) -> int:
+    return next(t for t, s in enumerate(day.steps, 1) if isinstance(s, FightStep))
+
+
+def _penalty(tr: dict) -> int:
+    """The check penalty: the start's plus a day without sleep or food each (R4-03)."""
+    s, f, w, _ = tr["fatigue"]
+    return max(tr["base_pen"] - (s + f + w), -50)
+
+
+def _row(tr: dict) -> dict:
+    """The track as a fight's start (a FightStart row)."""
+    out: dict = {k: [pc[k] for pc in tr["pcs"]] for k in _KEPT}
+    return {**out, "check_penalty": _penalty(tr), "fight": 0}
+
+
+def _back(tr: dict, ftr: dict) -> None:
+    """What a fight (or a care) left, back into the day's PCs."""
+    for pc, f in zip(tr["pcs"], ftr["pcs"]):
+        pc.update({k: f[k] for k in _KEPT if k in f and k != "dead"}, dead=f["cond"] == "dead")
+
+
+def _round_draws(r: Party, draws: Draws, key) -> dict:
+    return {name: faces(kind, draws.take(key)) for name, kind, _ in r.plan}
+
+
+def _play(r: Party, ftr: dict, draws: Draws, key) -> None:
+    """The party's rounds until the track ends or ``r.horizon`` (unresolved)."""
+    t = 0
+    while ftr["outcome"] is None and t < r.horizon:
+        t += 1
+        ref_round(r, ftr, _round_draws(r, draws, key))
+
+
+# -- a fight ---------------------------------------------------------------------------------
+def _fight(day: Day, tr: dict, draws: Draws, step: FightStep, key, first: bool) -> None:
+    """A fight (the party's scalar reference from the day's state); a party unconscious
+    from fatigue (R4-04: the clock running) cannot fight: a defeat (``after_defeat``)."""
+    if tr["fatigue"][3] >= 0:
+        tr["outcome"] = "defeat"
+        if getattr(day, "after_defeat") == "slain":
+            for pc in tr["pcs"]:
+                if not pc["dead"]:
+                    pc.update(dead=True, hp=0)
+                    tr["deaths_after_defeat"] += 1
+        return
+    r = day.fight_rules(step)
+    rolls = draws.take(key)
+    fresh = first and tr["fresh"]
+    ftr = new_track(r, rolls, start=None if fresh else _row(tr))
+    ref_init(r, ftr)
+    _play(r, ftr, draws, key)
+    _back(tr, ftr)
+    for c in CAUSES[:3]:
+        tr[c] += ftr[c]
+    out = ftr["outcome"]
+    if out in ("defeat", "retreat"):
+        tr["outcome"] = out
+    elif out is None:
+        tr["outcome"] = "unresolved"
+
+
+def _care(day: Day, tr: dict, draws: Draws, knocked: list[bool], key, cause: str) -> None:
+    """PCs knocked out outside a fight follow their dying rules with the party's care
+    (AP-7, AP-11; no monster: the fight won before it starts), the recovery DC that of a
+    creature of the party's level (R0-06)."""
+    r = day.care_rules()
+    rolls = draws.take(key)
+    ftr = new_track(r, rolls, start=_row(tr))
+    ftr["mhp"] = [0] * len(ftr["mhp"])
+    ftr["phase"] = WON
+    T = _Round(r, ftr, {})
+    for k, ko in enumerate(knocked):
+        if ko:
+            T.knock_out(k, crit=False, dc=r.start_dc, by=None, start=r.start_dying)
+    before = [pc["dead"] for pc in tr["pcs"]]
+    if any(knocked):
+        _play(r, ftr, draws, key)
+    _back(tr, ftr)
+    tr[cause] += sum(pc["dead"] and not b for pc, b in zip(tr["pcs"], before))
+    if ftr["outcome"] is None and any(knocked):  # the dying rules cut at max_rounds
+        tr["outcome"] = "unresolved"
+
+
+# -- the rests -----------------------------------------------------------------------------------
+def _medics(day: Day) -> list[tuple[int, int]]:
+    pcs = day.base_party.fighters.pcs
+    return [(c, p.medicine) for c, p in enumerate(pcs) if p.medicine is not None]
+
+
+def _treat(day: Day, tr: dict, draws: Draws, key) -> None:
+    """A 10-minute rest of Treat Wounds (P-11): each medic in the party's order, if alive
+    and conscious, treats the living PC with the lowest HP fraction (the first of equals)
+    that is hurt and not treated within the hour (six short rests); a critical failure
+    bringing it to 0 HP knocks it out (R0-03)."""
+    pcs = tr["pcs"]
+    dead = [pc["dead"] for pc in pcs]
+    knocked = [False] * len(pcs)
+    pen = _penalty(tr)
+    for c, medicine in _medics(day):
+        roll = int(draws.take(key)) + 1
+        packed = int(draws.take(key))
+        d8s = [packed // 8**i % 8 + 1 for i in range(4)]
+        change = pf2e_rest.treat_wounds(roll, d8s, medicine=medicine, check_penalty=pen)
+        if dead[c] or pcs[c]["hp"] <= 0:
+            continue
+        hurt = [
+            k
+            for k, pc in enumerate(pcs)
+            if not dead[k] and pc["hp"] < pc["hp_max"] and pc["wait"] == 0
+        ]
+        if not hurt:
+            continue
+        k = min(hurt, key=lambda q: (pcs[q]["hp"] / pcs[q]["hp_max"], q))
+        pc = pcs[k]
+        was = pc["hp"]
+        pc["hp"] = min(max(was + change, 0), pc["hp_max"])
+        pc["wait"] = pf2e_rest.TREAT_IMMUNE_RESTS + 1
+        if change > 0:
+            pc["wounded"] = 0
+        if pc["hp"] == 0 and was > 0:
+            knocked[k] = True
+    for pc in pcs:
+        pc["wait"] = max(pc["wait"] - 1, 0)
+    if any(knocked):
+        _care(day, tr, draws, knocked, key + (1,), "deaths_after_fight")
+
+
+def _rested(tr: dict) -> None:
+    """The wounded condition ends at full HP after a rest (A0-2's published rule, P-12)."""
+    for pc in tr["pcs"]:
+        if not pc["dead"] and pc["hp"] == pc["hp_max"]:
+            pc["wounded"] = 0
+
+
+def _rest(day: Day, tr: dict, draws: Draws, kind: str, t: int) -> None:
+    """A short rest (the seeds': nothing the fights model, R1-09; pf2e: Treat Wounds), or a
+    night / a day in bed: HP (R1-10 or P-12), slots and heals, hero points
+    (``hero_refresh``), PP (A1-7), a night's sleep and a meal (R4-06)."""
+    if kind == "short_rest":
+        if day.pf2e_rest and _medics(day):
+            _treat(day, tr, draws, (t,))
+    else:
+        bed = kind == "bed_rest"
+        night = "bed" if bed else "night"
+        F = day.base_party.fighters
+        for k, pc in enumerate(tr["pcs"]):
+            if pc["dead"]:
+                continue
+            if day.pf2e_rest:
+                hp = pf2e_rest.night_rest_hp(
+                    pc["hp"], pc["hp_max"], F.pcs[k].con, getattr(day, "level"), bed
+                )
+            else:
+                hp = hp_after_rest(pc["hp"], pc["hp_max"], getattr(day, "level"), rest=night)
+            pc.update(hp=int(hp), slots=F.pcs[k].slots, heals=F.pcs[k].heals, wait=0)
+            if day.hero_refresh == "long_rest":
+                pc["hero"] = getattr(day, "hero_points")
+            pc["pp"] = int(pp_after_rest(pc["pp"], F.pcs[k].pp_max, night, day.pp_back))
+        _road(tr, "rest")
+    _rested(tr)
+
+
+def _rest_when(day: Day, tr: dict, draws: Draws, t: int) -> None:
+    """Short rests of Treat Wounds before a fight while a living PC is below ``rest_when``
+    of its max HP and can be treated, and a medic is conscious (pf2e rest; at most
+    ``MAX_EXTRA_RESTS``)."""
+    if not (day.pf2e_rest and _medics(day)):
+        return
+    pcs = tr["pcs"]
+    for j in range(MAX_EXTRA_RESTS):
+        low = any(
+            not pc["dead"] and pc["hp"] < day.rest_when * pc["hp_max"] and pc["wait"] == 0
+            for pc in pcs
+        )
+        medic = any(not pcs[c]["dead"] and pcs[c]["hp"] > 0 for c, _ in _medics(day))
+        if not (low and medic) or tr["outcome"] is not None:
+            return
+        _treat(day, tr, draws, (t, 2, j))
+        _rested(tr)
+
+
+# -- the road and falls ----------------------------------------------------------------------------
+_ROAD = {  # (rest, eat, drink) of a day
+    "no_sleep": (False, True, True),
+    "no_food": (True, False, False),
+    "rest": (True, True, True),
+}
+
+
+def _road(tr: dict, kind: str) -> None:
+    """A day without sleep or without food and water (R4-01, R4-02), or a night's sleep
+    and a meal (R4-06); dead after three days unconscious (R4-05): every PC."""
+    rest, eat, drink = _ROAD[kind]
+    out, *state = fatigue_day.fatigue_day(
+        *tr["fatigue"], rescued=False, rest=rest, eat=eat, drink=drink
+    )
+    if out is None:
+        tr["fatigue"] = tuple(state)
+        return
+    assert out == fatigue_day.DEAD
+    tr["fatigue"] = (0, 0, 0, -1)
+    for pc in tr["pcs"]:
+        if not pc["dead"]:
+            pc.update(dead=True, hp=0)
+            tr["deaths_on_road"] += 1
+
+
+def _band(draws: Draws, key, height: str) -> int:
+    """The fall's band of R4-07: fixed by the height, or drawn (a list: one word picks the
+    height; a range: the guide's words over the bands' probabilities)."""
+    heights = parse_heights(height)
+    probs = heights.band_probabilities(FALL_EDGES)
+    if np.count_nonzero(probs) == 1:
+        return int(np.flatnonzero(probs)[0])
+    if heights.kind == "list":
+        return band_of(heights.values[int(draws.take(key))])
+    split = cell_guide(tuple(float(p) for p in probs))[2]
+    hi = int(draws.take(key))
+    lo = int(draws.take(key)) if split else 0
+    return cell_of_draw(hi, lo, tuple(float(p) for p in probs))
+
+
+def _fall(day: Day, tr: dict, draws: Draws, step: FallStep, t: int) -> None:
+    """Every living PC (or one at random) falls ``step.height`` metres (R4-07; massive
+    damage R0-13); a PC brought to 0 HP by the dice is knocked out and cared for."""
+    key = (t,)
+    pcs = tr["pcs"]
+    band = _band(draws, key, step.height)
+    rolls = [int(x) for x in draws.take(key)]
+    alive = [k for k, pc in enumerate(pcs) if not pc["dead"]]
+    falls = alive
+    if step.who == "one":
+        pick = int(draws.take(key))
+        falls = [alive[pick % len(alive)]] if alive else []
+    knocked = [False] * len(pcs)
+    n_dice = fall_dice(band)
+    for k in falls:
+        pc = pcs[k]
+        total = sum(rolls[k] // 6**i % 6 + 1 for i in range(n_dice))
+        code, damage = fall_result(
+            band, total, hp=pc["hp"], hp_max=pc["hp_max"], massive_damage=True, band_ko=_BAND_KO
+        )
+        if code == DEAD:
+            pc.update(dead=True, hp=0)
+            tr["deaths_on_road"] += 1
+        elif code == _BAND_KO:  # 10 to 12 m: 0 HP, stable (not dying)
+            pc["hp"] = 0
+        elif code == KO:
+            pc["hp"] = 0
+            knocked[k] = True
+        else:
+            pc["hp"] -= damage
+    assert band not in (BAND_KO, BAND_DEAD) or not any(knocked)
+    if any(knocked):
+        _care(day, tr, draws, knocked, key + (1,), "deaths_on_road")
