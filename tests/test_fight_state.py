@@ -72,6 +72,8 @@ def test_the_end_state_is_in_track_order_whatever_the_blocks_and_workers():
         "wounded",
         "dead",
         "check_penalty",
+        "pe",
+        "pe_max",
     ):
         assert (getattr(a.final, name) == getattr(b.final, name)).all(), name
     deaths = sum(k * c for k, c in enumerate(a.marks["deaths"].sum(axis=0)))
@@ -155,6 +157,9 @@ def test_a_dead_pc_stays_dead_and_takes_no_part():
         (dict(check_penalty=np.array([0, 1, 0])), r"check_penalty must be in \[-50, 0\]"),
         (dict(dead=np.zeros((3, 1))), "dead must be booleans"),
         (dict(slots=np.zeros((3, 2), dtype=int)), r"slots must have shape \(3, 1\)"),
+        (dict(pe=np.full((3, 1), 4)), "pe must be at most pe_max"),
+        (dict(pe=np.full((3, 1), -1), pe_max=np.zeros((3, 1), int)), "pe must be at least 0"),
+        (dict(pe_max=np.full((3, 1), 2.5)), "pe_max must be integers"),
     ],
 )
 def test_a_bad_start_is_one_line_naming_the_field(change, message):
@@ -240,3 +245,34 @@ def test_a_block_of_two_fights_gives_each_fight_what_it_gives_alone():
             a, b = stat(got).astype(float), stat(alone).astype(float)
             se = np.sqrt(a.var() / n + b.var() / n + 2.0 / n**2)
             assert abs(a.mean() - b.mean()) <= 5 * se, (f, a.mean(), b.mean(), se)
+
+
+def test_stamina_is_handed_on_and_left_out_is_none():
+    """A finished seed-001 fight hands on each PC's PE and maximum; a second fight starts
+    from them (PE spent stay spent); a start that leaves PE out gives the PCs none."""
+    r = Party(level=5, threat="severe", rules="seed001")
+    n = 4000
+    first = simkit.simulate(r, n, 1, keep_state=True).final
+    assert (first.pe_max == r.fresh_start(1).pe_max).all() and (first.pe < first.pe_max).any()
+    second = simkit.simulate(r, n, 2, start=first, keep_state=True).final
+    assert (second.pe <= first.pe).all()
+    row = first.row(0)
+    assert row["pe"] == list(first.pe[0]) and row["pe_max"] == list(first.pe_max[0])
+    fresh = r.fresh_start(3)
+    bare = FightStart(
+        **{
+            f: getattr(fresh, f)
+            for f in (
+                "hp",
+                "hp_max",
+                "hero",
+                "slots",
+                "heals",
+                "pp",
+                "wounded",
+                "dead",
+                "check_penalty",
+            )
+        }
+    )
+    assert (bare.pe == 0).all() and (bare.pe_max == 0).all()

@@ -39,6 +39,8 @@ def kernel_vs_ref(model: Party, n: int, seed: int, state=None) -> np.ndarray:
     def same_hp(S, row, tr, t, code):
         hp = [pc["hp"] for pc in tr["pcs"]]
         assert hp == list(S["hp"][row]), ("PC HP", hp, S["hp"][row])
+        pe = [pc["pe"] for pc in tr["pcs"]]
+        assert pe == list(S["pe"][row]), ("PC PE", pe, S["pe"][row])
         mhp = tr["mhp"] + [0] * (model.n_slots - len(tr["mhp"]))  # (a padded slot: 0 HP)
         assert mhp == list(S["mhp"][row]), ("monster HP", tr["mhp"], S["mhp"][row])
 
@@ -76,6 +78,7 @@ OPTIONS: dict[str, tuple] = {
     "spend": ("last", "never", "asap", 1, 3),
     "stabilize_cap": (3, None, 1, 2),
     "zero_pp": ("at_once", "end_of_turn"),
+    "pe_damage": ("pe_first", "hp_only"),
     "long_term": (True, False),
     "checks": (8, 7),
     "attacks": (2, 1, 3),
@@ -99,12 +102,20 @@ OPTIONS: dict[str, tuple] = {
 DRAWN_APART = ("party", "monsters", "retreat_at")
 #: Explicit numbers a generated PC may carry (a role's own), a creature too.
 PC_NUMBERS = {
-    "fighter": ("hp=30", "ac=19", "attack=14", "damage=2d8+4", "con=3", "pp_max=2"),
+    "fighter": ("hp=30", "ac=19", "attack=14", "damage=2d8+4", "con=3", "pp_max=2", "pe_max=5"),
     "rogue": ("hp=25", "ac=20", "reflex=12", "damage=3d6+2", "agile=false"),
     "cleric": ("heals=1", "heal=2d8+8", "medicine=15", "hp=40", "fort=14"),
-    "wizard": ("slots=1", "area=4d6", "cantrip=2d4", "spell_dc=21", "perception=12"),
+    "wizard": ("slots=1", "area=4d6", "cantrip=2d4", "spell_dc=21", "perception=12", "pe_max=0"),
 }
-MONSTER_NUMBERS = ("hp=40", "attack=15", "damage=2d6+3", "ac=Extreme", "area=3d6", "spell_dc=20")
+MONSTER_NUMBERS = (
+    "hp=40",
+    "attack=15",
+    "damage=2d6+3",
+    "damage=1d4-1",  # (a hit may deal 0 damage)
+    "ac=Extreme",
+    "area=3d6",
+    "spell_dc=20",
+)
 
 
 def _configs(count: int, seed: int) -> list[dict]:
@@ -114,7 +125,8 @@ def _configs(count: int, seed: int) -> list[dict]:
     and draws the others at random (the default half the time), so ``count`` consecutive
     configurations take each option away from its default at least once."""
     g = np.random.default_rng(seed)
-    names = list(OPTIONS) + list(DRAWN_APART)
+    names = list(OPTIONS) + ["party", "retreat_at"]
+    names.insert(names.index("xp_budget") + 1, "monsters")  # (exclusive: never forced together)
 
     def pick(xs):
         return xs[int(g.integers(len(xs)))]
@@ -145,9 +157,9 @@ def _configs(count: int, seed: int) -> list[dict]:
 
 
 def _random_start(r: Party, n: int, seed: int) -> FightStart:
-    """Generated start states: HP anywhere in 0..max (max HP moved up or down), some PCs
-    dead, resources partly spent, wounded, a check penalty per track, and each track's
-    fight drawn among the rules' lineups."""
+    """Generated start states: HP anywhere in 0..max (max HP moved up or down), PE too,
+    some PCs dead, resources partly spent, wounded, a check penalty per track, and each
+    track's fight drawn among the rules' lineups."""
     g = np.random.default_rng(seed)
     fresh = r.fresh_start(n)
     P = fresh.n_pcs
@@ -155,6 +167,7 @@ def _random_start(r: Party, n: int, seed: int) -> FightStart:
     hp = np.where(g.random((n, P)) < 0.2, 0, g.integers(0, hp_max + 1))
     dead = g.random((n, P)) < 0.1
     hp = np.where(dead, 0, hp)
+    pe_max = np.maximum(0, fresh.pe_max + g.integers(-10, 11, size=(n, P)))
     return FightStart(
         hp=hp,
         hp_max=hp_max,
@@ -166,6 +179,8 @@ def _random_start(r: Party, n: int, seed: int) -> FightStart:
         dead=dead,
         check_penalty=g.choice([0, -1, -4], size=n),
         fight=g.integers(0, r.n_fights, size=n),
+        pe=np.where(g.random((n, P)) < 0.3, 0, g.integers(0, pe_max + 1)),
+        pe_max=pe_max,
     )
 
 
@@ -416,7 +431,7 @@ def test_duels_have_exact_answers_others_refuse():
     assert Party(party="fighter", level=1).has_exact
     assert not Party().has_exact  # four PCs
     assert not Party(party="cleric", level=1).has_exact  # a healer
-    assert not Party(party="fighter", level=1, rules="seed001").has_exact
+    assert Party(party="fighter", level=1, rules="seed001").has_exact  # (a knock-out: defeat)
     assert not Party(party="fighter", level=1, lineup="boss_and_minions", xp_budget=40).has_exact
     assert Party(party="fighter", level=1, lineup="pack", xp_budget=40).has_exact  # a pack of one
     from simkit.core.exact import ExactTooLarge, solve
@@ -759,3 +774,81 @@ def test_lineups_are_checked_in_one_line():
     with pytest.raises(ParamError, match=r"start: fight must be in \[0, 1\]"):
         simkit.simulate(two, 4, 1, start=replace(two.fresh_start(4), fight=[0, 1, 2, 0]))
     assert not two.has_exact and r.with_lineups([{"monsters": "7"}]).n_slots == 1
+
+
+# -- stamina points under seed001 (A1-5, pe_damage) -------------------------------------------
+def _counts(res) -> tuple:
+    return res.hist.tobytes(), tuple(res.marks[k].tobytes() for k in sorted(res.marks))
+
+
+@pytest.mark.parametrize("rules", ["seed000", "pf2e-core", "seed001"])
+def test_stamina_changes_nothing_but_seed001_pe_first(rules):
+    """The PCs' PE in a start change no number under seed000, pf2e-core, or seed001 with
+    ``pe_damage=hp_only``: the same counts for a fixed seed with full PE or none; under
+    seed001 with ``pe_first`` (the default) they do."""
+    params = dict(level=5, threat="severe", party="fighter,cleric,wizard", rules=rules)
+    n = 3000
+    for r in (Party(**params), Party(**params, pe_damage="hp_only")):
+        full = r.fresh_start(n)
+        none = replace(full, pe=np.zeros_like(full.pe))
+        a = simkit.simulate(r, n, 4, start=full)
+        b = simkit.simulate(r, n, 4, start=none)
+        inert = rules != "seed001" or r.pe_damage == "hp_only"
+        assert (_counts(a) == _counts(b)) == inert, (rules, r.pe_damage)
+
+
+def test_stamina_counts_pinned_for_the_other_dying_systems():
+    """P(a PC dies) counts of a fixed seed, as before the PCs had PE (seed000, pf2e-core,
+    and seed001 with pe_damage=hp_only are the numbers of the fight without PE)."""
+    got = {}
+    for rules, extra in (("seed000", {}), ("pf2e-core", {}), ("seed001", {"pe_damage": "hp_only"})):
+        res = simkit.simulate(Party(level=5, threat="severe", rules=rules, **extra), 20_000, 1)
+        got[rules] = int(res.event_count("any_death"))
+    assert got == {"seed000": 4107, "pf2e-core": 4178, "seed001": 8675}
+
+
+def test_damage_takes_stamina_before_hp():
+    """seed001, pe_first: after a fight a PC below its max HP has no PE left (the PE go
+    first), and P(a PC dies) is lower than with hp_only (5 standard errors)."""
+    r = Party(level=5, threat="severe", rules="seed001")
+    n = 20_000
+    first = simkit.simulate(r, n, 7, keep_state=True)
+    f = first.final
+    assert (f.pe[f.hp < f.hp_max] == 0).all() and (f.pe <= f.pe_max).all()
+    assert (f.pe < f.pe_max).any() and (f.pe_max == [[p.pe_max for p in r.fighters.pcs]]).all()
+    only = simkit.simulate(replace(r, pe_damage="hp_only"), n, 7, keep_state=True)
+    assert (only.final.pe == only.final.pe_max).all()  # untouched
+    p1, p0 = (x.event_count("any_death") / n for x in (first, only))
+    assert p0 - p1 > 5 * np.hypot(standard_error(p0, n), standard_error(p1, n)), (p1, p0)
+    # explicit numbers: a PC's own maximum
+    assert Party(party="fighter(pe_max=7)", rules="seed001").fighters.pcs[0].pe_max == 7
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(party="fighter(pe_max=5)", level=2, hp=10, area_chance=0.5, xp_budget=60),
+        dict(party="rogue(pe_max=3)", level=1, xp_budget=60, pe_damage="hp_only"),
+    ],
+)
+def test_seed001_duel_with_stamina_agrees_with_monte_carlo(params):
+    """The exact duel under seed001 (a knock-out is a defeat; PE first, A1-5) against Monte
+    Carlo, and the reading moves it."""
+    r = Party(rules="seed001", **params)
+    assert r.has_exact
+    assert_agrees_with_exact(r, 20_000, 12)
+    other = replace(r, pe_damage="hp_only" if r.pe_on else "pe_first")
+    if r.fighters.pcs[0].pe_max:
+        assert simkit.solve(other)["defeat"] != simkit.solve(r)["defeat"]
+
+
+def test_a_hit_of_no_damage_does_nothing_to_a_downed_pc():
+    """A strike that hits for 0 damage (``damage=1d2-1``) on a PC at 0 HP is no damage
+    while down (R0-09): the kernel left it a hit (a dying value up, a stable PC knocked out
+    again) where the reference did nothing; found by the generated configurations."""
+    r = Party(level=3, party="fighter,rogue", monsters="5(damage=1d2-1)", target_downed="always")
+    n = 60
+    start = r.fresh_start(n)
+    hp = start.hp.copy()
+    hp[:, 0] = 0  # the fighter starts stable at 0 HP
+    kernel_vs_ref(r, n, 4, state=replace(start, hp=hp))

@@ -27,7 +27,6 @@ import numpy as np
 import pandas as pd
 
 from simkit.core.ambiguity import Ambiguity, Reading
-from simkit.core.ambiguity import reading as _r
 from simkit.core.params import ParamError
 
 __all__ = [
@@ -64,18 +63,9 @@ REPORT_COLUMNS = (
 )
 
 
-#: Ambiguities that no track model carries (their readings live in a function).
-UNMODELLED: tuple[Ambiguity, ...] = (
-    Ambiguity(
-        "A1-5",
-        "R1-10",
-        "rest",
-        "reading",
-        "whether damage takes stamina points (PE) before hit points",
-        (_r("PE first", {"reading": "pe_first"}, True), _r("HP only", {"reading": "hp_only"})),
-        note="no track model: simkit.rules.rest.split_damage(reading='pe_first'|'hp_only')",
-    ),
-)
+#: Ambiguities that no track model carries (their readings live in a function). A1-5
+#: (damage to PE first) is the party model's ``pe_damage``.
+UNMODELLED: tuple[Ambiguity, ...] = ()
 
 
 def _registry() -> tuple[Ambiguity, ...]:

@@ -1,8 +1,9 @@
 """The party fight's state, as typed objects: where a fight starts, and where it is.
 
 :class:`FightStart` is what one fight hands to the next (per track and PC: HP, maximum
-HP, hero points, spell slots and heals left, perseverance points, wounded, who is dead;
-per track the check penalty, P-10, and the fight, an index into the rules' lineups).
+HP, hero points, spell slots and heals left, perseverance points, wounded, who is dead,
+stamina points and their maximum; per track the check penalty, P-10, and the fight, an
+index into the rules' lineups).
 ``simkit.simulate(party, n, rng, start=...)`` starts each track from its row, and
 ``keep_state=True`` returns the finished fights' rows as ``result.final`` (a
 :class:`FightStart` in track order), so a later fight (or a rest) can continue from them.
@@ -24,7 +25,7 @@ from simkit.core.params import ParamError
 __all__ = ["CARRIED", "MAX_FIGHTS", "PER_TRACK", "FightStart", "FightState"]
 
 #: The per-PC fields a fight hands on (each (n, P)), in order.
-CARRIED = ("hp", "hp_max", "hero", "slots", "heals", "pp", "wounded", "dead")
+CARRIED = ("hp", "hp_max", "hero", "slots", "heals", "pp", "wounded", "dead", "pe", "pe_max")
 #: The per-track fields of a start (each (n,)).
 PER_TRACK = ("check_penalty", "fight")
 #: A start's fight index is below this (a rules object holds at most that many lineups).
@@ -54,6 +55,10 @@ class FightStart:
         The track's fight: an index into the rules' lineups (``Party.with_lineups``; 0,
         the default, is the rules' own lineup). A finished fight hands on the index it
         was fought at; the next fight sets its own.
+    pe, pe_max : ndarray (n, P) int, optional
+        Stamina points and their maximum (``0 <= pe <= pe_max``; seed 001, A1-5: damage
+        takes PE before HP; kept, unused, under the other dying systems and with
+        ``pe_damage=hp_only``). Left out: 0, no stamina.
     """
 
     hp: np.ndarray
@@ -66,10 +71,15 @@ class FightStart:
     dead: np.ndarray
     check_penalty: np.ndarray
     fight: np.ndarray = None  # type: ignore[assignment]  # (None: every track fight 0)
+    pe: np.ndarray = None  # type: ignore[assignment]  # (None: 0)
+    pe_max: np.ndarray = None  # type: ignore[assignment]  # (None: 0)
 
     def __post_init__(self):
         if self.fight is None:
             object.__setattr__(self, "fight", np.zeros(len(np.asarray(self.hp)), dtype=np.int32))
+        for name in ("pe", "pe_max"):
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, np.zeros(np.shape(self.hp), dtype=np.int32))
         arrays = {f.name: np.asarray(getattr(self, f.name)) for f in fields(self)}
         shape = arrays["hp"].shape
         if len(shape) != 2 or shape[0] < 1 or shape[1] < 1:
@@ -84,11 +94,13 @@ class FightStart:
             elif a.dtype.kind not in "iu":
                 raise ParamError(f"start: {name} must be integers, got {a.dtype}")
         lo = {"hp": 0, "hp_max": 1, "hero": 0, "slots": 0, "heals": 0, "pp": 0, "wounded": 0}
+        lo.update(pe=0, pe_max=0)
         for name, least in lo.items():
             if arrays[name].size and int(arrays[name].min()) < least:
                 raise ParamError(f"start: {name} must be at least {least}")
-        if (arrays["hp"] > arrays["hp_max"]).any():
-            raise ParamError("start: hp must be at most hp_max")
+        for name in ("hp", "pe"):
+            if (arrays[name] > arrays[name + "_max"]).any():
+                raise ParamError(f"start: {name} must be at most {name}_max")
         if (arrays["dead"] & (arrays["hp"] != 0)).any():
             raise ParamError("start: a dead PC has hp 0 (R0-15)")
         pen = arrays["check_penalty"]
@@ -105,10 +117,13 @@ class FightStart:
     @classmethod
     def trusted(cls, **arrays) -> FightStart:
         """A start from arrays a kernel made (already checked): no validation, no copy
-        (``fight`` left out: fight 0)."""
+        (``fight`` left out: fight 0; ``pe``, ``pe_max`` left out: 0)."""
         out = object.__new__(cls)
         if arrays.get("fight") is None:
             arrays["fight"] = np.zeros(len(arrays["hp"]), dtype=np.int32)
+        for name in ("pe", "pe_max"):
+            if arrays.get(name) is None:
+                arrays[name] = np.zeros(np.shape(arrays["hp"]), dtype=np.int32)
         for name, a in arrays.items():
             object.__setattr__(out, name, a)
         return out
@@ -147,7 +162,7 @@ class FightStart:
     def full(cls, n: int, **per_pc) -> FightStart:
         """``n`` equal tracks: each field a per-PC list (or one number; ``check_penalty`` a
         number; ``fight`` a number or one per track); ``dead`` defaults to nobody,
-        ``wounded``, ``pp`` and ``fight`` to 0."""
+        ``wounded``, ``pp``, ``pe``, ``pe_max`` and ``fight`` to 0."""
         P = len(per_pc["hp"])
         out: dict = {}
         for name in CARRIED:
@@ -177,6 +192,8 @@ class FightState:
     dcs: np.ndarray  # int16: recovery DC before dying (R0-06)
     hero: np.ndarray  # int8: hero points left (R0-10)
     pp: np.ndarray  # int16: perseverance points (seed 001)
+    pe: np.ndarray  # int32: stamina points (seed 001, A1-5: damage takes them before HP)
+    pe_max: np.ndarray  # int32: maximum stamina points (handed on)
     turns: np.ndarray  # int16: agonising turns so far (seed 001)
     nl: np.ndarray  # bool: down by nonlethal damage (R1-11)
     moved: np.ndarray  # bool: moved in the order this round (R0-03)

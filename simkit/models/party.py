@@ -48,7 +48,10 @@ The round
    conscious PC per ``monster_target``: ``random``, ``weakest`` (fewest HP), ``focus``
    (the first conscious PC in the party's order). AC of a PC at 0 HP: -6 (R0-11).
 3. **Damage to a PC.** A hit of at least 2 x its max HP kills (R0-13,
-   :mod:`simkit.rules.massive_damage`). Conscious: HP fall; at 0, knocked out (R0-03): a
+   :mod:`simkit.rules.massive_damage`; the hit's whole damage, PE or not). Under seed 001
+   with ``pe_damage=pe_first`` (A1-5, :func:`simkit.rules.rest.split_damage`) the PC's
+   stamina points (PE) take the damage first and only the rest goes on (a hit the PE
+   take whole does nothing more). Conscious: HP fall; at 0, knocked out (R0-03): a
    ``death`` trait kills (R0-12), ``nonlethal`` leaves it stable (R0-02, R1-11), else
    dying 1 (2 on a critical, + wounded under the wounded rule,
    :func:`simkit.rules.dying_damage.knockout_value`) with the recovery DC of the source
@@ -106,8 +109,8 @@ for its one PC; this model keeps only its own consequences of a death (``deaths`
 Exact duels
 -----------
 One PC against one monster (``party`` of one role, ``lineup=boss``), with no healer
-(the PC is not a cleric) and seed 000 / pf2e-core, is a finite absorbing chain over (PC
-HP, monster HP, dying state): ``has_exact`` is then true and :func:`simkit.solve`
+(the PC is not a cleric), is a finite absorbing chain over (PC HP (and PE under seed
+001), monster HP, dying state): ``has_exact`` is then true and :func:`simkit.solve`
 answers exactly (``exact_initial`` / ``exact_step``, see :mod:`simkit.models.party_duel`).
 """
 
@@ -121,6 +124,8 @@ from typing import ClassVar
 
 import numpy as np
 
+from simkit.core.ambiguity import Ambiguity
+from simkit.core.ambiguity import reading as _r
 from simkit.core.model import Rules
 from simkit.core.params import ParamError, param
 from simkit.models.downed import DYING, STABLE, UP, Downed
@@ -140,6 +145,7 @@ from simkit.rules.dying_damage import WOUNDED_ADDS
 from simkit.rules.hero_points import HERO_KNOCKOUT, HERO_POLICY
 from simkit.rules.parameters import shared
 from simkit.rules.pf2e import budget, creatures, pcs
+from simkit.rules.rest import PE_DAMAGE, split_damage
 from simkit.rules.strike import BASIC_X2, STRIKE_MULT, map_penalty, pc_map, roll_table, strike_ac
 
 __all__ = ["OUTCOMES", "RULES_SETS", "Combatants", "Party"]
@@ -149,6 +155,22 @@ VICTORY, VICTORY_DEATHS, RETREAT, DEFEAT = range(4)
 #: values of the ``cond`` state field: the downed-PC component's UP, DYING, STABLE, and DEAD
 DEAD = 3
 FIGHT, WON, FLED = 0, 1, 2  # values of the ``phase`` state field
+#: The ambiguities of docs/rules.md this model carries (the ambiguity report, compare).
+AMBIGUITIES: tuple[Ambiguity, ...] = (
+    Ambiguity(
+        "A1-5",
+        "R1-10",
+        "party",
+        "pe_damage",
+        "whether damage takes stamina points (PE) before hit points",
+        (
+            _r("PE first", {"pe_damage": "pe_first"}, True),
+            _r("HP only", {"pe_damage": "hp_only"}),
+        ),
+        setup={"rules": "seed001", "threat": "severe"},
+        outcome="any_death",
+    ),
+)
 #: The dying systems (``rules``), declared once in :mod:`simkit.rules.dying_systems`.
 RULES_SETS = dying_systems.DYING_OPTIONS
 HOURS = hourly.WAKE_HOURS  # R1-07
@@ -740,10 +762,12 @@ class Party(Rules):
         "deaths_after_fight",
     )
     rule_ids: ClassVar[str] = (
-        "R0-01..R0-13, R1-01..R1-08, R1-11; A0-1..A0-5, A0-7, A1-1, A1-2; P-01..P-10; AP-1..AP-11"
+        "R0-01..R0-13, R1-01..R1-08, R1-11; A0-1..A0-5, A0-7, A1-1, A1-2, A1-5; P-01..P-10; "
+        "AP-1..AP-17"
     )
     #: P(at least one PC dies): ``calibrate party --target any_death=5%``
     events: ClassVar[dict[str, tuple[str, int]]] = {"any_death": ("deaths", 1)}
+    ambiguities: ClassVar[tuple[Ambiguity, ...]] = AMBIGUITIES
     active_label: ClassVar[str] = "fight still going"
     #: Where the exact solver applies when it does not at the defaults (``simkit models``).
     exact_scope: ClassVar[str] = "duels"  # one PC (not a cleric) against one monster
@@ -818,6 +842,14 @@ class Party(Rules):
     spend: str | int = shared("spend")
     stabilize_cap: int | None = shared("stabilize_cap", optional=True)
     zero_pp: str = shared("zero_pp")
+    pe_damage: str = param(
+        "pe_first",
+        kind="choice",
+        choices=PE_DAMAGE,
+        rule="A1-5",
+        help="seed001: damage takes the PCs' stamina points (PE) before their HP (pe_first), "
+        "or HP only (hp_only: no PE)",
+    )
     long_term: bool = shared("long_term")
     checks: int = shared("checks")
     attacks: int = shared("attacks")
@@ -984,6 +1016,11 @@ class Party(Rules):
     @property
     def n_pcs(self) -> int:
         return len(self.roles)
+
+    @classmethod
+    def typical_character(cls, level: int) -> dict:
+        """The default party at ``level`` (its PCs' numbers follow the level)."""
+        return {"level": level}
 
     @property
     def budget_xp(self) -> int:
@@ -1155,6 +1192,11 @@ class Party(Rules):
     def hourly_on(self) -> bool:
         return not self.seed000 and self.long_term
 
+    @property
+    def pe_on(self) -> bool:
+        """Whether damage takes the PCs' stamina points before their HP (seed 001, A1-5)."""
+        return not self.seed000 and self.pe_damage == "pe_first"
+
     def draw(self, rng, m: int) -> dict[str, np.ndarray]:
         """One round's draws for ``m`` tracks (see :attr:`plan`), one call per entry, as
         drawn: a ``d20`` entry holds ``face - 1`` (0..19; :func:`faces` reads them). The
@@ -1206,8 +1248,8 @@ class Party(Rules):
     # -- Monte Carlo kernel -------------------------------------------------------------------
     def fresh_start(self, n: int) -> FightStart:
         """Where a fight starts without ``start=``: every PC at its role's numbers (HP, or
-        ``hp`` when lower), ``hero_points``, its slots, heals and PP, unwounded and alive;
-        every track at ``check_penalty``."""
+        ``hp`` when lower), ``hero_points``, its slots, heals, PP and PE (full), unwounded
+        and alive; every track at ``check_penalty``."""
         F = self.fighters
         hp_max = [p.hp for p in F.pcs]
         hp = hp_max if self.hp is None else [min(h, self.hp) for h in hp_max]
@@ -1219,12 +1261,14 @@ class Party(Rules):
             slots=[p.slots for p in F.pcs],
             heals=[p.heals for p in F.pcs],
             pp=[p.pp_max for p in F.pcs],
+            pe=[p.pe_max for p in F.pcs],
+            pe_max=[p.pe_max for p in F.pcs],
             check_penalty=self.check_penalty,
         )
 
     def init(self, n: int, rng, start: FightStart | None = None):
         """A block of ``n`` fresh fights, or of fights from ``start`` (its ``n`` rows: HP,
-        max HP, hero points, slots, heals, PP, wounded, the dead, the check penalty). A PC
+        max HP, hero points, slots, heals, PP, PE, wounded, the dead, the check penalty). A PC
         at 0 HP and alive in ``start`` begins stable; ``hp`` then does not apply."""
         F = self.fighters
         L = _lineups(self)
@@ -1254,6 +1298,8 @@ class Party(Rules):
             dcs=np.zeros((n, P), dtype=np.int16),
             hero=start.hero.astype(np.int8),
             pp=start.pp.astype(np.int16),
+            pe=start.pe.astype(np.int32),
+            pe_max=start.pe_max.astype(np.int32),
             turns=np.zeros((n, P), dtype=np.int16),
             nl=np.zeros((n, P), dtype=bool),
             moved=np.zeros((n, P), dtype=bool),
@@ -1314,6 +1360,8 @@ class Party(Rules):
             slots=S.slots[rows],
             heals=S.heals[rows],
             pp=S.pp[rows],
+            pe=S.pe[rows],
+            pe_max=S.pe_max[rows],
             wounded=S.wounded[rows],
             dead=S.cond[rows] == DEAD,
             check_penalty=S.penalty[rows],
@@ -1654,6 +1702,8 @@ class Party(Rules):
         fell = i[massive]
         if len(fell):
             self._kill(S, code, fell, k[massive])
+        if self.pe_on:  # stamina first (A1-5): what the PE take does nothing more
+            dmg = self._stamina(S, i * P + k, dmg, massive)
         up = np.flatnonzero(~massive & (cond == UP))  # conscious: HP fall (R0-03)
         a, b = i.take(up), k.take(up)
         f = a * P + b
@@ -1668,7 +1718,7 @@ class Party(Rules):
                 S, code, a, b, crit.take(u), src_dc.take(u), j.take(u), move=True, distinct=distinct
             )
             fell = np.concatenate((fell, a))
-        down = ~massive & (cond != UP) & (cond != DEAD)  # at 0 HP already (R0-09)
+        down = ~massive & (cond != UP) & (cond != DEAD) & (dmg > 0)  # at 0 HP (R0-09)
         if not down.any():
             return fell
         f = i[down] * P + k[down]
@@ -1677,6 +1727,20 @@ class Party(Rules):
             np.add.at(S["knockouts"], again // P, 1)
         self._kill_at(S, code, died)
         return fell
+
+    def _stamina(self, S, f, dmg, massive):
+        """Damage ``dmg`` at flat positions ``f`` (the PCs not killed by ``massive``) takes
+        their PE first (A1-5, :func:`simkit.rules.rest.split_damage`); returns the damage
+        left for their HP (0 where the PE took it all, and at ``massive``)."""
+        pe = S.pe.reshape(-1)
+        go = np.flatnonzero(~massive)
+        g = f.take(go)
+        hp = S.hp.reshape(-1).take(g)
+        pe_left, hp_left, excess = split_damage(dmg.take(go), pe.take(g), hp, self.pe_damage)
+        pe[g] = pe_left
+        out = np.zeros(len(dmg), dtype=np.int64)
+        out[go] = hp - hp_left + excess
+        return out
 
     def _knockout(self, S, code, i, k, crit, src_dc, j, move, start=1, distinct=False):
         """PCs ``(i, k)`` fall to 0 HP (R0-03; R1-01, R1-11); ``j``: the monster (moves them)."""

@@ -6,9 +6,14 @@ monster's HP and area effects left, and whether the PC acts before the monster. 
 dying state is transient within a round: with one PC, a knock-out leaves every PC at
 0 HP, which is a defeat at once, unless the knock-out spends a hero point (R0-10,
 ``hero_policy``; :func:`simkit.rules.hero_points.rise`) and the PC is back at 1 HP
-(seed 000's ``revive``; pf2e-core's ``stabilize`` leaves it at 0 HP: defeat). A revived
-PC moved to just before the monster (R0-03): it acts first from the next round on and
-skips its turn in this one.
+(seed 000's ``revive``; pf2e-core's ``stabilize`` leaves it at 0 HP: defeat; seed 001
+spends none: its knock-out, agonising, is a defeat). A revived PC moved to just before
+the monster (R0-03): it acts first from the next round on and skips its turn in this one.
+
+Under seed 001 with ``pe_damage=pe_first`` (A1-5) damage takes the PC's stamina points
+first (:func:`simkit.rules.rest.split_damage`); its HP stay whole while it has PE, so
+``pc_hp`` is then its HP + PE (its HP are ``min(pc_hp, the HP it started with)``, the
+rest its PE).
 
 One step is one round, as in :class:`~simkit.models.party.Party`: the PC's turn (two
 strikes at the multiple attack penalty, or the wizard's area spell / cantrip, basic
@@ -27,6 +32,7 @@ from functools import cache, lru_cache
 
 from simkit.core.exact import ExactTooLarge
 from simkit.rules import hero_points, initiative, massive_damage
+from simkit.rules.rest import split_damage
 from simkit.rules.strike import basic_save_pmf, map_penalty, pc_map, strike_pmf
 
 __all__ = ["DUEL_MAX_STATES", "duel_initial", "duel_states", "duel_step", "duel_supported"]
@@ -36,15 +42,15 @@ DUEL_MAX_STATES = 20_000
 
 
 def duel_supported(r) -> bool:
-    """Whether ``r`` is an exact duel: one non-healing PC, one monster, seed 000 / pf2e-core,
-    one lineup."""
+    """Whether ``r`` is an exact duel: one non-healing PC, one monster, one lineup, not
+    starting at 0 HP (any dying system: with one PC, a knock-out no hero point undoes is a
+    defeat)."""
     F = r.fighters
     return (
         r.n_fights == 1
         and len(F.pcs) == 1
         and F.pcs[0].heal is None
         and len(F.monsters) == 1
-        and r.seed000
         and r.hp != 0
     )
 
@@ -52,7 +58,7 @@ def duel_supported(r) -> bool:
 def duel_states(r) -> int:
     """An upper bound on the duel's transient states."""
     pc, mo = r.fighters.pcs[0], r.fighters.monsters[0]
-    hp = pc.hp if r.hp is None else min(pc.hp, r.hp)
+    hp = _start_hp(r) + (pc.pe_max if r.pe_on else 0)  # (with PE: HP + PE)
     return (
         (max(hp, 1) + 1)
         * (mo.hp + 1)
@@ -67,12 +73,13 @@ def duel_initial(r, start: tuple[int, int, int] | None = None) -> dict:
     """Full HP (or ``hp``), initiative by d20 + Perception (ties: the monster first).
 
     ``start``: the PC's ``(HP, hero points, slots)`` instead (a fight continued from where
-    the last step left it: :mod:`simkit.models.day_duel`; HP at least 1)."""
+    the last step left it: :mod:`simkit.models.day_duel`; HP at least 1; not with PE)."""
     if not duel_supported(r):
         raise NotImplementedError(
-            "party: exact only for duels (one non-cleric PC, one monster, "
-            "rules seed000 or pf2e-core)"
+            "party: exact only for duels (one non-cleric PC, one monster, not hp=0)"
         )
+    if start is not None and r.pe_on:
+        raise NotImplementedError("party: a duel from a given state has no PE (pe_damage)")
     count = duel_states(r)
     if count > DUEL_MAX_STATES:
         raise ExactTooLarge(
@@ -81,7 +88,7 @@ def duel_initial(r, start: tuple[int, int, int] | None = None) -> dict:
         )
     pc, mo = r.fighters.pcs[0], r.fighters.monsters[0]
     first = float(initiative.pc_first_p(pc.perception, mo.perception, r.check_penalty))  # P-01
-    hp = pc.hp if r.hp is None else min(pc.hp, r.hp)
+    hp = _start_hp(r) + (pc.pe_max if r.pe_on else 0)  # (with PE: HP + PE)
     out: dict = {}
     pc_part = (hp, r.hero_points, pc.slots) if start is None else tuple(start)
     base = pc_part + (mo.hp, r.area_uses_of[0])
@@ -96,6 +103,12 @@ def duel_step(r, state, t: int, ends: bool = False) -> dict:
     """One round from ``state``: {next state or outcome: p}. ``ends``: a victory is keyed
     ``("victory", hp, hero, slots)``, the PC's state at the end (a day carries it on)."""
     return dict(_round(r, state, ends))
+
+
+def _start_hp(r) -> int:
+    """The PC's HP at the start: full, or ``hp`` when lower."""
+    hp = r.fighters.pcs[0].hp
+    return hp if r.hp is None else min(hp, r.hp)
 
 
 @lru_cache(maxsize=64)
@@ -132,16 +145,23 @@ def _turns(r):
             dist = new
         return tuple(dist.items())
 
+    hp_start = _start_hp(r)
+
     def hit(hp: int, hero: int, moved: bool, d: int, crit: bool, p: float, new, lost) -> None:
-        """The PC at ``hp`` takes ``d`` damage with probability ``p``."""
+        """The PC at ``hp`` (with PE: HP + PE) takes ``d`` damage with probability ``p``."""
         if d <= 0:
             new[(hp, hero, moved)] += p
             return
-        if massive_damage.is_massive(d, hp_max):
+        if massive_damage.is_massive(d, hp_max):  # R0-13: the hit's whole damage
             lost[0] += p
             return
+        pe = 0
+        if r.pe_on:  # A1-5: the PE take it first (the HP are whole while PE are left)
+            hp, pe = min(hp, hp_start), hp - min(hp, hp_start)
+            pe, hp_left, excess = (int(x) for x in split_damage(d, pe, hp, r.pe_damage))
+            d = hp - hp_left + excess  # what the PE did not take
         if hp - d > 0:
-            new[(hp - d, hero, moved)] += p
+            new[(hp - d + pe, hero, moved)] += p
             return
         if r.trait != "lethal":  # death: dead; nonlethal: stable at 0 HP: every PC down
             lost[0] += p

@@ -12,7 +12,8 @@ pick draw means (:func:`_pick`), a chance draw (:func:`_happens`) and a dice dra
 
 The track (a dict, see :func:`new_track`):
 
-- ``pcs``: one dict per PC, in the party's order: ``hp``, ``hp_max``, ``cond`` (``up``,
+- ``pcs``: one dict per PC, in the party's order: ``hp``, ``hp_max``, ``pe``, ``pe_max``
+  (stamina, seed 001, A1-5), ``cond`` (``up``,
   ``dying`` — agonising under seed 001 —, ``stable``, ``dead``), ``dying`` (seed 000's
   value), ``dc`` (the recovery DC before dying, R0-06), ``wounded`` (A0-2), ``hero``,
   ``pp``, ``agony_turns`` (turns agonising since the knock-out, R1-04), ``nonlethal``
@@ -47,6 +48,7 @@ from simkit.rules import (
     recovery_check,
 )
 from simkit.rules.dice import CRIT_FAIL, CRIT_SUCCESS, degree, dice_value
+from simkit.rules.rest import split_damage_ref
 from simkit.rules.strike import basic_damage, map_penalty, pc_map, strike_ac, strike_damage
 
 __all__ = ["new_track", "ref_init", "ref_round"]
@@ -83,7 +85,8 @@ def new_track(r: Party, init_rolls, start: dict | None = None) -> dict:
         The natural initiative d20s: the PCs', then the monsters' (P-01).
     start : dict, optional
         This track's starting values: per PC lists ``hp``, ``hp_max``, ``hero``,
-        ``slots``, ``heals``, ``pp``, ``wounded`` (ints) and ``dead`` (bools), and
+        ``slots``, ``heals``, ``pp``, ``wounded``, ``pe``, ``pe_max`` (ints) and ``dead``
+        (bools), and
         ``check_penalty`` (int, P-10), and optionally ``fight`` (int: the track's lineup,
         an index into ``r.lineup_rules``; default 0). A dead PC stays dead (R0-15); an
         alive PC at 0 HP starts stable; ``r.hp`` does not apply. None: every PC at its
@@ -101,6 +104,8 @@ def new_track(r: Party, init_rolls, start: dict | None = None) -> dict:
             "slots": [p.slots for p in F.pcs],
             "heals": [p.heals for p in F.pcs],
             "pp": [p.pp_max for p in F.pcs],
+            "pe": [p.pe_max for p in F.pcs],
+            "pe_max": [p.pe_max for p in F.pcs],
             "wounded": [0] * P,
             "dead": [False] * P,
             "check_penalty": r.check_penalty,
@@ -123,6 +128,8 @@ def new_track(r: Party, init_rolls, start: dict | None = None) -> dict:
                 "wounded": int(start["wounded"][k]),
                 "hero": int(start["hero"][k]),
                 "pp": int(start["pp"][k]),
+                "pe": int(start["pe"][k]),
+                "pe_max": int(start["pe_max"][k]),
                 "agony_turns": 0,
                 "nonlethal": False,
                 "slots": int(start["slots"][k]),
@@ -326,13 +333,19 @@ class _Fight:
                 self.kill(k)
 
     def take_damage(self, k, dmg, *, crit, dc, by):
-        """``dmg`` (> 0) HP of damage to PC ``k`` from monster ``by`` (R0-09, R0-13)."""
+        """``dmg`` (> 0) HP of damage to PC ``k`` from monster ``by`` (R0-09, R0-13); under
+        seed 001 with ``pe_damage=pe_first`` the PC's stamina points take it first (A1-5)."""
         r, pc = self.r, self.pc(k)
         if pc["cond"] == DEAD:
             return
-        if massive_damage.is_massive(dmg, pc["hp_max"]):  # R0-13
+        if massive_damage.is_massive(dmg, pc["hp_max"]):  # R0-13: the hit's whole damage
             self.kill(k)
             return
+        if not r.seed000 and r.pe_damage == "pe_first":  # A1-5: stamina first
+            pc["pe"], hp_left, excess = split_damage_ref(dmg, pc["pe"], pc["hp"], r.pe_damage)
+            dmg = pc["hp"] - hp_left + excess  # what the PE did not take
+            if dmg == 0:
+                return
         if pc["cond"] == UP:
             pc["hp"] = max(pc["hp"] - dmg, 0)
             if pc["hp"] == 0:

@@ -10,9 +10,11 @@ strings; a bad value raises :class:`simkit.core.params.ParamError` naming the ar
 - :func:`pp_after_rest`: perseverance points after a rest within an adventuring day
   (A1-7: back in full after a night's rest, default, or never within the day).
 - :func:`recover_pe`: PE back to the maximum by spending 1 PP and resting 10 minutes,
-  or after a night's rest (R1-09).
+  or after a night's rest (R1-09); :func:`recover_pe_ref` is its scalar reference.
 - :func:`split_damage`: damage taken by PE first, then HP (A1-5 default ``pe_first``,
-  as in the resolve-point system the text follows), or by HP only (``hp_only``).
+  as in the resolve-point system the text follows), or by HP only (``hp_only``);
+  :func:`split_damage_ref` is its scalar reference (the party fight's reference uses it,
+  its kernel the vectorised one).
 - :func:`ability_modifier`, :func:`modifier_loss`: ability damage under A1-4's two
   readings: ``score`` (default: modifier = floor((score - damage - 10) / 2), as the
   text's example computes: Strength reduced by 4 loses 2 points of modifier) and
@@ -37,9 +39,12 @@ __all__ = [
     "days_to_full_hp",
     "rest_table",
     "recover_pe",
+    "recover_pe_ref",
+    "PE_DAMAGE",
     "PP_BACK",
     "pp_after_rest",
     "split_damage",
+    "split_damage_ref",
     "ability_modifier",
     "modifier_loss",
     "pe_max",
@@ -176,6 +181,16 @@ def recover_pe(pe, pe_max, pp, method: str = "pp"):
             )
 
 
+def recover_pe_ref(pe: int, pe_max: int, pp: int, method: str = "pp") -> tuple[int, int, int]:
+    """Scalar reference of :func:`recover_pe` for one character (R1-09), plain Python:
+    ``(pe, pp, minutes)``."""
+    if method == "night":  # a night's rest: every PE back, no PP spent
+        return pe_max, pp, 60 * REST_HOURS["night"]
+    if pe < pe_max and pp >= 1:  # 1 PP and 10 minutes of rest: every PE back
+        return pe_max, pp - 1, PP_REST_MINUTES
+    return pe, pp, 0
+
+
 # -- PP within a day (A1-7) -------------------------------------------------------------------
 #: A1-7: how perseverance points come back within an adventuring day (the seed does not
 #: say): in full after a night's rest (``night``, default) or not at all (``never``).
@@ -194,6 +209,10 @@ def pp_after_rest(pp, pp_max, rest: str, reading: str = "night"):
 
 
 # -- damage (A1-5) ---------------------------------------------------------------------------
+#: A1-5's readings: damage takes PE first, then HP (default), or HP only (PE untouched).
+PE_DAMAGE = ("pe_first", "hp_only")
+
+
 def split_damage(damage, pe, hp, order: str = "pe_first"):
     """Apply ``damage`` to PE and HP (A1-5): ``(pe, hp, excess)`` after the hit.
 
@@ -203,7 +222,7 @@ def split_damage(damage, pe, hp, order: str = "pe_first"):
     nonlethal damage (R1-11).
     """
     damage, pe, hp = _ints("damage", damage, 0), _ints("pe", pe, 0), _ints("hp", hp, 0)
-    order = _choice("order", order, ("pe_first", "hp_only"))
+    order = _choice("order", order, PE_DAMAGE)
     match order:
         case "pe_first":
             to_pe = np.minimum(damage, pe)
@@ -212,6 +231,17 @@ def split_damage(damage, pe, hp, order: str = "pe_first"):
     rest = damage - to_pe
     to_hp = np.minimum(rest, hp)
     return _out(pe - to_pe), _out(hp - to_hp), _out(rest - to_hp)
+
+
+def split_damage_ref(
+    damage: int, pe: int, hp: int, order: str = "pe_first"
+) -> tuple[int, int, int]:
+    """Scalar reference of :func:`split_damage` for one hit (A1-5), plain Python:
+    ``(pe, hp, excess)``."""
+    to_pe = min(damage, pe) if order == "pe_first" else 0  # PE first (A1-5), or untouched
+    rest = damage - to_pe
+    to_hp = min(rest, hp)
+    return pe - to_pe, hp - to_hp, rest - to_hp
 
 
 # -- abilities (R1-12, A1-4) ---------------------------------------------------------------------

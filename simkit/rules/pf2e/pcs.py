@@ -29,7 +29,11 @@ literal whose source is named here and in ``docs/pf2e-sources.md``:
   actions) is ``r d8 + 8 r`` (:func:`simkit.rules.pf2e.creatures.heal_dice`), divine font
   4 heals (5 from level 5, 6 from 15; Player Core cleric);
 - Medicine (first aid, R1-02): trained (+2) + level + Wisdom for the cleric;
-- perseverance points (seed 001): :func:`simkit.rules.pf2e.levels.pp_max` with key +4.
+- perseverance points (seed 001): :func:`simkit.rules.pf2e.levels.pp_max` with key +4;
+- stamina points (seed 001, A1-5): :func:`simkit.rules.rest.pe_max` (level x (class PE
+  per level + Con)), the class PE per level being the class HP per level (our reading: in
+  Starfinder, whose resolve points the seed follows, every class gains as many stamina
+  points as hit points a level).
 
 The rogue's sneak attack (1d6, 2d6 at 5, 3d6 at 11, 4d6 at 17) is added to every hit:
 the party is assumed to flank (our simplification; the round does not track positions).
@@ -47,6 +51,7 @@ from simkit.core.names import suggest, unknown
 from simkit.core.params import register_kind
 from simkit.rules import overrides
 from simkit.rules.pf2e import levels
+from simkit.rules.rest import pe_max as _pe_max_rule
 
 __all__ = [
     "MAX_PARTY",
@@ -278,6 +283,7 @@ class PCStats:
     medicine: int | None  # first aid bonus (R1-02), None = no first aid
     con: int  # Con modifier (hourly checks, R1-06)
     pp_max: int  # perseverance points (seed 001)
+    pe_max: int  # stamina points (seed 001, A1-5): rules.rest.pe_max
 
 
 def _dice(count: int, faces: int, bonus: int) -> str:
@@ -353,6 +359,7 @@ def role(name: str, level: int) -> PCStats:
         medicine=medicine,
         con=con,
         pp_max=levels.pp_max(level, 4),
+        pe_max=int(_pe_max_rule(level, s.class_hp, con)),
     )
 
 
@@ -373,6 +380,7 @@ PC_FIELDS: dict[str, overrides.Field] = {
     "heals": overrides.Field("int", 0, 20),
     "con": overrides.Field("int", -5, 10),
     "pp_max": overrides.Field("int", 0, 100),
+    "pe_max": overrides.Field("int", 0, 10_000),
 }
 
 
