@@ -375,3 +375,18 @@ def test_cli_run_day_prints_the_designers_notes():
     assert (
         lines[1].startswith(f"simkit: P(a PC dies) {p_any}") and f"3 moderate {p_any}" in lines[2]
     )
+
+
+def test_rest_when_says_in_one_line_where_it_adds_no_rest():
+    seeds = make_model("day", plan="low, moderate", rest_when=0.5)
+    assert "seeds' rest" in seeds.rest_when_note and "\n" not in seeds.rest_when_note
+    no_medic = make_model("day", plan="low", rest_when=0.5, rest_rules="pf2e", party="fighter")
+    assert "Medicine" in no_medic.rest_when_note
+    assert make_model("day", plan="low", rest_when=0.5, rules="pf2e-core").rest_when_note is None
+    assert make_model("day", plan="low").rest_when_note is None
+    # it adds no rest indeed: the same numbers as without it
+    a = simulate(seeds, 300, SEED)
+    b = simulate(make_model("day", plan="low, moderate"), 300, SEED)
+    assert a.counts == b.counts
+    code, _, err = run_cli("run", "day", "--set", "plan=low", "--set", "rest_when=0.5", "-n", "50")
+    assert code == 0 and f"simkit: note: {seeds.rest_when_note}" in err.splitlines()

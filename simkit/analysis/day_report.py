@@ -94,7 +94,8 @@ def _pct(p: float, lo: float, hi: float) -> str:
 
 
 def run_notes(res, level: float = 0.95) -> list[str]:
-    """Lines for ``simkit run day`` (on stderr): the party, rules, rest and plan; the
+    """Lines for ``simkit run day`` (on stderr): the party, rules, rest and plan (and
+    :attr:`~simkit.models.day.Day.rest_when_note` where ``rest_when`` adds no rest); the
     designer's odds over the day (the table's events and means: P(a PC dies), expected
     deaths, P(defeat)); P(a PC has died) by the end of each step
     (:func:`simkit.models.day.death_by_step`, with intervals; a plan longer than
@@ -131,11 +132,13 @@ def run_notes(res, level: float = 0.95) -> list[str]:
         f"{r.step} {r.step_text} {_pct(r.p, r.ci_low, r.ci_high)}"
         for r in curve.iloc[shown].itertuples()
     )
+    note = model.rest_when_note
     return [
         (
             f"party of {model.n_pcs} at level {model.level} ({model.party}), rules "
             f"{model.rules}, {rest}; plan ({model.horizon} steps): {plan}"
         ),
+        *([f"note: {note}"] if note else []),
         odds,
         f"P(a PC has died) by the end of step: {by_step}",
     ]

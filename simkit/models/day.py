@@ -360,7 +360,8 @@ class Day(Rules):
         hi=1.0,
         optional=True,
         help="before each fight, short rests while a PC is below this fraction of its max HP "
-        "and a rest can heal it (pf2e rest: Treat Wounds; at most 6)",
+        "and a rest can heal it (pf2e rest: Treat Wounds; at most 6); none under the seeds' "
+        "rest, whose short rest heals nothing (run day says so)",
     )
     pp_back: str = param(
         "night",
@@ -425,6 +426,28 @@ class Day(Rules):
         Treat Wounds critical failure): a creature of the party's level (its recovery DC,
         R0-06), gone before the first round."""
         return Party(**{**_party_params(self), "monsters": str(getattr(self, "level"))})
+
+    @property
+    def rest_when_note(self) -> str | None:
+        """One line saying why ``rest_when`` adds no rest to this day, or None: under the
+        seeds' rest a short rest restores nothing the fights model (stamina comes back for 1
+        PP, R1-09, which the day's rests do not model yet); under the pf2e rest a party
+        without Medicine cannot Treat Wounds (P-11)."""
+        if self.rest_when is None:
+            return None
+        if not self.pf2e_rest:
+            return (
+                f"rest_when={self.rest_when:g} adds no rest under the seeds' rest: a short rest "
+                "heals no HP there (R1-09 gives back stamina, which the day's rests do not "
+                "model yet); rest_rules=pf2e rests with Treat Wounds"
+            )
+        if not self._medics():
+            party = getattr(self, "party")
+            return (
+                f"rest_when={self.rest_when:g} adds no rest: no PC of {party!r} has Medicine "
+                "to Treat Wounds (P-11)"
+            )
+        return None
 
     @property
     def pf2e_rest(self) -> bool:
