@@ -4,7 +4,7 @@
     python3 tasks.py report   # set up .venv, then regenerate the standard reports in reports/
     python3 tasks.py test     # set up .venv (with the test extra), then ruff, mypy and the tests
     python3 tasks.py docs     # set up .venv, then build the documentation site into site/
-    python3 tasks.py bench    # the benchmarks in bench/ (not tests)
+    python3 tasks.py bench    # every benchmark in bench/ (not tests), failures listed at the end
 
 The first command installs from the package index (about 80 s); ``report`` takes about
 40 s, ``test`` 4 to 5 minutes (it builds the site too: tests/test_docs.py), ``docs`` about
@@ -58,6 +58,20 @@ def docs(rest: list[str]) -> None:
     subprocess.run(cmd, check=True, cwd=ROOT, env=env)
 
 
+def bench(rest: list[str]) -> int:
+    """Every bench/bench_*.py, one after the other, whatever fails; the failures at the end."""
+    failed = []
+    for script in sorted((ROOT / "bench").glob("bench_*.py")):
+        try:
+            run(PY, script, *rest)
+        except subprocess.CalledProcessError as exc:
+            failed.append(f"{script.name} (exit status {exc.returncode})")
+    if failed:
+        print("tasks.py bench: failed: " + ", ".join(failed), file=sys.stderr)
+        return 1
+    return 0
+
+
 def main(argv: list[str]) -> int:
     verbs = {"install", "report", "test", "docs", "bench"}
     if len(argv) < 1 or argv[0] not in verbs:
@@ -75,8 +89,7 @@ def main(argv: list[str]) -> int:
         elif verb == "docs":
             docs(rest)
         elif verb == "bench":
-            for script in sorted((ROOT / "bench").glob("bench_*.py")):
-                run(PY, script, *rest)
+            return bench(rest)
     except subprocess.CalledProcessError as exc:
         return exc.returncode or 1
     return 0
