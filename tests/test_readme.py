@@ -1,19 +1,25 @@
-"""Every example of the README, shell and Python, prints what the README says it prints.
+"""The README: short, true, and every example, shell and Python, prints what it shows.
 
 The examples run in order in one scratch folder (those that write files leave them for
 the next ones, a TOML block is written where its ``--config`` reads it); Python cells and
 ``>>>`` sessions share one namespace. ``docs/examples.py`` states the conventions, which
 examples are only run or skipped, and how Monte Carlo numbers are compared (within 5
-standard errors of the example's ``n``; exact numbers to their digits).
+standard errors of the example's ``n``; exact numbers to their digits). The manual lives in
+the documentation site (``docs/``, ``tests/test_docs.py``); the README is its front page.
 """
 
 import importlib.util
+import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+README = ROOT / "README.md"
+MAX_LINES = 200
 
 
 def _load(name):
@@ -29,24 +35,68 @@ readme = _load("readme_examples")
 
 ALL = readme.examples()
 EXAMPLES = [e for e in ALL if e.checked]
-#: README examples whose shown output no longer matches the code (reported in issue 22;
-#: the README's shrink moves them to the docs pages, where they are right): a part of the
-#: source -> what is wrong. Strict: once one is fixed, its entry must go.
-KNOWN_STALE = {
-    'Agony(pp=4, spend="never"': "the marks frame is shown without its index",
-    "rest_table([1, 5, 10]": "the frame is shown without its index",
-    "con_damage(14, [0, 2, 4, 6]": "shown unwrapped, without its index",
-    "encounter_summary(res)": "the cell prints one table; the sweep's table is not printed",
-}
-
-
-def _stale(e):
-    return next((why for part, why in KNOWN_STALE.items() if part in e.source), None)
 
 
 @pytest.fixture(scope="module")
 def outputs(tmp_path_factory):
     return readme.run_all(ALL, tmp_path_factory.mktemp("readme"))
+
+
+# -- what the README is ---------------------------------------------------------------------
+
+
+def test_the_readme_is_short():
+    """The front page, not the manual (issue 22): everything else is in the site's pages."""
+    lines = README.read_text().split("\n")
+    assert len(lines) <= MAX_LINES, f"README.md has {len(lines)} lines, at most {MAX_LINES}"
+
+
+def test_the_readme_gives_the_two_commands_and_where_simkit_is():
+    text = " ".join(README.read_text().split())
+    for command in ("python3 tasks.py report", "python3 tasks.py test", "python3 tasks.py docs"):
+        assert command in text, command  # CI (.ci/run) runs the test command the README gives
+    assert ".venv/bin/simkit" in text and ". .venv/bin/activate" in text
+    # how long each takes (issue 22 item 8), as tasks.py's docstring says
+    assert "package index" in text and "80 s" in text
+    assert "40 s" in text and "4 to 5 minutes" in text
+    makefile = (ROOT / "Makefile").read_text()
+    for target in ("report", "test"):
+        if re.search(rf"^{target}:", makefile, re.M):
+            assert f"make {target}" in text, target
+
+
+def test_the_readme_shows_a_dying_track_a_party_fight_and_a_sweep_with_its_plot():
+    shell = [e.argv[:3] for e in EXAMPLES if e.kind == "shell" and e.program == "simkit"]
+    assert ["simkit", "run", "dying"] in shell
+    assert ["simkit", "run", "party"] in shell
+    assert ["simkit", "sweep", "dying"] in shell and ["simkit", "plot"] in [a[:2] for a in shell]
+    assert sum(e.kind == "cell" for e in EXAMPLES) >= 2  # Python, with its output compared
+
+
+def _links(text):
+    """Relative link and image targets of the markdown (not web addresses, not anchors)."""
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if not re.match(r"[a-z]+:", target) and not target.startswith("#"):
+            yield target.split("#")[0]
+
+
+def test_every_link_and_picture_of_the_readme_is_in_the_repository():
+    targets = list(_links(README.read_text()))
+    assert any(t.endswith(".png") for t in targets)
+    assert "docs/rules.md" in targets and "docs/index.md" in targets
+    missing = [t for t in targets if not (ROOT / t).exists()]
+    assert not missing, missing
+
+
+#: Pages that only the site renders: mkdocstrings directives, no text of their own.
+SITE_ONLY = {"docs/reference/api.md"}
+
+
+def test_the_readme_links_every_page_of_the_site_but_the_generated_ones():
+    """A reader on GitHub follows the pages directly; the generated reference is built."""
+    targets = set(_links(README.read_text()))
+    pages = {str(p.relative_to(ROOT)) for p in DOCS.rglob("*.md")} - SITE_ONLY
+    assert not pages - targets, sorted(pages - targets)
 
 
 def test_the_readme_has_checked_examples():
@@ -76,17 +126,24 @@ def test_run_only_examples_succeed(outputs):
             assert outputs.get((e.doc, e.line)), e.command  # ran and printed something
 
 
-def _params():
-    for e in EXAMPLES:
-        why = _stale(e)
-        marks = [pytest.mark.xfail(strict=True, reason=why)] if why else []
-        yield pytest.param(e, id=f"line{e.line + 1}", marks=marks)
-
-
-@pytest.mark.parametrize("e", list(_params()))
+@pytest.mark.parametrize("e", EXAMPLES, ids=lambda e: f"line{e.line + 1}")
 def test_readme_example_output(e, outputs):
     why = ex.differs(e, outputs[(e.doc, e.line)])
     assert why is None, f"{e.where}: {e.command}: {why}"
+
+
+def test_a_changed_python_output_of_the_readme_fails(outputs):
+    """Each Python cell's shown output, with one number changed, no longer passes."""
+    cells = [e for e in EXAMPLES if e.kind == "cell" and e.expected]
+    assert cells
+    for e in cells:
+        nums = [(i, m) for i, x in enumerate(e.expected) for m in re.finditer(r"\d[\d.]*", x)]
+        i, last = next((i, m) for i, m in reversed(nums) if re.search("[1-9]", m.group()))
+        line = e.expected[i]  # its last nonzero number's leading digit moves by 5 units
+        lead = last.start() + re.search("[1-9]", last.group()).start()
+        changed = line[:lead] + str((int(line[lead]) + 5) % 10) + line[lead + 1 :]
+        wrong = replace(e, expected=[*e.expected[:i], changed, *e.expected[i + 1 :]])
+        assert ex.differs(wrong, outputs[(e.doc, e.line)]) is not None, (e.where, changed)
 
 
 # -- the checker itself can fail ---------------------------------------------------------
