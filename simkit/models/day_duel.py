@@ -72,6 +72,9 @@ __all__ = ["DAY_DUEL_MAX_STATES", "day_duel_hist", "day_duel_states", "day_duel_
 
 #: Plans whose distinct fights have more duel states than this together are refused.
 DAY_DUEL_MAX_STATES = 60_000
+#: A fight's rounds stop once less mass than this is still fighting (the rest, below
+#: float64's rounding of the answers, would be ``unresolved``).
+_NEGLIGIBLE = 1e-18
 #: The dying systems of an exact day duel.
 _SYSTEMS = ("seed000", "pf2e-core")
 #: The fatigue counters of a PC at the day's start (conscious, none): as the day's.
@@ -375,56 +378,49 @@ def _care(day, hero: int, wounded: int, pen: int) -> tuple[tuple[float, _End], .
 def _fight(r: Party, dist: dict) -> tuple[dict, float]:
     """The duel ``r`` from every carried state of ``dist``: (the victories' end states,
     P(defeat)); the mass still fighting after ``max_rounds`` rounds is dropped
-    (``unresolved``)."""
+    (``unresolved``). The wounded value rides along unchanged (a lone PC's knock-out in
+    a fight is a defeat, or a seed-000 hero point's revival, which adds none)."""
     lost = 0.0
-    by_w: dict = defaultdict(dict)  # wounded -> {(hp, hero, slots): p}
+    live: dict = defaultdict(float)  # (hp, hero, slots, wounded) -> p, the PC up
     for (hp, hero, slots, w), p in dist.items():
         if hp == 0:  # alive at 0 HP: stable, every PC down at the start (a defeat)
             lost += p
         else:
-            by_w[w][(hp, hero, slots)] = by_w[w].get((hp, hero, slots), 0.0) + p
-    if not by_w:
-        return {}, lost
+            live[(hp, hero, slots, w)] += p
     if _no_monster(r):  # every PC up and no monster: won at round 0
-        return {(*k, w): p for w, row in by_w.items() for k, p in row.items()}, lost
-    ws = sorted(by_w)
+        return dict(live), lost
     chain = _duel_chain(r)
-    init = []
-    for w in ws:
-        row: dict = defaultdict(float)
-        for start, p in by_w[w].items():
-            for key, q in duel_initial(r, start).items():
-                row[chain.add(key)] += p * q
-        init.append(row)
-    Q, E, D, ends = chain.matrices()
-    V = np.zeros((len(ws), Q.shape[0]))
-    for i, row in enumerate(init):
-        V[i, list(row)] = list(row.values())
-    QT, ET = Q.T.tocsr(), E.T.tocsr()
-    won = np.zeros((len(ws), len(ends)))
-    for _ in range(r.max_rounds):
-        if not V.any():
-            break
-        lost += float((V @ D).sum())
-        won += (ET @ V.T).T
-        V = (QT @ V.T).T
+    chain.solve({k[:3] for k in live})
     out: dict = defaultdict(float)
-    for i, w in enumerate(ws):
-        for j in np.flatnonzero(won[i]):
-            hp, hero, slots = ends[j]
-            out[(hp, hero, slots, w)] += float(won[i, j])
+    for (hp, hero, slots, w), p in live.items():
+        ends, defeat = chain.done[(hp, hero, slots)]
+        lost += p * defeat
+        for (h2, he2, s2), q in ends:
+            out[(h2, he2, s2, w)] += p * q
     return dict(out), lost
 
 
 class _DuelChain:
-    """The duel ``r``'s transient states discovered so far and their rounds (one per
-    rules object: the fights of a plan at one check penalty share it)."""
+    """The duel ``r`` from any start of the PC: its transient states discovered so far,
+    their rounds, and each start's solved end (one per rules object: the fights of a
+    plan at one check penalty, and of the days of a sweep, share it).
+
+    ``done[(hp, hero, slots)]`` is ``(ends, defeat)``: the victories' end states of the PC
+    ``((hp, hero, slots), p)`` and P(defeat) within ``max_rounds`` rounds (the rest is
+    ``unresolved``).
+    """
 
     def __init__(self, r: Party):
         self.r = r
         self.states: list = []
         self.index: dict = {}
-        self.rounds: list = []  # per state: duel_step(ends=True)
+        self.rounds: list = []  # per state: (state, duel_step(ends=True))
+        self.done: dict = {}
+        self._coo: tuple = ([], [], [], [], [], [])  # Q's rows, columns, p (arrays); E's
+        self._built = 0  # rounds already in ``_coo``
+        self._D: list = []  # P(defeat) of each state's round
+        self._ends: dict = {}  # a victory's end state -> its column in E
+        self._mats: tuple | None = None  # (states when built, QT, ET, D, ends)
 
     def add(self, key) -> int:
         """The index of state ``key``, discovering the states it reaches."""
@@ -438,38 +434,80 @@ class _DuelChain:
             s = todo.pop()
             step = duel_step(self.r, s, 1, ends=True)
             self.rounds.append((s, step))
-            for k in step:
-                if not isinstance(k, str) and k[0] != "victory" and k not in self.index:
+            index = self.index
+            for k in [k for k in step if k not in index]:  # (few are new)
+                if not isinstance(k, str) and k[0] != "victory":
                     self.index[k] = len(self.states)
                     self.states.append(k)
                     todo.append(k)
         return i
 
-    def matrices(self):
-        """``(Q, E, D, ends)``: transient -> transient (S, S), transient -> a victory's
-        end state (S, len(ends)), P(defeat) (S,) and the end states ``(hp, hero, slots)``."""
+    def solve(self, starts) -> None:
+        """Solve the starts ``(hp, hero, slots)`` not solved yet, all at once: the rounds
+        pushed forward from their initial states (initiative, P-01) to ``max_rounds``."""
+        new = sorted(set(starts) - self.done.keys())
+        if not new:
+            return
+        rows = [
+            [(self.add(key), q) for key, q in duel_initial(self.r, start).items()] for start in new
+        ]
+        QT, ET, D, ends = self._matrices()
+        V = np.zeros((len(new), QT.shape[0]))
+        for i, row in enumerate(rows):
+            for j, q in row:
+                V[i, j] += q
+        won = np.zeros((len(new), len(ends)))
+        defeat = np.zeros(len(new))
+        for _ in range(self.r.max_rounds):
+            if V.sum() <= _NEGLIGIBLE:
+                break
+            defeat += V @ D
+            won += (ET @ V.T).T
+            V = (QT @ V.T).T
+        for i, start in enumerate(new):
+            got = np.flatnonzero(won[i])
+            self.done[start] = (
+                tuple((ends[j], float(won[i, j])) for j in got.tolist()),
+                float(defeat[i]),
+            )
+
+    def _matrices(self):
+        """``(QT, ET, D, ends)``: transient -> transient and transient -> a victory's end
+        state, transposed (CSR), P(defeat) per state and the end states ``(hp, hero,
+        slots)`` (the rounds discovered since the last call added)."""
+        S = len(self.states)
+        if self._mats is not None and self._mats[0] == S:
+            return self._mats[1:]
         from scipy import sparse
 
-        S = len(self.states)
-        qi, qj, qv, ei, ej, ev = [], [], [], [], [], []
-        D = np.zeros(S)
-        ends: dict = {}
-        for s, step in self.rounds:
-            a = self.index[s]
-            for k, p in step.items():
-                if k == "defeat":
-                    D[a] += p
-                elif isinstance(k, tuple) and k[0] == "victory":
-                    ei.append(a)
-                    ej.append(ends.setdefault(k[1:], len(ends)))
-                    ev.append(p)
+        q_rows, q_cols, q_ps, e_rows, e_cols, e_ps = self._coo
+        D, ends, index = self._D, self._ends, self.index
+        D.extend([0.0] * (S - len(D)))
+        rows, keys, ps = [], [], []
+        for s, step in self.rounds[self._built :]:
+            rows.append(np.full(len(step), index[s], dtype=np.int64))
+            keys.extend(step)
+            ps.extend(step.values())
+        self._built = len(self.rounds)
+        if keys:
+            a, p = np.concatenate(rows), np.array(ps)
+            j = np.array([index.get(k, -1) for k in keys], dtype=np.int64)
+            go = j >= 0  # transient -> transient
+            q_rows.append(a[go])
+            q_cols.append(j[go])
+            q_ps.append(p[go])
+            for i in np.flatnonzero(~go).tolist():  # the outcomes: defeat, victories
+                if keys[i] == "defeat":
+                    D[a[i]] += p[i]
                 else:
-                    qi.append(a)
-                    qj.append(self.index[k])
-                    qv.append(p)
-        Q = sparse.csr_array((qv, (qi, qj)), shape=(S, S))
-        E = sparse.csr_array((ev, (ei, ej)), shape=(S, max(len(ends), 1)))
-        return Q, E, D, list(ends)
+                    e_rows.append(int(a[i]))
+                    e_cols.append(ends.setdefault(keys[i][1:], len(ends)))
+                    e_ps.append(float(p[i]))
+        q = [np.concatenate(x) if x else np.zeros(0, dtype=np.int64) for x in self._coo[:3]]
+        QT = sparse.csr_array((q[2], (q[1], q[0])), shape=(S, S))
+        ET = sparse.csr_array((e_ps, (e_cols, e_rows)), shape=(max(len(ends), 1), S))
+        self._mats = (S, QT, ET, np.array(D), list(ends))
+        return self._mats[1:]
 
 
 @lru_cache(maxsize=16)
