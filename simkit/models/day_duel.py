@@ -414,11 +414,10 @@ class _DuelChain:
         self.r = r
         self.states: list = []
         self.index: dict = {}
-        self.rounds: list = []  # per state: (state, duel_step(ends=True))
         self.done: dict = {}
-        self._coo: tuple = ([], [], [], [], [], [])  # Q's rows, columns, p (arrays); E's
-        self._built = 0  # rounds already in ``_coo``
-        self._D: list = []  # P(defeat) of each state's round
+        self._q: list = []  # Q's pieces: (row, columns, p) of each state's round
+        self._e: tuple = ([], [], [])  # E's rows, columns, p
+        self._defeat: dict = {}  # state -> P(defeat) in its round
         self._ends: dict = {}  # a victory's end state -> its column in E
         self._mats: tuple | None = None  # (states when built, QT, ET, D, ends)
 
@@ -427,20 +426,37 @@ class _DuelChain:
         i = self.index.get(key)
         if i is not None:
             return i
-        i = self.index[key] = len(self.states)
+        index = self.index
+        i = index[key] = len(self.states)
         self.states.append(key)
         todo = [key]
         while todo:
             s = todo.pop()
             step = duel_step(self.r, s, 1, ends=True)
-            self.rounds.append((s, step))
-            index = self.index
             for k in [k for k in step if k not in index]:  # (few are new)
                 if not isinstance(k, str) and k[0] != "victory":
-                    self.index[k] = len(self.states)
+                    index[k] = len(self.states)
                     self.states.append(k)
                     todo.append(k)
+            self._record(index[s], step)
         return i
+
+    def _record(self, a: int, step: dict) -> None:
+        """State ``a``'s round as the matrices' pieces (kept as arrays, not dicts: a
+        level-4 duel's rounds hold millions of transitions)."""
+        keys = list(step)
+        p = np.fromiter(step.values(), dtype=np.float64, count=len(keys))
+        j = np.array([self.index.get(k, -1) for k in keys], dtype=np.int32)
+        go = j >= 0  # transient -> transient
+        self._q.append((a, j[go], p[go]))
+        rows, cols, ps = self._e
+        for i in np.flatnonzero(~go).tolist():  # the outcomes: defeat, victories
+            if keys[i] == "defeat":
+                self._defeat[a] = float(p[i])
+            else:
+                rows.append(a)
+                cols.append(self._ends.setdefault(keys[i][1:], len(self._ends)))
+                ps.append(float(p[i]))
 
     def solve(self, starts) -> None:
         """Solve the starts ``(hp, hero, slots)`` not solved yet, all at once: the rounds
@@ -474,42 +490,33 @@ class _DuelChain:
     def _matrices(self):
         """``(QT, ET, D, ends)``: transient -> transient and transient -> a victory's end
         state, transposed (CSR), P(defeat) per state and the end states ``(hp, hero,
-        slots)`` (the rounds discovered since the last call added)."""
+        slots)`` (built again when states were discovered since)."""
         S = len(self.states)
         if self._mats is not None and self._mats[0] == S:
             return self._mats[1:]
         from scipy import sparse
 
-        q_rows, q_cols, q_ps, e_rows, e_cols, e_ps = self._coo
-        D, ends, index = self._D, self._ends, self.index
-        D.extend([0.0] * (S - len(D)))
-        rows, keys, ps = [], [], []
-        for s, step in self.rounds[self._built :]:
-            rows.append(np.full(len(step), index[s], dtype=np.int64))
-            keys.extend(step)
-            ps.extend(step.values())
-        self._built = len(self.rounds)
-        if keys:
-            a, p = np.concatenate(rows), np.array(ps)
-            j = np.array([index.get(k, -1) for k in keys], dtype=np.int64)
-            go = j >= 0  # transient -> transient
-            q_rows.append(a[go])
-            q_cols.append(j[go])
-            q_ps.append(p[go])
-            for i in np.flatnonzero(~go).tolist():  # the outcomes: defeat, victories
-                if keys[i] == "defeat":
-                    D[a[i]] += p[i]
-                else:
-                    e_rows.append(int(a[i]))
-                    e_cols.append(ends.setdefault(keys[i][1:], len(ends)))
-                    e_ps.append(float(p[i]))
-        q = [np.concatenate(x) if x else np.zeros(0, dtype=np.int64) for x in self._coo[:3]]
-        QT = sparse.csr_array((q[2], (q[1], q[0])), shape=(S, S))
-        ET = sparse.csr_array((e_ps, (e_cols, e_rows)), shape=(max(len(ends), 1), S))
-        self._mats = (S, QT, ET, np.array(D), list(ends))
+        pieces = self._q
+        rows = np.repeat(
+            np.array([a for a, _, _ in pieces], dtype=np.int64), [len(j) for _, j, _ in pieces]
+        )
+        cols = np.concatenate([j for _, j, _ in pieces])
+        ps = np.concatenate([p for _, _, p in pieces])
+        self._q = [(0, cols[:0], ps[:0])]  # (kept in QT from now on)
+        if self._mats is not None:  # the rounds already built, then the new ones
+            old = self._mats[1].tocoo()
+            rows = np.concatenate((old.col, rows))
+            cols = np.concatenate((old.row, cols))
+            ps = np.concatenate((old.data, ps))
+        QT = sparse.csr_array((ps, (cols, rows)), shape=(S, S))
+        e_rows, e_cols, e_ps = self._e
+        ET = sparse.csr_array((e_ps, (e_cols, e_rows)), shape=(max(len(self._ends), 1), S))
+        D = np.zeros(S)
+        D[list(self._defeat)] = list(self._defeat.values())
+        self._mats = (S, QT, ET, D, list(self._ends))
         return self._mats[1:]
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=8)
 def _duel_chain(r: Party) -> _DuelChain:
     return _DuelChain(r)
