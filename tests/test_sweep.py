@@ -257,3 +257,42 @@ def test_grid_key_whose_targets_are_all_given_is_refused():
     # without the explicit monster_level the axis takes effect (the model's own level)
     df = sweep(fight.replace(monster_level=None), {"level_diff": [0, 1]}, 2000, 1)
     assert set(df["monster_level"]) == {5, 6}
+
+
+@pytest.mark.parametrize(
+    "argv, near",
+    [
+        (["sweep", "dying", "--set", "leve=5", "--grid", "dc=14,16"], "level"),
+        (["sweep", "dying", "--grid", "lvel=1..3"], "level"),
+        (["sweep", "dying", "--grid", "save_bonu=1,2"], "save_bonus"),
+        (["compare", "dying", "--set", "level_dif=0", "--grid", "level=1,2"], "level_diff"),
+    ],
+)
+def test_an_unknown_key_names_the_near_one(argv, near, capsys):
+    from simkit.cli.main import main
+
+    assert main(argv + ["-n", "10"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"(did you mean {near!r}?)" in err[0], err
+
+
+def test_the_grid_takes_a_model_s_declarations_once(monkeypatch):
+    """make_grid, the CLI's parsers and every point's resolution read the model's
+    parameters once (model_keys), not per key or per value."""
+    import simkit.analysis.sweep_keys as sk
+    from simkit.analysis.grid import make_grid, parse_fixed_args, parse_grid_args, resolve_point
+    from simkit.models.dying import Dying
+
+    class Fresh(Dying):  # a class no grid has seen yet
+        pass
+
+    calls = []
+    real = sk.spec
+    monkeypatch.setattr(sk, "spec", lambda cls: calls.append(cls) or real(cls))
+    g = make_grid(Fresh, {"level": range(1, 6), "dc": [14, 18, "22"]}, {"pc_con": 3})
+    parse_grid_args(Fresh, ["level=1..3", "hit_chance=0.1,0.2"])
+    parse_fixed_args(Fresh, ["level_diff=1", "dc=20"])
+    for point in g.points():
+        resolve_point(Fresh, {**g.fixed, **point})
+    assert calls.count(Fresh) <= 2  # the parameters, and the sweep keys that reach them
+    assert sk.model_keys(Fresh) is sk.model_keys(Fresh)
