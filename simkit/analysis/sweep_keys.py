@@ -33,6 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from simkit.core.names import suggest
 from simkit.core.params import ParamError, allowed, check_value, parse_value, spec
@@ -264,7 +265,7 @@ class ModelKeys:
     it (``sweep_keys``, :func:`sweep_keys_for`) and every key's metadata (``known``:
     parameters first)."""
 
-    model: type
+    model: Any  # the rules class
     params: dict
     sweep_keys: dict
     known: dict
