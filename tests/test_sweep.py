@@ -266,6 +266,7 @@ def test_grid_key_whose_targets_are_all_given_is_refused():
         (["sweep", "dying", "--grid", "lvel=1..3"], "level"),
         (["sweep", "dying", "--grid", "save_bonu=1,2"], "save_bonus"),
         (["compare", "dying", "--set", "level_dif=0", "--grid", "level=1,2"], "level_diff"),
+        (["run", "dying", "--set", "leve=5"], "level"),
     ],
 )
 def test_an_unknown_key_names_the_near_one(argv, near, capsys):

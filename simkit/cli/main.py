@@ -160,8 +160,11 @@ def parse_sets(model_cls, sets: list[str] | None) -> dict:
         if key not in known and (err := not_for_model(model_cls, key)) is not None:
             raise err
         if key not in known:
+            from simkit.core.names import suggest
+
+            near = suggest(key, [*known, *level_keys(model_cls)])
             raise ParamError(
-                f"--set {key}: unknown parameter for model {model_cls.name!r}; "
+                f"--set {key}: unknown parameter for model {model_cls.name!r}{near}; "
                 f"known: {', '.join(known)}"
             )
         out[key] = parse_value(key, known[key], value)
