@@ -38,6 +38,7 @@ PLANS = {
     "road": dict(party="rogue", plan="no_sleep, no_food, severe, long_rest, moderate"),
     "fall_range_one": dict(party="fighter", plan="moderate, fall(uniform:3-11, one), moderate"),
     "unresolved": dict(party="fighter", plan="extreme, extreme", max_rounds=3),
+    "care_cut": dict(party="fighter", plan="fall(9), fall(9), moderate", max_rounds=3),
 }
 
 

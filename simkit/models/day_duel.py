@@ -28,7 +28,7 @@ Monte Carlo day (:mod:`simkit.models.day`) applies each step:
   rules until stable, revived by a hero point or dead (the party's care with no
   monster, AP-7; R0-03..R0-10 through :func:`simkit.models.downed.turn_table`), the
   recovery DC that of a creature of the party's level (R0-06), for at most
-  ``max_rounds`` rounds (then alive at 0 HP).
+  ``max_rounds`` rounds (a care cut there ends the day ``unresolved``).
 
 With one PC a death ends the day (every PC dead: ``defeat``), so the outcomes are
 ``survived`` (at the plan's last step), ``defeat`` (at the step it happened) and
@@ -49,7 +49,6 @@ from functools import lru_cache
 import numpy as np
 
 from simkit.core.exact import ExactTooLarge
-from simkit.core.params import spec
 from simkit.models.day_plan import FallStep, FightStep, RestStep, RoadStep
 from simkit.models.downed import turn_table
 from simkit.models.party import Party
@@ -91,16 +90,10 @@ _End = tuple[int, int, int] | str  # a care's end: the PC's (hp, hero, wounded),
 
 
 # -- which days, and how large -------------------------------------------------------------------
-def _party_params(day) -> dict:
-    """The day's parameters that are the party model's (its ``params_from``)."""
-    own = spec(type(day))
-    return {k: getattr(day, k) for k in spec(Party) if k in own}
-
-
 @lru_cache(maxsize=256)
 def _fight_rules(day, step: FightStep) -> Party:
-    """The party of fight ``step``: the day's parameters, the step's lineup."""
-    return Party(**{**_party_params(day), **step.party_params(getattr(day, "lineup"))})
+    """The party of fight ``step`` (:meth:`simkit.models.day.Day.fight_rules`)."""
+    return day.fight_rules(step)
 
 
 @lru_cache(maxsize=256)
@@ -112,9 +105,9 @@ def _duel_rules(day, step: FightStep, pen: int) -> Party:
 
 @lru_cache(maxsize=64)
 def _care_rules(day) -> Party:
-    """The care outside a fight (AP-7, no monster): recovery DC of a creature of the
-    party's level (R0-06)."""
-    return Party(**{**_party_params(day), "monsters": str(getattr(day, "level"))})
+    """The care outside a fight (AP-7, no monster; :meth:`simkit.models.day.Day.care_rules`):
+    recovery DC of a creature of the party's level (R0-06)."""
+    return day.care_rules()
 
 
 def day_duel_supported(day) -> bool:
@@ -307,7 +300,8 @@ def _fall(day, step: FallStep, dist: dict, pen: int) -> tuple[dict, float]:
 def _care(day, hero: int, wounded: int, pen: int) -> tuple[tuple[float, _End], ...]:
     """The PC knocked out outside a fight, dying until stable, revived or dead (the
     party's care with no monster, AP-7): ``((p, end), ...)``, ``end`` ``"dead"`` or the
-    PC's ``(hp, hero, wounded)`` after it."""
+    PC's ``(hp, hero, wounded)`` after it; the mass still dying after ``max_rounds``
+    rounds is left out (the day ends ``unresolved``)."""
     r = _care_rules(day)
     pc = r.fighters.pcs[0]
     opts = r.dying_options
@@ -368,9 +362,7 @@ def _care(day, hero: int, wounded: int, pen: int) -> tuple[tuple[float, _End], .
                 else:
                     ends[_DEAD] += q
         dying = nxt
-    left = sum(dying.values())  # still dying at the horizon: alive at 0 HP
-    if left:
-        ends[(0, hero, wounded)] += left
+    # (the mass still dying after max_rounds rounds: the day ends unresolved)
     return tuple((p, end) for end, p in ends.items())
 
 
