@@ -390,3 +390,15 @@ def test_rest_when_says_in_one_line_where_it_adds_no_rest():
     assert a.counts == b.counts
     code, _, err = run_cli("run", "day", "--set", "plan=low", "--set", "rest_when=0.5", "-n", "50")
     assert code == 0 and f"simkit: note: {seeds.rest_when_note}" in err.splitlines()
+
+
+def test_a_day_of_k_fights_is_the_first_k_fights_of_a_longer_day():
+    """What day_fights_by_level reads: the first K fights of a day of 3 are, track by
+    track, the day of K fights on the same seed."""
+    from simkit.analysis.day_report import fights_by_level
+
+    df = fights_by_level(300, 5, levels=(3,), rules=("pf2e-core",), fights=(1, 2, 3))
+    for row in df.itertuples():
+        day = make_model("day", fights=row.fights, between=row.between, level=3, rules="pf2e-core")
+        assert simulate(day, 300, int(row.point_seed)).event_count("any_death") == row.count
+    assert df["count"].iloc[-1] > df["count"].iloc[0]

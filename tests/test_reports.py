@@ -208,3 +208,21 @@ def test_party_budget_audit_says_what_each_panel_shows(built):
     for ax in r.axes:
         assert "\n" in ax.get_title(loc="left")  # a heading, then the panel's sentence
     assert r.figure.get_suptitle().endswith(f"(n = {3 * N // 100:,} fights a point)")
+
+
+def test_day_fights_by_level_says_what_each_panel_shows(built):
+    """The day report: a panel per rule set (and its zoom), a sentence each, n named."""
+    r = built["day_fights_by_level"]
+    df = r.tables[""]
+    assert set(df["rules"]) == {"seed000", "pf2e-core", "seed001"}
+    assert set(df["between"]) == {"none", "short_rest"} and set(df["outcome"]) == {"any_death"}
+    assert len(r.axes) == 6
+    for ax, rule in zip(r.axes[:3], ("seed000", "pf2e-core", "seed001")):
+        title = ax.get_title(loc="left")
+        assert title.startswith(f"rules {rule}\n") and "one day in ten" in " ".join(title.split())
+    labels = [t.get_text() for t in r.figure.legends[0].get_texts()]
+    assert "a short rest between fights" in labels
+    assert f"95% interval (n = {N // 50:,} days a point)" in labels
+    # more fights never make a day safer (each day of K fights is the start of a longer one)
+    for _, d in df.groupby(["rules", "between", "level"]):
+        assert (np.diff(d.sort_values("fights")["count"]) >= 0).all()

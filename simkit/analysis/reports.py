@@ -25,6 +25,11 @@ sweep table: grid columns, ``outcome, count, n, p, ci_low, ci_high, exact`` and 
   their level +2..+4 (:mod:`simkit.analysis.threat`, ``docs/threat.md``; ``AUDIT_N``
   fights a point, party levels 1..20; a build with fewer tracks than ``N`` audits
   ``QUICK_LEVELS`` with ``3 n / 100`` fights a point).
+- ``day_fights_by_level``: P(a PC dies over the day) by number of moderate fights (1..8) x
+  party level x a short rest between fights or none, one panel per rule set
+  (:mod:`simkit.analysis.day_report`; ``REPORT_N`` days a point, 2 workers; a build with
+  fewer tracks than ``N`` takes ``n / 50`` days a point of its ``QUICK_LEVELS`` and
+  ``QUICK_FIGHTS`` in this process).
 
 Each report is built as a :class:`Report` (its tables and its matplotlib figure) by
 :func:`build_reports`, so that tests can read what a chart shows; :func:`standard_reports`
@@ -447,6 +452,20 @@ def _party_budget_audit(n: int) -> Report:
     return Report("party_budget_audit", {"": df}, fig, axes)
 
 
+def _day_fights_by_level(n: int) -> Report:
+    """``day_fights_by_level``: P(a PC dies over the day) by fights x level x rest x rules."""
+    from simkit.analysis import day_report as dr
+
+    if n < N:  # a quick look: fewer levels and fights, in this process
+        df = dr.fights_by_level(
+            max(1, n // 50), SEED, levels=dr.QUICK_LEVELS, fights=dr.QUICK_FIGHTS
+        )
+    else:
+        df = dr.fights_by_level(dr.REPORT_N, SEED, workers=dr.REPORT_WORKERS)
+    fig, axes, _ = dr.fights_by_level_figure(df)
+    return Report("day_fights_by_level", {"": df}, fig, axes)
+
+
 def _plans(n: int) -> Iterator[tuple[str, Callable[[], Report | None]]]:
     """(model, builder) for every standard report, in order; builders run lazily."""
     from simkit.models import REGISTRY
@@ -464,6 +483,8 @@ def _plans(n: int) -> Iterator[tuple[str, Callable[[], Report | None]]]:
     if "party" in REGISTRY:
         yield "party", partial(_party_threat_by_level, small)
         yield "party", partial(_party_budget_audit, n)
+    if "day" in REGISTRY:
+        yield "day", partial(_day_fights_by_level, n)
     for name in REGISTRY:
         if name not in ("dying", "agony", "fall", "fatigue"):
             yield name, partial(defaults_report, name, small)
