@@ -397,3 +397,29 @@ def test_paired_events_are_narrower_and_mean_rows_have_their_numbers():
     assert row["diff_ci_low"] < row["diff"] < row["diff_ci_high"]
     assert 0 < row["p_value"] < 1
     assert np.isnan(ind.loc[("a", "expected_deaths"), "p_value"])
+
+
+def test_positional_below_all_lanes_at_once_is_lane_by_lane():
+    """BlockRng.below draws every lane of a call and redraws the rejected words of all
+    lanes together: the same words as the lane-by-lane reference (_below_at), through
+    compactions, widths with and without rejection, and several columns."""
+    from simkit.core import streams
+
+    def reference(rng, width, shape):
+        per = int(np.prod(shape[1:])) if len(shape) > 1 else 1
+        q = 65536 // width
+        parts = [
+            streams._below_at(g, p, per, q * width, key).reshape((len(p),) + tuple(shape[1:]))
+            for g, p, key in rng._placed()
+        ]
+        return np.concatenate(parts) // np.uint16(q)
+
+    rs = np.random.default_rng(0)
+    counts = [STREAM_SIZE, STREAM_SIZE // 2 + 77]
+    a, b = (BlockRng(_gens(7, 2), counts, True) for _ in range(2))
+    for call in range(8):
+        width = int(rs.choice([20, 8000, 7, 3, 65536, 400]))
+        shape = (a.n_active,) if call % 2 else (a.n_active, 3)
+        assert np.array_equal(a.below(width, shape), reference(b, width, shape)), (call, width)
+        kept = np.sort(rs.choice(a.n_active, size=max(1, a.n_active // 3), replace=False))
+        a.compact(kept), b.compact(kept)

@@ -229,10 +229,8 @@ class BlockRng:
             return np.floor_divide(v, np.uint16(q), out=dest)
 
         if self.positional:
-            raw = [
-                (_below_at(g, p, per, limit, key).reshape((len(p),) + rest), len(p))
-                for g, p, key in self._placed()
-            ]
+            v = _below_lanes(self._placed(), per, limit)
+            raw = [(v.reshape((self.n_active,) + rest), self.n_active)] if len(v) else []
         else:
             raw = [(_below(g, c * per, limit).reshape((c,) + rest), c) for g, c in self._pairs]
         if out is not None:
@@ -303,7 +301,8 @@ def _below(gen: np.random.Generator, count: int, limit: int) -> np.ndarray:
 def _below_at(
     gen: np.random.Generator, pos: np.ndarray, per: int, limit: int, key: int
 ) -> np.ndarray:
-    """Positional mode, one lane: ``per`` words for each position of ``pos`` (sorted),
+    """Positional mode, one lane (the lane-by-lane reference of :func:`_below_lanes`, which
+    :meth:`BlockRng.below` uses): ``per`` words for each position of ``pos`` (sorted),
     uniform on ``[0, limit)``: the words of positions ``0..pos[-1]`` from ``gen``, the rows
     of ``pos`` kept, then each word at or above ``limit`` redrawn by position as well: the
     16 top bits of SplitMix64 of ``key`` (this lane and call), the word's index in the lane
@@ -332,6 +331,78 @@ def _below_at(
         ok = w < limit
         bad, flat = bad[~ok], flat[~ok]
     return v
+
+
+def _below_lanes(placed, per: int, limit: int) -> np.ndarray:
+    """:func:`_below_at` for every lane of one call at once, the same words: each lane's
+    words drawn from its generator as :meth:`BlockRng._placed` yields it (set at the
+    lane's base: it draws before the next lane of its stream sets it again), then the
+    words to redraw found and redrawn over all lanes together (one SplitMix64 pass a
+    round, each word with its lane's key) instead of lane by lane. Returns the lanes'
+    words one after the other (flat, uint16: ``per`` words for each active track, in the
+    order of the active set)."""
+    parts: list = []
+    pos_of: list = []
+    keys_of: list = []
+    for gen, pos, key in placed:
+        last = int(pos[-1]) + 1
+        v = _words(gen, last * per)
+        if last != len(pos):
+            v = v.reshape(last, per).take(pos, axis=0).reshape(-1) if per > 1 else v.take(pos)
+        parts.append(v)
+        pos_of.append(pos)
+        keys_of.append(key)
+    if not parts:
+        return np.empty(0, np.uint16)
+    words = parts[0] if len(parts) == 1 else np.concatenate(parts)
+    if limit == 65536:
+        return words
+    bad = np.flatnonzero(words >= limit)
+    if not len(bad):
+        return words
+    sizes = np.fromiter((len(v) for v in parts), np.int64, len(parts))
+    starts = np.cumsum(sizes) - sizes  # (lanes,) first word of each lane in ``words``
+    lane = np.searchsorted(starts, bad, side="right") - 1  # (bad,) each bad word's lane
+    local = bad - starts.take(lane)  # (bad,) its index among its lane's kept words
+    row = local // per if per > 1 else local
+    if len(parts) == 1:
+        pos = pos_of[0].take(row)
+    else:
+        row_starts = np.cumsum(sizes // per) - sizes // per
+        pos = np.concatenate(pos_of).take(row_starts.take(lane) + row)
+    # (bad,) uint64: each bad word's index in its lane's draw (position * per + column)
+    flat = pos.astype(np.uint64)
+    if per > 1:
+        flat = flat * np.uint64(per) + (local % per).astype(np.uint64)
+    keys = np.array(keys_of, dtype=np.uint64).take(lane)
+    round_ = 0
+    while len(bad):
+        round_ += 1
+        w = _splitmix_words_keyed(keys, flat, round_)
+        words[bad] = w
+        ok = w < limit
+        bad, flat, keys = bad[~ok], flat[~ok], keys[~ok]
+    return words
+
+
+def _splitmix_words_keyed(keys: np.ndarray, index: np.ndarray, round_: int) -> np.ndarray:
+    """:func:`_splitmix_words` with a key per word (``keys``, uint64 like ``index``): the
+    same words, the keys' SplitMix64 finaliser in uint64 (it wraps as the Python one
+    masks)."""
+    k = keys + np.uint64((round_ * 0xD1B54A32D192ED03) & _MASK64)
+    k ^= k >> np.uint64(30)
+    k *= np.uint64(0xBF58476D1CE4E5B9)
+    k ^= k >> np.uint64(27)
+    k *= np.uint64(0x94D049BB133111EB)
+    k ^= k >> np.uint64(31)
+    z = index * np.uint64(_GOLDEN)
+    z += k
+    z ^= z >> np.uint64(30)
+    z *= np.uint64(0xBF58476D1CE4E5B9)
+    z ^= z >> np.uint64(27)
+    z *= np.uint64(0x94D049BB133111EB)
+    z ^= z >> np.uint64(31)
+    return (z >> np.uint64(48)).astype(np.uint16)
 
 
 _GOLDEN = 0x9E3779B97F4A7C15
