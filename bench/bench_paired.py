@@ -10,6 +10,11 @@ For each case, one grid point, two variants:
     (``simulate`` in the default mode) and against ``compare(..., paired=False)``.
     Target (issue 23): a paired comparison of two variants costs at most 2.2x one run.
 
+Then (``--only events``) the events' overhead: a party run with its summary, events and
+means against one without the deaths-by-cause marks and with the outcomes' summary only
+(target: at most 5% more); and (``--only cost``) where a paired comparison's time goes:
+plain runs, positional runs, runs keeping each track's outcome and marks, the compare.
+
 Cases: ``dying`` seed vs pf2e-core (typical character, monster of its level, levels 1, 5,
 10 and 15); ``party`` hero_points 1 vs 2; ``party`` seed000 vs pf2e-core (level 5, the
 default lineup). ``--n-dying``, ``--n-party``: tracks per variant.
@@ -87,12 +92,126 @@ def report(name, variants, grid, fixed, n, seed, outcomes):
     )
 
 
+def _no_cause_party():
+    """The party without its deaths-by-cause marks: the marks tuple without
+    ``deaths_<cause>`` (the engine records none) and ``_kill`` without their three
+    counts (the kernel's own cost of them). Its three state arrays are still carried."""
+    from simkit.models import party as party_mod
+
+    Party = party_mod.Party
+
+    class NoCause(Party):
+        marks = tuple(m for m in Party.marks if not m.startswith("deaths_"))
+
+        def _kill(self, S, code, i, k, defeat=False):  # Party._kill less the by-cause counts
+            if not len(i):
+                return
+            alive = S["cond"][i, k] != party_mod.DEAD
+            i, k = i[alive], k[alive]
+            S["cond"][i, k] = party_mod.DEAD
+            S["hp"][i, k] = 0
+            S["dying"][i, k] = 0
+            np.add.at(S["deaths"], i, 1)
+            np.bitwise_or.at(S["dead_mask"], i, np.left_shift(1, k.astype(np.int32)))
+
+    return NoCause()
+
+
+def events_overhead(n: int, seed: int, rounds: int = 6) -> None:
+    """What the events cost (issue 23: at most 5% over the summary before them): a run of
+    the party (level 5, moderate) with its summary, events and means (``summary()``),
+    against a run without the deaths-by-cause marks and the outcomes' summary alone
+    (``summary(events=False)``). Interleaved rounds, best of ``rounds`` (CPU time)."""
+    party = make_model("party")
+    plain = _no_cause_party()
+    assert np.array_equal(simulate(plain, 2000, 3).hist, simulate(party, 2000, 3).hist)
+    best: dict = {}
+
+    def keep(name, dt):
+        best[name] = min(best.get(name, float("inf")), dt)
+
+    for r in range(rounds):
+        for which in ("now", "before") if r % 2 == 0 else ("before", "now"):  # either first
+            if which == "now":
+                t0 = time.process_time()
+                res = simulate(party, n, seed)
+                t1 = time.process_time()
+                res.summary()
+                t2 = time.process_time()
+                res.summary(events=False)
+                t3 = time.process_time()
+                keep("run", t1 - t0)
+                keep("summary", t2 - t1)
+                keep("summary_outcomes", t3 - t2)
+            else:
+                t0 = time.process_time()
+                simulate(plain, n, seed).summary(events=False)
+                keep("before", time.process_time() - t0)
+    now = best["run"] + best["summary"]
+    print(f"\n## events overhead: party level 5 moderate, n = {n:,} (best of {rounds}, CPU)")
+    print(
+        f"run + summary with events and means: {now:.3f} s (run {best['run']:.3f} s, "
+        f"summary {1e3 * best['summary']:.1f} ms); without the by-cause marks and with the "
+        f"outcomes' summary alone: {best['before']:.3f} s (summary "
+        f"{1e3 * best['summary_outcomes']:.1f} ms): x{now / best['before']:.3f} (target <= 1.05)"
+    )
+
+
+def paired_cost(n: int, seed: int, rounds: int = 3) -> None:
+    """Where a paired comparison's time goes (party seed000 vs pf2e-core, level 5): one
+    variant's plain run (the default streams), each variant's run on positional streams
+    with its per-track outcomes and marks kept, and the whole paired compare (the two
+    runs, the joint counts, the events' and means' paired tests, the table)."""
+    party = make_model("party")
+    core = party.replace(rules="pf2e-core")
+    best: dict = {}
+    for _ in range(rounds):
+        for name, fn in (
+            ("plain seed000", lambda: simulate(party, n, seed)),
+            ("plain pf2e-core", lambda: simulate(core, n, seed)),
+            ("positional seed000", lambda: simulate(party, n, seed, positional=True)),
+            ("positional pf2e-core", lambda: simulate(core, n, seed, positional=True)),
+            (
+                "kept seed000",
+                lambda: simulate(party, n, seed, positional=True, keep_outcomes=True),
+            ),
+            (
+                "kept pf2e-core",
+                lambda: simulate(core, n, seed, positional=True, keep_outcomes=True),
+            ),
+            ("compare", lambda: compare({"seed000": party, "pf2e-core": core}, None, n, seed)),
+        ):
+            dt, _ = cpu(fn, 1)
+            best[name] = min(best.get(name, float("inf")), dt)
+    one = best["plain seed000"]
+    print(f"\n## paired cost: party seed000 vs pf2e-core, n = {n:,} (best of {rounds}, CPU)")
+    print("| what | CPU s | / one plain run |")
+    print("|---|---|---|")
+    for name, dt in best.items():
+        print(f"| {name} | {dt:.3f} | x{dt / one:.2f} |")
+    rest = best["compare"] - best["kept seed000"] - best["kept pf2e-core"]
+    print(
+        f"compare beyond its two runs: {rest:.3f} s; the two plain runs: "
+        f"x{(one + best['plain pf2e-core']) / one:.2f}; target: compare <= x2.2"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n-dying", type=int, default=1_000_000)
     ap.add_argument("--n-party", type=int, default=100_000)
+    ap.add_argument("--n-cost", type=int, default=500_000, help="tracks of the cost rows")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument(
+        "--only", choices=("widths", "events", "cost"), help="one part (default: all three)"
+    )
     args = ap.parse_args()
+    if args.only in (None, "events"):
+        events_overhead(args.n_cost, args.seed)
+    if args.only in (None, "cost"):
+        paired_cost(args.n_cost, args.seed)
+    if args.only not in (None, "widths"):
+        return
     from simkit.analysis.compare import variants
 
     v = variants("dying")
