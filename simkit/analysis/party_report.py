@@ -166,8 +166,9 @@ def level_changes(
     (:func:`simkit.rules.pf2e.creatures.monster`, via the party model's lineup at
     ``threat``) whose step from ``L - 1`` differs from that number's usual step (its
     median over ``levels``), and a damage whose dice change (a striking rune: 1d12 ->
-    2d12). Columns ``level, who, stat, before, after, step, usual``. A spike in the
-    odds at a level has its reason here: at 9 -> 10 the fighter's attack goes +20 -> +23.
+    2d12). Columns ``level, who, stat, before, after, step, usual``; ``attrs["who"]``: the
+    PCs in the party's order, then the creature. A spike in the odds at a level has its
+    reason here: at 9 -> 10 the fighter's attack goes +20 -> +23.
     """
     from simkit.models.party import Party
     from simkit.rules.pf2e import pcs
@@ -240,7 +241,9 @@ def level_changes(
                 rows.append((levels[j], name, "damage dice", a, b, pd.NA, pd.NA))
     df = pd.DataFrame(rows, columns=["level", "who", "stat", "before", "after", "step", "usual"])
     df = df[df["level"].isin([L for i, L in enumerate(levels) if i and levels[i - 1] == L - 1])]
-    return df.sort_values(["level", "who"], kind="stable").reset_index(drop=True)
+    df = df.sort_values(["level", "who"], kind="stable").reset_index(drop=True)
+    df.attrs["who"] = list(who)  # the PCs in the party's order, then the creature
+    return df
 
 
 def pc_names_of(roles) -> tuple[str, ...]:
@@ -251,22 +254,39 @@ def pc_names_of(roles) -> tuple[str, ...]:
 
 
 def changes_text(changes: pd.DataFrame, width: int = 58, most: int = 4) -> list[str]:
-    """One short line per level of :func:`level_changes`: ``L: who stat a->b; ...`` (the
-    largest steps first, at most ``most`` of them)."""
+    """One entry per level of :func:`level_changes`: ``L-1->L: what; what; ...``, the
+    steps of the d20 margins first, then the largest steps of attack, AC and damage dice
+    (at least one; at most ``most`` parts in all; a tie by the party's order, so at 9 -> 10
+    the fighter's attack +20 -> +23 comes first). Wrapped, not cut, at ``width``
+    characters: an entry longer than that goes on, indented, on more lines of the same
+    entry (joined by newlines)."""
+    import textwrap
+
+    order = {w: i for i, w in enumerate(changes.attrs.get("who", ()))}
     out = []
     for L, d in changes.groupby("level", sort=True):
         m = d[d["who"] == "margin"]
         parts = [f"{r.stat.split(' (')[0]} {float(r.step):+g}" for r in m.itertuples()]
         other = d[(d["who"] != "margin") & (d["stat"].isin(["attack", "ac", "damage dice"]))]
-        other = other.assign(size=pd.to_numeric(other["step"], errors="coerce").abs().fillna(9))
-        other = other.sort_values("size", ascending=False, kind="stable")
+        other = other.assign(
+            size=pd.to_numeric(other["step"], errors="coerce").abs().fillna(9),
+            rank=[order.get(w, len(order)) for w in other["who"]],
+        )
+        other = other.sort_values(["size", "rank"], ascending=[False, True], kind="stable")
         parts += [
             f"{str(r.who).split(' ')[0] if 'creature' not in r.who else 'creature'} {r.stat} "
             f"{r.before}->{r.after}"
             for r in other.head(max(most - len(parts), 1)).itertuples()
         ]
-        line = f"{int(L) - 1}->{int(L)}: " + "; ".join(parts)
-        out.append(line if len(line) <= width else line[: width - 3] + "...")
+        head = f"{int(L) - 1}->{int(L)}: "
+        lines = textwrap.wrap(
+            head + "; ".join(parts),
+            width,
+            subsequent_indent=" " * len(head),
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+        out.append("\n".join(lines))
     return out
 
 
@@ -349,6 +369,7 @@ def threat_by_level_figure(df: pd.DataFrame, bars_threat: str = "severe"):
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("probability")
     cause_colours = ("#c0392b", "#7f8c8d", "#e67e22")
+    tallest = 0.0  # the highest stack of any panel: the shared y axis holds every bar
     for ax, r in zip(bars, rules):
         bottom = None
         for (name, label), colour in zip(CAUSES, cause_colours):
@@ -360,9 +381,13 @@ def threat_by_level_figure(df: pd.DataFrame, bars_threat: str = "severe"):
             base = np.zeros(len(y)) if bottom is None else bottom
             ax.bar(d["level"], y, bottom=base, color=colour, label=label, width=0.8)
             bottom = base + y
+        if bottom is not None and len(bottom):
+            tallest = max(tallest, float(np.nanmax(bottom)))
         ax.set_title(f"rules {r}: deaths by cause, {bars_threat}", fontsize="small")
         ax.set_xlabel("party level")
         ax.grid(alpha=0.3, axis="y")
+    if tallest > 0:
+        bars[0].set_ylim(0.0, 1.06 * tallest)  # shared: every panel's bars inside
     bars[0].set_ylabel("expected deaths per fight")
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
@@ -380,7 +405,7 @@ def threat_by_level_figure(df: pd.DataFrame, bars_threat: str = "severe"):
     changes = df.attrs.get("changes")
     if changes is None:
         changes = level_changes(levels=sorted(set(df["level"])))
-    lines = changes_text(changes, width=66, most=3)
+    lines = changes_text(changes, width=76, most=4)  # wrapped, never cut
     side.text(
         0.0,
         1.0,
