@@ -83,6 +83,9 @@ from simkit.models.day_plan import (
 )
 from simkit.models.fight_state import CARRIED, FightStart
 from simkit.models.party import WON, Party
+from simkit.models.party import _all as _row_all
+from simkit.models.party import _any as _row_any
+from simkit.models.party import _count as _row_sum
 from simkit.rules import fatigue_day
 from simkit.rules.fall import BAND_DEAD, BAND_KO, DICE_WIDTH, band_draw, fall_table
 from simkit.rules.heights import parse_heights
@@ -176,7 +179,7 @@ class _Fight(Party):
     def carry(self, state, rows):
         base = Party.carry(self, state, rows)
         phase = state.phase[rows]
-        down = (state.cond[rows] != 0).all(axis=1)
+        down = _row_all(state.cond[rows] != 0)
         outcome = np.where(
             phase == WON,
             np.where(state.deaths[rows] > 0, F_DEATHS, F_VICTORY),
@@ -207,7 +210,7 @@ class _Care(_Fight):
         S.phase[:] = WON
         S.hp[down0 | start.knocked] = 0
         S.cond[down0 & ~start.knocked] = 2  # STABLE (a PC alive at 0 HP starts stable)
-        code = np.where(start.knocked.any(axis=1), -1, F_VICTORY).astype(np.int8)
+        code = np.where(_row_any(start.knocked), -1, F_VICTORY).astype(np.int8)
         i, k = np.nonzero(start.knocked)
         self._knockout(
             S,
@@ -277,14 +280,38 @@ def _streams_source(seed: int, first_stream: int, n: int, positional: bool):
 
 def _rested(S: dict, tracks: np.ndarray) -> None:
     """The wounded condition ends at full HP after a rest (A0-2's published rule, P-12)."""
-    full = (S["hp"][tracks] == S["hp_max"][tracks]) & ~S["dead"][tracks]
-    S["wounded"][tracks] = np.where(full, 0, S["wounded"][tracks])
+    at = _at(tracks, len(S["hp"]))
+    full = (S["hp"][at] == S["hp_max"][at]) & ~S["dead"][at]
+    S["wounded"][at] = np.where(full, 0, S["wounded"][at])
+
+
+def _at(tracks: np.ndarray, n: int):
+    """An index for the rows ``tracks`` (sorted) of ``n``: every row is a slice (a view,
+    no fancy index)."""
+    return slice(None) if len(tracks) == n else tracks
 
 
 def _add_row(observed: dict, name: str, row: int, T: int, values: np.ndarray) -> None:
     """Add the histogram of ``values`` (non-negative ints) to row ``row`` of
-    ``observed[name]`` ((T + 1, width) int64, widened when needed)."""
-    counts = np.bincount(values.astype(np.intp))
+    ``observed[name]``."""
+    _add_counts(observed, name, row, T, np.bincount(values.astype(np.intp)))
+
+
+def _add_columns(observed: dict, name: str, pcs, row: int, T: int, values: np.ndarray) -> None:
+    """Row ``row`` of ``observed[f"{name}:{pc}"]`` for each column of ``values`` (m, P)
+    (non-negative ints): one bincount for every column."""
+    width = int(values.max()) + 1 if values.size else 1
+    flat = values + np.arange(values.shape[1], dtype=np.int64) * width  # (m, P) codes
+    counts = np.bincount(flat.reshape(-1), minlength=width * values.shape[1])
+    for k, pc in enumerate(pcs):
+        hist = counts[k * width : (k + 1) * width]
+        top = np.flatnonzero(hist)
+        _add_counts(observed, f"{name}:{pc}", row, T, hist[: top[-1] + 1 if len(top) else 0])
+
+
+def _add_counts(observed: dict, name: str, row: int, T: int, counts: np.ndarray) -> None:
+    """Add ``counts`` (a histogram) to row ``row`` of ``observed[name]`` ((T + 1, width)
+    int64, widened when needed)."""
     obs = observed.get(name)
     if obs is None or obs.shape[1] < len(counts):
         grown = np.zeros((T + 1, max(len(counts), 0 if obs is None else obs.shape[1])), np.int64)
@@ -524,19 +551,19 @@ class Day(Rules):
             elif isinstance(step, FallStep):
                 self._fall(B, step, active, t)
             S, ended = B.S, B.ended
-            died_k = (S["dead"] & ~before).sum(axis=1)
+            died_k = _row_sum(S["dead"] & ~before)
             _add_row(observed, "deaths", t, T, died_k[active])  # deaths in step t
             died = died_k > 0
             B.first_death[died & (B.first_death == 0)] = t
             still = ended < 0
-            wiped = still & S["dead"].all(axis=1)
+            wiped = still & _row_all(S["dead"])
             ended[wiped] = DEFEAT
             if self.after_death == "end":
                 ended[still & ~wiped & died] = WITH_DEATHS
             B.end_step[(ended >= 0) & (B.end_step == 0)] = t
         ended = B.ended
         going = ended < 0
-        day_deaths = (B.S["dead"] & ~B.dead0).sum(axis=1)
+        day_deaths = _row_sum(B.S["dead"] & ~B.dead0)
         ended[going] = np.where(day_deaths[going] > 0, WITH_DEATHS, SURVIVED)
         B.end_step[going] = T
         tally = self._tally(B, observed, keep, first_stream, n)
@@ -553,9 +580,9 @@ class Day(Rules):
         hist = np.zeros((n_out, T + 1), dtype=np.int64)
         np.add.at(hist, (out, end_step[done]), 1)
         new_dead = S["dead"] & ~B.dead0
-        mask = (new_dead.astype(np.int64) << np.arange(new_dead.shape[1])).sum(axis=1)
+        mask = _row_sum(new_dead.astype(np.int64) << np.arange(new_dead.shape[1]))
         values = {
-            "deaths": new_dead.sum(axis=1),
+            "deaths": _row_sum(new_dead),
             "step": end_step,
             "first_death": B.first_death,
             "dead_mask": mask,
@@ -571,15 +598,20 @@ class Day(Rules):
     def _observe(self, observed, S, active, row, T, fight):
         """Before step ``row + 1``, over the tracks still going: the party's totals, and at
         a fight each PC's (``<field>:<pc>``, :data:`PC_FIELDS`; a dead PC has 0 of each)."""
-        alive = ~S["dead"][active]
-        per_pc = {name: np.where(alive, S[name][active], 0) for name in PC_FIELDS[:-1]}
-        for name, values in per_pc.items():
-            _add_row(observed, name, row, T, values.sum(axis=1))
-        if fight:
-            per_pc["alive"] = alive
-            for name, values in per_pc.items():
-                for k, pc in enumerate(self.pc_names):
-                    _add_row(observed, f"{name}:{pc}", row, T, values[:, k])
+        every = bool(active.all())
+        rows = None if every else np.flatnonzero(active)
+        alive = ~(S["dead"] if every else S["dead"].take(rows, axis=0))  # (m, P)
+        names = self.pc_names
+        for name in PC_FIELDS:
+            if name == "alive":
+                if fight:
+                    _add_columns(observed, name, names, row, T, alive.view(np.int8))
+                continue
+            values = S[name] if every else S[name].take(rows, axis=0)
+            values = values * alive  # (m, P) int32: a dead PC has none
+            _add_row(observed, name, row, T, _row_sum(values))
+            if fight:
+                _add_columns(observed, name, names, row, T, values)
 
     # -- the steps -----------------------------------------------------------------------
     def _penalty(self, B):
@@ -596,25 +628,27 @@ class Day(Rules):
         if exhausted.any():  # a party unconscious from fatigue cannot fight (R4-04)
             ended[exhausted] = DEFEAT
             if self.after_defeat == "slain":
-                B.cause["deaths_after_defeat"][exhausted] += (~S["dead"][exhausted]).sum(axis=1)
+                B.cause["deaths_after_defeat"][exhausted] += _row_sum(~S["dead"][exhausted])
                 S["dead"][exhausted] = True
                 S["hp"][exhausted] = 0
         live = ended < 0
         rows = np.flatnonzero(live)
         if not len(rows):
             return
-        if fresh and len(rows) == len(live):
+        every = len(rows) == len(live)
+        at = slice(None) if every else rows  # (every track: no copy, no fancy index)
+        if fresh and every:
             start = None
         else:
             pen = self._penalty(B)
             start = FightStart.trusted(
-                **{k: (pen if k == "check_penalty" else S[k])[rows] for k in _FIELDS}
+                **{k: (pen if k == "check_penalty" else S[k])[at] for k in _FIELDS}
             )
         end = _run_rows(party, B.src(live, prefix), start, len(rows))
         for k in CARRIED:
-            S[k][rows] = getattr(end, k)
+            S[k][at] = getattr(end, k)
         for c in FIGHT_CAUSES:
-            B.cause[c][rows] += getattr(end, c)
+            B.cause[c][at] += getattr(end, c)
         o = end.outcome
         ended[rows[o == F_DEFEAT]] = DEFEAT
         ended[rows[o == F_RETREAT]] = RETREAT
@@ -624,7 +658,7 @@ class Day(Rules):
         """PCs ``knocked`` (n, P) out outside a fight: the dying rules until treated (the
         tracks with one, on their streams under ``prefix``); its deaths count as ``cause``."""
         S = B.S
-        mask = knocked.any(axis=1)
+        mask = _row_any(knocked)
         rows = np.flatnonzero(mask)
         pen = self._penalty(B)
         start = _CareStart.trusted(
@@ -633,7 +667,7 @@ class Day(Rules):
         )
         end = _run_rows(_care_party(self), B.src(mask, prefix), start, len(rows))
         B.ended[rows[end.outcome == F_UNRESOLVED]] = UNRESOLVED  # (a care cut at max_rounds)
-        B.cause[cause][rows] += (end.dead & ~S["dead"][rows]).sum(axis=1)
+        B.cause[cause][rows] += _row_sum(end.dead & ~S["dead"][rows])
         for k in CARRIED:
             S[k][rows] = getattr(end, k)
 
@@ -651,9 +685,10 @@ class Day(Rules):
         out by a critical failure are returned (n_tracks, P)."""
         S, tw_wait = B.S, B.tw_wait
         m, P = len(tracks), S["hp"].shape[1]
-        pen = self._penalty(B)[tracks]
-        hp, hp_max, dead = S["hp"][tracks], S["hp_max"][tracks], S["dead"][tracks]
-        wait = tw_wait[tracks]
+        at = _at(tracks, len(tw_wait))  # (every track: views, changed in place)
+        pen = self._penalty(B)[at]
+        hp, hp_max, dead = S["hp"][at], S["hp_max"][at], S["dead"][at]
+        wait = tw_wait[at]
         knocked = np.zeros((m, P), dtype=bool)
         rows = np.arange(m)
         for c, medicine in self._medics():
@@ -672,8 +707,8 @@ class Day(Rules):
             S["wounded"][tracks[r[healed]], k[healed]] = 0
             ko = (new == 0) & (was > 0)
             knocked[r[ko], k[ko]] = True
-        S["hp"][tracks] = hp
-        tw_wait[tracks] = np.maximum(wait.astype(np.int16) - 1, 0)
+        S["hp"][at] = hp
+        tw_wait[at] = np.maximum(wait.astype(np.int16) - 1, 0)
         return knocked
 
     def _treat_and_care(self, B, mask, prefix):
@@ -689,31 +724,32 @@ class Day(Rules):
     def _rest(self, B, kind, active, t):
         S = B.S
         tracks = np.flatnonzero(active)
-        alive = ~S["dead"][tracks]
+        at = _at(tracks, len(active))
+        alive = ~S["dead"][at]
         if kind == "short_rest":
             if self.pf2e_rest and self._medics():
                 self._treat_and_care(B, active, B.prefix + (t,))
         else:
             bed = kind == "bed_rest"
-            hp, hp_max = S["hp"][tracks], S["hp_max"][tracks]
+            hp, hp_max = S["hp"][at], S["hp_max"][at]
             if self.pf2e_rest:
                 con = np.array([p.con for p in self.base_party.fighters.pcs])
                 new = pf2e_rest.night_rest_hp(hp, hp_max, con[None, :], self.level, bed)
             else:
                 new = hp_after_rest(hp, hp_max, self.level, rest="bed" if bed else "night")
-            S["hp"][tracks] = np.where(alive, new, 0)
+            S["hp"][at] = np.where(alive, new, 0)
             F = self.base_party.fighters
             for name, full in (
                 ("slots", [p.slots for p in F.pcs]),
                 ("heals", [p.heals for p in F.pcs]),
             ):
-                S[name][tracks] = np.where(alive, np.asarray(full)[None, :], S[name][tracks])
+                S[name][at] = np.where(alive, np.asarray(full)[None, :], S[name][at])
             if self.hero_refresh == "long_rest":
-                S["hero"][tracks] = np.where(alive, self.hero_points, 0)
+                S["hero"][at] = np.where(alive, self.hero_points, 0)
             pp_max = np.array([p.pp_max for p in F.pcs])[None, :]
-            pp = pp_after_rest(S["pp"][tracks], pp_max, "bed" if bed else "night", self.pp_back)
-            S["pp"][tracks] = np.where(alive, pp, S["pp"][tracks])
-            B.tw_wait[tracks] = 0
+            pp = pp_after_rest(S["pp"][at], pp_max, "bed" if bed else "night", self.pp_back)
+            S["pp"][at] = np.where(alive, pp, S["pp"][at])
+            B.tw_wait[at] = 0
             self._road(B, "rest", active)
         _rested(S, tracks)
 
@@ -728,7 +764,7 @@ class Day(Rules):
             medic = np.zeros(len(active), dtype=bool)
             for c, _ in self._medics():
                 medic |= ~S["dead"][:, c] & (S["hp"][:, c] > 0)
-            need = active & (B.ended < 0) & low.any(axis=1) & medic
+            need = active & (B.ended < 0) & _row_any(low) & medic
             if not need.any():
                 return
             self._treat_and_care(B, need, B.prefix + (t, 2, j))
@@ -742,7 +778,7 @@ class Day(Rules):
         nxt = chain.trans[0].take(fat[tracks] * fatigue_day.N_CELLS + _CELLS[kind])
         gone = nxt >= 0  # an outcome: dead (R4-05); the others end no day here
         dead = tracks[gone & (nxt == fatigue_day.DEAD)]
-        B.cause["deaths_on_road"][dead] += (~S["dead"][dead]).sum(axis=1)
+        B.cause["deaths_on_road"][dead] += _row_sum(~S["dead"][dead])
         S["dead"][dead] = True
         S["hp"][dead] = 0
         stay = tracks[~gone]
@@ -761,7 +797,7 @@ class Day(Rules):
         alive = ~S["dead"][tracks]
         if step.who == "one":
             pick = rng.below(840, size=m).astype(np.int64)  # 840: every count 1..8 divides it
-            n_alive = np.maximum(alive.sum(axis=1), 1)
+            n_alive = np.maximum(_row_sum(alive), 1)
             nth = pick % n_alive
             rank = np.cumsum(alive, axis=1) - 1
             falls = alive & (rank == nth[:, None])
@@ -777,7 +813,7 @@ class Day(Rules):
         new = np.where(stable | killed, 0, new)
         knocked = hit & (new == 0)
         S["hp"][tracks] = new
-        B.cause["deaths_on_road"][tracks] += killed.sum(axis=1)
+        B.cause["deaths_on_road"][tracks] += _row_sum(killed)
         S["dead"][tracks] |= killed
         if knocked.any():
             full = np.zeros(S["hp"].shape, dtype=bool)
@@ -883,10 +919,15 @@ def _run_rows(model: _Fight, brng, start: FightStart | None, n: int) -> _FightEn
 
 def _gathered(tally: Tally, first_stream: int, n: int) -> _FightEnd:
     """The end states of a block's ``tally.final``, in track order."""
-    ids = np.concatenate([i for i, _ in tally.final]) - first_stream * STREAM_SIZE
-    order = np.argsort(ids, kind="stable")
-    parts = [p for _, p in tally.final]
+    base = first_stream * STREAM_SIZE
     names = _FIELDS + ("outcome",) + FIGHT_CAUSES
-    return _FightEnd.trusted(  # type: ignore[return-value]
-        **{k: np.concatenate([getattr(p, k) for p in parts])[order] for k in names}
-    )
+    _, first = tally.final[0]
+    out = {}
+    for k in names:  # each field written at its tracks' rows (every track is in one part)
+        a = getattr(first, k)
+        out[k] = np.empty((n,) + a.shape[1:], dtype=a.dtype)
+    for ids, part in tally.final:
+        rows = ids - base if base else ids
+        for k in names:
+            out[k][rows] = getattr(part, k)
+    return _FightEnd.trusted(**out)  # type: ignore[return-value]
