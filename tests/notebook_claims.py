@@ -190,7 +190,12 @@ _NB03 = [
     Claim(
         "In ordinary play the costly ones are A4-3 and A4-2",
         "set(lvl5[~lvl5.ambiguity.isin(['A1-3', 'A0-7', 'A1-1'])]"
-        ".sort_values('spread').ambiguity.iloc[-4:]) == {'A4-3', 'A4-2', 'A0-2', 'A0-3'}",
+        ".sort_values('spread').ambiguity.iloc[-5:]) == {'A4-3', 'A4-2', 'A0-2', 'A1-5', 'A0-3'}",
+    ),
+    Claim(
+        "it moves a level-5 party's P(a PC dies) by 33 points",
+        "near(lvl5.set_index('ambiguity').spread['A1-5'], 0.33, 0.005)"
+        " and lvl5.set_index('ambiguity').model['A1-5'] == 'party'",
     ),
     Claim(
         "A1-2, A4-1 and A0-4 make no difference for this level-5 character",
