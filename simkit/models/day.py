@@ -229,6 +229,10 @@ class _Care(_Fight):
 
 
 _FIELDS = tuple(f.name for f in fields(FightStart))
+#: What a fight or a care hands back to the day: the carried fields a fight can change
+#: (the maxima it cannot), how it ended and its deaths by cause.
+_BACK = tuple(k for k in CARRIED if k not in ("hp_max", "pe_max"))
+_ENDS = _BACK + ("outcome",) + FIGHT_CAUSES
 
 
 @lru_cache(maxsize=64)
@@ -645,7 +649,7 @@ class Day(Rules):
                 **{k: (pen if k == "check_penalty" else S[k])[at] for k in _FIELDS}
             )
         end = _run_rows(party, B.src(live, prefix), start, len(rows))
-        for k in CARRIED:
+        for k in _BACK:
             S[k][at] = getattr(end, k)
         for c in FIGHT_CAUSES:
             B.cause[c][at] += getattr(end, c)
@@ -668,7 +672,7 @@ class Day(Rules):
         end = _run_rows(_care_party(self), B.src(mask, prefix), start, len(rows))
         B.ended[rows[end.outcome == F_UNRESOLVED]] = UNRESOLVED  # (a care cut at max_rounds)
         B.cause[cause][rows] += _row_sum(end.dead & ~S["dead"][rows])
-        for k in CARRIED:
+        for k in _BACK:
             S[k][rows] = getattr(end, k)
 
     def _medics(self) -> list[tuple[int, int]]:
@@ -920,7 +924,7 @@ def _run_rows(model: _Fight, brng, start: FightStart | None, n: int) -> _FightEn
 def _gathered(tally: Tally, first_stream: int, n: int) -> _FightEnd:
     """The end states of a block's ``tally.final``, in track order."""
     base = first_stream * STREAM_SIZE
-    names = _FIELDS + ("outcome",) + FIGHT_CAUSES
+    names = _ENDS
     _, first = tally.final[0]
     out = {}
     for k in names:  # each field written at its tracks' rows (every track is in one part)
