@@ -110,7 +110,7 @@ class FightStart:
         if fight.size and not (0 <= int(fight.min()) and int(fight.max()) < MAX_FIGHTS):
             raise ParamError(f"start: fight must be in [0, {MAX_FIGHTS - 1}]")
         for name, a in arrays.items():
-            a = np.array(a, dtype=bool if name == "dead" else np.int32)
+            a = np.array(a, dtype=bool if name == "dead" else np.int32, order="C")
             a.setflags(write=False)
             object.__setattr__(self, name, a)
 
@@ -136,12 +136,20 @@ class FightStart:
         return self.hp.shape[1]
 
     def rows(self, first: int, count: int) -> FightStart:
-        """Tracks ``first .. first + count - 1``."""
-        return self.take(np.arange(first, first + count))
+        """Tracks ``first .. first + count - 1`` (views: no copy)."""
+        end = first + count
+        return FightStart.trusted(
+            **{f.name: getattr(self, f.name)[first:end] for f in fields(self)}
+        )
 
     def take(self, rows) -> FightStart:
         """The rows ``rows`` (an index array), in that order."""
-        return FightStart.trusted(**{f.name: getattr(self, f.name)[rows] for f in fields(self)})
+        rows = np.asarray(rows)
+        if rows.dtype == bool:  # a mask: its rows
+            rows = np.flatnonzero(rows)
+        return FightStart.trusted(
+            **{f.name: getattr(self, f.name).take(rows, axis=0) for f in fields(self)}
+        )
 
     def row(self, i: int) -> dict:
         """Track ``i`` as plain Python values (per-PC lists; ``check_penalty`` an int)."""
@@ -162,16 +170,28 @@ class FightStart:
     def full(cls, n: int, **per_pc) -> FightStart:
         """``n`` equal tracks: each field a per-PC list (or one number; ``check_penalty`` a
         number; ``fight`` a number or one per track); ``dead`` defaults to nobody,
-        ``wounded``, ``pp``, ``pe``, ``pe_max`` and ``fight`` to 0."""
+        ``wounded``, ``pp``, ``pe``, ``pe_max`` and ``fight`` to 0.
+
+        One row is validated, then filled into every track's (C-contiguous) arrays."""
         P = len(per_pc["hp"])
-        out: dict = {}
+        fight = np.broadcast_to(np.asarray(per_pc.get("fight", 0)), (n,))
+        kinds = np.unique(fight)  # (one validated row per distinct fight)
+        rows: dict = {}
         for name in CARRIED:
             value = per_pc.get(name, False if name == "dead" else 0)
-            row = np.broadcast_to(np.asarray(value), (P,))
-            out[name] = np.tile(row, (n, 1))
-        out["check_penalty"] = np.full(n, int(per_pc.get("check_penalty", 0)))
-        out["fight"] = np.broadcast_to(np.asarray(per_pc.get("fight", 0)), (n,)).copy()
-        return cls(**out)
+            rows[name] = np.broadcast_to(np.asarray(value), (len(kinds), P))
+        pen = np.full(len(kinds), int(per_pc.get("check_penalty", 0)))
+        one = cls(**rows, check_penalty=pen, fight=kinds)
+        out: dict = {}
+        for name in (*CARRIED, "check_penalty"):
+            row = getattr(one, name)[0]
+            a = np.empty((n, P) if name in CARRIED else (n,), dtype=row.dtype)
+            a[...] = row
+            out[name] = a
+        out["fight"] = np.array(fight, dtype=np.int32)
+        for a in out.values():
+            a.setflags(write=False)
+        return cls.trusted(**out)
 
 
 @dataclass(slots=True, eq=False)
@@ -222,6 +242,7 @@ class FightState:
     deaths_after_fight: np.ndarray  # int16: PCs who died in the care after the fight
     # -- per block --------------------------------------------------------------------------
     pens: tuple[int, ...] = (0,)  # the check penalties of the block's tracks
+    any_moved: bool = False  # some PC of the block moved in the order this round (``moved``)
 
     def __getitem__(self, name: str):
         return getattr(self, name)

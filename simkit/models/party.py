@@ -396,7 +396,8 @@ def _sources(rules) -> dict[str, _Bank]:
 
 class _Sums:
     """This round's dice sums: ``sums(key, i, x[, a])`` is the sum of source ``x``'s roll
-    ``a`` on tracks ``i`` (int32), for ``key`` in :func:`_sources`."""
+    ``a`` on tracks ``i`` (int32), for ``key`` in :func:`_sources`. A sum is read only
+    where a roll is used (a bank drawn through uniforms keeps its raw draws too)."""
 
     def __init__(self, banks: dict[str, _Bank], D: dict[str, np.ndarray], m: int):
         self.banks = banks
@@ -405,10 +406,10 @@ class _Sums:
             if b.table is not None:  # drawn side by side already (Party.draw)
                 self.stacks[key] = D[key]
                 continue
-            out = np.zeros((m, len(b.texts)) + b.shape, dtype=np.int32)
+            out = np.zeros((m, len(b.texts)) + b.shape, dtype=np.float64)  # the raw draws
             for x, t in enumerate(b.texts):
                 if t is not None:
-                    out[:, x] = dice_values(t, D[f"{b.prefix}{x}"])
+                    out[:, x] = D[f"{b.prefix}{x}"]
             self.stacks[key] = out
 
     def __call__(self, key: str, i: np.ndarray, x: np.ndarray, a=None) -> np.ndarray:
@@ -417,10 +418,17 @@ class _Sums:
     def at(self, key: str, flat: np.ndarray, x: np.ndarray) -> np.ndarray:
         """The sums at flat positions ``flat`` of the ``key`` stack, of sources ``x``."""
         raw = self.stacks[key].reshape(-1).take(flat)
-        table = self.banks[key].table
-        if table is None:
-            return raw
-        return table.take(self.banks[key].offset.take(x) + raw)
+        b = self.banks[key]
+        if b.table is not None:
+            return b.table.take(b.offset.take(x) + raw)
+        out = np.zeros(len(raw), dtype=np.int32)
+        for s, t in enumerate(b.texts):  # each source's dice, as :func:`dice_values` reads them
+            if t is None:
+                continue
+            sel = np.flatnonzero(np.asarray(x) == s)
+            r = raw.take(sel)
+            out[sel] = dice_values(t, r if dice_draw(t) == "random" else r.astype(np.intp))
+        return out
 
 
 @dataclass(frozen=True)
@@ -1274,45 +1282,64 @@ class Party(Rules):
         L = _lineups(self)
         P, M = len(F.pcs), L.M
         given = start is not None
-        if start is None:
-            start = self.fresh_start(n)
+        if start is None:  # the fresh start's one validated row, filled into every track
+            one = _fresh_row(self)
+            per_track = {"check_penalty": self.check_penalty, "fight": 0}
+
+            def col(name, dtype):
+                out = np.empty((n,) if name in per_track else (n, P), dtype=dtype)
+                out[...] = per_track[name] if name in per_track else getattr(one, name)[0]
+                return out
+
         elif len(start) != n or start.n_pcs != P:
             raise ParamError(
                 f"start must hold {n} tracks of {P} PCs, got {len(start)} of {start.n_pcs}"
             )
-        fight = start.fight
+        else:
+
+            def col(name, dtype):
+                return getattr(start, name).astype(dtype, order="C")
+
+        fight, penalty = col("fight", np.int32), col("check_penalty", np.int32)
         if len(fight) and int(fight.max()) >= L.F:
             raise ParamError(
                 f"start: fight must be in [0, {L.F - 1}] (the rules' lineups), "
                 f"got {int(fight.max())}"
             )
         mleft = L.count.take(fight)
-        pens = tuple(int(v) for v in np.unique(start.check_penalty))
-        cond = np.where(start.dead, DEAD, np.where(start.hp > 0, UP, STABLE)).astype(np.int8)
+        hp, dead = col("hp", np.int32), col("dead", bool)
+        if given:
+            pens = tuple(int(v) for v in np.unique(penalty))
+            cond = np.where(dead, DEAD, np.where(hp > 0, UP, STABLE)).astype(np.int8, order="C")
+        else:  # (every track alike: the first row says it)
+            pens = (self.check_penalty,)
+            row = np.where(one.dead[0], DEAD, np.where(one.hp[0] > 0, UP, STABLE))
+            cond = np.empty((n, P), dtype=np.int8)
+            cond[...] = row
         S = FightState(
-            hp=start.hp.astype(np.int32),
-            hp_max=start.hp_max.astype(np.int32),
+            hp=hp,
+            hp_max=col("hp_max", np.int32),
             cond=cond,
             dying=np.zeros((n, P), dtype=np.int16),
-            wounded=start.wounded.astype(np.int16),
+            wounded=col("wounded", np.int16),
             dcs=np.zeros((n, P), dtype=np.int16),
-            hero=start.hero.astype(np.int8),
-            pp=start.pp.astype(np.int16),
-            pe=start.pe.astype(np.int32),
-            pe_max=start.pe_max.astype(np.int32),
+            hero=col("hero", np.int8),
+            pp=col("pp", np.int16),
+            pe=col("pe", np.int32),
+            pe_max=col("pe_max", np.int32),
             turns=np.zeros((n, P), dtype=np.int16),
             nl=np.zeros((n, P), dtype=bool),
             moved=np.zeros((n, P), dtype=bool),
-            slots=start.slots.astype(np.int8),
-            heals=start.heals.astype(np.int8),
+            slots=col("slots", np.int8),
+            heals=col("heals", np.int8),
             mhp=L.hp.take(fight, axis=0),
             area=L.uses.take(fight, axis=0),
             mleft=mleft,
             moves=np.zeros(n, dtype=np.int32),
-            key=self.initiative_keys(self.init_draw(rng, n), start.check_penalty, fight),
+            key=self.initiative_keys(self.init_draw(rng, n), penalty, fight),
             order=np.zeros((n, P + M), dtype=np.int8),
             phase=np.where(mleft > 0, FIGHT, WON).astype(np.int8),
-            pen_i=np.searchsorted(pens, start.check_penalty).astype(np.int8),
+            pen_i=np.searchsorted(pens, penalty).astype(np.int8),
             fight=fight.astype(np.int16),
             deaths=np.zeros(n, dtype=np.int16),
             knockouts=np.zeros(n, dtype=np.int16),
@@ -1325,8 +1352,11 @@ class Party(Rules):
             deaths_after_fight=np.zeros(n, dtype=np.int16),
             pens=pens,
         )
-        # acting order (every key differs, see rules.initiative: any sort will do)
-        S.order = np.argsort(-S.key, axis=1).astype(np.int8)
+        # acting order (every key differs, see rules.initiative: any sort will do; the first
+        # keys are integers below 2**31, and int32 sorts faster than float64)
+        neg = S.key.astype(np.int32)
+        np.negative(neg, out=neg)
+        S.order = np.argsort(neg, axis=1).astype(np.int8)
         code = np.full(n, -1, dtype=np.int8)
         if self.hp == 0 and not given:  # every PC starts knocked out (R0-03)
             i = np.repeat(np.arange(n), P)
@@ -1344,28 +1374,35 @@ class Party(Rules):
             )
             S.knockouts[:] = 0
             self._check_defeat(S, code, np.arange(n))
+            up: np.ndarray | bool = _all(S.cond == UP)  # (a hero point may revive one)
         elif given:  # per track: every PC down or dead is a defeat
-            self._check_defeat(S, code, np.arange(n))
-        # no monster and every PC up (a hero point may have revived a knock-out): won now
-        code[(code < 0) & (mleft == 0) & _all(S.cond == UP)] = VICTORY
+            up = _all(cond == UP)
+            self._check_defeat(S, code, np.flatnonzero(~up))
+        else:  # a fresh start: every PC up
+            up = True
+        code[(code < 0) & (mleft == 0) & up] = VICTORY  # no monster and every PC up: won now
         return S, code
 
     def carry(self, state: FightState, rows: np.ndarray) -> FightStart:
         """What tracks ``rows`` of ``state`` hand to a next fight (:class:`FightStart`)."""
         S = state
+
+        def rows_of(a):  # (take along axis 0: a row index a[rows] is much slower)
+            return a.take(rows, axis=0)
+
         return FightStart.trusted(
-            hp=S.hp[rows],
-            hp_max=S.hp_max[rows],
-            hero=S.hero[rows],
-            slots=S.slots[rows],
-            heals=S.heals[rows],
-            pp=S.pp[rows],
-            pe=S.pe[rows],
-            pe_max=S.pe_max[rows],
-            wounded=S.wounded[rows],
-            dead=S.cond[rows] == DEAD,
-            check_penalty=S.penalty[rows],
-            fight=S.fight[rows].astype(np.int32),
+            hp=rows_of(S.hp),
+            hp_max=rows_of(S.hp_max),
+            hero=rows_of(S.hero),
+            slots=rows_of(S.slots),
+            heals=rows_of(S.heals),
+            pp=rows_of(S.pp),
+            pe=rows_of(S.pe),
+            pe_max=rows_of(S.pe_max),
+            wounded=rows_of(S.wounded),
+            dead=rows_of(S.cond) == DEAD,
+            check_penalty=rows_of(S.penalty),
+            fight=rows_of(S.fight).astype(np.int32),
         )
 
     def step(self, state, t, rng):
@@ -1377,7 +1414,9 @@ class Party(Rules):
         V = self._values(D, m)
         fighting = S["phase"] == FIGHT
         S["rounds"][fighting] += 1
-        S["moved"][:] = False
+        if S.any_moved:  # (else nobody's flag is set)
+            S.moved[:] = False
+            S.any_moved = False
         if fighting.any():
             order = S["order"]  # (m, P + M): combatants by initiative
             for s in range(P + M):
@@ -1394,8 +1433,9 @@ class Party(Rules):
                     j = actor.take(mo_i).astype(np.intp) - P
                     alive = _get(S["mhp"], mo_i, j) > 0
                     self._monster_turns(S, D, V, code, mo_i[alive], j[alive], t)
-            moved = np.flatnonzero(_any(S["moved"]))  # R0-03 moved someone: new order
-            S["order"][moved] = np.argsort(-S["key"][moved], axis=1)
+            if S.any_moved:  # R0-03 moved someone: a new order on those tracks
+                moved = np.flatnonzero(_any(S["moved"]))
+                S.order[moved] = np.argsort(-S.key.take(moved, axis=0), axis=1)
             # end of round: retreat
             if self.retreat_at is not None:
                 down = _count(S["cond"] != UP)
@@ -1414,16 +1454,18 @@ class Party(Rules):
 
     # -- the PCs' turns -------------------------------------------------------------------------
     def _pc_turns(self, S, D, V, code, i, k, t):
-        """PC ``k[n]`` acts on track ``i[n]``."""
+        """PC ``k[n]`` acts on track ``i[n]`` (not if it moved in the order this round)."""
         f = i * S["cond"].shape[1] + k
-        go = np.flatnonzero(~S["moved"].reshape(-1).take(f))
-        i, k = i.take(go), k.take(go)
-        cond = S["cond"].reshape(-1).take(f.take(go))
-        dy = cond == DYING
-        if dy.any():
-            self._dying_turn(S, D, code, i[dy], k[dy])
+        if S.any_moved:
+            go = np.flatnonzero(~S["moved"].reshape(-1).take(f))
+            i, k, f = i.take(go), k.take(go), f.take(go)
+        cond = S["cond"].reshape(-1).take(f)
         up = cond == UP
-        i, k = i[up], k[up]
+        if not up.all():
+            dy = cond == DYING
+            if dy.any():
+                self._dying_turn(S, D, code, i[dy], k[dy])
+            i, k = i[up], k[up]
         role = _static(self).role[k]
         strike = (role == _FIGHTER) | (role == _ROGUE)
         cl = role == _CLERIC
@@ -1462,11 +1504,13 @@ class Party(Rules):
         checks)."""
         if not len(i):
             return
-        alive = S["cond"][i, k] != DEAD
+        P = S.cond.shape[1]
+        alive = _get(S.cond, i, k) != DEAD
         i, k = i[alive], k[alive]
-        S["cond"][i, k] = DEAD
-        S["hp"][i, k] = 0
-        S["dying"][i, k] = 0
+        f = i * P + k  # (flat positions: a pair index is slower)
+        S.cond.reshape(-1)[f] = DEAD
+        S.hp.reshape(-1)[f] = 0
+        S.dying.reshape(-1)[f] = 0
         np.add.at(S["deaths"], i, 1)
         if defeat:
             np.add.at(S["deaths_after_defeat"], i, 1)
@@ -1492,7 +1536,7 @@ class Party(Rules):
     def _cleric(self, S, D, V, code, i, c, t):
         """Clerics ``c`` act on tracks ``i``; returns which of them still have to strike."""
         cond = S["cond"].take(i, axis=0)  # (n, P)
-        has = S["heals"][i, c] > 0
+        has = _get(S.heals, i, c) > 0
         downed = (cond == DYING) | (cond == STABLE)
         hp_max = S.hp_max.take(i, axis=0)
         low = (cond == UP) & (S["hp"].take(i, axis=0) <= self.heal_below * hp_max)
@@ -1513,7 +1557,7 @@ class Party(Rules):
 
     def _first_aid(self, S, D, i, c) -> np.ndarray:
         """Whether cleric ``c``'s first aid works on tracks ``i`` (R1-02, rules/first_aid)."""
-        roll = D["aid"][i, self.clerics.index(c)] + 1
+        roll = _get(D["aid"], i, self.clerics.index(c)) + 1
         out = np.zeros(len(i), dtype=bool)
         for p, pen in enumerate(S.pens):  # (one table per check penalty, P-10)
             sel = slice(None) if len(S.pens) == 1 else S.pen_i.take(i) == p
@@ -1529,7 +1573,7 @@ class Party(Rules):
     def _targets(self, S, D, i, k, a):
         """Monster each PC ``k`` on tracks ``i`` aims its ``a``-th attack at (-1: none alive)."""
         if S["mhp"].shape[1] == 1:  # one monster: it, while it lives
-            return np.where(S["mhp"][i, 0] > 0, 0, -1)
+            return np.where(_get(S.mhp, i, 0) > 0, 0, -1)
         if self.pc_target == "focus":
             return _weakest(S["mhp"], i)
         alive = S["mhp"].take(i, axis=0) > 0  # (n, M)
@@ -1581,7 +1625,8 @@ class Party(Rules):
         multi = self.n_fights > 1
         slot = _get(S["slots"], i, w) > 0
         a, ww = i[slot], w[slot]
-        S["slots"][a, ww] -= 1
+        f = _flat(S.slots, a, ww)
+        S.slots.reshape(-1)[f] = S.slots.reshape(-1).take(f) - 1
         base = V("area", a, ww)
         row = ww if not multi else S.fight.take(a).astype(np.intp) * P + ww  # (f * P + k)
         for j in range(M):
@@ -1634,8 +1679,9 @@ class Party(Rules):
             else:
                 aim_down = downm > 0
                 if self.target_downed == "sometimes":
-                    u = D["downed_u"][:, :, a]  # (m, M, 2)
-                    aim_down &= happens(u[i, j, 0], u[i, j, 1], self.downed_chance)
+                    u = D["downed_u"].reshape(-1)  # (m, M, A, 2)
+                    f = ((i * M + j) * A + a) * 2
+                    aim_down &= happens(u.take(f), u.take(f + 1), self.downed_chance)
                 if self.downed_pick == "random":  # AP-3
                     w = D["down_tgt"].reshape(-1).take((i * M + j) * A + a)
                     tgt_down = _pick_bit(downm, w, P)
@@ -1666,7 +1712,8 @@ class Party(Rules):
         basic Reflex save (a critical failure is a critical for the knock-out, R0-03)."""
         P = self.n_pcs
         L = _lineups(self)
-        S["area"][i, j] -= 1
+        f = _flat(S.area, i, j)
+        S.area.reshape(-1)[f] = S.area.reshape(-1).take(f) - 1
         table = _rolls(self, S.pens).pc_save
         block = 0
         fj = j
@@ -1743,14 +1790,19 @@ class Party(Rules):
         return out
 
     def _knockout(self, S, code, i, k, crit, src_dc, j, move, start=1, distinct=False):
-        """PCs ``(i, k)`` fall to 0 HP (R0-03; R1-01, R1-11); ``j``: the monster (moves them)."""
+        """PCs ``(i, k)`` fall to 0 HP (R0-03; R1-01, R1-11); ``j``: the monster (moves them).
+        ``distinct``: each track appears once in ``i``."""
         if not len(i):
             return
-        np.add.at(S["knockouts"], i, 1)
+        if distinct:
+            S.knockouts[i] += 1
+        else:
+            np.add.at(S["knockouts"], i, 1)
         if move and j is not None:
             P = len(self.fighters.pcs)
             initiative.move_keys(S.key, S.moves, i, k, P + j, distinct=distinct)  # R0-03, AP-2
-            S["moved"][i, k] = True
+            S.moved.reshape(-1)[_flat(S.moved, i, k)] = True
+            S.any_moved = True
         P = S["cond"].shape[1]
         died = _downed(self).knockout(S, i * P + k, crit, src_dc, start)  # R0-03, A0-2
         self._kill_at(S, code, died)
@@ -1834,6 +1886,12 @@ def _lineup_rules(rules: Party) -> tuple[Party, ...]:
         return (rules,)
     base = dataclasses.replace(rules, lineups=())
     return tuple(dataclasses.replace(base, **dict(items)) for items in rules.lineups)
+
+
+@lru_cache(maxsize=256)
+def _fresh_row(rules: Party) -> FightStart:
+    """One track of :meth:`Party.fresh_start`, validated (the kernel fills it in)."""
+    return rules.fresh_start(1)
 
 
 @lru_cache(maxsize=256)

@@ -61,12 +61,15 @@ def initiative_keys(rolls: np.ndarray, pc_perception, monster_perception, check_
     tie = np.array(
         [(P + M - k) for k in range(P)] + [64 + (M - j) for j in range(M)], dtype=np.float64
     )
-    keys = (np.asarray(rolls).astype(np.float64) + perc) * 256 + tie
     pen = np.asarray(check_penalty, dtype=np.float64)
+    const = perc * 256 + tie  # (every number an integer below 2**53: the sums are exact)
+    if not pen.ndim:
+        const[:P] += float(pen) * 256
+    keys = np.asarray(rolls).astype(np.float64)
+    keys *= 256
+    keys += const
     if pen.ndim:
         keys[:, :P] += pen[:, None] * 256
-    else:
-        keys[:, :P] += float(pen) * 256
     return keys
 
 
@@ -80,9 +83,11 @@ def move_keys(
     on each track; both arrays are updated in place."""
     if not len(i):
         return
+    K = keys.shape[1]
+    flat = keys.reshape(-1)  # (keys is C-contiguous: flat positions, faster than pairs)
     if distinct:
         c = moves.take(i)
-        keys[i, k] = keys[i, col] + 1.0 / (c + 2.0)
+        flat[i * K + k] = flat.take(i * K + col) + 1.0 / (c + 2.0)
         moves[i] = c + 1
         return
     order = np.argsort(i, kind="stable")
@@ -92,8 +97,8 @@ def move_keys(
     rank_sorted = np.arange(len(si)) - np.repeat(first, np.diff(np.r_[first, len(si)]))
     rank = np.empty(len(i), dtype=np.int64)
     rank[order] = rank_sorted
-    c = moves[i].astype(np.float64) + rank
-    keys[i, k] = keys[i, col] + 1.0 / (c + 2.0)
+    c = moves.take(i).astype(np.float64) + rank
+    flat[i * K + k] = flat.take(i * K + col) + 1.0 / (c + 2.0)
     np.add.at(moves, i, 1)
 
 
