@@ -402,3 +402,14 @@ def test_a_day_of_k_fights_is_the_first_k_fights_of_a_longer_day():
         day = make_model("day", fights=row.fights, between=row.between, level=3, rules="pf2e-core")
         assert simulate(day, 300, int(row.point_seed)).event_count("any_death") == row.count
     assert df["count"].iloc[-1] > df["count"].iloc[0]
+
+
+def test_a_night_gives_back_the_stamina_points():
+    """R1-09: PE back in full after a night's rest (seed 001's fights spend them, AP-17);
+    a short rest gives none back (its 1 PP for 10 minutes is not built)."""
+    for plan, full in (("moderate, long_rest", True), ("moderate, short_rest", False)):
+        res = simulate(make_model("day", plan=plan, rules="seed001", level=3), 300, SEED,
+                       keep_state=True)  # fmt: skip
+        f = res.final
+        alive = ~f.dead
+        assert ((f.pe == f.pe_max)[alive].all()) == full

@@ -83,6 +83,7 @@ def kernel_vs_ref(day, n: int, seed: int, start=None) -> dict:
         for k, pc in enumerate(tr["pcs"]):
             assert bool(end.dead[i, k]) == pc["dead"], (where, "dead", k)
             kept = ("hp", "wounded") if pc["dead"] else ("hp", "hero", "slots", "heals", "pp")
+            kept += ("pe",) * (not pc["dead"] and "pe" in pc)
             for f in kept + ("wounded",) * (not pc["dead"]):
                 assert getattr(end, f)[i, k] == pc[f], (where, f, k, getattr(end, f)[i, k], pc[f])
         for t, values in tr["obs"]:

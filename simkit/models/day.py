@@ -23,8 +23,11 @@ The steps, over every track of a block still going:
 - **a rest** (``rest_rules``): the seeds' (R1-09, R1-10, A1-7) or the published PF2e rest
   (P-11 Treat Wounds in a short rest, P-12 a night), see :mod:`simkit.rules.rest` and
   :mod:`simkit.rules.pf2e.rest`. A ``long_rest`` or ``bed_rest`` also gives back the slots
-  and heals, the hero points (``hero_refresh=long_rest``), the PP (A1-7 ``pp_back``), and
-  is a night's sleep and a meal for the fatigue counters (R4-06).
+  and heals, the hero points (``hero_refresh=long_rest``), the PP (A1-7 ``pp_back``), the
+  stamina points (PE, R1-09: in full after a night, under either rest; used by the fights
+  under seed 001, AP-17), and is a night's sleep and a meal for the fatigue counters
+  (R4-06). A short rest gives back no PE (R1-09's "1 PP and 10 minutes" is not built:
+  when to spend a PP, which the seed leaves to the player, is still to be read).
 - **the road**: ``no_sleep`` / ``no_food`` advance the fatigue counters by the rule of
   :func:`simkit.rules.fatigue_day.fatigue_day` (its table,
   :func:`~simkit.rules.fatigue_day.day_chain`): the penalty (R4-01..R4-03) is added to
@@ -461,16 +464,16 @@ class Day(Rules):
     @property
     def rest_when_note(self) -> str | None:
         """One line saying why ``rest_when`` adds no rest to this day, or None: under the
-        seeds' rest a short rest restores nothing the fights model (stamina comes back for 1
-        PP, R1-09, which the day's rests do not model yet); under the pf2e rest a party
-        without Medicine cannot Treat Wounds (P-11)."""
+        seeds' rest a short rest restores nothing the fights model (stamina for 1 PP, R1-09,
+        is not in the day's short rests yet); under the pf2e rest a party without Medicine
+        cannot Treat Wounds (P-11)."""
         if self.rest_when is None:
             return None
         if not self.pf2e_rest:
             return (
                 f"rest_when={self.rest_when:g} adds no rest under the seeds' rest: a short rest "
-                "heals no HP there (R1-09 gives back stamina, which the day's rests do not "
-                "model yet); rest_rules=pf2e rests with Treat Wounds"
+                "heals no HP there (stamina for 1 PP, R1-09, is not in the day's short rests "
+                "yet); rest_rules=pf2e rests with Treat Wounds"
             )
         if not self._medics():
             party = getattr(self, "party")
@@ -753,6 +756,8 @@ class Day(Rules):
             pp_max = np.array([p.pp_max for p in F.pcs])[None, :]
             pp = pp_after_rest(S["pp"][at], pp_max, "bed" if bed else "night", self.pp_back)
             S["pp"][at] = np.where(alive, pp, S["pp"][at])
+            if "pe" in S:  # stamina back in full after a night (R1-09)
+                S["pe"][at] = np.where(alive, S["pe_max"][at], S["pe"][at])
             B.tw_wait[at] = 0
             self._road(B, "rest", active)
         _rested(S, tracks)

@@ -49,7 +49,7 @@ from simkit.rules.fall import (
 from simkit.rules.guide import cell_guide, cell_of_draw
 from simkit.rules.heights import parse_heights
 from simkit.rules.pf2e import rest as pf2e_rest
-from simkit.rules.rest import hp_after_rest, pp_after_rest
+from simkit.rules.rest import hp_after_rest, pp_after_rest, recover_pe
 
 __all__ = ["Draws", "new_day", "ref_day"]
 
@@ -316,6 +316,8 @@ def _rest(day: Day, tr: dict, draws: Draws, kind: str, t: int) -> None:
             if day.hero_refresh == "long_rest":
                 pc["hero"] = getattr(day, "hero_points")
             pc["pp"] = int(pp_after_rest(pc["pp"], F.pcs[k].pp_max, night, day.pp_back))
+            if "pe" in pc:  # stamina back in full after a night's rest (R1-09)
+                pc["pe"] = int(recover_pe(pc["pe"], pc["pe_max"], pc["pp"], "night")[0])
         _road(tr, "rest")
     _rested(tr)
 
