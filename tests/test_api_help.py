@@ -255,3 +255,31 @@ def test_simulate_progress_bar_on_demand_silent_by_default_and_changes_no_number
     assert capsys.readouterr().err == ""
     with pytest.raises(ParamError, match="progress must be True, False or None"):
         simkit.simulate("dying", 10, progress="yes")
+
+
+# -- confidence= (level= is the character's everywhere else) ---------------------------------
+
+
+def test_confidence_names_the_interval_level_and_level_is_deprecated_there():
+    res = simkit.simulate("dying", 20_000, rng=4)
+    wide = res.summary(confidence=0.99).set_index("outcome")
+    narrow = res.summary(confidence=0.8).set_index("outcome")
+    assert (wide.ci_high - wide.ci_low).loc["dead"] > (narrow.ci_high - narrow.ci_low).loc["dead"]
+    with pytest.warns(DeprecationWarning, match="call it confidence="):
+        old = res.summary(level=0.99).set_index("outcome")
+    assert old.equals(wide)  # the old name still means the same, for one release
+    grid = {"dc": [20, 22]}
+    new = simkit.sweep("dying", grid, 5_000, rng=1, confidence=0.9)
+    with pytest.warns(DeprecationWarning, match="sweep: level= is the confidence level"):
+        dep = simkit.sweep("dying", grid, 5_000, rng=1, level=0.9)
+    assert new.equals(dep)
+    for call in (
+        lambda **kw: simkit.calibrate("dying", "10%", "dc", method="exact", **kw),
+        lambda **kw: simkit.sensitivity("dying", params=["dc"], method="exact", **kw),
+        lambda **kw: res.survival(**kw),
+    ):
+        call(confidence=0.9)
+        with pytest.warns(DeprecationWarning):
+            call(level=0.9)
+    with pytest.raises(ValueError, match=r"confidence must be a number in \(0, 1\), got 5"):
+        res.summary(confidence=5)

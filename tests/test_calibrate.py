@@ -181,7 +181,7 @@ def test_parse_probability(text, p):
         (dict(lo=10.5), "integer"),
         (dict(method="guess"), "method"),
         (dict(n=0, method="mc"), "n must"),
-        (dict(level=1.5), "level"),
+        (dict(confidence=1.5), "confidence"),
         (dict(scan_limit=1), "scan_limit"),
     ],
 )

@@ -53,8 +53,8 @@ def test_result_remembers_model_params_seed_n():
 
 def test_summary_level_widens_interval():
     res = simulate(Dying(), 5000, rng=1)
-    narrow = res.summary(level=0.8)
-    wide = res.summary(level=0.99)
+    narrow = res.summary(confidence=0.8)
+    wide = res.summary(confidence=0.99)
     row = 1  # dead
     assert (
         wide["ci_low"][row] < narrow["ci_low"][row] < narrow["ci_high"][row] < wide["ci_high"][row]

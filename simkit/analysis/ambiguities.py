@@ -28,6 +28,7 @@ import pandas as pd
 
 from simkit.core.ambiguity import Ambiguity, Reading
 from simkit.core.params import ParamError
+from simkit.core.stats import confidence_of
 
 __all__ = [
     "Ambiguity",
@@ -152,7 +153,8 @@ def ambiguity_report(
     *,
     ids=None,
     method: str = "auto",
-    level: float = 0.95,
+    confidence: float = 0.95,
+    level: float | None = None,
     paired: bool = True,
 ) -> pd.DataFrame:
     """The headline odds under every reading of every ambiguity, side by side.
@@ -168,12 +170,14 @@ def ambiguity_report(
     ids : list of str, optional
         Only these ambiguities (e.g. ``["A0-1", "A0-4"]``).
     method : {"auto", "exact", "mc"}
-    level : float
+    confidence : float
         Confidence level of the Monte Carlo intervals.
     paired : bool
         Monte Carlo readings on positional streams, ``diff`` tested paired against the
         default reading (default); ``False``: the default streams, the interval of two
         independent proportions.
+    level : float, optional
+        Deprecated name of ``confidence`` (removed in 0.4; a warning).
 
     Returns
     -------
@@ -183,6 +187,7 @@ def ambiguity_report(
         ``status = "model not available"``; one whose parameters the model rejects gives
         one row with ``status = "error: ..."``. ``status`` is ``"ok"`` otherwise.
     """
+    level = confidence_of(confidence, level, "ambiguity_report")
     from simkit.analysis.evaluation import (
         Evaluator,
         check_n,

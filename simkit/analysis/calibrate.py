@@ -34,6 +34,7 @@ from simkit.analysis.evaluation import (
 )
 from simkit.core.numbers import ascii_number
 from simkit.core.params import ParamError, allowed
+from simkit.core.stats import confidence_of
 
 __all__ = ["CALIBRATION_COLUMNS", "Calibration", "calibrate", "parse_probability"]
 
@@ -236,7 +237,8 @@ def calibrate(
     method: str = "auto",
     n: int = 100_000,
     rng=None,
-    level: float = 0.95,
+    confidence: float = 0.95,
+    level: float | None = None,
     scan_limit: int | None = None,
     grid: int = 41,
     xtol: float = 1e-6,
@@ -264,7 +266,7 @@ def calibrate(
         Monte Carlo tracks per evaluated value.
     rng : None, int or Generator
         Seed of the Monte Carlo points (all points use the same seed).
-    level : float
+    confidence : float
         Confidence level of the Monte Carlo intervals.
     scan_limit : int, optional
         Integer parameters: scan every value when the range has at most this many
@@ -281,6 +283,8 @@ def calibrate(
         (:func:`simkit.analysis.ambiguities.typical_character`: for ``dying``, its Fortitude
         save), so "10% deaths at level 5" is one call:
         ``calibrate("dying", "10%", "dc", character_level=5)``.
+    level : float, optional
+        Deprecated name of ``confidence`` (removed in 0.4; a warning).
 
     Returns
     -------
@@ -289,6 +293,7 @@ def calibrate(
         reachable, and ``to_frame()``. An unreachable target is not an error: the
         result says so (``reachable=False``) and gives the closest achievable value.
     """
+    level = confidence_of(confidence, level, "calibrate")
     model = as_model(model)
     target = parse_probability(target)
     model = at_level(model, character_level, keep=(vary,))

@@ -50,6 +50,7 @@ import pandas as pd
 
 from simkit.analysis.sweep import RECORD_COLUMNS, sweep
 from simkit.core.params import ParamError, spec
+from simkit.core.stats import confidence_of
 
 __all__ = [
     "DIFF_COLUMNS",
@@ -317,7 +318,8 @@ def compare(
     baseline: str | None = None,
     fixed=None,
     exact_only: bool = False,
-    level: float = 0.95,
+    confidence: float = 0.95,
+    level: float | None = None,
     paired: bool = True,
     **run,
 ) -> pd.DataFrame:
@@ -327,7 +329,7 @@ def compare(
     ----------
     variants : dict
         Name -> rules (or model name); see :func:`variants`.
-    grid, n, rng, fixed, exact_only, level, **run
+    grid, n, rng, fixed, exact_only, confidence, **run
         As :func:`simkit.analysis.sweep.sweep` (``run``: executor, workers, progress...).
     baseline : str, optional
         The variant the others are compared with (default: the first).
@@ -335,6 +337,8 @@ def compare(
         Run every variant of a point on the same dice and test the paired difference
         (module docs; default). ``False``: independent runs (each variant its own seeds).
         Paired runs go in this process (``workers`` spreads each run's blocks).
+    level : float, optional
+        Deprecated name of ``confidence`` (removed in 0.4; a warning).
 
     Returns
     -------
@@ -342,6 +346,7 @@ def compare(
         ``variant``, the sweep columns, then :data:`DIFF_COLUMNS` (module docs), then,
         paired, :data:`INDEPENDENT_COLUMNS`.
     """
+    level = confidence_of(confidence, level, "compare")
     if not variants:
         raise ParamError("compare needs at least one variant")
     names = list(variants)
@@ -354,7 +359,7 @@ def compare(
         return _compare_paired(variants, grid, n, rng, baseline, fixed, level, run)
     frames = []
     for name, model in variants.items():
-        df = sweep(model, grid, n, rng, fixed=fixed, exact_only=exact_only, level=level, **run)
+        df = sweep(model, grid, n, rng, fixed=fixed, exact_only=exact_only, confidence=level, **run)
         df.insert(0, "variant", name)
         frames.append(df)
     models = {f["model"].iloc[0] for f in frames if len(f)}

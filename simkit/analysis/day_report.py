@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from simkit.core.stats import confidence_of
+
 __all__ = [
     "FIGHTS",
     "QUICK_FIGHTS",
@@ -48,7 +50,7 @@ def _moments(counts: np.ndarray) -> tuple[int, float, float]:
     return total, mean, float(((v - mean) ** 2 * counts).sum() / total)
 
 
-def day_summary(res, level: float = 0.95) -> pd.DataFrame:
+def day_summary(res, confidence: float = 0.95, *, level: float | None = None) -> pd.DataFrame:
     """What is left at the start of each fight of a day, with intervals.
 
     One row per fight of the plan and quantity: ``pc="party"``, ``quantity="going"``:
@@ -63,6 +65,7 @@ def day_summary(res, level: float = 0.95) -> pd.DataFrame:
     is left out. Columns :data:`SUMMARY_COLUMNS`; ``mean`` is NaN at a fight no
     day reached.
     """
+    level = confidence_of(confidence, level, "day_summary")
     from simkit.core.result import mean_ci
     from simkit.core.stats import proportion_ci
     from simkit.models.day import PC_FIELDS
@@ -134,7 +137,7 @@ def run_notes(res, level: float = 0.95) -> list[str]:
     unresolved = res.counts["unresolved"]
     if unresolved:
         odds += f" ({100 * unresolved / res.n:.2f}% unresolved, counted as no death)"
-    curve = death_by_step(res, level)
+    curve = death_by_step(res, confidence=level)
     shown = np.arange(len(curve))
     if len(shown) > NOTE_STEPS:
         shown = np.array(

@@ -5,12 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from simkit.core.stats import confidence_of
 from simkit.models.encounter import Encounter
 
 __all__ = ["encounter_summary", "level_sweep"]
 
 
-def encounter_summary(res, level: float = 0.95) -> pd.DataFrame:
+def encounter_summary(res, confidence: float = 0.95, *, level: float | None = None) -> pd.DataFrame:
     """The designer's numbers of an encounter result, one row each.
 
     Columns ``quantity, count, n, p, ci_low, ci_high`` (Wilson intervals; ``p`` a
@@ -23,6 +24,7 @@ def encounter_summary(res, level: float = 0.95) -> pd.DataFrame:
     Marks are recorded when a track ends, so "knocked out" and the means leave out
     the ``unresolved`` tracks (none with the default horizon).
     """
+    level = confidence_of(confidence, level, "encounter_summary")
     from simkit.core.stats import proportion_ci
 
     o = {name: i for i, name in enumerate(res.model.outcomes)}

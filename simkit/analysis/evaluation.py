@@ -201,7 +201,7 @@ class Evaluator:
                 self.track_cache[key] = TrackValues(result)
                 while len(self.track_cache) > self.KEEP_TRACKS:
                     self.evicted.add(self.track_cache.popitem(last=False)[0])
-            df = result.summary(level=self.level, exact=False, events=False)
+            df = result.summary(confidence=self.level, exact=False, events=False)
             res = {
                 r.outcome: (float(r.p), float(r.ci_low), float(r.ci_high)) for r in df.itertuples()
             }

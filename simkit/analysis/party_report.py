@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from simkit.core.stats import confidence_of
+
 __all__ = [
     "CAUSES",
     "QUICK_LEVELS",
@@ -49,7 +51,7 @@ PC_STATS = (
 MONSTER_STATS = ("hp", "ac", "attack", "fort", "reflex", "will", "spell_dc", "recovery_dc")
 
 
-def party_summary(res, level: float = 0.95) -> pd.DataFrame:
+def party_summary(res, confidence: float = 0.95, *, level: float | None = None) -> pd.DataFrame:
     """The designer's numbers of a party result, one row each.
 
     Columns ``quantity, count, n, p, ci_low, ci_high`` (Wilson intervals) and ``mean``
@@ -64,6 +66,7 @@ def party_summary(res, level: float = 0.95) -> pd.DataFrame:
     default horizon) counts as no death (``deaths=0``) and nothing spent, and as the
     horizon in ``rounds``.
     """
+    level = confidence_of(confidence, level, "party_summary")
     from simkit.core.result import events_table
     from simkit.core.stats import proportion_ci
 

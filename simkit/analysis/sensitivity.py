@@ -30,7 +30,7 @@ from simkit.analysis.evaluation import (
     too_large,
 )
 from simkit.core.params import ParamError, allowed, spec
-from simkit.core.stats import norm_ppf
+from simkit.core.stats import confidence_of, norm_ppf
 
 __all__ = ["MC_COLUMNS", "SENSITIVITY_COLUMNS", "sensitivity"]
 
@@ -72,7 +72,8 @@ def sensitivity(
     method: str = "auto",
     n: int = 100_000,
     rng=None,
-    level: float = 0.95,
+    confidence: float = 0.95,
+    level: float | None = None,
     character_level: int | None = None,
     paired: bool = True,
 ) -> pd.DataFrame:
@@ -95,7 +96,7 @@ def sensitivity(
     n : int
         Monte Carlo tracks per point (the base and every variant share one seed).
     rng : None, int or Generator
-    level : float
+    confidence : float
         Confidence level of the Monte Carlo interval on ``change``: paired, the normal
         interval on the per-track differences against the base (the same positional
         streams; ``p_value`` McNemar's test, for an event of the marks too);
@@ -106,6 +107,8 @@ def sensitivity(
     paired : bool
         Monte Carlo on positional streams with paired intervals (default); ``False``:
         the default streams, ``ci_low`` / ``ci_high`` the independent interval.
+    level : float, optional
+        Deprecated name of ``confidence`` (removed in 0.4; a warning).
 
     Returns
     -------
@@ -117,6 +120,7 @@ def sensitivity(
         rule, or a parameter that is not set (``none``), gives one row with an empty
         ``outcome``, empty numbers and the reason in ``note``, at the end.
     """
+    level = confidence_of(confidence, level, "sensitivity")
     model = at_level(as_model(model), character_level)
     asked = method
     method = choose_method(model, method)

@@ -114,7 +114,7 @@ def _cmd_calibrate(args) -> int:
         method=args.method,
         n=args.n,
         rng=args.seed,
-        level=args.confidence,
+        confidence=args.confidence,
     )
     emit(cal.to_frame(), args)
     if args.format == "table" and not args.output:
@@ -145,7 +145,7 @@ def _cmd_sensitivity(args) -> int:
         method=args.method,
         n=args.n,
         rng=args.seed,
-        level=args.confidence,
+        confidence=args.confidence,
         paired=not args.independent,
     )
     emit(df, args)

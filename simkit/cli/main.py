@@ -392,9 +392,9 @@ def _cmd_run(args) -> int:
         df = marks_frame(res, marks, args.confidence, exact=not args.no_exact)
     elif args.stages:
         _need_chain(model)
-        df = res.stage_summary(level=args.confidence)
+        df = res.stage_summary(confidence=args.confidence)
     else:
-        df = res.summary(level=args.confidence, exact=not args.no_exact)
+        df = res.summary(confidence=args.confidence, exact=not args.no_exact)
     emit(df, args)
     if to_file:  # once the file is written: a write error is the only line
         _print_notes(notes)

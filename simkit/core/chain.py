@@ -27,7 +27,7 @@ import pandas as pd
 from simkit.core.exact import ExactResult, solve_if_possible
 from simkit.core.model import Rules
 from simkit.core.result import Result
-from simkit.core.stats import proportion_ci
+from simkit.core.stats import confidence_of, proportion_ci
 from simkit.core.tables import result_summary, summary_html, survival_table
 
 __all__ = ["ChainRules", "ChainResult", "ChainExact"]
@@ -113,10 +113,16 @@ class ChainExact:
         return pd.DataFrame({"outcome": list(probs), "p": list(probs.values())})
 
     def survival(
-        self, level: float = 0.95, method: str = "wilson", exact: bool = True
+        self,
+        confidence: float = 0.95,
+        method: str = "wilson",
+        exact: bool = True,
+        *,
+        level: float | None = None,
     ) -> pd.DataFrame:
         """Stage survival tables stacked (columns of :meth:`simkit.Result.survival`),
         probabilities over all tracks; ``p = exact``, no counts."""
+        level = confidence_of(confidence, level, "survival")
         p1 = self.first.probabilities
         frames = [
             survival_table(
@@ -189,18 +195,27 @@ class ChainResult:
         return solve_if_possible(self.model)
 
     def summary(
-        self, level: float = 0.95, method: str = "wilson", exact: bool = True
+        self,
+        confidence: float = 0.95,
+        method: str = "wilson",
+        exact: bool = True,
+        *,
+        level: float | None = None,
     ) -> pd.DataFrame:
         """Same columns as :meth:`simkit.Result.summary`, over the chain's outcomes."""
+        level = confidence_of(confidence, level, "summary")
         return result_summary(self, level, method, exact)
 
-    def stage_summary(self, level: float = 0.95, method: str = "wilson") -> pd.DataFrame:
+    def stage_summary(
+        self, confidence: float = 0.95, method: str = "wilson", *, level: float | None = None
+    ) -> pd.DataFrame:
         """Each stage's outcomes, probabilities over all ``n`` tracks.
 
         Columns ``stage, time_unit, outcome, count, n, p, ci_low, ci_high``: the first
         stage's outcomes that end the chain, then for each continued outcome ``o`` the
         next stage's outcomes (stage ``"o->model"``). Their counts add up to ``n``.
         """
+        level = confidence_of(confidence, level, "stage_summary")
         rows = [
             (self.first.model.name, self.first.time_unit, o, c)
             for o, c in self.first.counts.items()
@@ -220,12 +235,20 @@ class ChainResult:
         """Estimated probability of each chain outcome (``count / n``)."""
         return {o: c / self.n for o, c in self.counts.items()}
 
-    def survival(self, level: float = 0.95, method: str = "wilson", exact=True) -> pd.DataFrame:
+    def survival(
+        self,
+        confidence: float = 0.95,
+        method: str = "wilson",
+        exact=True,
+        *,
+        level: float | None = None,
+    ) -> pd.DataFrame:
         """Stage survival tables stacked, with ``stage`` and ``time_unit`` columns.
 
         Probabilities are over all ``n`` tracks of the chain (not conditional). ``exact``:
         True, False, or a :class:`ChainExact` already solved.
         """
+        level = confidence_of(confidence, level, "survival")
         ex = self.exact if exact is True else (exact or None)
         r1 = self.first
         frames = [

@@ -20,6 +20,7 @@ import pandas as pd
 from simkit.core.contracts import ModelResult
 from simkit.core.model import Rules
 from simkit.core.names import unknown
+from simkit.core.stats import confidence_of
 from simkit.core.tables import summary_html, survival_table
 
 __all__ = [
@@ -105,14 +106,20 @@ class ExactResult:
         return self.model.time_unit
 
     def survival(
-        self, level: float = 0.95, method: str = "wilson", exact: bool = True
+        self,
+        confidence: float = 0.95,
+        method: str = "wilson",
+        exact: bool = True,
+        *,
+        level: float | None = None,
     ) -> pd.DataFrame:
         """P(absorbed in each outcome by step t) and P(``active``): the survival table.
 
         Same columns as :meth:`simkit.Result.survival`; ``p``, ``ci_low``, ``ci_high``
         and ``exact`` are the exact probability, ``count`` and ``n`` are missing.
-        ``level``, ``method`` and ``exact`` are accepted for a common signature.
+        ``confidence``, ``method`` and ``exact`` are accepted for a common signature.
         """
+        level = confidence_of(confidence, level, "survival")
         df = survival_table(
             self.model.outcomes, stage=self.model.name, time_unit=self.time_unit, exact=self.cdf()
         )

@@ -10,6 +10,7 @@ import pandas as pd
 
 from simkit.core.model import Rules
 from simkit.core.names import unknown
+from simkit.core.stats import confidence_of
 from simkit.core.tables import result_summary, summary_html, survival_table
 
 __all__ = [
@@ -391,11 +392,18 @@ class Result:
         return solve_if_possible(self.model)
 
     def summary(
-        self, level: float = 0.95, method: str = "wilson", exact: bool = True, events: bool = True
+        self,
+        confidence: float = 0.95,
+        method: str = "wilson",
+        exact: bool = True,
+        events: bool = True,
+        *,
+        level: float | None = None,
     ) -> pd.DataFrame:
         """One row per outcome: ``outcome, count, n, p, ci_low, ci_high`` (+ ``exact``).
 
-        ``level`` is the confidence level of the interval (Wilson by default,
+        ``confidence`` is the confidence level of the interval (``level=``, its old name,
+        still works for one release, with a ``DeprecationWarning``; Wilson by default,
         ``method="clopper-pearson"`` for the exact interval). ``exact`` adds the exact
         probability when the model has an exact solver.
 
@@ -403,6 +411,7 @@ class Result:
         first, then its outcomes, then its means (column ``mean``, with a range-bound
         interval: :func:`events_table`); ``events=False`` gives the outcomes alone.
         """
+        level = confidence_of(confidence, level, "summary")
         if not events or not getattr(self.model, "events", None):
             return result_summary(self, level, method, exact)
         ex = self.exact if exact else None
@@ -413,7 +422,14 @@ class Result:
         """Estimated probability of each outcome (``count / n``), ``unresolved`` last."""
         return {o: c / self.n for o, c in self.counts.items()}
 
-    def survival(self, level: float = 0.95, method: str = "wilson", exact=True) -> pd.DataFrame:
+    def survival(
+        self,
+        confidence: float = 0.95,
+        method: str = "wilson",
+        exact=True,
+        *,
+        level: float | None = None,
+    ) -> pd.DataFrame:
         """Per-step probabilities by outcome, with bands (:mod:`simkit.core.tables`).
 
         Long format with columns ``stage, time_unit, time, outcome, count, n, p, ci_low,
@@ -430,6 +446,7 @@ class Result:
         fighting / in care during that step (from the ``rounds`` mark: a track that fought
         ``r`` rounds fought steps ``1..r``; an unresolved track is counted as fighting).
         """
+        level = confidence_of(confidence, level, "survival")
         ex = self.exact if exact is True else (exact or None)
         df = survival_table(
             self.model.outcomes,
@@ -446,8 +463,11 @@ class Result:
             _add_phases(df, self)
         return df
 
-    def stage_summary(self, level: float = 0.95, method: str = "wilson") -> pd.DataFrame:
+    def stage_summary(
+        self, confidence: float = 0.95, method: str = "wilson", *, level: float | None = None
+    ) -> pd.DataFrame:
         """Outcomes by stage: one stage here (columns as :meth:`ChainResult.stage_summary`)."""
+        level = confidence_of(confidence, level, "stage_summary")
         df = self.summary(level, method, exact=False, events=False)
         df.insert(0, "time_unit", self.time_unit)
         df.insert(0, "stage", self.model.name)

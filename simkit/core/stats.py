@@ -33,9 +33,29 @@ def beta_ppf(q, a, b):
     return betaincinv(a, b, q)
 
 
+def confidence_of(confidence, level, where: str) -> float:
+    """The confidence level given to ``where``: ``confidence``, or the deprecated ``level``.
+
+    ``level=`` named the confidence level in the analysis functions and summaries while
+    everywhere else it is the character's level; it still works for one release, with a
+    ``DeprecationWarning``, and is removed in simkit 0.4.
+    """
+    if level is None:
+        return confidence
+    import warnings
+
+    warnings.warn(
+        f"{where}: level= is the confidence level here; call it confidence= "
+        "(level= will be removed in simkit 0.4: everywhere else level is the character's)",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return level
+
+
 def check_level(level) -> float:
     if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
-        raise ValueError(f"level must be a number in (0, 1), got {level!r}")
+        raise ValueError(f"confidence must be a number in (0, 1), got {level!r}")
     return float(level)
 
 

@@ -72,6 +72,7 @@ from simkit.core.engine import Tally, compact_state
 from simkit.core.model import Rules
 from simkit.core.params import ParamError, param, spec
 from simkit.core.result import pc_names
+from simkit.core.stats import confidence_of
 from simkit.core.streams import STREAM_SIZE, BlockRng, stream_generator
 from simkit.models.day_plan import (
     BETWEEN,
@@ -867,10 +868,11 @@ class _Block:
         )
 
 
-def death_by_step(result, level: float = 0.95):
+def death_by_step(result, confidence: float = 0.95, *, level: float | None = None):
     """P(a PC has died by the end of each plan step), cumulative over the plan, with Wilson
     intervals: a DataFrame ``step, step_text, p, ci_low, ci_high`` (from the ``first_death``
     mark; an unresolved day counts as no death)."""
+    level = confidence_of(confidence, level, "death_by_step")
     import pandas as pd
 
     from simkit.core.stats import proportion_ci

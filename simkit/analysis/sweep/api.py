@@ -11,6 +11,7 @@ from simkit.analysis.sweep.plan import plan_sweep
 from simkit.analysis.sweep.run import run_plan
 from simkit.analysis.sweep.table import to_csv_text
 from simkit.core.params import ParamError
+from simkit.core.stats import confidence_of
 
 
 def sweep(
@@ -23,7 +24,8 @@ def sweep(
     preset=None,
     exact_only: bool = False,
     survival: bool = False,
-    level: float = 0.95,
+    confidence: float = 0.95,
+    level: float | None = None,
     executor="local",
     workers: int = 1,
     scheduler: str | None = None,
@@ -56,7 +58,7 @@ def sweep(
         No simulation: exact probabilities only (batched solves).
     survival : bool
         Per-step rows (P(absorbed in each outcome by step t), P(still active)).
-    level : float
+    confidence : float
         Confidence level of ``ci_low``/``ci_high`` (Wilson).
     executor : {"local", "dask"} or a concurrent.futures.Executor
         Where points run; never changes a number.
@@ -71,12 +73,15 @@ def sweep(
         :data:`simkit.analysis.grid.MAX_POINTS`), counted before any point is built.
     progress : bool
         A progress bar (``tqdm.auto``: a widget in Jupyter, text on stderr elsewhere).
+    level : float, optional
+        Deprecated name of ``confidence`` (removed in 0.4; a warning).
 
     Returns
     -------
     pandas.DataFrame
         One row per point and outcome (see the module docs for the columns).
     """
+    level = confidence_of(confidence, level, "sweep")
     if isinstance(grid, (str, Path)):  # a TOML file: its [grid], with its [set] under fixed
         from simkit.analysis.grid import load_config
 
@@ -121,7 +126,8 @@ def sweep_csv(
     after_task=None,
     **kwargs,
 ) -> pd.DataFrame:
-    """:func:`sweep`, written to ``output`` atomically, resumable through a journal.
+    """:func:`sweep`, written to ``output`` atomically, resumable through a journal
+    (the same keywords: ``confidence=`` for the intervals' level).
 
     While it runs, finished points are journalled in ``output + ".partial"``; the
     CSV appears (by rename) only when every point is done, and the journal is then
@@ -137,6 +143,10 @@ def sweep_csv(
         for k in ("executor", "workers", "scheduler", "client", "progress", "chunk_size")
         if k in kwargs
     }
+    if "confidence" in kwargs or "level" in kwargs:  # sweep's names for the interval's level
+        kwargs["level"] = confidence_of(
+            kwargs.pop("confidence", 0.95), kwargs.pop("level", None), "sweep_csv"
+        )
     plan = plan_sweep(model, grid, n, rng, **kwargs)
     kind, target = output_target(output)
     if kind != "replace":  # stdout, a device or a FIFO: nothing to resume, no journal beside it

@@ -93,7 +93,7 @@ def _exact_answers(models: list) -> list:
 
 def _survival_frame(res, ex, level) -> pd.DataFrame:
     """A result's survival table with the exact answer already solved (``ex``, or None)."""
-    return res.survival(level=level, exact=ex if ex is not None else False)
+    return res.survival(confidence=level, exact=ex if ex is not None else False)
 
 
 class _InProcess:
