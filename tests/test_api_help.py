@@ -283,3 +283,16 @@ def test_confidence_names_the_interval_level_and_level_is_deprecated_there():
             call(level=0.9)
     with pytest.raises(ValueError, match=r"confidence must be a number in \(0, 1\), got 5"):
         res.summary(confidence=5)
+
+
+def test_calibration_repr_is_one_short_line_and_its_html_a_table():
+    cal = simkit.calibrate("dying", "10%", "dc", character_level=5)
+    text = repr(cal)
+    assert len(text) < 120 and "\n" not in text
+    assert text.startswith("Calibration(dying: dc=18 gives dead=0.0911, target 0.1000, exact")
+    page = cal._repr_html_()
+    assert "<table" in page and html.escape(cal.message) in page
+    for role in ("lower", "best", "upper"):
+        assert f"<td>{role}</td>" in page
+    far = simkit.calibrate("dying", "99.9%", "dc", lo=10, hi=20, character_level=5)
+    assert repr(far).endswith(", not reachable)")

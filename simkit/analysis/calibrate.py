@@ -35,6 +35,7 @@ from simkit.analysis.evaluation import (
 from simkit.core.numbers import ascii_number
 from simkit.core.params import ParamError, allowed
 from simkit.core.stats import confidence_of
+from simkit.core.tables import summary_html
 
 __all__ = ["CALIBRATION_COLUMNS", "Calibration", "calibrate", "parse_probability"]
 
@@ -189,6 +190,21 @@ class Calibration:
 
     def __str__(self) -> str:
         return self.message
+
+    def __repr__(self) -> str:
+        """One short line: the model, the value found, what it gives and the target (the
+        whole story is :attr:`message`; every point is :meth:`evaluations_frame`)."""
+        reach = "" if self.reachable else ", not reachable"
+        return (
+            f"Calibration({self.model.name}: {self.param}={fmt_value(self.value)} gives "
+            f"{self.outcome}={self.p:.4f}, target {self.target:.4f}, {self.method}{reach})"
+        )
+
+    def _repr_html_(self) -> str:
+        """Jupyter: the message, then the lower / best / upper rows as a table."""
+        from html import escape
+
+        return summary_html(escape(self.message), self.to_frame())
 
     def to_frame(self) -> pd.DataFrame:
         """Rows ``lower``, ``best``, ``upper``: see :data:`CALIBRATION_COLUMNS`."""
