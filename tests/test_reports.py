@@ -226,3 +226,16 @@ def test_day_fights_by_level_says_what_each_panel_shows(built):
     # more fights never make a day safer (each day of K fights is the start of a longer one)
     for _, d in df.groupby(["rules", "between", "level"]):
         assert (np.diff(d.sort_values("fights")["count"]) >= 0).all()
+
+
+def test_reports_command_line_help_writes_nothing_and_a_bad_model_is_refused(tmp_path, monkeypatch):
+    """`--help` is help, not a folder named --help; --model picks one model's reports."""
+    from simkit.analysis.reports import main
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exc:
+        main(["--help"])
+    assert exc.value.code == 0 and not any(tmp_path.iterdir())
+    with pytest.raises(SystemExit) as exc:
+        main(["--model", "bogus"])
+    assert exc.value.code == 2 and not any(tmp_path.iterdir())

@@ -504,21 +504,39 @@ def build_reports(n: int = N, models: list[str] | None = None) -> Iterator[Repor
                 yield report
 
 
-def standard_reports(out: Path, n: int = N) -> list[str]:
-    """Write the standard set into ``out``; the stems written."""
+def standard_reports(out: Path, n: int = N, models: list[str] | None = None) -> list[str]:
+    """Write the standard set (``models``: only theirs) into ``out``; the stems written."""
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for report in build_reports(n):
+    for report in build_reports(n, models):
         report.write(out)
         written.append(report.stem)
     return written
 
 
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    out = Path(argv[0] if argv else "reports")
+    """``python -m simkit.analysis.reports [OUT] [--model NAME ...]``: the standard reports
+    (all, or one model's) written into OUT (default ``reports``)."""
+    import argparse
+
+    names = list(dict.fromkeys(model for model, _ in _plans(N)))
+    parser = argparse.ArgumentParser(
+        prog="python -m simkit.analysis.reports",
+        description="Regenerate the standard reports (a CSV and a PNG each); "
+        "`python3 tasks.py report` runs this into reports/.",
+    )
+    parser.add_argument("out", nargs="?", default="reports", help="folder (default: reports)")
+    parser.add_argument(
+        "--model",
+        action="append",
+        choices=names,
+        metavar="NAME",
+        help=f"only this model's reports (repeatable): {', '.join(names)}",
+    )
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    out = Path(args.out)
     t0 = time.perf_counter()
-    stems = standard_reports(out)
+    stems = standard_reports(out, models=args.model)
     for s in stems:
         print(f"wrote {out / s}.csv and {out / s}.png")
     print(f"{len(stems)} reports in {time.perf_counter() - t0:.1f} s")
