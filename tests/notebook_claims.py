@@ -248,18 +248,18 @@ _NB04 = [
         " and near(by_rules.loc['seed000', 'after the fight'], 0.07, 0.005)",
     ),
     Claim(
-        "Seed 001 kills twice as often (43%)",
-        "near(by_rules.loc['seed001', 'P(a PC dies)'], 0.43, 0.005)"
-        " and 1.9 < by_rules.loc['seed001', 'P(a PC dies)']"
-        " / by_rules.loc['seed000', 'P(a PC dies)'] < 2.2",
+        "so the party is almost never defeated (under 1%)",
+        "by_rules.loc['seed001', 'P(defeat)'] < 0.01",
     ),
     Claim(
-        "its defeats are as frequent as the published rules'",
-        "abs(by_rules.loc['seed001', 'P(defeat)'] - by_rules.loc['pf2e-core', 'P(defeat)']) < 0.01",
+        "still, 11% of the fights kill someone, nearly all in the hourly Constitution checks"
+        " after the fight (10%)",
+        "near(by_rules.loc['seed001', 'P(a PC dies)'], 0.11, 0.005)"
+        " and near(by_rules.loc['seed001', 'after the fight'], 0.10, 0.005)",
     ),
     Claim(
-        "a further 23% of the fights leave a PC who dies in the hourly Constitution checks",
-        "near(by_rules.loc['seed001', 'after the fight'], 0.23, 0.005)",
+        'Without stamina (`pe_damage="hp_only"`) seed 001 would kill 43%',
+        "near(by_rules.loc['seed001, no stamina', 'P(a PC dies)'], 0.43, 0.005)",
     ),
     Claim("(for one PC: 40 XP, one creature of its own level)", "duel.budget_xp == 40"),
     Claim("loses 16% of its fights", "near(exact['defeat'], 0.16, 0.005)"),
