@@ -128,6 +128,9 @@ from simkit.core.ambiguity import Ambiguity
 from simkit.core.ambiguity import reading as _r
 from simkit.core.model import Rules
 from simkit.core.params import ParamError, param
+from simkit.core.rows import row_all as _all
+from simkit.core.rows import row_any as _any
+from simkit.core.rows import row_sum as _count
 from simkit.models.downed import DYING, STABLE, UP, Downed
 from simkit.models.fight_state import MAX_FIGHTS, FightStart, FightState
 from simkit.rules import (
@@ -475,30 +478,6 @@ def _flat(a: np.ndarray, i: np.ndarray, k, c=None) -> np.ndarray:
 def _get(a: np.ndarray, i: np.ndarray, k, c=None) -> np.ndarray:
     """``a[i, k]`` (or ``a[i, k, c]``, ``c`` an int) of a C-contiguous array, by a flat take."""
     return a.reshape(-1).take(_flat(a, i, k, c))
-
-
-def _any(m: np.ndarray) -> np.ndarray:
-    """Rows of bool ``m`` (n, c) with a True."""
-    out = m[:, 0].copy()
-    for c in range(1, m.shape[1]):
-        out |= m[:, c]
-    return out
-
-
-def _all(m: np.ndarray) -> np.ndarray:
-    """Rows of bool ``m`` (n, c) all True."""
-    out = m[:, 0].copy()
-    for c in range(1, m.shape[1]):
-        out &= m[:, c]
-    return out
-
-
-def _count(m: np.ndarray) -> np.ndarray:
-    """True cells per row of bool ``m`` (n, c), int64."""
-    out = m[:, 0].astype(np.int64)
-    for c in range(1, m.shape[1]):
-        out += m[:, c]
-    return out
 
 
 def _first(m: np.ndarray) -> np.ndarray:
