@@ -236,3 +236,24 @@ def test_a_band_too_narrow_to_see_is_said_in_the_legend(dying_surv):
     ax = plots.survival_curves(dying_surv[dying_surv["dc"] == 24], outcomes=("dead",))
     band = next(t.get_text() for t in ax.get_legend().get_texts() if "95%" in t.get_text())
     assert "not visible" not in band  # n = 2,000: wide enough to see
+
+
+def test_a_title_names_a_fixed_sweep_key_and_what_it_derived():
+    """`--set level=5` on a sweep is a constant column, not a params entry: the title says it."""
+    import pandas as pd
+
+    from simkit.analysis.plots.titles import fixed_text
+
+    df = pd.DataFrame(
+        {
+            "dc": [14, 14, 15, 15],
+            "level": [5, 5, 5, 5],
+            "save_bonus": [12, 12, 12, 12],
+            "outcome": ["stable", "dead"] * 2,
+            "p": [0.98, 0.02, 0.97, 0.03],
+            "params": ['{"dc": 14, "save_bonus": 12, "hit_chance": 0.3}'] * 2
+            + ['{"dc": 15, "save_bonus": 12, "hit_chance": 0.3}'] * 2,
+        }
+    )
+    assert fixed_text(df) == "level=5, save_bonus=12, hit_chance=0.3"
+    assert fixed_text(df, skip=("level",)) == "save_bonus=12, hit_chance=0.3"

@@ -9,25 +9,45 @@ __all__ = ["chart_title", "fixed_text", "settings_text", "survival_title"]
 
 
 def fixed_text(df, skip=()) -> str:
-    """The non-default parameters every row of ``df`` shares (its ``params`` JSON), as ``k=v, ...``.
+    """The settings every row of ``df`` shares, as ``k=v, ...``: what a chart's title should
+    name besides its axes.
 
-    What a chart's title should name besides its axes: e.g. ``hit_chance=0.3`` for a
-    sweep run with ``--set hit_chance=0.3``. Grid columns and ``skip`` are left out;
-    ``""`` when there is no ``params`` column or nothing is shared.
+    First the grid (and derived) columns that hold one value in every row, in column order
+    (a sweep's fixed ``--set level=5`` and what it derived: ``level=5, save_bonus=12,
+    hp_max=73``), then the other non-default parameters every row's ``params`` JSON shares
+    (``hit_chance=0.3`` for ``--set hit_chance=0.3``), sorted. Columns that vary and
+    ``skip`` are left out; ``""`` when nothing is shared.
     """
     import json
 
-    if "params" not in df or not len(df):
+    if not len(df):
         return ""
+    leave = set(skip) | {"variant"}
+    lead = lead_columns(df)
+    constant = [
+        (c, _value_text(df[c].iloc[0]))
+        for c in lead
+        if c not in leave and df[c].nunique(dropna=False) == 1
+    ]
     shared = None
-    for text in dict.fromkeys(df["params"].dropna().astype(str)):
+    for text in dict.fromkeys(df["params"].dropna().astype(str)) if "params" in df else ():
         try:
             items = {(k, str(v)) for k, v in json.loads(text).items()}
         except (ValueError, TypeError, AttributeError):
-            return ""
+            shared = set()
+            break
         shared = items if shared is None else shared & items
-    leave = set(lead_columns(df)) | set(skip) | {"variant"}
-    return ", ".join(f"{k}={v}" for k, v in sorted(shared or ()) if k not in leave)
+    rest = [(k, v) for k, v in sorted(shared or ()) if k not in leave and k not in lead]
+    return ", ".join(f"{k}={v}" for k, v in constant + rest)
+
+
+def _value_text(v) -> str:
+    """A cell as a title shows it: ``5`` not ``5.0``, text as it is."""
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return str(v)
+    return str(int(f)) if f.is_integer() else f"{f:g}"
 
 
 def survival_title(df, outcomes=("active", "dead"), stage: str | None = None) -> str:
