@@ -118,6 +118,7 @@ MODEL_IMPORTS_ALLOWED = {
         "simkit.models.party",
         "simkit.models.fight_state",
         "simkit.models.day_plan",
+        "simkit.models.day_outcomes",
         "simkit.models.day_duel",
     },
     # the exact day duel: the party's duels and care over the day's plan
@@ -126,6 +127,15 @@ MODEL_IMPORTS_ALLOWED = {
         "simkit.models.party_duel",
         "simkit.models.downed",
         "simkit.models.day_plan",
+    },
+    # the day's reference: the party's reference for its fights and care, the plan's and
+    # the outcomes' declarations; never the kernel it checks (simkit.models.day)
+    "simkit.models.day_ref": {
+        "simkit.models.party",
+        "simkit.models.party_ref",
+        "simkit.models.fight_state",
+        "simkit.models.day_plan",
+        "simkit.models.day_outcomes",
     },
     "simkit.models.party_ref": {"simkit.models.party", "simkit.models.fight_state"},
     "simkit.models.encounter_ref": {"simkit.models.encounter"},

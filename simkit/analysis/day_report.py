@@ -68,7 +68,7 @@ def day_summary(res, confidence: float = 0.95, *, level: float | None = None) ->
     level = confidence_of(confidence, level, "day_summary")
     from simkit.core.result import mean_ci
     from simkit.core.stats import proportion_ci
-    from simkit.models.day import PC_FIELDS
+    from simkit.models.day_outcomes import PC_FIELDS
     from simkit.models.day_plan import FightStep
 
     model, n, obs = res.model, res.n, res.observed

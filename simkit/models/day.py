@@ -72,10 +72,15 @@ from simkit.core.engine import Tally, compact_state
 from simkit.core.model import Rules
 from simkit.core.params import ParamError, param, spec
 from simkit.core.result import pc_names
+from simkit.core.rows import row_all as _row_all
+from simkit.core.rows import row_any as _row_any
+from simkit.core.rows import row_sum as _row_sum
 from simkit.core.stats import confidence_of
 from simkit.core.streams import STREAM_SIZE, BlockRng, stream_generator
+from simkit.models.day_outcomes import CAUSES, DAY_MARKS, DAY_OUTCOMES, FIGHT_CAUSES, PC_FIELDS
 from simkit.models.day_plan import (
     BETWEEN,
+    MAX_EXTRA_RESTS,
     FallStep,
     FightStep,
     RestStep,
@@ -84,12 +89,11 @@ from simkit.models.day_plan import (
     parse_plan,
     plan_text,
     repeated_plan,
+    road_cell,
+    road_chain,
 )
 from simkit.models.fight_state import CARRIED, FightStart
 from simkit.models.party import WON, Party
-from simkit.models.party import _all as _row_all
-from simkit.models.party import _any as _row_any
-from simkit.models.party import _count as _row_sum
 from simkit.rules import fatigue_day
 from simkit.rules.fall import BAND_DEAD, BAND_KO, DICE_WIDTH, band_draw, fall_table
 from simkit.rules.heights import parse_heights
@@ -99,27 +103,12 @@ from simkit.rules.rest import PP_BACK, hp_after_rest, pp_after_rest
 
 __all__ = ["CAUSES", "DAY_OUTCOMES", "PC_FIELDS", "Day", "DayEnd", "death_by_step"]
 
-DAY_OUTCOMES = ("survived", "survived_with_deaths", "defeat", "retreat")
 SURVIVED, WITH_DEATHS, DEFEAT, RETREAT = range(4)
 UNRESOLVED = 4  # (not an outcome: the engine counts what no outcome holds)
-#: The party's deaths by cause (its marks), then the road's (a fall, R4-07, and its care;
-#: fatigue, R4-05): the day's ``deaths_<cause>`` marks, adding up to ``deaths``.
-FIGHT_CAUSES = ("deaths_in_fight", "deaths_after_defeat", "deaths_after_fight")
-CAUSES = FIGHT_CAUSES + ("deaths_on_road",)
-#: What each PC has at the start of each fight (observed: ``<field>:<pc>``).
-PC_FIELDS = ("hp", "slots", "heals", "hero", "pp", "alive")
 #: A fight's end, as :class:`_Fight` reads it from the kernel's state.
 F_VICTORY, F_DEATHS, F_RETREAT, F_DEFEAT, F_UNRESOLVED = range(5)
 #: The party parameters a day does not take: its plan says what each fight is.
 _NOT_TAKEN = ("threat", "xp_budget", "monsters", "hp")
-#: At most this many short rests ``rest_when`` adds before one fight (an hour).
-MAX_EXTRA_RESTS = 6
-_FATIGUE_START = (0, 0, 0, -1)
-_CELLS = {
-    "no_sleep": fatigue_day.day_cell(False, rest=False, eat=True, drink=True),
-    "no_food": fatigue_day.day_cell(False, rest=True, eat=False, drink=False),
-    "rest": fatigue_day.day_cell(False, rest=True, eat=True, drink=True),
-}
 
 
 @dataclass(frozen=True, eq=False)
@@ -239,11 +228,6 @@ _BACK = tuple(k for k in CARRIED if k not in ("hp_max", "pe_max"))
 _ENDS = _BACK + ("outcome",) + FIGHT_CAUSES
 
 
-@lru_cache(maxsize=64)
-def _chain():
-    return fatigue_day.day_chain(_FATIGUE_START)
-
-
 @lru_cache(maxsize=256)
 def _steps(day: Day):
     if day.plan is not None:
@@ -343,7 +327,7 @@ class Day(Rules):
     name: ClassVar[str] = "day"
     time_unit: ClassVar[str] = "steps"
     outcomes: ClassVar[tuple[str, ...]] = DAY_OUTCOMES
-    marks: ClassVar[tuple[str, ...]] = ("deaths", "step", "first_death", "dead_mask") + CAUSES
+    marks: ClassVar[tuple[str, ...]] = DAY_MARKS
     observes: ClassVar[bool] = True
     rule_ids: ClassVar[str] = Party.rule_ids + "; R1-09, R1-10, A1-7; R4-01..R4-07; P-11, P-12"
     events: ClassVar[dict[str, tuple[str, int]]] = {"any_death": ("deaths", 1)}
@@ -624,7 +608,7 @@ class Day(Rules):
     # -- the steps -----------------------------------------------------------------------
     def _penalty(self, B):
         """Each track's check penalty (n,): the start's plus the fatigue's (R4-03)."""
-        chain = _chain()
+        chain = road_chain()
         return np.maximum(B.base_pen - chain.penalty.take(B.fat), -50).astype(np.int32)
 
     def _fight(self, B, step, prefix, fresh):
@@ -632,7 +616,7 @@ class Day(Rules):
         streams under ``prefix`` (fresh: the party's own start, as ``party`` plays it)."""
         S, ended = B.S, B.ended
         party = _fight_party(self, step)
-        exhausted = (ended < 0) & (np.asarray(_chain().states, dtype=np.int64)[B.fat, 3] >= 0)
+        exhausted = (ended < 0) & (np.asarray(road_chain().states, dtype=np.int64)[B.fat, 3] >= 0)
         if exhausted.any():  # a party unconscious from fatigue cannot fight (R4-04)
             ended[exhausted] = DEFEAT
             if self.after_defeat == "slain":
@@ -783,9 +767,9 @@ class Day(Rules):
     def _road(self, B, kind, active):
         """A day on the road (R4-01, R4-02) or a night's sleep and a meal (R4-06)."""
         S, fat = B.S, B.fat
-        chain = _chain()
+        chain = road_chain()
         tracks = np.flatnonzero(active)
-        nxt = chain.trans[0].take(fat[tracks] * fatigue_day.N_CELLS + _CELLS[kind])
+        nxt = chain.trans[0].take(fat[tracks] * fatigue_day.N_CELLS + road_cell(kind))
         gone = nxt >= 0  # an outcome: dead (R4-05); the others end no day here
         dead = tracks[gone & (nxt == fatigue_day.DEAD)]
         B.cause["deaths_on_road"][dead] += _row_sum(~S["dead"][dead])

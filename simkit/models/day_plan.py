@@ -15,6 +15,12 @@ A plan is read left to right, one step a plan step (the ``day`` model's time uni
   ``fall(H, one)`` one living PC at random. ``H`` is a height in metres (0..100000) or a
   range ``uniform:A-B`` (one height per track).
 
+What a road step is to seed 004's fatigue counters, read once here for the day's kernel,
+its scalar reference and its exact duels: :data:`ROAD_EVENTS` (a day's rest, food and
+water; a night's rest, ``long_rest`` or ``bed_rest``, is the event ``rest``),
+:data:`FATIGUE_START` (the counters at the day's start) and :func:`road_chain`,
+:func:`road_cell` (the rule's table and the event's cell in it).
+
 Spaces are ignored; commas inside brackets or parentheses do not split steps. A bad step
 is a :class:`ValueError` naming the step (its position and text) and what is allowed.
 :func:`plan_text` writes a plan back in its canonical text (the ``plan`` parameter's
@@ -25,8 +31,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from simkit.core.params import register_kind
+from simkit.rules import fatigue_day
 from simkit.rules.heights import parse_heights
 from simkit.rules.pf2e import budget
 
@@ -40,6 +48,11 @@ __all__ = [
     "ROAD_STEPS",
     "BETWEEN",
     "MAX_STEPS",
+    "MAX_EXTRA_RESTS",
+    "ROAD_EVENTS",
+    "FATIGUE_START",
+    "road_cell",
+    "road_chain",
     "parse_plan",
     "parse_fight",
     "plan_text",
@@ -54,6 +67,21 @@ ROAD_STEPS = ("no_sleep", "no_food")
 BETWEEN = ("none",) + REST_STEPS + ROAD_STEPS
 #: The longest plan, in steps.
 MAX_STEPS = 200
+#: At most this many short rests ``rest_when`` adds before one fight (an hour).
+MAX_EXTRA_RESTS = 6
+#: Each road step's day, and a night's rest (``rest``: a ``long_rest`` or ``bed_rest``, a
+#: night's sleep and a meal), as seed 004's events ``(rest, eat, drink)`` of that day: a
+#: day without sleep (R4-01) eats and drinks; a day without food and water (R4-02)
+#: sleeps; a night's rest does all three, which clears the counters (R4-06). No rescue,
+#: no companion tending.
+ROAD_EVENTS = {
+    "no_sleep": (False, True, True),
+    "no_food": (True, False, False),
+    "rest": (True, True, True),
+}
+#: The party's fatigue counters ``(s, f, w, c)`` at the start of a day (R4-01..R4-05):
+#: none missed, conscious (``c = -1``).
+FATIGUE_START = (0, 0, 0, -1)
 #: The largest XP budget of a fight step (the party model's ``xp_budget`` range).
 MAX_XP = 2000
 
@@ -275,6 +303,21 @@ def repeated_plan(fights: int, fight: FightStep, between: str) -> tuple[Step, ..
     for _ in range(fights - 1):
         out += [*gap, fight]
     return tuple(out)
+
+
+def road_cell(kind: str) -> int:
+    """The event cell of :func:`simkit.rules.fatigue_day.day_cell` of a road day ``kind``
+    (``no_sleep``, ``no_food``) or a night's rest (``rest``): :data:`ROAD_EVENTS`."""
+    rest, eat, drink = ROAD_EVENTS[kind]
+    return fatigue_day.day_cell(False, rest=rest, eat=eat, drink=drink)
+
+
+@lru_cache(maxsize=1)
+def road_chain() -> fatigue_day.DayChain:
+    """The fatigue rule's table from the day's start (:func:`fatigue_day.day_chain` of
+    :data:`FATIGUE_START`): every state a party can reach, its penalty (R4-03) and its
+    next state by event cell."""
+    return fatigue_day.day_chain(FATIGUE_START)
 
 
 register_kind(

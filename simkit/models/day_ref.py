@@ -12,8 +12,13 @@ scalar references: a fight is the party's (:mod:`simkit.models.party_ref`: ``new
 :func:`simkit.rules.fall.fall_result` (R4-07, R0-13). It shares with the kernel only what
 it must to be fed the same draws: the order of a track's draws and the streams' keys they
 come from (:class:`Draws`), what a draw means (a d20 drawn as ``0..19``, four d8s packed
-in ``0..4095``, four d6s in ``0..1295``, a height band by its guide words). Slow on
-purpose; not used by the engine.
+in ``0..4095``, four d6s in ``0..1295``, a height band by its guide words), and the
+day's declarations the kernel reads too: the outcomes' and causes' names
+(:mod:`simkit.models.day_outcomes`) and what a plan's steps are
+(:mod:`simkit.models.day_plan`: the road's fatigue events, ``rest_when``'s cap). It
+never imports the kernel (:mod:`simkit.models.day`): the ``day`` it is given is read as
+rules (its parameters, its plan, :meth:`~simkit.models.day.Day.fight_rules`,
+:meth:`~simkit.models.day.Day.care_rules`). Slow on purpose; not used by the engine.
 
 The track (a dict, see :func:`new_day`): ``pcs`` (per PC: ``hp``, ``hp_max``, ``hero``,
 ``slots``, ``heals``, ``pp``, ``wounded``, ``dead``, ``wait``: short rests before Treat
@@ -29,12 +34,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from simkit.models.day import CAUSES, DAY_OUTCOMES, MAX_EXTRA_RESTS, PC_FIELDS, Day
-from simkit.models.day_plan import FallStep, FightStep, RestStep, RoadStep
+from simkit.models.day_outcomes import CAUSES, DAY_OUTCOMES, PC_FIELDS
+from simkit.models.day_plan import (
+    FATIGUE_START,
+    MAX_EXTRA_RESTS,
+    ROAD_EVENTS,
+    FallStep,
+    FightStep,
+    RestStep,
+    RoadStep,
+)
 from simkit.models.fight_state import CARRIED
 from simkit.models.party import Party, faces
-from simkit.models.party_ref import WON, new_track, ref_init, ref_round
-from simkit.models.party_ref import _Fight as _Round
+from simkit.models.party_ref import WON, new_track, ref_init, ref_knock_out, ref_round
 from simkit.rules import fatigue_day
 from simkit.rules.fall import (
     BAND_DEAD,
@@ -86,7 +98,7 @@ class Draws:
         return len(self.draws) - self.at
 
 
-def new_day(day: Day, start: dict | None = None) -> dict:
+def new_day(day, start: dict | None = None) -> dict:
     """A track at the start of its day: the party's fresh start, or ``start`` (a
     :meth:`~simkit.models.fight_state.FightStart.row`)."""
     row = day.fresh_start(1).row(0) if start is None else start
@@ -98,7 +110,7 @@ def new_day(day: Day, start: dict | None = None) -> dict:
         "pcs": pcs,
         "base_pen": int(row["check_penalty"]),
         "fresh": start is None,
-        "fatigue": (0, 0, 0, -1),
+        "fatigue": FATIGUE_START,
         "outcome": None,
         "step": 0,
         "first_death": 0,
@@ -108,7 +120,7 @@ def new_day(day: Day, start: dict | None = None) -> dict:
     }
 
 
-def ref_day(day: Day, draws: Draws, start: dict | None = None) -> dict:
+def ref_day(day, draws: Draws, start: dict | None = None) -> dict:
     """Play one track's day through every step of ``day``'s plan on its ``draws``."""
     tr = new_day(day, start)
     names = day.pc_names
@@ -157,7 +169,7 @@ def deaths(tr: dict) -> int:
     return sum(pc["dead"] and not d0 for pc, d0 in zip(tr["pcs"], tr["dead0"]))
 
 
-def _first_fight(day: Day) -> int:
+def _first_fight(day) -> int:
     return next(t for t, s in enumerate(day.steps, 1) if isinstance(s, FightStep))
 
 
@@ -192,7 +204,7 @@ def _play(r: Party, ftr: dict, draws: Draws, key) -> None:
 
 
 # -- a fight ---------------------------------------------------------------------------------
-def _fight(day: Day, tr: dict, draws: Draws, step: FightStep, key, first: bool) -> None:
+def _fight(day, tr: dict, draws: Draws, step: FightStep, key, first: bool) -> None:
     """A fight (the party's scalar reference from the day's state); a party unconscious
     from fatigue (R4-04: the clock running) cannot fight: a defeat (``after_defeat``)."""
     if tr["fatigue"][3] >= 0:
@@ -219,7 +231,7 @@ def _fight(day: Day, tr: dict, draws: Draws, step: FightStep, key, first: bool) 
         tr["outcome"] = "unresolved"
 
 
-def _care(day: Day, tr: dict, draws: Draws, knocked: list[bool], key, cause: str) -> None:
+def _care(day, tr: dict, draws: Draws, knocked: list[bool], key, cause: str) -> None:
     """PCs knocked out outside a fight follow their dying rules with the party's care
     (AP-7, AP-11; no monster: the fight won before it starts), the recovery DC that of a
     creature of the party's level (R0-06)."""
@@ -228,10 +240,9 @@ def _care(day: Day, tr: dict, draws: Draws, knocked: list[bool], key, cause: str
     ftr = new_track(r, rolls, start=_row(tr))
     ftr["mhp"] = [0] * len(ftr["mhp"])
     ftr["phase"] = WON
-    T = _Round(r, ftr, {})
     for k, ko in enumerate(knocked):
         if ko:
-            T.knock_out(k, crit=False, dc=r.start_dc, by=None, start=r.start_dying)
+            ref_knock_out(r, ftr, k, dc=r.start_dc, start=r.start_dying)
     before = [pc["dead"] for pc in tr["pcs"]]
     if any(knocked):
         _play(r, ftr, draws, key)
@@ -242,12 +253,12 @@ def _care(day: Day, tr: dict, draws: Draws, knocked: list[bool], key, cause: str
 
 
 # -- the rests -----------------------------------------------------------------------------------
-def _medics(day: Day) -> list[tuple[int, int]]:
+def _medics(day) -> list[tuple[int, int]]:
     pcs = day.base_party.fighters.pcs
     return [(c, p.medicine) for c, p in enumerate(pcs) if p.medicine is not None]
 
 
-def _treat(day: Day, tr: dict, draws: Draws, key) -> None:
+def _treat(day, tr: dict, draws: Draws, key) -> None:
     """A 10-minute rest of Treat Wounds (P-11): each medic in the party's order, if alive
     and conscious, treats the living PC with the lowest HP fraction (the first of equals)
     that is hurt and not treated within the hour (six short rests); a critical failure
@@ -292,7 +303,7 @@ def _rested(tr: dict) -> None:
             pc["wounded"] = 0
 
 
-def _rest(day: Day, tr: dict, draws: Draws, kind: str, t: int) -> None:
+def _rest(day, tr: dict, draws: Draws, kind: str, t: int) -> None:
     """A short rest (the seeds': nothing the fights model, R1-09; pf2e: Treat Wounds), or a
     night / a day in bed: HP (R1-10 or P-12), slots and heals, hero points
     (``hero_refresh``), PP (A1-7), a night's sleep and a meal (R4-06)."""
@@ -322,7 +333,7 @@ def _rest(day: Day, tr: dict, draws: Draws, kind: str, t: int) -> None:
     _rested(tr)
 
 
-def _rest_when(day: Day, tr: dict, draws: Draws, t: int) -> None:
+def _rest_when(day, tr: dict, draws: Draws, t: int) -> None:
     """Short rests of Treat Wounds before a fight while a living PC is below ``rest_when``
     of its max HP and can be treated, and a medic is conscious (pf2e rest; at most
     ``MAX_EXTRA_RESTS``)."""
@@ -342,17 +353,10 @@ def _rest_when(day: Day, tr: dict, draws: Draws, t: int) -> None:
 
 
 # -- the road and falls ----------------------------------------------------------------------------
-_ROAD = {  # (rest, eat, drink) of a day
-    "no_sleep": (False, True, True),
-    "no_food": (True, False, False),
-    "rest": (True, True, True),
-}
-
-
 def _road(tr: dict, kind: str) -> None:
     """A day without sleep or without food and water (R4-01, R4-02), or a night's sleep
     and a meal (R4-06); dead after three days unconscious (R4-05): every PC."""
-    rest, eat, drink = _ROAD[kind]
+    rest, eat, drink = ROAD_EVENTS[kind]
     out, *state = fatigue_day.fatigue_day(
         *tr["fatigue"], rescued=False, rest=rest, eat=eat, drink=drink
     )
@@ -360,7 +364,7 @@ def _road(tr: dict, kind: str) -> None:
         tr["fatigue"] = tuple(state)
         return
     assert out == fatigue_day.DEAD
-    tr["fatigue"] = (0, 0, 0, -1)
+    tr["fatigue"] = FATIGUE_START
     for pc in tr["pcs"]:
         if not pc["dead"]:
             pc.update(dead=True, hp=0)
@@ -382,7 +386,7 @@ def _band(draws: Draws, key, height: str) -> int:
     return cell_of_draw(hi, lo, tuple(float(p) for p in probs))
 
 
-def _fall(day: Day, tr: dict, draws: Draws, step: FallStep, t: int) -> None:
+def _fall(day, tr: dict, draws: Draws, step: FallStep, t: int) -> None:
     """Every living PC (or one at random) falls ``step.height`` metres (R4-07; massive
     damage R0-13); a PC brought to 0 HP by the dice is knocked out and cared for."""
     key = (t,)

@@ -51,7 +51,7 @@ from simkit.rules.dice import CRIT_FAIL, CRIT_SUCCESS, degree, dice_value
 from simkit.rules.rest import split_damage_ref
 from simkit.rules.strike import basic_damage, map_penalty, pc_map, strike_ac, strike_damage
 
-__all__ = ["new_track", "ref_init", "ref_round"]
+__all__ = ["new_track", "ref_init", "ref_knock_out", "ref_round"]
 
 UP, DYING, STABLE, DEAD = "up", "dying", "stable", "dead"
 FIGHT, WON, FLED = "fight", "won", "fled"
@@ -193,6 +193,14 @@ def ref_init(r: Party, tr: dict):
         if not T.party(DYING, STABLE, DEAD):
             tr["outcome"] = T.victory()
     return _code(tr)
+
+
+def ref_knock_out(r: Party, tr: dict, k: int, *, dc: int, start: int = 1) -> None:
+    """PC ``k`` of track ``tr`` falls to 0 HP before a round, with no move in the order and
+    no draw (R0-03, R1-01; as ``hp=0`` at a fight's start, see :func:`ref_init`): the
+    recovery DC ``dc`` (R0-06), dying ``start``. The day's reference knocks out this way the
+    PCs a fall or a Treat Wounds critical failure brings to 0 HP."""
+    _Fight(r, tr, {}).knock_out(k, crit=False, dc=dc, by=None, start=start)
 
 
 def ref_round(r: Party, tr: dict, d: dict):
