@@ -20,7 +20,8 @@ Monte Carlo day (:mod:`simkit.models.day`) applies each step:
   (R1-10) or :func:`simkit.rules.pf2e.rest.night_rest_hp` (P-12), slots back, hero
   points back under ``hero_refresh=long_rest``, a night's sleep and a meal for the
   fatigue counters (R4-06), wounded ended at full HP.
-- **the road**: the fatigue counters of :func:`simkit.rules.fatigue_day.day_chain`
+- **the road**: the fatigue counters of :func:`simkit.rules.fatigue_day.day_chain`, each
+  step's events as the day reads them (:data:`simkit.models.day_plan.ROAD_EVENTS`)
   (deterministic: every living track of a plan step shares them); dead after three days
   unconscious (R4-05).
 - **a fall** (R4-07, :func:`simkit.rules.fall.fall_cells`; R0-13 massive damage): dead,
@@ -49,7 +50,7 @@ from functools import lru_cache
 import numpy as np
 
 from simkit.core.exact import ExactTooLarge
-from simkit.models.day_plan import FallStep, FightStep, RestStep, RoadStep
+from simkit.models.day_plan import FallStep, FightStep, RestStep, RoadStep, road_cell, road_chain
 from simkit.models.downed import turn_table
 from simkit.models.party import Party
 from simkit.models.party_duel import (
@@ -76,15 +77,6 @@ DAY_DUEL_MAX_STATES = 60_000
 _NEGLIGIBLE = 1e-18
 #: The dying systems of an exact day duel.
 _SYSTEMS = ("seed000", "pf2e-core")
-#: The fatigue counters of a PC at the day's start (conscious, none): as the day's.
-_FATIGUE_START = (0, 0, 0, -1)
-#: The day's event cell of each road step and of a night's rest and meal (R4-01, R4-02,
-#: R4-06), as the day reads them.
-_CELLS = {
-    "no_sleep": fatigue_day.day_cell(False, rest=False, eat=True, drink=True),
-    "no_food": fatigue_day.day_cell(False, rest=True, eat=False, drink=False),
-    "rest": fatigue_day.day_cell(False, rest=True, eat=True, drink=True),
-}
 _DEAD = "dead"  # a care's outcome: the PC died
 _End = tuple[int, int, int] | str  # a care's end: the PC's (hp, hero, wounded), or dead
 
@@ -129,15 +121,10 @@ def _no_monster(r: Party) -> bool:
     return not r.fighters.monsters
 
 
-@lru_cache(maxsize=64)
-def _chain():
-    return fatigue_day.day_chain(_FATIGUE_START)
-
-
 def _road(fat: int, kind: str) -> tuple[int, bool]:
     """The fatigue state after a day ``kind`` (a road step or ``rest``) and whether the
     PC died (R4-05): the rule's table (:func:`simkit.rules.fatigue_day.day_chain`)."""
-    nxt = int(_chain().trans[0][fat, _CELLS[kind]])
+    nxt = int(road_chain().trans[0][fat, road_cell(kind)])
     if nxt >= 0:  # an outcome: dead (R4-05); the others end no day here
         return 0, nxt == fatigue_day.DEAD
     return -1 - nxt, False
@@ -145,12 +132,12 @@ def _road(fat: int, kind: str) -> tuple[int, bool]:
 
 def _penalty(day, fat: int) -> int:
     """The check penalty of the PC's d20s at fatigue state ``fat`` (R4-03, P-10)."""
-    return max(int(getattr(day, "check_penalty")) - int(_chain().penalty[fat]), -50)
+    return max(int(getattr(day, "check_penalty")) - int(road_chain().penalty[fat]), -50)
 
 
 def _exhausted(fat: int) -> bool:
     """Unconscious from fatigue (R4-04): the PC cannot fight."""
-    return _chain().states[fat][3] >= 0
+    return road_chain().states[fat][3] >= 0
 
 
 def _fights(day) -> list[tuple[FightStep, int]]:
