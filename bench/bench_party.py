@@ -190,7 +190,9 @@ def _workers(n: int, rounds: int) -> None:
     from simkit.core.engine import shared_pool
 
     model = CASES[RATE_CASE]
-    simulate(model, 40_000, rng=0, workers=2, block_size=8192)  # starts both workers
+    from simkit.core.streams import STREAM_SIZE
+
+    simulate(model, 4 * STREAM_SIZE, rng=0, workers=2, block_size=STREAM_SIZE)  # both start
     pids = list(getattr(shared_pool(2), "_processes", {}))
     best = {1: float("inf"), 2: float("inf")}
     cpu = {1: float("inf"), 2: float("inf")}
