@@ -17,7 +17,11 @@ plain runs, positional runs, runs keeping each track's outcome and marks, the co
 
 Cases: ``dying`` seed vs pf2e-core (typical character, monster of its level, levels 1, 5,
 10 and 15); ``party`` hero_points 1 vs 2; ``party`` seed000 vs pf2e-core (level 5, the
-default lineup). ``--n-dying``, ``--n-party``: tracks per variant.
+default lineup); ``day`` (level 5, four moderate fights with a short rest after each, the
+issue 20 bench's day) seed000 vs pf2e-core, and under pf2e-core the seeds' rest vs the
+published one (``rest_rules``: the same fights, Treat Wounds or not between them).
+``--n-dying``, ``--n-party``, ``--n-day``: tracks per variant; ``--only day``: the day's
+cases alone.
 """
 
 from __future__ import annotations
@@ -43,6 +47,18 @@ PARTY_ROWS = [
     "death_after_fight",
     "expected_deaths",
     "rounds",
+]
+#: The day's rows: outcomes, then events and means of its marks (paired too).
+DAY_ROWS = [
+    "survived",
+    "survived_with_deaths",
+    "defeat",
+    "any_death",
+    "tpk",
+    "death_in_fight",
+    "death_after_defeat",
+    "death_after_fight",
+    "expected_deaths",
 ]
 
 
@@ -200,16 +216,21 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n-dying", type=int, default=1_000_000)
     ap.add_argument("--n-party", type=int, default=100_000)
+    ap.add_argument("--n-day", type=int, default=20_000)
     ap.add_argument("--n-cost", type=int, default=500_000, help="tracks of the cost rows")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument(
-        "--only", choices=("widths", "events", "cost"), help="one part (default: all three)"
+        "--only",
+        choices=("widths", "events", "cost", "day"),
+        help="one part (default: all three; day: the widths of the day's cases alone)",
     )
     args = ap.parse_args()
     if args.only in (None, "events"):
         events_overhead(args.n_cost, args.seed)
     if args.only in (None, "cost"):
         paired_cost(args.n_cost, args.seed)
+    if args.only == "day":
+        day_widths(args.n_day, args.seed)
     if args.only not in (None, "widths"):
         return
     from simkit.analysis.compare import variants
@@ -245,6 +266,32 @@ def main() -> None:
         args.n_party,
         args.seed,
         PARTY_ROWS,
+    )
+    day_widths(args.n_day, args.seed)
+
+
+def day_widths(n: int, seed: int) -> None:
+    """The day's paired widths: level 5, four moderate fights with a short rest after each
+    (bench_day's day), seed000 vs pf2e-core, and pf2e-core's two rests."""
+    day = make_model("day", level=5, fights=4, between="short_rest")
+    report(
+        "day: seed000 vs pf2e-core (level 5, 4 moderate fights, short rests)",
+        {"seed000": day, "pf2e-core": day.replace(rules="pf2e-core")},
+        None,
+        None,
+        n,
+        seed,
+        DAY_ROWS,
+    )
+    core = day.replace(rules="pf2e-core")
+    report(
+        "day: pf2e-core, rest_rules seeds vs pf2e (the same day, Treat Wounds or not)",
+        {"seeds": core.replace(rest_rules="seeds"), "pf2e": core.replace(rest_rules="pf2e")},
+        None,
+        None,
+        n,
+        seed,
+        DAY_ROWS,
     )
 
 

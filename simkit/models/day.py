@@ -514,7 +514,8 @@ class Day(Rules):
 
         ``positional``: every step draws on the streams' positional mode (each track's
         draws tied to the track: two variants on one seed share their dice track by
-        track); ``keep_outcomes``: each track's outcome index in ``Tally.outcome_of``.
+        track); ``keep_outcomes``: each track's outcome index and marks (``Tally.outcome_of``,
+        ``Tally.marks_of``: a paired ``compare`` pairs the events and means track by track).
         ``_source`` (tests): ``source(mask, prefix)`` giving the random source of the
         tracks ``mask`` under ``prefix`` (default: the block's streams).
         """
@@ -558,12 +559,9 @@ class Day(Rules):
         day_deaths = _row_sum(B.S["dead"] & ~B.dead0)
         ended[going] = np.where(day_deaths[going] > 0, WITH_DEATHS, SURVIVED)
         B.end_step[going] = T
-        tally = self._tally(B, observed, keep, first_stream, n)
-        if keep_outcomes:  # (n,) outcome index of each track (UNRESOLVED: unresolved)
-            tally.outcome_of.append((first_stream * STREAM_SIZE, ended.astype(np.int8)))
-        return tally
+        return self._tally(B, observed, keep, keep_outcomes, first_stream, n)
 
-    def _tally(self, B, observed, keep, first_stream, n):
+    def _tally(self, B, observed, keep, keep_outcomes, first_stream, n):
         S, ended, end_step = B.S, B.ended, B.end_step
         n_out = len(self.outcomes)
         T = len(self.steps)
@@ -581,11 +579,18 @@ class Day(Rules):
             **B.cause,
         }
         marks = {k: _bincount2(out, values[k][done], n_out) for k in self.marks}
-        final = []
+        tally = Tally(hist=hist, marks=marks, observed=observed)
+        first_id = first_stream * STREAM_SIZE
         if keep:
-            ids = np.arange(first_stream * STREAM_SIZE, first_stream * STREAM_SIZE + n)
-            final.append((ids, DayEnd.trusted(**S, outcome=ended.copy(), **values)))
-        return Tally(hist=hist, marks=marks, observed=observed, final=final)
+            ids = np.arange(first_id, first_id + n)
+            tally.final.append((ids, DayEnd.trusted(**S, outcome=ended.copy(), **values)))
+        if keep_outcomes:  # each track's outcome index (UNRESOLVED: unresolved) and marks
+            tally.outcome_of.append((first_id, ended.astype(np.int8)))
+            unresolved = ended == UNRESOLVED  # (n,) bool: it records no mark (0)
+            tally.marks_of.append(
+                (first_id, {k: np.where(unresolved, 0, values[k]) for k in self.marks})
+            )
+        return tally
 
     def _observe(self, observed, S, active, row, T, fight):
         """Before step ``row + 1``, over the tracks still going: the party's totals, and at
