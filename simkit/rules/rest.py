@@ -11,6 +11,10 @@ strings; a bad value raises :class:`simkit.core.params.ParamError` naming the ar
   (A1-7: back in full after a night's rest, default, or never within the day).
 - :func:`recover_pe`: PE back to the maximum by spending 1 PP and resting 10 minutes,
   or after a night's rest (R1-09); :func:`recover_pe_ref` is its scalar reference.
+- :func:`pe_after_short_rest`: whether a character spends that PP in a 10-minute rest
+  (A1-8's readings, :data:`PE_REST`), through :func:`recover_pe`;
+  :func:`pe_after_short_rest_ref` is its scalar reference (through
+  :func:`recover_pe_ref`).
 - :func:`split_damage`: damage taken by PE first, then HP (A1-5 default ``pe_first``,
   as in the resolve-point system the text follows), or by HP only (``hp_only``);
   :func:`split_damage_ref` is its scalar reference (the party fight's reference uses it,
@@ -40,6 +44,9 @@ __all__ = [
     "rest_table",
     "recover_pe",
     "recover_pe_ref",
+    "PE_REST",
+    "pe_after_short_rest",
+    "pe_after_short_rest_ref",
     "PE_DAMAGE",
     "PP_BACK",
     "pp_after_rest",
@@ -189,6 +196,57 @@ def recover_pe_ref(pe: int, pe_max: int, pp: int, method: str = "pp") -> tuple[i
     if pe < pe_max and pp >= 1:  # 1 PP and 10 minutes of rest: every PE back
         return pe_max, pp - 1, PP_REST_MINUTES
     return pe, pp, 0
+
+
+# -- PE in a short rest (R1-09, A1-8) ------------------------------------------------------------
+#: A1-8: when a character spends 1 PP in a 10-minute rest to get all its PE back (R1-09;
+#: the seed leaves it to the player, and PP also keep a character alive while it agonises,
+#: R1-01, R1-04): ``spare_pp`` (default) when its PE are below the maximum and it keeps
+#: at least ``keep`` PP after spending (its stabilisation cost: a PP kept to stabilise is
+#: worth more than stamina); ``any_pp`` whenever its PE are below the maximum and it has a
+#: PP; ``never``.
+PE_REST = ("spare_pp", "any_pp", "never")
+
+
+def pe_after_short_rest(pe, pe_max, pp, keep=0, reading: str = "spare_pp"):
+    """``(pe, pp)`` after a 10-minute rest (R1-09 under A1-8's ``reading``).
+
+    Parameters
+    ----------
+    pe, pe_max, pp : int or array_like
+        Current and maximum stamina points (``0 <= pe <= pe_max``) and PP (>= 0).
+    keep : int or array_like
+        PP the character keeps under ``spare_pp`` (>= 0; its stabilisation cost, R1-04:
+        :func:`simkit.rules.perseverance.stabilize_cost`).
+    reading : {"spare_pp", "any_pp", "never"}
+        A1-8 (:data:`PE_REST`): a character with PE below the maximum spends 1 PP when it
+        has ``keep + 1`` or more (``spare_pp``), 1 or more (``any_pp``), or never; the
+        spending is :func:`recover_pe` (``method="pp"``): every PE back, 1 PP gone.
+    """
+    pe, pe_max, pp = _ints("pe", pe, 0), _ints("pe_max", pe_max, 0), _ints("pp", pp, 0)
+    keep = _ints("keep", keep, 0)
+    reading = _choice("reading", reading, PE_REST)
+    pe, pe_max, pp, keep = np.broadcast_arrays(pe, pe_max, pp, keep)
+    match reading:
+        case "spare_pp":
+            may = pp >= keep + 1
+        case "any_pp":
+            may = pp >= 1
+        case "never":
+            may = np.zeros(pp.shape, dtype=bool)
+    new_pe, new_pp, _ = recover_pe(pe, pe_max, np.where(may, pp, 0), "pp")
+    return _out(np.where(may, new_pe, pe)), _out(np.where(may, new_pp, pp))
+
+
+def pe_after_short_rest_ref(
+    pe: int, pe_max: int, pp: int, keep: int = 0, reading: str = "spare_pp"
+) -> tuple[int, int]:
+    """Scalar reference of :func:`pe_after_short_rest` for one character (R1-09, A1-8),
+    plain Python: ``(pe, pp)``."""
+    if reading == "never" or (reading == "spare_pp" and pp - 1 < keep):
+        return pe, pp  # it keeps its PP (A1-8)
+    pe, pp, _ = recover_pe_ref(pe, pe_max, pp, "pp")  # 1 PP for every PE, if it has one
+    return pe, pp
 
 
 # -- PP within a day (A1-7) -------------------------------------------------------------------
