@@ -296,3 +296,24 @@ def test_calibration_repr_is_one_short_line_and_its_html_a_table():
         assert f"<td>{role}</td>" in page
     far = simkit.calibrate("dying", "99.9%", "dc", lo=10, hi=20, character_level=5)
     assert repr(far).endswith(", not reachable)")
+
+
+# -- starting HP and maximum HP cannot be confused ------------------------------------------
+
+
+def test_hp_above_a_pcs_maximum_is_refused_naming_the_pc():
+    with pytest.raises(ParamError, match=r"hp=100 is above the maximum HP of the wizard \(48 at"):
+        make_model("party", level=5, hp=100)
+    with pytest.raises(ParamError, match=r"maximum HP of the fighter \(40"):
+        make_model("party", level=5, party="fighter(hp_max=40),wizard", hp=45)
+    assert make_model("party", level=5, hp=30).hp == 30
+
+
+def test_a_pcs_maximum_is_hp_max_and_its_old_name_warns():
+    m = make_model("party", level=5, party="fighter(hp_max=80;ac=23)")
+    assert m.party == "fighter(ac=23;hp_max=80)" and m.fighters.pcs[0].hp == 80
+    with pytest.warns(FutureWarning, match=r"write hp_max="):
+        old = make_model("party", level=5, party="fighter(hp=80;ac=23)")
+    assert old == m  # the old name means what it meant, for one release
+    with pytest.raises(ParamError, match="give hp_max only"):
+        make_model("party", party="fighter(hp=80;hp_max=80)")

@@ -341,7 +341,7 @@ def test_the_wake_up_never_passes_max_hp():
     assert list(hp) == [2, 6, 6] and not died.any()
     r = Party(
         level=5,
-        party="fighter(hp=2),fighter(hp=3),cleric(heals=0)",
+        party="fighter(hp_max=2),fighter(hp_max=3),cleric(heals=0)",
         monsters="1",
         rules="seed001",
         spend="asap",

@@ -84,9 +84,9 @@ def test_ascii_number_reads(text, value):
         ("area_chance=0_5", ["area_chance=", "number"]),
         ("days_without_sleep=٣", ["days_without_sleep=", "[0, 50]"]),
         ("days_without_sleep=1_0", ["days_without_sleep=", "[0, 50]"]),
-        ("party=fighter(hp=٨٠)", ["party: fighter: hp must be an integer in [1, 10000]"]),
-        ("party=fighter(hp=８０)", ["party: fighter: hp must be an integer in [1, 10000]"]),
-        ("party=fighter(hp=8_0)", ["party: fighter: hp must be an integer in [1, 10000]"]),
+        ("party=fighter(hp_max=٨٠)", ["party: fighter: hp_max must be an integer in [1, 10000]"]),
+        ("party=fighter(hp_max=８０)", ["party: fighter: hp_max must be an integer in [1, 10000]"]),
+        ("party=fighter(hp_max=8_0)", ["party: fighter: hp_max must be an integer in [1, 10000]"]),
         ("party=fighter(ac=2_3),rogue", ["party: fighter: ac must be an integer"]),
         ("monsters=٧", ["monsters must be creature levels in [-1, 24]"]),
         ("monsters=1_0", ["monsters must be creature levels in [-1, 24]"]),
@@ -120,7 +120,7 @@ def test_fortitude_schedule_and_fatigue_are_ascii_digits():
 @pytest.mark.parametrize(
     "kwargs, words",
     [
-        ({"party": "fighter(hp=٨٠)"}, "hp must be an integer"),
+        ({"party": "fighter(hp_max=٨٠)"}, "hp_max must be an integer"),
         ({"party": "rogue(perception=1_2)"}, "perception must be an integer"),
         ({"monsters": "٧"}, "creature levels"),
         ({"monsters": "7(attack=１８)"}, "attack must be an integer"),
@@ -151,7 +151,7 @@ def _toml_sweep(tmp_path, set_lines: str):
 @pytest.mark.parametrize(
     "line, words",
     [
-        ('party = "fighter(hp=٨٠)"\n', "hp must be an integer"),
+        ('party = "fighter(hp_max=٨٠)"\n', "hp_max must be an integer"),
         ('monsters = "1_0"\n', "creature levels"),
         ('hp = "8_0"\n', "hp="),
         ('monsters = "7(attack=１８)"\n', "attack must be an integer"),

@@ -102,9 +102,9 @@ OPTIONS: dict[str, tuple] = {
 DRAWN_APART = ("party", "monsters", "retreat_at")
 #: Explicit numbers a generated PC may carry (a role's own), a creature too.
 PC_NUMBERS = {
-    "fighter": ("hp=30", "ac=19", "attack=14", "damage=2d8+4", "con=3", "pp_max=2", "pe_max=5"),
-    "rogue": ("hp=25", "ac=20", "reflex=12", "damage=3d6+2", "agile=false"),
-    "cleric": ("heals=1", "heal=2d8+8", "medicine=15", "hp=40", "fort=14"),
+    "fighter": ("hp_max=30", "ac=19", "attack=14", "damage=2d8+4", "con=3", "pp_max=2", "pe_max=5"),
+    "rogue": ("hp_max=25", "ac=20", "reflex=12", "damage=3d6+2", "agile=false"),
+    "cleric": ("heals=1", "heal=2d8+8", "medicine=15", "hp_max=40", "fort=14"),
     "wizard": ("slots=1", "area=4d6", "cantrip=2d4", "spell_dc=21", "perception=12", "pe_max=0"),
 }
 MONSTER_NUMBERS = (
@@ -599,13 +599,13 @@ def Dice_max(text: str) -> int:  # noqa: N802
 
 
 def test_explicit_numbers_per_pc_and_per_monster(tmp_path):
-    """A PC or a creature may be given its own numbers: ``fighter(hp=80;ac=23)``,
+    """A PC or a creature may be given its own numbers: ``fighter(hp_max=80;ac=23)``,
     ``7(hp=150;attack=18)``; the rest come from the tables; bad keys or values are one
     line naming what is allowed."""
     from simkit.rules.pf2e import creatures, pcs
 
-    m = Party(level=5, party="fighter( ac=23 , hp=80),cleric", monsters="7(hp=150;attack=18),5")
-    assert m.party == "fighter(ac=23;hp=80),cleric"  # canonical: keys sorted
+    m = Party(level=5, party="fighter( ac=23 , hp_max=80),cleric", monsters="7(hp=150;attack=18),5")
+    assert m.party == "fighter(ac=23;hp_max=80),cleric"  # canonical: keys sorted
     assert m.monsters == "7(attack=18;hp=150),5"
     assert m.roles == ("fighter", "cleric")
     table = pcs.role("fighter", 5)
@@ -617,7 +617,7 @@ def test_explicit_numbers_per_pc_and_per_monster(tmp_path):
     assert (mo.hp, mo.attack, mo.ac, mo.damage) == (150, 18, built.ac, built.damage)
     assert "given: 7(attack=18;hp=150),5" in m.describe_lineup()
     for bad, words in [
-        ({"party": "fighter(hp=0)"}, "hp must be an integer in [1, 10000]"),
+        ({"party": "fighter(hp_max=0)"}, "hp_max must be an integer in [1, 10000]"),
         ({"party": "fighter(speed=5)"}, "unknown key 'speed'"),
         ({"party": "fighter(heal=2d8)"}, "heal is a number of the cleric only"),
         ({"party": "rogue(damage=2x6)"}, "dice must look like"),
@@ -631,7 +631,8 @@ def test_explicit_numbers_per_pc_and_per_monster(tmp_path):
 
     # the numbers reach the fight: a tougher, harder-hitting party dies less
     weak = Party(level=5, party="fighter,fighter", threat="severe")
-    strong = Party(level=5, party="fighter(hp=200;ac=30),fighter(hp=200;ac=30)", threat="severe")
+    tough = "fighter(hp_max=200;ac=30)"
+    strong = Party(level=5, party=f"{tough},{tough}", threat="severe")
     n = 20_000
     pw = simkit.simulate(weak, n, rng=3).event_count("any_death") / n
     ps = simkit.simulate(strong, n, rng=3).event_count("any_death") / n
@@ -639,10 +640,10 @@ def test_explicit_numbers_per_pc_and_per_monster(tmp_path):
 
     code, out, err = _sweep_toml(
         tmp_path,
-        'level = 3\nparty = "fighter(hp=60;ac=21),cleric(heals=1)"\nmonsters = "5(hp=90),3"\n',
+        'level = 3\nparty = "fighter(hp_max=60;ac=21),cleric(heals=1)"\nmonsters = "5(hp=90),3"\n',
     )
     assert code == 0, err
-    assert "fighter(ac=21;hp=60)" in out and "5(hp=90)" in out
+    assert "fighter(ac=21;hp_max=60)" in out and "5(hp=90)" in out
     code, out, err = _sweep_toml(tmp_path, 'party = "fighter(armor=3)"\n')
     assert code == 2 and "armor" in err and err.count("\n") == 1
 
@@ -650,7 +651,7 @@ def test_explicit_numbers_per_pc_and_per_monster(tmp_path):
 @pytest.mark.parametrize(
     "party, monsters",
     [
-        ("fighter(hp=60;ac=19),wizard(slots=1;area=4d6),cleric(heals=1)", "4(hp=40),3"),
+        ("fighter(hp_max=60;ac=19),wizard(slots=1;area=4d6),cleric(heals=1)", "4(hp=40),3"),
         ("rogue(attack=14;damage=2d6+4),cleric(medicine=15)", "6(attack=17;damage=2d10+8)"),
     ],
 )
@@ -659,7 +660,7 @@ def test_kernel_equals_scalar_reference_with_explicit_numbers(party, monsters):
 
 
 def test_exact_duel_with_explicit_numbers_agrees_with_monte_carlo():
-    m = Party(level=2, party="fighter(hp=24;ac=17)", monsters="3(hp=30;attack=11)")
+    m = Party(level=2, party="fighter(hp_max=24;ac=17)", monsters="3(hp=30;attack=11)")
     assert m.has_exact
     assert_agrees_with_exact(m, 40_000, 7)
 

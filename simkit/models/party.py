@@ -128,6 +128,7 @@ from simkit.core.ambiguity import Ambiguity
 from simkit.core.ambiguity import reading as _r
 from simkit.core.model import Rules
 from simkit.core.params import ParamError, param
+from simkit.core.result import pc_names
 from simkit.core.rows import row_all as _all
 from simkit.core.rows import row_any as _any
 from simkit.core.rows import row_sum as _count
@@ -911,6 +912,19 @@ class Party(Rules):
     def validate(self) -> None:
         if self.monsters is not None and self.xp_budget is not None:
             raise ParamError("monsters and xp_budget are exclusive: give one of them")
+        if self.hp is not None:
+            over = [
+                (name, pc.hp)
+                for name, pc in zip(pc_names(self.roles), self.fighters.pcs)
+                if self.hp > pc.hp
+            ]
+            if over:
+                name, most = min(over, key=lambda o: o[1])
+                raise ParamError(
+                    f"hp={self.hp} is above the maximum HP of the {name} ({most} at level "
+                    f"{self.level}): hp is every PC's starting HP, at most each one's maximum "
+                    f"(hp_max); give hp <= {most}, or each PC's HP in a start state (FightStart)"
+                )
         if self.retreat_at is not None and self.retreat_at > self.n_pcs:
             raise ParamError(
                 f"retreat_at={self.retreat_at} is not allowed: "

@@ -366,10 +366,10 @@ def role(name: str, level: int) -> PCStats:
 MAX_PARTY = 8
 
 
-#: The numbers of a PC a party may give explicitly: ``fighter(hp=80;ac=23)`` (see
+#: The numbers of a PC a party may give explicitly: ``fighter(hp_max=80;ac=23)`` (see
 #: :mod:`simkit.rules.overrides`). The role still decides what the PC does.
 PC_FIELDS: dict[str, overrides.Field] = {
-    **{k: overrides.Field("int", 1, 10_000) for k in ("hp",)},
+    "hp_max": overrides.Field("int", 1, 10_000),
     **{
         k: overrides.Field("int", -10, 100)
         for k in ("ac", "fort", "reflex", "will", "perception", "attack", "spell_dc", "medicine")
@@ -383,6 +383,13 @@ PC_FIELDS: dict[str, overrides.Field] = {
     "pe_max": overrides.Field("int", 0, 10_000),
 }
 
+
+#: Old names of PC keys, still read for one release with a ``FutureWarning``: a PC's
+#: ``hp`` was its maximum HP while the fight's ``hp`` is the starting HP.
+OLD_PC_KEYS = {"hp": "hp_max"}
+
+#: PC keys -> the :class:`PCStats` field they set (where the names differ).
+_PC_STAT = {"hp_max": "hp"}
 
 #: Numbers that only some roles use (what a PC does comes from its role).
 ROLE_ONLY: dict[str, frozenset[str]] = {
@@ -405,7 +412,22 @@ def party_members(value) -> tuple[tuple[str, dict[str, object]], ...]:
     for name, body in items:
         if name not in ROLES:
             raise ValueError(unknown("role", name, ROLES))
-        values = overrides.parse_pairs(body, PC_FIELDS, f"party: {name}")
+        old = {k: PC_FIELDS[new] for k, new in OLD_PC_KEYS.items()}
+        values = overrides.parse_pairs(body, {**PC_FIELDS, **old}, f"party: {name}")
+        for key, new in OLD_PC_KEYS.items():
+            if key not in values:
+                continue
+            if new in values:
+                raise ValueError(f"party: {name}: give {new} only ({key} is its old name)")
+            import warnings
+
+            warnings.warn(
+                f"party: {name}({key}=...) is the PC's maximum HP: write {new}= "
+                f"({key}= will be removed in simkit 0.4; the fight's hp= is the starting HP)",
+                FutureWarning,
+                stacklevel=2,
+            )
+            values[new] = values.pop(key)
         for key in values:
             owner = [r for r, keys in ROLE_ONLY.items() if key in keys]
             if owner and name not in owner:
@@ -416,7 +438,7 @@ def party_members(value) -> tuple[tuple[str, dict[str, object]], ...]:
 
 def parse_party(value) -> str:
     """A party as a canonical comma list of roles (1..:data:`MAX_PARTY`), each with its
-    explicit numbers if any, e.g. ``"fighter(ac=23;hp=80),rogue,cleric,wizard"``; raises
+    explicit numbers if any, e.g. ``"fighter(ac=23;hp_max=80),rogue,cleric,wizard"``; raises
     ValueError naming what is allowed."""
     return ",".join(
         overrides.canonical(name, values, PC_FIELDS) for name, values in party_members(value)
@@ -425,14 +447,14 @@ def parse_party(value) -> str:
 
 def member(name: str, values: dict[str, object], level: int) -> PCStats:
     """PC of role ``name`` at ``level`` (:func:`role`), with ``values`` replacing its
-    numbers."""
-    return overrides.apply(role(name, level), values)
+    numbers (``hp_max`` sets its maximum HP, :attr:`PCStats.hp`)."""
+    return overrides.apply(role(name, level), {_PC_STAT.get(k, k): v for k, v in values.items()})
 
 
 register_kind(
     "party",
     parse_party,
     f"a comma list of 1..{MAX_PARTY} roles among {', '.join(ROLES)}, each optionally with "
-    "its numbers, e.g. fighter(hp=80;ac=23)",
+    "its numbers, e.g. fighter(hp_max=80;ac=23)",
     show_reason=True,
 )
