@@ -29,7 +29,7 @@ def fixed_text(df, skip=()) -> str:
         for c in lead
         if c not in leave and df[c].nunique(dropna=False) == 1
     ]
-    shared = None
+    shared: set[tuple[str, str]] | None = None
     for text in dict.fromkeys(df["params"].dropna().astype(str)) if "params" in df else ():
         try:
             items = {(k, str(v)) for k, v in json.loads(text).items()}
