@@ -128,7 +128,28 @@ def _stage(surv):
     return next(s for s, g in surv.groupby("stage", sort=False) if g["time"].nunique() > 2)
 
 
-DEFAULTS = [name for name in REGISTRY if name not in ("dying", "agony", "fall", "fatigue")]
+@pytest.mark.skipif("perseverance" not in REGISTRY, reason="no perseverance model")
+def test_perseverance_report_asks_how_good_the_helper_must_be(built):
+    """At its defaults every track ends stable at round 3 (nothing random): the report is
+    P(dead) by the helper's Medicine and the PP, the character never stabilising itself."""
+    r = built["perseverance_medic_by_pp"]
+    df = r.tables[""]
+    dead = df[df["outcome"] == "dead"].pivot(index="pp", columns="medic_bonus", values="p")
+    assert list(dead.index) == list(range(1, 7)) and list(dead.columns) == list(range(0, 13, 2))
+    assert df["params"].str.contains('"spend":"never"').all()
+    # more PP and a better helper never kill more (beyond noise: 5 SE of the quick n)
+    se = 5 * (0.25 / (N // 5)) ** 0.5
+    assert (dead.diff(axis=0).iloc[1:] <= se).all().all()
+    assert (dead.diff(axis=1).iloc[:, 1:] <= se).all().all()
+    assert dead.loc[1, 0] > 0.5 and dead.loc[6, 12] < 0.01
+    assert "never spending PP" in r.axes[0].get_title()
+
+
+DEFAULTS = [
+    name
+    for name in REGISTRY
+    if name not in ("dying", "agony", "perseverance", "fall", "fatigue")
+]
 
 
 @pytest.mark.parametrize("name", DEFAULTS)

@@ -273,9 +273,10 @@ def _candidates(cls, wanted: dict) -> dict:
 
 
 def _grid_report(
-    name: str, stem: str, axes: dict, n: int, title: str, outcome: str = "dead"
+    name: str, stem: str, axes: dict, n: int, title: str, outcome: str = "dead", fixed=None
 ) -> Report | None:
-    """A sweep of ``axes`` (two: heatmap; one: line of P(outcome)); None if it cannot run."""
+    """A sweep of ``axes`` (two: heatmap; one: line of P(outcome)), ``fixed`` held; None if
+    it cannot run."""
     from simkit.analysis import plots
     from simkit.models import REGISTRY
 
@@ -284,7 +285,7 @@ def _grid_report(
     if not axes:
         return None
     try:
-        df = sweep(name, axes, n, SEED)
+        df = sweep(name, axes, n, SEED, fixed=fixed)
     except ParamError as exc:
         print(f"note: {stem}: {exc}; writing {name}_defaults instead", file=sys.stderr)
         return None
@@ -419,6 +420,24 @@ def _fatigue(n: int) -> Report | None:
     )
 
 
+def _perseverance(n: int) -> Report | None:
+    """``perseverance_medic_by_pp``: at its defaults every track spends its PP at the last
+    chance and ends stable at round 3 (nothing random); the question a designer asks is how
+    good a helper must be when the character does not stabilise itself."""
+    from simkit.models import REGISTRY
+
+    return _grid_report(
+        "perseverance",
+        "perseverance_medic_by_pp",
+        {"medic_bonus": list(range(0, 13, 2)), "pp": list(range(1, 7))},
+        n,
+        "Seed 001 agony, never spending PP to stabilise: P(dead)\n"
+        "by the helper's Medicine (first aid DC 15 each round) and PP\n"
+        f"({defaults_text(REGISTRY['perseverance'], ('pp_max', 'medic_from', 'zero_pp'))})",
+        fixed={"spend": "never"},
+    )
+
+
 def _agony(n: int) -> Report | None:
     from simkit.models import REGISTRY
 
@@ -476,6 +495,8 @@ def _plans(n: int) -> Iterator[tuple[str, Callable[[], Report | None]]]:
             yield "dying", partial(build, n)
     if "agony" in REGISTRY:
         yield "agony", partial(_or_defaults, _agony, "agony", small)
+    if "perseverance" in REGISTRY:
+        yield "perseverance", partial(_or_defaults, _perseverance, "perseverance", small)
     if "fall" in REGISTRY:
         yield "fall", partial(_or_defaults, _fall_height_by_level, "fall", small)
     if "fatigue" in REGISTRY:
@@ -486,7 +507,7 @@ def _plans(n: int) -> Iterator[tuple[str, Callable[[], Report | None]]]:
     if "day" in REGISTRY:
         yield "day", partial(_day_fights_by_level, n)
     for name in REGISTRY:
-        if name not in ("dying", "agony", "fall", "fatigue"):
+        if name not in ("dying", "agony", "perseverance", "fall", "fatigue"):
             yield name, partial(defaults_report, name, small)
 
 
