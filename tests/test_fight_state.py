@@ -62,19 +62,7 @@ def test_the_end_state_is_in_track_order_whatever_the_blocks_and_workers():
     a = simkit.simulate(r, n, 5, keep_state=True)
     b = simkit.simulate(r, n, 5, keep_state=True, block_size=1, workers=2)
     assert len(a.final) == n
-    for name in (
-        "hp",
-        "hp_max",
-        "hero",
-        "slots",
-        "heals",
-        "pp",
-        "wounded",
-        "dead",
-        "check_penalty",
-        "pe",
-        "pe_max",
-    ):
+    for name in (*CARRIED, "check_penalty"):
         assert (getattr(a.final, name) == getattr(b.final, name)).all(), name
     deaths = sum(k * c for k, c in enumerate(a.marks["deaths"].sum(axis=0)))
     assert a.final.dead.sum() == deaths  # every death of the fight is in the end state
@@ -259,22 +247,8 @@ def test_stamina_is_handed_on_and_left_out_is_none():
     row = first.row(0)
     assert row["pe"] == list(first.pe[0]) and row["pe_max"] == list(first.pe_max[0])
     fresh = r.fresh_start(3)
-    bare = FightStart(
-        **{
-            f: getattr(fresh, f)
-            for f in (
-                "hp",
-                "hp_max",
-                "hero",
-                "slots",
-                "heals",
-                "pp",
-                "wounded",
-                "dead",
-                "check_penalty",
-            )
-        }
-    )
+    old = [f for f in (*CARRIED, "check_penalty") if f not in ("pe", "pe_max")]
+    bare = FightStart(**{f: getattr(fresh, f) for f in old})  # a start from before PE
     assert (bare.pe == 0).all() and (bare.pe_max == 0).all()
 
 
