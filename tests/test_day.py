@@ -331,7 +331,8 @@ def _same(a: np.ndarray, b: np.ndarray) -> bool:
 )
 def test_events_are_what_the_marks_give_track_by_track(params):
     day = make_model("day", plan=EVERY_KIND, level=3, **params)
-    res = simulate(day, 600, SEED, keep_state=True)
+    n = 2000 if "max_rounds" in params else 600  # (most days cut at max_rounds=3: more days)
+    res = simulate(day, n, SEED, keep_state=True)
     f, n_out = res.final, len(day.outcomes)
     names = day.pc_names
     assert len(set(names)) == day.n_pcs
@@ -441,10 +442,55 @@ def test_a_day_of_k_fights_is_the_first_k_fights_of_a_longer_day():
 
 def test_a_night_gives_back_the_stamina_points():
     """R1-09: PE back in full after a night's rest (seed 001's fights spend them, AP-17);
-    a short rest gives none back (its 1 PP for 10 minutes is not built)."""
-    for plan, full in (("moderate, long_rest", True), ("moderate, short_rest", False)):
-        res = simulate(make_model("day", plan=plan, rules="seed001", level=3), 300, SEED,
-                       keep_state=True)  # fmt: skip
-        f = res.final
+    a short rest with pe_rest=never gives none back."""
+    for plan, pe_rest, full in (
+        ("moderate, long_rest", "never", True),
+        ("moderate, short_rest", "never", False),
+    ):
+        day = make_model("day", plan=plan, rules="seed001", level=3, pe_rest=pe_rest)
+        f = simulate(day, 300, SEED, keep_state=True).final
         alive = ~f.dead
         assert ((f.pe == f.pe_max)[alive].all()) == full
+
+
+@pytest.mark.parametrize("pe_rest", ["spare_pp", "any_pp"])
+def test_a_short_rest_gives_stamina_for_a_pp(pe_rest):
+    """R1-09 under A1-8: after the same fight (the same seed), a short rest leaves each
+    living PC the PE and PP of rules.rest.pe_after_short_rest (keeping its stabilisation
+    cost under spare_pp), a dead PC as it was; seed000 spends no PP on PE it does not use."""
+    from simkit.rules.rest import pe_after_short_rest
+
+    def end(pe_rest, rules="seed001"):
+        day = make_model("day", plan="severe, short_rest", rules=rules, level=3, pe_rest=pe_rest)
+        return day, simulate(day, 400, SEED, keep_state=True).final
+
+    day, before = end("never")
+    _, after = end(pe_rest)
+    keep = np.array([day.base_party.stabilize_cost(k) for k in range(day.n_pcs)])
+    pe, pp = pe_after_short_rest(before.pe, before.pe_max, before.pp, keep[None, :], pe_rest)
+    alive = ~before.dead
+    assert np.array_equal(after.dead, before.dead)
+    assert np.array_equal(after.pe, np.where(alive, pe, before.pe))
+    assert np.array_equal(after.pp, np.where(alive, pp, before.pp))
+    spent = alive & (after.pp < before.pp)
+    assert spent.sum() > 20 and (after.pe[spent] == after.pe_max[spent]).all()
+    if pe_rest == "spare_pp":  # some kept their last PPs to stabilise
+        assert (alive & (before.pe < before.pe_max) & ~spent).any()
+    _, a000 = end(pe_rest, "seed000")
+    _, b000 = end("never", "seed000")
+    assert np.array_equal(a000.pp, b000.pp) and np.array_equal(a000.pe, b000.pe)
+
+
+def test_rest_when_rests_for_stamina_under_seed001():
+    """Under the seeds' rest a short rest helps a seed-001 party (a PP for its PE), so
+    rest_when adds rests there: fewer deaths over two severe fights (level 5), none added
+    with pe_rest=never (the note says so)."""
+    n = 600
+    plain = make_model("day", plan="severe, severe", rules="seed001", level=5)
+    rests = plain.replace(rest_when=0.9)
+    assert rests.rest_when_note is None
+    assert "pe_rest" in rests.replace(pe_rest="never").rest_when_note
+    died = [simulate(d, n, SEED).event_count("any_death") for d in (plain, rests)]
+    p = sum(died) / (2 * n)
+    se = math.sqrt(2 * p * (1 - p) / n)
+    assert died[1] / n < died[0] / n - 5 * se, died

@@ -160,6 +160,7 @@ def _configs(count: int, seed: int) -> list[dict]:
                 after_death=pick(("continue", "end")),
                 after_defeat=pick(("slain", "captured")),
                 pp_back=pick(("night", "never")),
+                pe_rest=pick(("spare_pp", "any_pp", "never")),
                 hero_points=int(g.integers(0, 3)),
                 max_rounds=pick((4, 100, 100)),
                 trait=pick(("lethal", "lethal", "nonlethal")),
@@ -179,6 +180,11 @@ COVER = [
          level=7, rules="seed000", after_death="end", party="fighter,cleric,cleric"),
     dict(plan="severe, short_rest, short_rest, [1(hp=30;attack=12)], long_rest, fall(5)",
          level=2, rules="seed001", pp_back="never", max_rounds=4),
+    # PE for a PP in a short rest (R1-09, A1-8), and the short rests rest_when adds for it
+    dict(plan="severe, short_rest, severe, moderate, fall(9), severe", level=5,
+         rules="seed001", rest_when=0.9, pe_rest="any_pp"),
+    dict(plan="severe, moderate, short_rest, severe, moderate", level=4, rules="seed001",
+         rest_rules="pf2e", rest_when=0.8, party="fighter,cleric,wizard"),
     # fatigue: exhausted at a fight (R4-04); woken by a night (R4-06); dead (R4-05)
     dict(plan=", ".join(["no_sleep"] * 5 + ["no_food"] * 5) + ", trivial", level=6,
          after_defeat="captured"),

@@ -26,8 +26,10 @@ The steps, over every track of a block still going:
   and heals, the hero points (``hero_refresh=long_rest``), the PP (A1-7 ``pp_back``), the
   stamina points (PE, R1-09: in full after a night, under either rest; used by the fights
   under seed 001, AP-17), and is a night's sleep and a meal for the fatigue counters
-  (R4-06). A short rest gives back no PE (R1-09's "1 PP and 10 minutes" is not built:
-  when to spend a PP, which the seed leaves to the player, is still to be read).
+  (R4-06). In a short rest (under either rest, when the fights use PE: ``rules=seed001``,
+  ``pe_damage=pe_first``) each living PC whose PE are below the maximum spends 1 PP to
+  get them back (R1-09) as ``pe_rest`` reads it (A1-8: when it keeps its stabilisation
+  cost in PP after, by default), at the rest's start (before Treat Wounds).
 - **the road**: ``no_sleep`` / ``no_food`` advance the fatigue counters by the rule of
   :func:`simkit.rules.fatigue_day.fatigue_day` (its table,
   :func:`~simkit.rules.fatigue_day.day_chain`): the penalty (R4-01..R4-03) is added to
@@ -99,7 +101,7 @@ from simkit.rules.fall import BAND_DEAD, BAND_KO, DICE_WIDTH, band_draw, fall_ta
 from simkit.rules.heights import parse_heights
 from simkit.rules.massive_damage import is_massive, take_damage
 from simkit.rules.pf2e import rest as pf2e_rest
-from simkit.rules.rest import PP_BACK, hp_after_rest, pp_after_rest
+from simkit.rules.rest import PE_REST, PP_BACK, hp_after_rest, pe_after_short_rest, pp_after_rest
 
 __all__ = ["CAUSES", "DAY_OUTCOMES", "PC_FIELDS", "Day", "DayEnd", "death_by_step"]
 
@@ -329,7 +331,9 @@ class Day(Rules):
     outcomes: ClassVar[tuple[str, ...]] = DAY_OUTCOMES
     marks: ClassVar[tuple[str, ...]] = DAY_MARKS
     observes: ClassVar[bool] = True
-    rule_ids: ClassVar[str] = Party.rule_ids + "; R1-09, R1-10, A1-7; R4-01..R4-07; P-11, P-12"
+    rule_ids: ClassVar[str] = (
+        Party.rule_ids + "; R1-09, R1-10, A1-7, A1-8; R4-01..R4-07; P-11, P-12"
+    )
     events: ClassVar[dict[str, tuple[str, int]]] = {"any_death": ("deaths", 1)}
     active_label: ClassVar[str] = "day still going"
     headline_params: ClassVar[tuple[str, ...]] = ("level", "plan", "fights", "party", "rules")
@@ -378,9 +382,19 @@ class Day(Rules):
         lo=0.0,
         hi=1.0,
         optional=True,
-        help="before each fight, short rests while a PC is below this fraction of its max HP "
-        "and a rest can heal it (pf2e rest: Treat Wounds; at most 6); none under the seeds' "
-        "rest, whose short rest heals nothing (run day says so)",
+        help="before each fight, short rests while a living PC is below this fraction of its "
+        "max HP (HP + PE when the fights use PE, seed001) and a short rest can help it "
+        "(Treat Wounds under the pf2e rest; a PP for its PE under seed001, pe_rest); at most "
+        "6; none where a short rest can help no one (run day says so)",
+    )
+    pe_rest: str = param(
+        "spare_pp",
+        kind="choice",
+        choices=PE_REST,
+        rule="A1-8",
+        help="seed001: in a short rest a PC spends 1 PP to get its stamina (PE) back (R1-09) "
+        "when it keeps its stabilisation cost in PP after (spare_pp), whenever it has one "
+        "(any_pp), or never",
     )
     pp_back: str = param(
         "night",
@@ -448,25 +462,34 @@ class Day(Rules):
 
     @property
     def rest_when_note(self) -> str | None:
-        """One line saying why ``rest_when`` adds no rest to this day, or None: under the
-        seeds' rest a short rest restores nothing the fights model (stamina for 1 PP, R1-09,
-        is not in the day's short rests yet); under the pf2e rest a party without Medicine
-        cannot Treat Wounds (P-11)."""
-        if self.rest_when is None:
+        """One line saying why ``rest_when`` adds no rest to this day, or None. A short rest
+        helps by Treat Wounds (the pf2e rest, a PC with Medicine: P-11) or by a PP spent on
+        stamina (R1-09, A1-8: when the fights use PE, ``rules=seed001``, and ``pe_rest`` is
+        not ``never``); with neither, no rest is added."""
+        if self.rest_when is None or self.pe_rest_on:
             return None
+        pe = (
+            "and gives stamina (PE) back only under rules=seed001 with pe_damage=pe_first and "
+            "pe_rest other than never (R1-09, A1-8)"
+        )
         if not self.pf2e_rest:
             return (
                 f"rest_when={self.rest_when:g} adds no rest under the seeds' rest: a short rest "
-                "heals no HP there (stamina for 1 PP, R1-09, is not in the day's short rests "
-                "yet); rest_rules=pf2e rests with Treat Wounds"
+                f"heals no HP there {pe}; rest_rules=pf2e rests with Treat Wounds"
             )
         if not self._medics():
             party = getattr(self, "party")
             return (
                 f"rest_when={self.rest_when:g} adds no rest: no PC of {party!r} has Medicine "
-                "to Treat Wounds (P-11)"
+                f"to Treat Wounds (P-11), {pe}"
             )
         return None
+
+    @property
+    def pe_rest_on(self) -> bool:
+        """Whether a short rest gives PE back for a PP (R1-09 under ``pe_rest``, A1-8): the
+        fights use PE (``rules=seed001``, ``pe_damage=pe_first``) and ``pe_rest`` spends."""
+        return self.base_party.pe_on and self.pe_rest != "never"
 
     @property
     def pf2e_rest(self) -> bool:
@@ -724,6 +747,8 @@ class Day(Rules):
         at = _at(tracks, len(active))
         alive = ~S["dead"][at]
         if kind == "short_rest":
+            if self.pe_rest_on:
+                self._spend_pp_on_pe(B, tracks)
             if self.pf2e_rest and self._medics():
                 self._treat_and_care(B, active, B.prefix + (t,))
         else:
@@ -754,20 +779,56 @@ class Day(Rules):
 
     def _rest_when(self, B, active, t):
         """Short rests before the fight of step ``t`` while some living PC is below
-        ``rest_when`` of its max HP and Treat Wounds can reach it (pf2e rest only)."""
-        if not (self.pf2e_rest and self._medics()):
+        ``rest_when`` of its max HP (HP + PE when the fights use PE) and a short rest can
+        help it: Treat Wounds can reach it (pf2e rest, a medic conscious) or it would spend
+        a PP on its PE (R1-09, ``pe_rest``)."""
+        treat = self.pf2e_rest and bool(self._medics())
+        pe = self.pe_rest_on
+        if not (treat or pe):
             return
         S = B.S
         for j in range(MAX_EXTRA_RESTS):
-            low = ~S["dead"] & (S["hp"] < self.rest_when * S["hp_max"]) & (B.tw_wait == 0)
-            medic = np.zeros(len(active), dtype=bool)
-            for c, _ in self._medics():
-                medic |= ~S["dead"][:, c] & (S["hp"][:, c] > 0)
-            need = active & (B.ended < 0) & _row_any(low) & medic
+            if pe:
+                low = S["hp"] + S["pe"] < self.rest_when * (S["hp_max"] + S["pe_max"])
+            else:
+                low = S["hp"] < self.rest_when * S["hp_max"]
+            low &= ~S["dead"]  # (n, P) bool
+            helps = np.zeros(low.shape, dtype=bool)  # (n, P): a short rest would help it
+            if treat:
+                medic = np.zeros(len(active), dtype=bool)
+                for c, _ in self._medics():
+                    medic |= ~S["dead"][:, c] & (S["hp"][:, c] > 0)
+                helps |= (B.tw_wait == 0) & medic[:, None]
+            if pe:
+                helps |= self._pe_after(S, slice(None))[0] > S["pe"]
+            need = active & (B.ended < 0) & _row_any(low & helps)
             if not need.any():
                 return
-            self._treat_and_care(B, need, B.prefix + (t, 2, j))
-            _rested(S, np.flatnonzero(need))
+            tracks = np.flatnonzero(need)
+            if pe:
+                self._spend_pp_on_pe(B, tracks)
+            if treat:
+                self._treat_and_care(B, need, B.prefix + (t, 2, j))
+            _rested(S, tracks)
+
+    def _pe_after(self, S, at):
+        """Each PC's ``(pe, pp)`` (m, P) after the PP it would spend on its PE in a short
+        rest (R1-09 as ``pe_rest`` reads it, A1-8; keeping its stabilisation cost, R1-04),
+        on the rows ``at``."""
+        keep = [self.base_party.stabilize_cost(k) for k in range(S["pp"].shape[1])]
+        return pe_after_short_rest(
+            S["pe"][at], S["pe_max"][at], S["pp"][at], np.asarray(keep)[None, :], self.pe_rest
+        )
+
+    def _spend_pp_on_pe(self, B, tracks):
+        """A short rest's stamina for the tracks ``tracks`` (sorted): each living PC whose
+        PE are below the maximum spends 1 PP for them as ``pe_rest`` reads it (R1-09, A1-8)."""
+        S = B.S
+        at = _at(tracks, len(B.ended))
+        pe, pp = self._pe_after(S, at)
+        alive = ~S["dead"][at]
+        S["pe"][at] = np.where(alive, pe, S["pe"][at])
+        S["pp"][at] = np.where(alive, pp, S["pp"][at])
 
     def _road(self, B, kind, active):
         """A day on the road (R4-01, R4-02) or a night's sleep and a meal (R4-06)."""

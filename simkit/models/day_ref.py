@@ -47,7 +47,7 @@ from simkit.models.day_plan import (
 from simkit.models.fight_state import CARRIED
 from simkit.models.party import Party, faces
 from simkit.models.party_ref import WON, new_track, ref_init, ref_knock_out, ref_round
-from simkit.rules import fatigue_day
+from simkit.rules import fatigue_day, perseverance
 from simkit.rules.fall import (
     BAND_DEAD,
     BAND_KO,
@@ -61,7 +61,7 @@ from simkit.rules.fall import (
 from simkit.rules.guide import cell_guide, cell_of_draw
 from simkit.rules.heights import parse_heights
 from simkit.rules.pf2e import rest as pf2e_rest
-from simkit.rules.rest import hp_after_rest, pp_after_rest, recover_pe
+from simkit.rules.rest import hp_after_rest, pe_after_short_rest_ref, pp_after_rest, recover_pe
 
 __all__ = ["Draws", "new_day", "ref_day"]
 
@@ -303,11 +303,37 @@ def _rested(tr: dict) -> None:
             pc["wounded"] = 0
 
 
+def _pe_rest(day) -> bool:
+    """Whether a short rest can give PE back for a PP: the fights spend PE (seed 001 with
+    A1-5's ``pe_first``, AP-17) and ``pe_rest`` (A1-8) is not ``never``."""
+    seed001 = getattr(day, "rules") == "seed001"
+    return seed001 and getattr(day, "pe_damage") == "pe_first" and day.pe_rest != "never"
+
+
+def _pe_after(day, k: int, pc: dict) -> tuple[int, int]:
+    """PC ``k``'s ``(pe, pp)`` after a short rest's PP for its PE (R1-09 under A1-8),
+    keeping its stabilisation cost (R1-04) under ``spare_pp``."""
+    pp_max = day.base_party.fighters.pcs[k].pp_max
+    keep = int(perseverance.stabilize_cost(pp_max, getattr(day, "stabilize_cap")))
+    return pe_after_short_rest_ref(pc["pe"], pc["pe_max"], pc["pp"], keep, day.pe_rest)
+
+
+def _spend_pp(day, tr: dict) -> None:
+    """At a short rest's start, each living PC spends 1 PP for its PE as ``pe_rest``
+    reads it (R1-09, A1-8)."""
+    for k, pc in enumerate(tr["pcs"]):
+        if not pc["dead"]:
+            pc["pe"], pc["pp"] = _pe_after(day, k, pc)
+
+
 def _rest(day, tr: dict, draws: Draws, kind: str, t: int) -> None:
-    """A short rest (the seeds': nothing the fights model, R1-09; pf2e: Treat Wounds), or a
-    night / a day in bed: HP (R1-10 or P-12), slots and heals, hero points
-    (``hero_refresh``), PP (A1-7), a night's sleep and a meal (R4-06)."""
+    """A short rest (the seeds': PE for 1 PP, R1-09, A1-8, when the fights use PE; pf2e:
+    the same, then Treat Wounds), or a night / a day in bed: HP (R1-10 or P-12), slots and
+    heals, hero points (``hero_refresh``), PP (A1-7), PE (R1-09), a night's sleep and a
+    meal (R4-06)."""
     if kind == "short_rest":
+        if _pe_rest(day):
+            _spend_pp(day, tr)
         if day.pf2e_rest and _medics(day):
             _treat(day, tr, draws, (t,))
     else:
@@ -334,21 +360,34 @@ def _rest(day, tr: dict, draws: Draws, kind: str, t: int) -> None:
 
 
 def _rest_when(day, tr: dict, draws: Draws, t: int) -> None:
-    """Short rests of Treat Wounds before a fight while a living PC is below ``rest_when``
-    of its max HP and can be treated, and a medic is conscious (pf2e rest; at most
-    ``MAX_EXTRA_RESTS``)."""
-    if not (day.pf2e_rest and _medics(day)):
+    """Short rests before a fight (at most ``MAX_EXTRA_RESTS``) while a living PC is below
+    ``rest_when`` of its max HP (of its max HP + max PE, with its PE, when the fights use
+    PE) and the rest would help it: Treat Wounds can reach it (pf2e rest, not treated
+    within the hour, a medic conscious) or it would spend a PP on its PE (R1-09, A1-8)."""
+    treat = day.pf2e_rest and bool(_medics(day))
+    pe = _pe_rest(day)
+    if not (treat or pe):
         return
     pcs = tr["pcs"]
     for j in range(MAX_EXTRA_RESTS):
-        low = any(
-            not pc["dead"] and pc["hp"] < day.rest_when * pc["hp_max"] and pc["wait"] == 0
-            for pc in pcs
-        )
         medic = any(not pcs[c]["dead"] and pcs[c]["hp"] > 0 for c, _ in _medics(day))
-        if not (low and medic) or tr["outcome"] is not None:
+
+        def low(pc: dict) -> bool:
+            if pe:
+                return pc["hp"] + pc["pe"] < day.rest_when * (pc["hp_max"] + pc["pe_max"])
+            return pc["hp"] < day.rest_when * pc["hp_max"]
+
+        def helped(k: int, pc: dict) -> bool:
+            by_treat = treat and medic and pc["wait"] == 0
+            return by_treat or (pe and _pe_after(day, k, pc)[0] > pc["pe"])
+
+        need = any(not pc["dead"] and low(pc) and helped(k, pc) for k, pc in enumerate(pcs))
+        if not need or tr["outcome"] is not None:
             return
-        _treat(day, tr, draws, (t, 2, j))
+        if pe:
+            _spend_pp(day, tr)
+        if treat:
+            _treat(day, tr, draws, (t, 2, j))
         _rested(tr)
 
 
