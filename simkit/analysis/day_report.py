@@ -273,28 +273,37 @@ def _fights_before(p: pd.Series, target: float = TARGET) -> int:
     return k
 
 
-def _panel_sentence(d: pd.DataFrame, rule: str, rests_heal: bool) -> str:
+def _panel_sentence(d: pd.DataFrame, rule: str, rest_does: str | None) -> str:
     """What one rule set's panel shows (from its ``any_death`` rows): the fights each
-    level takes before P(a PC dies) passes :data:`TARGET`, the spread after four fights,
-    and what a short rest between fights changes (its largest effect, in SEs)."""
+    level takes before P(a PC dies) passes :data:`TARGET` (with a short rest between them
+    too, where it does something: ``rest_does``, see :func:`_short_rest_does`), the
+    spread after four fights, and what a short rest between fights changes (its largest
+    effect, in SEs)."""
     p = d.set_index(["between", "level", "fights"])["p"]
     n = int(d["n"].iloc[0])
     levels = sorted(set(d["level"]))
-    told = ", ".join(f"{L}: {_fights_before(p.loc['none', L]) or 'none'}" for L in levels)
-    k4 = min(4, int(d["fights"].max()))
+    most = int(d["fights"].max())
+
+    def told(between: str) -> str:
+        ks = ((L, _fights_before(p.loc[between, L])) for L in levels)
+        return ", ".join(f"{L}: {'none' if k == 0 else f'{k}+' if k == most else k}" for L, k in ks)
+
+    k4 = min(4, most)
     four = p.loc["none"].xs(k4, level="fights")
     none, rest = p.loc["none"], p.loc["short_rest"]
     diff = (rest - none).sort_values()
     se = np.sqrt((none * (1 - none) + rest * (1 - rest)).clip(lower=1 / n) / n)
     z = (diff / se.reindex(diff.index)).abs()
     (L, k), gap = diff.index[0], float(diff.iloc[0])
-    if rests_heal and gap < 0 and z.loc[(L, k)] > 3:
+    fights = f"level: {told('none')}"
+    if rest_does and gap < 0 and z.loc[(L, k)] > 3:
+        fights += f" (with a short rest between fights: {told('short_rest')})"
         effect = (
-            f"a short rest between fights (one Treat Wounds by the cleric) lowers it by at most "
+            f"a short rest between fights ({rest_does}) lowers it by at most "
             f"{100 * -gap:.1f} points (level {L}, {k} fights)"
         )
-    elif rests_heal:
-        effect = "a short rest between fights (one Treat Wounds) changes nothing beyond noise"
+    elif rest_does:
+        effect = f"a short rest between fights ({rest_does}) changes nothing beyond noise"
     else:
         effect = (
             "the dashed lines (a short rest between fights) are the same days on other dice: "
@@ -303,10 +312,22 @@ def _panel_sentence(d: pd.DataFrame, rule: str, rests_heal: bool) -> str:
         )
     return (
         f"{rule}: how many moderate fights keep P(a PC dies) at or under one day in ten, by "
-        f"level: {told}. After {k4} fights a PC has died in {_share(four.min())} (level "
+        f"{fights}. After {k4} fights a PC has died in {_share(four.min())} (level "
         f"{int(four.idxmin())}) to {_share(four.max())} (level {int(four.idxmax())}) of "
-        f"days; {effect}."
+        f"days without rest; {effect}."
     )
+
+
+def _short_rest_does(rule: str) -> str | None:
+    """What a short rest of the report's day does under ``rule`` (its default rest), in
+    words, or None: Treat Wounds (the pf2e rest, P-11), stamina for a PP (seed 001, R1-09
+    under ``pe_rest``, A1-8)."""
+    from simkit.models.day import Day
+
+    day = Day(rules=rule, fights=2, between="short_rest")  # type: ignore[call-arg]
+    does = ["one Treat Wounds by the cleric"] if day.pf2e_rest else []
+    does += ["each PC's stamina back for a PP"] if day.pe_rest_on else []
+    return " and ".join(does) or None
 
 
 def _share(p: float) -> str:
@@ -330,7 +351,6 @@ def fights_by_level_figure(df: pd.DataFrame):
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
-    from simkit.models.day import Day
 
     rules = list(dict.fromkeys(df["rules"]))
     levels = sorted(set(df["level"]))
@@ -359,8 +379,7 @@ def fights_by_level_figure(df: pd.DataFrame):
                     a.fill_between(
                         part["fights"], part["ci_low"], part["ci_high"], color=colour, alpha=0.12
                     )
-        rests_heal = Day(rules=rule, fights=2, between="short_rest").pf2e_rest  # type: ignore[call-arg]
-        text = _panel_sentence(dr, rule, rests_heal)
+        text = _panel_sentence(dr, rule, _short_rest_does(rule))
         sentences.append(text)
         ax.set_title(f"rules {rule}\n" + _wrap(text, 70), fontsize="small", loc="left")
         ax.set_xticks(sorted(set(dr["fights"])))
@@ -389,7 +408,7 @@ def fights_by_level_figure(df: pd.DataFrame):
         "An adventuring day of moderate fights: P(a PC dies over the day) by the number of "
         "fights, party level and rest\n(party of four: fighter, rogue, cleric, wizard; each "
         "fight a PF2e moderate boss; a short rest is 10 minutes: Treat Wounds under "
-        "pf2e-core, no HP under the seeds' rest)",
+        "pf2e-core, no HP under the seeds' rest, stamina for a PP under seed001)",
         fontsize="medium",
     )
     return fig, top + zoom, sentences
