@@ -44,12 +44,14 @@ def _companions(param: str, value: int) -> dict:
 
 
 #: Extremes refused by a model's own rule although inside the declared range (one line).
-#: (dnd4e: surge_at <= 40 must be at least dc, so dc past 40 is always refused.)
+#: (dnd4e: surge_at <= 40 must be at least dc, so dc past 40 is always refused; party: the
+#: starting hp may not pass a PC's maximum.)
 REFUSED = {
     ("fall", "hp", 0),
     ("fall_dying", "hp", 0),
     ("fall_perseverance", "hp", 0),
     ("dnd4e", "dc", 100),
+    ("party", "hp", 100000),  # above every PC's maximum (hp_max at most 10,000): refused
 }
 
 
