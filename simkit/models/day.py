@@ -95,7 +95,7 @@ from simkit.models.day_plan import (
     road_chain,
 )
 from simkit.models.fight_state import CARRIED, FightStart
-from simkit.models.party import WON, Party
+from simkit.models.party import DEAD, WON, Party
 from simkit.rules import fatigue_day
 from simkit.rules.fall import BAND_DEAD, BAND_KO, DICE_WIDTH, band_draw, fall_table
 from simkit.rules.heights import parse_heights
@@ -111,17 +111,6 @@ UNRESOLVED = 4  # (not an outcome: the engine counts what no outcome holds)
 F_VICTORY, F_DEATHS, F_RETREAT, F_DEFEAT, F_UNRESOLVED = range(5)
 #: The party parameters a day does not take: its plan says what each fight is.
 _NOT_TAKEN = ("threat", "xp_budget", "monsters", "hp")
-
-
-@dataclass(frozen=True, eq=False)
-class _FightEnd(FightStart):
-    """A fight's end state with how it ended (``outcome`` (n,): F_VICTORY...) and its
-    deaths by cause (the party's marks, (n,) each: :data:`FIGHT_CAUSES`)."""
-
-    outcome: np.ndarray | None = None
-    deaths_in_fight: np.ndarray | None = None
-    deaths_after_defeat: np.ndarray | None = None
-    deaths_after_fight: np.ndarray | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -167,24 +156,31 @@ class _CareStart(FightStart):
 
 
 class _Fight(Party):
-    """The party kernel, handing on how each fight ended besides its state."""
+    """The party kernel, handing back how each fight ended besides its state."""
 
     __slots__ = ()
 
-    def carry(self, state, rows):
-        base = Party.carry(self, state, rows)
-        phase = state.phase[rows]
-        down = _row_all(state.cond[rows] != 0)
-        outcome = np.where(
+    def ends(self, state, rows) -> dict[str, np.ndarray]:
+        """What tracks ``rows`` of ``state`` hand back to the day (:data:`_ENDS`): the
+        carried fields a fight can change, how it ended (``outcome`` (m,) int8: F_VICTORY...)
+        and its deaths by cause (the party's marks)."""
+        S = state
+
+        def rows_of(a):  # (take along axis 0: a row index a[rows] is much slower)
+            return a.take(rows, axis=0)
+
+        cond = rows_of(S.cond)
+        phase = rows_of(S.phase)
+        out = {k: rows_of(S[k]) for k in _BACK if k != "dead"}
+        out["dead"] = cond == DEAD
+        out["outcome"] = np.where(
             phase == WON,
-            np.where(state.deaths[rows] > 0, F_DEATHS, F_VICTORY),
-            np.where(phase != 0, F_RETREAT, np.where(down, F_DEFEAT, F_UNRESOLVED)),
+            np.where(rows_of(S.deaths) > 0, F_DEATHS, F_VICTORY),
+            np.where(phase != 0, F_RETREAT, np.where(_row_all(cond != 0), F_DEFEAT, F_UNRESOLVED)),
         ).astype(np.int8)
-        return _FightEnd.trusted(
-            **{n: getattr(base, n) for n in _FIELDS},
-            outcome=outcome,
-            **{c: state[c][rows] for c in FIGHT_CAUSES},
-        )
+        for c in FIGHT_CAUSES:
+            out[c] = rows_of(S[c])
+        return out
 
 
 class _Care(_Fight):
@@ -274,9 +270,42 @@ def _streams_source(seed: int, first_stream: int, n: int, positional: bool):
 
 def _rested(S: dict, tracks: np.ndarray) -> None:
     """The wounded condition ends at full HP after a rest (A0-2's published rule, P-12)."""
-    at = _at(tracks, len(S["hp"]))
-    full = (S["hp"][at] == S["hp_max"][at]) & ~S["dead"][at]
-    S["wounded"][at] = np.where(full, 0, S["wounded"][at])
+    ends = (S["wounded"] != 0) & (S["hp"] == S["hp_max"]) & ~S["dead"]  # (n, P), every track
+    if len(tracks) < len(ends):
+        rested = np.zeros(len(ends), dtype=bool)
+        rested[tracks] = True
+        ends &= rested[:, None]
+    np.putmask(S["wounded"], ends, 0)
+
+
+def _row_argmin(a: np.ndarray) -> np.ndarray:
+    """Column of each row's smallest value of ``a`` (m, P), the first of equals (as
+    ``argmin(axis=1)``, column by column: a short-axis reduction is slow)."""
+    best, k = a[:, 0].copy(), np.zeros(len(a), dtype=np.intp)
+    for c in range(1, a.shape[1]):
+        lower = a[:, c] < best
+        k[lower] = c
+        np.minimum(best, a[:, c], out=best)
+    return k
+
+
+def _rows(a: np.ndarray, at) -> np.ndarray:
+    """The rows ``at`` (an index array, or a slice: a view) of ``a`` (n, ...): taken along
+    axis 0 (``a[rows]`` on a 2-D array is several times slower)."""
+    return a[at] if isinstance(at, slice) else a.take(at, axis=0)
+
+
+def _put_rows(a: np.ndarray, at, values: np.ndarray) -> None:
+    """``a[at] = values`` for the rows ``at`` (an index array or a slice) of ``a`` (n, ...),
+    C-contiguous: a 2-D array's rows written as one opaque item each (a row index
+    assignment on a 2-D array is about ten times slower)."""
+    if a.ndim == 2 and not isinstance(at, slice):
+        row = np.dtype((np.void, a.shape[1] * a.itemsize))
+        a.view(row).reshape(len(a))[at] = (
+            np.ascontiguousarray(values, dtype=a.dtype).view(row).reshape(len(values))
+        )
+    else:
+        a[at] = values
 
 
 def _at(tracks: np.ndarray, n: int):
@@ -301,6 +330,16 @@ def _add_columns(observed: dict, name: str, pcs, row: int, T: int, values: np.nd
         hist = counts[k * width : (k + 1) * width]
         top = np.flatnonzero(hist)
         _add_counts(observed, f"{name}:{pc}", row, T, hist[: top[-1] + 1 if len(top) else 0])
+
+
+def _add_flags(observed: dict, name: str, pcs, row: int, T: int, flags: np.ndarray) -> None:
+    """:func:`_add_columns` of bool ``flags`` (m, P): each column's histogram is its count
+    of False and of True."""
+    m = len(flags)
+    for k, pc in enumerate(pcs):
+        ones = int(np.count_nonzero(flags[:, k]))
+        hist = np.array([m - ones, ones], dtype=np.int64)
+        _add_counts(observed, f"{name}:{pc}", row, T, hist[: 2 if ones else (1 if m else 0)])
 
 
 def _add_counts(observed: dict, name: str, row: int, T: int, counts: np.ndarray) -> None:
@@ -543,9 +582,9 @@ class Day(Rules):
         tracks ``mask`` under ``prefix`` (default: the block's streams).
         """
         n, steps, T = n_tracks, self.steps, len(self.steps)
-        first = self.fresh_start(n) if start is None else start
+        first = self.fresh_start(1) if start is None else start  # (fresh: one row, filled)
         src = _source or _streams_source(seed, first_stream, n, bool(positional))
-        B = _Block.new(self, first, src, prefix)
+        B = _Block.new(self, first, n, src, prefix)
         observed: dict[str, np.ndarray] = {}
         first_fight = True
         for t, step in enumerate(steps, 1):
@@ -624,8 +663,8 @@ class Day(Rules):
         names = self.pc_names
         for name in PC_FIELDS:
             if name == "alive":
-                if fight:
-                    _add_columns(observed, name, names, row, T, alive.view(np.int8))
+                if fight:  # (a 0/1 column's histogram: its count of 1s)
+                    _add_flags(observed, name, names, row, T, alive)
                 continue
             values = S[name] if every else S[name].take(rows, axis=0)
             values = values * alive  # (m, P) int32: a dead PC has none
@@ -662,14 +701,14 @@ class Day(Rules):
         else:
             pen = self._penalty(B)
             start = FightStart.trusted(
-                **{k: (pen if k == "check_penalty" else S[k])[at] for k in _FIELDS}
+                **{k: _rows(pen if k == "check_penalty" else S[k], at) for k in _FIELDS}
             )
         end = _run_rows(party, B.src(live, prefix), start, len(rows))
         for k in _BACK:
-            S[k][at] = getattr(end, k)
+            _put_rows(S[k], at, end[k])
         for c in FIGHT_CAUSES:
-            B.cause[c][at] += getattr(end, c)
-        o = end.outcome
+            B.cause[c][at] += end[c]
+        o = end["outcome"]
         ended[rows[o == F_DEFEAT]] = DEFEAT
         ended[rows[o == F_RETREAT]] = RETREAT
         ended[rows[o == F_UNRESOLVED]] = UNRESOLVED
@@ -682,14 +721,14 @@ class Day(Rules):
         rows = np.flatnonzero(mask)
         pen = self._penalty(B)
         start = _CareStart.trusted(
-            **{k: (pen if k == "check_penalty" else S[k])[rows] for k in _FIELDS},
-            knocked=knocked[rows],
+            **{k: _rows(pen if k == "check_penalty" else S[k], rows) for k in _FIELDS},
+            knocked=_rows(knocked, rows),
         )
         end = _run_rows(_care_party(self), B.src(mask, prefix), start, len(rows))
-        B.ended[rows[end.outcome == F_UNRESOLVED]] = UNRESOLVED  # (a care cut at max_rounds)
-        B.cause[cause][rows] += _row_sum(end.dead & ~S["dead"][rows])
+        B.ended[rows[end["outcome"] == F_UNRESOLVED]] = UNRESOLVED  # (a care cut at max_rounds)
+        B.cause[cause][rows] += _row_sum(end["dead"] & ~_rows(S["dead"], rows))
         for k in _BACK:
-            S[k][rows] = getattr(end, k)
+            _put_rows(S[k], rows, end[k])
 
     def _medics(self) -> list[tuple[int, int]]:
         return [
@@ -707,8 +746,8 @@ class Day(Rules):
         m, P = len(tracks), S["hp"].shape[1]
         at = _at(tracks, len(tw_wait))  # (every track: views, changed in place)
         pen = self._penalty(B)[at]
-        hp, hp_max, dead = S["hp"][at], S["hp_max"][at], S["dead"][at]
-        wait = tw_wait[at]
+        hp, hp_max, dead = _rows(S["hp"], at), _rows(S["hp_max"], at), _rows(S["dead"], at)
+        wait = _rows(tw_wait, at)
         knocked = np.zeros((m, P), dtype=bool)
         rows = np.arange(m)
         for c, medicine in self._medics():
@@ -716,7 +755,7 @@ class Day(Rules):
             able = ~dead[:, c] & (hp[:, c] > 0)
             hurt = ~dead & (hp < hp_max) & (wait == 0)
             frac = np.where(hurt, hp / hp_max, np.inf)
-            k = frac.argmin(axis=1)
+            k = _row_argmin(frac)
             go = able & hurt[rows, k]
             r, k = rows[go], k[go]
             was = hp[r, k]
@@ -727,8 +766,8 @@ class Day(Rules):
             S["wounded"][tracks[r[healed]], k[healed]] = 0
             ko = (new == 0) & (was > 0)
             knocked[r[ko], k[ko]] = True
-        S["hp"][at] = hp
-        tw_wait[at] = np.maximum(wait.astype(np.int16) - 1, 0)
+        _put_rows(S["hp"], at, hp)
+        _put_rows(tw_wait, at, np.maximum(wait.astype(np.int16) - 1, 0))
         return knocked
 
     def _treat_and_care(self, B, mask, prefix):
@@ -898,11 +937,14 @@ class _Block:
     cause: dict  # CAUSES -> (n,) int64: the day's deaths by cause
 
     @classmethod
-    def new(cls, day: Day, first: FightStart, src, prefix) -> _Block:
-        n, P = len(first), first.n_pcs
-        S = {
-            k: np.array(getattr(first, k), dtype=bool if k == "dead" else np.int32) for k in _FIELDS
-        }
+    def new(cls, day: Day, first: FightStart, n: int, src, prefix) -> _Block:
+        """A block of ``n`` days from ``first``: its ``n`` rows, or one row for every day."""
+        P = first.n_pcs
+        S = {}
+        for k in _FIELDS:
+            v = getattr(first, k)
+            S[k] = np.empty((n,) + v.shape[1:], dtype=bool if k == "dead" else np.int32)
+            S[k][...] = v  # (a copy: the block writes its own)
         return cls(
             S=S,
             src=src,
@@ -944,51 +986,40 @@ def death_by_step(result, confidence: float = 0.95, *, level: float | None = Non
     )
 
 
-def _run_rows(model: _Fight, brng, start: FightStart | None, n: int) -> _FightEnd:
+def _run_rows(model: _Fight, brng, start: FightStart | None, n: int) -> dict[str, np.ndarray]:
     """``model``'s ``n`` tracks from ``start`` (None: the model's fresh start), one per
     active track of ``brng``, played to their end as the engine plays a block (init, then
     a step a round, compacting: :func:`simkit.core.engine.run_tracks` draws the same);
-    their end states in order."""
+    their ends (:meth:`_Fight.ends`, each field (n, ...) in track order), written in place
+    as the tracks end."""
     if start is None:
         state, codes = model.init(n, brng)
     else:
         state, codes = model.init(n, brng, start=start)
     codes = np.broadcast_to(codes, (n,))
-    ids = np.arange(n)
-    parts: list = []
+    ids: np.ndarray | None = None  # (m,) each state row's track; None: row i is track i
+    out: dict[str, np.ndarray] = {}
     t = 0
     while True:
-        done = np.flatnonzero(codes >= 0)
-        if len(done):
-            parts.append((ids[done], model.carry(state, done)))
-        kept = np.flatnonzero(codes < 0)
-        if not len(kept):
-            break
-        if t >= model.horizon:  # unresolved (the fight, or the care after it): as they are
-            cut = model.carry(state, kept)
-            object.__setattr__(cut, "outcome", np.full(len(kept), F_UNRESOLVED, np.int8))
-            parts.append((ids[kept], cut))
+        ended = codes >= 0
+        kept = np.flatnonzero(~ended)
+        cut = t >= model.horizon and len(kept) > 0  # unresolved (the fight, or its care)
+        if len(kept) < len(codes) or cut:
+            rows = np.arange(len(codes)) if cut else np.flatnonzero(ended)
+            ends = model.ends(state, rows)
+            if cut:
+                ends["outcome"][kept] = F_UNRESOLVED
+            at = rows if ids is None else ids.take(rows)
+            for k, v in ends.items():
+                if k not in out:
+                    out[k] = np.empty((n,) + v.shape[1:], dtype=v.dtype)
+                _put_rows(out[k], at, v)
+        if not len(kept) or cut:
             break
         if len(kept) < len(codes):
-            ids = ids[kept]
+            ids = kept if ids is None else ids.take(kept)
             brng.compact(kept)
             state = compact_state(state, kept, len(codes))
         t += 1
         codes = model.step(state, t, brng)
-    return _gathered(Tally(hist=np.zeros((1, 1), dtype=np.int64), final=parts), 0, n)
-
-
-def _gathered(tally: Tally, first_stream: int, n: int) -> _FightEnd:
-    """The end states of a block's ``tally.final``, in track order."""
-    base = first_stream * STREAM_SIZE
-    names = _ENDS
-    _, first = tally.final[0]
-    out = {}
-    for k in names:  # each field written at its tracks' rows (every track is in one part)
-        a = getattr(first, k)
-        out[k] = np.empty((n,) + a.shape[1:], dtype=a.dtype)
-    for ids, part in tally.final:
-        rows = ids - base if base else ids
-        for k in names:
-            out[k][rows] = getattr(part, k)
-    return _FightEnd.trusted(**out)  # type: ignore[return-value]
+    return out
