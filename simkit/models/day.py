@@ -58,7 +58,9 @@ PC's ``hp:<pc>``, ``slots:<pc>``, ``heals:<pc>``, ``hero:<pc>``, ``pp:<pc>`` and
 the deaths in step ``t`` (the deaths per step, over the days that played it).
 ``simulate(..., keep_state=True)`` gives each track's end state, outcome and marks
 (:class:`DayEnd`). The designer's summary: :func:`death_by_step`,
-:func:`simkit.analysis.day_report.day_summary`.
+:func:`simkit.analysis.day_report.day_summary`. Exact answers for one PC who is not a
+cleric, one monster a fight, under seed000 or pf2e-core: :mod:`simkit.models.day_duel`
+(``simkit exact day``).
 """
 
 from __future__ import annotations
