@@ -507,7 +507,7 @@ def _plans(n: int) -> Iterator[tuple[str, Callable[[], Report | None]]]:
     if "day" in REGISTRY:
         yield "day", partial(_day_fights_by_level, n)
     for name in REGISTRY:
-        if name not in ("dying", "agony", "perseverance", "fall", "fatigue"):
+        if name not in ("dying", "agony", "perseverance", "fall", "fatigue", "day"):
             yield name, partial(defaults_report, name, small)
 
 
