@@ -57,7 +57,8 @@ def day_summary(res, confidence: float = 0.95, *, level: float | None = None) ->
     P(the day is still going at that fight) over every track (``n`` the tracks, Wilson
     interval); then for each PC (its event name, ``fighter`` or ``fighter1``...) over the
     days still going (``n`` of them): ``alive`` (P(it is alive), Wilson), and the means of
-    ``hp``, ``slots``, ``heals``, ``hero`` (hero points) and ``pp`` (perseverance points),
+    ``hp``, ``slots``, ``heals``, ``hero`` (hero points), ``pp`` (perseverance points) and
+    ``pe`` (stamina, seed 001),
     a dead PC counting 0 of each, with the range-bound interval of
     :func:`simkit.core.result.mean_ci` (within ``[0, full]``). ``full`` is what the PC
     starts the day with (1 for ``alive``); a quantity a PC has none of (the fighter's
@@ -78,6 +79,8 @@ def day_summary(res, confidence: float = 0.95, *, level: float | None = None) ->
         **{q: [int(v) for v in getattr(start, q)[0]] for q in PC_FIELDS if q != "alive"},
     }
     unused = ("pp",) if model.base_party.seed000 else ("hero",)  # (R0-10; R1-01..R1-05)
+    if not model.base_party.pe_on:  # stamina only under seed001 with pe_damage=pe_first
+        unused += ("pe",)
     fights = [t for t, s in enumerate(model.steps, 1) if isinstance(s, FightStep)]
     rows: list[tuple] = []
     for j, t in enumerate(fights, 1):

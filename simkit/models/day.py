@@ -53,9 +53,10 @@ events are the party's: ``any_death``, ``deaths>=k``, ``tpk``, ``death:<pc>`` (t
 names: the role, ``fighter1``, ``fighter2`` when a role repeats), ``death_<cause>``.
 Observations (``Result.observed``, over the days still going): before each step the
 party's totals ``hp``, ``hero``, ``slots``, ``heals``, ``pp``; before each fight each
-PC's ``hp:<pc>``, ``slots:<pc>``, ``heals:<pc>``, ``hero:<pc>``, ``pp:<pc>`` and
-``alive:<pc>`` (:data:`PC_FIELDS`, a dead PC has 0 of each); row ``t`` of ``deaths``:
-the deaths in step ``t`` (the deaths per step, over the days that played it).
+PC's ``hp:<pc>``, ``slots:<pc>``, ``heals:<pc>``, ``hero:<pc>``, ``pp:<pc>``,
+``pe:<pc>`` (seed 001's stamina) and ``alive:<pc>`` (:data:`PC_FIELDS`, a dead PC has 0
+of each); row ``t`` of ``deaths``: the deaths in step ``t`` (the deaths per step, over
+the days that played it).
 ``simulate(..., keep_state=True)`` gives each track's end state, outcome and marks
 (:class:`DayEnd`). The designer's summary: :func:`death_by_step`,
 :func:`simkit.analysis.day_report.day_summary`. Exact answers for one PC who is not a

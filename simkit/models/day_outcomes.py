@@ -22,6 +22,6 @@ CAUSES = FIGHT_CAUSES + ("deaths_on_road",)
 #: The day's marks: deaths in the day, the step it ended at, the step of the first death
 #: (0: none), bit ``k`` set when PC ``k`` died, and the deaths by cause.
 DAY_MARKS = ("deaths", "step", "first_death", "dead_mask") + CAUSES
-#: What each PC has at the start of each fight (observed: ``<field>:<pc>``; a dead PC has
-#: 0 of each).
-PC_FIELDS = ("hp", "slots", "heals", "hero", "pp", "alive")
+#: What each PC has at the start of each fight (observed: ``<field>:<pc>``; ``pe`` is its
+#: stamina under seed 001, 0 elsewhere; a dead PC has 0 of each).
+PC_FIELDS = ("hp", "slots", "heals", "hero", "pp", "pe", "alive")
