@@ -78,7 +78,7 @@ def day_summary(res, confidence: float = 0.95, *, level: float | None = None) ->
         "alive": [1] * model.n_pcs,
         **{q: [int(v) for v in getattr(start, q)[0]] for q in PC_FIELDS if q != "alive"},
     }
-    unused = ("pp",) if model.base_party.seed000 else ("hero",)  # (R0-10; R1-01..R1-05)
+    unused: tuple[str, ...] = ("pp",) if model.base_party.seed000 else ("hero",)  # R0-10, R1-01
     if not model.base_party.pe_on:  # stamina only under seed001 with pe_damage=pe_first
         unused += ("pe",)
     fights = [t for t, s in enumerate(model.steps, 1) if isinstance(s, FightStep)]
