@@ -173,43 +173,85 @@ def events_overhead(n: int, seed: int, rounds: int = 6) -> None:
     )
 
 
-def paired_cost(n: int, seed: int, rounds: int = 3) -> None:
-    """Where a paired comparison's time goes (party seed000 vs pf2e-core, level 5): one
-    variant's plain run (the default streams), each variant's run on positional streams
-    with its per-track outcomes and marks kept, and the whole paired compare (the two
-    runs, the joint counts, the events' and means' paired tests, the table)."""
+def _point_models(variants, grid, fixed, n, seed) -> dict:
+    """Each variant's model at the grid's first point (its sweep keys resolved)."""
+    from simkit.analysis.sweep import plan_sweep
+
+    return {v: plan_sweep(m, grid, n, seed, fixed=fixed).models[0] for v, m in variants.items()}
+
+
+def cost_cases(n: int, n_dying: int) -> list:
+    """The cost bench's cases: (name, variants, grid, fixed, n)."""
+    from simkit.analysis.compare import variants
+
     party = make_model("party")
-    core = party.replace(rules="pf2e-core")
-    best: dict = {}
-    for _ in range(rounds):
-        for name, fn in (
-            ("plain seed000", lambda: simulate(party, n, seed)),
-            ("plain pf2e-core", lambda: simulate(core, n, seed)),
-            ("positional seed000", lambda: simulate(party, n, seed, positional=True)),
-            ("positional pf2e-core", lambda: simulate(core, n, seed, positional=True)),
-            (
-                "kept seed000",
-                lambda: simulate(party, n, seed, positional=True, keep_outcomes=True),
-            ),
-            (
-                "kept pf2e-core",
-                lambda: simulate(core, n, seed, positional=True, keep_outcomes=True),
-            ),
-            ("compare", lambda: compare({"seed000": party, "pf2e-core": core}, None, n, seed)),
-        ):
-            dt, _ = cpu(fn, 1)
-            best[name] = min(best.get(name, float("inf")), dt)
-    one = best["plain seed000"]
-    print(f"\n## paired cost: party seed000 vs pf2e-core, n = {n:,} (best of {rounds}, CPU)")
-    print("| what | CPU s | / one plain run |")
-    print("|---|---|---|")
-    for name, dt in best.items():
-        print(f"| {name} | {dt:.3f} | x{dt / one:.2f} |")
-    rest = best["compare"] - best["kept seed000"] - best["kept pf2e-core"]
-    print(
-        f"compare beyond its two runs: {rest:.3f} s; the two plain runs: "
-        f"x{(one + best['plain pf2e-core']) / one:.2f}; target: compare <= x2.2"
-    )
+    return [
+        (
+            "party seed000 vs pf2e-core",
+            {"seed000": party, "pf2e-core": party.replace(rules="pf2e-core")},
+            None,
+            None,
+            n,
+        ),
+        (
+            "party hero_points 1 vs 2",
+            {
+                "hero_points=1": party.replace(hero_points=1),
+                "hero_points=2": party.replace(hero_points=2),
+            },
+            None,
+            None,
+            n,
+        ),
+        (
+            "dying seed vs pf2e-core, level 10",
+            variants("dying"),
+            {"level": [10]},
+            {"level_diff": 0},
+            n_dying,
+        ),
+    ]
+
+
+def paired_cost(n: int, n_dying: int, seed: int, rounds: int = 5) -> None:
+    """Where a paired comparison's time goes, for each case of :func:`cost_cases` (one
+    point, two variants): the baseline's plain run (default streams: "one variant's
+    run"), each variant's run on positional streams, the same keeping each track's outcome
+    and marks (what the compare runs), and the whole paired compare (the two runs, the
+    joint counts, the events' and means' paired tests, the table). Interleaved rounds, CPU
+    time; medians of ``rounds``, and the median of the rounds' ratios compare / plain."""
+    for name, variants, grid, fixed, size in cost_cases(n, n_dying):
+        models = _point_models(variants, grid, fixed, size, seed)
+        (a, ma), (b, mb) = models.items()
+        steps = [
+            ("plain " + a, lambda: simulate(ma, size, seed)),
+            ("plain " + b, lambda: simulate(mb, size, seed)),
+            ("positional " + a, lambda: simulate(ma, size, seed, positional=True)),
+            ("positional " + b, lambda: simulate(mb, size, seed, positional=True)),
+            ("kept " + a, lambda: simulate(ma, size, seed, positional=True, keep_outcomes=True)),
+            ("kept " + b, lambda: simulate(mb, size, seed, positional=True, keep_outcomes=True)),
+            ("compare", lambda: compare(variants, grid, size, seed, fixed=fixed)),
+        ]
+        times: dict = {k: [] for k, _ in steps}
+        ratios = []
+        for r in range(rounds):
+            for k, fn in steps if r % 2 == 0 else steps[::-1]:  # either order
+                times[k].append(cpu(fn, 1)[0])
+            ratios.append(times["compare"][-1] / times["plain " + a][-1])
+        med = {k: float(np.median(v)) for k, v in times.items()}
+        one = med["plain " + a]
+        print(f"\n## paired cost: {name}, n = {size:,} (median of {rounds} rounds, CPU)")
+        print("| what | CPU s | / one plain run |")
+        print("|---|---|---|")
+        for k, dt in med.items():
+            print(f"| {k} | {dt:.3f} | x{dt / one:.2f} |")
+        rest = med["compare"] - med["kept " + a] - med["kept " + b]
+        print(
+            f"compare / one plain run, median of the rounds' ratios: x{np.median(ratios):.2f} "
+            f"(rounds: {', '.join(f'{x:.2f}' for x in ratios)}); compare beyond its two "
+            f"runs: {rest:+.3f} s; the two plain runs: x{(one + med['plain ' + b]) / one:.2f}; "
+            "target: compare <= x2.2"
+        )
 
 
 def main() -> None:
@@ -219,6 +261,7 @@ def main() -> None:
     ap.add_argument("--n-day", type=int, default=20_000)
     ap.add_argument("--n-cost", type=int, default=500_000, help="tracks of the cost rows")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--rounds", type=int, default=5, help="rounds of the cost rows (medians)")
     ap.add_argument(
         "--only",
         choices=("widths", "events", "cost", "day"),
@@ -228,7 +271,7 @@ def main() -> None:
     if args.only in (None, "events"):
         events_overhead(args.n_cost, args.seed)
     if args.only in (None, "cost"):
-        paired_cost(args.n_cost, args.seed)
+        paired_cost(args.n_cost, args.n_dying, args.seed, args.rounds)
     if args.only == "day":
         day_widths(args.n_day, args.seed)
     if args.only not in (None, "widths"):

@@ -399,27 +399,90 @@ def test_paired_events_are_narrower_and_mean_rows_have_their_numbers():
     assert np.isnan(ind.loc[("a", "expected_deaths"), "p_value"])
 
 
-def test_positional_below_all_lanes_at_once_is_lane_by_lane():
-    """BlockRng.below draws every lane of a call and redraws the rejected words of all
-    lanes together: the same words as the lane-by-lane reference (_below_at), through
-    compactions, widths with and without rejection, and several columns."""
-    from simkit.core import streams
+_M64 = (1 << 64) - 1
 
-    def reference(rng, width, shape):
-        per = int(np.prod(shape[1:])) if len(shape) > 1 else 1
-        q = 65536 // width
-        parts = [
-            streams._below_at(g, p, per, q * width, key).reshape((len(p),) + tuple(shape[1:]))
-            for g, p, key in rng._placed()
-        ]
-        return np.concatenate(parts) // np.uint16(q)
 
+def _splitmix(z):
+    """SplitMix64's finaliser (Python ints): the reference for the positional words."""
+    z &= _M64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
+    return z ^ (z >> 31)
+
+
+def _reference_rows(rng, call, per, bits, limit):
+    """Each active track's ``per`` words at call ``call`` of ``rng``, one by one from the
+    definition (simkit.core.counter): word w = p * per + column of the track at position p
+    is bits 16 * (w % 4).. of SplitMix64 output w // 4 keyed by the stream and the call (64
+    bits: output w), a word at or above ``limit`` redrawn from the round's key."""
+    from simkit.core import counter
+
+    golden, gamma, rounds = counter.GOLDEN, 0xD2B74407B1CE6E93, 0xD1B54A32D192ED03
+    rows = []
+    layout = rng._layout()
+    for j, a, c in layout.segs:
+        key = _splitmix(rng._keys[j] + (call + 1) * gamma)
+        for p in layout.positions(a, c).tolist():
+            row = []
+            for col in range(per):
+                w = p * per + col
+                if bits == 16:
+                    x = (_splitmix(key + (w // 4) * golden) >> (16 * (w % 4))) & 0xFFFF
+                else:
+                    x = _splitmix(key + w * golden)
+                r = 0
+                while limit is not None and x >= limit:
+                    r += 1
+                    x = _splitmix(_splitmix(key + r * rounds) + w * golden)
+                    x = x >> 48 if bits == 16 else x
+                row.append(x)
+            rows.append(row)
+    return rows
+
+
+def test_positional_words_are_counter_based_track_by_track():
+    """Every positional draw (below with and without rejection, d20, random, integers up
+    to 64 bits) equals the definition computed word by word for each track's position,
+    before any track leaves and through compactions to a dense and a sparse active set:
+    both ways of computing the words (every output to the last active position, or each
+    track's own) are used."""
     rs = np.random.default_rng(0)
-    counts = [STREAM_SIZE, STREAM_SIZE // 2 + 77]
-    a, b = (BlockRng(_gens(7, 2), counts, True) for _ in range(2))
-    for call in range(8):
-        width = int(rs.choice([20, 8000, 7, 3, 65536, 400]))
-        shape = (a.n_active,) if call % 2 else (a.n_active, 3)
-        assert np.array_equal(a.below(width, shape), reference(b, width, shape)), (call, width)
-        kept = np.sort(rs.choice(a.n_active, size=max(1, a.n_active // 3), replace=False))
-        a.compact(kept), b.compact(kept)
+    rng = BlockRng(_gens(7, 2), [401, 200], True)  # 401: a stream's words end mid-output
+    kinds = set()
+    for step in range(12):
+        per = [1, 2, 3, 4, 8, 5][step % 6]
+        shape = (rng.n_active,) if per == 1 else (rng.n_active, per)
+        call = rng._call
+        what = ["below", "d20", "random", "integers", "wide"][step % 5]
+        if what == "below":
+            width = int(rs.choice([20, 8000, 3, 46656, 65536, 256]))
+            q = 65536 // width
+            want = np.array(_reference_rows(rng, call, per, 16, q * width)) // q
+            got = rng.below(width, shape)
+        elif what == "d20":
+            want = np.array(_reference_rows(rng, call, per, 16, 65520)) // 3276 + 1
+            got = rng.d20(shape)
+        elif what == "random":
+            want = (
+                np.array(_reference_rows(rng, call, per, 64, None), dtype=object) >> 11
+            ) * 2.0**-53
+            got = rng.random(shape)
+        elif what == "integers":
+            want = np.array(_reference_rows(rng, call, per, 16, 65000)) // 65 - 7
+            got = rng.integers(-7, 993, size=shape)
+        else:
+            width = 10**12 + 39
+            limit = (2**64 // width) * width
+            want = np.array(_reference_rows(rng, call, per, 64, limit), dtype=object) % width
+            got = rng.integers(0, width, size=shape)
+        assert got.shape == shape
+        assert np.array_equal(got.reshape(len(got), -1).astype(object), want), (step, what, per)
+        kinds.add(rng._layout()._plan(per)[0])
+        if step == 0:
+            continue  # two calls on every track
+        share = 0.9 if step % 3 else 0.1  # a dense or a sparse set of the tracks left
+        kept = np.sort(
+            rs.choice(rng.n_active, size=max(1, int(rng.n_active * share)), replace=False)
+        )
+        rng.compact(kept)
+    assert kinds == {"dense", "sparse"}

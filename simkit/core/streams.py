@@ -9,26 +9,22 @@ stream index only, never on the block size, the number of workers or the executo
 
 Positional mode (``BlockRng(..., positional=True)``, ``simulate(..., positional=True)``):
 the draw a track gets at a call depends only on (its stream, the call number, the track's
-position within its stream), not on which other tracks are still active. At call ``c``
-each lane (:data:`LANE` consecutive positions of a stream) with active tracks sets its
-stream's generator to a fixed base (the stream's initial PCG64 state advanced by
-``(c * LANES + lane) * 2**64`` outputs: :data:`CALL_STRIDE`), draws the rows of the lane's
-positions up to its last active one and keeps the active ones; a word that
-:meth:`BlockRng.below` rejects is redrawn by its position too (SplitMix64 of the lane's
-key, the word's index and the round). Two variants run
-in this mode on the same seed give track ``i`` the same dice at the same call, however
-the variants end their other tracks: that is what pairs them (docs/paired.md). The
-default mode's numbers are not changed by it.
+position within its stream), not on which other tracks are still active. Its words are
+counter-based (:mod:`simkit.core.counter`): SplitMix64 outputs keyed by the stream and
+the call, at indices given by the track's position, computed for the active tracks only;
+a word that :meth:`BlockRng.below` rejects is redrawn by its position too. Two variants
+run in this mode on the same seed give track ``i`` the same dice at the same call,
+however the variants end their other tracks: that is what pairs them (docs/paired.md).
+The default mode's numbers are not changed by it.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from simkit.core import counter
+
 __all__ = [
-    "CALL_STRIDE",
-    "LANE",
-    "LANES",
     "STREAM_SIZE",
     "BlockRng",
     "point_seed",
@@ -39,16 +35,6 @@ __all__ = [
 #: Tracks per independent random stream. Part of the reproducibility contract: changing
 #: it changes every simulated number.
 STREAM_SIZE = 2**16
-
-#: Positional mode: PCG64 outputs between consecutive bases of a stream (one lane's draw
-#: at one call takes far fewer outputs than this).
-CALL_STRIDE = 2**64
-#: Positional mode: positions per lane. A stream's positions are cut into lanes, and at
-#: each call every lane with active tracks draws from its own base, for its positions up
-#: to its last active one: a stream with few active tracks draws little.
-LANE = 2**13
-#: Lanes per stream.
-LANES = STREAM_SIZE // LANE
 
 
 def resolve_seed(rng) -> int:
@@ -95,18 +81,17 @@ class BlockRng:
     drawing its own rows. Kernels must only draw arrays whose first axis is the
     active set; a draw of any other length raises.
 
-    ``positional=True``: each call draws from a fixed base per (stream, call number, lane)
-    and gives each active track the row of its position within the stream (module docs),
-    so a track's draws do not depend on which other tracks are still active. Costs, per
-    call, a generator reset for each lane with active tracks and a draw of its positions
-    up to its last active one.
+    ``positional=True``: each active track's draw at a call is a function of its stream,
+    the call number and its position within the stream alone (counter-based words,
+    :mod:`simkit.core.counter`), computed for the active tracks only, so it does not
+    depend on which other tracks are still active. ``integers`` then takes scalar bounds.
     """
 
     __slots__ = (
-        "_bases",
         "_call",
         "_counts",
         "_gens",
+        "_keys",
         "_pairs",
         "_pos",
         "_segs",
@@ -119,12 +104,12 @@ class BlockRng:
         self.positional = bool(positional)
         counts = np.asarray(counts, dtype=np.int64)
         if self.positional:
-            self._bases = [g.bit_generator.state for g in self._gens]
+            self._keys = [counter.stream_key(g) for g in self._gens]
             self._call = 0
             # (n_active,) intp: each active track's position within its stream; None while
             # no track has left (position = index within the stream's rows)
             self._pos: np.ndarray | None = None
-            self._segs: list | None = None
+            self._segs: counter.Layout | None = None
         self._set_counts(counts)
 
     def _set_counts(self, counts: np.ndarray) -> None:
@@ -141,52 +126,95 @@ class BlockRng:
             )
         return shape[1:]
 
-    def _segments(self) -> list:
-        """(stream, lane, active positions within the lane) of every lane with active
-        tracks, in the order of the active set (kept until the next compaction)."""
+    def _layout(self) -> counter.Layout:
+        """Positional mode: the active tracks by stream (kept until the next compaction)."""
         if self._segs is None:
-            segs = []
-            pos = 0
-            for j, c in enumerate(self._counts):
-                c = int(c)
-                if not c:
-                    continue
-                if self._pos is None:  # every track of the stream, in order
-                    for lane in range(-(-c // LANE)):
-                        segs.append((j, lane, _identity(min(LANE, c - lane * LANE))))
-                else:
-                    p = self._pos[pos : pos + c]
-                    cuts = np.searchsorted(p, np.arange(0, STREAM_SIZE + LANE, LANE))
-                    for k in np.flatnonzero(np.diff(cuts)).tolist():
-                        segs.append((j, k, p[cuts[k] : cuts[k + 1]] - k * LANE))
-                pos += c
-            self._segs = segs
+            self._segs = counter.Layout(self._counts.tolist(), self._pos)
         return self._segs
 
-    def _placed(self):
-        """Positional mode, one call: yields (generator at the base of this call and lane,
-        the active positions within the lane) lane by lane, in the order of the active
-        set, each generator set just before it is yielded; advances the call number."""
+    def _words(self, per: int) -> tuple[np.ndarray, np.ndarray]:
+        """Positional mode, one call: ``per`` 16-bit words for each active track (flat
+        uint16, in the order of the active set: :meth:`counter.Layout.words`) and each
+        stream's key at this call (uint64, one a stream with active tracks); advances
+        the call number."""
         call = self._call
         self._call += 1
-        for j, lane, p in self._segments():
-            bg = self._gens[j].bit_generator
-            bg.state = self._bases[j]
-            step = call * LANES + lane
-            if step:
-                bg.advance(step * CALL_STRIDE)
-            key = _mix64(int(self._bases[j]["state"]["state"]) ^ (step * _GOLDEN))
-            yield self._gens[j], p, key
+        layout = self._layout()
+        keys = [counter.call_key(self._keys[j], call) for j, _, _ in layout.segs]
+        return layout.words(keys, per), np.array(keys, dtype=np.uint64)
+
+    def _redraw(self, v: np.ndarray, keys: np.ndarray, per: int, limit, bits: int) -> None:
+        """Positional mode: redraw, in place, each word of ``v`` (``per`` a track, flat, as
+        :meth:`_words` gives them; ``bits`` 16 or 64) at or above ``limit`` by its position:
+        :func:`counter.redraw_words` of its stream's key at this call and its index ``p *
+        per + column`` among its stream's words, round after round until it is below."""
+        bad = np.flatnonzero(v >= limit)
+        if not len(bad):
+            return
+        seg, pos = self._layout().locate(bad // per if per > 1 else bad)
+        index = pos.astype(np.uint64)
+        if per > 1:
+            index *= np.uint64(per)
+            index += (bad % per).astype(np.uint64)
+        ks = keys.take(seg)
+        round_ = 0
+        while len(bad):
+            round_ += 1
+            w = counter.redraw_words(ks, index, round_, bits)
+            v[bad] = w
+            ok = w < limit
+            bad, index, ks = bad[~ok], index[~ok], ks[~ok]
+
+    def _words64(self, per: int) -> tuple[np.ndarray, np.ndarray]:
+        """Positional mode, one call: ``per`` 64-bit words for each active track, (n, per)
+        uint64: the call's 16-bit words four by four (a word of 64 bits is one output)."""
+        v, keys = self._words(4 * per)
+        return v.view(np.uint64).reshape(self.n_active, per), keys
+
+    def _draw_positional(self, fn_name: str, size, *args, **kwargs) -> np.ndarray:
+        rest = self._split(size)
+        per = int(np.prod(rest, dtype=np.int64)) if rest else 1
+        shape = (self.n_active,) + rest
+        if fn_name == "random":
+            dtype = np.dtype(kwargs.get("dtype", np.float64))
+            z, _ = self._words64(per)
+            if dtype == np.float64:  # 53 bits, as numpy's Generator.random
+                out = np.right_shift(z, np.uint64(11)).astype(np.float64)
+                out *= 2.0**-53
+            elif dtype == np.float32:
+                out = np.right_shift(z, np.uint64(40)).astype(np.float32)
+                out *= np.float32(2.0**-24)
+            else:
+                raise TypeError(f"random: dtype must be float64 or float32, got {dtype}")
+            return out.reshape(shape)
+        low, high = args
+        dtype = np.dtype(kwargs.get("dtype", np.int64))
+        if high is None:
+            low, high = 0, low
+        if np.ndim(low) or np.ndim(high):
+            raise ValueError("integers on positional streams takes scalar low and high")
+        low, high = int(low), int(high) + bool(kwargs.get("endpoint", False))
+        width = high - low
+        if not 1 <= width <= 2**64:
+            raise ValueError(f"integers: high - low must be in [1, 2**64], got {width}")
+        if width <= 65536:
+            v = self.below(width, shape)
+            return v.astype(dtype) + dtype.type(low) if low else v.astype(dtype)
+        z, keys = self._words64(per)
+        z = z.reshape(-1)
+        if width & (width - 1):  # not a power of two: words at or above the limit redrawn
+            self._redraw(z, keys, per, np.uint64((2**64 // width) * width), 64)
+            np.remainder(z, np.uint64(width), out=z)
+        elif width < 2**64:
+            np.bitwise_and(z, np.uint64(width - 1), out=z)
+        z += np.uint64(low & (2**64 - 1))  # wraps to the value when low < 0
+        return (z.view(np.int64) if low < 0 else z).astype(dtype).reshape(shape)
 
     def _draw(self, fn_name: str, size, *args, **kwargs) -> np.ndarray:
-        rest = self._split(size)
         if self.positional:
-            parts = []
-            for g, p, _ in self._placed():
-                full = getattr(g, fn_name)(*args, size=(int(p[-1]) + 1,) + rest, **kwargs)
-                parts.append(full if len(full) == len(p) else full.take(p, axis=0))
-        else:
-            parts = [getattr(g, fn_name)(*args, size=(c,) + rest, **kwargs) for g, c in self._pairs]
+            return self._draw_positional(fn_name, size, *args, **kwargs)
+        rest = self._split(size)
+        parts = [getattr(g, fn_name)(*args, size=(c,) + rest, **kwargs) for g, c in self._pairs]
         if not parts:
             return getattr(self._gens[0], fn_name)(*args, size=(0,) + rest, **kwargs)
         return parts[0] if len(parts) == 1 else np.concatenate(parts)
@@ -201,6 +229,10 @@ class BlockRng:
 
     def d20(self, size=None) -> np.ndarray:
         """Natural d20 rolls (uint8, 1..20), one row per active track."""
+        if self.positional:
+            v = self.below(20, size).astype(np.uint8)
+            v += np.uint8(1)
+            return v
         return self._draw("integers", size, 1, 21, dtype=np.uint8)
 
     def below(self, width: int, size=None, out: np.ndarray | None = None) -> np.ndarray:
@@ -229,7 +261,9 @@ class BlockRng:
             return np.floor_divide(v, np.uint16(q), out=dest)
 
         if self.positional:
-            v = _below_lanes(self._placed(), per, limit)
+            v, keys = self._words(per)
+            if limit != 65536 and len(v):
+                self._redraw(v, keys, per, limit, 16)
             raw = [(v.reshape((self.n_active,) + rest), self.n_active)] if len(v) else []
         else:
             raw = [(_below(g, c * per, limit).reshape((c,) + rest), c) for g, c in self._pairs]
@@ -265,18 +299,6 @@ class BlockRng:
         self._set_counts(counts)
 
 
-_IDENTITY: list[np.ndarray] = []
-
-
-def _identity(c: int) -> np.ndarray:
-    """``arange(c)`` (intp), a read-only slice of one array kept for the stream size."""
-    if not _IDENTITY or len(_IDENTITY[0]) < c:
-        ident = np.arange(max(c, STREAM_SIZE), dtype=np.intp)
-        ident.setflags(write=False)
-        _IDENTITY[:] = [ident]
-    return _IDENTITY[0][:c]
-
-
 def _words(gen: np.random.Generator, count: int) -> np.ndarray:
     return gen.bit_generator.random_raw((count + 3) // 4).view(np.uint16)[:count]
 
@@ -296,138 +318,6 @@ def _below(gen: np.random.Generator, count: int, limit: int) -> np.ndarray:
         v[bad] = w
         bad = bad[w >= limit]
     return v
-
-
-def _below_at(
-    gen: np.random.Generator, pos: np.ndarray, per: int, limit: int, key: int
-) -> np.ndarray:
-    """Positional mode, one lane (the lane-by-lane reference of :func:`_below_lanes`, which
-    :meth:`BlockRng.below` uses): ``per`` words for each position of ``pos`` (sorted),
-    uniform on ``[0, limit)``: the words of positions ``0..pos[-1]`` from ``gen``, the rows
-    of ``pos`` kept, then each word at or above ``limit`` redrawn by position as well: the
-    16 top bits of SplitMix64 of ``key`` (this lane and call), the word's index in the lane
-    and the round (flat, ``(len(pos) * per,)``)."""
-    last = int(pos[-1]) + 1
-    v = _words(gen, last * per)
-    if last != len(pos):
-        v = v.reshape(last, per).take(pos, axis=0).reshape(-1) if per > 1 else v.take(pos)
-    if limit == 65536:
-        return v
-    bad = np.flatnonzero(v >= limit)
-    if not len(bad):
-        return v
-    # (bad,) uint64: each bad word's index in the lane's draw (position * per + column)
-    where = pos.astype(np.uint64).repeat(per)[bad] * np.uint64(per) if per > 1 else None
-    flat = (
-        where + (bad % per).astype(np.uint64)
-        if where is not None
-        else pos.take(bad).astype(np.uint64)
-    )
-    round_ = 0
-    while len(bad):
-        round_ += 1
-        w = _splitmix_words(key, flat, round_)
-        v[bad] = w
-        ok = w < limit
-        bad, flat = bad[~ok], flat[~ok]
-    return v
-
-
-def _below_lanes(placed, per: int, limit: int) -> np.ndarray:
-    """:func:`_below_at` for every lane of one call at once, the same words: each lane's
-    words drawn from its generator as :meth:`BlockRng._placed` yields it (set at the
-    lane's base: it draws before the next lane of its stream sets it again), then the
-    words to redraw found and redrawn over all lanes together (one SplitMix64 pass a
-    round, each word with its lane's key) instead of lane by lane. Returns the lanes'
-    words one after the other (flat, uint16: ``per`` words for each active track, in the
-    order of the active set)."""
-    parts: list = []
-    pos_of: list = []
-    keys_of: list = []
-    for gen, pos, key in placed:
-        last = int(pos[-1]) + 1
-        v = _words(gen, last * per)
-        if last != len(pos):
-            v = v.reshape(last, per).take(pos, axis=0).reshape(-1) if per > 1 else v.take(pos)
-        parts.append(v)
-        pos_of.append(pos)
-        keys_of.append(key)
-    if not parts:
-        return np.empty(0, np.uint16)
-    words = parts[0] if len(parts) == 1 else np.concatenate(parts)
-    if limit == 65536:
-        return words
-    bad = np.flatnonzero(words >= limit)
-    if not len(bad):
-        return words
-    sizes = np.fromiter((len(v) for v in parts), np.int64, len(parts))
-    starts = np.cumsum(sizes) - sizes  # (lanes,) first word of each lane in ``words``
-    lane = np.searchsorted(starts, bad, side="right") - 1  # (bad,) each bad word's lane
-    local = bad - starts.take(lane)  # (bad,) its index among its lane's kept words
-    row = local // per if per > 1 else local
-    if len(parts) == 1:
-        pos = pos_of[0].take(row)
-    else:
-        row_starts = np.cumsum(sizes // per) - sizes // per
-        pos = np.concatenate(pos_of).take(row_starts.take(lane) + row)
-    # (bad,) uint64: each bad word's index in its lane's draw (position * per + column)
-    flat = pos.astype(np.uint64)
-    if per > 1:
-        flat = flat * np.uint64(per) + (local % per).astype(np.uint64)
-    keys = np.array(keys_of, dtype=np.uint64).take(lane)
-    round_ = 0
-    while len(bad):
-        round_ += 1
-        w = _splitmix_words_keyed(keys, flat, round_)
-        words[bad] = w
-        ok = w < limit
-        bad, flat, keys = bad[~ok], flat[~ok], keys[~ok]
-    return words
-
-
-def _splitmix_words_keyed(keys: np.ndarray, index: np.ndarray, round_: int) -> np.ndarray:
-    """:func:`_splitmix_words` with a key per word (``keys``, uint64 like ``index``): the
-    same words, the keys' SplitMix64 finaliser in uint64 (it wraps as the Python one
-    masks)."""
-    k = keys + np.uint64((round_ * 0xD1B54A32D192ED03) & _MASK64)
-    k ^= k >> np.uint64(30)
-    k *= np.uint64(0xBF58476D1CE4E5B9)
-    k ^= k >> np.uint64(27)
-    k *= np.uint64(0x94D049BB133111EB)
-    k ^= k >> np.uint64(31)
-    z = index * np.uint64(_GOLDEN)
-    z += k
-    z ^= z >> np.uint64(30)
-    z *= np.uint64(0xBF58476D1CE4E5B9)
-    z ^= z >> np.uint64(27)
-    z *= np.uint64(0x94D049BB133111EB)
-    z ^= z >> np.uint64(31)
-    return (z >> np.uint64(48)).astype(np.uint16)
-
-
-_GOLDEN = 0x9E3779B97F4A7C15
-_MASK64 = (1 << 64) - 1
-
-
-def _mix64(z: int) -> int:
-    """SplitMix64's finaliser on a Python int (64 bits)."""
-    z &= _MASK64
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
-    return z ^ (z >> 31)
-
-
-def _splitmix_words(key: int, index: np.ndarray, round_: int) -> np.ndarray:
-    """16-bit words (uint16), one per ``index`` (uint64): the top bits of SplitMix64 of
-    ``key``, the index and the round (a redraw that depends on its position only)."""
-    z = index * np.uint64(_GOLDEN)
-    z += np.uint64(_mix64(key + round_ * 0xD1B54A32D192ED03))
-    z ^= z >> np.uint64(30)
-    z *= np.uint64(0xBF58476D1CE4E5B9)
-    z ^= z >> np.uint64(27)
-    z *= np.uint64(0x94D049BB133111EB)
-    z ^= z >> np.uint64(31)
-    return (z >> np.uint64(48)).astype(np.uint16)
 
 
 def point_seed(seed: int, params: dict) -> int:
