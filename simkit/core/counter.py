@@ -184,9 +184,8 @@ class Layout:
             spans.append((h0, h0 + len(hg)))
             h0 += len(hg)
         hg = hg_parts[0] if len(hg_parts) == 1 else np.concatenate(hg_parts)
-        shift = None
-        if shift_parts[0] is not None:
-            shift = shift_parts[0] if len(shift_parts) == 1 else np.concatenate(shift_parts)
+        cuts = [x for x in shift_parts if x is not None]  # every stream's or none
+        shift = None if not cuts else cuts[0] if len(cuts) == 1 else np.concatenate(cuts)
         return "sparse", spans, hg, shift
 
     def _gather(self, per: int, spans: list) -> np.ndarray:
