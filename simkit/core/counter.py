@@ -29,7 +29,7 @@ __all__ = [
     "hash_range",
     "mix64",
     "Layout",
-    "redraw_words",
+    "redraw",
     "stream_key",
 ]
 
@@ -155,14 +155,15 @@ class Layout:
         return plan
 
     def _make_plan(self, per: int) -> tuple:
-        """("dense" or "sparse", each stream's (first output, end output) in the call's
-        outputs, then what the way needs): see :meth:`words`."""
-        lasts = [c if self.pos is None else int(self.pos[a + c - 1]) + 1 for _, a, c in self.segs]
-        n_dense = [-(-last * per // 4) for last in lasts]
-        dense = sum(n_dense) * _COST_HASH
-        aligned = self.pos is None and all(
-            (c * per) % 4 == 0 for _, _, c in self.segs[:-1]
-        )  # the words of the streams' outputs end to end are the rows' words in order
+        """("dense" or "sparse", each stream's (first output, end output) among the
+        call's outputs, then what the way needs): see :meth:`words`."""
+        counts = np.array([c for _, _, c in self.segs], np.int64)
+        starts = np.array([a for _, a, _ in self.segs], np.int64)
+        lasts = counts if self.pos is None else self.pos.take(starts + counts - 1) + 1
+        n_dense = -(-lasts * per // 4)  # (streams,) outputs to the last active position
+        dense = int(n_dense.sum()) * _COST_HASH
+        # the words of the streams' outputs end to end are the rows' words in order
+        aligned = self.pos is None and not ((counts[:-1] * per) % 4).any()
         if not aligned:
             dense += self.n * (_COST_TAKE + _COST_TAKE_WORD * per)
         if per % 4 == 0:
@@ -170,36 +171,31 @@ class Layout:
         else:
             sparse = self.n * (1 if per == 2 else per) * (_COST_HASH + _COST_CUT)
         if self.pos is None or dense < sparse:
-            bounds = np.cumsum([0] + n_dense).tolist()
+            bounds = np.concatenate(([0], np.cumsum(n_dense))).tolist()
             spans = list(zip(bounds, bounds[1:]))
             if aligned:
                 return "dense", spans, None
-            return "dense", spans, self._gather(per, spans)
-        hg_parts, shift_parts, spans = [], [], []
-        h0 = 0
-        for _, a, c in self.segs:
-            hg, shift = _sparse_plan(self.positions(a, c), per)
-            hg_parts.append(hg)
-            shift_parts.append(shift)
-            spans.append((h0, h0 + len(hg)))
-            h0 += len(hg)
-        hg = hg_parts[0] if len(hg_parts) == 1 else np.concatenate(hg_parts)
-        cuts = [x for x in shift_parts if x is not None]  # every stream's or none
-        shift = None if not cuts else cuts[0] if len(cuts) == 1 else np.concatenate(cuts)
+            return "dense", spans, self._gather(per, np.array(bounds[:-1], np.int64))
+        hg, shift = _sparse_plan(self.pos, per)
+        each = len(hg) // self.n  # outputs a row
+        spans = [(a * each, (a + c) * each) for _, a, c in self.segs]
         return "sparse", spans, hg, shift
 
-    def _gather(self, per: int, spans: list) -> np.ndarray:
-        """Dense way: where each active row is among the call's outputs, in units of a row
-        when they divide an output or a row is whole outputs (of 16, 32 or 64 bits:
-        :func:`_rows_of`), else each word's index among the words (flat, intp)."""
-        parts = []
-        for (_, a, c), (h0, _) in zip(self.segs, spans):
-            p = self.positions(a, c)
-            if per in (1, 2) or per % 4 == 0:
-                parts.append(p + h0 * 4 // per)
-            else:
-                parts.append(((p * per + 4 * h0)[:, None] + np.arange(per)).ravel())
-        return parts[0] if len(parts) == 1 else np.concatenate(parts)
+    def _gather(self, per: int, first: np.ndarray) -> np.ndarray:
+        """Dense way: where each active row is among the call's outputs (``first``: each
+        stream's first output), in units of a row when rows divide an output or are whole
+        outputs (of 16, 32 or 64 bits: :func:`_rows_of`), else each word's index among the
+        words (flat, intp)."""
+        counts = [c for _, _, c in self.segs]
+        pos = (
+            np.concatenate([np.arange(c, dtype=np.intp) for c in counts])
+            if self.pos is None
+            else self.pos
+        )
+        if per in (1, 2) or per % 4 == 0:
+            return pos + np.repeat(first * 4 // per, counts)
+        w = pos * per + np.repeat(4 * first, counts)
+        return (w[:, None] + np.arange(per)).ravel()
 
     def words(self, keys: list[int], per: int) -> np.ndarray:
         """The ``per`` 16-bit words of each active track (flat uint16, ``n * per``, in the
@@ -237,7 +233,7 @@ class Layout:
 
 
 def _sparse_plan(pos: np.ndarray, per: int) -> tuple[np.ndarray, np.ndarray | None]:
-    """Sparse way, for the rows ``pos`` of one stream: the indices of the outputs they
+    """Sparse way, for the rows at positions ``pos``: the indices of the outputs they
     need, times :data:`GOLDEN` (uint64), and the shift (uint64, bits) that brings each
     row's word(s) to an output's low bits (None when each row is whole outputs)."""
     p = pos.astype(np.uint64)
@@ -265,15 +261,33 @@ def _rows_of(z: np.ndarray, per: int, gather: np.ndarray) -> np.ndarray:
     return z.view(np.uint16).take(gather)
 
 
-def redraw_words(keys: np.ndarray, index: np.ndarray, round_: int, bits: int) -> np.ndarray:
-    """Words for rejected ones: one per ``index`` (uint64), each with its call's key
-    (``keys``, uint64), in round ``round_`` (1, 2, ...): the output at ``index`` of the
-    sequence keyed by ``mix64(key + round * _ROUND_GAMMA)``, its top ``bits`` bits (16:
-    uint16, 64: uint64). A redraw depends on its word's position only."""
-    k = keys + np.uint64((round_ * _ROUND_GAMMA) & _MASK64)
-    t = np.empty_like(k)
-    _mix_into(k, t)
-    z = index * np.uint64(GOLDEN)
-    z += k
-    _mix_into(z, t)
-    return z if bits == 64 else (z >> np.uint64(48)).astype(np.uint16)
+def redraw(v: np.ndarray, bad: np.ndarray, seg: np.ndarray, index: np.ndarray, keys, limit, bits):
+    """Redraw, in place, the words ``v[bad]`` (each at or above ``limit``): the first word
+    below ``limit`` of rounds 1, 2, ... where round ``r``'s word is the output at the
+    word's ``index`` (uint64: ``p * per + column``, its index among its stream's words) of
+    the sequence keyed by ``mix64(key + r * _ROUND_GAMMA)``, ``key`` its stream's key at
+    this call (``keys[seg]``, uint64), its top ``bits`` bits (16) or all (64). A redraw
+    depends on its word's position only. Several rounds at once for a few words (the
+    same words as round by round)."""
+    keys = np.asarray(keys, dtype=np.uint64)
+    first = 1
+    while len(bad):
+        n_rounds = 1 if len(bad) > 4096 else 8
+        rounds = np.arange(first, first + n_rounds, dtype=np.uint64) * np.uint64(_ROUND_GAMMA)
+        rk = keys[:, None] + rounds  # (streams, rounds): each round's key
+        _mix_into(rk, np.empty_like(rk))
+        z = rk.take(seg, axis=0)  # (words, rounds)
+        z += (index * np.uint64(GOLDEN))[:, None]
+        _mix_into(z, np.empty_like(z))
+        w = z if bits == 64 else (z >> np.uint64(48)).astype(np.uint16)
+        ok = w < limit
+        if n_rounds == 1:
+            got = ok[:, 0]
+            v[bad[got]] = w[got, 0]
+        else:
+            got = ok.any(axis=1)
+            rows = np.flatnonzero(got)
+            v[bad[rows]] = w[rows, ok[rows].argmax(axis=1)]  # each word's first round below
+        left = ~got
+        bad, seg, index = bad[left], seg[left], index[left]
+        first += n_rounds

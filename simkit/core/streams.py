@@ -145,9 +145,9 @@ class BlockRng:
 
     def _redraw(self, v: np.ndarray, keys: np.ndarray, per: int, limit, bits: int) -> None:
         """Positional mode: redraw, in place, each word of ``v`` (``per`` a track, flat, as
-        :meth:`_words` gives them; ``bits`` 16 or 64) at or above ``limit`` by its position:
-        :func:`counter.redraw_words` of its stream's key at this call and its index ``p *
-        per + column`` among its stream's words, round after round until it is below."""
+        :meth:`_words` gives them; ``bits`` 16 or 64) at or above ``limit`` by its position
+        (:func:`counter.redraw`: from its stream's key at this call and its index ``p *
+        per + column`` among its stream's words)."""
         bad = np.flatnonzero(v >= limit)
         if not len(bad):
             return
@@ -156,14 +156,7 @@ class BlockRng:
         if per > 1:
             index *= np.uint64(per)
             index += (bad % per).astype(np.uint64)
-        ks = keys.take(seg)
-        round_ = 0
-        while len(bad):
-            round_ += 1
-            w = counter.redraw_words(ks, index, round_, bits)
-            v[bad] = w
-            ok = w < limit
-            bad, index, ks = bad[~ok], index[~ok], ks[~ok]
+        counter.redraw(v, bad, seg, index, keys, limit, bits)
 
     def _words64(self, per: int) -> tuple[np.ndarray, np.ndarray]:
         """Positional mode, one call: ``per`` 64-bit words for each active track, (n, per)
