@@ -94,6 +94,12 @@ def test_paired_test_by_hand():
     b = np.array([0, 1, 1, 2, 2])
     j = joint_counts(a, b, 3)
     assert j.tolist() == [[1, 1, 0], [0, 1, 1], [0, 0, 1]]
+    rs = np.random.default_rng(5)  # one byte a track, as the runs keep them; every pair
+    a, b = (rs.integers(0, 6, 5000).astype(np.int8) for _ in range(2))
+    brute = np.zeros((6, 6), dtype=np.int64)
+    np.add.at(brute, (a, b), 1)
+    assert np.array_equal(joint_counts(a, b, 6), brute)
+    assert np.array_equal(joint_counts(a, b, 6, np.bincount(a, minlength=6)), brute)
     diff, *_ = paired_from_joint(j)
     assert diff.tolist() == pytest.approx([-0.2, 0.0, 0.2])
 

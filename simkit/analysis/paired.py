@@ -50,19 +50,22 @@ __all__ = [
 ]
 
 
-def joint_counts(a: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
+def joint_counts(a: np.ndarray, b: np.ndarray, k: int, counts_a=None) -> np.ndarray:
     """``J[i, j]`` = tracks whose outcome index is ``i`` in ``a`` and ``j`` in ``b``
-    (shape ``(k, k)``, int64; ``a``, ``b``: per-track outcome indices in ``[0, k)``)."""
+    (shape ``(k, k)``, int64; ``a``, ``b``: per-track outcome indices in ``[0, k)``).
+    ``counts_a``: the tracks of each outcome in ``a`` (``bincount(a, minlength=k)``), when
+    known (a run's counts). The discordant tracks are counted one by one, the diagonal
+    from the counts of ``a``."""
     if a.shape != b.shape:
         raise ValueError(f"paired outcomes of different lengths: {a.shape} and {b.shape}")
-    idx: np.ndarray
-    if k * k <= 256 and a.dtype.itemsize == b.dtype.itemsize == 1:  # one byte a pair
-        idx = a.view(np.uint8) * np.uint8(k)
-        idx += b.view(np.uint8)
-    else:
-        idx = a.astype(np.intp) * k
-        idx += b
-    return np.bincount(idx, minlength=k * k).reshape(k, k)
+    if counts_a is None:
+        counts_a = np.bincount(a.astype(np.intp), minlength=k)
+    disc = np.flatnonzero(a != b)
+    idx = a.take(disc).astype(np.intp) * k
+    idx += b.take(disc)
+    joint = np.bincount(idx, minlength=k * k).reshape(k, k)
+    np.fill_diagonal(joint, np.asarray(counts_a, dtype=np.int64) - joint.sum(axis=1))
+    return joint
 
 
 def paired_test(only_new, only_base, n, level: float = 0.95):
@@ -271,16 +274,23 @@ def paired_runs(
 
     out: list[PairedPoint] = []
     base = None
+    base_counts = None
     for i, m in enumerate(models):
         if m.is_chain:  # no per-track outcomes: the same seed, compared as independent
             out.append(PairedPoint(simulate(m, n, rng=seed, workers=workers), None))
             continue
         res = simulate(m, n, rng=seed, workers=workers, positional=True, keep_outcomes=True)
+        by_name = res.counts
+        counts = np.array([by_name[o] for o in res.outcomes], dtype=np.int64)
         if i == 0:
-            base = TrackValues(res)
+            base, base_counts = TrackValues(res), counts
+            out.append(PairedPoint(res, np.diag(counts)))  # against itself: every track agrees
+            continue
         codes = getattr(res, "track_outcomes")  # a TrackResult (keep_outcomes=True)
-        joint = None if base is None else joint_counts(base.codes, codes, len(res.outcomes))
-        events = {} if base is None or not i else paired_events(base, res, level)
+        joint = None
+        if base is not None:
+            joint = joint_counts(base.codes, codes, len(res.outcomes), base_counts)
+        events = {} if base is None else paired_events(base, res, level)
         out.append(PairedPoint(res, joint, events))
     return out
 

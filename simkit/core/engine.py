@@ -212,7 +212,8 @@ def run_tracks(
                         if values is not None:
                             arr[at] = values.take(done_at)
                 if rows is None:  # no track has left yet: write in place, by a mask
-                    got = codes if k == 1 else np.tile(np.arange(n_out), k).take(codes)
+                    lut = np.tile(np.arange(n_out, dtype=outcome_of.dtype), k)  # code -> outcome
+                    got = codes if k == 1 else lut.take(codes)
                     np.copyto(outcome_of, got, casting="unsafe", where=~active)
                     rows = kept
                 else:
