@@ -420,7 +420,8 @@ def _reference_rows(rng, call, per, bits, limit):
     """Each active track's ``per`` words at call ``call`` of ``rng``, one by one from the
     definition (simkit.core.counter): word w = p * per + column of the track at position p
     is bits 16 * (w % 4).. of SplitMix64 output w // 4 keyed by the stream and the call (64
-    bits: output w), a word at or above ``limit`` redrawn from the round's key."""
+    bits: output w); a word at or above ``limit`` takes the first below it among the four
+    words of output w keyed by round 1's key, then round 2's... (64 bits: the output)."""
     from simkit.core import counter
 
     golden, gamma, rounds = counter.GOLDEN, 0xD2B74407B1CE6E93, 0xD1B54A32D192ED03
@@ -439,8 +440,9 @@ def _reference_rows(rng, call, per, bits, limit):
                 r = 0
                 while limit is not None and x >= limit:
                     r += 1
-                    x = _splitmix(_splitmix(key + r * rounds) + w * golden)
-                    x = x >> 48 if bits == 16 else x
+                    y = _splitmix(_splitmix(key + r * rounds) + w * golden)
+                    got = [y] if bits == 64 else [(y >> s) & 0xFFFF for s in (0, 16, 32, 48)]
+                    x = next((c for c in got if c < limit), limit)
                 row.append(x)
             rows.append(row)
     return rows
@@ -492,3 +494,17 @@ def test_positional_words_are_counter_based_track_by_track():
         )
         rng.compact(kept)
     assert kinds == {"dense", "sparse"}
+    # many words redrawn at once (candidate by candidate) = a few at a time (several rounds)
+    from simkit.core import counter
+
+    v = rs.integers(0, 65536, 60_000).astype(np.uint16)
+    bad = np.flatnonzero(v >= 46656)
+    assert len(bad) > 4096
+    seg = (bad >= 30_000).astype(np.intp)  # two streams
+    index = bad.astype(np.uint64)
+    keys = [counter.call_key(rng._keys[j], 5) for j in (0, 1)]
+    whole, parts = v.copy(), v.copy()
+    counter.redraw(whole, bad, seg, index, keys, 46656, 16)
+    for cut in np.array_split(np.arange(len(bad)), 20):
+        counter.redraw(parts, bad[cut], seg[cut], index[cut], keys, 46656, 16)
+    assert np.array_equal(whole, parts) and whole.max() < 46656

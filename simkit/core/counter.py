@@ -262,32 +262,37 @@ def _rows_of(z: np.ndarray, per: int, gather: np.ndarray) -> np.ndarray:
 
 
 def redraw(v: np.ndarray, bad: np.ndarray, seg: np.ndarray, index: np.ndarray, keys, limit, bits):
-    """Redraw, in place, the words ``v[bad]`` (each at or above ``limit``): the first word
-    below ``limit`` of rounds 1, 2, ... where round ``r``'s word is the output at the
-    word's ``index`` (uint64: ``p * per + column``, its index among its stream's words) of
-    the sequence keyed by ``mix64(key + r * _ROUND_GAMMA)``, ``key`` its stream's key at
-    this call (``keys[seg]``, uint64), its top ``bits`` bits (16) or all (64). A redraw
-    depends on its word's position only. Several rounds at once for a few words (the
-    same words as round by round)."""
+    """Redraw, in place, the words ``v[bad]`` (each at or above ``limit``) by their
+    positions: round ``r`` (1, 2, ...) gives each word the output at its ``index``
+    (uint64: ``p * per + column``, its index among its stream's words at this call) of the
+    sequence keyed by ``mix64(key + r * _ROUND_GAMMA)``, ``key`` its stream's key at this
+    call (``keys[seg]``, uint64); a word takes the first candidate below ``limit``: of 16
+    bits, the output's four words (low bits first), then the next round's; of 64 bits
+    (``bits``), the output. Several rounds at once for a few words (the same words as
+    round by round)."""
     keys = np.asarray(keys, dtype=np.uint64)
     first = 1
     while len(bad):
-        n_rounds = 1 if len(bad) > 4096 else 8
+        n_rounds = 1 if len(bad) > 4096 else 4
         rounds = np.arange(first, first + n_rounds, dtype=np.uint64) * np.uint64(_ROUND_GAMMA)
         rk = keys[:, None] + rounds  # (streams, rounds): each round's key
         _mix_into(rk, np.empty_like(rk))
         z = rk.take(seg, axis=0)  # (words, rounds)
         z += (index * np.uint64(GOLDEN))[:, None]
         _mix_into(z, np.empty_like(z))
-        w = z if bits == 64 else (z >> np.uint64(48)).astype(np.uint16)
-        ok = w < limit
-        if n_rounds == 1:
-            got = ok[:, 0]
-            v[bad[got]] = w[got, 0]
+        w = z if bits == 64 else z.view(np.uint16)  # (words, candidates), in order
+        if len(bad) > 4096:  # candidate by candidate (a short axis is slow to reduce)
+            pick = w[:, 0].copy()
+            for c in range(1, w.shape[1]):
+                redo = pick >= limit
+                np.copyto(pick, w[:, c], where=redo)
+            got = pick < limit
+            v[bad[got]] = pick[got]
         else:
+            ok = w < limit
             got = ok.any(axis=1)
             rows = np.flatnonzero(got)
-            v[bad[rows]] = w[rows, ok[rows].argmax(axis=1)]  # each word's first round below
+            v[bad[rows]] = w[rows, ok[rows].argmax(axis=1)]  # each word's first candidate below
         left = ~got
         bad, seg, index = bad[left], seg[left], index[left]
         first += n_rounds
