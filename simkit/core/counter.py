@@ -128,7 +128,7 @@ class Layout:
     the same words. What each way needs is kept by ``per`` (a layout lasts until the next
     compaction)."""
 
-    __slots__ = ("_plans", "n", "pos", "segs")
+    __slots__ = ("_plans", "_pu", "n", "pos", "segs", "starts")
 
     def __init__(self, counts, pos: np.ndarray | None):
         self.pos = pos
@@ -140,7 +140,10 @@ class Layout:
                 self.segs.append((j, a, int(c)))
                 a += int(c)
         self.n = a
+        #: (streams,) intp: each stream's first row
+        self.starts = np.array([a for _, a, _ in self.segs], np.intp)
         self._plans: dict = {}
+        self._pu: np.ndarray | None = None  # the positions, uint64 (when asked for)
 
     def positions(self, a: int, c: int) -> np.ndarray:
         """The positions (intp) of the rows ``a .. a + c - 1``, the rows of one stream."""
@@ -158,7 +161,7 @@ class Layout:
         """("dense" or "sparse", each stream's (first output, end output) among the
         call's outputs, then what the way needs): see :meth:`words`."""
         counts = np.array([c for _, _, c in self.segs], np.int64)
-        starts = np.array([a for _, a, _ in self.segs], np.int64)
+        starts = self.starts
         lasts = counts if self.pos is None else self.pos.take(starts + counts - 1) + 1
         n_dense = -(-lasts * per // 4)  # (streams,) outputs to the last active position
         dense = int(n_dense.sum()) * _COST_HASH
@@ -176,7 +179,9 @@ class Layout:
             if aligned:
                 return "dense", spans, None
             return "dense", spans, self._gather(per, np.array(bounds[:-1], np.int64))
-        hg, shift = _sparse_plan(self.pos, per)
+        if self._pu is None:
+            self._pu = self.pos.astype(np.uint64)
+        hg, shift = _sparse_plan(self._pu, per)
         each = len(hg) // self.n  # outputs a row
         spans = [(a * each, (a + c) * each) for _, a, c in self.segs]
         return "sparse", spans, hg, shift
@@ -226,17 +231,19 @@ class Layout:
     def locate(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Each of ``rows`` (active-set rows, sorted): the index of its stream in
         :attr:`segs` and its position in the stream (intp)."""
-        starts = np.array([a for _, a, _ in self.segs], np.intp)
-        seg = np.searchsorted(starts, rows, side="right") - 1
-        pos = rows - starts.take(seg) if self.pos is None else self.pos.take(rows)
+        if len(self.segs) == 1:
+            seg = np.zeros(len(rows), np.intp)
+            pos = rows if self.pos is None else self.pos.take(rows)
+            return seg, pos
+        seg = np.searchsorted(self.starts, rows, side="right") - 1
+        pos = rows - self.starts.take(seg) if self.pos is None else self.pos.take(rows)
         return seg, pos
 
 
-def _sparse_plan(pos: np.ndarray, per: int) -> tuple[np.ndarray, np.ndarray | None]:
-    """Sparse way, for the rows at positions ``pos``: the indices of the outputs they
-    need, times :data:`GOLDEN` (uint64), and the shift (uint64, bits) that brings each
-    row's word(s) to an output's low bits (None when each row is whole outputs)."""
-    p = pos.astype(np.uint64)
+def _sparse_plan(p: np.ndarray, per: int) -> tuple[np.ndarray, np.ndarray | None]:
+    """Sparse way, for the rows at positions ``p`` (uint64): the indices of the outputs
+    they need, times :data:`GOLDEN` (uint64), and the shift (uint64, bits) that brings
+    each row's word(s) to an output's low bits (None when each row is whole outputs)."""
     g = np.uint64(GOLDEN)
     if per % 4 == 0:
         q = per // 4

@@ -20,6 +20,8 @@ The default mode's numbers are not changed by it.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from simkit.core import counter
@@ -118,7 +120,10 @@ class BlockRng:
         self.n_active = int(counts.sum())
 
     def _split(self, size):
-        shape = (size,) if np.ndim(size) == 0 else tuple(size)
+        if type(size) is tuple:
+            shape = size
+        else:
+            shape = (size,) if np.ndim(size) == 0 else tuple(size)
         if shape[0] != self.n_active:
             raise ValueError(
                 f"kernel drew {shape[0]} rows but {self.n_active} tracks are active: "
@@ -148,9 +153,9 @@ class BlockRng:
         :meth:`_words` gives them; ``bits`` 16 or 64) at or above ``limit`` by its position
         (:func:`counter.redraw`: from its stream's key at this call and its index ``p *
         per + column`` among its stream's words)."""
-        bad = np.flatnonzero(v >= limit)
-        if not len(bad):
+        if v.max() < limit:  # (a reduction: no word to redraw, the likely case for few)
             return
+        bad = np.flatnonzero(v >= limit)
         seg, pos = self._layout().locate(bad // per if per > 1 else bad)
         index = pos.astype(np.uint64)
         if per > 1:
@@ -166,7 +171,7 @@ class BlockRng:
 
     def _draw_positional(self, fn_name: str, size, *args, **kwargs) -> np.ndarray:
         rest = self._split(size)
-        per = int(np.prod(rest, dtype=np.int64)) if rest else 1
+        per = int(math.prod(rest))
         shape = (self.n_active,) + rest
         if fn_name == "random":
             dtype = np.dtype(kwargs.get("dtype", np.float64))
@@ -243,7 +248,7 @@ class BlockRng:
         if not 1 <= width <= 65536:
             raise ValueError(f"width must be in [1, 65536], got {width}")
         rest = self._split(size)
-        per = int(np.prod(rest, dtype=np.int64)) if rest else 1
+        per = int(math.prod(rest))
         q = 65536 // width
         limit = q * width
         shift = q.bit_length() - 1 if q & (q - 1) == 0 else None
