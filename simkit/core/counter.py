@@ -48,7 +48,7 @@ _CHUNK = 2**15
 # Relative costs (ns) of the ways to compute a stream's words, from timings of each piece
 # (they only choose between two ways to the same words): one output, one row taken from a
 # dense draw (and each of its words), one output cut to a word by a shift.
-_COST_HASH, _COST_TAKE, _COST_TAKE_WORD, _COST_CUT = 2.3, 1.2, 0.1, 0.5
+_COST_HASH, _COST_TAKE, _COST_TAKE_WORD, _COST_CUT = 2.3, 1.2, 0.1, 1.0
 
 
 def mix64(z: int) -> int:
