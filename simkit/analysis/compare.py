@@ -515,6 +515,14 @@ def _with_baseline(df: pd.DataFrame, keys: list, baseline: str) -> pd.DataFrame:
     columns suffixed ``_base``)."""
     stats = [c for c in ("count", "n", "p", "ci_low", "ci_high", "exact", "mean") if c in df]
     base = df[df["variant"] == baseline][keys + stats]
+    k, rest = divmod(len(df), len(base)) if len(base) else (0, 1)
+    if not rest and not base[keys].duplicated().any():
+        # each variant's rows are the baseline's rows in its order (the usual case): tile them
+        tiled = pd.concat([base.reset_index(drop=True)] * k, ignore_index=True)
+        if tiled[keys].equals(df[keys].reset_index(drop=True)):
+            out = df.reset_index(drop=True)
+            side = tiled[stats].rename(columns={c: f"{c}_base" for c in stats})
+            return pd.concat([out, side], axis=1)
     return df.merge(base, on=keys, how="left", suffixes=("", "_base"), sort=False)
 
 

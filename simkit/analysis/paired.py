@@ -202,6 +202,7 @@ class TrackValues:
         self.marks: dict | None = getattr(res, "track_marks", None)
         self.n_out = len(res.model.outcomes)
         self._events: dict = {}
+        self._unresolved: np.ndarray | None = None
 
     def event(self, e) -> np.ndarray:
         hit = self._events.get(e)
@@ -209,6 +210,13 @@ class TrackValues:
             assert self.marks is not None, "events need the per-track marks"
             hit = self._events[e] = e.holds(self.marks[e.mark])
         return hit
+
+    @property
+    def unresolved(self) -> np.ndarray:
+        """(n,) bool: the tracks still going at the horizon (kept once computed)."""
+        if self._unresolved is None:
+            self._unresolved = self.codes == self.n_out
+        return self._unresolved
 
 
 def paired_events(base: TrackValues, res, level: float = 0.95) -> dict:
@@ -237,11 +245,17 @@ def paired_events(base: TrackValues, res, level: float = 0.95) -> dict:
         out.update({e.name: tuple(float(a[j]) for a in st) for j, e in enumerate(events)})
     means = [m for m in mean_specs(other.model) if m.mark in base.marks and m.mark in marks]
     if means:
-        unresolved_base = base.codes == base.n_out
-        unresolved = other.codes == other.n_out
+        unresolved_base, unresolved = base.unresolved, other.unresolved
+        whole = not (unresolved_base.any() or unresolved.any())
         s1 = np.empty(len(means))
         s2 = np.empty(len(means))
         for j, m in enumerate(means):
+            if whole:  # every track's mark is its value: integer differences, exact sums
+                d = marks[m.mark].astype(np.int64)
+                d -= base.marks[m.mark]
+                s1[j] = d.sum()
+                s2[j] = np.dot(d, d)
+                continue
             d = m.per_track(marks[m.mark], unresolved)
             d -= m.per_track(base.marks[m.mark], unresolved_base)
             s1[j] = d.sum()
