@@ -573,11 +573,12 @@ def _track_marks(model, marks_of: list, n: int) -> dict | None:
     for name in model.marks:
         if any(name not in d for _, d in parts):
             return None
-        values = np.concatenate([d[name] for _, d in parts])
+        each = [d[name] for _, d in parts]
+        values = each[0] if len(each) == 1 else np.concatenate(each)  # (one block: no copy)
         if len(values):
             lo, hi = int(values.min()), int(values.max())
             small = next(t for t in (np.int8, np.int16, np.int32) if np.iinfo(t).max >= hi)
-            values = values.astype(small if lo >= np.iinfo(small).min else np.int32)
+            values = values.astype(small if lo >= np.iinfo(small).min else np.int32, copy=False)
         out[name] = values
     return out
 
