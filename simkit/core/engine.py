@@ -211,10 +211,10 @@ def run_tracks(
                         values = state.get(name)
                         if values is not None:
                             arr[at] = values.take(done_at)
-                if rows is None:  # no track has left yet: write in place, by a mask
+                if rows is None:  # no track has left yet: every row, in order, by a lookup
                     lut = np.tile(np.arange(n_out, dtype=outcome_of.dtype), k)  # code -> outcome
-                    got = codes if k == 1 else lut.take(codes)
-                    np.copyto(outcome_of, got, casting="unsafe", where=~active)
+                    lut = np.append(lut, lut.dtype.type(n_out))  # an active track's -1 -> n_out
+                    lut.take(codes, out=outcome_of)
                     rows = kept
                 else:
                     done_at = np.flatnonzero(~active)
