@@ -7,11 +7,13 @@ is its finaliser (:func:`mix64`) of ``k + h * GOLDEN`` (mod 2**64). A positional
 stream (:func:`call_key`) and gives the track at position ``p`` of its stream, drawing
 ``per`` 16-bit words a row, the words of indices ``p * per .. p * per + per - 1`` of that
 call's sequence, word ``w`` being bits ``16 * (w % 4)`` and up of output ``w // 4`` (low
-bits first). So a track's words do not depend on which other tracks draw, and only the
-active tracks' words need computing: :func:`segment_words` computes them for the active
-positions of one stream, either output by output for those positions (sparse) or for
-every position up to the last active one, then keeps the active rows (dense), whichever
-costs less; both give the same words.
+bits first; the words are read as 16-bit views of the outputs, so on a little-endian
+machine). So a track's words do not depend on which other tracks draw, and only the
+active tracks' words need computing: :meth:`Layout.words` computes them for the active
+positions of every stream of a block at once, either output by output for those positions
+(sparse) or for every position up to each stream's last active one, then keeps the active
+rows (dense), whichever costs less; both give the same words. A rejected word is redrawn
+by its position too (:func:`redraw`).
 
 Different calls and streams are different keys of one SplitMix64 sequence (period
 2**64), each key a SplitMix64 output itself: two keys' windows (at most ``2**16 * per``
@@ -25,8 +27,6 @@ import numpy as np
 __all__ = [
     "GOLDEN",
     "call_key",
-    "hash_at",
-    "hash_range",
     "mix64",
     "Layout",
     "redraw",
@@ -84,21 +84,6 @@ def _mix_into(z: np.ndarray, t: np.ndarray) -> None:
     np.bitwise_xor(z, t, out=z)
 
 
-def hash_at(hg: np.ndarray, key: int) -> np.ndarray:
-    """Outputs of the sequence keyed by ``key`` (uint64) at the indices whose products by
-    :data:`GOLDEN` are ``hg`` (uint64, wrapping): ``mix64(key + hg)``, elementwise."""
-    n = len(hg)
-    z = np.empty(n, np.uint64)
-    t = np.empty(min(n, _CHUNK), np.uint64)
-    k = np.uint64(key)
-    for lo in range(0, n, _CHUNK):
-        hi = min(lo + _CHUNK, n)
-        zc = z[lo:hi]
-        np.add(hg[lo:hi], k, out=zc)
-        _mix_into(zc, t[: hi - lo])
-    return z
-
-
 _GOLDEN_TABLE: list[np.ndarray] = []
 
 
@@ -109,11 +94,6 @@ def _golden_table(count: int) -> np.ndarray:
         table.setflags(write=False)
         _GOLDEN_TABLE[:] = [table]
     return _GOLDEN_TABLE[0][:count]
-
-
-def hash_range(count: int, key: int) -> np.ndarray:
-    """The first ``count`` outputs of the sequence keyed by ``key`` (uint64)."""
-    return hash_at(_golden_table(count), key)
 
 
 class Layout:
