@@ -36,7 +36,7 @@ from functools import lru_cache
 from typing import Any
 
 from simkit.core.names import suggest
-from simkit.core.params import ParamError, allowed, check_value, parse_value, spec
+from simkit.core.params import ParamError, allowed, check_value, param_meta, parse_value, spec
 from simkit.rules.pf2e import levels
 
 __all__ = [
@@ -54,16 +54,10 @@ __all__ = [
 
 
 def _meta(default, kind, help, lo=None, hi=None, choices=(), optional=False):
+    """A sweep key's declaration: :func:`simkit.core.params.param_meta` and its default."""
     return dict(
         default=default,
-        kind=kind,
-        help=help,
-        lo=lo,
-        hi=hi,
-        choices=tuple(choices),
-        optional=optional,
-        unit="",
-        rule="",
+        **param_meta(kind=kind, help=help, lo=lo, hi=hi, choices=choices, optional=optional),
     )
 
 

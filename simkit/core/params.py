@@ -29,6 +29,7 @@ from simkit.core.numbers import ascii_int, ascii_number
 
 __all__ = [
     "param",
+    "param_meta",
     "same_as",
     "ParamError",
     "spec",
@@ -64,8 +65,7 @@ def register_kind(
     _NORMALISED.clear()
 
 
-def param(
-    default: Any,
+def param_meta(
     *,
     kind: str,
     help: str,
@@ -75,9 +75,10 @@ def param(
     optional: bool = False,
     unit: str = "",
     rule: str = "",
-):
-    """A dataclass field carrying its own validation and documentation."""
-    meta = dict(
+) -> dict:
+    """A parameter's declaration (kind, range, choices, unit, rule id, help) as a dict: the
+    metadata of :func:`param`, and of keys that are not fields (sweep keys)."""
+    return dict(
         kind=kind,
         help=help,
         lo=lo,
@@ -87,7 +88,12 @@ def param(
         unit=unit,
         rule=rule,
     )
-    return dataclasses.field(default=default, metadata=meta)
+
+
+def param(default: Any, **declared):
+    """A dataclass field carrying its own validation and documentation (the keywords of
+    :func:`param_meta`)."""
+    return dataclasses.field(default=default, metadata=param_meta(**declared))
 
 
 def same_as(rules_cls, name: str, **changes):
