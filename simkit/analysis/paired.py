@@ -285,7 +285,22 @@ def paired_runs(
     confidence level). Only the baseline's per-track values are kept while the others
     run."""
     from simkit.core.engine import simulate
+    from simkit.core.lockstep import LockstepMismatch, simulate_lockstep
+    from simkit.core.lockstep_tables import simulate_tables, steps_by_table
 
+    if len(models) > 1 and steps_by_table(models):
+        try:  # one draw and one lookup a variant per track and step, the joint counted
+            results, joint = simulate_tables(models, n, seed, workers=workers)
+        except LockstepMismatch:
+            pass  # their tables draw differently: stepped by their kernels
+        else:
+            return [PairedPoint(r, j) for r, j in zip(results, joint)]
+    together = None
+    if len(models) > 1 and all(getattr(m, "lockstep", False) for m in models):
+        try:  # one draw per track and step for all the variants (the same numbers)
+            together = simulate_lockstep(models, n, seed, workers=workers)
+        except LockstepMismatch:
+            together = None  # they draw differently: one after the other
     out: list[PairedPoint] = []
     base = None
     base_counts = None
@@ -293,7 +308,11 @@ def paired_runs(
         if m.is_chain:  # no per-track outcomes: the same seed, compared as independent
             out.append(PairedPoint(simulate(m, n, rng=seed, workers=workers), None))
             continue
-        res = simulate(m, n, rng=seed, workers=workers, positional=True, keep_outcomes=True)
+        if together is not None:
+            res = together[i]
+            together[i] = None  # (only the baseline's per-track values are kept)
+        else:
+            res = simulate(m, n, rng=seed, workers=workers, positional=True, keep_outcomes=True)
         by_name = res.counts
         counts = np.array([by_name[o] for o in res.outcomes], dtype=np.int64)
         if i == 0:

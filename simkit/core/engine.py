@@ -97,6 +97,31 @@ def _padded_add(a, b):
     return out
 
 
+def _outcome_of_codes(codes: np.ndarray, n_out: int, k: int, out: np.ndarray) -> None:
+    """``out[i]`` = the outcome of step code ``codes[i]`` (``outcome + n_out * offset``,
+    ``offset < k``), ``n_out`` for an active track (any code below 0: a kernel may keep
+    ``-1 - state`` there). By small-integer arithmetic in ``out``'s dtype (a lookup
+    converts every code to an index: several times slower on a block's first step);
+    ``out`` may be ``codes``."""
+    flag = np.less(codes, 0)  # (before ``out`` is written: it may be ``codes``)
+    work = out
+    if n_out * k > np.iinfo(out.dtype).max:  # the codes do not fit ``out``: work wider
+        work = np.empty(out.shape, dtype=np.int32 if n_out * k < 2**31 else np.int64)
+    np.copyto(work, codes, casting="unsafe")  # (an active track's code may wrap: reset below)
+    top = np.empty(work.shape, dtype=np.bool_)  # (ufuncs' where= is far slower)
+    tmp = np.empty_like(work)  # what to subtract
+    for _ in range(k - 1):  # outcome + n_out * offset -> outcome, one offset at a time
+        np.greater_equal(work, work.dtype.type(n_out), out=top)
+        np.multiply(top, work.dtype.type(n_out), out=tmp)
+        np.subtract(work, tmp, out=work)
+    np.logical_not(flag, out=top)  # active: 0 * code + n_out (copyto's where= is slower)
+    np.multiply(work, top, out=work)
+    np.multiply(flag, work.dtype.type(n_out), out=tmp)
+    np.add(work, tmp, out=work)
+    if work is not out:
+        np.copyto(out, work, casting="unsafe")
+
+
 def _per_track(v, n: int) -> bool:
     return isinstance(v, np.ndarray) and v.ndim > 0 and len(v) == n
 
@@ -121,6 +146,188 @@ def _bincount2(rows: np.ndarray, values: np.ndarray, n_rows: int) -> np.ndarray:
     idx = rows * width if width > 1 else rows.copy()
     idx += values
     return np.bincount(idx, minlength=n_rows * width).reshape(n_rows, width)
+
+
+class Ledger:
+    """One model's bookkeeping over one block's tracks: what :func:`run_tracks` records as
+    tracks end (``absorb``) and while they run (``observe_now``), into ``self.tally``.
+
+    ``rng`` is the block's random source (a :class:`~simkit.core.streams.BlockRng`, or a
+    view of one shared by variants stepped together, :mod:`simkit.core.lockstep`): the
+    ledger calls ``rng.compact(kept)`` after each step, so the draws follow the tracks
+    still active. ``first_id``: the number of the block's first track; ``keep`` and
+    ``keep_outcomes`` as :func:`run_tracks`.
+    """
+
+    def __init__(self, model, first_id: int, n_tracks: int, rng, keep=False, keep_outcomes=False):
+        self.model = model
+        # the active tracks' numbers, where their end states are kept (``keep``)
+        self.ids = np.arange(first_id, first_id + n_tracks) if keep else None
+        self.rng = rng
+        self.keep = keep
+        self.keep_outcomes = keep_outcomes
+        self.n_out = n_out = len(model.outcomes)
+        self.horizon = model.horizon
+        self.tally = Tally(hist=np.zeros((n_out, model.horizon + 1), dtype=np.int64))
+        self.rows = None  # (active,) intp: each active track's row; None: every row, in order
+        if keep_outcomes:  # (n_tracks,) outcome index of each track; n_out = unresolved
+            self.outcome_of = np.full(n_tracks, n_out, dtype=np.int8 if n_out < 127 else np.int16)
+            self.tally.outcome_of.append((first_id, self.outcome_of))
+            # mark -> (n_tracks,) int32: each track's value when it ended (0 while active)
+            self.mark_of = {name: np.zeros(n_tracks, dtype=np.int32) for name in model.marks}
+            if self.mark_of:
+                self.tally.marks_of.append((first_id, self.mark_of))
+        self.observe = model.observe if model.observes else None
+        self.observe_counts = getattr(model, "observe_counts", None) if model.observes else None
+
+    def absorb(self, state, codes, start, k):
+        """Record the tracks that ``codes`` end (-1 active, else outcome + n_out * offset:
+        absorbed at step ``start + offset``, offset < k) and return the active tracks'
+        state (the random source compacted with it)."""
+        model, n_out = self.model, self.n_out
+        keep_outcomes = self.keep_outcomes
+        n_codes = n_out * k
+        if codes.strides == (0,) and len(codes):  # one code for every track (a broadcast)
+            if codes[0] < 0:
+                return state
+            per_code = np.zeros(n_codes, dtype=np.int64)
+            per_code[codes[0]] = len(codes)
+            kept = np.empty(0, dtype=np.intp)
+            if keep_outcomes:
+                rows = self.rows
+                self.outcome_of[slice(None) if rows is None else rows] = codes[0] % n_out
+                for name, arr in self.mark_of.items():
+                    values = state.get(name)
+                    if values is not None:
+                        arr[slice(None) if rows is None else rows] = values
+        else:
+            active = codes < 0
+            kept = np.flatnonzero(active)  # indices of tracks still active, in order
+            if len(kept) == len(codes):
+                return state
+            if n_codes <= 24:  # (faster than a bincount, which converts the codes to intp)
+                per_code = np.array(
+                    [np.count_nonzero(codes == c) for c in range(n_codes)], dtype=np.int64
+                )
+            else:
+                per_code = np.bincount(codes[~active], minlength=n_codes)
+            if keep_outcomes:
+                rows, outcome_of = self.rows, self.outcome_of
+                if self.mark_of:  # each ended track's marks, in its row
+                    done_at = np.flatnonzero(~active)
+                    at = done_at if rows is None else rows.take(done_at)
+                    for name, arr in self.mark_of.items():
+                        values = state.get(name)
+                        if values is not None:
+                            arr[at] = values.take(done_at)
+                if rows is None:  # no track has left yet: every row, in order
+                    _outcome_of_codes(codes, n_out, k, outcome_of)
+                    self.rows = kept
+                else:
+                    done_at = np.flatnonzero(~active)
+                    got = codes.take(done_at)
+                    if k > 1:
+                        _outcome_of_codes(got, n_out, k, got)
+                    outcome_of[rows.take(done_at)] = got
+                    self.rows = rows.take(kept)
+        tally = self.tally
+        tally.hist[:, start : start + k] += per_code.reshape(k, n_out).T
+        if model.marks:
+            all_done = not len(kept)
+            done = None if all_done else np.flatnonzero(codes >= 0)
+            out = (codes if all_done else codes.take(done)).astype(np.intp)
+            if k > 1:  # outcome of each code, by a lookup (no int64 modulo)
+                out = np.tile(np.arange(n_out, dtype=np.intp), k).take(out)
+            for name in model.marks:
+                values = state.get(name)
+                if values is None:  # a mark the model keeps no array for never changes: 0
+                    counts = np.bincount(out, minlength=n_out)[:, None]
+                else:
+                    counts = _bincount2(out, values if all_done else values.take(done), n_out)
+                tally.marks[name] = _padded_add(tally.marks.get(name), counts)
+        if self.ids is not None:  # keep
+            done_rows = np.flatnonzero(codes >= 0) if len(kept) else np.arange(len(codes))
+            tally.final.append((self.ids[done_rows], model.carry(state, done_rows)))
+            self.ids = self.ids[kept]
+        self.rng.compact(kept)
+        return compact_state(state, kept, len(codes))
+
+    def _observed_counts(self, state, t):
+        """(field, histogram of the active tracks' values after step ``t``), per field."""
+        model = self.model
+        if self.observe_counts is not None:  # the model counts them itself
+            for name, counts in self.observe_counts(state, t).items():
+                counts = np.asarray(counts)
+                if counts.ndim != 1 or counts.dtype.kind not in "iu" or (counts < 0).any():
+                    raise ValueError(
+                        f"model {model.name!r}: observe_counts must give 1-D non-negative "
+                        f"integer counts, got {counts.dtype} of shape {counts.shape} for {name!r}"
+                    )
+                nonzero = np.flatnonzero(counts)  # (trailing zeros dropped, as a bincount does)
+                yield name, (counts[: nonzero[-1] + 1] if len(nonzero) else None)
+            return
+        assert self.observe is not None
+        for name, values in self.observe(state, t).items():
+            try:
+                counts = np.bincount(values.astype(np.intp, copy=False)) if values.size else None
+            except ValueError:
+                raise ValueError("marks and observations must be non-negative integers") from None
+            yield name, counts
+
+    def observe_now(self, state, t) -> None:
+        """The active tracks' histogram of each observed field, added into row ``t`` (grown
+        when needed); nothing for a model without observations."""
+        if self.observe is None:
+            return
+        tally = self.tally
+        for name, counts in self._observed_counts(state, t):
+            if counts is None:
+                continue
+            obs = tally.observed.get(name)
+            if obs is None or obs.shape[1] < len(counts):
+                grown = np.zeros(
+                    (
+                        self.horizon + 1,
+                        len(counts) if obs is None else max(len(counts), obs.shape[1]),
+                    ),
+                    dtype=np.int64,
+                )
+                if obs is not None:
+                    grown[:, : obs.shape[1]] = obs
+                obs = tally.observed[name] = grown
+            obs[t, : len(counts)] += counts
+
+    def step(self, state, t: int, active: int):
+        """Observe, then advance the ``active`` tracks from step ``t`` by one call of the
+        model's ``step`` and record the ones that end: ``(state, k)``, ``k`` the steps
+        taken (the engine's step contract checked)."""
+        model = self.model
+        self.observe_now(state, t)
+        res = model.step(state, t + 1, self.rng)
+        codes, k = res if isinstance(res, tuple) else (res, 1)
+        if len(codes) != active or not 1 <= k <= self.horizon - t:
+            raise RuntimeError(f"model {model.name!r} broke the step contract at step {t + 1}")
+        return self.absorb(state, codes, t + 1, k), k
+
+    def finish(self, state, t: int, active: int) -> Tally:
+        """The block's tally once stepping stopped at step ``t`` with ``active`` tracks
+        unresolved (observed at ``t``; their state kept with ``keep``)."""
+        if active:
+            self.observe_now(state, t)
+            if self.keep:  # unresolved at the horizon: their state as it is
+                self.tally.final.append((self.ids, self.model.carry(state, np.arange(active))))
+        return self.tally
+
+
+def block_rng(seed: int, first_stream: int, n_tracks: int, prefix=(), positional=False):
+    """The :class:`~simkit.core.streams.BlockRng` of the block of ``n_tracks`` tracks
+    from stream ``first_stream`` (every stream full but the last), and the number of its
+    first track."""
+    n_streams = math.ceil(n_tracks / STREAM_SIZE)
+    counts = [STREAM_SIZE] * n_streams
+    counts[-1] = n_tracks - STREAM_SIZE * (n_streams - 1)
+    gens = [stream_generator(seed, first_stream + j, prefix) for j in range(n_streams)]
+    return BlockRng(gens, counts, positional=positional), first_stream * STREAM_SIZE
 
 
 def run_tracks(
@@ -156,148 +363,19 @@ def run_tracks(
                 seed, first_stream, n_tracks, prefix, start=start, keep=keep, **extra
             )
         return model.run_block(seed, first_stream, n_tracks, prefix, start=start, keep=keep)
-    ids = np.arange(first_stream * STREAM_SIZE, first_stream * STREAM_SIZE + n_tracks)
-    n_out = len(model.outcomes)
-    horizon = model.horizon
-    n_streams = math.ceil(n_tracks / STREAM_SIZE)
-    counts = [STREAM_SIZE] * n_streams
-    counts[-1] = n_tracks - STREAM_SIZE * (n_streams - 1)
-    gens = [stream_generator(seed, first_stream + j, prefix) for j in range(n_streams)]
-    brng = BlockRng(gens, counts, positional=positional)
-    tally = Tally(hist=np.zeros((n_out, horizon + 1), dtype=np.int64))
-    if keep_outcomes:  # (n_tracks,) outcome index of each track; n_out = unresolved
-        outcome_of = np.full(n_tracks, n_out, dtype=np.int8 if n_out < 127 else np.int16)
-        tally.outcome_of.append((int(ids[0]), outcome_of))
-        rows = None  # (active,) intp: each active track's row; None: every row, in order
-        # mark -> (n_tracks,) int32: each track's value when it ended (0 while active)
-        mark_of = {name: np.zeros(n_tracks, dtype=np.int32) for name in model.marks}
-        if mark_of:
-            tally.marks_of.append((int(ids[0]), mark_of))
-    observe = model.observe if model.observes else None
-    observe_counts = getattr(model, "observe_counts", None) if model.observes else None
-
-    def absorb(state, codes, start, k):
-        # codes: -1 active, else outcome + n_out * offset (offset < k: absorbed at start + offset)
-        nonlocal ids, rows
-        n_codes = n_out * k
-        if codes.strides == (0,) and len(codes):  # one code for every track (a broadcast)
-            if codes[0] < 0:
-                return state
-            per_code = np.zeros(n_codes, dtype=np.int64)
-            per_code[codes[0]] = len(codes)
-            kept = np.empty(0, dtype=np.intp)
-            if keep_outcomes:
-                outcome_of[slice(None) if rows is None else rows] = codes[0] % n_out
-                for name, arr in mark_of.items():
-                    values = state.get(name)
-                    if values is not None:
-                        arr[slice(None) if rows is None else rows] = values
-        else:
-            active = codes < 0
-            kept = np.flatnonzero(active)  # indices of tracks still active, in order
-            if len(kept) == len(codes):
-                return state
-            if n_codes <= 24:  # (faster than a bincount, which converts the codes to intp)
-                per_code = np.array(
-                    [np.count_nonzero(codes == c) for c in range(n_codes)], dtype=np.int64
-                )
-            else:
-                per_code = np.bincount(codes[~active], minlength=n_codes)
-            if keep_outcomes:
-                if mark_of:  # each ended track's marks, in its row
-                    done_at = np.flatnonzero(~active)
-                    at = done_at if rows is None else rows.take(done_at)
-                    for name, arr in mark_of.items():
-                        values = state.get(name)
-                        if values is not None:
-                            arr[at] = values.take(done_at)
-                if rows is None:  # no track has left yet: every row, in order, by a lookup
-                    lut = np.tile(np.arange(n_out, dtype=outcome_of.dtype), k)  # code -> outcome
-                    lut = np.append(lut, lut.dtype.type(n_out))  # an active track's -1 -> n_out
-                    lut.take(codes, out=outcome_of)
-                    rows = kept
-                else:
-                    done_at = np.flatnonzero(~active)
-                    got = codes.take(done_at)
-                    outcome_of[rows.take(done_at)] = got if k == 1 else got % n_out
-                    rows = rows.take(kept)
-        tally.hist[:, start : start + k] += per_code.reshape(k, n_out).T
-        if model.marks:
-            all_done = not len(kept)
-            done = None if all_done else np.flatnonzero(codes >= 0)
-            out = (codes if all_done else codes.take(done)).astype(np.intp)
-            if k > 1:  # outcome of each code, by a lookup (no int64 modulo)
-                out = np.tile(np.arange(n_out, dtype=np.intp), k).take(out)
-            for name in model.marks:
-                values = state.get(name)
-                if values is None:  # a mark the model keeps no array for never changes: 0
-                    counts = np.bincount(out, minlength=n_out)[:, None]
-                else:
-                    counts = _bincount2(out, values if all_done else values.take(done), n_out)
-                tally.marks[name] = _padded_add(tally.marks.get(name), counts)
-        if keep:
-            done_rows = np.flatnonzero(codes >= 0) if len(kept) else np.arange(len(codes))
-            tally.final.append((ids[done_rows], model.carry(state, done_rows)))
-            ids = ids[kept]
-        brng.compact(kept)
-        return compact_state(state, kept, len(codes))
-
-    def observed_counts(state, t):
-        """(field, histogram of the active tracks' values after step ``t``), per field."""
-        if observe_counts is not None:  # the model counts them itself
-            for name, counts in observe_counts(state, t).items():
-                counts = np.asarray(counts)
-                if counts.ndim != 1 or counts.dtype.kind not in "iu" or (counts < 0).any():
-                    raise ValueError(
-                        f"model {model.name!r}: observe_counts must give 1-D non-negative "
-                        f"integer counts, got {counts.dtype} of shape {counts.shape} for {name!r}"
-                    )
-                nonzero = np.flatnonzero(counts)  # (trailing zeros dropped, as a bincount does)
-                yield name, (counts[: nonzero[-1] + 1] if len(nonzero) else None)
-            return
-        for name, values in observe(state, t).items():
-            try:
-                counts = np.bincount(values.astype(np.intp, copy=False)) if values.size else None
-            except ValueError:
-                raise ValueError("marks and observations must be non-negative integers") from None
-            yield name, counts
-
-    def observe_now(state, t):
-        # the active tracks' histogram of each field, added into row t (grown when needed)
-        for name, counts in observed_counts(state, t):
-            if counts is None:
-                continue
-            obs = tally.observed.get(name)
-            if obs is None or obs.shape[1] < len(counts):
-                grown = np.zeros(
-                    (horizon + 1, len(counts) if obs is None else max(len(counts), obs.shape[1])),
-                    dtype=np.int64,
-                )
-                if obs is not None:
-                    grown[:, : obs.shape[1]] = obs
-                obs = tally.observed[name] = grown
-            obs[t, : len(counts)] += counts
-
+    brng, first_id = block_rng(seed, first_stream, n_tracks, prefix, positional)
+    ledger = Ledger(model, first_id, n_tracks, brng, keep, keep_outcomes)
     if start is None:
         state, codes = model.init(n_tracks, brng)
     else:
         state, codes = model.init(n_tracks, brng, start=start)
-    state = absorb(state, codes, 0, 1)
+    state = ledger.absorb(state, codes, 0, 1)
     t = 0  # last step completed
+    horizon = model.horizon
     while brng.n_active and t < horizon:
-        if observe is not None:
-            observe_now(state, t)
-        res = model.step(state, t + 1, brng)
-        codes, k = res if isinstance(res, tuple) else (res, 1)
-        if len(codes) != brng.n_active or not 1 <= k <= horizon - t:
-            raise RuntimeError(f"model {model.name!r} broke the step contract at step {t + 1}")
-        state = absorb(state, codes, t + 1, k)
+        state, k = ledger.step(state, t, brng.n_active)
         t += k
-    if observe is not None and brng.n_active:
-        observe_now(state, t)
-    if keep and brng.n_active:  # unresolved at the horizon: their state as it is
-        tally.final.append((ids, model.carry(state, np.arange(brng.n_active))))
-    return tally
+    return ledger.finish(state, t, brng.n_active)
 
 
 def check_n(n) -> int:
@@ -473,58 +551,36 @@ def simulate(
             )
 
         return simulate_chain(model, n, seed, _prefix, run)
-    blocks = _blocks(n, int(block_size))
-    n_blocks = _n_blocks(n, int(block_size))
 
     def _block_start(first: int, tracks: int) -> tuple:
         """The extra arguments of run_tracks for the block of ``tracks`` from stream ``first``."""
         rows = None if start is None else start.rows(first * STREAM_SIZE, tracks)
         return (rows, keep_state, bool(positional), bool(keep_outcomes))
 
-    total = None
     bar = _progress_bar(progress, n, model.name)
-    if executor is None and (workers == 1 or n_blocks == 1):
-        for first, tracks in blocks:
-            tally = run_tracks(model, seed, first, tracks, _prefix, *_block_start(first, tracks))
-            total = tally if total is None else _acc(total, tally)
-            bar.update(tracks)
-    else:
-        own = executor is None
-        if own:
-            check_sendable(model)
-        ex = executor if executor is not None else shared_pool(min(workers, n_blocks))
-        in_flight = 2 * (workers if own else max(workers, os.cpu_count() or 1))
-        pending: deque = deque()
-        try:
-            # at most `in_flight` blocks submitted and not yet added: memory stays bounded
-            for first, tracks in blocks:
-                extra = _block_start(first, tracks)
-                fut = ex.submit(run_tracks, model, seed, first, tracks, _prefix, *extra)
-                pending.append((fut, tracks))
-                if len(pending) >= in_flight:
-                    fut, done = pending.popleft()
-                    tally = fut.result()
-                    total = tally if total is None else _acc(total, tally)
-                    bar.update(done)
-            while pending:
-                fut, done = pending.popleft()
-                tally = fut.result()
-                total = tally if total is None else _acc(total, tally)
-                bar.update(done)
-        except BaseException:
-            for fut, _ in pending:
-                fut.cancel()
-            if own:  # an error or Ctrl-C: these workers' results are not wanted
-                discard_shared_pool()
-            raise
-        finally:
-            bar.close()
-    bar.close()
-    assert total is not None, "at least one block"
+    total = run_blocks(
+        lambda first, tracks: (
+            (run_tracks, model, seed, first, tracks, _prefix) + _block_start(first, tracks)
+        ),
+        n,
+        int(block_size),
+        workers,
+        executor,
+        _acc,
+        bar=bar,
+        sendable=model,
+    )
     final = None
     if keep_state:  # the blocks' end states, put back in track order
         order = np.argsort(np.concatenate([ids for ids, _ in total.final]), kind="stable")
         final = type(total.final[0][1]).concat(part for _, part in total.final).take(order)
+    return tally_result(model, n, seed, total, final, keep_outcomes)
+
+
+def tally_result(model, n: int, seed: int, total: Tally, final=None, keep_outcomes=False):
+    """The :class:`~simkit.core.result.Result` of ``n`` tracks from their blocks' summed
+    ``total`` (a :class:`TrackResult` with ``keep_outcomes``: outcomes and marks per track,
+    in track order)."""
     fields = dict(
         model=model,
         n=n,
@@ -542,6 +598,62 @@ def simulate(
             track_marks=_track_marks(model, total.marks_of, n),
         )
     return Result(**fields)
+
+
+def run_blocks(work, n: int, block_size: int, workers: int, executor, add, bar=None, sendable=None):
+    """Run the blocks of ``n`` tracks (``block_size`` a block, whole streams) and add up
+    what each gives: ``work(first, tracks)`` is ``(fn, *args)``, the call that runs the
+    block of ``tracks`` tracks from stream ``first``; it runs here (``workers == 1``
+    without an executor, or a single block) or on ``executor`` / the shared pool of
+    ``workers`` processes, at most a few blocks in flight (memory stays bounded);
+    ``add(total, part)`` adds a block's result into the total (in block order, so the sum
+    does not depend on which finished first). ``bar``: a progress bar (``update(tracks)``,
+    ``close()``); ``sendable``: what the local workers must be able to receive (checked
+    first, :func:`check_sendable`)."""
+    blocks = _blocks(n, block_size)
+    n_blocks = _n_blocks(n, block_size)
+    bar = _NoBar() if bar is None else bar
+    total = None
+    if executor is None and (workers == 1 or n_blocks == 1):
+        for first, tracks in blocks:
+            fn, *args = work(first, tracks)
+            part = fn(*args)
+            total = part if total is None else add(total, part)
+            bar.update(tracks)
+        bar.close()
+        assert total is not None, "at least one block"
+        return total
+    own = executor is None
+    if own and sendable is not None:
+        check_sendable(sendable)
+    ex = executor if executor is not None else shared_pool(min(workers, n_blocks))
+    in_flight = 2 * (workers if own else max(workers, os.cpu_count() or 1))
+    pending: deque = deque()
+    try:
+        # at most `in_flight` blocks submitted and not yet added: memory stays bounded
+        for first, tracks in blocks:
+            fn, *args = work(first, tracks)
+            pending.append((ex.submit(fn, *args), tracks))
+            if len(pending) >= in_flight:
+                fut, done = pending.popleft()
+                part = fut.result()
+                total = part if total is None else add(total, part)
+                bar.update(done)
+        while pending:
+            fut, done = pending.popleft()
+            part = fut.result()
+            total = part if total is None else add(total, part)
+            bar.update(done)
+    except BaseException:
+        for fut, _ in pending:
+            fut.cancel()
+        if own:  # an error or Ctrl-C: these workers' results are not wanted
+            discard_shared_pool()
+        raise
+    finally:
+        bar.close()
+    assert total is not None, "at least one block"
+    return total
 
 
 def check_sendable(model, where: str = "workers") -> None:

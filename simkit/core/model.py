@@ -63,6 +63,11 @@ class Rules:
     has_exact_hist: ClassVar[bool] = False
     #: Whether the model is a chain of stages (:class:`simkit.core.chain.ChainRules`).
     is_chain: ClassVar[bool] = False
+    #: Whether the kernel's draws at each step (the calls, their widths and shapes, and
+    #: the steps taken) depend only on the model's parameters and the step, not on its
+    #: tracks' states: variants that agree on those draws can then be stepped together on
+    #: one draw per track (:mod:`simkit.core.lockstep`; paired comparisons).
+    lockstep: ClassVar[bool] = False
     #: Whether ``observe`` reports state values of the active tracks at every step.
     observes: ClassVar[bool] = False
     #: The ambiguities of docs/rules.md this model's parameters carry

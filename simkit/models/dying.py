@@ -189,6 +189,9 @@ class Dying(Rules):
     presets: ClassVar[dict[str, dict[str, Any]]] = {"seed": {}, "pf2e-core": PF2E_CORE}
     ambiguities: ClassVar[tuple[Ambiguity, ...]] = AMBIGUITIES
     has_exact: ClassVar[bool] = True
+    #: one draw a step whose width follows the horizon, ``heal_round`` and the enemy's
+    #: odds, never a track's state (:mod:`simkit.core.lockstep`)
+    lockstep: ClassVar[bool] = True
 
     start: int = param(
         1, kind="int", lo=1, hi=20, rule="R0-03", help="dying value at the knock-out"
@@ -434,10 +437,39 @@ class Dying(Rules):
         """
         return _tables(table_key(self))
 
-    def init(self, n: int, rng):
+    def table_start(self) -> int:
+        """Every track's engine code at the knock-out (step 0): ``-1 - state`` for a track
+        dying, else its outcome (:meth:`ref_knockout`)."""
         out, _ = self.ref_knockout()
-        codes = np.broadcast_to(np.int8(-1 if out is None else out), (n,))
-        return {"s": np.full(n, -1 - self._start_code(), dtype=np.int16)}, codes
+        return -1 - self._start_code() if out is None else out
+
+    def table_step(self, t: int) -> tuple[np.ndarray, int] | None:
+        """Step ``t`` as a table where it is one: ``(table, k)``, ``table[s, r]`` (int16,
+        shape (states, width)) the engine's code after ``k`` rounds from state ``s`` with
+        the draw ``r`` in ``0..width-1`` (``-1 - state`` for a track still dying, else
+        ``outcome + 3 * offset``); width 1 when nothing is drawn (the healer arrives:
+        every track revived, R0-13). None where the enemy still acts (a d20 and the
+        enemy's roll a round: :meth:`step`'s general path). Only d20s decide otherwise:
+        ``k`` rounds from one uniform draw in ``0..20**k - 1`` (exact: its ``k``
+        base-20 digits are independent d20s), up to the horizon or the healer.
+
+        The kernel's steps (:meth:`step`) and variants stepped together
+        (:mod:`simkit.core.lockstep_tables`) read their tables here.
+        """
+        if self.heal_round == t:
+            return _heal_table(self._n_states()), 1
+        if self.hit_chance != 0.0 or self.crit_chance != 0.0:
+            return None
+        limit = self.horizon - t + 1
+        if self.heal_round is not None and self.heal_round > t:
+            limit = min(limit, self.heal_round - t)
+        k = min(3, limit)
+        return self.tables()[f"pack{k}"].reshape(-1, 20**k), k
+
+    def init(self, n: int, rng):
+        code = self.table_start()
+        codes = np.broadcast_to(np.int8(-1 if code < 0 else code), (n,))
+        return {"s": np.full(n, min(code, -1), dtype=np.int16)}, codes
 
     def step(self, state, t, rng):
         """Advance the active tracks.
@@ -445,32 +477,26 @@ class Dying(Rules):
         ``state["s"]`` (int16, one per track) holds ``-1 - state code``: the engine's
         own code for a track still active, so a table lookup yields the codes.
         """
-        tab = self.tables()
         s = state["s"]
         m = len(s)
-        if self.heal_round == t:
-            return np.full(m, REVIVED, dtype=np.int8)
-        if self.hit_chance == 0.0 and self.crit_chance == 0.0:
-            # Only d20s decide: k rounds from one uniform draw in 0..20**k-1 (exact:
-            # the k base-20 digits are independent d20s), one table lookup.
-            limit = self.horizon - t + 1
-            if self.heal_round is not None and self.heal_round > t:
-                limit = min(limit, self.heal_round - t)
-            k = min(3, limit)
-            width = 20**k
-            packed = tab[f"pack{k}"]
+        ts = self.table_step(t)
+        if ts is not None:
+            table, k = ts
+            width = table.shape[1]
+            if width == 1:  # nothing drawn: every state's one code
+                return table[:, 0].take(np.subtract(-1, s, dtype=np.intp)), k
             if t == 1:
                 # every track is still in its knock-out state: one row of the table
-                row = packed.reshape(-1, width)[self._start_code()]
-                nxt = row.take(rng.below(width, size=m))
+                nxt = table[self._start_code()].take(rng.below(width, size=m))
             else:
                 # state["s"] holds engine codes, -1 - state: index = state * width + r
                 idx = np.multiply(s, -width, dtype=np.intp)
                 idx -= width
                 idx += rng.below(width, size=m)
-                nxt = packed.take(idx)
+                nxt = table.reshape(-1).take(idx)
             state["s"] = nxt
             return nxt, k
+        tab = self.tables()
         # general path: one round, with the enemy's turn
         roll = rng.d20(size=m)
         u = rng.random(size=m)
@@ -630,6 +656,14 @@ def canonical_rules(key: tuple) -> Dying:
         hero_policy=policy,
         hero_effect=effect,
     )
+
+
+@lru_cache(maxsize=64)
+def _heal_table(n_states: int) -> np.ndarray:
+    """The healer's step (R0-13): every state's one code, revived (read-only)."""
+    table = np.full((n_states, 1), REVIVED, dtype=np.int16)
+    table.setflags(write=False)
+    return table
 
 
 @lru_cache(maxsize=256)
