@@ -398,6 +398,7 @@ def _compare_paired(variants, grid, n, rng, baseline, fixed, level, run) -> pd.D
     from simkit.analysis.paired import paired_from_joint, paired_runs
     from simkit.analysis.sweep import build_frame, plan_sweep
     from simkit.analysis.sweep.plan import canonical
+    from simkit.analysis.sweep.run import exact_answers
     from simkit.core.streams import point_seed, resolve_seed
 
     bad = [k for k in run if k not in _RUN_KEYS]
@@ -444,9 +445,11 @@ def _compare_paired(variants, grid, n, rng, baseline, fixed, level, run) -> pd.D
         bar = tqdm(total=len(seeds), unit="pt", file=sys.stderr, desc="compare", leave=False)
     for i, s in enumerate(seeds):
         assert first.n is not None, "paired runs are Monte Carlo"
-        got = paired_runs([plans[v].models[i] for v in order], first.n, s, workers, level)
-        for v, pt in zip(order, got):
-            records[v].append(_record(pt.result, level))
+        point_models = [plans[v].models[i] for v in order]
+        got = paired_runs(point_models, first.n, s, workers, level)
+        exacts = exact_answers(point_models)  # (solved once a key, as a sweep's)
+        for v, pt, ex in zip(order, got, exacts):
+            records[v].append(_record(pt.result, level, ex))
             stats[v].append(
                 (None if pt.joint is None else paired_from_joint(pt.joint, level), pt.events)
             )
@@ -514,15 +517,21 @@ def _with_baseline(df: pd.DataFrame, keys: list, baseline: str) -> pd.DataFrame:
     """``df`` with the baseline's row of the same point and outcome beside each row (its
     columns suffixed ``_base``)."""
     stats = [c for c in ("count", "n", "p", "ci_low", "ci_high", "exact", "mean") if c in df]
-    base = df[df["variant"] == baseline][keys + stats]
-    k, rest = divmod(len(df), len(base)) if len(base) else (0, 1)
-    if not rest and not base[keys].duplicated().any():
+    is_base = (df["variant"] == baseline).to_numpy()
+    n_base = int(is_base.sum())
+    if n_base and not len(df) % n_base:
         # each variant's rows are the baseline's rows in its order (the usual case): tile them
-        tiled = pd.concat([base.reset_index(drop=True)] * k, ignore_index=True)
-        if tiled[keys].equals(df[keys].reset_index(drop=True)):
-            out = df.reset_index(drop=True)
-            side = tiled[stats].rename(columns={c: f"{c}_base" for c in stats})
-            return pd.concat([out, side], axis=1)
+        k = len(df) // n_base
+        at = np.flatnonzero(is_base)
+        key_values = [df[c].to_numpy() for c in keys]
+        base_keys = list(zip(*(a.take(at) for a in key_values)))
+        tiles = len(set(base_keys)) == n_base and all(
+            (a.reshape(k, n_base) == a.take(at)).all() for a in key_values
+        )
+        if tiles:
+            side = {f"{c}_base": np.tile(df[c].to_numpy().take(at), k) for c in stats}
+            return df.reset_index(drop=True).assign(**side)
+    base = df[is_base][keys + stats]
     return df.merge(base, on=keys, how="left", suffixes=("", "_base"), sort=False)
 
 
@@ -563,8 +572,9 @@ def _lead(merged: pd.DataFrame) -> list:
     return lead
 
 
-def _record(res, level: float) -> dict:
-    """One point's record for :func:`simkit.analysis.sweep.build_frame` (as a sweep's)."""
+def _record(res, level: float, ex=None) -> dict:
+    """One point's record for :func:`simkit.analysis.sweep.build_frame` (as a sweep's);
+    ``ex``: the point's exact answer (None, or an ``ExactTooLarge``: no exact column)."""
     counts = res.counts
     names = res.outcomes
     rec: dict = {"counts": [int(counts[o]) for o in names]}
@@ -578,8 +588,7 @@ def _record(res, level: float) -> dict:
         rec["event_counts"] = [int(c) for c in ev["count"][is_event]]
         rec["means"] = ev["outcome"][~is_event].tolist()
         rec["mean_values"] = ev.loc[~is_event, ["mean", "ci_low", "ci_high"]].to_numpy().tolist()
-    ex = getattr(res, "exact", None) if m.has_exact else None
-    if ex is not None:
+    if ex is not None and hasattr(ex, "probabilities"):
         probs = ex.probabilities
         rec["exact"] = [float(probs[o]) for o in names]
     return rec

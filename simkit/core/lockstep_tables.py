@@ -40,7 +40,7 @@ __all__ = ["TablesTally", "extended", "run_tables", "simulate_tables", "steps_by
 COMPACT_AT = 4
 
 #: Most rounds a table step takes (``k``): the layout of the extended tables' codes.
-MAX_K = 8
+MAX_K = 3
 
 
 @dataclass
@@ -78,7 +78,8 @@ def steps_by_table(models) -> bool:
 def _extend(table: np.ndarray, n_out: int) -> np.ndarray:
     S, width = table.shape
     new, done = S, S + n_out * MAX_K  # codes of the tracks that end now, and have ended
-    ext = np.empty((done + n_out, width), dtype=np.int16)
+    # (a byte a code where they fit: the tables of two variants stay in a core's cache)
+    ext = np.empty((done + n_out, width), dtype=np.int8 if done + n_out <= 127 else np.int16)
     ext[:S] = np.where(table < 0, -1 - table, new + table)
     for c in range(n_out * MAX_K):  # ended at the last step: ended since
         ext[new + c] = done + c % n_out
@@ -100,7 +101,8 @@ def extended(table: np.ndarray, n_out: int) -> np.ndarray:
     holds the ended tracks: ``0 .. S-1`` a state, ``S + outcome + n_out * offset`` a track
     that ends at this step (at round ``offset`` of its ``k``), ``S + n_out * MAX_K +
     outcome`` a track that had ended; its rows ``S ..`` send an ended track to its "had
-    ended" code whatever the draw. Shape ``(S + n_out * (MAX_K + 1), width)``, int16.
+    ended" code whatever the draw. Shape ``(S + n_out * (MAX_K + 1), width)``, int8 where
+    the codes fit (else int16).
     Cached for a read-only table (a kernel's kept tables)."""
     owner = table if table.base is None else table.base  # (a reshaped view: its array)
     key = (id(owner), table.shape, n_out)
@@ -125,7 +127,7 @@ def _first_step(exts: list[np.ndarray], starts: list[int], S: list[int]):
     (``starts[v]``), so the step's codes under all the variants are a function of the draw
     alone. Returns the distinct combinations of the variants' codes (``combos[v, j]``),
     those where every variant has ended first (``n_ended`` of them), and each draw's
-    combination (``lut[r]``, int16). Cached for the tables a kernel keeps."""
+    combination (``lut[r]``, intp). Cached for the tables a kernel keeps."""
     key = tuple(id(e) for e in exts) + tuple(starts)
     hit = _FIRST.get(key)
     if hit is not None and all(a is b for a, b in zip(hit[0], exts)):
@@ -141,7 +143,7 @@ def _first_step(exts: list[np.ndarray], starts: list[int], S: list[int]):
     order = np.argsort(~ended, kind="stable")  # the combinations where all ended first
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
-    lut = rank[inverse.reshape(-1)].astype(np.int16 if len(order) < 2**15 else np.int32)
+    lut = rank[inverse.reshape(-1)].astype(np.intp)  # (width: small)
     out = (combos[:, order], int(ended.sum()), lut)
     if len(_FIRST) >= 64:
         _FIRST.clear()
@@ -170,7 +172,7 @@ def run_tables(models, seed: int, first_stream: int, n_tracks: int, prefix=()) -
     for h, start in zip(hists, starts):
         if start >= 0:
             h[start, 0] += n_tracks
-    cur: list = []  # each variant's extended code of every track in the block (int16)
+    cur: list = []  # each variant's extended code of every track in the block
     S: list[int] = []  # each variant's states (the same at every step: checked)
     luts: list = []  # each variant's outcome of each extended code
     pairs: list | None = None  # per variant, tracks by (base code, its code) (int64)
@@ -196,13 +198,18 @@ def run_tables(models, seed: int, first_stream: int, n_tracks: int, prefix=()) -
         if not cur:  # the first step: one row a variant, one combined code a track
             rows = [-1 - c if c < 0 else s + n_out * MAX_K + c for c, s in zip(starts, S)]
             combos, n_ended, lut = _first_step(exts, rows, S)
-            if r is None:
-                cc = np.broadcast_to(lut[0], (brng.n_active,))
+            going = lut >= n_ended  # (width,) bool: the draws after which a track goes on
+            if r is None:  # nothing drawn: every track got the one combination
                 counts = np.zeros(combos.shape[1], dtype=np.int64)
                 counts[lut[0]] = brng.n_active
-            else:
-                cc = lut.take(r)
-                counts = np.bincount(cc, minlength=combos.shape[1])
+                kept = np.arange(brng.n_active) if lut[0] >= n_ended else np.empty(0, np.intp)
+                sub = np.full(len(kept), lut[0])
+            else:  # the draws' counts, folded into combinations; only the going tracks looked up
+                per_draw = np.bincount(r, minlength=width)
+                counts = np.bincount(lut, weights=per_draw, minlength=combos.shape[1])
+                counts = counts.astype(np.int64)
+                kept = np.flatnonzero(going.take(r)) if n_ended else np.arange(len(r))
+                sub = lut.take(r.take(kept))
             for v in range(V):
                 _count_new(hists[v], combos[v], counts, S[v], n_out, t)
             if n_ended:  # the tracks that ended under every variant: counted, and gone
@@ -210,20 +217,19 @@ def run_tables(models, seed: int, first_stream: int, n_tracks: int, prefix=()) -
                 done = combos[:, :n_ended]
                 for v in range(1, V):
                     np.add.at(pairs[v], (done[0], done[v]), counts[:n_ended])
-            kept = np.flatnonzero(cc >= n_ended)
-            cur = [c.take(cc.take(kept)) for c in combos]
+            cur = [c.take(sub) for c in combos]
             if len(kept) < brng.n_active:
                 brng.compact(kept)
             t += k
             continue
         for v in range(V):
-            idx = cur[v].astype(np.intp)
+            idx = np.multiply(cur[v], width, dtype=np.intp)
             if width > 1:
-                idx *= width
                 idx += r
             code = exts[v].reshape(-1).take(idx)
-            counts = np.bincount(code, minlength=exts[v].shape[0])
-            _count_new(hists[v], np.arange(exts[v].shape[0]), counts, S[v], n_out, t)
+            new = range(S[v], S[v] + n_out * k)  # the codes of the tracks that end now
+            ended_now = [np.count_nonzero(code == c) for c in new]  # (no index conversion)
+            _count_new(hists[v], new, ended_now, S[v], n_out, t)
             cur[v] = code
         ended = cur[0] >= S[0]
         for code, s in zip(cur[1:], S[1:]):
@@ -254,12 +260,10 @@ def _count_new(hist, codes, counts, S: int, n_out: int, t: int) -> None:
     """Add to ``hist`` the tracks that end at this step (codes ``S + outcome + n_out *
     offset``: at step ``t + 1 + offset``), ``counts[i]`` tracks having code
     ``codes[i]``."""
-    codes = np.asarray(codes)
-    new = (codes >= S) & (codes < S + n_out * MAX_K)
-    for code, c in zip(codes[new].tolist(), np.asarray(counts)[new].tolist()):
-        if c:
+    for code, c in zip(np.asarray(codes).tolist(), np.asarray(counts).tolist()):
+        if c and S <= code < S + n_out * MAX_K:
             off, o = divmod(code - S, n_out)
-            hist[o, t + 1 + off] += c
+            hist[o, t + 1 + off] += int(c)
 
 
 def _count_pairs(pairs, cur, exts, rows) -> list:

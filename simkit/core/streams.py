@@ -292,7 +292,7 @@ class BlockRng:
             if self._pos is None:  # index within the block minus its stream's first index
                 self._pos = kept - np.repeat(bounds[:-1], counts)
             else:
-                self._pos = self._pos[kept]
+                self._pos = self._pos.take(kept)
             self._segs = None
         self._set_counts(counts)
 

@@ -738,9 +738,6 @@ class Party(Rules):
     name: ClassVar[str] = "party"
     time_unit: ClassVar[str] = "rounds"
     outcomes: ClassVar[tuple[str, ...]] = OUTCOMES
-    #: a round's draws follow its plan (:meth:`draw`), never a track's state: variants on
-    #: one plan step together on one draw (:mod:`simkit.core.lockstep`)
-    lockstep: ClassVar[bool] = True
     marks: ClassVar[tuple[str, ...]] = (
         "deaths",
         "knockouts",

@@ -25,7 +25,7 @@ def run_points(
     from simkit.core.engine import simulate
 
     records: list[dict] = []
-    exact_of = _exact_answers(models)
+    exact_of = exact_answers(models)
     for m, s, ex in zip(models, seeds, exact_of):
         names = outcome_names(m)
         too_large = isinstance(ex, Exception)
@@ -66,7 +66,7 @@ def run_points(
     return records
 
 
-def _exact_answers(models: list) -> list:
+def exact_answers(models: list) -> list:
     """The exact answer of each model: None without an exact solver, the
     :class:`~simkit.core.exact.ExactTooLarge` raised for a chain too large (its ``exact``
     column is then empty, as in ``simkit run``). Solved in one batch
