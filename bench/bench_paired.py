@@ -14,8 +14,10 @@ Then (``--only events``) the events' overhead: a party run with its summary, eve
 means against one without the deaths-by-cause marks and with the outcomes' summary only
 (target: at most 5% more); and (``--only cost``) where a paired comparison's time goes,
 for party seed000 vs pf2e-core, party hero_points 1 vs 2 (``--n-cost`` tracks) and dying
-seed vs pf2e-core at level 10 (``--n-dying``): plain runs, positional runs, runs keeping
-each track's outcome and marks, the compare; ``--rounds`` interleaved rounds, medians.
+seed vs pf2e-core at level 10 (``--n-dying-cost``: 10^6 and 10^7 tracks): each variant's
+plain run, positional run and sweep, the two runs as the compare makes them (dying: the
+table runner, :mod:`simkit.core.lockstep_tables`), the compare; ``--rounds`` interleaved
+rounds, the medians of the rounds' ratios.
 
 Cases: ``dying`` seed vs pf2e-core (typical character, monster of its level, levels 1, 5,
 10 and 15); ``party`` hero_points 1 vs 2; ``party`` seed000 vs pf2e-core (level 5, the
@@ -182,11 +184,21 @@ def _point_models(variants, grid, fixed, n, seed) -> dict:
     return {v: plan_sweep(m, grid, n, seed, fixed=fixed).models[0] for v, m in variants.items()}
 
 
-def cost_cases(n: int, n_dying: int) -> list:
+def cost_cases(n: int, n_dying: list[int]) -> list:
     """The cost bench's cases: (name, variants, grid, fixed, n)."""
     from simkit.analysis.compare import variants
 
     party = make_model("party")
+    dying = [
+        (
+            "dying seed vs pf2e-core, level 10",
+            variants("dying"),
+            {"level": [10]},
+            {"level_diff": 0},
+            size,
+        )
+        for size in n_dying
+    ]
     return [
         (
             "party seed000 vs pf2e-core",
@@ -205,62 +217,86 @@ def cost_cases(n: int, n_dying: int) -> list:
             None,
             n,
         ),
-        (
-            "dying seed vs pf2e-core, level 10",
-            variants("dying"),
-            {"level": [10]},
-            {"level_diff": 0},
-            n_dying,
-        ),
+        *dying,
     ]
 
 
-def paired_cost(n: int, n_dying: int, seed: int, rounds: int = 5) -> None:
+def _together(models: list, size: int, seed: int):
+    """How :func:`simkit.analysis.paired.paired_runs` runs these variants: the name of the
+    way and the call (the table runner, the kernels stepped together, or one after the
+    other keeping each track's outcome and marks)."""
+    from simkit.core.lockstep import simulate_lockstep
+    from simkit.core.lockstep_tables import simulate_tables, steps_by_table
+
+    if steps_by_table(models):
+        return "tables, one draw and a lookup a variant", lambda: simulate_tables(
+            models, size, seed
+        )
+    if all(getattr(m, "lockstep", False) for m in models):
+        return "stepped together", lambda: simulate_lockstep(models, size, seed)
+    return "both runs, outcomes kept", lambda: [
+        simulate(m, size, seed, positional=True, keep_outcomes=True) for m in models
+    ]
+
+
+def paired_cost(n: int, n_dying: list[int], seed: int, rounds: int = 5) -> None:
     """Where a paired comparison's time goes, for each case of :func:`cost_cases` (one
-    point, two variants): the baseline's plain run (default streams: "one variant's
-    run"), each variant's run on positional streams, the same keeping each track's outcome
-    and marks (what the compare runs), and the whole paired compare (the two runs, the
-    joint counts, the events' and means' paired tests, the table). Interleaved rounds, CPU
-    time; medians of ``rounds``, the median of the rounds' ratios compare / plain and the
-    ratio of the fastest compare to the fastest plain run (the least disturbed)."""
+    point, two variants): each variant's plain run (default streams: "one variant's run";
+    the ratios are to the mean of the two), each variant's run on positional streams (the
+    numbers a paired compare gives each variant), each variant's sweep at the point (the
+    same table work for one variant), the two variants' runs as the compare makes them
+    (:func:`_together`), and the whole paired compare (the runs, the joint counts, the
+    paired tests, the table). Interleaved rounds (the order reversed every other round),
+    CPU time; each ratio is the median of the rounds' ratios (a round's disturbances touch
+    both sides), the fastest compare over the fastest plain runs beside it."""
+    from simkit.analysis.sweep import sweep
+
     for name, variants, grid, fixed, size in cost_cases(n, n_dying):
         models = _point_models(variants, grid, fixed, size, seed)
         (a, ma), (b, mb) = models.items()
+        how, together = _together([ma, mb], size, seed)
         steps = [
             ("plain " + a, lambda: simulate(ma, size, seed)),
             ("plain " + b, lambda: simulate(mb, size, seed)),
             ("positional " + a, lambda: simulate(ma, size, seed, positional=True)),
             ("positional " + b, lambda: simulate(mb, size, seed, positional=True)),
-            ("kept " + a, lambda: simulate(ma, size, seed, positional=True, keep_outcomes=True)),
-            ("kept " + b, lambda: simulate(mb, size, seed, positional=True, keep_outcomes=True)),
+            ("sweep " + a, lambda: sweep(variants[a], grid, size, seed, fixed=fixed)),
+            ("sweep " + b, lambda: sweep(variants[b], grid, size, seed, fixed=fixed)),
+            ("runs: " + how, together),
             ("compare", lambda: compare(variants, grid, size, seed, fixed=fixed)),
         ]
+        for _, fn in steps:  # (tables, caches and imports ready: every round alike)
+            fn()
         times: dict = {k: [] for k, _ in steps}
-        ratios = []
         for r in range(rounds):
             for k, fn in steps if r % 2 == 0 else steps[::-1]:  # either order
                 times[k].append(cpu(fn, 1)[0])
-            ratios.append(times["compare"][-1] / times["plain " + a][-1])
-        med = {k: float(np.median(v)) for k, v in times.items()}
-        one = med["plain " + a]
-        print(f"\n## paired cost: {name}, n = {size:,} (median of {rounds} rounds, CPU)")
-        print("| what | CPU s | / one plain run |")
+        t = {k: np.array(v) for k, v in times.items()}
+        one = (t["plain " + a] + t["plain " + b]) / 2  # a round's mean plain run
+        pos = (t["positional " + a] + t["positional " + b]) / 2
+        swp = (t["sweep " + a] + t["sweep " + b]) / 2
+        print(f"\n## paired cost: {name}, n = {size:,} ({rounds} rounds, CPU)")
+        print("| what | CPU s (median) | / one plain run (median of the rounds) |")
         print("|---|---|---|")
-        for k, dt in med.items():
-            print(f"| {k} | {dt:.3f} | x{dt / one:.2f} |")
-        rest = med["compare"] - med["kept " + a] - med["kept " + b]
-        best = min(times["compare"]) / min(times["plain " + a])
+        for k, v in t.items():
+            print(f"| {k} | {np.median(v):.4f} | x{np.median(v / one):.2f} |")
+        best = t["compare"].min() / min(t["plain " + a].min(), t["plain " + b].min())
         print(
-            f"compare / one plain run, median of the rounds' ratios: x{np.median(ratios):.2f} "
-            f"(rounds: {', '.join(f'{x:.2f}' for x in ratios)}); of the fastest of each: "
-            f"x{best:.2f}; compare beyond its two runs: {rest:+.3f} s; the two plain runs: "
-            f"x{(one + med['plain ' + b]) / one:.2f}; target: compare <= x2.2"
+            f"compare / one plain run: **x{np.median(t['compare'] / one):.2f}** (rounds: "
+            f"{', '.join(f'{x:.2f}' for x in t['compare'] / one)}; fastest / fastest: "
+            f"x{best:.2f}); / one positional run x{np.median(t['compare'] / pos):.2f}; "
+            f"/ one variant's sweep x{np.median(t['compare'] / swp):.2f}; target: <= x2.2"
         )
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n-dying", type=int, default=1_000_000)
+    ap.add_argument(
+        "--n-dying-cost",
+        default="1000000,10000000",
+        help="tracks of the dying cost rows, comma-separated (default: 10^6 and 10^7)",
+    )
     ap.add_argument("--n-party", type=int, default=100_000)
     ap.add_argument("--n-day", type=int, default=20_000)
     ap.add_argument("--n-cost", type=int, default=500_000, help="tracks of the cost rows")
@@ -275,7 +311,8 @@ def main() -> None:
     if args.only in (None, "events"):
         events_overhead(args.n_cost, args.seed)
     if args.only in (None, "cost"):
-        paired_cost(args.n_cost, args.n_dying, args.seed, args.rounds)
+        sizes = [int(float(x)) for x in args.n_dying_cost.split(",")]
+        paired_cost(args.n_cost, sizes, args.seed, args.rounds)
     if args.only == "day":
         day_widths(args.n_day, args.seed)
     if args.only not in (None, "widths"):

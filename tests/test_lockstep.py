@@ -34,15 +34,7 @@ def _dying_general(**kw):
 
 
 def _party(**kw):
-    """The party as a kernel that says it draws by plan (it does: a round's draws follow
-    its plan; it does not say so in the package, where stepping together measured no
-    faster than two runs), with marks, to check the machinery on a large kernel."""
-    base = type(make_model("party"))
-
-    class PartyByPlan(base):
-        lockstep = True
-
-    return PartyByPlan(**kw)
+    return make_model("party", **kw)
 
 
 @pytest.mark.parametrize(

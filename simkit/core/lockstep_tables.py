@@ -127,7 +127,7 @@ def _first_step(exts: list[np.ndarray], starts: list[int], S: list[int]):
     (``starts[v]``), so the step's codes under all the variants are a function of the draw
     alone. Returns the distinct combinations of the variants' codes (``combos[v, j]``),
     those where every variant has ended first (``n_ended`` of them), and each draw's
-    combination (``lut[r]``, intp). Cached for the tables a kernel keeps."""
+    combination (``lut[r]``, int16 where they fit). Cached for the tables a kernel keeps."""
     key = tuple(id(e) for e in exts) + tuple(starts)
     hit = _FIRST.get(key)
     if hit is not None and all(a is b for a, b in zip(hit[0], exts)):
@@ -143,7 +143,7 @@ def _first_step(exts: list[np.ndarray], starts: list[int], S: list[int]):
     order = np.argsort(~ended, kind="stable")  # the combinations where all ended first
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
-    lut = rank[inverse.reshape(-1)].astype(np.intp)  # (width: small)
+    lut = rank[inverse.reshape(-1)].astype(np.int16 if len(order) < 2**15 else np.intp)
     out = (combos[:, order], int(ended.sum()), lut)
     if len(_FIRST) >= 64:
         _FIRST.clear()
@@ -228,7 +228,10 @@ def run_tables(models, seed: int, first_stream: int, n_tracks: int, prefix=()) -
                 idx += r
             code = exts[v].reshape(-1).take(idx)
             new = range(S[v], S[v] + n_out * k)  # the codes of the tracks that end now
-            ended_now = [np.count_nonzero(code == c) for c in new]  # (no index conversion)
+            if len(code) > 2**16:  # (no index conversion of every code)
+                ended_now = [np.count_nonzero(code == c) for c in new]
+            else:  # (few: one call)
+                ended_now = np.bincount(code, minlength=new.stop)[new.start :].tolist()
             _count_new(hists[v], new, ended_now, S[v], n_out, t)
             cur[v] = code
         ended = cur[0] >= S[0]
