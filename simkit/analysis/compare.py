@@ -367,23 +367,22 @@ def compare(
         raise ParamError(f"variants must be of one model, got {', '.join(sorted(models))}")
     df = pd.concat(frames, ignore_index=True)
     keys = [c for c in frames[0].attrs.get("grid", [])] + ["outcome"]
-    merged = _with_baseline(df, keys, baseline)
+    variant = df["variant"].to_numpy()
+    base = _baseline_columns(df, _baseline_rows(df, variant, keys, baseline))
     if exact_only:
-        diff = (merged["p"] - merged["p_base"]).to_numpy(dtype=float)
+        diff = pd.to_numeric(df["p"], errors="coerce").to_numpy(dtype=float) - base["p"]
         low = high = diff
-        pval = np.full(len(merged), np.nan)
+        pval = np.full(len(df), np.nan)
     else:
-        diff, low, high, pval = _independent(merged, level)
-        own = (merged["variant"] == baseline).to_numpy()
+        diff, low, high, pval = _independent_arrays(df, base, level)
+        own = variant == baseline
         low, high = np.where(own, np.nan, low), np.where(own, np.nan, high)
         pval = np.where(own, np.nan, pval)
-    merged["diff"] = diff
-    merged["diff_ci_low"] = low
-    merged["diff_ci_high"] = high
-    merged["p_value"] = pval
-    merged["diff_exact"] = merged["exact"] - merged["exact_base"]
-    cols = _lead(merged) + list(DIFF_COLUMNS) + [c for c in RECORD_COLUMNS if c in merged]
-    out = merged[cols].copy()
+    cols = {c: df[c] for c in _lead(df)}
+    cols.update(diff=diff, diff_ci_low=low, diff_ci_high=high, p_value=pval)
+    cols["diff_exact"] = pd.to_numeric(df["exact"], errors="coerce").to_numpy(float) - base["exact"]
+    cols.update({c: df[c] for c in RECORD_COLUMNS if c in df})
+    out = pd.DataFrame(cols)
     out.attrs.update(frames[0].attrs, baseline=baseline, variants=names)
     return out
 
@@ -458,104 +457,107 @@ def _compare_paired(variants, grid, n, rng, baseline, fixed, level, run) -> pd.D
     if bar is not None:
         bar.close()
     frames = []
+    mine: dict[str, list] = {c: [] for c in ("diff", "diff_ci_low", "diff_ci_high", "p_value")}
+    flags = []
     for v in names:
-        df = build_frame(dataclasses.replace(plans[v], seeds=seeds), records[v])
-        paired_cols = {c: np.full(len(df), np.nan) for c in ("diff", "diff_ci_low", "diff_ci_high")}
-        paired_cols["p_value"] = np.full(len(df), np.nan)
-        is_paired = np.zeros(len(df), dtype=bool)
+        frame = build_frame(dataclasses.replace(plans[v], seeds=seeds), records[v])
+        tested = {c: np.full(len(frame), np.nan) for c in mine}
+        is_paired = np.zeros(len(frame), dtype=bool)
         row = 0
         for rec, (st, by_name) in zip(records[v], stats[v]):
             k = len(rec["counts"])
             if st is not None:
-                for c, values in zip(("diff", "diff_ci_low", "diff_ci_high", "p_value"), st):
-                    paired_cols[c][row : row + k] = values
+                for c, values in zip(mine, st):
+                    tested[c][row : row + k] = values
                 is_paired[row : row + k] = True
             row += k
             for name in (*rec.get("events", ()), *rec.get("means", ())):  # events, then means
-                got = by_name.get(name)
-                if got is not None:
-                    for c, value in zip(("diff", "diff_ci_low", "diff_ci_high", "p_value"), got):
-                        paired_cols[c][row] = value
+                test = by_name.get(name)
+                if test is not None:
+                    for c, value in zip(mine, test):
+                        tested[c][row] = value
                     is_paired[row] = True
                 row += 1
-        for c, values in paired_cols.items():
-            df[f"_{c}"] = values
-        df["paired"] = is_paired
-        df.insert(0, "variant", v)
-        frames.append(df)
+        for c in mine:
+            mine[c].append(tested[c])
+        flags.append(is_paired)
+        frames.append(frame)
     df = pd.concat(frames, ignore_index=True)
+    variant = np.repeat(np.array(names, dtype=object), [len(f) for f in frames])
     keys = list(first.grid.axes) + ["outcome"]
-    merged = _with_baseline(df, keys, baseline)
-    own = (merged["variant"] == baseline).to_numpy()
-    ind = _independent(merged, level)
-    ind_names = (
-        "diff_independent",
-        "diff_independent_ci_low",
-        "diff_independent_ci_high",
-        "p_value_independent",
-    )
-    is_paired = merged["paired"].to_numpy(dtype=bool)
-    for j, (c, values) in enumerate(zip(ind_names, ind)):
-        values = np.asarray(values, dtype=float)
-        if j:  # the baseline's own rows: no interval, no test
-            values = np.where(own, np.nan, values)
-        merged[c] = values
-        mine = ("diff", "diff_ci_low", "diff_ci_high", "p_value")[j]
-        paired_values = merged[f"_{mine}"].to_numpy(dtype=float)
-        merged[mine] = np.where(is_paired, paired_values, values)
-        if j:
-            merged[mine] = np.where(own, np.nan, merged[mine])
-    merged["diff_exact"] = merged["exact"] - merged["exact_base"]
-    cols = _lead(merged) + list(DIFF_COLUMNS) + list(INDEPENDENT_COLUMNS)
-    cols += [c for c in RECORD_COLUMNS if c in merged]
-    out = merged[cols].copy()
+    base = _baseline_columns(df, _baseline_rows(df, variant, keys, baseline))
+    own = variant == baseline
+    is_paired = np.concatenate(flags)
+    ind = _independent_arrays(df, base, level)
+    cols: dict = {"variant": variant}
+    cols.update({c: df[c] for c in _lead(df)})
+    for j, c in enumerate(mine):
+        values = np.asarray(ind[j], dtype=float)
+        chosen = np.where(is_paired, np.concatenate(mine[c]), values)
+        cols[c] = np.where(own, np.nan, chosen) if j else chosen
+    cols["diff_exact"] = df["exact"].to_numpy(dtype=float) - base["exact"]
+    cols["paired"] = is_paired
+    for j, c in enumerate(INDEPENDENT_COLUMNS[1:]):
+        values = np.asarray(ind[j], dtype=float)
+        cols[c] = np.where(own, np.nan, values) if j else values
+    cols.update({c: df[c] for c in RECORD_COLUMNS if c in df})
+    out = pd.DataFrame(cols)
     out.attrs.update(frames[0].attrs, baseline=baseline, variants=names, paired=True)
     return out
 
 
-def _with_baseline(df: pd.DataFrame, keys: list, baseline: str) -> pd.DataFrame:
-    """``df`` with the baseline's row of the same point and outcome beside each row (its
-    columns suffixed ``_base``)."""
-    stats = [c for c in ("count", "n", "p", "ci_low", "ci_high", "exact", "mean") if c in df]
-    is_base = (df["variant"] == baseline).to_numpy()
-    n_base = int(is_base.sum())
-    if n_base and not len(df) % n_base:
-        # each variant's rows are the baseline's rows in its order (the usual case): tile them
+def _baseline_columns(df: pd.DataFrame, at: np.ndarray) -> dict:
+    """The baseline's statistics beside each row (floats; NaN where ``at`` is -1: no
+    baseline row, or a missing value)."""
+    out = {}
+    for c in ("count", "n", "p", "ci_low", "ci_high", "mean", "exact"):
+        if c in df:
+            got = (
+                pd.to_numeric(df[c], errors="coerce").to_numpy(dtype=float).take(np.maximum(at, 0))
+            )
+            got[at < 0] = np.nan
+            out[c] = got
+    return out
+
+
+def _baseline_rows(df: pd.DataFrame, variant: np.ndarray, keys: list, baseline: str):
+    """For each row of ``df`` (its variant in ``variant``), the row of the baseline's with the
+    same ``keys`` (-1 where none): each variant's rows are usually the baseline's rows in its
+    order (the rows tile), else looked up by their keys."""
+    is_base = variant == baseline
+    at = np.flatnonzero(is_base)
+    n_base = len(at)
+    values = [df[c].to_numpy() for c in keys]
+    base_keys = list(zip(*(a.take(at) for a in values)))
+    if n_base and not len(df) % n_base and len(set(base_keys)) == n_base:
         k = len(df) // n_base
-        at = np.flatnonzero(is_base)
-        key_values = [df[c].to_numpy() for c in keys]
-        base_keys = list(zip(*(a.take(at) for a in key_values)))
-        tiles = len(set(base_keys)) == n_base and all(
-            (a.reshape(k, n_base) == a.take(at)).all() for a in key_values
-        )
-        if tiles:
-            side = {f"{c}_base": np.tile(df[c].to_numpy().take(at), k) for c in stats}
-            return df.reset_index(drop=True).assign(**side)
-    base = df[is_base][keys + stats]
-    return df.merge(base, on=keys, how="left", suffixes=("", "_base"), sort=False)
+        if all((a.reshape(k, n_base) == a.take(at)).all() for a in values):
+            return np.tile(at, k)
+    where = {key: int(i) for key, i in zip(base_keys, at)}
+    return np.array([where.get(key, -1) for key in zip(*values)], dtype=np.intp)
 
 
-def _independent(merged: pd.DataFrame, level: float):
-    """(diff, ci_low, ci_high, p_value) of each row against its baseline row as if the
-    runs were independent: the two-proportion test for an outcome or an event, the
-    difference of two means with the interval from their own intervals
-    (:func:`simkit.analysis.paired.independent_mean_test`) for a mean."""
+def _independent_arrays(df: pd.DataFrame, base: dict, level: float):
+    """:func:`_independent` from ``df``'s columns and the baseline's (``base``: arrays)."""
     from simkit.analysis.paired import independent_mean_test, independent_test
 
-    count = pd.to_numeric(merged["count"], errors="coerce").to_numpy(dtype=float)
-    count_base = pd.to_numeric(merged["count_base"], errors="coerce").to_numpy(dtype=float)
+    count = pd.to_numeric(df["count"], errors="coerce").to_numpy(dtype=float)
     out = [
         np.asarray(x, dtype=float)
-        for x in independent_test(count, count_base, merged["n"].to_numpy(dtype=float), level)
+        for x in independent_test(count, base["count"], df["n"].to_numpy(dtype=float), level)
     ]
-    if "mean" in merged:
-        is_mean = merged["mean"].notna().to_numpy()
+    if "mean" in df:
+        is_mean = df["mean"].notna().to_numpy()
         if is_mean.any():
-            m = merged.loc[is_mean]
             got = independent_mean_test(
-                m["mean"], m["ci_low"], m["ci_high"], m["mean_base"], m["ci_low_base"],
-                m["ci_high_base"], level,
-            )  # fmt: skip
+                df["mean"].to_numpy(dtype=float)[is_mean],
+                df["ci_low"].to_numpy(dtype=float)[is_mean],
+                df["ci_high"].to_numpy(dtype=float)[is_mean],
+                base["mean"][is_mean],
+                base["ci_low"][is_mean],
+                base["ci_high"][is_mean],
+                level,
+            )
             for arr, values in zip(out, got):
                 arr[is_mean] = values
     return tuple(out)
