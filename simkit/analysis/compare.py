@@ -378,11 +378,9 @@ def compare(
         own = variant == baseline
         low, high = np.where(own, np.nan, low), np.where(own, np.nan, high)
         pval = np.where(own, np.nan, pval)
-    cols = {c: df[c] for c in _lead(df)}
-    cols.update(diff=diff, diff_ci_low=low, diff_ci_high=high, p_value=pval)
+    cols = dict(diff=diff, diff_ci_low=low, diff_ci_high=high, p_value=pval)
     cols["diff_exact"] = pd.to_numeric(df["exact"], errors="coerce").to_numpy(float) - base["exact"]
-    cols.update({c: df[c] for c in RECORD_COLUMNS if c in df})
-    out = pd.DataFrame(cols)
+    out = _assemble(df, cols)
     out.attrs.update(frames[0].attrs, baseline=baseline, variants=names)
     return out
 
@@ -489,8 +487,7 @@ def _compare_paired(variants, grid, n, rng, baseline, fixed, level, run) -> pd.D
     own = variant == baseline
     is_paired = np.concatenate(flags)
     ind = _independent_arrays(df, base, level)
-    cols: dict = {"variant": variant}
-    cols.update({c: df[c] for c in _lead(df)})
+    cols: dict = {}
     for j, c in enumerate(mine):
         values = np.asarray(ind[j], dtype=float)
         chosen = np.where(is_paired, np.concatenate(mine[c]), values)
@@ -500,10 +497,21 @@ def _compare_paired(variants, grid, n, rng, baseline, fixed, level, run) -> pd.D
     for j, c in enumerate(INDEPENDENT_COLUMNS[1:]):
         values = np.asarray(ind[j], dtype=float)
         cols[c] = np.where(own, np.nan, values) if j else values
-    cols.update({c: df[c] for c in RECORD_COLUMNS if c in df})
-    out = pd.DataFrame(cols)
+    out = _assemble(df, cols, variant)
     out.attrs.update(frames[0].attrs, baseline=baseline, variants=names, paired=True)
     return out
+
+
+def _assemble(df: pd.DataFrame, cols: dict, variant=None) -> pd.DataFrame:
+    """The comparison's table: ``variant`` first (where given), ``df``'s columns up to its
+    statistics, the new columns ``cols`` (arrays), then the record columns of ``df``.
+    Built in one concatenation (a frame from a dict of mixed columns aligns and
+    consolidates every column: several times slower)."""
+    lead = df[_lead(df)].reset_index(drop=True)
+    if variant is not None:
+        lead.insert(0, "variant", variant)
+    tail = df[[c for c in RECORD_COLUMNS if c in df]].reset_index(drop=True)
+    return pd.concat([lead, pd.DataFrame(cols), tail], axis=1)
 
 
 def _baseline_columns(df: pd.DataFrame, at: np.ndarray) -> dict:
