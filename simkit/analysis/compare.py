@@ -454,13 +454,25 @@ def _compare_paired(variants, grid, n, rng, baseline, fixed, level, run) -> pd.D
             bar.update(1)
     if bar is not None:
         bar.close()
-    frames = []
+    # every variant's rows in one frame: the plans end to end (one table to build)
+    df = build_frame(
+        dataclasses.replace(
+            first,
+            points=first.points * len(names),
+            derived=[d for v in names for d in plans[v].derived],
+            models=[m for v in names for m in plans[v].models],
+            seeds=seeds * len(names),
+            keys=[k for v in names for k in plans[v].keys],
+            params_json=[j for v in names for j in plans[v].params_json],
+        ),
+        [rec for v in names for rec in records[v]],
+    )
+    rows_of = {v: sum(_rows(rec) for rec in records[v]) for v in names}
     mine: dict[str, list] = {c: [] for c in ("diff", "diff_ci_low", "diff_ci_high", "p_value")}
     flags = []
     for v in names:
-        frame = build_frame(dataclasses.replace(plans[v], seeds=seeds), records[v])
-        tested = {c: np.full(len(frame), np.nan) for c in mine}
-        is_paired = np.zeros(len(frame), dtype=bool)
+        tested = {c: np.full(rows_of[v], np.nan) for c in mine}
+        is_paired = np.zeros(rows_of[v], dtype=bool)
         row = 0
         for rec, (st, by_name) in zip(records[v], stats[v]):
             k = len(rec["counts"])
@@ -479,9 +491,7 @@ def _compare_paired(variants, grid, n, rng, baseline, fixed, level, run) -> pd.D
         for c in mine:
             mine[c].append(tested[c])
         flags.append(is_paired)
-        frames.append(frame)
-    df = pd.concat(frames, ignore_index=True)
-    variant = np.repeat(np.array(names, dtype=object), [len(f) for f in frames])
+    variant = np.repeat(np.array(names, dtype=object), [rows_of[v] for v in names])
     keys = list(first.grid.axes) + ["outcome"]
     base = _baseline_columns(df, _baseline_rows(df, variant, keys, baseline))
     own = variant == baseline
@@ -498,8 +508,13 @@ def _compare_paired(variants, grid, n, rng, baseline, fixed, level, run) -> pd.D
         values = np.asarray(ind[j], dtype=float)
         cols[c] = np.where(own, np.nan, values) if j else values
     out = _assemble(df, cols, variant)
-    out.attrs.update(frames[0].attrs, baseline=baseline, variants=names, paired=True)
+    out.attrs.update(df.attrs, baseline=baseline, variants=names, paired=True)
     return out
+
+
+def _rows(rec: dict) -> int:
+    """A point's rows in its table: its outcomes, events and means."""
+    return len(rec["counts"]) + len(rec.get("events", ())) + len(rec.get("means", ()))
 
 
 def _assemble(df: pd.DataFrame, cols: dict, variant=None) -> pd.DataFrame:
