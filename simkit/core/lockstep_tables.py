@@ -194,7 +194,10 @@ def run_tables(models, seed: int, first_stream: int, n_tracks: int, prefix=()) -
         if not S:
             S = [tab.shape[0] for tab, _ in steps]
             luts = [_outcome_lut(s, e.shape[0], n_out) for s, e in zip(S, exts)]
-        r = brng.below(width, size=brng.n_active) if width > 1 else None
+        r = None
+        if width > 1:  # (the first step's draws as indices: counted and looked up as they are)
+            out = np.empty(brng.n_active, dtype=np.intp) if not cur else None
+            r = brng.below(width, size=brng.n_active, out=out)
         if not cur:  # the first step: one row a variant, one combined code a track
             rows = [-1 - c if c < 0 else s + n_out * MAX_K + c for c, s in zip(starts, S)]
             combos, n_ended, lut = _first_step(exts, rows, S)
