@@ -239,7 +239,7 @@ def _together(models: list, size: int, seed: int):
     ]
 
 
-def paired_cost(n: int, n_dying: list[int], seed: int, rounds: int = 5) -> None:
+def paired_cost(n: int, n_dying: list[int], seed: int, rounds: int = 5, repeat: int = 1) -> None:
     """Where a paired comparison's time goes, for each case of :func:`cost_cases` (one
     point, two variants): each variant's plain run (default streams: "one variant's run";
     the ratios are to the mean of the two), each variant's run on positional streams (the
@@ -247,8 +247,10 @@ def paired_cost(n: int, n_dying: list[int], seed: int, rounds: int = 5) -> None:
     same table work for one variant), the two variants' runs as the compare makes them
     (:func:`_together`), and the whole paired compare (the runs, the joint counts, the
     paired tests, the table). Interleaved rounds (the order reversed every other round),
-    CPU time; each ratio is the median of the rounds' ratios (a round's disturbances touch
-    both sides), the fastest compare over the fastest plain runs beside it."""
+    CPU time, each step the fastest of ``repeat`` calls in a row (a short disturbance of
+    this shared machine then spoils one call, not the round); each ratio is the median of
+    the rounds' ratios (a round's slow phase touches both sides), the fastest compare over
+    the fastest plain runs beside it."""
     from simkit.analysis.sweep import sweep
 
     for name, variants, grid, fixed, size in cost_cases(n, n_dying):
@@ -270,12 +272,12 @@ def paired_cost(n: int, n_dying: list[int], seed: int, rounds: int = 5) -> None:
         times: dict = {k: [] for k, _ in steps}
         for r in range(rounds):
             for k, fn in steps if r % 2 == 0 else steps[::-1]:  # either order
-                times[k].append(cpu(fn, 1)[0])
+                times[k].append(cpu(fn, repeat)[0])
         t = {k: np.array(v) for k, v in times.items()}
         one = (t["plain " + a] + t["plain " + b]) / 2  # a round's mean plain run
         pos = (t["positional " + a] + t["positional " + b]) / 2
         swp = (t["sweep " + a] + t["sweep " + b]) / 2
-        print(f"\n## paired cost: {name}, n = {size:,} ({rounds} rounds, CPU)")
+        print(f"\n## paired cost: {name}, n = {size:,} ({rounds} rounds, best of {repeat}, CPU)")
         print("| what | CPU s (median) | / one plain run (median of the rounds) |")
         print("|---|---|---|")
         for k, v in t.items():
@@ -303,6 +305,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--rounds", type=int, default=7, help="rounds of the cost rows (medians)")
     ap.add_argument(
+        "--repeat", type=int, default=3, help="calls of each step a round (its fastest)"
+    )
+    ap.add_argument(
         "--only",
         choices=("widths", "events", "cost", "day"),
         help="one part (default: all three; day: the widths of the day's cases alone)",
@@ -312,7 +317,7 @@ def main() -> None:
         events_overhead(args.n_cost, args.seed)
     if args.only in (None, "cost"):
         sizes = [int(float(x)) for x in args.n_dying_cost.split(",")]
-        paired_cost(args.n_cost, sizes, args.seed, args.rounds)
+        paired_cost(args.n_cost, sizes, args.seed, args.rounds, args.repeat)
     if args.only == "day":
         day_widths(args.n_day, args.seed)
     if args.only not in (None, "widths"):

@@ -187,6 +187,7 @@ class Ledger:
         model, n_out = self.model, self.n_out
         keep_outcomes = self.keep_outcomes
         n_codes = n_out * k
+        done_at = None  # the ended tracks' indices (computed once, where needed)
         if codes.strides == (0,) and len(codes):  # one code for every track (a broadcast)
             if codes[0] < 0:
                 return state
@@ -211,10 +212,11 @@ class Ledger:
                 )
             else:
                 per_code = np.bincount(codes[~active], minlength=n_codes)
+            if keep_outcomes or (model.marks and len(kept)):
+                done_at = np.flatnonzero(~active)
             if keep_outcomes:
                 rows, outcome_of = self.rows, self.outcome_of
                 if self.mark_of:  # each ended track's marks, in its row
-                    done_at = np.flatnonzero(~active)
                     at = done_at if rows is None else rows.take(done_at)
                     for name, arr in self.mark_of.items():
                         values = state.get(name)
@@ -224,7 +226,6 @@ class Ledger:
                     _outcome_of_codes(codes, n_out, k, outcome_of)
                     self.rows = kept
                 else:
-                    done_at = np.flatnonzero(~active)
                     got = codes.take(done_at)
                     if k > 1:
                         _outcome_of_codes(got, n_out, k, got)
@@ -234,7 +235,7 @@ class Ledger:
         tally.hist[:, start : start + k] += per_code.reshape(k, n_out).T
         if model.marks:
             all_done = not len(kept)
-            done = None if all_done else np.flatnonzero(codes >= 0)
+            done = None if all_done else done_at
             out = (codes if all_done else codes.take(done)).astype(np.intp)
             if k > 1:  # outcome of each code, by a lookup (no int64 modulo)
                 out = np.tile(np.arange(n_out, dtype=np.intp), k).take(out)
