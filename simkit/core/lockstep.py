@@ -31,6 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from simkit.core.engine import Ledger, Tally, block_rng, check_n, run_blocks, tally_result
+from simkit.core.streams import draw_shape
 
 __all__ = ["LockstepMismatch", "VariantRng", "run_lockstep", "simulate_lockstep"]
 
@@ -117,13 +118,7 @@ class VariantRng:
         self.n_active = len(self._pos)
 
     def _rest(self, size) -> tuple:
-        shape = (size,) if np.ndim(size) == 0 else tuple(size)
-        if shape[0] != self.n_active:
-            raise ValueError(
-                f"kernel drew {shape[0]} rows but {self.n_active} tracks are active: "
-                "draws must have one row per active track"
-            )
-        return shape[1:]
+        return draw_shape(size, self.n_active)
 
     def _draw(self, sig: tuple, rest: tuple, make) -> np.ndarray:
         shared = self._shared

@@ -29,6 +29,7 @@ from simkit.core import counter
 __all__ = [
     "STREAM_SIZE",
     "BlockRng",
+    "draw_shape",
     "point_seed",
     "resolve_seed",
     "stream_generator",
@@ -120,16 +121,7 @@ class BlockRng:
         self.n_active = int(counts.sum())
 
     def _split(self, size):
-        if type(size) is tuple:
-            shape = size
-        else:
-            shape = (size,) if np.ndim(size) == 0 else tuple(size)
-        if shape[0] != self.n_active:
-            raise ValueError(
-                f"kernel drew {shape[0]} rows but {self.n_active} tracks are active: "
-                "draws must have one row per active track"
-            )
-        return shape[1:]
+        return draw_shape(size, self.n_active)
 
     def _layout(self) -> counter.Layout:
         """Positional mode: the active tracks by stream (kept until the next compaction)."""
@@ -295,6 +287,21 @@ class BlockRng:
                 self._pos = self._pos.take(kept)
             self._segs = None
         self._set_counts(counts)
+
+
+def draw_shape(size, n_active: int) -> tuple:
+    """The shape of one active track's draw (``size`` without its first axis), checking
+    that the draw has one row per active track (a kernel's draws must)."""
+    if type(size) is tuple:
+        shape = size
+    else:
+        shape = (size,) if np.ndim(size) == 0 else tuple(size)
+    if shape[0] != n_active:
+        raise ValueError(
+            f"kernel drew {shape[0]} rows but {n_active} tracks are active: "
+            "draws must have one row per active track"
+        )
+    return shape[1:]
 
 
 def _words(gen: np.random.Generator, count: int) -> np.ndarray:
