@@ -232,10 +232,11 @@ def run_tables(models, seed: int, first_stream: int, n_tracks: int, prefix=()) -
             code = exts[v].reshape(-1).take(idx)
             new = range(S[v], S[v] + n_out * k)  # the codes of the tracks that end now
             if len(code) > 2**16:  # (no index conversion of every code)
-                ended_now = [np.count_nonzero(code == c) for c in new]
+                ended_now = np.array([np.count_nonzero(code == c) for c in new])
             else:  # (few: one call)
-                ended_now = np.bincount(code, minlength=new.stop)[new.start :].tolist()
-            _count_new(hists[v], new, ended_now, S[v], n_out, t)
+                ended_now = np.bincount(code, minlength=new.stop)[new.start : new.stop]
+            # code S + outcome + n_out * offset: outcome o at step t + 1 + offset
+            hists[v][:, t + 1 : t + 1 + k] += ended_now.reshape(k, n_out).T
             cur[v] = code
         ended = cur[0] >= S[0]
         for code, s in zip(cur[1:], S[1:]):
@@ -256,7 +257,7 @@ def run_tables(models, seed: int, first_stream: int, n_tracks: int, prefix=()) -
             joint[v, got[0], got[v]] += n_tracks
     for v, h in enumerate(pairs or ()):  # (base code, code) -> (base outcome, outcome)
         if h is not None:
-            joint[v] += np.einsum("ab,ai,bj->ij", h, _one_hot(luts[0], m), _one_hot(luts[v], m))
+            joint[v] += _one_hot(luts[0], m).T @ h @ _one_hot(luts[v], m)
     ends = hists[0].sum(axis=1)  # the first variant against itself: its own outcomes
     joint[0] = np.diag(np.append(ends, n_tracks - ends.sum()))
     return TablesTally(hists, joint)
