@@ -546,8 +546,26 @@ def collect(paths: list[Path] | None = None) -> list[Example]:
     return out
 
 
+#: The options ``main`` takes (``--match`` takes a value).
+OPTIONS = ("--check", "--strict", "--match", "--help", "-h")
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if "--help" in argv or "-h" in argv:  # (without arguments it rewrites every example)
+        print(__doc__.split("\n\nThe conventions")[0])
+        return 0
+    unknown = [
+        a for i, a in enumerate(argv) if a.startswith("-") and a not in OPTIONS
+        and not (i and argv[i - 1] == "--match")
+    ]  # fmt: skip
+    if unknown:
+        print(
+            f"docs/examples.py: unknown option {unknown[0]!r}; options: "
+            f"{', '.join(OPTIONS[:3])} (--help shows how each is used)",
+            file=sys.stderr,
+        )
+        return 2
     strict, check = "--strict" in argv, "--check" in argv or "--strict" in argv
     match = [argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--match"]
     skip_next = {i + 1 for i, a in enumerate(argv) if a == "--match"}

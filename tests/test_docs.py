@@ -144,3 +144,14 @@ def test_python_m_simkit_without_the_environment_says_what_to_run():
     assert done.stdout == ""
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "tasks.py install" in lines[0] and ".venv/bin/simkit" in lines[0]
+
+
+def test_examples_script_help_and_unknown_options_rewrite_nothing(capsys, monkeypatch):
+    """``docs/examples.py`` without arguments rewrites every example: ``--help`` and a
+    mistyped option must not."""
+    monkeypatch.setattr(ex, "collect", lambda *a, **k: pytest.fail("examples collected"))
+    assert ex.main(["--help"]) == 0
+    assert "--check" in capsys.readouterr().out
+    assert ex.main(["--chek"]) == 2
+    assert "unknown option '--chek'" in capsys.readouterr().err
+    assert ex.main(["--match", "--weird-command-text", "--help"]) == 0
