@@ -91,8 +91,10 @@ def _extend(table: np.ndarray, n_out: int) -> np.ndarray:
 
 #: (id of a table's array, shape, n_out) -> (the array, the extended table): the tables a
 #: kernel keeps (read-only, cached by the kernel) are extended once; the array is held so
-#: its id stays its own.
+#: its id stays its own. At most :data:`EXTENDED_KEPT` (a dying table of three rounds
+#: extends to ~0.22 MB: ~28 MB at most), all dropped when full.
 _EXTENDED: dict[tuple, tuple] = {}
+EXTENDED_KEPT = 128
 
 
 def extended(table: np.ndarray, n_out: int) -> np.ndarray:
@@ -111,7 +113,7 @@ def extended(table: np.ndarray, n_out: int) -> np.ndarray:
         return hit[1]
     ext = _extend(np.asarray(table, dtype=np.int16), n_out)
     if not table.flags.writeable and not getattr(owner, "flags", table.flags).writeable:
-        if len(_EXTENDED) >= 256:
+        if len(_EXTENDED) >= EXTENDED_KEPT:
             _EXTENDED.clear()
         _EXTENDED[key] = (owner, ext)
     return ext
