@@ -13,8 +13,9 @@ For each case, one grid point, two variants:
 Then (``--only events``) the events' overhead: a party run with its summary, events and
 means against one without the deaths-by-cause marks and with the outcomes' summary only
 (target: at most 5% more); and (``--only cost``) where a paired comparison's time goes,
-for party seed000 vs pf2e-core, party hero_points 1 vs 2 (``--n-cost`` tracks) and dying
-seed vs pf2e-core at level 10 (``--n-dying-cost``: 10^6 and 10^7 tracks): each variant's
+for party seed000 vs pf2e-core, party hero_points 1 vs 2 (``--n-cost`` tracks), dying
+seed vs pf2e-core at level 10 (``--n-dying-cost``: 10^6 and 10^7 tracks) and the day's
+seed000 vs pf2e-core (``--n-day``; ``--cases`` picks some): each variant's
 plain run, positional run and sweep, the two runs as the compare makes them (dying: the
 table runner, :mod:`simkit.core.lockstep_tables`), the compare; ``--rounds`` interleaved
 rounds, the medians of the rounds' ratios.
@@ -184,11 +185,12 @@ def _point_models(variants, grid, fixed, n, seed) -> dict:
     return {v: plan_sweep(m, grid, n, seed, fixed=fixed).models[0] for v, m in variants.items()}
 
 
-def cost_cases(n: int, n_dying: list[int]) -> list:
+def cost_cases(n: int, n_dying: list[int], n_day: int = 20_000) -> list:
     """The cost bench's cases: (name, variants, grid, fixed, n)."""
     from simkit.analysis.compare import variants
 
     party = make_model("party")
+    day = make_model("day", level=5, fights=4, between="short_rest")
     dying = [
         (
             "dying seed vs pf2e-core, level 10",
@@ -218,6 +220,13 @@ def cost_cases(n: int, n_dying: list[int]) -> list:
             n,
         ),
         *dying,
+        (
+            "day seed000 vs pf2e-core (level 5, 4 moderate fights, short rests)",
+            {"seed000": day, "pf2e-core": day.replace(rules="pf2e-core")},
+            None,
+            None,
+            n_day,
+        ),
     ]
 
 
@@ -239,7 +248,15 @@ def _together(models: list, size: int, seed: int):
     ]
 
 
-def paired_cost(n: int, n_dying: list[int], seed: int, rounds: int = 5, repeat: int = 1) -> None:
+def paired_cost(
+    n: int,
+    n_dying: list[int],
+    seed: int,
+    rounds: int = 5,
+    repeat: int = 1,
+    n_day: int = 20_000,
+    cases: str | None = None,
+) -> None:
     """Where a paired comparison's time goes, for each case of :func:`cost_cases` (one
     point, two variants): each variant's plain run (default streams: "one variant's run";
     the ratios are to the mean of the two), each variant's run on positional streams (the
@@ -253,7 +270,9 @@ def paired_cost(n: int, n_dying: list[int], seed: int, rounds: int = 5, repeat: 
     the fastest plain runs beside it."""
     from simkit.analysis.sweep import sweep
 
-    for name, variants, grid, fixed, size in cost_cases(n, n_dying):
+    for name, variants, grid, fixed, size in cost_cases(n, n_dying, n_day):
+        if cases and not any(c in name for c in cases.split(",")):
+            continue
         models = _point_models(variants, grid, fixed, size, seed)
         (a, ma), (b, mb) = models.items()
         how, together = _together([ma, mb], size, seed)
@@ -305,7 +324,11 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--rounds", type=int, default=7, help="rounds of the cost rows (medians)")
     ap.add_argument(
-        "--repeat", type=int, default=3, help="calls of each step a round (its fastest)"
+        "--cases",
+        help="cost rows whose name holds one of these words (comma-separated: party,dying,day)",
+    )
+    ap.add_argument(
+        "--repeat", type=int, default=1, help="calls of each step a round (its fastest)"
     )
     ap.add_argument(
         "--only",
@@ -317,7 +340,7 @@ def main() -> None:
         events_overhead(args.n_cost, args.seed)
     if args.only in (None, "cost"):
         sizes = [int(float(x)) for x in args.n_dying_cost.split(",")]
-        paired_cost(args.n_cost, sizes, args.seed, args.rounds, args.repeat)
+        paired_cost(args.n_cost, sizes, args.seed, args.rounds, args.repeat, args.n_day, args.cases)
     if args.only == "day":
         day_widths(args.n_day, args.seed)
     if args.only not in (None, "widths"):
