@@ -173,9 +173,11 @@ class Ledger:
         if keep_outcomes:  # (n_tracks,) outcome index of each track; n_out = unresolved
             self.outcome_of = np.full(n_tracks, n_out, dtype=np.int8 if n_out < 127 else np.int16)
             self.tally.outcome_of.append((first_id, self.outcome_of))
-            # mark -> (n_tracks,) int32: each track's value when it ended (0 while active)
-            self.mark_of = {name: np.zeros(n_tracks, dtype=np.int32) for name in model.marks}
-            if self.mark_of:
+            # mark -> (n_tracks,): each track's value when it ended (0 while active), in its
+            # state array's integer type (made at the first absorb, when the state is known)
+            self.mark_of: dict = {}
+            self.n_tracks = n_tracks
+            if model.marks:
                 self.tally.marks_of.append((first_id, self.mark_of))
         self.observe = model.observe if model.observes else None
         self.observe_counts = getattr(model, "observe_counts", None) if model.observes else None
@@ -188,6 +190,8 @@ class Ledger:
         keep_outcomes = self.keep_outcomes
         n_codes = n_out * k
         done_at = None  # the ended tracks' indices (computed once, where needed)
+        if keep_outcomes and len(self.mark_of) < len(model.marks):
+            self._make_marks(state)
         if codes.strides == (0,) and len(codes):  # one code for every track (a broadcast)
             if codes[0] < 0:
                 return state
@@ -252,6 +256,16 @@ class Ledger:
             self.ids = self.ids[kept]
         self.rng.compact(kept)
         return compact_state(state, kept, len(codes))
+
+    def _make_marks(self, state) -> None:
+        """Each mark's per-track array, in its state array's integer type (int32 where
+        there is none, or a wider one): writing a byte or two a track, not four."""
+        for name in self.model.marks:
+            values = state.get(name)
+            dtype = np.dtype(np.int32)
+            if values is not None and values.dtype.kind in "iu" and values.dtype.itemsize <= 4:
+                dtype = values.dtype
+            self.mark_of[name] = np.zeros(self.n_tracks, dtype=dtype)
 
     def _observed_counts(self, state, t):
         """(field, histogram of the active tracks' values after step ``t``), per field."""
