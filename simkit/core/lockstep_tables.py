@@ -12,13 +12,16 @@ variant: no compaction of its own, no per-track outcome array; the tracks that h
 under every variant leave the block together, and their joint outcome is counted then.
 
 The first step is cheaper still: every track starts in one state under each variant, so
-the step's codes under all the variants are a function of the draw alone; the block looks
-up one combined code a track (:func:`_first_step`) and counts them once.
+the step's codes under all the variants are a function of the draw alone
+(:func:`_first_step`: each draw's combination of codes); the block counts its draws by
+value, folds the counts into the combinations, and looks up only the tracks that go on.
 
 Each variant's histogram is exactly that of ``simulate(variant, n, seed,
 positional=True)`` (a test holds them equal), and the joint outcome table of each variant
 against the first (the baseline) is that of their per-track outcomes; so a paired
-comparison of such variants costs about one run (the draws, the lookups) and a count.
+comparison of such variants costs less than two runs: one set of draws, a lookup a
+variant, a count (``bench/bench_paired.py --only cost``: x1.7-1.8 one plain run for the
+dying track's two variants).
 The variants must agree on what they draw (the same width and the same ``k`` at every
 step; :class:`~simkit.core.lockstep.LockstepMismatch` otherwise) and keep no marks or
 observations.
