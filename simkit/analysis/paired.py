@@ -23,8 +23,10 @@ per-track differences ``d_i = y_i - x_i`` (an unresolved track counted as the me
 rule says): ``diff`` their mean, the normal interval ``diff +- z sd(d) / sqrt(n)`` and
 the two-sided z test of ``diff == 0`` (:func:`paired_mean_test`).
 
-:func:`paired_runs` runs a list of variants at one point this way and returns, per
-variant, its counts and the paired statistics against the baseline (the first).
+:func:`paired_runs` runs a list of variants at one point this way (stepped together
+where they draw alike: :mod:`simkit.core.lockstep`, :mod:`simkit.core.lockstep_tables`)
+and returns, per variant, its counts and the paired statistics against the baseline (the
+first).
 """
 
 from __future__ import annotations
@@ -282,8 +284,12 @@ def paired_runs(
     """Run ``models`` (variants of one model at one point, the baseline first) on the
     same positional streams of ``seed``; the joint outcome table of each against the
     baseline, and the paired tests of its events and means (``level``: their intervals'
-    confidence level). Only the baseline's per-track values are kept while the others
-    run."""
+    confidence level). Variants of a table-driven kernel step together by their tables
+    (:func:`simkit.core.lockstep_tables.simulate_tables`: one draw, a lookup a variant,
+    the joint counted as tracks leave), those of a kernel that draws by plan by their
+    kernels on one draw (:func:`simkit.core.lockstep.simulate_lockstep`), the others one
+    after the other; the numbers are the same whichever way. Only the baseline's
+    per-track values are kept while the others run."""
     from simkit.core.engine import simulate
     from simkit.core.lockstep import LockstepMismatch, simulate_lockstep
     from simkit.core.lockstep_tables import simulate_tables, steps_by_table

@@ -189,8 +189,8 @@ class Dying(Rules):
     presets: ClassVar[dict[str, dict[str, Any]]] = {"seed": {}, "pf2e-core": PF2E_CORE}
     ambiguities: ClassVar[tuple[Ambiguity, ...]] = AMBIGUITIES
     has_exact: ClassVar[bool] = True
-    #: one draw a step whose width follows the horizon, ``heal_round`` and the enemy's
-    #: odds, never a track's state (:mod:`simkit.core.lockstep`)
+    #: its draws at a step (how many, their widths) follow the horizon, ``heal_round``
+    #: and the enemy's odds, never a track's state (:mod:`simkit.core.lockstep`)
     lockstep: ClassVar[bool] = True
 
     start: int = param(
