@@ -31,6 +31,7 @@ __all__ = [
     "Layout",
     "redraw",
     "stream_key",
+    "track_keys",
 ]
 
 #: SplitMix64's increment (2**64 over the golden ratio, odd).
@@ -283,3 +284,22 @@ def redraw(v: np.ndarray, bad: np.ndarray, seg: np.ndarray, index: np.ndarray, k
         left = ~got
         bad, seg, index = bad[left], seg[left], index[left]
         first += n_rounds
+
+
+#: The increment between the keys of consecutive tracks of a stream (the fight loop's dice).
+_TRACK_GAMMA = 0xC2B2AE3D27D4EB4F
+
+
+def track_keys(stream_keys, counts) -> np.ndarray:
+    """(sum(counts),) uint64: the dice key of each track of a block, stream by stream, the
+    track at position ``p`` of a stream keyed ``s`` getting ``mix64(s + (p + 1) *
+    gamma)`` (:mod:`simkit.fight.dice`): a function of the seed, the stream and the
+    position alone."""
+    out = []
+    for s, c in zip(stream_keys, counts):
+        z = (np.arange(1, int(c) + 1, dtype=np.uint64) * np.uint64(_TRACK_GAMMA)) + np.uint64(
+            s & _MASK64
+        )
+        _mix_into(z, np.empty_like(z))
+        out.append(z)
+    return np.concatenate(out) if out else np.zeros(0, dtype=np.uint64)

@@ -276,6 +276,15 @@ class BlockRng:
         )
         return scaled(v)
 
+    def track_keys(self) -> np.ndarray:
+        """(n_active,) uint64: each track's dice key for a loop that draws by counter
+        (:func:`simkit.core.counter.track_keys`): a function of the seed, the stream and the
+        track's position in it. Asked for before any track has left the block."""
+        if getattr(self, "_pos", None) is not None:
+            raise RuntimeError("track_keys: asked for after tracks left the block")
+        keys = [counter.stream_key(g) for g in self._gens]
+        return counter.track_keys(keys, self._counts.tolist())
+
     def compact(self, kept: np.ndarray) -> None:
         """Keep only the tracks at positions ``kept`` (sorted indices into the active set)."""
         bounds = np.concatenate(([0], np.cumsum(self._counts)))

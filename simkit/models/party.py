@@ -912,8 +912,21 @@ class Party(Rules):
     #: ``(name, value)`` pairs of :data:`LINEUP_PARAMS`; the first is the rules' own.
     #: Empty: one fight, the rules' own lineup. Not a parameter of the command line.
     lineups: tuple = ()
+    #: How the Monte Carlo plays the fight: ``kernel`` (the vectorised kernel, the default)
+    #: or ``loop`` (the compiled per-track loop of :mod:`simkit.fight`, issue 28's first
+    #: stage: its own dice, the same rules; :mod:`simkit.models.party_loop` says what it does
+    #: not play yet). Not a parameter of the command line; the exact solver ignores it.
+    engine: str = "kernel"
 
     def validate(self) -> None:
+        if self.engine not in ("kernel", "loop"):
+            raise ParamError(f"engine must be 'kernel' or 'loop', got {self.engine!r}")
+        if self.engine == "loop":
+            from simkit.fight.tables import supported
+
+            why = supported(self)
+            if why is not None:
+                raise ParamError(f"engine='loop': {why}")
         if self.monsters is not None and self.xp_budget is not None:
             raise ParamError("monsters and xp_budget are exclusive: give one of them")
         if self.hp is not None:
@@ -1275,6 +1288,10 @@ class Party(Rules):
         """A block of ``n`` fresh fights, or of fights from ``start`` (its ``n`` rows: HP,
         max HP, hero points, slots, heals, PP, PE, wounded, the dead, the check penalty). A PC
         at 0 HP and alive in ``start`` begins stable; ``hp`` then does not apply."""
+        if self.engine == "loop":
+            from simkit.models import party_loop
+
+            return party_loop.init(self, n, rng, start)
         F = self.fighters
         L = _lineups(self)
         P, M = len(F.pcs), L.M
@@ -1382,6 +1399,10 @@ class Party(Rules):
 
     def carry(self, state: FightState, rows: np.ndarray) -> FightStart:
         """What tracks ``rows`` of ``state`` hand to a next fight (:class:`FightStart`)."""
+        if self.engine == "loop":
+            from simkit.models import party_loop
+
+            return party_loop.carry(self, state, rows)
         S = state
 
         def rows_of(a):  # (take along axis 0: a row index a[rows] is much slower)
@@ -1403,6 +1424,10 @@ class Party(Rules):
         )
 
     def step(self, state, t, rng):
+        if self.engine == "loop":
+            from simkit.models import party_loop
+
+            return party_loop.step(self, state, t, rng)
         S = state
         m = len(S["hp"])
         D = self.draw(rng, m)

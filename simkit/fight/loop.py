@@ -1,0 +1,228 @@
+"""The fight loop: one track at a time, from the initiative to the end of the care.
+
+Written once, per track, as scalar code; numba compiles it (``njit``, ``cache=True``) and
+spreads a block's tracks over threads (``prange``). Each track's dice come from its own
+key (:mod:`simkit.fight.dice`), so the numbers do not depend on the block, the threads or
+the workers. A step is a round (the model's time unit): the rounds of fighting, then the
+rounds of care after a won fight or a retreat (AP-7).
+
+The round (P-01): every combatant acts in the acting order; a PC knocked out moves to just
+before the monster whose turn it is (R0-03) and so does not act again this round; at the
+end of the round the party retreats with ``retreat_at`` PCs down (AP-8). After the fight
+each conscious cleric heals or gives first aid and the dying make their checks (AP-7)
+until none is dying.
+"""
+
+from __future__ import annotations
+
+from simkit.fight import tables as t
+from simkit.fight._jit import njit, prange
+from simkit.fight.dice import d20
+from simkit.fight.phases import (
+    RETREAT,
+    VICTORY,
+    VICTORY_DEATHS,
+    check_defeat,
+    dying_turn,
+    fighting,
+    first_aid,
+    first_with,
+    heal,
+    knock_out,
+)
+from simkit.fight.state import (
+    AREA_LEFT,
+    COND,
+    DEAD,
+    DEATHS,
+    DYING,
+    FIGHT,
+    FLED,
+    HEALS,
+    HERO,
+    HP,
+    HP_MAX,
+    KNOCKOUTS,
+    LOW,
+    MASSIVE,
+    MHP,
+    OUTCOME,
+    PHASE,
+    ROUNDS,
+    SLOTS,
+    STABLE,
+    STEP,
+    UP,
+    WON,
+    init_key,
+    mon,
+    order,
+    pc,
+)
+from simkit.fight.tactics import monster_turn, pc_turn
+
+__all__ = ["fresh", "play", "play_block", "start", "start_block"]
+
+#: Tracks a thread takes at a time.
+CHUNK = 256
+
+
+@njit(cache=True)
+def victory(S):
+    """The won outcome: with or without deaths."""
+    return VICTORY_DEATHS if S[DEATHS] else VICTORY
+
+
+@njit(cache=True)
+def roll_initiative(S, T):
+    """P-01, AP-1: every combatant's d20 + Perception (a PC's with its check penalty, P-10);
+    higher acts first; ties as :func:`simkit.rules.initiative.initiative_keys` orders them."""
+    P, M = T[t.H_P], T[t.H_M]
+    for c in range(P + M):
+        perc = t.pcn(T, c, t.PERC) if c < P else t.monn(T, c - P, t.M_PERC)
+        S[init_key(P, M, c)] = (d20(S) + perc) * 256 + t.tie(T, c)
+        S[order(P, M, c)] = c
+    for a in range(1, P + M):  # insertion sort, highest key first
+        c = S[order(P, M, a)]
+        b = a - 1
+        while b >= 0 and S[init_key(P, M, S[order(P, M, b)])] < S[init_key(P, M, c)]:
+            S[order(P, M, b + 1)] = S[order(P, M, b)]
+            b -= 1
+        S[order(P, M, b + 1)] = c
+
+
+@njit(cache=True)
+def fresh(S, T):
+    """Every PC at its numbers: full HP, its spells, ``hero_points`` (the monsters are set
+    by :func:`start`)."""
+    for k in range(T[t.H_P]):
+        S[pc(k, HP)] = t.pcn(T, k, t.HP_MAX)
+        S[pc(k, HP_MAX)] = t.pcn(T, k, t.HP_MAX)
+        S[pc(k, MASSIVE)] = t.pcn(T, k, t.MASSIVE)
+        S[pc(k, LOW)] = t.pcn(T, k, t.LOW)
+        S[pc(k, HERO)] = t.pcn(T, k, t.HERO0)
+        S[pc(k, SLOTS)] = t.pcn(T, k, t.SLOTS0)
+        S[pc(k, HEALS)] = t.pcn(T, k, t.HEALS0)
+        S[pc(k, COND)] = UP
+
+
+@njit(cache=True)
+def start(S, T, given):
+    """Step 0 of a track whose PCs are set (:func:`fresh`, or a start's values with
+    ``given``); its outcome if it ends there.
+
+    Without a start, ``hp`` caps every PC's HP (R0-01) and ``hp=0`` knocks every PC out
+    before round 1 (dying ``start_dying``, the recovery DC of the lineup's first monster;
+    no move, not counted). With a monster and no PC conscious the fight is lost at once
+    (AP-9); with no monster it is won, and ends now when every PC is conscious."""
+    P, M = T[t.H_P], T[t.H_M]
+    for j in range(M):
+        S[mon(P, j, MHP)] = t.monn(T, j, t.M_HP)
+        S[mon(P, j, AREA_LEFT)] = t.monn(T, j, t.M_USES)
+    S[PHASE] = FIGHT if M else WON
+    S[OUTCOME] = -1
+    roll_initiative(S, T)
+    cap = t.opt(T, t.HP_CAP)
+    if cap >= 0 and not given:
+        for k in range(P):
+            S[pc(k, HP)] = min(S[pc(k, HP)], cap)
+        if cap == 0:
+            for k in range(P):
+                knock_out(S, T, k, 0, t.opt(T, t.START_DC), -1, 1)
+            S[KNOCKOUTS] = 0
+    check_defeat(S, T)
+    if S[OUTCOME] < 0 and S[PHASE] == WON:
+        if first_with(S, T, DYING, STABLE) < 0 and first_with(S, T, DEAD, DEAD) < 0:
+            S[OUTCOME] = victory(S)
+    return S[OUTCOME]
+
+
+@njit(cache=True)
+def fight_round(S, T):
+    """Every combatant's turn in the acting order (P-01); the next turn is the one after
+    the turn in progress, wherever a knock-out moved someone (R0-03)."""
+    P, M = T[t.H_P], T[t.H_M]
+    at = 0
+    while at < P + M and fighting(S):
+        who = S[order(P, M, at)]
+        if who < P:
+            pc_turn(S, T, who)
+        elif S[mon(P, who - P, MHP)] > 0:
+            monster_turn(S, T, who - P)
+        at = 0
+        while S[order(P, M, at)] != who:
+            at += 1
+        at += 1
+
+
+@njit(cache=True)
+def care_round(S, T):
+    """AP-7: each conscious cleric heals the first PC at 0 HP (a heal left) or gives first
+    aid to the first dying PC; then every dying PC takes its turn."""
+    P = T[t.H_P]
+    for c in range(P):
+        if t.pcn(T, c, t.ROLE) != t.CLERIC or S[pc(c, COND)] != UP:
+            continue
+        k = first_with(S, T, DYING, STABLE)
+        if S[pc(c, HEALS)] > 0 and k >= 0:
+            heal(S, T, c, k)
+            continue
+        k = first_with(S, T, DYING, DYING)
+        if k >= 0:
+            first_aid(S, T, c, k)
+    for k in range(P):
+        if S[pc(k, COND)] == DYING:
+            dying_turn(S, T, k)
+
+
+@njit(cache=True)
+def play_round(S, T):
+    """One step: a round of the fight, or of the care after it; the outcome if it ends."""
+    if S[PHASE] == FIGHT:
+        S[ROUNDS] += 1
+        fight_round(S, T)
+        retreat_at = t.opt(T, t.RETREAT_AT)
+        if fighting(S) and retreat_at >= 0:  # AP-8: the end of the round
+            down = 0
+            for k in range(T[t.H_P]):
+                if S[pc(k, COND)] != UP:
+                    down += 1
+            if down >= retreat_at:
+                S[PHASE] = FLED
+    elif S[OUTCOME] < 0:
+        care_round(S, T)
+    if S[OUTCOME] < 0 and S[PHASE] != FIGHT and first_with(S, T, DYING, DYING) < 0:
+        S[OUTCOME] = victory(S) if S[PHASE] == WON else RETREAT
+    return S[OUTCOME]
+
+
+@njit(cache=True)
+def play(S, T, horizon):
+    """The track's rounds from step 1 until it ends or ``horizon`` (its outcome, or -1)."""
+    for step in range(1, horizon + 1):
+        S[STEP] = step
+        if play_round(S, T) >= 0:
+            return S[OUTCOME]
+    return -1
+
+
+@njit(cache=True, parallel=True)
+def start_block(rows, T, given):
+    """Step 0 of every track of a block (its rows; threads over chunks of tracks): fresh,
+    or from the PCs' values already in the rows (``given``)."""
+    n = rows.shape[0]
+    for c in prange((n + CHUNK - 1) // CHUNK):
+        for i in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
+            if not given:
+                fresh(rows[i], T)
+            start(rows[i], T, given)
+
+
+@njit(cache=True, parallel=True)
+def play_block(rows, T, horizon):
+    """:func:`play` on every track of a block still going (``OUTCOME < 0``)."""
+    n = rows.shape[0]
+    for c in prange((n + CHUNK - 1) // CHUNK):
+        for i in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
+            if rows[i, OUTCOME] < 0:
+                play(rows[i], T, horizon)

@@ -1,0 +1,298 @@
+"""What happens to a PC in a fight, one rule a function, for one track.
+
+Each function reads and writes one track's row ``S`` (:mod:`simkit.fight.state`) through
+the packed tables ``T`` (:mod:`simkit.fight.tables`), whose every number comes from the
+rules' scalar references: the functions here only say when a rule applies. Rule ids as in
+``docs/rules.md``.
+"""
+
+from __future__ import annotations
+
+from simkit.fight import tables as t
+from simkit.fight._jit import njit
+from simkit.fight.dice import below, d20
+from simkit.fight.state import (
+    COND,
+    DC,
+    DEAD,
+    DEAD_MASK,
+    DEATHS,
+    DEATHS_AFTER_DEFEAT,
+    DEATHS_AFTER_FIGHT,
+    DEATHS_IN_FIGHT,
+    DYING,
+    DYING_V,
+    FIGHT,
+    HEALS,
+    HEALS_SPENT,
+    HERO,
+    HERO_SPENT,
+    HP,
+    HP_MAX,
+    KNOCKOUTS,
+    MASSIVE,
+    MHP,
+    OUTCOME,
+    PHASE,
+    STABLE,
+    UP,
+    WON,
+    WOUNDED,
+    mon,
+    order,
+    pc,
+)
+
+__all__ = [
+    "DEFEAT",
+    "RETREAT",
+    "VICTORY",
+    "VICTORY_DEATHS",
+    "dying_turn",
+    "first_aid",
+    "heal",
+    "hit_monster",
+    "knock_out",
+    "roll",
+    "take_damage",
+]
+
+#: The party's outcomes (``Party.outcomes``), by index.
+VICTORY, VICTORY_DEATHS, RETREAT, DEFEAT = 0, 1, 2, 3
+
+
+@njit(cache=True)
+def roll(S, T, d):
+    """One sum of dice expression ``d``: a table of sums, or one draw a die."""
+    width = t.dice_row(T, d, t.D_WIDTH)
+    if width:
+        return t.dice_sum(T, t.dice_row(T, d, t.D_OFF) + below(S, width))
+    total = t.dice_row(T, d, t.D_BONUS)
+    sides = t.dice_row(T, d, t.D_SIDES)
+    for _ in range(t.dice_row(T, d, t.D_COUNT)):
+        total += below(S, sides) + 1
+    return total
+
+
+# -- who is where -------------------------------------------------------------------------
+@njit(cache=True)
+def fighting(S):
+    """Whether the track's fight goes on (not won, fled or ended)."""
+    return S[PHASE] == FIGHT and S[OUTCOME] < 0
+
+
+@njit(cache=True)
+def first_with(S, T, a, b):
+    """The first PC (party order) whose condition is ``a`` or ``b``; -1 if none."""
+    for k in range(T[t.H_P]):
+        c = S[pc(k, COND)]
+        if c == a or c == b:
+            return k
+    return -1
+
+
+@njit(cache=True)
+def count_with(S, T, a, b):
+    """How many PCs have condition ``a`` or ``b``."""
+    n = 0
+    for k in range(T[t.H_P]):
+        c = S[pc(k, COND)]
+        if c == a or c == b:
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def nth_with(S, T, a, b, n):
+    """The ``n``-th (0-based) PC whose condition is ``a`` or ``b``; -1 if none."""
+    for k in range(T[t.H_P]):
+        c = S[pc(k, COND)]
+        if c == a or c == b:
+            if n == 0:
+                return k
+            n -= 1
+    return -1
+
+
+# -- a PC's states ------------------------------------------------------------------------
+@njit(cache=True)
+def kill(S, k, defeat):
+    """PC ``k`` dies (R0-04, R0-12, R0-13): 0 HP, dead for good (R0-15); the death is
+    counted by cause: slain at a defeat (AP-9), in the fight, or in the care after it."""
+    if S[pc(k, COND)] == DEAD:
+        return
+    S[pc(k, COND)] = DEAD
+    S[pc(k, HP)] = 0
+    S[pc(k, DYING_V)] = 0
+    S[DEATHS] += 1
+    if defeat:
+        S[DEATHS_AFTER_DEFEAT] += 1
+    elif S[PHASE] == FIGHT:
+        S[DEATHS_IN_FIGHT] += 1
+    else:
+        S[DEATHS_AFTER_FIGHT] += 1
+    S[DEAD_MASK] |= 1 << k
+
+
+@njit(cache=True)
+def leave_dying(S, T, k):
+    """PC ``k`` loses the dying condition; its wounded value rises (A0-2)."""
+    if S[pc(k, COND)] == DYING:
+        S[pc(k, WOUNDED)] = t.wafter(T, S[pc(k, WOUNDED)])
+    S[pc(k, DYING_V)] = 0
+
+
+@njit(cache=True)
+def stabilize(S, T, k):
+    """Stable at 0 HP, unconscious (R0-08, R1-02)."""
+    leave_dying(S, T, k)
+    S[pc(k, COND)] = STABLE
+
+
+@njit(cache=True)
+def dying_to(S, T, k, old, new, knockout):
+    """Dying of PC ``k`` goes from ``old`` to ``new``: stable (R0-08), a hero point (R0-10,
+    A0-3, A0-7), dead (R0-04) or dying ``new``, as :func:`simkit.rules.hero_points.rise`."""
+    res = t.rise(T, 1 if S[pc(k, HERO)] > 0 else 0, knockout, old, new)
+    if res == t.R_STABLE:
+        stabilize(S, T, k)
+    elif res == t.R_HERO and t.opt(T, t.HERO_REVIVE):  # R0-10: back at 1 HP, conscious
+        leave_dying(S, T, k)
+        S[pc(k, HERO)] -= 1
+        S[HERO_SPENT] += 1
+        S[pc(k, COND)] = UP
+        S[pc(k, HP)] = 1
+    elif res == t.R_HERO:  # pf2e-core: every point, stable at 0 HP, no wounded
+        S[HERO_SPENT] += S[pc(k, HERO)]
+        S[pc(k, HERO)] = 0
+        S[pc(k, COND)] = STABLE
+        S[pc(k, DYING_V)] = 0
+    elif res == t.R_DEAD:
+        kill(S, k, False)
+    else:
+        S[pc(k, COND)] = DYING
+        S[pc(k, DYING_V)] = new
+
+
+@njit(cache=True)
+def move_before(S, T, k, j):
+    """R0-03, AP-2: PC ``k`` knocked out by monster ``j`` moves to just before ``j`` in the
+    acting order (so it does not act again this round)."""
+    P, M = T[t.H_P], T[t.H_M]
+    n = P + M
+    w = 0
+    for r in range(n):  # take k out
+        c = S[order(P, M, r)]
+        if c != k:
+            S[order(P, M, w)] = c
+            w += 1
+    at = 0
+    while S[order(P, M, at)] != P + j:
+        at += 1
+    for r in range(n - 1, at, -1):  # and in again, before j
+        S[order(P, M, r)] = S[order(P, M, r - 1)]
+    S[order(P, M, at)] = k
+
+
+@njit(cache=True)
+def knock_out(S, T, k, crit, dc, by, start):
+    """PC ``k`` falls to 0 HP (R0-02, R0-03, R0-12) from a source of recovery DC ``dc``;
+    ``by``: the monster whose turn it is (the PC moves before it, R0-03), -1 for no move;
+    ``start``: 0 a fight's knock-out (dying 1), 1 a fight begun at 0 HP (``start_dying``)."""
+    S[pc(k, HP)] = 0
+    S[KNOCKOUTS] += 1
+    if by >= 0:
+        move_before(S, T, k, by)
+    trait = t.opt(T, t.TRAIT)
+    if trait == t.DEATH:  # R0-12
+        kill(S, k, False)
+    elif trait == t.NONLETHAL:  # R0-02, R0-03: unconscious, not dying
+        S[pc(k, COND)] = STABLE
+        S[pc(k, DYING_V)] = 0
+    else:  # R0-03, R0-06, A0-2
+        S[pc(k, DC)] = dc
+        dying_to(S, T, k, 0, t.ko(T, start, crit, S[pc(k, WOUNDED)]), 1)
+
+
+@njit(cache=True)
+def take_damage(S, T, k, dmg, crit, dc, by):
+    """``dmg`` (> 0) HP of damage to PC ``k`` from monster ``by`` (R0-03, R0-09, R0-13);
+    ``crit``: 1 for a critical (a strike's critical hit, a save's critical failure)."""
+    cond = S[pc(k, COND)]
+    if cond == DEAD:
+        return
+    if dmg >= S[pc(k, MASSIVE)]:  # R0-13: the hit's whole damage
+        kill(S, k, False)
+        return
+    if cond == UP:
+        S[pc(k, HP)] = max(S[pc(k, HP)] - dmg, 0)
+        if S[pc(k, HP)] == 0:
+            knock_out(S, T, k, crit, dc, by, 0)
+        return
+    # at 0 HP: what a knock-out by that damage does, without a move (R0-09)
+    trait = t.opt(T, t.TRAIT)
+    if trait == t.DEATH:
+        kill(S, k, False)
+    elif trait == t.NONLETHAL:
+        return
+    elif cond == STABLE:
+        knock_out(S, T, k, crit, dc, -1, 0)
+    else:  # dying: A0-1, A0-2, A0-6; the higher DC (R0-09)
+        old = S[pc(k, DYING_V)]
+        S[pc(k, DC)] = max(S[pc(k, DC)], dc)
+        dying_to(S, T, k, old, t.hit(T, old, crit, S[pc(k, WOUNDED)]), 0)
+
+
+@njit(cache=True)
+def check_defeat(S, T):
+    """Every PC at 0 HP while the fight goes on: defeat; ``after_defeat=slain`` kills the
+    downed (AP-9)."""
+    if not fighting(S) or first_with(S, T, UP, UP) >= 0:
+        return
+    if t.opt(T, t.SLAIN):
+        for k in range(T[t.H_P]):
+            c = S[pc(k, COND)]
+            if c == DYING or c == STABLE:
+                kill(S, k, True)
+    S[OUTCOME] = DEFEAT
+
+
+# -- healing, first aid, the dying turn ---------------------------------------------------
+@njit(cache=True)
+def heal(S, T, c, k):
+    """Cleric ``c`` heals PC ``k`` (P-05; R0-01, R0-04): back at 1 HP or more, conscious
+    and no longer dying."""
+    hp = min(S[pc(k, HP)] + roll(S, T, t.pcn(T, c, t.HEAL)), S[pc(k, HP_MAX)])
+    if S[pc(k, COND)] != UP and hp >= 1:
+        leave_dying(S, T, k)
+        S[pc(k, COND)] = UP
+    S[pc(k, HP)] = hp
+    S[pc(c, HEALS)] -= 1
+    S[HEALS_SPENT] += 1
+
+
+@njit(cache=True)
+def first_aid(S, T, c, k):
+    """Cleric ``c``'s first aid on dying PC ``k`` (R1-02, AP-4): stable on a success."""
+    if t.aid(T, c, d20(S)):
+        stabilize(S, T, k)
+
+
+@njit(cache=True)
+def dying_turn(S, T, k):
+    """A dying PC's turn: the recovery check (R0-05..R0-07, A0-4), then what the new value
+    does (:func:`dying_to`)."""
+    old = S[pc(k, DYING_V)]
+    dying_to(S, T, k, old, old + t.rec(T, k, S[pc(k, DC)], old, d20(S)), 0)
+
+
+# -- the monsters -------------------------------------------------------------------------
+@njit(cache=True)
+def hit_monster(S, T, j, dmg):
+    """``dmg`` to monster ``j``; at 0 HP it is dead (R0-02); none left: the party won."""
+    P, M = T[t.H_P], T[t.H_M]
+    S[mon(P, j, MHP)] = max(S[mon(P, j, MHP)] - dmg, 0)
+    for x in range(M):
+        if S[mon(P, x, MHP)] > 0:
+            return
+    S[PHASE] = WON

@@ -1,0 +1,547 @@
+"""Every number the fight loop reads, built from the rules' scalar references.
+
+The loop (:mod:`simkit.fight.loop`) never grades a check or moves a dying value itself: it
+reads tables made here by calling the rules' own scalar functions on every case it can
+meet, so a rule has one home (its module in :mod:`simkit.rules`) and the loop only says
+when it applies:
+
+- ``deg[roll - 1, margin + MARGIN]``: the degree of success (R0-05,
+  :func:`simkit.rules.dice.degree`) by natural d20 and bonus minus DC;
+- ``rec[k, dc, dying, roll - 1]``: PC ``k``'s recovery check (R0-05..R0-07, A0-4,
+  :func:`simkit.rules.recovery_check.recovery_delta`) by recovery DC (an index into
+  ``dcs``), dying value and roll;
+- ``rise[held, knockout, old, new]``: what dying moving from ``old`` to ``new`` does
+  (R0-04, R0-08, R0-10, A0-3, A0-7, :func:`simkit.rules.hero_points.rise`);
+- ``ko[start, crit, wounded]``, ``hit[dying, crit, wounded]``, ``wafter[wounded]``: the dying
+  value of a knock-out and of a hit while dying, the wounded value after dying
+  (R0-03, R0-09, A0-1, A0-2, A0-6, :mod:`simkit.rules.dying_damage`);
+- ``aid[k, roll - 1]``: PC ``k``'s first aid (R1-02, AP-4, :mod:`simkit.rules.first_aid`);
+- ``strike_x[deg]``, ``basic_x2[deg]``: a strike's and a basic save's damage multipliers
+  (P-03, P-04, :mod:`simkit.rules.strike`); ``pmap``/``mmap``: the multiple attack
+  penalties (P-02); the AC of a PC at 0 HP (R0-11) in ``pcn[:, AC_DOWN]``;
+- ``tie``: the initiative ties (AP-1, :func:`simkit.rules.initiative.initiative_keys`);
+- ``dice``/``sums``: each dice expression's sums (:func:`simkit.rules.dice.dice_table`).
+
+Dying values are clamped at ``V`` and wounded values at ``V`` in the lookups, past which
+no rule changes its answer (both only rise towards death).
+
+The rules object is read by its attributes (a :class:`simkit.models.party.Party`): this
+module imports nothing from the models.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+
+import numpy as np
+
+from simkit.core.params import ParamError
+from simkit.fight._jit import njit
+from simkit.rules import dying_damage, first_aid, guide, hero_points, initiative, recovery_check
+from simkit.rules.dice import MAX_DICE_TABLE, Dice, degree, dice_table
+from simkit.rules.massive_damage import is_massive
+from simkit.rules.strike import BASIC_X2, STRIKE_MULT, map_penalty, pc_map, strike_ac
+
+__all__ = ["Tables", "build", "edge_of", "pack", "supported"]
+
+#: Margins (bonus - DC) beyond +-MARGIN grade every roll as at +-MARGIN.
+MARGIN = 40
+#: Roles: what a PC does on its turn (:mod:`simkit.fight.tactics`).
+STRIKER, CLERIC, WIZARD = 0, 1, 2
+# -- pcn columns (per PC) -----------------------------------------------------------------
+(
+    HP_MAX,
+    AC,
+    AC_DOWN,
+    REFLEX,
+    FORT,
+    PERC,
+    ATK,
+    ROLE,
+    SPELL_DC,
+    HEALS0,
+    SLOTS0,
+    DMG,
+    AREA,
+    CANTRIP,
+    HEAL,
+    LOW,
+    MASSIVE,
+    HERO0,
+) = range(18)
+N_PCN = 18
+# -- monn columns (per monster) -----------------------------------------------------------
+M_HP, M_AC, M_REFLEX, M_PERC, M_ATK, M_RDC, M_SDC, M_DMG, M_AREA, M_USES, M_EDGE = range(11)
+N_MONN = 11
+# -- dice rows ----------------------------------------------------------------------------
+D_COUNT, D_SIDES, D_BONUS, D_WIDTH, D_OFF = range(5)
+# -- options ------------------------------------------------------------------------------
+(
+    ATTACKS,
+    HERO_REVIVE,
+    TRAIT,
+    TARGET_DOWNED,
+    DOWNED_EDGE,
+    DOWNED_RANDOM,
+    MONSTER_TARGET,
+    PC_SPREAD,
+    SLAIN,
+    RETREAT_AT,
+    MAX_ROUNDS,
+    HP_CAP,
+    START_DYING,
+    START_DC,
+    AREA_ON,
+    V,
+    WOUNDED_RULE,
+) = range(17)
+N_OPT = 17
+LETHAL, DEATH, NONLETHAL = 0, 1, 2
+NEVER, SOMETIMES, ALWAYS = 0, 1, 2
+T_RANDOM, T_WEAKEST, T_FOCUS = 0, 1, 2
+#: rise codes (:mod:`simkit.rules.hero_points`)
+R_STABLE, R_HERO, R_DEAD, R_CARRY = (
+    hero_points.STABLE,
+    hero_points.HERO,
+    hero_points.DEAD,
+    hero_points.CARRY_ON,
+)
+
+Tables = namedtuple(
+    "Tables",
+    [
+        "pcn",  # (P, N_PCN) int64
+        "pmap",  # (P, 2) int64
+        "monn",  # (M, N_MONN) int64
+        "mmap",  # (attacks,) int64
+        "dice",  # (D, 5) int64
+        "sums",  # (S,) int64
+        "deg",  # (20, 2 MARGIN + 1) int64
+        "strike_x",  # (4,) int64
+        "basic_x2",  # (4,) int64
+        "rec",  # (P, n_dc, V + 1, 20) int64
+        "dc_index",  # (max DC + 1,) int64: a DC's index in rec
+        "rise",  # (2, 2, V + 1, V + 1) int64
+        "ko",  # (2, 2, V + 1) int64: [a fight's knock-out / hp=0's start_dying, crit, wounded]
+        "hit",  # (V + 1, 2, V + 1) int64
+        "wafter",  # (V + 1,) int64
+        "aid",  # (P, 20) int64
+        "tie",  # (P + M,) int64
+        "opt",  # (N_OPT,) int64
+    ],
+)
+
+#: Options the loop plays in this release, with the values it takes (the rest: a refusal).
+_REFUSED = {
+    "rules": ("seed001",),
+}
+
+
+def supported(rules) -> str | None:
+    """None when the loop plays ``rules``, else one line saying what it does not play yet."""
+    for name, bad in _REFUSED.items():
+        if getattr(rules, name) in bad:
+            return f"the compiled fight loop does not play {name}={getattr(rules, name)} yet"
+    if len(rules.lineup_rules) > 1:
+        return "the compiled fight loop plays one lineup a run (with_lineups: not yet)"
+    F = rules.fighters
+    if not F.pcs:
+        return "the compiled fight loop needs at least one PC"
+    return None
+
+
+def edge_of(p: float) -> int:
+    """The 32-bit edge of a chance ``p``: it happens when a uniform 32-bit word is below
+    it (the fight kernels' cells, :func:`simkit.rules.guide.cell_guide`)."""
+    return int(guide.cell_guide((p, 1.0 - p))[0][1])
+
+
+class _Dice:
+    """The dice expressions of a fight, each a row of ``dice`` and its sums in ``sums``."""
+
+    def __init__(self):
+        self.rows: list[tuple[int, int, int, int, int]] = []
+        self.parts: list[np.ndarray] = []
+        self.ids: dict[str, int] = {}
+        self.size = 0
+
+    def __call__(self, text) -> int:
+        if not text:
+            return -1
+        if text not in self.ids:
+            d = Dice.parse(text)
+            width = d.sides**d.count if d.count else 0
+            if d.count and width <= MAX_DICE_TABLE:
+                self.parts.append(dice_table(text).astype(np.int64))
+                self.rows.append((d.count, d.sides, d.bonus, width, self.size))
+                self.size += width
+            else:  # one draw a die
+                self.rows.append((d.count, d.sides, d.bonus, 0, 0))
+            self.ids[text] = len(self.rows) - 1
+        return self.ids[text]
+
+
+def _massive_at(hp_max: int) -> int:
+    """The least damage that kills outright (R0-13, :func:`is_massive`)."""
+    lo, hi = 1, max(1, 4 * hp_max + 2)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if is_massive(mid, hp_max):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def build(rules) -> Tables:
+    """The tables of ``rules``' fight (a :class:`~simkit.models.party.Party`); a
+    :class:`~simkit.core.params.ParamError` for what the loop does not play."""
+    why = supported(rules)
+    if why is not None:
+        raise ParamError(why)
+    F = rules.fighters
+    P, M = len(F.pcs), len(F.monsters)
+    pen = int(rules.check_penalty)
+    opts = rules.dying_options
+    dice = _Dice()
+    pcn = np.zeros((P, N_PCN), dtype=np.int64)
+    pmap = np.zeros((P, 2), dtype=np.int64)
+    for k, p in enumerate(F.pcs):
+        wizard = bool(p.area and p.cantrip)
+        role = CLERIC if p.role == "cleric" else WIZARD if p.role == "wizard" else STRIKER
+        if role == WIZARD and not wizard:
+            role = STRIKER
+        if role == CLERIC and not p.heal:
+            role = STRIKER
+        pcn[k] = (
+            p.hp,
+            strike_ac(p.ac, False),
+            strike_ac(p.ac, True),  # R0-11
+            p.reflex + pen,
+            p.fort + pen,
+            p.perception + pen,
+            p.attack + pen,
+            role,
+            p.spell_dc or 0,
+            p.heals,
+            p.slots,
+            dice(p.damage),
+            dice(p.area) if wizard else -1,
+            dice(p.cantrip) if wizard else -1,
+            dice(p.heal),
+            # "at or below heal_below of its max HP", for integer HP
+            math.floor(rules.heal_below * p.hp),
+            _massive_at(p.hp),
+            rules.hero_points,
+        )
+        pmap[k] = [map_penalty(pc_map(p.agile), a) for a in range(2)]
+    area_on = bool(rules.area_on)
+    uses, chances = rules.area_uses_of, rules.area_chance_of
+    monn = np.zeros((M, N_MONN), dtype=np.int64)
+    for j, mo in enumerate(F.monsters):
+        monn[j] = (
+            mo.hp,
+            mo.ac,
+            mo.reflex,
+            mo.perception,
+            mo.attack,
+            mo.recovery_dc,
+            mo.spell_dc,
+            dice(mo.damage),
+            dice(mo.area) if area_on else -1,
+            uses[j] if area_on else 0,
+            edge_of(chances[j]) if area_on else 0,
+        )
+    mmap = np.array([map_penalty(rules.map, a) for a in range(rules.attacks)], dtype=np.int64)
+    deg = np.array(
+        [[degree(r, m, 0) for m in range(-MARGIN, MARGIN + 1)] for r in range(1, 21)],
+        dtype=np.int64,
+    )
+    # dying values: clamped at V, past death and past the hero point's threshold
+    thr = rules.threshold
+    Vmax = max(rules.death_at, thr or 0, rules.start_dying) + 4
+    dcs = sorted(
+        {int(mo.recovery_dc) for mo in F.monsters}
+        | {int(mo.spell_dc) for mo in F.monsters}
+        | {int(rules.start_dc)}
+    )
+    dc_index = np.zeros(max(dcs) + 1, dtype=np.int64)
+    for i, dc in enumerate(dcs):
+        dc_index[dc] = i
+    rec = np.zeros((P, len(dcs), Vmax + 1, 20), dtype=np.int64)
+    for k, p in enumerate(F.pcs):
+        for i, dc in enumerate(dcs):
+            for v in range(1, Vmax + 1):
+                for r in range(1, 21):
+                    rec[k, i, v, r - 1] = recovery_check.recovery_delta(
+                        r, v, check=opts["check"], bonus=p.fort + pen, dc=dc
+                    )
+    rise = np.zeros((2, 2, Vmax + 1, Vmax + 1), dtype=np.int64)
+    for held in (0, 1):
+        for knockout in (0, 1):
+            for old in range(Vmax + 1):
+                for new in range(Vmax + 1):
+                    rise[held, knockout, old, new] = hero_points.rise(
+                        old,
+                        new,
+                        threshold=thr if held else None,
+                        death_at=rules.death_at,
+                        knockout=bool(knockout),
+                        hero_knockout=rules.hero_knockout,
+                    )
+    wr = bool(opts["wounded_rule"])
+    ko = np.array(
+        [
+            [
+                [
+                    min(
+                        Vmax,
+                        dying_damage.knockout_value(start=s, crit=c, wounded=w, wounded_rule=wr),
+                    )
+                    for w in range(Vmax + 1)
+                ]
+                for c in (False, True)
+            ]
+            for s in (1, rules.start_dying)
+        ],
+        dtype=np.int64,
+    )
+    hit = np.array(
+        [
+            [
+                [
+                    min(
+                        Vmax,
+                        dying_damage.hit_while_dying(
+                            v,
+                            c,
+                            on_damage=opts["on_damage"],
+                            wounded=w,
+                            wounded_rule=wr,
+                            wounded_adds=rules.wounded_adds,
+                        ),
+                    )
+                    for w in range(Vmax + 1)
+                ]
+                for c in (False, True)
+            ]
+            for v in range(Vmax + 1)
+        ],
+        dtype=np.int64,
+    )
+    wafter = np.array(
+        [min(Vmax, dying_damage.wounded_after_losing(w, wr)) for w in range(Vmax + 1)],
+        dtype=np.int64,
+    )
+    aid = np.zeros((P, 20), dtype=np.int64)
+    for k, p in enumerate(F.pcs):
+        if p.medicine is not None:
+            aid[k] = [
+                first_aid.first_aid_succeeds(
+                    r,
+                    bonus=p.medicine,
+                    check_penalty=pen,
+                    dc=rules.first_aid_dc,
+                    natural=rules.first_aid_natural,
+                )
+                for r in range(1, 21)
+            ]
+    # the initiative's ties: the keys of zero rolls at zero Perception (AP-1)
+    tie = initiative.initiative_keys(np.zeros((1, P + M)), [0] * P, [0] * M)[0].astype(np.int64)
+    opt = np.zeros(N_OPT, dtype=np.int64)
+    opt[ATTACKS] = rules.attacks
+    opt[HERO_REVIVE] = opts["hero_effect"] == "revive"
+    opt[TRAIT] = {"lethal": LETHAL, "death": DEATH, "nonlethal": NONLETHAL}[rules.trait]
+    opt[TARGET_DOWNED] = {"never": NEVER, "sometimes": SOMETIMES, "always": ALWAYS}[
+        rules.target_downed
+    ]
+    opt[DOWNED_EDGE] = edge_of(rules.downed_chance)
+    opt[DOWNED_RANDOM] = rules.downed_pick == "random"
+    opt[MONSTER_TARGET] = {"random": T_RANDOM, "weakest": T_WEAKEST, "focus": T_FOCUS}[
+        rules.monster_target
+    ]
+    opt[PC_SPREAD] = rules.pc_target == "spread"
+    opt[SLAIN] = rules.after_defeat == "slain"
+    opt[RETREAT_AT] = -1 if rules.retreat_at is None else rules.retreat_at
+    opt[MAX_ROUNDS] = rules.max_rounds
+    opt[HP_CAP] = -1 if rules.hp is None else rules.hp
+    opt[START_DYING] = rules.start_dying
+    opt[START_DC] = rules.start_dc
+    opt[AREA_ON] = area_on
+    opt[V] = Vmax
+    opt[WOUNDED_RULE] = wr
+    rows = np.array(dice.rows, dtype=np.int64).reshape(-1, 5)
+    sums = np.concatenate(dice.parts) if dice.parts else np.zeros(1, dtype=np.int64)
+    return Tables(
+        pcn=pcn,
+        pmap=pmap,
+        monn=monn,
+        mmap=mmap if len(mmap) else np.zeros(1, dtype=np.int64),
+        dice=rows if len(rows) else np.zeros((1, 5), dtype=np.int64),
+        sums=sums,
+        deg=deg,
+        strike_x=np.array([STRIKE_MULT[d] for d in range(4)], dtype=np.int64),
+        basic_x2=np.array([BASIC_X2[d] for d in range(4)], dtype=np.int64),
+        rec=rec,
+        dc_index=dc_index,
+        rise=rise,
+        ko=ko,
+        hit=hit,
+        wafter=wafter,
+        aid=aid,
+        tie=tie,
+        opt=opt,
+    )
+
+
+# -- the packed form the loop reads ----------------------------------------------------------
+# One int64 array: a header (the sizes, then each table's offset), then the tables, flat in
+# the order of ``Tables``' fields. One array a call keeps the loop's calls cheap.
+H_P, H_M, H_V, H_NDC = range(4)
+(
+    O_PCN,
+    O_PMAP,
+    O_MONN,
+    O_MMAP,
+    O_DICE,
+    O_SUMS,
+    O_DEG,
+    O_STRX,
+    O_BASX,
+    O_REC,
+    O_DCI,
+    O_RISE,
+    O_KO,
+    O_HIT,
+    O_WAFTER,
+    O_AID,
+    O_TIE,
+    O_OPT,
+) = range(4, 4 + len(Tables._fields))
+N_HEAD = 4 + len(Tables._fields)
+
+
+def pack(T: Tables) -> np.ndarray:
+    """``T`` as the one read-only int64 array the loop reads (header, then the tables)."""
+    head = np.zeros(N_HEAD, dtype=np.int64)
+    head[H_P], head[H_M] = T.pcn.shape[0], T.monn.shape[0]
+    head[H_V], head[H_NDC] = T.opt[V], T.rec.shape[1]
+    parts, at = [head], N_HEAD
+    for i, name in enumerate(Tables._fields):
+        a = np.ascontiguousarray(getattr(T, name), dtype=np.int64).reshape(-1)
+        head[4 + i] = at
+        parts.append(a)
+        at += len(a)
+    flat = np.concatenate(parts)
+    flat.setflags(write=False)
+    return flat
+
+
+@njit(cache=True)
+def pcn(T, k, f):
+    """PC ``k``'s number ``f`` (HP_MAX, AC, ...)."""
+    return T[T[O_PCN] + k * N_PCN + f]
+
+
+@njit(cache=True)
+def pmap(T, k, a):
+    """PC ``k``'s multiple attack penalty on its ``a``-th strike (P-02)."""
+    return T[T[O_PMAP] + 2 * k + a]
+
+
+@njit(cache=True)
+def monn(T, j, f):
+    """Monster ``j``'s number ``f`` (M_HP, M_AC, ...)."""
+    return T[T[O_MONN] + j * N_MONN + f]
+
+
+@njit(cache=True)
+def mmap(T, a):
+    """A monster's multiple attack penalty on its ``a``-th strike (P-02)."""
+    return T[T[O_MMAP] + a]
+
+
+@njit(cache=True)
+def opt(T, o):
+    """Option ``o`` (ATTACKS, TRAIT, ...)."""
+    return T[T[O_OPT] + o]
+
+
+@njit(cache=True)
+def dice_row(T, d, f):
+    """Field ``f`` (D_COUNT, D_SIDES, ...) of dice expression ``d``."""
+    return T[T[O_DICE] + 5 * d + f]
+
+
+@njit(cache=True)
+def dice_sum(T, at):
+    """The ``at``-th entry of the tables of sums."""
+    return T[T[O_SUMS] + at]
+
+
+@njit(cache=True)
+def deg(T, natural, margin):
+    """The degree of a check (R0-05): natural d20 ``natural``, bonus minus DC ``margin``."""
+    m = min(max(margin, -MARGIN), MARGIN)
+    return T[T[O_DEG] + (natural - 1) * (2 * MARGIN + 1) + m + MARGIN]
+
+
+@njit(cache=True)
+def strike_x(T, d):
+    """A strike's damage multiplier at degree ``d`` (P-03)."""
+    return T[T[O_STRX] + d]
+
+
+@njit(cache=True)
+def basic_x2(T, d):
+    """Twice a basic save's damage multiplier at the saver's degree ``d`` (P-04)."""
+    return T[T[O_BASX] + d]
+
+
+@njit(cache=True)
+def rec(T, k, dc, dying, natural):
+    """PC ``k``'s recovery check (R0-05..R0-07): the change of dying at recovery DC ``dc``."""
+    v1 = T[H_V] + 1
+    i = T[T[O_DCI] + dc]
+    return T[T[O_REC] + ((k * T[H_NDC] + i) * v1 + min(dying, v1 - 1)) * 20 + natural - 1]
+
+
+@njit(cache=True)
+def rise(T, held, knockout, old, new):
+    """What dying going from ``old`` to ``new`` does (R_STABLE, R_HERO, R_DEAD, R_CARRY)."""
+    v = T[H_V]
+    at = ((held * 2 + knockout) * (v + 1) + min(old, v)) * (v + 1) + min(max(new, 0), v)
+    return T[T[O_RISE] + at]
+
+
+@njit(cache=True)
+def ko(T, start, crit, wounded):
+    """The dying value of a knock-out (R0-03, A0-2); ``start`` 1: a fight begun at 0 HP."""
+    v = T[H_V]
+    return T[T[O_KO] + (start * 2 + crit) * (v + 1) + min(wounded, v)]
+
+
+@njit(cache=True)
+def hit(T, dying, crit, wounded):
+    """The dying value after a hit while dying (R0-09, A0-1, A0-6)."""
+    v = T[H_V]
+    return T[T[O_HIT] + (min(dying, v) * 2 + crit) * (v + 1) + min(wounded, v)]
+
+
+@njit(cache=True)
+def wafter(T, wounded):
+    """The wounded value after losing dying (A0-2)."""
+    return T[T[O_WAFTER] + min(wounded, T[H_V])]
+
+
+@njit(cache=True)
+def aid(T, k, natural):
+    """Whether PC ``k``'s first aid works on natural d20 ``natural`` (R1-02, AP-4)."""
+    return T[T[O_AID] + k * 20 + natural - 1]
+
+
+@njit(cache=True)
+def tie(T, c):
+    """Combatant ``c``'s initiative tie-break (AP-1)."""
+    return T[T[O_TIE] + c]

@@ -1,0 +1,211 @@
+"""What each combatant does on its turn: one small function a role (P-02..P-05, AP-3..AP-6,
+AP-10), for one track's row ``S`` through the packed tables ``T``."""
+
+from __future__ import annotations
+
+from simkit.fight import tables as t
+from simkit.fight._jit import njit
+from simkit.fight.dice import below, chance, d20
+from simkit.fight.phases import (
+    check_defeat,
+    count_with,
+    dying_turn,
+    fighting,
+    first_aid,
+    first_with,
+    heal,
+    hit_monster,
+    nth_with,
+    roll,
+    take_damage,
+)
+from simkit.fight.state import (
+    AREA_LEFT,
+    COND,
+    DYING,
+    HEALS,
+    HP,
+    LOW,
+    MHP,
+    SLOTS,
+    STABLE,
+    UP,
+    mon,
+    pc,
+)
+
+__all__ = ["monster_turn", "pc_turn"]
+
+#: Strikes a PC makes in a turn (P-02: two; the third action is not modelled).
+PC_STRIKES = 2
+CRIT_FAIL, CRIT_SUCCESS = 0, 3
+
+
+# -- the PCs ------------------------------------------------------------------------------
+@njit(cache=True)
+def pc_target(S, T):
+    """The monster a PC's strike or cantrip goes to (AP-6): ``focus`` the living one with
+    the fewest HP (ties: the lower index), ``spread`` one at random; -1 if none lives."""
+    P, M = T[t.H_P], T[t.H_M]
+    best, alive = -1, 0
+    for j in range(M):
+        hp = S[mon(P, j, MHP)]
+        if hp > 0:
+            alive += 1
+            if best < 0 or hp < S[mon(P, best, MHP)]:
+                best = j
+    if alive == 0 or not t.opt(T, t.PC_SPREAD):
+        return best
+    n = below(S, alive)
+    for j in range(M):
+        if S[mon(P, j, MHP)] > 0:
+            if n == 0:
+                return j
+            n -= 1
+    return -1
+
+
+@njit(cache=True)
+def strikes(S, T, k):
+    """Two strikes at the multiple attack penalty (P-02, P-03)."""
+    for a in range(PC_STRIKES):
+        if not fighting(S):
+            return
+        j = pc_target(S, T)
+        if j < 0:
+            return
+        bonus = t.pcn(T, k, t.ATK) - t.pmap(T, k, a)
+        mult = t.strike_x(T, t.deg(T, d20(S), bonus - t.monn(T, j, t.M_AC)))
+        if mult:
+            dmg = max(roll(S, T, t.pcn(T, k, t.DMG)), 0) * mult
+            if dmg > 0:
+                hit_monster(S, T, j, dmg)
+
+
+@njit(cache=True)
+def spell(S, T, k, j, base):
+    """Monster ``j``'s basic Reflex against PC ``k``'s spell DC (P-04, P-05)."""
+    d = t.deg(T, d20(S), t.monn(T, j, t.M_REFLEX) - t.pcn(T, k, t.SPELL_DC))
+    dmg = (max(base, 0) * t.basic_x2(T, d)) >> 1
+    if dmg > 0:
+        hit_monster(S, T, j, dmg)
+
+
+@njit(cache=True)
+def wizard(S, T, k):
+    """Its area spell at every living monster while a slot is left, else its cantrip (P-05)."""
+    P = T[t.H_P]
+    if S[pc(k, SLOTS)] > 0:
+        S[pc(k, SLOTS)] -= 1
+        base = roll(S, T, t.pcn(T, k, t.AREA))
+        for j in range(T[t.H_M]):
+            if S[mon(P, j, MHP)] > 0:
+                spell(S, T, k, j, base)
+        return
+    j = pc_target(S, T)
+    if j >= 0:
+        spell(S, T, k, j, roll(S, T, t.pcn(T, k, t.CANTRIP)))
+
+
+@njit(cache=True)
+def cleric(S, T, c):
+    """AP-5: heal the first PC at 0 HP, else the first conscious one at or below
+    ``heal_below`` of its max HP; else first aid on the first dying PC; else strikes."""
+    if S[pc(c, HEALS)] > 0:
+        k = first_with(S, T, DYING, STABLE)
+        if k < 0:
+            for q in range(T[t.H_P]):
+                if S[pc(q, COND)] == UP and S[pc(q, HP)] <= S[pc(q, LOW)]:
+                    k = q
+                    break
+        if k >= 0:
+            heal(S, T, c, k)
+            return
+    k = first_with(S, T, DYING, DYING)
+    if k >= 0:
+        first_aid(S, T, c, k)
+        return
+    strikes(S, T, c)
+
+
+@njit(cache=True)
+def pc_turn(S, T, k):
+    """PC ``k``'s turn: dying, its recovery check; conscious, its role's tactic."""
+    cond = S[pc(k, COND)]
+    if cond == DYING:
+        dying_turn(S, T, k)
+    elif cond == UP:
+        role = t.pcn(T, k, t.ROLE)
+        if role == t.CLERIC:
+            cleric(S, T, k)
+        elif role == t.WIZARD:
+            wizard(S, T, k)
+        else:
+            strikes(S, T, k)
+
+
+# -- the monsters -------------------------------------------------------------------------
+@njit(cache=True)
+def area_effect(S, T, j):
+    """AP-10: one damage roll at every conscious PC, each a basic Reflex (P-04) against the
+    monster's spell DC; those it knocks out fall in the party's order (AP-2)."""
+    S[mon(T[t.H_P], j, AREA_LEFT)] -= 1
+    base = roll(S, T, t.monn(T, j, t.M_AREA))
+    sdc = t.monn(T, j, t.M_SDC)
+    for k in range(T[t.H_P]):
+        if S[pc(k, COND)] != UP:
+            continue
+        d = t.deg(T, d20(S), t.pcn(T, k, t.REFLEX) - sdc)
+        dmg = (max(base, 0) * t.basic_x2(T, d)) >> 1
+        if dmg > 0:
+            take_damage(S, T, k, dmg, 1 if d == CRIT_FAIL else 0, sdc, j)
+    check_defeat(S, T)
+
+
+@njit(cache=True)
+def monster_target(S, T):
+    """The PC a monster's strike goes to (AP-3, AP-6, R0-09): a downed PC when
+    ``target_downed`` says so, else a conscious one per ``monster_target``; -1 if none."""
+    down = count_with(S, T, DYING, STABLE)
+    how = t.opt(T, t.TARGET_DOWNED)
+    if down and (how == t.ALWAYS or (how == t.SOMETIMES and chance(S, t.opt(T, t.DOWNED_EDGE)))):
+        if t.opt(T, t.DOWNED_RANDOM):
+            return nth_with(S, T, DYING, STABLE, below(S, down))
+        return first_with(S, T, DYING, STABLE)
+    up = count_with(S, T, UP, UP)
+    if up == 0:
+        return -1
+    who = t.opt(T, t.MONSTER_TARGET)
+    if who == t.T_RANDOM:
+        return nth_with(S, T, UP, UP, below(S, up))
+    if who == t.T_WEAKEST:
+        best = -1
+        for q in range(T[t.H_P]):
+            if S[pc(q, COND)] == UP and (best < 0 or S[pc(q, HP)] < S[pc(best, HP)]):
+                best = q
+        return best
+    return first_with(S, T, UP, UP)
+
+
+@njit(cache=True)
+def monster_turn(S, T, j):
+    """A monster's turn: its area effect (a chance a turn while it has one), else its
+    strikes at the multiple attack penalty (P-02, P-03), a downed PC's AC lowered (R0-11)."""
+    if S[mon(T[t.H_P], j, AREA_LEFT)] > 0 and chance(S, t.monn(T, j, t.M_EDGE)):
+        area_effect(S, T, j)
+        return
+    for a in range(t.opt(T, t.ATTACKS)):
+        if not fighting(S):
+            return
+        k = monster_target(S, T)
+        if k < 0:
+            continue
+        ac = t.pcn(T, k, t.AC) if S[pc(k, COND)] == UP else t.pcn(T, k, t.AC_DOWN)
+        d = t.deg(T, d20(S), t.monn(T, j, t.M_ATK) - t.mmap(T, a) - ac)
+        mult = t.strike_x(T, d)
+        if mult:
+            dmg = max(roll(S, T, t.monn(T, j, t.M_DMG)), 0) * mult
+            if dmg > 0:
+                crit = 1 if d == CRIT_SUCCESS else 0
+                take_damage(S, T, k, dmg, crit, t.monn(T, j, t.M_RDC), j)
+                check_defeat(S, T)

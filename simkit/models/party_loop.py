@@ -1,0 +1,153 @@
+"""The party fight through the compiled fight loop (``Party(..., engine="loop")``).
+
+Issue 28, first stage: :mod:`simkit.fight` plays the party's fight one track at a time,
+compiled, with dice by counter; this module is how the :class:`~simkit.models.party.Party`
+model hands a block to it and reads it back for the engine (:mod:`simkit.core.engine`):
+
+- :func:`init` lays out the block (:func:`simkit.fight.block.new_block`) with each track's
+  dice key (:meth:`simkit.core.streams.BlockRng.track_keys`), sets the PCs from a start
+  when there is one, and plays step 0;
+- :func:`step` plays every track to its end in one call (the engine's several-steps
+  contract: a track that ends at round ``r`` has code ``outcome + 4 (r - 1)``);
+- :func:`carry` hands the end states on (``keep_state``) as a
+  :class:`~simkit.models.fight_state.FightStart`.
+
+What the loop does not play yet (``rules=seed001``, several lineups, a start whose check
+penalty differs from the rules' own) is refused in one line. The vectorised kernel stays the
+default (``engine="kernel"``) until the loop plays every option.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from simkit.core.params import ParamError
+from simkit.fight import block, tables
+from simkit.fight.state import (
+    COND,
+    DEAD,
+    HEALS,
+    HERO,
+    HP,
+    HP_MAX,
+    LOW,
+    MASSIVE,
+    SLOTS,
+    STABLE,
+    UP,
+    WOUNDED,
+    pc,
+)
+from simkit.models.fight_state import FightStart
+from simkit.rules.massive_damage import is_massive
+
+__all__ = ["carry", "init", "packed", "step"]
+
+
+@lru_cache(maxsize=64)
+def packed(rules) -> np.ndarray:
+    """The packed tables of ``rules``' fight (cached per rules object)."""
+    return tables.pack(tables.build(rules))
+
+
+def _massive_at(hp_max: np.ndarray) -> np.ndarray:
+    """The least damage that kills outright at each maximum HP (R0-13,
+    :func:`~simkit.rules.massive_damage.is_massive`), by bisection over the array."""
+    lo = np.ones_like(hp_max)
+    hi = np.maximum(1, 4 * hp_max + 2)
+    while (lo < hi).any():
+        mid = (lo + hi) // 2
+        yes = np.asarray(is_massive(mid, hp_max))  # type: ignore[arg-type]
+        hi = np.where(yes, mid, hi)
+        lo = np.where(yes, lo, mid + 1)
+    return lo
+
+
+def _set_start(rules, rows: np.ndarray, start: FightStart) -> None:
+    """The PCs of ``start`` into the rows: a dead PC stays dead (R0-15), an alive one at
+    0 HP begins stable."""
+    if start.n_pcs != rules.n_pcs:
+        raise ParamError(f"start must hold tracks of {rules.n_pcs} PCs, got {start.n_pcs}")
+    if (np.asarray(start.check_penalty) != rules.check_penalty).any():
+        raise ParamError(
+            "the compiled fight loop takes a start whose check_penalty is the rules' own "
+            f"({rules.check_penalty}) on every track, not yet one per track"
+        )
+    if (np.asarray(start.fight) != 0).any():
+        raise ParamError("the compiled fight loop plays one lineup a run (start.fight: 0)")
+    hp_max = np.asarray(start.hp_max, dtype=np.int64)
+    dead = np.asarray(start.dead, dtype=bool)
+    hp = np.where(dead, 0, np.asarray(start.hp, dtype=np.int64))
+    for k in range(rules.n_pcs):
+        rows[:, pc(k, HP)] = hp[:, k]
+        rows[:, pc(k, HP_MAX)] = hp_max[:, k]
+        rows[:, pc(k, MASSIVE)] = _massive_at(hp_max[:, k])
+        rows[:, pc(k, LOW)] = np.floor(rules.heal_below * hp_max[:, k]).astype(np.int64)
+        rows[:, pc(k, HERO)] = start.hero[:, k]
+        rows[:, pc(k, SLOTS)] = start.slots[:, k]
+        rows[:, pc(k, HEALS)] = start.heals[:, k]
+        rows[:, pc(k, WOUNDED)] = start.wounded[:, k]
+        rows[:, pc(k, COND)] = np.where(dead[:, k], DEAD, np.where(hp[:, k] > 0, UP, STABLE))
+
+
+def init(rules, n: int, rng, start: FightStart | None = None):
+    """``(state, codes)`` of a block of ``n`` tracks at step 0 (the engine's ``init``)."""
+    T = packed(rules)
+    rows = block.new_block(T, rng.track_keys())
+    P = rules.n_pcs
+    if start is not None:
+        if len(start) != n:
+            raise ParamError(f"start must hold {n} tracks, got {len(start)}")
+        _set_start(rules, rows, start)
+        carried = {
+            name: np.asarray(getattr(start, name), dtype=np.int32)
+            for name in ("pp", "pe", "pe_max")
+        }
+    else:
+        F = rules.fighters
+        carried = {
+            "pp": np.tile(np.array([p.pp_max for p in F.pcs], dtype=np.int32), (n, 1)),
+            "pe": np.tile(np.array([p.pe_max for p in F.pcs], dtype=np.int32), (n, 1)),
+            "pe_max": np.tile(np.array([p.pe_max for p in F.pcs], dtype=np.int32), (n, 1)),
+        }
+    codes = block.start_tracks(T, rows, given=start is not None)
+    state = {"rows": rows, **carried, **block.marks_of(rows)}
+    assert all(a.shape[:1] == (n,) for a in state.values()) and P == rules.n_pcs
+    return state, codes
+
+
+def step(rules, state, t: int, rng):
+    """Every track played to its end or the horizon in one call: ``(codes, k)``."""
+    rows = state["rows"]
+    k = rules.horizon - t + 1
+    outcome, steps = block.play_tracks(packed(rules), rows, rules.horizon)
+    state.update(block.marks_of(rows))
+    n_out = len(rules.outcomes)
+    codes = np.where(outcome >= 0, outcome + n_out * (steps - t), -1)
+    return codes, k
+
+
+def carry(rules, state, rows_idx: np.ndarray) -> FightStart:
+    """What tracks ``rows_idx`` hand to a next fight (``keep_state``)."""
+    rows = state["rows"].take(rows_idx, axis=0)
+    P = rules.n_pcs
+
+    def field(f, dtype=np.int32):
+        return np.stack([rows[:, pc(k, f)] for k in range(P)], axis=1).astype(dtype)
+
+    return FightStart.trusted(
+        hp=field(HP),
+        hp_max=field(HP_MAX),
+        hero=field(HERO),
+        slots=field(SLOTS),
+        heals=field(HEALS),
+        pp=state["pp"].take(rows_idx, axis=0),
+        pe=state["pe"].take(rows_idx, axis=0),
+        pe_max=state["pe_max"].take(rows_idx, axis=0),
+        wounded=field(WOUNDED),
+        dead=field(COND) == DEAD,
+        check_penalty=np.full(len(rows_idx), rules.check_penalty, dtype=np.int32),
+        fight=np.zeros(len(rows_idx), dtype=np.int32),
+    )
