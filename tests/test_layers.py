@@ -1,5 +1,6 @@
-"""The package's layers: imports run one way (cli -> analysis -> models -> rules -> core),
-no module imports a private name from another, and the import graph has no circles."""
+"""The package's layers: imports run one way (cli -> analysis -> models -> fight -> rules ->
+core), no module imports a private name from another, the import graph has no circles, and
+the scalar references import nothing from the fight loop."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 PKG = Path(__file__).resolve().parent.parent / "simkit"
-LAYERS = ["core", "rules", "models", "analysis", "cli"]
+LAYERS = ["core", "rules", "fight", "models", "analysis", "cli"]
 
 
 def _modules() -> dict[str, Path]:
@@ -111,7 +112,9 @@ MODEL_IMPORTS_ALLOWED = {
         "simkit.models.party_duel",
         "simkit.models.fight_state",
         "simkit.models.downed",
+        "simkit.models.party_loop",  # the compiled fight loop's glue (engine="loop")
     },
+    "simkit.models.party_loop": {"simkit.models.fight_state"},
     "simkit.models.encounter": {"simkit.models.downed"},
     # the day composes the party's fights (its state, its kernel) over a plan
     "simkit.models.day": {
@@ -174,3 +177,20 @@ def test_seed_phases_do_not_read_the_pf2e_tables(module):
         if t.startswith("simkit.rules.pf2e")
     }
     assert not reads or module in READS_PF2E, f"{module} imports {sorted(reads)}"
+
+
+@pytest.mark.parametrize("module", [m for m in MODULES if m.endswith("_ref")])
+def test_references_do_not_import_the_fight_loop(module):
+    """A reference held to the loop must not share its code (issue 28)."""
+    for imported, names in _imports(MODULES[module]):
+        for target in _target(imported, names):
+            assert not target.startswith("simkit.fight"), f"{module} imports {target}"
+
+
+def test_the_fight_imports_only_core_and_rules():
+    fight = [m for m in MODULES if m.startswith("simkit.fight")]
+    assert fight, "simkit/fight/ is the fight loop's package"
+    for m in fight:
+        for imported, names in _imports(MODULES[m]):
+            for target in _target(imported, names):
+                assert target.split(".")[1] in ("core", "rules", "fight"), f"{m} imports {target}"

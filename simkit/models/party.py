@@ -1289,9 +1289,9 @@ class Party(Rules):
         max HP, hero points, slots, heals, PP, PE, wounded, the dead, the check penalty). A PC
         at 0 HP and alive in ``start`` begins stable; ``hp`` then does not apply."""
         if self.engine == "loop":
-            from simkit.models import party_loop
+            from simkit.models.party_loop import init as loop_init
 
-            return party_loop.init(self, n, rng, start)
+            return loop_init(self, n, rng, start)
         F = self.fighters
         L = _lineups(self)
         P, M = len(F.pcs), L.M
@@ -1400,9 +1400,9 @@ class Party(Rules):
     def carry(self, state: FightState, rows: np.ndarray) -> FightStart:
         """What tracks ``rows`` of ``state`` hand to a next fight (:class:`FightStart`)."""
         if self.engine == "loop":
-            from simkit.models import party_loop
+            from simkit.models.party_loop import carry as loop_carry
 
-            return party_loop.carry(self, state, rows)
+            return loop_carry(self, state, rows)
         S = state
 
         def rows_of(a):  # (take along axis 0: a row index a[rows] is much slower)
@@ -1425,9 +1425,9 @@ class Party(Rules):
 
     def step(self, state, t, rng):
         if self.engine == "loop":
-            from simkit.models import party_loop
+            from simkit.models.party_loop import step as loop_step
 
-            return party_loop.step(self, state, t, rng)
+            return loop_step(self, state, t, rng)
         S = state
         m = len(S["hp"])
         D = self.draw(rng, m)

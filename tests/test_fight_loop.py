@@ -1,0 +1,252 @@
+"""The compiled fight loop (simkit.fight, issue 28's first stage) held to the vectorised
+party kernel (in distribution: they draw different dice), to the exact duels, to itself
+uncompiled, and to its own reproducibility contract (numbers independent of the block
+size, the threads and the other tracks)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numba
+import numpy as np
+import pytest
+
+import simkit
+from simkit.core.params import ParamError
+from simkit.core.result import event_counts
+from simkit.fight import block, tables
+from simkit.fight.state import CTR, N_TRK
+from simkit.models.party import Party
+
+#: Generated configurations: every option the loop plays, over rule sets, levels, threats
+#: and lineups (the slow test runs them all at n = 2e5; the quick one a few at 3e4).
+CONFIGS = [
+    dict(level=5, threat="severe"),
+    dict(level=1, threat="moderate"),
+    dict(level=3, threat="extreme", rules="pf2e-core"),
+    dict(level=8, threat="severe", lineup="pack"),
+    dict(level=12, threat="moderate", lineup="boss_and_minions", rules="pf2e-core"),
+    dict(level=20, threat="severe"),
+    dict(level=4, threat="severe", target_downed="always"),
+    dict(level=4, threat="severe", target_downed="sometimes", downed_chance=0.4),
+    dict(level=6, threat="extreme", target_downed="always", downed_pick="random"),
+    dict(level=5, threat="severe", monster_target="weakest"),
+    dict(level=5, threat="severe", monster_target="focus", rules="pf2e-core"),
+    dict(level=7, threat="moderate", lineup="pack", pc_target="spread"),
+    dict(level=5, threat="extreme", after_defeat="captured"),
+    dict(level=5, threat="extreme", retreat_at=2),
+    dict(level=2, threat="severe", hp=0, start_dying=2),
+    dict(level=5, threat="moderate", hp=20),
+    dict(level=5, threat="severe", trait="death"),
+    dict(level=5, threat="severe", trait="nonlethal"),
+    dict(level=5, threat="severe", hero_policy="immediately", hero_points=2),
+    dict(level=5, threat="severe", hero_policy=3, rules="pf2e-core", hero_points=3),
+    dict(level=5, threat="severe", hero_knockout="die", hero_policy="immediately"),
+    dict(level=5, threat="severe", death_at=3),
+    dict(level=5, threat="extreme", rules="pf2e-core", wounded_adds="every_hit"),
+    dict(level=9, threat="severe", first_aid_natural=True, first_aid_dc=20),
+    dict(level=5, threat="severe", map="agile", attacks=3),
+    dict(level=5, threat="severe", map="none", attacks=1),
+    dict(level=5, threat="severe", check_penalty=-2),
+    dict(level=5, threat="severe", area_chance=0.6, area_uses=2),
+    dict(level=5, threat="severe", area_uses=0),
+    dict(level=10, threat="low", heal_below=0.8),
+    dict(level=5, threat="severe", party="fighter,fighter,cleric"),
+    dict(level=5, threat="moderate", party="wizard,rogue"),
+    dict(level=3, threat="severe", party="fighter", lineup="boss"),
+    dict(level=5, threat="severe", monsters="8,5,5"),
+    dict(level=5, threat="severe", monster_dc="table", benchmark="Moderate"),
+    dict(level=5, threat="severe", defense="High"),
+    dict(level=15, threat="extreme", lineup="pack", rules="pf2e-core"),
+    dict(level=5, threat="severe", budget="crb", xp_budget=140),
+    dict(level=5, threat="severe", max_rounds=3),
+    dict(level=5, threat="severe", party="fighter,rogue,cleric,wizard,fighter,cleric"),
+    dict(level=11, threat="severe", target_downed="sometimes", rules="pf2e-core"),
+]
+QUICK = [0, 3, 6, 12, 14, 22, 33, 38]
+
+
+def _mean_var(counts: np.ndarray) -> tuple[float, float, int]:
+    """Mean, variance and count of a mark's histogram (summed over outcomes)."""
+    h = counts.sum(axis=0).astype(float)
+    v = np.arange(len(h))
+    n = h.sum()
+    mean = (h * v).sum() / n
+    return mean, (h * (v - mean) ** 2).sum() / n, int(n)
+
+
+def _agree(kw: dict, n: int, seed: int, k: float = 5.0) -> list[str]:
+    """What differs by more than ``k`` standard errors between the kernel and the loop:
+    every outcome, every event and every mark's mean (dead_mask read through its events)."""
+    a = simkit.simulate(Party(**kw), n, seed)
+    b = simkit.simulate(Party(**kw, engine="loop"), n, seed + 1)
+    bad = []
+    pa = {**a.probabilities, **{e: c / n for e, c in event_counts(a).items()}}
+    pb = {**b.probabilities, **{e: c / n for e, c in event_counts(b).items()}}
+    assert pa.keys() == pb.keys()
+    for name in pa:
+        se = np.sqrt((pa[name] * (1 - pa[name]) + pb[name] * (1 - pb[name])) / n)
+        if abs(pa[name] - pb[name]) > k * max(se, 1 / n):
+            bad.append(f"{name}: kernel {pa[name]:.5f} loop {pb[name]:.5f}")
+    for mark in Party.marks:  # (over the tracks that ended: the unresolved record none)
+        if mark == "dead_mask":
+            continue
+        ma, va, na = _mean_var(a.marks[mark])
+        mb, vb, nb = _mean_var(b.marks[mark])
+        se = np.sqrt(va / na + vb / nb)
+        if abs(ma - mb) > k * max(se, 1 / min(na, nb)):
+            bad.append(f"mean {mark}: kernel {ma:.5f} loop {mb:.5f}")
+    return bad
+
+
+@pytest.mark.parametrize("i", QUICK)
+def test_loop_agrees_with_the_kernel_quick(i):
+    assert _agree(CONFIGS[i], 30_000, 100 + i) == []
+
+
+@pytest.mark.slow
+def test_loop_agrees_with_the_kernel_on_every_configuration():
+    """Issue 28: at n = 2e5, every outcome, event and mark within 5 SE, 41 configurations."""
+    assert len(CONFIGS) >= 40
+    bad = {i: b for i, kw in enumerate(CONFIGS) if (b := _agree(kw, 200_000, 7 + i))}
+    assert bad == {}
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(level=1, party="fighter"),
+        dict(level=4, party="rogue", rules="pf2e-core"),
+        dict(level=2, party="wizard", threat="severe"),
+        dict(level=3, party="fighter", target_downed="always", hero_points=0),
+    ],
+)
+def test_loop_agrees_with_the_exact_duel(kw):
+    """One PC against one boss: Monte Carlo on the loop within 5 SE of the exact chain."""
+    rules = Party(**kw, engine="loop")
+    assert rules.has_exact
+    exact = simkit.solve(rules).probabilities
+    n = 40_000
+    mc = simkit.simulate(rules, n, 11).probabilities
+    for name, p in exact.items():
+        se = np.sqrt(max(p * (1 - p), 1 / n) / n)
+        assert abs(mc[name] - p) <= 5 * se, (name, mc[name], p)
+
+
+def test_numbers_do_not_depend_on_blocks_threads_or_other_tracks():
+    rules = Party(level=5, threat="severe", engine="loop")
+    n = 2**16 + 5_000  # two streams
+    one = simkit.simulate(rules, n, 3, keep_outcomes=True)
+    small = simkit.simulate(rules, n, 3, block_size=2**16, keep_outcomes=True)
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        single = simkit.simulate(rules, n, 3, keep_outcomes=True)
+    finally:
+        numba.set_num_threads(threads)
+    for other in (small, single):
+        assert np.array_equal(one.track_outcomes, other.track_outcomes)
+        for mark in rules.marks:
+            assert np.array_equal(one.track_marks[mark], other.track_marks[mark])
+    # a track played alone is the track played in its block
+    T = tables.pack(tables.build(rules))
+    keys = np.arange(1, 301, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    rows = block.new_block(T, keys)
+    block.start_tracks(T, rows)
+    block.play_tracks(T, rows, rules.max_rounds)
+    for i in (0, 17, 299):
+        alone = block.new_block(T, keys[i : i + 1])
+        block.start_tracks(T, alone)
+        block.play_tracks(T, alone, rules.max_rounds)
+        assert np.array_equal(alone[0], rows[i])
+
+
+_UNCOMPILED = """
+import json, sys
+import numpy as np
+from simkit.fight import block, loop, tables
+assert not hasattr(loop.play, "py_func"), "the loop must run uncompiled here"
+from simkit.models.party import Party
+out = []
+for kw in json.loads(sys.argv[1]):
+    rules = Party(**kw)
+    T = tables.pack(tables.build(rules))
+    keys = np.arange(1, 41, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    rows = block.new_block(T, keys)
+    block.start_tracks(T, rows)
+    block.play_tracks(T, rows, rules.max_rounds)
+    out.append(rows.tolist())
+print(json.dumps(out))
+"""
+
+
+def test_the_loop_compiled_is_the_loop_uncompiled():
+    """Track by track on the same dice: the compiled loop and the same Python run as Python
+    (``NUMBA_DISABLE_JIT=1``), over configurations that reach every tactic and phase."""
+    kws = [CONFIGS[i] for i in (0, 2, 8, 11, 13, 14, 17, 22)]
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    res = subprocess.run(
+        [sys.executable, "-c", _UNCOMPILED, json.dumps(kws)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        check=True,
+    )
+    slow = json.loads(res.stdout)
+    for kw, rows_py in zip(kws, slow):
+        rules = Party(**kw)
+        T = tables.pack(tables.build(rules))
+        keys = np.arange(1, 41, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+        rows = block.new_block(T, keys)
+        block.start_tracks(T, rows)
+        block.play_tracks(T, rows, rules.max_rounds)
+        assert rows.tolist() == rows_py, kw
+        assert (rows[:, CTR] > 0).all() and rows.shape[1] > N_TRK
+
+
+def test_keep_state_and_start_hand_a_fight_on():
+    """A second fight from the first's end states: as the kernel's, in distribution."""
+    n = 30_000
+    out = {}
+    for engine in ("kernel", "loop"):
+        fight = Party(level=5, threat="severe", engine=engine)
+        first = simkit.simulate(fight, n, 1, keep_state=True)
+        second = simkit.simulate(fight, n, 2, start=first.final)
+        out[engine] = (first.probabilities["defeat"], second.probabilities["defeat"])
+    for a, b in zip(out["kernel"], out["loop"]):
+        se = np.sqrt(a * (1 - a) / n + b * (1 - b) / n)
+        assert abs(a - b) <= 5 * se, out
+
+
+def test_what_the_loop_does_not_play_is_refused_in_one_line():
+    with pytest.raises(ParamError, match="engine='loop': .*seed001"):
+        Party(rules="seed001", engine="loop")
+    with pytest.raises(ParamError, match="engine must be 'kernel' or 'loop'"):
+        Party(engine="fast")
+    with pytest.raises(ParamError, match="one lineup"):
+        Party(engine="loop").with_lineups([{"threat": "severe"}, {"threat": "low"}])
+
+
+def test_tables_come_from_the_rules_references():
+    """The loop's degree table is rules.dice.degree, its recovery table
+    rules.recovery_check.recovery_delta: spot checks of the packed reads."""
+    from simkit.rules.dice import degree
+    from simkit.rules.recovery_check import recovery_delta
+
+    rules = Party(level=5, threat="severe")
+    Tn = tables.build(rules)
+    T = tables.pack(Tn)
+    for natural in (1, 2, 10, 19, 20):
+        for margin in (-45, -12, -1, 0, 9, 10, 45):
+            assert tables.deg(T, natural, margin) == degree(natural, margin, 0)
+    fort = rules.fighters.pcs[0].fort
+    dc = rules.fighters.monsters[0].recovery_dc
+    for dying in (1, 2, 3):
+        for natural in (1, 7, 20):
+            assert tables.rec(T, 0, dc, dying, natural) == recovery_delta(
+                natural, dying, bonus=fort, dc=dc
+            )
