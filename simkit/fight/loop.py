@@ -29,6 +29,7 @@ from simkit.fight.phases import (
     first_with,
     heal,
     knock_out,
+    night,
 )
 from simkit.fight.state import (
     AREA_LEFT,
@@ -46,8 +47,12 @@ from simkit.fight.state import (
     LOW,
     MASSIVE,
     MHP,
+    NIGHT_HP,
     OUTCOME,
+    PE,
+    PE_MAX,
     PHASE,
+    PP,
     ROUNDS,
     SLOTS,
     STABLE,
@@ -103,6 +108,10 @@ def fresh(S, T):
         S[pc(k, HERO)] = t.pcn(T, k, t.HERO0)
         S[pc(k, SLOTS)] = t.pcn(T, k, t.SLOTS0)
         S[pc(k, HEALS)] = t.pcn(T, k, t.HEALS0)
+        S[pc(k, PP)] = t.pcn(T, k, t.PP0)
+        S[pc(k, PE)] = t.pcn(T, k, t.PE0)
+        S[pc(k, PE_MAX)] = t.pcn(T, k, t.PE0)
+        S[pc(k, NIGHT_HP)] = t.pcn(T, k, t.NIGHT_HP0)
         S[pc(k, COND)] = UP
 
 
@@ -192,6 +201,8 @@ def play_round(S, T):
     elif S[OUTCOME] < 0:
         care_round(S, T)
     if S[OUTCOME] < 0 and S[PHASE] != FIGHT and first_with(S, T, DYING, DYING) < 0:
+        if t.opt(T, t.HOURLY):  # AP-11: the night's hourly checks
+            night(S, T)
         S[OUTCOME] = victory(S) if S[PHASE] == WON else RETREAT
     return S[OUTCOME]
 

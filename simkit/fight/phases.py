@@ -12,6 +12,7 @@ from simkit.fight import tables as t
 from simkit.fight._jit import njit
 from simkit.fight.dice import below, d20
 from simkit.fight.state import (
+    AGONY_T,
     COND,
     DC,
     DEAD,
@@ -32,8 +33,12 @@ from simkit.fight.state import (
     KNOCKOUTS,
     MASSIVE,
     MHP,
+    NIGHT_HP,
+    NONLETHAL,
     OUTCOME,
+    PE,
     PHASE,
+    PP,
     STABLE,
     UP,
     WON,
@@ -42,6 +47,7 @@ from simkit.fight.state import (
     order,
     pc,
 )
+from simkit.rules.rest import split_damage_ref
 
 __all__ = [
     "DEFEAT",
@@ -53,12 +59,15 @@ __all__ = [
     "heal",
     "hit_monster",
     "knock_out",
+    "night",
     "roll",
     "take_damage",
 ]
 
 #: The party's outcomes (``Party.outcomes``), by index.
 VICTORY, VICTORY_DEATHS, RETREAT, DEFEAT = 0, 1, 2, 3
+#: A1-5's split of a hit between stamina and HP: the rule's own scalar reference, compiled.
+split_damage = njit(cache=True)(split_damage_ref)
 
 
 @njit(cache=True)
@@ -206,9 +215,16 @@ def knock_out(S, T, k, crit, dc, by, start):
     trait = t.opt(T, t.TRAIT)
     if trait == t.DEATH:  # R0-12
         kill(S, k, False)
-    elif trait == t.NONLETHAL:  # R0-02, R0-03: unconscious, not dying
+    elif trait == t.NONLETHAL:  # R0-02, R0-03, R1-11: unconscious, not dying
         S[pc(k, COND)] = STABLE
         S[pc(k, DYING_V)] = 0
+        S[pc(k, NONLETHAL)] = 1
+    elif t.opt(T, t.SEED001):  # agonising (R1-01); dead at once with no PP (A1-1)
+        S[pc(k, COND)] = DYING
+        S[pc(k, AGONY_T)] = 0
+        S[pc(k, NONLETHAL)] = 0
+        if t.opt(T, t.ZERO_AT_ONCE) and S[pc(k, PP)] == 0:
+            kill(S, k, False)
     else:  # R0-03, R0-06, A0-2
         S[pc(k, DC)] = dc
         dying_to(S, T, k, 0, t.ko(T, start, crit, S[pc(k, WOUNDED)]), 1)
@@ -224,6 +240,13 @@ def take_damage(S, T, k, dmg, crit, dc, by):
     if dmg >= S[pc(k, MASSIVE)]:  # R0-13: the hit's whole damage
         kill(S, k, False)
         return
+    if t.opt(T, t.PE_FIRST):  # A1-5: stamina first; what the PE take does nothing more
+        hp = S[pc(k, HP)]
+        pe, hp_left, excess = split_damage(dmg, S[pc(k, PE)], hp, "pe_first")
+        S[pc(k, PE)] = pe
+        dmg = hp - hp_left + excess
+        if dmg == 0:
+            return
     if cond == UP:
         S[pc(k, HP)] = max(S[pc(k, HP)] - dmg, 0)
         if S[pc(k, HP)] == 0:
@@ -237,6 +260,8 @@ def take_damage(S, T, k, dmg, crit, dc, by):
         return
     elif cond == STABLE:
         knock_out(S, T, k, crit, dc, -1, 0)
+    elif t.opt(T, t.SEED001):  # agonising: the damage changes nothing
+        return
     else:  # dying: A0-1, A0-2, A0-6; the higher DC (R0-09)
         old = S[pc(k, DYING_V)]
         S[pc(k, DC)] = max(S[pc(k, DC)], dc)
@@ -263,9 +288,10 @@ def heal(S, T, c, k):
     """Cleric ``c`` heals PC ``k`` (P-05; R0-01, R0-04): back at 1 HP or more, conscious
     and no longer dying."""
     hp = min(S[pc(k, HP)] + roll(S, T, t.pcn(T, c, t.HEAL)), S[pc(k, HP_MAX)])
-    if S[pc(k, COND)] != UP and hp >= 1:
+    if S[pc(k, COND)] != UP and hp >= 1:  # (R1-03 too)
         leave_dying(S, T, k)
         S[pc(k, COND)] = UP
+        S[pc(k, NONLETHAL)] = 0
     S[pc(k, HP)] = hp
     S[pc(c, HEALS)] -= 1
     S[HEALS_SPENT] += 1
@@ -281,7 +307,15 @@ def first_aid(S, T, c, k):
 @njit(cache=True)
 def dying_turn(S, T, k):
     """A dying PC's turn: the recovery check (R0-05..R0-07, A0-4), then what the new value
-    does (:func:`dying_to`)."""
+    does (:func:`dying_to`); agonising (seed 001), its perseverance turn (R1-01, R1-04)."""
+    if t.opt(T, t.SEED001):
+        S[pc(k, AGONY_T)] += 1
+        res, S[pc(k, PP)] = t.agony(T, k, S[pc(k, PP)], S[pc(k, AGONY_T)])
+        if res == 1:
+            S[pc(k, COND)] = STABLE
+        elif res == 2:
+            kill(S, k, False)
+        return
     old = S[pc(k, DYING_V)]
     dying_to(S, T, k, old, old + t.rec(T, k, S[pc(k, DC)], old, d20(S)), 0)
 
@@ -296,3 +330,33 @@ def hit_monster(S, T, j, dmg):
         if S[mon(P, x, MHP)] > 0:
             return
     S[PHASE] = WON
+
+
+@njit(cache=True)
+def night(S, T):
+    """AP-11: each stable PC's hourly checks (R1-06, R1-08, A1-6, R1-11), the best Medicine
+    of the conscious PCs as the healer; the first hour with a result decides, else it wakes
+    after the night (R1-07)."""
+    P = T[t.H_P]
+    healer = 0
+    for q in range(P):
+        if S[pc(q, COND)] == UP:
+            healer = max(healer, t.pcn(T, q, t.HEALER))
+    for k in range(P):
+        if S[pc(k, COND)] != STABLE:
+            continue
+        lethal = 0 if S[pc(k, NONLETHAL)] else 1
+        hp = S[pc(k, NIGHT_HP)]
+        for _ in range(t.opt(T, t.NIGHT_CHECKS)):
+            res = t.hour(T, k, healer, lethal, d20(S), d20(S))
+            if res == 0:
+                hp = -1
+                break
+            if res == 2:
+                hp = t.opt(T, t.AWAKE_HP)
+                break
+        if hp < 0:
+            kill(S, k, False)
+        else:
+            S[pc(k, COND)] = UP
+            S[pc(k, HP)] = hp

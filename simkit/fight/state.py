@@ -12,7 +12,10 @@ The loop (:mod:`simkit.fight.loop`) reads and writes one track through its row `
   before dying, R0-06), ``WOUNDED`` (A0-2), ``HERO`` (hero points held), ``SLOTS`` (area
   spells left), ``HEALS`` (heal spells left), ``HP_MAX`` (its maximum HP, R0-01) and what
   follows from it: ``MASSIVE`` (the least damage that kills outright, R0-13) and ``LOW``
-  (the HP at or below which a cleric heals it, AP-5);
+  (the HP at or below which a cleric heals it, AP-5); under seed 001, ``PP``
+  (perseverance points, R1-01), ``PE``/``PE_MAX`` (stamina points, A1-5), ``AGONY_T``
+  (turns agonising since the knock-out, R1-04), ``NONLETHAL`` (down by nonlethal
+  damage, R1-11) and ``NIGHT_HP`` (its HP after a night with no hourly result, R1-07);
 - per monster ``j``, at :func:`mon` ``(P, j, field)``: ``MHP`` (its HP; 0 = dead,
   R0-02), ``AREA_LEFT`` (area effects left, AP-10);
 - the acting order, first to act first, at :func:`order` ``(P, M, a)``: PC ``k`` is ``k``,
@@ -20,7 +23,7 @@ The loop (:mod:`simkit.fight.loop`) reads and writes one track through its row `
   initiative totals' sort keys after it (:func:`init_key`).
 
 :func:`width` is a row's length; 8 bytes a field: a party of four against one boss holds
-568 bytes a track (:func:`bytes_per_track`).
+752 bytes a track (:func:`bytes_per_track`).
 """
 
 from __future__ import annotations
@@ -91,8 +94,26 @@ MARK0 = 5
 ) = range(MARK0, MARK0 + len(MARKS))
 N_TRK = MARK0 + len(MARKS)
 # -- a PC's fields --------------------------------------------------------------------------
-HP, COND, DYING_V, DC, WOUNDED, HERO, SLOTS, HEALS, HP_MAX, MASSIVE, LOW = range(11)
-N_PC = 11
+(
+    HP,
+    COND,
+    DYING_V,
+    DC,
+    WOUNDED,
+    HERO,
+    SLOTS,
+    HEALS,
+    HP_MAX,
+    MASSIVE,
+    LOW,
+    PP,
+    PE,
+    PE_MAX,
+    AGONY_T,
+    NONLETHAL,
+    NIGHT_HP,
+) = range(17)
+N_PC = 17
 # -- a monster's fields ----------------------------------------------------------------------
 MHP, AREA_LEFT = range(2)
 N_MON = 2

@@ -16,6 +16,11 @@ when it applies:
   value of a knock-out and of a hit while dying, the wounded value after dying
   (R0-03, R0-09, A0-1, A0-2, A0-6, :mod:`simkit.rules.dying_damage`);
 - ``aid[k, roll - 1]``: PC ``k``'s first aid (R1-02, AP-4, :mod:`simkit.rules.first_aid`);
+- ``agony[k, pp, turn]``: seed 001's agonising turn (R1-01, R1-04,
+  :func:`simkit.rules.perseverance.perseverance_round`); ``hour[k, healer, lethal, con,
+  med]``: an hourly Constitution check (R1-06, R1-08, A1-6,
+  :func:`simkit.rules.hourly.hourly_result`), and the night's hours and HP from
+  :func:`simkit.rules.hourly.wake_up` (R1-07);
 - ``strike_x[deg]``, ``basic_x2[deg]``: a strike's and a basic save's damage multipliers
   (P-03, P-04, :mod:`simkit.rules.strike`); ``pmap``/``mmap``: the multiple attack
   penalties (P-02); the AC of a PC at 0 HP (R0-11) in ``pcn[:, AC_DOWN]``;
@@ -38,7 +43,17 @@ import numpy as np
 
 from simkit.core.params import ParamError
 from simkit.fight._jit import njit
-from simkit.rules import dying_damage, first_aid, guide, hero_points, initiative, recovery_check
+from simkit.rules import (
+    dying_damage,
+    dying_systems,
+    first_aid,
+    guide,
+    hero_points,
+    hourly,
+    initiative,
+    perseverance,
+    recovery_check,
+)
 from simkit.rules.dice import MAX_DICE_TABLE, Dice, degree, dice_table
 from simkit.rules.massive_damage import is_massive
 from simkit.rules.strike import BASIC_X2, STRIKE_MULT, map_penalty, pc_map, strike_ac
@@ -69,8 +84,13 @@ STRIKER, CLERIC, WIZARD = 0, 1, 2
     LOW,
     MASSIVE,
     HERO0,
-) = range(18)
-N_PCN = 18
+    PP0,
+    PE0,
+    COST,
+    HEALER,
+    NIGHT_HP0,
+) = range(23)
+N_PCN = 23
 # -- monn columns (per monster) -----------------------------------------------------------
 M_HP, M_AC, M_REFLEX, M_PERC, M_ATK, M_RDC, M_SDC, M_DMG, M_AREA, M_USES, M_EDGE = range(11)
 N_MONN = 11
@@ -95,8 +115,17 @@ D_COUNT, D_SIDES, D_BONUS, D_WIDTH, D_OFF = range(5)
     AREA_ON,
     V,
     WOUNDED_RULE,
-) = range(17)
-N_OPT = 17
+    SEED001,
+    ZERO_AT_ONCE,
+    PE_FIRST,
+    HOURLY,
+    NIGHT_CHECKS,
+    AWAKE_HP,
+    PP_CAP,
+    T_CAP,
+    N_HEALERS,
+) = range(26)
+N_OPT = 26
 LETHAL, DEATH, NONLETHAL = 0, 1, 2
 NEVER, SOMETIMES, ALWAYS = 0, 1, 2
 T_RANDOM, T_WEAKEST, T_FOCUS = 0, 1, 2
@@ -128,14 +157,14 @@ Tables = namedtuple(
         "wafter",  # (V + 1,) int64
         "aid",  # (P, 20) int64
         "tie",  # (P + M,) int64
+        "agony",  # (P, PP_CAP + 1, T_CAP + 1) int64: (outcome + 1) * 4096 + PP after the turn
+        "hour",  # (P, N_HEALERS, 2, 20, 20) int64: an hourly result [k, healer, lethal, con, med]
         "opt",  # (N_OPT,) int64
     ],
 )
 
 #: Options the loop plays in this release, with the values it takes (the rest: a refusal).
-_REFUSED = {
-    "rules": ("seed001",),
-}
+_REFUSED: dict[str, tuple] = {}
 
 
 def supported(rules) -> str | None:
@@ -194,6 +223,30 @@ def _massive_at(hp_max: int) -> int:
     return lo
 
 
+def _night_hp(rules, hp_max: int) -> int:
+    """HP after a night whose hours give no result (R1-07, :func:`hourly.wake_up`)."""
+    stays = [hourly.STAYS] * hourly.WAKE_HOURS
+    return hourly.wake_up(stays, rules.checks, rules.level, hp_max)[1]
+
+
+def night_hp(rules, hp_max: np.ndarray) -> np.ndarray:
+    """:func:`_night_hp` of each maximum HP (a start's, per track)."""
+    values = {int(h): _night_hp(rules, int(h)) for h in np.unique(hp_max)}
+    return np.vectorize(values.__getitem__, otypes=[np.int64])(hp_max)
+
+
+def _night(rules) -> tuple[int, int]:
+    """(hours whose check counts, HP of a PC woken by a check) of a night (R1-06, R1-07,
+    A1-2), read from :func:`hourly.wake_up`: the hours in which a decisive result decides."""
+    counted = 0
+    for h in range(hourly.WAKE_HOURS):
+        probe = [hourly.STAYS] * h + [hourly.DEAD] + [hourly.STAYS] * (hourly.WAKE_HOURS - h - 1)
+        if hourly.wake_up(probe, rules.checks, rules.level)[0] == hourly.DEAD:
+            counted = h + 1
+    awake = [hourly.AWAKE] + [hourly.STAYS] * (hourly.WAKE_HOURS - 1)
+    return counted, hourly.wake_up(awake, max(rules.checks, 1), rules.level)[1]
+
+
 def build(rules) -> Tables:
     """The tables of ``rules``' fight (a :class:`~simkit.models.party.Party`); a
     :class:`~simkit.core.params.ParamError` for what the loop does not play."""
@@ -203,7 +256,11 @@ def build(rules) -> Tables:
     F = rules.fighters
     P, M = len(F.pcs), len(F.monsters)
     pen = int(rules.check_penalty)
-    opts = rules.dying_options
+    seed001 = not rules.seed000
+    # (seed 001 has no seed-000 track options: its tables are built on the seed's, unused)
+    opts = dying_systems.SEED000 if seed001 else rules.dying_options
+    meds = sorted({p.medicine for p in F.pcs if p.medicine is not None})
+    healers = [None, *meds]  # a night's healer: none, or one of the party's Medicine bonuses
     dice = _Dice()
     pcn = np.zeros((P, N_PCN), dtype=np.int64)
     pmap = np.zeros((P, 2), dtype=np.int64)
@@ -234,6 +291,11 @@ def build(rules) -> Tables:
             math.floor(rules.heal_below * p.hp),
             _massive_at(p.hp),
             rules.hero_points,
+            p.pp_max,
+            p.pe_max,
+            rules.stabilize_cost(k),
+            healers.index(p.medicine),
+            _night_hp(rules, p.hp),
         )
         pmap[k] = [map_penalty(pc_map(p.agile), a) for a in range(2)]
     area_on = bool(rules.area_on)
@@ -347,6 +409,36 @@ def build(rules) -> Tables:
                 )
                 for r in range(1, 21)
             ]
+    # seed 001: the agonising turn by PP and turn, and the hourly checks (R1-01..R1-08)
+    pp_cap = max([p.pp_max for p in F.pcs] + [1]) + 4
+    spend = rules.spend
+    t_cap = (int(spend) + 2) if isinstance(spend, int) or str(spend).isdigit() else 1
+    agony = np.zeros((P, pp_cap + 1, t_cap + 1), dtype=np.int64)
+    hour = np.zeros((P, len(healers), 2, 20, 20), dtype=np.int64)
+    if seed001:
+        codes = {None: 0, perseverance.STABLE: 1, perseverance.DEAD: 2}
+        for k, p in enumerate(F.pcs):
+            cost = rules.stabilize_cost(k)
+            for pp in range(pp_cap + 1):
+                for turn in range(1, t_cap + 1):
+                    res, _, left = perseverance.perseverance_round(
+                        perseverance.AGONISING, pp, turn, cost=cost, spend=spend
+                    )
+                    agony[k, pp, turn] = codes[res] * 4096 + left
+            for h, healer in enumerate(healers):
+                for lethal in (0, 1):
+                    for con in range(1, 21):
+                        for med in range(1, 21):
+                            hour[k, h, lethal, con - 1, med - 1] = hourly.hourly_result(
+                                con,
+                                med,
+                                con=p.con,
+                                healer=healer,
+                                check_penalty=pen,
+                                natural=rules.natural,
+                                lethal=bool(lethal),
+                            )
+    night_checks, awake_hp = _night(rules)
     # the initiative's ties: the keys of zero rolls at zero Perception (AP-1)
     tie = initiative.initiative_keys(np.zeros((1, P + M)), [0] * P, [0] * M)[0].astype(np.int64)
     opt = np.zeros(N_OPT, dtype=np.int64)
@@ -371,6 +463,15 @@ def build(rules) -> Tables:
     opt[AREA_ON] = area_on
     opt[V] = Vmax
     opt[WOUNDED_RULE] = wr
+    opt[SEED001] = seed001
+    opt[ZERO_AT_ONCE] = rules.zero_pp == "at_once"
+    opt[PE_FIRST] = bool(rules.pe_on)
+    opt[HOURLY] = bool(rules.hourly_on)
+    opt[NIGHT_CHECKS] = night_checks
+    opt[AWAKE_HP] = awake_hp
+    opt[PP_CAP] = pp_cap
+    opt[T_CAP] = t_cap
+    opt[N_HEALERS] = len(healers)
     rows = np.array(dice.rows, dtype=np.int64).reshape(-1, 5)
     sums = np.concatenate(dice.parts) if dice.parts else np.zeros(1, dtype=np.int64)
     return Tables(
@@ -391,6 +492,8 @@ def build(rules) -> Tables:
         wafter=wafter,
         aid=aid,
         tie=tie,
+        agony=agony,
+        hour=hour,
         opt=opt,
     )
 
@@ -417,6 +520,8 @@ H_P, H_M, H_V, H_NDC = range(4)
     O_WAFTER,
     O_AID,
     O_TIE,
+    O_AGONY,
+    O_HOUR,
     O_OPT,
 ) = range(4, 4 + len(Tables._fields))
 N_HEAD = 4 + len(Tables._fields)
@@ -545,3 +650,19 @@ def aid(T, k, natural):
 def tie(T, c):
     """Combatant ``c``'s initiative tie-break (AP-1)."""
     return T[T[O_TIE] + c]
+
+
+@njit(cache=True)
+def agony(T, k, pp, turn):
+    """PC ``k``'s agonising turn (R1-01, R1-04) with ``pp`` at its ``turn``-th turn:
+    ``(outcome, pp after)``, outcome 0 agonising on, 1 stable, 2 dead."""
+    cap, tcap = T[T[O_OPT] + PP_CAP], T[T[O_OPT] + T_CAP]
+    code = T[T[O_AGONY] + (k * (cap + 1) + min(pp, cap)) * (tcap + 1) + min(turn, tcap)]
+    return code // 4096, code % 4096 + max(pp - cap, 0)
+
+
+@njit(cache=True)
+def hour(T, k, healer, lethal, con, med):
+    """An hourly check of PC ``k`` (R1-06, R1-08): 0 dead, 1 stays, 2 awake."""
+    nh = T[T[O_OPT] + N_HEALERS]
+    return T[T[O_HOUR] + (((k * nh + healer) * 2 + lethal) * 20 + con - 1) * 20 + med - 1]

@@ -12,8 +12,8 @@ model hands a block to it and reads it back for the engine (:mod:`simkit.core.en
 - :func:`carry` hands the end states on (``keep_state``) as a
   :class:`~simkit.models.fight_state.FightStart`.
 
-What the loop does not play yet (``rules=seed001``, several lineups, a start whose check
-penalty differs from the rules' own) is refused in one line. The vectorised kernel stays the
+What the loop does not play yet (several lineups, a start whose check penalty differs from
+the rules' own) is refused in one line. The vectorised kernel stays the
 default (``engine="kernel"``) until the loop plays every option.
 """
 
@@ -34,6 +34,10 @@ from simkit.fight.state import (
     HP_MAX,
     LOW,
     MASSIVE,
+    NIGHT_HP,
+    PE,
+    PE_MAX,
+    PP,
     SLOTS,
     STABLE,
     UP,
@@ -89,6 +93,10 @@ def _set_start(rules, rows: np.ndarray, start: FightStart) -> None:
         rows[:, pc(k, SLOTS)] = start.slots[:, k]
         rows[:, pc(k, HEALS)] = start.heals[:, k]
         rows[:, pc(k, WOUNDED)] = start.wounded[:, k]
+        rows[:, pc(k, PP)] = start.pp[:, k]
+        rows[:, pc(k, PE)] = start.pe[:, k]
+        rows[:, pc(k, PE_MAX)] = start.pe_max[:, k]
+        rows[:, pc(k, NIGHT_HP)] = tables.night_hp(rules, hp_max[:, k])
         rows[:, pc(k, COND)] = np.where(dead[:, k], DEAD, np.where(hp[:, k] > 0, UP, STABLE))
 
 
@@ -96,26 +104,12 @@ def init(rules, n: int, rng, start: FightStart | None = None):
     """``(state, codes)`` of a block of ``n`` tracks at step 0 (the engine's ``init``)."""
     T = packed(rules)
     rows = block.new_block(T, rng.track_keys())
-    P = rules.n_pcs
     if start is not None:
         if len(start) != n:
             raise ParamError(f"start must hold {n} tracks, got {len(start)}")
         _set_start(rules, rows, start)
-        carried = {
-            name: np.asarray(getattr(start, name), dtype=np.int32)
-            for name in ("pp", "pe", "pe_max")
-        }
-    else:
-        F = rules.fighters
-        carried = {
-            "pp": np.tile(np.array([p.pp_max for p in F.pcs], dtype=np.int32), (n, 1)),
-            "pe": np.tile(np.array([p.pe_max for p in F.pcs], dtype=np.int32), (n, 1)),
-            "pe_max": np.tile(np.array([p.pe_max for p in F.pcs], dtype=np.int32), (n, 1)),
-        }
     codes = block.start_tracks(T, rows, given=start is not None)
-    state = {"rows": rows, **carried, **block.marks_of(rows)}
-    assert all(a.shape[:1] == (n,) for a in state.values()) and P == rules.n_pcs
-    return state, codes
+    return {"rows": rows, **block.marks_of(rows)}, codes
 
 
 def step(rules, state, t: int, rng):
@@ -143,9 +137,9 @@ def carry(rules, state, rows_idx: np.ndarray) -> FightStart:
         hero=field(HERO),
         slots=field(SLOTS),
         heals=field(HEALS),
-        pp=state["pp"].take(rows_idx, axis=0),
-        pe=state["pe"].take(rows_idx, axis=0),
-        pe_max=state["pe_max"].take(rows_idx, axis=0),
+        pp=field(PP),
+        pe=field(PE),
+        pe_max=field(PE_MAX),
         wounded=field(WOUNDED),
         dead=field(COND) == DEAD,
         check_penalty=np.full(len(rows_idx), rules.check_penalty, dtype=np.int32),
