@@ -39,9 +39,11 @@ def event_list(cls) -> tuple[str, ...]:
 
 
 def summary_line(cls) -> str:
-    """The first line of the model's docstring."""
-    doc = (cls.__doc__ or "").strip().splitlines()
-    return doc[0].strip() if doc else ""
+    """The first paragraph of the model's docstring, as one line (a sentence that wraps
+    over two lines of the docstring stays whole: the day's "one step = one step of the
+    plan")."""
+    first = (cls.__doc__ or "").strip().split("\n\n")[0]
+    return " ".join(x.strip() for x in first.splitlines() if x.strip())
 
 
 def models_list(registry: dict, width: int) -> str:

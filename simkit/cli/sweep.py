@@ -98,7 +98,8 @@ def _add_run_args(p, *, sweep_verb: bool) -> None:
         "--format",
         default=None,
         choices=("table", "csv", "json"),
-        help="output format (default csv; table wraps to the terminal)",
+        help="output format (default: sweep csv; compare a table on standard output, csv "
+        "with -o; a table wraps to the terminal)",
     )
 
 
@@ -450,6 +451,8 @@ def _cmd_compare(args) -> int:
         max_points=args.max_points,
         paired=paired,
     )
+    if args.format is None and not args.output:  # a person reading: the table
+        args.format = "table"
     text = _table_text(df, args, args.output)
     if args.output:
         from simkit.core.io import atomic_write

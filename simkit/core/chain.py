@@ -110,7 +110,7 @@ class ChainExact:
 
     def summary(self) -> pd.DataFrame:
         probs = self.probabilities
-        return pd.DataFrame({"outcome": list(probs), "p": list(probs.values())})
+        return pd.DataFrame({"outcome": list(probs), "kind": "outcome", "p": list(probs.values())})
 
     def survival(
         self,
@@ -147,7 +147,8 @@ class ChainExact:
         return df
 
     def stage_summary(self) -> pd.DataFrame:
-        """Each stage's outcomes: columns ``stage, time_unit, outcome, p`` (p over all tracks)."""
+        """Each stage's outcomes: columns ``stage, time_unit, outcome, kind, p`` (p over all
+        tracks; ``kind`` is ``outcome``: the rows' ``p`` add up to 1)."""
         p1 = self.first.probabilities
         rows = [
             (self.first.model.name, self.first.model.time_unit, o, p)
@@ -159,7 +160,9 @@ class ChainExact:
                 (f"{o}->{r.model.name}", r.model.time_unit, o2, p1[o] * p)
                 for o2, p in r.probabilities.items()
             ]
-        return pd.DataFrame(rows, columns=["stage", "time_unit", "outcome", "p"])
+        df = pd.DataFrame(rows, columns=["stage", "time_unit", "outcome", "p"])
+        df.insert(3, "kind", "outcome")
+        return df
 
 
 @dataclass(frozen=True)
@@ -211,7 +214,7 @@ class ChainResult:
     ) -> pd.DataFrame:
         """Each stage's outcomes, probabilities over all ``n`` tracks.
 
-        Columns ``stage, time_unit, outcome, count, n, p, ci_low, ci_high``: the first
+        Columns ``stage, time_unit, outcome, kind, count, n, p, ci_low, ci_high``: the first
         stage's outcomes that end the chain, then for each continued outcome ``o`` the
         next stage's outcomes (stage ``"o->model"``). Their counts add up to ``n``.
         """
@@ -224,6 +227,7 @@ class ChainResult:
         for o, r in self.then.items():
             rows += [(f"{o}->{r.model.name}", r.time_unit, o2, c) for o2, c in r.counts.items()]
         df = pd.DataFrame(rows, columns=["stage", "time_unit", "outcome", "count"])
+        df.insert(3, "kind", "outcome")
         df["n"] = self.n
         df["p"] = df["count"] / self.n
         low, high = proportion_ci(df["count"].to_numpy(), self.n, level, method)

@@ -93,9 +93,9 @@ class ExactResult:
         return summary_html(f"{self.model.name}: exact", self.summary())
 
     def summary(self) -> pd.DataFrame:
-        """Columns ``outcome, p``."""
+        """Columns ``outcome, kind, p`` (``kind`` is ``outcome``: the ``p`` add up to 1)."""
         probs = self.probabilities
-        return pd.DataFrame({"outcome": list(probs), "p": list(probs.values())})
+        return pd.DataFrame({"outcome": list(probs), "kind": "outcome", "p": list(probs.values())})
 
     def cdf(self) -> np.ndarray:
         """P(absorbed in outcome by step t): shape (n_outcomes, horizon + 1)."""

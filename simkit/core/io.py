@@ -292,8 +292,8 @@ def format_frame(df: pd.DataFrame, fmt: str) -> str:
         ]
         return json.dumps(records, indent=1, allow_nan=False) + "\n"
     if fmt == "table":
-        with pd.option_context(
-            "display.max_rows", 500, "display.width", 200, "display.max_columns", 50
+        with pd.option_context(  # whole lines: never cut into column blocks at 200 columns
+            "display.max_rows", 500, "display.expand_frame_repr", False, "display.max_columns", 50
         ):
             return df.to_string(index=False, float_format=lambda x: f"{x:.6f}") + "\n"
     raise ParamError(f"--format must be one of table, csv, json; got {fmt!r}")

@@ -172,13 +172,15 @@ def summary_table(
     method: str = "wilson",
     attrs: dict | None = None,
 ) -> pd.DataFrame:
-    """One row per outcome: ``outcome, count, n, p, ci_low, ci_high`` (+ ``exact`` when
-    known): every Monte Carlo result's ``summary()``."""
+    """One row per outcome: ``outcome, kind, count, n, p, ci_low, ci_high`` (+ ``exact``
+    when known): every Monte Carlo result's ``summary()``. ``kind`` is ``"outcome"`` on
+    every row: the outcomes are exclusive and their ``p`` add up to 1."""
     c = np.array(list(counts.values()), dtype=np.int64)
     low, high = proportion_ci(c, n, level, method)
     df = pd.DataFrame(
         {
             "outcome": list(counts),
+            "kind": "outcome",
             "count": c,
             "n": np.full(len(c), n, dtype=np.int64),
             "p": c / n,

@@ -1,4 +1,8 @@
-"""A sweep's table: the journalled records turned into one tidy DataFrame, and its CSV text."""
+"""A sweep's table: the journalled records turned into one tidy DataFrame, and its CSV text.
+
+Its rows: per grid point, the outcomes (``kind`` ``outcome``: their ``p`` add up to 1),
+then the events of the marks (``event``) and the means (``mean``, in column ``mean``).
+"""
 
 from __future__ import annotations
 
@@ -69,6 +73,17 @@ def build_frame(plan: SweepPlan, records: list[dict]) -> pd.DataFrame:
     for k in dcols:
         cols[k] = _repeat([d.get(k) for d in plan.derived], n_out)
     cols["outcome"] = [o for x in names for o in x]
+    cols["kind"] = (
+        ["outcome"] * len(cols["outcome"])
+        if plan.mode == "exact"
+        else [
+            k
+            for r in records
+            for k in ["outcome"] * len(r["counts"])
+            + ["event"] * len(r.get("events", ()))
+            + ["mean"] * len(r.get("means", ()))
+        ]
+    )
     exact = np.array(
         [
             v
