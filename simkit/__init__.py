@@ -62,29 +62,18 @@ _HOMES = {
 
 
 #: public functions whose first argument is a model: here they also take a model's name
-#: (``simkit.simulate("dying", 1000)``) or its class (``simkit.solve(simkit.Dying)``).
+#: (``simkit.simulate("dying", 1000)``), its class (``simkit.solve(simkit.Dying)``) or a
+#: parameter dict (``simkit.simulate({"model": "dying", "level": 3}, 1000)``).
 #: ``sweep`` and ``compare`` take both already.
 _TAKE_A_MODEL = ("simulate", "solve", "calibrate", "sensitivity")
 
 
 def _as_model(model: Any) -> Any:
-    """A model's rules from rules, a rules class (its defaults) or a registered name."""
-    from simkit.core.model import Rules
+    """A model's rules from rules, a rules class (its defaults), a registered name or a
+    parameter dict (``{"model": "dying", "level": 3}``): :func:`simkit.models.as_rules`."""
+    from simkit.models import as_rules
 
-    if isinstance(model, Rules):
-        return model
-    if isinstance(model, str):
-        from simkit.models import make_model
-
-        return make_model(model)
-    if isinstance(model, type) and issubclass(model, Rules):
-        return model()
-    from simkit.core.params import ParamError, shown
-
-    raise ParamError(
-        "model must be a model's rules (e.g. simkit.Dying()), a rules class or a model name "
-        f"(simkit.REGISTRY), got {shown(model)}"
-    )
+    return as_rules(model)
 
 
 def _taking_names(fn: Any) -> Any:
@@ -97,7 +86,9 @@ def _taking_names(fn: Any) -> Any:
     doc = fn.__doc__ or ""
     for was in ("    model : Rules or str\n", "    model : Rules\n"):
         if was in doc:
-            doc = doc.replace(was, "    model : Rules, Rules class or str (a model name)\n", 1)
+            doc = doc.replace(
+                was, "    model : Rules, Rules class, str (model name) or dict (parameters)\n", 1
+            )
             break
     wrapper.__doc__ = doc
     return wrapper
