@@ -34,9 +34,14 @@ def _check_sums(df: pd.DataFrame, model: str) -> None:
     assert len(sums) >= 1
     np.testing.assert_allclose(sums.to_numpy(dtype=float), 1.0, rtol=0, atol=1e-9)
     if (df["kind"] != "outcome").any():  # the events and means would break the sum
-        assert pd.to_numeric(df["p"], errors="coerce").fillna(0).groupby(
-            [df[c] for c in lead] or np.zeros(len(df))
-        ).sum().max() > 1.0 + 1e-9
+        assert (
+            pd.to_numeric(df["p"], errors="coerce")
+            .fillna(0)
+            .groupby([df[c] for c in lead] or np.zeros(len(df)))
+            .sum()
+            .max()
+            > 1.0 + 1e-9
+        )
     means = df[df["kind"] == "mean"]
     assert means["p"].isna().all() and means["mean"].notna().all() if len(means) else True
 

@@ -22,6 +22,7 @@ from simkit.cli.levels import (
     parse_level_key,
     show_derived,
 )
+from simkit.core.extras import MissingExtra
 from simkit.core.numbers import ascii_int, ascii_number
 from simkit.core.params import ParamError, parse_value, shown, spec
 from simkit.rules.penalties import FATIGUE_KEYS, parse_fatigue_value
@@ -270,14 +271,23 @@ def add_output_args(p, default="table"):
     p.add_argument(
         "--format", default=default, choices=("table", "csv", "json"), help="output format"
     )
-    p.add_argument("-o", "--output", default=None, help="write to FILE instead of stdout")
+    p.add_argument(
+        "-o",
+        "--output",
+        default=None,
+        help="write to FILE instead of stdout (FILE.parquet: Parquet, needs pyarrow)",
+    )
 
 
 def emit(df, args) -> None:
     """Print or atomically write a frame in the requested format (a table on a terminal
-    wraps to its width: :mod:`simkit.cli.text`)."""
+    wraps to its width: :mod:`simkit.cli.text`); ``-o FILE.parquet`` writes Parquet."""
     from simkit.cli.text import format_output
+    from simkit.core.io import is_parquet, write_parquet
 
+    if is_parquet(args.output):  # -o FILE.parquet: the frame itself, whatever --format
+        write_parquet(df, args.output)
+        return
     _emit_text(format_output(df, args.format, args.output), args)
 
 
@@ -346,9 +356,13 @@ def _sweep_keys(cls) -> list[str]:
 
 def prepare_output(args):
     if args.output is not None:
-        from simkit.core.io import check_writable
+        from simkit.core.io import check_writable, is_parquet
 
         check_writable(args.output)
+        if is_parquet(args.output):  # said before anything runs
+            from simkit.core.extras import need
+
+            need("pyarrow", f"-o {args.output}")
 
 
 def _cmd_run(args) -> int:
@@ -540,7 +554,7 @@ def _main(argv: list[str] | None) -> int:
         if getattr(args, "workers", None) is not None and not 1 <= args.workers <= 1024:
             raise ParamError(f"--workers must be an integer in [1, 1024], got {args.workers}")
         return int(args.func(args) or 0)
-    except (UsageError, ParamError) as exc:
+    except (UsageError, ParamError, MissingExtra) as exc:
         print(f"simkit: error: {_one_line(exc)}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # `simkit ... | head -1`: end quietly, as other Unix tools do

@@ -494,6 +494,16 @@ class Result:
         out.attrs.update(df.attrs)
         return out
 
+    def to_xarray(self, confidence: float = 0.95):
+        """The summary as an :class:`xarray.Dataset` over the dimension ``name`` (every
+        outcome, event and mean), with ``kind`` a coordinate along it and the variables
+        ``count, n, p, ci_low, ci_high`` (``exact``, ``mean`` where there are some):
+        :func:`simkit.core.labelled.to_xarray`. Needs xarray (``pip install
+        'simkit[xarray]'``; else one line saying so)."""
+        from simkit.core.labelled import to_xarray
+
+        return to_xarray(self.summary(confidence=confidence))
+
     @property
     def events(self) -> pd.DataFrame:
         """The events of the marks (``any_death``, ``won``...) as a frame: ``outcome, kind,

@@ -170,3 +170,14 @@ def _repeat(values: list, counts: np.ndarray) -> np.ndarray:
 def to_csv_text(df: pd.DataFrame) -> str:
     """The CSV text of a sweep table (the same bytes for the same table)."""
     return df.to_csv(index=False, lineterminator="\n")
+
+
+def to_xarray(df: pd.DataFrame):
+    """A sweep's (or a comparison's) table as an :class:`xarray.Dataset`: dimensions the
+    grid keys, ``variant`` (a comparison) and ``name`` (outcome, event or mean, with
+    ``kind`` a coordinate along it); the statistics as variables
+    (:func:`simkit.core.labelled.to_xarray`). Needs xarray (``pip install
+    'simkit[xarray]'``)."""
+    from simkit.core.labelled import to_xarray as labelled
+
+    return labelled(df)
