@@ -55,6 +55,12 @@ def test_names_and_parameter_dicts_wherever_a_model_is():
     assert as_rules(spec) == want and as_rules("dying", level=3) == want
     a = simkit.simulate(spec, 2000, 1)
     assert a.counts == simkit.simulate(want, 2000, 1).counts
+    assert simkit.simulate("dying", 2000, 1, level=3).counts == a.counts
+    assert simkit.solve("dying", level=3)["dead"] == simkit.solve(want)["dead"]
+    with pytest.raises(TypeError, match="'levle', not a parameter of model 'dying'"):
+        simkit.simulate("dying", 100, 1, levle=3)
+    with pytest.raises(TypeError, match="did you mean 'workers'"):
+        simkit.simulate("dying", 100, 1, worker=2)
     assert simkit.solve(spec)["dead"] == simkit.solve(want)["dead"]
     swept = simkit.sweep(spec, {"dc": [18]}, 1000, 1)
     assert (swept["save_bonus"] == want.save_bonus).all() if "save_bonus" in swept else True
