@@ -219,25 +219,24 @@ def kind_blocks(df: pd.DataFrame) -> list[pd.DataFrame]:
     rank = {n: i for i, n in enumerate(headline + [n for n in names if n not in headline])}
     kind_rank = {"outcome": 0, "event": 1, "mean": 2}
     grid = [c for c in lead if c not in ("variant", "stage", "time_unit")]
-    point = df.groupby(grid, sort=False, dropna=False).ngroup() if grid else 0
-    variant = (
-        df["variant"].map({v: i for i, v in enumerate(dict.fromkeys(df["variant"]))})
-        if "variant" in df
-        else 0
-    )
-    order = pd.DataFrame(
-        {
-            "point": point,
-            "kind": df["kind"].map(kind_rank).fillna(0),
-            "name": df["outcome"].map(rank),
-            "variant": variant,
-        }
-    )
+    kind = df["kind"].map(kind_rank).fillna(0).to_numpy()
     if "variant" in df:  # compare: one line per variant and name, the headline's first
-        order["kind"] = np.where(df["kind"] == "mean", 2, 0)
-    else:  # one result: the outcomes, then the events, in their own order
-        order["name"] = np.arange(len(df))
-    d = df.iloc[order.sort_values(["point", "kind", "name", "variant"], kind="stable").index]
+        point = df.groupby(grid, sort=False, dropna=False).ngroup().to_numpy() if grid else 0
+        variants = {v: i for i, v in enumerate(dict.fromkeys(df["variant"]))}
+        keys = pd.DataFrame(
+            {
+                "point": point,
+                "kind": np.where(kind == 2, 2, 0),
+                "name": df["outcome"].map(rank).to_numpy(),
+                "variant": df["variant"].map(variants).to_numpy(),
+            }
+        )
+        at = keys.sort_values(list(keys.columns), kind="stable").index.to_numpy()
+    elif not lead:  # one result: the outcomes, then the events, then the means
+        at = np.argsort(kind, kind="stable")
+    else:  # a sweep, a calibration, a sensitivity: the frame's own order
+        at = np.arange(len(df))
+    d = df.iloc[at]
     d = d[cols].assign(outcome=[_reads(n) for n in d["outcome"]])
     blocks = []
     if headline and "variant" not in df and not grid:
