@@ -81,6 +81,8 @@ def test_result_frames_by_kind():
     # won: victory with or without deaths, an event
     assert res["won"] == pytest.approx(res["victory"] + res["victory_with_deaths"])
     assert res.event_count("won") == res.counts["victory"] + res.counts["victory_with_deaths"]
+    html = res._repr_html_()  # Jupyter: the kinds, and no NaN or <NA> cells
+    assert "<td>mean</td>" in html and "NaN" not in html and "&lt;NA&gt;" not in html
     with pytest.raises(ValueError, match="kind must be one of"):
         res.summary(kind="outcomes")
     dying = simkit.simulate(simkit.make_model("dying"), 1000, 1)

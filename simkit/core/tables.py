@@ -134,11 +134,12 @@ def survival_table(
 def summary_html(title: str, summary: pd.DataFrame) -> str:
     """A result's summary as a small styled HTML table (Jupyter's ``_repr_html_``)."""
     frame = summary.copy()
-    for col in ("p", "ci_low", "ci_high", "exact"):
+    for col in ("p", "ci_low", "ci_high", "exact", "mean"):
         if col in frame:
             frame[col] = frame[col].map(lambda v: "" if pd.isna(v) else f"{v:.4f}")
     if "count" in frame:
-        frame["count"] = frame["count"].map(lambda v: f"{v:,}")
+        frame["count"] = frame["count"].map(lambda v: "" if pd.isna(v) else f"{v:,}")
+    frame = frame.astype(object).where(frame.notna(), "")  # no NaN or <NA> for a reader
     if "n" in frame:
         frame = frame.drop(columns="n")
     table = frame.to_html(index=False, border=0, classes="simkit-summary", escape=True)
