@@ -239,7 +239,7 @@ def kind_blocks(df: pd.DataFrame) -> list[pd.DataFrame]:
     d = df.iloc[at]
     d = d[cols].assign(outcome=[_reads(n) for n in d["outcome"]])
     blocks = []
-    if headline and "variant" not in df and not grid:
+    if headline and "variant" not in df and not grid and "ci_low" in df:
         rows = df.set_index("outcome")
         value = [
             rows.at[h, "mean"] if rows.at[h, "kind"] == "mean" else rows.at[h, "p"]
