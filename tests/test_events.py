@@ -230,6 +230,9 @@ def test_models_lists_the_events():
     assert "victory (won, nobody died)" in flat
     code, out, err = run_cli("models", "party", "--format", "csv")
     assert code == 0 and "any_death deaths>=2" in out, err
+    kinds = pd.read_csv(__import__("io").StringIO(out))["kinds"].iloc[0].split()
+    assert "victory:outcome" in kinds and "won:event" in kinds
+    assert "expected_deaths:mean" in kinds and "unresolved:outcome" in kinds
 
 
 def test_survival_says_which_phase_a_step_is_in(kept):

@@ -46,10 +46,10 @@ KIND_TEXT = {
 }
 
 
-def name_kinds_of(cls) -> list[tuple[str, list[str], str]]:
+def name_kinds_of(cls, reads: bool = True) -> list[tuple[str, list[str], str]]:
     """``(kind, names, what it is)`` for each kind a model's results have (its outcomes
     always; events and means where it declares ``events``), names as a person reads
-    them (``victory (won, nobody died)``)."""
+    them (``victory (won, nobody died)``) where ``reads``, else as the files have them."""
     from simkit.core.result import NAME_READS, name_kinds
 
     try:
@@ -58,7 +58,7 @@ def name_kinds_of(cls) -> list[tuple[str, list[str], str]]:
         kinds = {o: "outcome" for o in (*cls.outcomes, "unresolved")}
     out = []
     for kind, what in KIND_TEXT.items():
-        names = [f"{n} ({NAME_READS[n]})" if n in NAME_READS else n for n in kinds]
+        names = [f"{n} ({NAME_READS[n]})" if reads and n in NAME_READS else n for n in kinds]
         names = [x for x, k in zip(names, kinds.values()) if k == kind]
         if names:
             out.append((kind, names, what))

@@ -303,7 +303,7 @@ def _cmd_models(args) -> int:
     import pandas as pd
 
     prepare_output(args)
-    from simkit.cli.listing import event_list
+    from simkit.cli.listing import event_list, name_kinds_of
     from simkit.core.params import describe
     from simkit.models import REGISTRY
 
@@ -312,6 +312,11 @@ def _cmd_models(args) -> int:
         if args.model and name != args.model:
             continue
         events = " ".join(event_list(cls)) if args.format != "table" else ""
+        kinds = (  # every name of its results with its kind: victory:outcome any_death:event
+            " ".join(f"{n}:{k}" for k, names, _ in name_kinds_of(cls, False) for n in names)
+            if args.format != "table"
+            else ""
+        )
         for r in describe(cls):
             rows.append(
                 dict(
@@ -319,6 +324,7 @@ def _cmd_models(args) -> int:
                     time_unit=cls.time_unit,
                     outcomes=" ".join(cls.outcomes),
                     events=events,
+                    kinds=kinds,
                     **r,
                 )
             )
