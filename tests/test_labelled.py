@@ -97,3 +97,16 @@ def test_a_missing_extra_is_one_line_saying_what_to_install(monkeypatch, tmp_pat
     code, out, err = run_cli("run", "dying", "-n", "100", "-o", tmp_path / "x.parquet")
     assert code == 2 and out == "" and not (tmp_path / "x.parquet").exists()
     assert err.count("\n") == 1 and "pip install 'simkit[parquet]'" in err
+
+
+def test_exact_and_chain_results_to_xarray():
+    pytest.importorskip("xarray")
+    ex = simkit.solve("dying")
+    ds = ex.to_xarray()
+    assert list(ds["name"].values) == list(ex.probabilities)
+    np.testing.assert_array_equal(ds["p"].values, list(ex.probabilities.values()))
+    chain = simkit.simulate("agony", 1000, 1)
+    cs = chain.to_xarray()
+    assert list(cs["name"].values) == list(chain.counts)
+    assert float(cs["p"].sum()) == pytest.approx(1.0, abs=1e-12)
+    assert set(cs["kind"].values) == {"outcome"}

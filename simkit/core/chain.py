@@ -108,6 +108,14 @@ class ChainExact:
     def _repr_html_(self) -> str:
         return summary_html(f"{self.model.name}: exact", self.summary())
 
+    def to_xarray(self):
+        """The summary as an :class:`xarray.Dataset` over ``name`` (with ``kind`` along it):
+        :func:`simkit.core.labelled.to_xarray`. Needs xarray (``pip install
+        'simkit[xarray]'``)."""
+        from simkit.core.labelled import to_xarray
+
+        return to_xarray(self.summary())
+
     def summary(self) -> pd.DataFrame:
         probs = self.probabilities
         return pd.DataFrame({"outcome": list(probs), "kind": "outcome", "p": list(probs.values())})
@@ -196,6 +204,14 @@ class ChainResult:
     def exact(self):
         """The chain's exact answer (:class:`ChainExact`), or None (solved once)."""
         return solve_if_possible(self.model)
+
+    def to_xarray(self):
+        """The summary as an :class:`xarray.Dataset` over ``name`` (with ``kind`` along it):
+        :func:`simkit.core.labelled.to_xarray`. Needs xarray (``pip install
+        'simkit[xarray]'``)."""
+        from simkit.core.labelled import to_xarray
+
+        return to_xarray(self.summary())
 
     def summary(
         self,

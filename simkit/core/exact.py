@@ -92,6 +92,14 @@ class ExactResult:
     def _repr_html_(self) -> str:
         return summary_html(f"{self.model.name}: exact", self.summary())
 
+    def to_xarray(self):
+        """The summary as an :class:`xarray.Dataset` over ``name`` (with ``kind`` along it):
+        :func:`simkit.core.labelled.to_xarray`. Needs xarray (``pip install
+        'simkit[xarray]'``)."""
+        from simkit.core.labelled import to_xarray
+
+        return to_xarray(self.summary())
+
     def summary(self) -> pd.DataFrame:
         """Columns ``outcome, kind, p`` (``kind`` is ``outcome``: the ``p`` add up to 1)."""
         probs = self.probabilities
