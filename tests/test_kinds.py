@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from simkit.core.result import KINDS, name_kinds
+from simkit.models import make_model
 from simkit.testing import run_cli
 
 #: Each model with a grid of two points (a sweep and a compare run on it).
@@ -22,16 +23,16 @@ def _read(text: str, fmt: str) -> pd.DataFrame:
     return pd.read_csv(io.StringIO(text)) if fmt == "csv" else pd.DataFrame(json.loads(text))
 
 
-def _check_sums(df: pd.DataFrame, model: str) -> None:
+def _check_sums(df: pd.DataFrame, model: str, groups: int) -> None:
     """Every row has a known kind matching its name; per point and variant the outcomes'
     ``p`` add up to 1 (1e-9), the events and means are not counted in it."""
-    kinds = name_kinds(__import__("simkit").make_model(model))
+    kinds = name_kinds(make_model(model))
     assert set(df["kind"]) <= set(KINDS)
     assert (df["kind"] == df["outcome"].map(kinds)).all()
     lead = list(df.columns[: list(df.columns).index("outcome")])
     out = df[df["kind"] == "outcome"]
     sums = out.groupby(lead)["p"].sum() if lead else pd.Series([out["p"].sum()])
-    assert len(sums) >= 1
+    assert len(sums) == groups  # every grid point of every variant
     np.testing.assert_allclose(sums.to_numpy(dtype=float), 1.0, rtol=0, atol=1e-9)
     if (df["kind"] != "outcome").any():  # the events and means would break the sum
         assert (
@@ -43,7 +44,10 @@ def _check_sums(df: pd.DataFrame, model: str) -> None:
             > 1.0 + 1e-9
         )
     means = df[df["kind"] == "mean"]
-    assert means["p"].isna().all() and means["mean"].notna().all() if len(means) else True
+    assert means["p"].isna().all()
+    if len(means):
+        assert means["mean"].notna().all()
+    assert (len(means) > 0) == (model != "dying")
 
 
 @pytest.mark.parametrize("fmt", ["csv", "json"])
@@ -58,7 +62,9 @@ def test_outcomes_add_up_to_one_in_every_format(verb, model, fmt, tmp_path):
     code, out, err = run_cli(*args)
     assert code == 0, err
     df = _read(out, fmt)
-    _check_sums(df, model)
+    variants = df["variant"].nunique() if "variant" in df else 1
+    assert variants == {"run": 1, "sweep": 1}.get(verb, 3 if model == "party" else 2)
+    _check_sums(df, model, (1 if verb == "run" else 2) * variants)
     target = tmp_path / f"out.{fmt}"  # -o writes the same rows
     code, _, err = run_cli(*args, "-o", target)
     assert code == 0, err
