@@ -10,6 +10,7 @@ import pandas as pd
 
 from simkit.core.model import Rules
 from simkit.core.names import unknown
+from simkit.core.params import ParamError
 from simkit.core.stats import confidence_of
 from simkit.core.tables import result_summary, summary_html, survival_table
 
@@ -476,7 +477,7 @@ class Result:
         """
         level = confidence_of(confidence, level, "summary")
         if kind is not None and kind not in KINDS:
-            raise ValueError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
+            raise ParamError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
         if not events or not getattr(self.model, "events", None):
             df = result_summary(self, level, method, exact)
         else:
