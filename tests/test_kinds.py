@@ -123,3 +123,12 @@ def test_compare_table_orders_headline_then_variants():
     assert [r[0] for r in rows[:3]] == ["seed000", "pf2e-core", "seed001"]
     means = out.split("\n\n")[1].splitlines()
     assert means[1].split()[1] == "expected_deaths"
+
+
+def test_a_wrapped_table_keeps_its_blocks_and_empty_cells(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "90")
+    code, out, _ = run_cli("compare", "party", "-n", "300", "--seed", "1")
+    assert code == 0 and "NaN" not in out and "<NA>" not in out
+    assert max(len(x) for x in out.splitlines()) <= 90
+    code, out, _ = run_cli("run", "party", "-n", "300", "--seed", "1")
+    assert code == 0 and "NaN" not in out and "<NA>" not in out

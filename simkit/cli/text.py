@@ -63,7 +63,10 @@ def format_output(df: pd.DataFrame, fmt: str, output=None) -> str:
     return wrap_table(df, width)
 
 
-def _cell(v) -> str:
+def _cell(v, blank: bool = False) -> str:
+    """A cell's text; ``blank``: a missing value (None, ``<NA>``, NaN) as an empty cell."""
+    if blank and (v is None or v is pd.NA or (isinstance(v, (float, np.floating)) and v != v)):
+        return ""
     if v is None:
         return "None"
     if v is pd.NA:
@@ -83,17 +86,18 @@ def _is_text(s: pd.Series) -> bool:
     )
 
 
-def wrap_table(df: pd.DataFrame, width: int) -> str:
+def wrap_table(df: pd.DataFrame, width: int, blank: bool = False) -> str:
     """``df`` as an aligned text table no wider than ``width`` (where the cells allow).
 
     Text columns are left-aligned and their long cells wrap within the column;
     numbers are right-aligned. Columns that still do not fit go to further blocks
-    (separated by a blank line), each starting with the first column again.
+    (separated by a blank line), each starting with the first column again. ``blank``:
+    missing values as empty cells (the tables of :func:`kind_table`).
     """
     cols = [str(c) for c in df.columns]
     if not cols:
         return "\n"
-    cells = {c: [_cell(v) for v in df[orig]] for c, orig in zip(cols, df.columns)}
+    cells = {c: [_cell(v, blank) for v in df[orig]] for c, orig in zip(cols, df.columns)}
     text = {c for c, orig in zip(cols, df.columns) if _is_text(df[orig])}
     natural = {c: max([len(c)] + [len(x) for x in cells[c]]) for c in cols}
     cap = max(16, min(40, width // 3))
@@ -180,7 +184,7 @@ def _aligned(df: pd.DataFrame, width: int | None = None) -> str:
     lines = [line({c: str(c) for c in cells})]
     lines += [line({c: cells[c][i] for c in cells}) for i in range(len(df))]
     if width is not None and max(len(x) for x in lines) > width:
-        return wrap_table(df[list(cells)], width)
+        return wrap_table(df[list(cells)], width, blank=True)
     return "\n".join(lines) + "\n"
 
 
