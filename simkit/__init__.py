@@ -6,10 +6,11 @@ Quick start::
     # a level-5 PC downed by a level-5 monster
     model = simkit.Dying(save_bonus=11, monster_level=5)
     res = simkit.simulate(model, 1_000_000, rng=42)        # vectorised Monte Carlo
-    res.summary()        # outcome, count, n, p, ci_low, ci_high, exact
+    res.summary()        # outcome, kind, count, n, p, ci_low, ci_high, exact
     res.survival()       # P(dead by round t), P(still dying)... with intervals
     simkit.solve(model)["dead"]                            # the exact answer
     simkit.make_model("dying", "pf2e-core")                # the published variant
+    simkit.simulate("dying", 10_000, rng=1, level=3)       # as --set level=3 (HP, save)
     simkit.calibrate("dying", "10%", "dc", character_level=5)  # the DC that gives 10% deaths
 
 Models (``simkit models`` on the command line, ``simkit.REGISTRY`` here): ``dying`` (seed
@@ -62,42 +63,61 @@ _HOMES = {
 
 
 #: public functions whose first argument is a model: here they also take a model's name
-#: (``simkit.simulate("dying", 1000)``) or its class (``simkit.solve(simkit.Dying)``).
+#: (``simkit.simulate("dying", 1000)``), its class (``simkit.solve(simkit.Dying)``) or a
+#: parameter dict (``simkit.simulate({"model": "dying", "level": 3}, 1000)``).
 #: ``sweep`` and ``compare`` take both already.
 _TAKE_A_MODEL = ("simulate", "solve", "calibrate", "sensitivity")
 
 
 def _as_model(model: Any) -> Any:
-    """A model's rules from rules, a rules class (its defaults) or a registered name."""
-    from simkit.core.model import Rules
+    """A model's rules from rules, a rules class (its defaults), a registered name or a
+    parameter dict (``{"model": "dying", "level": 3}``): :func:`simkit.models.as_rules`."""
+    from simkit.models import as_rules
 
-    if isinstance(model, Rules):
-        return model
-    if isinstance(model, str):
-        from simkit.models import make_model
-
-        return make_model(model)
-    if isinstance(model, type) and issubclass(model, Rules):
-        return model()
-    from simkit.core.params import ParamError, shown
-
-    raise ParamError(
-        "model must be a model's rules (e.g. simkit.Dying()), a rules class or a model name "
-        f"(simkit.REGISTRY), got {shown(model)}"
-    )
+    return as_rules(model)
 
 
 def _taking_names(fn: Any) -> Any:
     """``fn`` with its first argument (``model``) resolved by :func:`_as_model`."""
 
+    import inspect
+
+    sig = inspect.signature(fn).parameters
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in sig.values())
+
     @functools.wraps(fn)
     def wrapper(model: Any, *args: Any, **kwargs: Any) -> Any:
-        return fn(_as_model(model), *args, **kwargs)
+        if takes_any:  # calibrate, sensitivity: they apply the model's parameters themselves
+            return fn(_as_model(model), *args, **kwargs)
+        # simulate, solve: keywords they do not take are the model's parameters and keys
+        # (``simkit.simulate("dying", 1000, 1, level=3)``, as ``--set level=3``)
+        params = {k: kwargs.pop(k) for k in list(kwargs) if k not in sig}
+        from simkit.models import as_rules
+
+        rules = _as_model(model)
+        if params:
+            from simkit.core.names import suggest
+            from simkit.core.params import spec
+            from simkit.models.keys import sweep_keys_for
+            from simkit.rules.penalties import FATIGUE_KEYS
+
+            known = [*spec(type(rules)), *sweep_keys_for(type(rules)), *FATIGUE_KEYS]
+            bad = [k for k in params if k not in known]
+            if bad:
+                raise TypeError(
+                    f"{fn.__name__}() got an unexpected keyword argument {bad[0]!r}, not a "
+                    f"parameter of model {rules.name!r} either"
+                    f"{suggest(bad[0], [*sig, *known])}"
+                )
+            rules = as_rules(rules, **params)
+        return fn(rules, *args, **kwargs)
 
     doc = fn.__doc__ or ""
     for was in ("    model : Rules or str\n", "    model : Rules\n"):
         if was in doc:
-            doc = doc.replace(was, "    model : Rules, Rules class or str (a model name)\n", 1)
+            doc = doc.replace(
+                was, "    model : Rules, Rules class, str (model name) or dict (parameters)\n", 1
+            )
             break
     wrapper.__doc__ = doc
     return wrapper

@@ -74,7 +74,7 @@ def test_monte_carlo_matches_exact_and_is_reproducible():
     other = simulate(chain, n, rng=10)
     assert other.counts != res.counts
     df = res.summary()
-    assert list(df.columns) == ["outcome", "count", "n", "p", "ci_low", "ci_high", "exact"]
+    assert list(df.columns) == ["outcome", "kind", "count", "n", "p", "ci_low", "ci_high", "exact"]
     assert list(df["outcome"]) == ["dead", "revived", "back", "awake", "rested", "unresolved"]
     assert df["count"].sum() == n
     stages = res.stage_summary()
@@ -198,7 +198,7 @@ def test_cli_stages_split_deaths_by_stage():
     )
     assert code == 0
     df = pd.read_csv(io.StringIO(out))
-    assert list(df.columns) == ["stage", "time_unit", "outcome", "p"]
+    assert list(df.columns) == ["stage", "time_unit", "outcome", "kind", "p"]
     assert set(df["stage"]) == {"perseverance", "stable->recovery"}
     assert df["p"].sum() == pytest.approx(1.0)
     code, _, err = run("exact", "dying", "--stages")

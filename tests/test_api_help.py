@@ -273,14 +273,17 @@ def test_confidence_names_the_interval_level_and_level_is_deprecated_there():
     with pytest.warns(DeprecationWarning, match="sweep: level= is the confidence level"):
         dep = simkit.sweep("dying", grid, 5_000, rng=1, level=0.9)
     assert new.equals(dep)
-    for call in (
+    call = res.survival
+    call(confidence=0.9)
+    with pytest.warns(DeprecationWarning):
+        call(level=0.9)
+    for tool in (  # since 0.4 level= is the character's level there, never a confidence
         lambda **kw: simkit.calibrate("dying", "10%", "dc", method="exact", **kw),
         lambda **kw: simkit.sensitivity("dying", params=["dc"], method="exact", **kw),
-        lambda **kw: res.survival(**kw),
     ):
-        call(confidence=0.9)
-        with pytest.warns(DeprecationWarning):
-            call(level=0.9)
+        tool(confidence=0.9)
+        with pytest.raises(simkit.ParamError, match=r"level=0.9: level is the character's"):
+            tool(level=0.9)
     with pytest.raises(ValueError, match=r"confidence must be a number in \(0, 1\), got 5"):
         res.summary(confidence=5)
 

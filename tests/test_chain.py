@@ -46,7 +46,7 @@ def test_chain_monte_carlo_matches_exact_and_is_reproducible():
     again = simulate(chain, n, rng=5, block_size=2**14)
     assert again.counts == res.counts
     df = res.summary()
-    assert list(df.columns) == ["outcome", "count", "n", "p", "ci_low", "ci_high", "exact"]
+    assert list(df.columns) == ["outcome", "kind", "count", "n", "p", "ci_low", "ci_high", "exact"]
     assert df["count"].sum() == n
     surv = res.survival()
     assert set(surv["stage"]) == {"dying", "stable->dying"}

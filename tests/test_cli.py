@@ -25,11 +25,11 @@ def test_run_csv_and_json_columns():
     code, out, _ = run("run", "dying", "-n", "2000", "--seed", "1", "--format", "csv")
     assert code == 0
     df = pd.read_csv(io.StringIO(out))
-    assert list(df.columns) == ["outcome", "count", "n", "p", "ci_low", "ci_high", "exact"]
+    assert list(df.columns) == ["outcome", "kind", "count", "n", "p", "ci_low", "ci_high", "exact"]
     assert list(df["outcome"]) == ["stable", "dead", "revived", "unresolved"]
     code, out, _ = run("run", "dying", "-n", "2000", "--seed", "1", "--format", "json")
     records = json.loads(out)
-    assert records[0].keys() == {"outcome", "count", "n", "p", "ci_low", "ci_high", "exact"}
+    assert records[0].keys() == {"outcome", "kind", "count", "n", "p", "ci_low", "ci_high", "exact"}
     assert records[1]["count"] == df["count"][1]
 
 
@@ -37,7 +37,7 @@ def test_exact_csv():
     code, out, _ = run("exact", "dying", "--set", "check=flat", "--format", "csv")
     assert code == 0
     df = pd.read_csv(io.StringIO(out))
-    assert list(df.columns) == ["outcome", "p"]
+    assert list(df.columns) == ["outcome", "kind", "p"]
     assert df["p"].sum() == pytest.approx(1.0)
 
 
@@ -60,7 +60,7 @@ def test_output_file_written(tmp_path):
         "run", "dying", "-n", "1000", "--seed", "1", "--format", "csv", "-o", str(target)
     )
     assert code == 0 and out == ""
-    assert pd.read_csv(target).shape == (4, 7)
+    assert pd.read_csv(target).shape == (4, 8)
     assert [p.name for p in tmp_path.iterdir()] == ["out.csv"]
 
 

@@ -163,8 +163,11 @@ def test_a_fixed_level_changes_the_numbers_it_reports():
 @pytest.mark.parametrize("verb", ["sweep", "compare"])
 def test_format_on_sweep_and_compare(verb, tmp_path):
     base = (verb, "dying", "--grid", "dc=18,22", "-n", "3000", "--seed", "2")
-    code, csv, _ = run(*base)
+    code, csv, _ = run(*base, "--format", "csv")
     assert code == 0
+    code, default, _ = run(*base)  # sweep: CSV; compare: a table for a person
+    assert code == 0
+    assert (default == csv) == (verb == "sweep")
     code, js, _ = run(*base, "--format", "json")
     assert code == 0
     a, b = pd.read_csv(io.StringIO(csv)), pd.DataFrame(json.loads(js))
@@ -172,6 +175,7 @@ def test_format_on_sweep_and_compare(verb, tmp_path):
     np.testing.assert_allclose(a["p"], b["p"], rtol=0, atol=0)
     code, table, _ = run(*base, "--format", "table")
     assert code == 0 and table.splitlines()[0].split()[:2] == list(a.columns[:2])
+    assert verb == "sweep" or default == table
     assert len(table.splitlines()) == len(a) + 1
     target = tmp_path / "out.json"
     assert run(*base, "--format", "json", "-o", target)[0] == 0

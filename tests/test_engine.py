@@ -46,7 +46,7 @@ def test_result_remembers_model_params_seed_n():
     assert res.model == model and res.n == 1000 and res.seed == 4
     assert res.params["dc"] == 25
     df = res.summary()
-    assert list(df.columns) == ["outcome", "count", "n", "p", "ci_low", "ci_high", "exact"]
+    assert list(df.columns) == ["outcome", "kind", "count", "n", "p", "ci_low", "ci_high", "exact"]
     assert df["count"].sum() == 1000
     assert (df["ci_low"] <= df["p"]).all() and (df["p"] <= df["ci_high"]).all()
 

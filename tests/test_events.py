@@ -213,10 +213,26 @@ def test_models_lists_the_events():
     code, out, err = run_cli("models", "party")
     assert code == 0, err
     flat = " ".join(out.split())
-    assert "Events and means" in flat and "tpk" in flat and "death:cleric" in flat
+    assert "Names by kind" in flat and "tpk" in flat and "death:cleric" in flat
     assert "death_after_defeat" in flat and "expected_deaths" in flat
+    # each name on the line of its kind
+    kinds: dict = {}
+    current = None
+    for line in out.split("Names by kind", 1)[1].split("\n\n", 1)[0].split("\n    ")[1:]:
+        words = line.split()
+        if words and words[0] in ("outcome", "event", "mean"):
+            current, words = words[0], words[1:]
+        for w in words:
+            kinds.setdefault(w.strip(",:"), current)
+    assert kinds["victory"] == "outcome" and kinds["unresolved"] == "outcome"
+    assert kinds["tpk"] == "event" and kinds["won"] == "event"
+    assert kinds["expected_deaths"] == "mean"
+    assert "victory (won, nobody died)" in flat
     code, out, err = run_cli("models", "party", "--format", "csv")
     assert code == 0 and "any_death deaths>=2" in out, err
+    kinds = pd.read_csv(__import__("io").StringIO(out))["kinds"].iloc[0].split()
+    assert "victory:outcome" in kinds and "won:event" in kinds
+    assert "expected_deaths:mean" in kinds and "unresolved:outcome" in kinds
 
 
 def test_survival_says_which_phase_a_step_is_in(kept):

@@ -287,6 +287,7 @@ def test_fall_dying_chain_is_product_and_band_ko_is_not_dying():
         assert within_se(res[o], p, n), (o, res[o], p)
     assert list(res.summary().columns) == [
         "outcome",
+        "kind",
         "count",
         "n",
         "p",

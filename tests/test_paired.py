@@ -313,7 +313,8 @@ def test_track_marks_are_the_marks_track_by_track():
             got = np.bincount(values[codes == i].astype(np.intp), minlength=h.shape[1])
             assert np.array_equal(got[: h.shape[1]], h[i]) and not got[h.shape[1] :].any()
     for e in event_specs(m):
-        assert np.count_nonzero(e.holds(a.track_marks[e.mark])) == a.event_count(e.name)
+        held = e.of_tracks(m, codes, a.track_marks)
+        assert np.count_nonzero(held) == a.event_count(e.name)
     assert simulate(Dying(), 100, 1, keep_outcomes=True).track_marks == {}
 
 
@@ -359,7 +360,8 @@ def test_compare_pairs_events_and_means_track_by_track():
     m = make_model("party")
     assert core["paired"].all()
     for e in event_specs(m):
-        x, y = e.holds(a.track_marks[e.mark]), e.holds(b.track_marks[e.mark])
+        x = e.of_tracks(m, a.track_outcomes, a.track_marks)
+        y = e.of_tracks(m, b.track_outcomes, b.track_marks)
         d, lo, hi, p = paired_test([np.sum(y & ~x)], [np.sum(x & ~y)], n)
         assert core.loc[e.name, "count"] == np.sum(y)
         assert (core.loc[e.name, "diff"], core.loc[e.name, "p_value"]) == pytest.approx(

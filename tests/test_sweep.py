@@ -25,9 +25,9 @@ def _replay(model, seed, n=N):
 
 def test_rows_equal_single_simulate_calls():
     df = sweep("dying", {"dc": [14, 22], "hit_chance": [0.0, 0.3]}, N, 7, fixed={"save_bonus": 9})
-    assert list(df.columns[:3]) == ["dc", "hit_chance", "outcome"]
-    assert tuple(df.columns[3:9]) == STAT_COLUMNS
-    assert list(df.columns[9:]) == ["model", "seed", "point_seed", "version", "params"]
+    assert list(df.columns[:4]) == ["dc", "hit_chance", "outcome", "kind"]
+    assert tuple(df.columns[4:10]) == STAT_COLUMNS
+    assert list(df.columns[10:]) == ["model", "seed", "point_seed", "version", "params"]
     assert len(df) == 4 * 4
     for (dc, hc), rows in df.groupby(["dc", "hit_chance"], sort=False):
         model = Dying(dc=dc, hit_chance=hc, save_bonus=9)
@@ -280,7 +280,7 @@ def test_an_unknown_key_names_the_near_one(argv, near, capsys):
 def test_the_grid_takes_a_model_s_declarations_once(monkeypatch):
     """make_grid, the CLI's parsers and every point's resolution read the model's
     parameters once (model_keys), not per key or per value."""
-    import simkit.analysis.sweep_keys as sk
+    import simkit.models.keys as sk
     from simkit.analysis.grid import make_grid, parse_fixed_args, parse_grid_args, resolve_point
     from simkit.models.dying import Dying
 

@@ -34,7 +34,7 @@ from simkit.analysis.evaluation import (
 )
 from simkit.core.numbers import ascii_number
 from simkit.core.params import ParamError, allowed
-from simkit.core.stats import confidence_of
+from simkit.core.result import name_kinds
 from simkit.core.tables import summary_html
 
 __all__ = ["CALIBRATION_COLUMNS", "Calibration", "calibrate", "parse_probability"]
@@ -45,6 +45,7 @@ CALIBRATION_COLUMNS = (
     "param",
     "value",
     "outcome",
+    "kind",
     "p",
     "ci_low",
     "ci_high",
@@ -225,6 +226,7 @@ class Calibration:
                     self.param,
                     v,
                     self.outcome,
+                    name_kinds(self.model).get(self.outcome, "outcome"),
                     p,
                     lo,
                     hi,
@@ -254,18 +256,19 @@ def calibrate(
     n: int = 100_000,
     rng=None,
     confidence: float = 0.95,
-    level: float | None = None,
     scan_limit: int | None = None,
     grid: int = 41,
     xtol: float = 1e-6,
     character_level: int | None = None,
+    **params,
 ) -> Calibration:
     """The value of ``vary`` that brings P(``outcome``) closest to ``target``.
 
     Parameters
     ----------
-    model : Rules or str
-        The rules (every other parameter stays as given), or a model name.
+    model : Rules, str or dict
+        The rules (every other parameter stays as given), a model name or a parameter
+        dict (``{"model": "day", "fight": "severe"}``).
     target : float or str
         The probability aimed at: ``0.1`` or ``"10%"``.
     vary : str
@@ -299,8 +302,13 @@ def calibrate(
         (:func:`simkit.analysis.ambiguities.typical_character`: for ``dying``, its Fortitude
         save), so "10% deaths at level 5" is one call:
         ``calibrate("dying", "10%", "dc", character_level=5)``.
-    level : float, optional
-        Deprecated name of ``confidence`` (removed in 0.4; a warning).
+    **params
+        Parameters of the model, or keys that derive some, as
+        :func:`simkit.models.make_model` takes them: ``level=5`` is the character's
+        level (the same derived values as ``--set level=5``: for ``dying`` its Fortitude
+        save and HP), ``fight="severe"`` the day's fight, ``days_without_sleep=2``...
+        (``level`` named the confidence level until 0.4: that is ``confidence``; a
+        number in (0, 1) given as ``level`` is an error saying so).
 
     Returns
     -------
@@ -309,8 +317,8 @@ def calibrate(
         reachable, and ``to_frame()``. An unreachable target is not an error: the
         result says so (``reachable=False``) and gives the closest achievable value.
     """
-    level = confidence_of(confidence, level, "calibrate")
-    model = as_model(model)
+    level = confidence
+    model = as_model(model, params)
     target = parse_probability(target)
     model = at_level(model, character_level, keep=(vary,))
     check_outcome(model, outcome)

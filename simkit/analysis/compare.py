@@ -86,7 +86,14 @@ def _base(model):
         return model()
     if isinstance(model, Rules):
         return model
-    raise ParamError(f"model must be a model name, a rules class or rules; got {model!r}")
+    if isinstance(model, dict):  # {"model": name, "preset": ..., params and derived keys}
+        from simkit.models import as_rules
+
+        return as_rules(model)
+    raise ParamError(
+        "model must be a model name, a rules class, rules or a parameter dict "
+        f"({{'model': 'dying', 'level': 3}}); got {model!r}"
+    )
 
 
 def ambiguity_readings(model_cls) -> dict[str, list[tuple[str, object]]]:

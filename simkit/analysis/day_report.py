@@ -156,7 +156,8 @@ def run_notes(res, level: float = 0.95) -> list[str]:
     return [
         (
             f"party of {model.n_pcs} at level {model.level} ({model.party}), rules "
-            f"{model.rules}, {rest}; plan ({model.horizon} steps): {plan}"
+            f"{model.rules}, {rest}; plan ({model.horizon} step{'s' * (model.horizon != 1)}): "
+            f"{plan}"
         ),
         *([f"note: {note}"] if note else []),
         odds,

@@ -12,7 +12,6 @@ from typing import Any
 
 import numpy as np
 
-from simkit.core.model import Rules
 from simkit.core.params import ParamError, spec
 from simkit.core.result import Result, event_specs, event_values, mean_specs
 from simkit.core.stats import check_level
@@ -37,16 +36,21 @@ __all__ = [
 METHODS = ("auto", "exact", "mc")
 
 
-def as_model(model):
-    if isinstance(model, str):
-        from simkit.models import make_model
+def as_model(model, params: dict | None = None):
+    """The rules a designer tool works on: rules, a rules class, a model name or a
+    parameter dict, with ``params`` (parameters, or keys that derive some: ``level=5``,
+    ``fight="severe"``) applied as :func:`simkit.models.make_model` applies them
+    (:func:`simkit.models.as_rules`)."""
+    from simkit.models import as_rules
 
-        return make_model(model)
-    if not isinstance(model, Rules):
+    params = dict(params or {})
+    lv = params.get("level")
+    if isinstance(lv, float) and 0 < lv < 1:  # the old name of the confidence level
         raise ParamError(
-            f"model must be a rules object (e.g. simkit.Dying()) or a model name, got {model!r}"
+            f"level={lv!r}: level is the character's level (an integer, 1..20); the "
+            f"intervals' confidence level is confidence={lv!r}"
         )
-    return model
+    return as_rules(model, **params)
 
 
 def choose_method(model, method: str) -> str:

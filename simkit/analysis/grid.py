@@ -34,7 +34,9 @@ from simkit.analysis.sweep_config import (
     MAX_CONFIG_DEPTH,
     load_config,
 )
-from simkit.analysis.sweep_keys import (
+from simkit.core.numbers import ascii_int
+from simkit.core.params import ParamError, shown
+from simkit.models.keys import (
     PC_OPTIONS,
     SWEEP_KEYS,
     ModelKeys,
@@ -46,8 +48,6 @@ from simkit.analysis.sweep_keys import (
     resolve_point,
     sweep_keys_for,
 )
-from simkit.core.numbers import ascii_int
-from simkit.core.params import ParamError, shown
 
 __all__ = [
     "SWEEP_KEYS",

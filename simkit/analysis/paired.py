@@ -209,8 +209,7 @@ class TrackValues:
     def event(self, e) -> np.ndarray:
         hit = self._events.get(e)
         if hit is None:
-            assert self.marks is not None, "events need the per-track marks"
-            hit = self._events[e] = e.holds(self.marks[e.mark])
+            hit = self._events[e] = e.of_tracks(self.model, self.codes, self.marks)
         return hit
 
     @property
@@ -234,7 +233,11 @@ def paired_events(base: TrackValues, res, level: float = 0.95) -> dict:
         return {}
     out: dict = {}
     n = len(base.codes)
-    events = [e for e in event_specs(other.model) if e.mark in base.marks and e.mark in marks]
+    events = [
+        e
+        for e in event_specs(other.model)
+        if e.kind == "outcomes" or (e.mark in base.marks and e.mark in marks)
+    ]
     if events:
         only_new = np.empty(len(events))
         only_base = np.empty(len(events))

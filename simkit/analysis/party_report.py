@@ -54,13 +54,14 @@ MONSTER_STATS = ("hp", "ac", "attack", "fort", "reflex", "will", "spell_dc", "re
 def party_summary(res, confidence: float = 0.95, *, level: float | None = None) -> pd.DataFrame:
     """The designer's numbers of a party result, one row each.
 
-    Columns ``quantity, count, n, p, ci_low, ci_high`` (Wilson intervals) and ``mean``
+    Columns ``quantity, kind, count, n, p, ci_low, ci_high`` (Wilson intervals) and ``mean``
     for the averages (with the range-bound interval of
     :func:`simkit.core.result.mean_ci` in ``ci_low``/``ci_high``). Rows: ``any_death``
     (P(at least one PC dies)), ``deaths=k`` for every k, ``defeat``, ``victory``,
-    ``retreat``, ``dies:<k>:<role>`` (P(PC k dies)), ``knocked_out`` (P(a PC fell to 0
-    HP)), then every event of :meth:`Result.summary` not named above (``tpk``,
-    ``death:<pc>``, deaths by cause); means: ``expected_deaths``, ``rounds``,
+    ``retreat``, ``unresolved``, ``knocked_out`` (P(a PC fell to 0 HP)), then every
+    event of :meth:`Result.summary` not named above, by the names ``simkit run`` uses
+    (``tpk``, ``death:<pc>``: P(that PC dies), deaths by cause, ``won``); means:
+    ``expected_deaths``, ``rounds``,
     ``knockouts``, ``hero_spent``, ``heals_spent``. Every row is over all ``n`` tracks:
     marks are recorded when a track ends, so an ``unresolved`` track (none with the
     default horizon) counts as no death (``deaths=0``) and nothing spent, and as the
@@ -78,7 +79,6 @@ def party_summary(res, confidence: float = 0.95, *, level: float | None = None) 
         return np.zeros(1, dtype=np.int64) if counts is None else counts.sum(axis=0)
 
     deaths = mark("deaths")
-    mask = mark("dead_mask")
     kos = mark("knockouts")
     rows: dict[str, int] = {"any_death": int(deaths[1:].sum())}
     for k in range(model.n_pcs + 1):
@@ -86,15 +86,14 @@ def party_summary(res, confidence: float = 0.95, *, level: float | None = None) 
     rows["deaths=0"] += res.counts["unresolved"]  # no death recorded: none counted
     for o in ("victory", "victory_with_deaths", "retreat", "defeat", "unresolved"):
         rows[o] = int(res.counts[o])
-    values = np.arange(len(mask))
-    for k, role in enumerate(model.roles):
-        rows[f"dies:{k}:{role}"] = int(mask[(values >> k) & 1 == 1].sum())
     rows["knocked_out"] = int(kos[1:].sum())
     c = np.array(list(rows.values()), dtype=np.int64)
     low, high = proportion_ci(c, n, level, "wilson")
+    outcomes = set(res.outcomes)
     df = pd.DataFrame(
         {
             "quantity": list(rows),
+            "kind": ["outcome" if q in outcomes else "event" for q in rows],
             "count": c,
             "n": n,
             "p": c / n,

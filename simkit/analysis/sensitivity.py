@@ -30,7 +30,8 @@ from simkit.analysis.evaluation import (
     too_large,
 )
 from simkit.core.params import ParamError, allowed, spec
-from simkit.core.stats import confidence_of, norm_ppf
+from simkit.core.result import name_kinds
+from simkit.core.stats import norm_ppf
 
 __all__ = ["MC_COLUMNS", "SENSITIVITY_COLUMNS", "sensitivity"]
 
@@ -41,6 +42,7 @@ SENSITIVITY_COLUMNS = (
     "base_value",
     "value",
     "outcome",
+    "kind",
     "p_base",
     "p",
     "change",
@@ -73,16 +75,16 @@ def sensitivity(
     n: int = 100_000,
     rng=None,
     confidence: float = 0.95,
-    level: float | None = None,
     character_level: int | None = None,
     paired: bool = True,
+    **model_params,
 ) -> pd.DataFrame:
     """Change of each outcome's probability for one step up and down of each parameter.
 
     Parameters
     ----------
-    model : Rules or str
-        The rules at which to measure (the base point), or a model name.
+    model : Rules, str or dict
+        The rules at which to measure (the base point), a model name or a parameter dict.
     params : list of str, optional
         Parameters to move (default: every integer and number parameter).
     outcomes : list of str, optional
@@ -107,8 +109,11 @@ def sensitivity(
     paired : bool
         Monte Carlo on positional streams with paired intervals (default); ``False``:
         the default streams, ``ci_low`` / ``ci_high`` the independent interval.
-    level : float, optional
-        Deprecated name of ``confidence`` (removed in 0.4; a warning).
+    **model_params
+        Parameters of the model, or keys that derive some, as
+        :func:`simkit.models.make_model` takes them: ``level=5`` is the character's
+        level (the values ``--set level=5`` derives), ``fight="severe"``... (``level``
+        named the confidence level until 0.4: that is ``confidence``).
 
     Returns
     -------
@@ -120,8 +125,8 @@ def sensitivity(
         rule, or a parameter that is not set (``none``), gives one row with an empty
         ``outcome``, empty numbers and the reason in ``note``, at the end.
     """
-    level = confidence_of(confidence, level, "sensitivity")
-    model = at_level(as_model(model), character_level)
+    level = confidence
+    model = at_level(as_model(model, model_params), character_level)
     asked = method
     method = choose_method(model, method)
     level = confidence_level(level)
@@ -249,6 +254,8 @@ def sensitivity(
         df = pd.DataFrame(rows, columns=cols)
         for col in ("base_value", "value"):  # keep integers as integers next to skipped rows
             df[col] = pd.Series([r[col] for r in rows], dtype=object)
+        kinds = name_kinds(model)  # outcome or event (a skipped row: empty)
+        df["kind"] = pd.Series([kinds.get(r["outcome"]) for r in rows], dtype=object)
         # largest |change| first; float noise (below 1e-12) counts as no change; skipped rows last
         size = df["change"].abs().to_numpy(dtype=np.float64)
         size = np.where(np.isnan(size), -1.0, np.where(size < 1e-12, 0.0, size))

@@ -38,10 +38,39 @@ def event_list(cls) -> tuple[str, ...]:
         return tuple(cls.events)
 
 
+#: What each kind of row is, as ``simkit models NAME`` says it.
+KIND_TEXT = {
+    "outcome": "how a track ends, exclusive: their p add up to 1",
+    "event": "a question asked of every track (its marks or outcome): they overlap",
+    "mean": "the mean of a mark over every track (column mean, no p)",
+}
+
+
+def name_kinds_of(cls, reads: bool = True) -> list[tuple[str, list[str], str]]:
+    """``(kind, names, what it is)`` for each kind a model's results have (its outcomes
+    always; events and means where it declares ``events``), names as a person reads
+    them (``victory (won, nobody died)``) where ``reads``, else as the files have them."""
+    from simkit.core.result import NAME_READS, name_kinds
+
+    try:
+        kinds = name_kinds(cls())
+    except Exception:  # a model that cannot be built at its defaults: its outcomes
+        kinds = {o: "outcome" for o in (*cls.outcomes, "unresolved")}
+    out = []
+    for kind, what in KIND_TEXT.items():
+        names = [f"{n} ({NAME_READS[n]})" if reads and n in NAME_READS else n for n in kinds]
+        names = [x for x, k in zip(names, kinds.values()) if k == kind]
+        if names:
+            out.append((kind, names, what))
+    return out
+
+
 def summary_line(cls) -> str:
-    """The first line of the model's docstring."""
-    doc = (cls.__doc__ or "").strip().splitlines()
-    return doc[0].strip() if doc else ""
+    """The first paragraph of the model's docstring, as one line (a sentence that wraps
+    over two lines of the docstring stays whole: the day's "one step = one step of the
+    plan")."""
+    first = (cls.__doc__ or "").strip().split("\n\n")[0]
+    return " ".join(x.strip() for x in first.splitlines() if x.strip())
 
 
 def models_list(registry: dict, width: int) -> str:
@@ -121,15 +150,15 @@ def model_detail(cls, width: int) -> str:
             width,
             4,
         )
-    events = event_list(cls)
-    if events:
-        lines.append("")
-        lines += wrap_prose(
-            "Events and means (rows of run's table and of a sweep, before and after the "
-            "outcomes, over every track; res[NAME]; at the defaults): " + ", ".join(events),
-            width,
-            4,
-        )
+    lines.append("")
+    lines += wrap_prose(
+        "Names by kind (the column kind of run's, sweep's and compare's rows; res[NAME]; "
+        "at the defaults):",
+        width,
+        4,
+    )
+    for kind, names, what in name_kinds_of(cls):
+        lines += wrap_prose(f"{kind:<8} {', '.join(names)}: {what}", width, 4, 13)
     lines.append("")
     lines += wrap_prose(f"Rules and ambiguities: {RULES_DOC}", width, 4)
     return "\n".join(lines) + "\n"

@@ -22,6 +22,7 @@ from simkit.cli.levels import (
     parse_level_key,
     show_derived,
 )
+from simkit.core.extras import MissingExtra
 from simkit.core.numbers import ascii_int, ascii_number
 from simkit.core.params import ParamError, parse_value, shown, spec
 from simkit.rules.penalties import FATIGUE_KEYS, parse_fatigue_value
@@ -270,14 +271,23 @@ def add_output_args(p, default="table"):
     p.add_argument(
         "--format", default=default, choices=("table", "csv", "json"), help="output format"
     )
-    p.add_argument("-o", "--output", default=None, help="write to FILE instead of stdout")
+    p.add_argument(
+        "-o",
+        "--output",
+        default=None,
+        help="write to FILE instead of stdout (FILE.parquet: Parquet, needs pyarrow)",
+    )
 
 
 def emit(df, args) -> None:
     """Print or atomically write a frame in the requested format (a table on a terminal
-    wraps to its width: :mod:`simkit.cli.text`)."""
+    wraps to its width: :mod:`simkit.cli.text`); ``-o FILE.parquet`` writes Parquet."""
     from simkit.cli.text import format_output
+    from simkit.core.io import is_parquet, write_parquet
 
+    if is_parquet(args.output):  # -o FILE.parquet: the frame itself, whatever --format
+        write_parquet(df, args.output)
+        return
     _emit_text(format_output(df, args.format, args.output), args)
 
 
@@ -293,7 +303,7 @@ def _cmd_models(args) -> int:
     import pandas as pd
 
     prepare_output(args)
-    from simkit.cli.listing import event_list
+    from simkit.cli.listing import event_list, name_kinds_of
     from simkit.core.params import describe
     from simkit.models import REGISTRY
 
@@ -302,6 +312,11 @@ def _cmd_models(args) -> int:
         if args.model and name != args.model:
             continue
         events = " ".join(event_list(cls)) if args.format != "table" else ""
+        kinds = (  # every name of its results with its kind: victory:outcome any_death:event
+            " ".join(f"{n}:{k}" for k, names, _ in name_kinds_of(cls, False) for n in names)
+            if args.format != "table"
+            else ""
+        )
         for r in describe(cls):
             rows.append(
                 dict(
@@ -309,6 +324,7 @@ def _cmd_models(args) -> int:
                     time_unit=cls.time_unit,
                     outcomes=" ".join(cls.outcomes),
                     events=events,
+                    kinds=kinds,
                     **r,
                 )
             )
@@ -346,9 +362,13 @@ def _sweep_keys(cls) -> list[str]:
 
 def prepare_output(args):
     if args.output is not None:
-        from simkit.core.io import check_writable
+        from simkit.core.io import check_writable, is_parquet
 
         check_writable(args.output)
+        if is_parquet(args.output):  # said before anything runs
+            from simkit.core.extras import need
+
+            need("pyarrow", f"-o {args.output}")
 
 
 def _cmd_run(args) -> int:
@@ -540,7 +560,7 @@ def _main(argv: list[str] | None) -> int:
         if getattr(args, "workers", None) is not None and not 1 <= args.workers <= 1024:
             raise ParamError(f"--workers must be an integer in [1, 1024], got {args.workers}")
         return int(args.func(args) or 0)
-    except (UsageError, ParamError) as exc:
+    except (UsageError, ParamError, MissingExtra) as exc:
         print(f"simkit: error: {_one_line(exc)}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # `simkit ... | head -1`: end quietly, as other Unix tools do

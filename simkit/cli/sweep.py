@@ -93,12 +93,18 @@ def _add_run_args(p, *, sweep_verb: bool) -> None:
         metavar="N",
         help="refuse a grid of more points (default 100000), counted before it is built",
     )
-    p.add_argument("-o", "--output", default=None, help="the CSV to write (atomically)")
+    p.add_argument(
+        "-o",
+        "--output",
+        default=None,
+        help="the CSV to write (atomically); FILE.parquet: Parquet (needs pyarrow)",
+    )
     p.add_argument(
         "--format",
         default=None,
         choices=("table", "csv", "json"),
-        help="output format (default csv; table wraps to the terminal)",
+        help="output format (default: sweep csv; compare a table on standard output, csv "
+        "with -o; a table wraps to the terminal)",
     )
 
 
@@ -341,6 +347,17 @@ def _cmd_sweep(args) -> int:
             fh.write(_table_text(df, args))
         return 0
     check_writable(s["output"])
+    from simkit.core.io import is_parquet
+
+    if is_parquet(s["output"]):  # Parquet: the table written whole at the end (no journal)
+        if args.resume:
+            raise ParamError("--resume continues a CSV sweep: write -o FILE.csv")
+        from simkit.core.extras import need
+        from simkit.core.io import write_parquet
+
+        need("pyarrow", f"-o {s['output']}")  # before the sweep runs
+        write_parquet(sweep(cls, axes, s["n"], s["seed"], **common), s["output"])
+        return 0
     if (args.format or "csv") != "csv":  # table or json: written whole at the end (no journal)
         if args.resume:
             raise ParamError("--resume continues a CSV sweep: drop --format (or use --format csv)")
@@ -421,6 +438,12 @@ def _cmd_compare(args) -> int:
     vs = variants(base, presets, amb or False)
     if args.output:
         check_writable(args.output)
+        from simkit.core.io import is_parquet
+
+        if is_parquet(args.output):  # said before anything runs
+            from simkit.core.extras import need
+
+            need("pyarrow", f"-o {args.output}")
     exact_only = bool(args.exact_only)
     paired = not args.independent
     if paired and not exact_only and (args.executor or "local") != "local":
@@ -450,6 +473,15 @@ def _cmd_compare(args) -> int:
         max_points=args.max_points,
         paired=paired,
     )
+    if args.format is None and not args.output:  # a person reading: the table
+        args.format = "table"
+    from simkit.core.io import is_parquet
+
+    if is_parquet(args.output):
+        from simkit.core.io import write_parquet
+
+        write_parquet(df, args.output)
+        return 0
     text = _table_text(df, args, args.output)
     if args.output:
         from simkit.core.io import atomic_write

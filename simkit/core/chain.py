@@ -108,9 +108,17 @@ class ChainExact:
     def _repr_html_(self) -> str:
         return summary_html(f"{self.model.name}: exact", self.summary())
 
+    def to_xarray(self):
+        """The summary as an :class:`xarray.Dataset` over ``name`` (with ``kind`` along it):
+        :func:`simkit.core.labelled.to_xarray`. Needs xarray (``pip install
+        'simkit[xarray]'``)."""
+        from simkit.core.labelled import to_xarray
+
+        return to_xarray(self.summary())
+
     def summary(self) -> pd.DataFrame:
         probs = self.probabilities
-        return pd.DataFrame({"outcome": list(probs), "p": list(probs.values())})
+        return pd.DataFrame({"outcome": list(probs), "kind": "outcome", "p": list(probs.values())})
 
     def survival(
         self,
@@ -147,7 +155,8 @@ class ChainExact:
         return df
 
     def stage_summary(self) -> pd.DataFrame:
-        """Each stage's outcomes: columns ``stage, time_unit, outcome, p`` (p over all tracks)."""
+        """Each stage's outcomes: columns ``stage, time_unit, outcome, kind, p`` (p over all
+        tracks; ``kind`` is ``outcome``: the rows' ``p`` add up to 1)."""
         p1 = self.first.probabilities
         rows = [
             (self.first.model.name, self.first.model.time_unit, o, p)
@@ -159,7 +168,9 @@ class ChainExact:
                 (f"{o}->{r.model.name}", r.model.time_unit, o2, p1[o] * p)
                 for o2, p in r.probabilities.items()
             ]
-        return pd.DataFrame(rows, columns=["stage", "time_unit", "outcome", "p"])
+        df = pd.DataFrame(rows, columns=["stage", "time_unit", "outcome", "p"])
+        df.insert(3, "kind", "outcome")
+        return df
 
 
 @dataclass(frozen=True)
@@ -194,6 +205,14 @@ class ChainResult:
         """The chain's exact answer (:class:`ChainExact`), or None (solved once)."""
         return solve_if_possible(self.model)
 
+    def to_xarray(self):
+        """The summary as an :class:`xarray.Dataset` over ``name`` (with ``kind`` along it):
+        :func:`simkit.core.labelled.to_xarray`. Needs xarray (``pip install
+        'simkit[xarray]'``)."""
+        from simkit.core.labelled import to_xarray
+
+        return to_xarray(self.summary())
+
     def summary(
         self,
         confidence: float = 0.95,
@@ -211,7 +230,7 @@ class ChainResult:
     ) -> pd.DataFrame:
         """Each stage's outcomes, probabilities over all ``n`` tracks.
 
-        Columns ``stage, time_unit, outcome, count, n, p, ci_low, ci_high``: the first
+        Columns ``stage, time_unit, outcome, kind, count, n, p, ci_low, ci_high``: the first
         stage's outcomes that end the chain, then for each continued outcome ``o`` the
         next stage's outcomes (stage ``"o->model"``). Their counts add up to ``n``.
         """
@@ -224,6 +243,7 @@ class ChainResult:
         for o, r in self.then.items():
             rows += [(f"{o}->{r.model.name}", r.time_unit, o2, c) for o2, c in r.counts.items()]
         df = pd.DataFrame(rows, columns=["stage", "time_unit", "outcome", "count"])
+        df.insert(3, "kind", "outcome")
         df["n"] = self.n
         df["p"] = df["count"] / self.n
         low, high = proportion_ci(df["count"].to_numpy(), self.n, level, method)

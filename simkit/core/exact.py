@@ -92,10 +92,18 @@ class ExactResult:
     def _repr_html_(self) -> str:
         return summary_html(f"{self.model.name}: exact", self.summary())
 
+    def to_xarray(self):
+        """The summary as an :class:`xarray.Dataset` over ``name`` (with ``kind`` along it):
+        :func:`simkit.core.labelled.to_xarray`. Needs xarray (``pip install
+        'simkit[xarray]'``)."""
+        from simkit.core.labelled import to_xarray
+
+        return to_xarray(self.summary())
+
     def summary(self) -> pd.DataFrame:
-        """Columns ``outcome, p``."""
+        """Columns ``outcome, kind, p`` (``kind`` is ``outcome``: the ``p`` add up to 1)."""
         probs = self.probabilities
-        return pd.DataFrame({"outcome": list(probs), "p": list(probs.values())})
+        return pd.DataFrame({"outcome": list(probs), "kind": "outcome", "p": list(probs.values())})
 
     def cdf(self) -> np.ndarray:
         """P(absorbed in outcome by step t): shape (n_outcomes, horizon + 1)."""

@@ -39,7 +39,15 @@ import pandas as pd
 
 from simkit.core.params import ParamError
 
-__all__ = ["STDOUT", "atomic_write", "check_writable", "format_frame", "output_target"]
+__all__ = [
+    "STDOUT",
+    "atomic_write",
+    "check_writable",
+    "format_frame",
+    "is_parquet",
+    "output_target",
+    "write_parquet",
+]
 
 #: The output path that means standard output.
 STDOUT = "-"
@@ -292,8 +300,36 @@ def format_frame(df: pd.DataFrame, fmt: str) -> str:
         ]
         return json.dumps(records, indent=1, allow_nan=False) + "\n"
     if fmt == "table":
-        with pd.option_context(
-            "display.max_rows", 500, "display.width", 200, "display.max_columns", 50
+        with pd.option_context(  # whole lines: never cut into column blocks at 200 columns
+            "display.max_rows", 500, "display.expand_frame_repr", False, "display.max_columns", 50
         ):
             return df.to_string(index=False, float_format=lambda x: f"{x:.6f}") + "\n"
     raise ParamError(f"--format must be one of table, csv, json; got {fmt!r}")
+
+
+def is_parquet(path) -> bool:
+    """Whether ``-o path`` asks for Parquet (its name ends in ``.parquet``)."""
+    return path is not None and str(path).lower().endswith(".parquet")
+
+
+def write_parquet(df: pd.DataFrame, path) -> None:
+    """Write ``df`` as a Parquet file at ``path``, atomically (:func:`atomic_write`).
+
+    Needs pyarrow (``pip install 'simkit[parquet]'``; else one line saying so). Text
+    columns holding other values too (a sensitivity's ``value``: numbers and None) are
+    written as text; ``df.attrs`` are kept in the file's pandas metadata.
+    """
+    from simkit.core.extras import need
+
+    need("pyarrow", f"-o {path}")
+    if str(path) == STDOUT:
+        raise ParamError("Parquet is binary: give -o FILE.parquet, not standard output")
+    out = df.copy()
+    for c in out.columns:
+        col = out[c]
+        if col.dtype == object and len({type(v) for v in col if v is not None}) > 1:
+            out[c] = [None if v is None else str(v) for v in col]
+    buf = io.BytesIO()
+    out.to_parquet(buf, index=False)
+    with atomic_write(path, "wb") as fh:
+        fh.write(buf.getvalue())

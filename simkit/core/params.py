@@ -410,14 +410,9 @@ def document(rules_cls) -> None:
     doc = (rules_cls.__doc__ or rules_cls.__name__).rstrip()
     if "\nParameters\n----------" in doc:
         return
-    body = doc.split("\n", 1)
-    first, rest = body[0], (body[1] if len(body) > 1 else "")
     import inspect
 
-    rest = inspect.cleandoc(rest) if rest.strip() else ""
-    parts = [first.strip()]
-    if rest:
-        parts.append(rest)
+    parts = [inspect.cleandoc(doc)]  # a summary over two lines stays one paragraph
     parts.append(numpydoc_parameters(rules_cls))
     outcomes = ", ".join(f"``{o}``" for o in (*rules_cls.outcomes, "unresolved"))
     parts.append(

@@ -10,11 +10,15 @@ import pandas as pd
 
 from simkit.core.model import Rules
 from simkit.core.names import unknown
+from simkit.core.params import ParamError
 from simkit.core.stats import confidence_of
 from simkit.core.tables import result_summary, summary_html, survival_table
 
 __all__ = [
     "EVENT_MEANS",
+    "HEADLINE_READS",
+    "KINDS",
+    "NAME_READS",
     "Event",
     "Mean",
     "Result",
@@ -26,11 +30,34 @@ __all__ = [
     "events_table",
     "mean_ci",
     "mean_specs",
+    "name_kinds",
     "pc_names",
 ]
 
 #: Columns of :meth:`Result.summary` (a public contract, with ``exact`` when known).
-SUMMARY_COLUMNS = ("outcome", "count", "n", "p", "ci_low", "ci_high")
+SUMMARY_COLUMNS = ("outcome", "kind", "count", "n", "p", "ci_low", "ci_high")
+
+#: The kinds of a tidy table's rows (its ``kind`` column). ``outcome``: how a track ends,
+#: exclusive, so the ``p`` of the rows of this kind add up to 1 (``unresolved``
+#: included); ``event``: a question about the marks (``any_death``, ``won``...), true of
+#: some tracks, overlapping the outcomes and each other; ``mean``: the mean of a mark
+#: over every track (``expected_deaths``), in column ``mean``, with no ``p``.
+KINDS = ("outcome", "event", "mean")
+
+#: How a name reads for a person (tables printed by the command, chart labels); the name
+#: itself stays the same in every file and frame (``victory`` means won with nobody dead).
+NAME_READS = {
+    "victory": "won, nobody died",
+    "victory_with_deaths": "won, with deaths",
+    "won": "won, with or without deaths",
+}
+
+#: How the headline rows read (a model's ``headline``: ``simkit run party``'s first block).
+HEADLINE_READS = {
+    "any_death": "P(a PC dies)",
+    "defeat": "P(defeat)",
+    "expected_deaths": "expected deaths",
+}
 
 #: A mean's row name where it is not the mark's own name.
 EVENT_MEANS = {"deaths": "expected_deaths"}
@@ -41,15 +68,17 @@ class Event:
     """A question about the marks that is not an outcome, asked of every track.
 
     ``kind="at_least"``: the track's ``mark`` is at least ``value`` when it ends;
-    ``kind="bit"``: bit ``value`` of ``mark`` is set (``dead_mask``: PC ``value`` died).
-    A track still going at the horizon (``unresolved``) records no mark: it counts as
-    no event (no death).
+    ``kind="bit"``: bit ``value`` of ``mark`` is set (``dead_mask``: PC ``value`` died);
+    ``kind="outcomes"``: the track ended in one of ``of`` (the party's ``won``: victory
+    with or without deaths; ``mark`` is empty). A track still going at the horizon
+    (``unresolved``) records no mark: it counts as no event (no death).
     """
 
     name: str
     mark: str
     kind: str
     value: int
+    of: tuple[str, ...] = ()
 
     def holds(self, values: np.ndarray) -> np.ndarray:
         """Whether the event holds for each value of its mark (bool, the shape of
@@ -57,6 +86,15 @@ class Event:
         if self.kind == "bit":
             return (values >> self.value) & 1 == 1
         return values >= self.value
+
+    def of_tracks(self, model, codes: np.ndarray, marks: dict | None) -> np.ndarray:
+        """Whether the event holds for each track (bool, shape (n,)), from the tracks'
+        outcome codes (``codes``: indices into ``model.outcomes``, ``unresolved`` past
+        them) and their marks (``marks``: mark -> (n,) values)."""
+        if self.kind == "outcomes":
+            return np.isin(codes, [list(model.outcomes).index(o) for o in self.of])
+        assert marks is not None, "events of the marks need the per-track marks"
+        return self.holds(marks[self.mark])
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +136,8 @@ def event_specs(model) -> tuple[Event, ...]:
     ``2 <= k < n_pcs`` and ``tpk`` (every PC dies); with ``dead_mask`` and ``roles``,
     ``death:<pc>`` for each PC (:func:`pc_names`); and ``death_<cause>`` (at least one
     death of that cause) for every mark ``deaths_<cause>`` (the party's ``in_fight``,
-    ``after_defeat``, ``after_fight``).
+    ``after_defeat``, ``after_fight``); last, the model's ``outcome_events`` (a name ->
+    the outcomes it joins: the party's ``won``).
     """
     declared = dict(getattr(model, "events", None) or {})
     if not declared:
@@ -114,6 +153,8 @@ def event_specs(model) -> tuple[Event, ...]:
     if "dead_mask" in marks and roles:
         out += [Event(f"death:{pc}", "dead_mask", "bit", k) for k, pc in enumerate(pc_names(roles))]
     out += [Event("death_" + m[7:], m, "at_least", 1) for m in marks if m.startswith("deaths_")]
+    for name, of in (getattr(model, "outcome_events", None) or {}).items():
+        out.append(Event(name, "", "outcomes", 0, tuple(of)))
     return tuple(
         {e.name: e for e in reversed(out)}[name] for name in dict.fromkeys(e.name for e in out)
     )
@@ -150,6 +191,15 @@ def event_names(model) -> tuple[str, ...]:
     """The names of ``model``'s events then means (what ``res[name]`` and calibrate's
     targets accept besides the outcomes)."""
     return tuple(e.name for e in event_specs(model)) + tuple(m.name for m in mean_specs(model))
+
+
+def name_kinds(model) -> dict[str, str]:
+    """Every name a result of ``model`` reports -> its kind (:data:`KINDS`): the outcomes
+    and ``unresolved``, then the events, then the means (:func:`event_names`)."""
+    out = {o: "outcome" for o in (*model.outcomes, "unresolved")}
+    out.update({e.name: "event" for e in event_specs(model)})
+    out.update({m.name: "mean" for m in mean_specs(model)})
+    return out
 
 
 def mean_ci(mean, var, n, level: float = 0.95, upper=None):
@@ -205,6 +255,10 @@ def _event_counts(result, events) -> np.ndarray:
     out = np.zeros(len(events), dtype=np.int64)
     totals: dict[str, np.ndarray] = {}
     for j, e in enumerate(events):
+        if e.kind == "outcomes":
+            counts_of = result.counts
+            out[j] = sum(counts_of[o] for o in e.of)
+            continue
         h = totals.get(e.mark)
         if h is None:
             counts = result.marks.get(e.mark)
@@ -254,10 +308,11 @@ def event_values(result, level: float = 0.95) -> dict[str, tuple[float, float, f
 
 
 def events_table(result, level: float = 0.95, method: str = "wilson") -> pd.DataFrame:
-    """The result's events and means: columns ``outcome, count, n, p, ci_low, ci_high,
-    mean``; an event's ``p`` over every track (the unresolved count as no event) with
-    its interval (:func:`simkit.core.stats.proportion_ci`, ``method``), a mean's value in
-    ``mean`` with the interval of :func:`mean_ci` (``count`` and ``p`` empty)."""
+    """The result's events and means: columns ``outcome, kind, count, n, p, ci_low,
+    ci_high, mean`` (``kind``: ``event`` or ``mean``); an event's ``p`` over every track
+    (the unresolved count as no event) with its interval
+    (:func:`simkit.core.stats.proportion_ci`, ``method``), a mean's value in ``mean``
+    with the interval of :func:`mean_ci` (``count`` and ``p`` empty)."""
     return _frame(result, level, method, None, outcomes=False)
 
 
@@ -278,6 +333,7 @@ def _frame(result, level, method, exact, outcomes: bool) -> pd.DataFrame:
     nan = np.full(m, np.nan)
     cols = {
         "outcome": [e.name for e in events] + list(counts) + [x.name for x in means],
+        "kind": ["event"] * len(events) + ["outcome"] * len(counts) + ["mean"] * m,
         "count": pd.arrays.IntegerArray(
             np.concatenate([c, np.zeros(m, np.int64)]), np.arange(k + m) >= k
         ),
@@ -348,6 +404,8 @@ class Result:
 
     @property
     def outcomes(self) -> tuple[str, ...]:
+        """The outcomes' names, ``unresolved`` last (the rows of ``hist``; their frame is
+        ``summary(kind="outcome")``)."""
         return tuple(self.model.outcomes) + ("unresolved",)
 
     @property
@@ -399,8 +457,14 @@ class Result:
         events: bool = True,
         *,
         level: float | None = None,
+        kind: str | None = None,
     ) -> pd.DataFrame:
-        """One row per outcome: ``outcome, count, n, p, ci_low, ci_high`` (+ ``exact``).
+        """One row per outcome: ``outcome, kind, count, n, p, ci_low, ci_high`` (+ ``exact``).
+
+        ``kind`` (:data:`KINDS`) says what each row is: an ``outcome`` (exclusive: the
+        ``p`` of these rows add up to 1), an ``event`` of the marks (overlapping) or a
+        ``mean``. The argument ``kind`` keeps the rows of one kind
+        (``summary(kind="outcome")``; :attr:`events` and :attr:`means` are the other two).
 
         ``confidence`` is the confidence level of the interval (``level=``, its old name,
         still works for one release, with a ``DeprecationWarning``; Wilson by default,
@@ -412,10 +476,47 @@ class Result:
         interval: :func:`events_table`); ``events=False`` gives the outcomes alone.
         """
         level = confidence_of(confidence, level, "summary")
+        if kind is not None and kind not in KINDS:
+            raise ParamError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
         if not events or not getattr(self.model, "events", None):
-            return result_summary(self, level, method, exact)
-        ex = self.exact if exact else None
-        return _frame(self, level, method, None if ex is None else ex.probabilities, True)
+            df = result_summary(self, level, method, exact)
+        else:
+            ex = self.exact if exact else None
+            df = _frame(self, level, method, None if ex is None else ex.probabilities, True)
+        if kind is None:
+            return df
+        out = df[df["kind"] == kind].reset_index(drop=True)
+        if kind != "mean" and "mean" in out:
+            out = out.drop(columns="mean")
+        if kind != "outcome":
+            out = out.drop(columns=[c for c in ("exact",) if c in out])
+        if kind == "mean":
+            out = out.drop(columns=["count", "p"])
+        out.attrs.update(df.attrs)
+        return out
+
+    def to_xarray(self, confidence: float = 0.95):
+        """The summary as an :class:`xarray.Dataset` over the dimension ``name`` (every
+        outcome, event and mean), with ``kind`` a coordinate along it and the variables
+        ``count, n, p, ci_low, ci_high`` (``exact``, ``mean`` where there are some):
+        :func:`simkit.core.labelled.to_xarray`. Needs xarray (``pip install
+        'simkit[xarray]'``; else one line saying so)."""
+        from simkit.core.labelled import to_xarray
+
+        return to_xarray(self.summary(confidence=confidence))
+
+    @property
+    def events(self) -> pd.DataFrame:
+        """The events of the marks (``any_death``, ``won``...) as a frame: ``outcome, kind,
+        count, n, p, ci_low, ci_high`` (95% Wilson intervals; no rows for a model without
+        events). They overlap: their ``p`` need not add up to anything."""
+        return self.summary(kind="event")
+
+    @property
+    def means(self) -> pd.DataFrame:
+        """The means of the marks (``expected_deaths``...) as a frame: ``outcome, kind, n,
+        ci_low, ci_high, mean`` (95% intervals; no rows for a model without means)."""
+        return self.summary(kind="mean")
 
     @property
     def probabilities(self) -> dict[str, float]:

@@ -134,11 +134,12 @@ def survival_table(
 def summary_html(title: str, summary: pd.DataFrame) -> str:
     """A result's summary as a small styled HTML table (Jupyter's ``_repr_html_``)."""
     frame = summary.copy()
-    for col in ("p", "ci_low", "ci_high", "exact"):
+    for col in ("p", "ci_low", "ci_high", "exact", "mean"):
         if col in frame:
             frame[col] = frame[col].map(lambda v: "" if pd.isna(v) else f"{v:.4f}")
     if "count" in frame:
-        frame["count"] = frame["count"].map(lambda v: f"{v:,}")
+        frame["count"] = frame["count"].map(lambda v: "" if pd.isna(v) else f"{v:,}")
+    frame = frame.astype(object).where(frame.notna(), "")  # no NaN or <NA> for a reader
     if "n" in frame:
         frame = frame.drop(columns="n")
     table = frame.to_html(index=False, border=0, classes="simkit-summary", escape=True)
@@ -172,13 +173,15 @@ def summary_table(
     method: str = "wilson",
     attrs: dict | None = None,
 ) -> pd.DataFrame:
-    """One row per outcome: ``outcome, count, n, p, ci_low, ci_high`` (+ ``exact`` when
-    known): every Monte Carlo result's ``summary()``."""
+    """One row per outcome: ``outcome, kind, count, n, p, ci_low, ci_high`` (+ ``exact``
+    when known): every Monte Carlo result's ``summary()``. ``kind`` is ``"outcome"`` on
+    every row: the outcomes are exclusive and their ``p`` add up to 1."""
     c = np.array(list(counts.values()), dtype=np.int64)
     low, high = proportion_ci(c, n, level, method)
     df = pd.DataFrame(
         {
             "outcome": list(counts),
+            "kind": "outcome",
             "count": c,
             "n": np.full(len(c), n, dtype=np.int64),
             "p": c / n,

@@ -13,7 +13,16 @@ from simkit.core.names import unknown
 from simkit.core.params import ParamError, document
 from simkit.models.dying import Dying
 
-__all__ = ["Rules", "Dying", "REGISTRY", "get_model", "make_model", "register"]
+__all__ = [
+    "Rules",
+    "Dying",
+    "REGISTRY",
+    "as_rules",
+    "derive_params",
+    "get_model",
+    "make_model",
+    "register",
+]
 
 # (module, class) of every registered model, in listing order.
 _MODULES = [
@@ -69,14 +78,84 @@ def get_model(name: str) -> type[Rules]:
 def make_model(name: str, preset: str | None = None, **params) -> Rules:
     """Build model ``name`` from a preset (optional) and keyword parameters.
 
-    ``days_without_sleep``, ``days_without_food`` and ``days_without_water`` are
-    accepted by every model with a ``check_penalty`` and added to it
-    (:func:`simkit.rules.penalties.apply_fatigue`).
+    Besides the model's parameters, every key the command line's ``--set`` derives
+    parameters from works here, with the same derived values (:func:`derive_params`):
+    ``level`` (the character's level: ``make_model("dying", level=3)`` sets its
+    Fortitude save and HP as ``--set level=3`` does), ``level_diff``, ``monster_level``,
+    the ``pc_*`` keys, and ``days_without_sleep``, ``days_without_food`` and
+    ``days_without_water`` (added to ``check_penalty`` by every model that has one:
+    :func:`simkit.rules.penalties.apply_fatigue`). A value given explicitly wins over a
+    derived one.
     """
     from simkit.models.presets import preset_params
     from simkit.rules.penalties import apply_fatigue
 
     cls = get_model(name)
     base = preset_params(name, preset) if preset else {}
+    values, _ = derive_params(cls, {**base, **params})
     # days_without_sleep/food/water -> check_penalty (seed 004, R4-01..R4-03)
-    return cls.from_params(**apply_fatigue(cls, {**base, **params}))
+    return cls.from_params(**apply_fatigue(cls, values))
+
+
+def as_rules(model, **params) -> Rules:
+    """A model's rules from anything that names one, with ``params`` applied.
+
+    ``model``: rules (``simkit.Dying()``), a rules class (its defaults), a registered
+    name (``"dying"``) or a parameter dict naming its model (``{"model": "day",
+    "preset": None, "fight": "severe", "level": 3}``, the layout of a sweep file's
+    values). ``params`` (and the dict's other keys) are parameters or keys that derive
+    some (``level=5``: :func:`derive_params`), applied as :func:`make_model` applies them
+    (to rules: ``rules.replace``). Anything else is a one-line :class:`ParamError`.
+    """
+    from simkit.core.params import shown
+
+    if isinstance(model, dict):
+        d = dict(model)
+        name = d.pop("model", None)
+        if not isinstance(name, str):
+            raise ParamError(
+                f"a parameter dict names its model: {{'model': 'dying', ...}}; got {shown(model)}"
+            )
+        preset = d.pop("preset", None)
+        return make_model(name, preset, **{**d, **params})
+    if isinstance(model, str):
+        return make_model(model, **params)
+    if isinstance(model, type) and issubclass(model, Rules):
+        model = model()
+    if not isinstance(model, Rules):
+        raise ParamError(
+            "model must be a model's rules (e.g. simkit.Dying()), a rules class, a model name "
+            f"(simkit.REGISTRY) or a parameter dict ({{'model': 'dying', 'level': 3}}); got "
+            f"{shown(model)}"
+        )
+    if not params:
+        return model
+    from simkit.rules.penalties import FATIGUE_KEYS, apply_fatigue
+
+    values, _ = derive_params(type(model), params)
+    if any(k in values for k in FATIGUE_KEYS) and "check_penalty" not in values:
+        values["check_penalty"] = getattr(model, "check_penalty", 0)  # the penalty adds to it
+    return model.replace(**apply_fatigue(type(model), values))
+
+
+def derive_params(model_cls, values: dict) -> tuple[dict, dict]:
+    """``values`` with the keys that are not parameters of ``model_cls`` but set some
+    (``level``, ``level_diff``, ``monster_level``, ``pc_*``: :mod:`simkit.models.keys`)
+    turned into the parameters they set; ``days_without_*`` are kept (for
+    :func:`simkit.rules.penalties.apply_fatigue`). Returns ``(values, derived)``,
+    ``derived`` the parameters set from the keys (explicit values win). A key's value is
+    checked (range, kind) with a message naming it.
+    """
+    from simkit.core.params import spec
+    from simkit.models.keys import check_key, resolve_point, sweep_keys_for
+    from simkit.rules.penalties import FATIGUE_KEYS
+
+    lk = {k: v for k, v in sweep_keys_for(model_cls).items() if k not in FATIGUE_KEYS}
+    keys = {k: check_key(k, lk[k].meta, v) for k, v in values.items() if k in lk}
+    if not keys:
+        return dict(values), {}
+    known = spec(model_cls)
+    plain = {k: v for k, v in values.items() if k not in lk}
+    given = {k: v for k, v in plain.items() if k in known}
+    _, derived = resolve_point(model_cls, {**given, **keys})
+    return {**plain, **derived}, derived

@@ -377,6 +377,8 @@ class Day(Rules):
         Party.rule_ids + "; R1-09, R1-10, A1-7, A1-8; R4-01..R4-07; P-11, P-12"
     )
     events: ClassVar[dict[str, tuple[str, int]]] = {"any_death": ("deaths", 1)}
+    #: The rows a printed table leads with (``simkit run day``, ``compare``)
+    headline: ClassVar[tuple[str, ...]] = ("any_death", "defeat", "expected_deaths")
     active_label: ClassVar[str] = "day still going"
     headline_params: ClassVar[tuple[str, ...]] = ("level", "plan", "fights", "party", "rules")
     params_from: ClassVar = ((Party, tuple(n for n in spec(Party) if n not in _NOT_TAKEN)),)

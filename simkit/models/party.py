@@ -759,6 +759,12 @@ class Party(Rules):
     )
     #: P(at least one PC dies): ``calibrate party --target any_death=5%``
     events: ClassVar[dict[str, tuple[str, int]]] = {"any_death": ("deaths", 1)}
+    #: The rows a printed table leads with (``simkit run party``, ``compare``)
+    headline: ClassVar[tuple[str, ...]] = ("any_death", "defeat", "expected_deaths")
+    #: P(the party won, with or without deaths): ``victory`` is "won, nobody died"
+    outcome_events: ClassVar[dict[str, tuple[str, ...]]] = {
+        "won": ("victory", "victory_with_deaths")
+    }
     ambiguities: ClassVar[tuple[Ambiguity, ...]] = AMBIGUITIES
     active_label: ClassVar[str] = "fight still going"
     #: Where the exact solver applies when it does not at the defaults (``simkit models``).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from simkit.analysis.plots.frames import half_width, n_text
+from simkit.core.result import NAME_READS
 
 __all__ = [
     "ACTIVE_NAMES",
@@ -69,7 +70,11 @@ def outcome_color(outcome: str, others=()) -> str:
 
 
 #: How an outcome reads on a chart (its name when not listed).
-OUTCOME_NAMES = {"ko": "knocked out (0 HP)", "ko_not_dying": "knocked out, not dying"}
+OUTCOME_NAMES = {
+    "ko": "knocked out (0 HP)",
+    "ko_not_dying": "knocked out, not dying",
+    **NAME_READS,  # victory: "won, nobody died"
+}
 
 
 #: Axis labels of parameters and sweep keys a designer can read.

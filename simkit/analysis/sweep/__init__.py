@@ -3,8 +3,13 @@
 ``sweep(model, grid, n, rng)`` runs every grid point (:mod:`simkit.analysis.grid`) and returns
 one row per grid point and outcome::
 
-    <grid keys>, <fixed sweep keys>, <derived parameters>, outcome, count, n, p, ci_low,
-    ci_high, exact, model, seed, point_seed, version, params
+    <grid keys>, <fixed sweep keys>, <derived parameters>, outcome, kind, count, n, p,
+    ci_low, ci_high, exact, model, seed, point_seed, version, params
+
+``kind`` says what a row is: ``outcome`` (exclusive: at each point their ``p`` add up
+to 1), ``event`` (a question about the marks, overlapping) or ``mean`` (in column
+``mean``, after ``exact``, with no ``p``). ``to_xarray(df)`` gives the table as an
+``xarray.Dataset`` over the grid keys and ``name``.
 
 A sweep key held fixed (``fixed={"level": 5}``, ``--set level=5``) is a column like a
 grid key (fixed model parameters are in ``params``).
@@ -63,6 +68,7 @@ if TYPE_CHECKING:
         STAT_COLUMNS,
         build_frame,
         to_csv_text,
+        to_xarray,
     )
 
 #: Public name -> the module defining it.
@@ -83,6 +89,7 @@ _WHERE = {
     "STAT_COLUMNS": "table",
     "build_frame": "table",
     "to_csv_text": "table",
+    "to_xarray": "table",
 }
 
 __all__ = [
@@ -102,6 +109,7 @@ __all__ = [
     "sweep",
     "sweep_csv",
     "to_csv_text",
+    "to_xarray",
 ]
 
 

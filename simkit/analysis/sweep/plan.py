@@ -74,6 +74,10 @@ def _model_class_and_base(model, preset):
     from simkit.models import REGISTRY, get_model
     from simkit.models.presets import preset_params
 
+    if isinstance(model, dict):  # {"model": name, "preset": ..., params and derived keys}
+        from simkit.models import as_rules
+
+        model = as_rules(model)
     if isinstance(model, str):
         cls, base = get_model(model), {}
     elif isinstance(model, type) and issubclass(model, Rules):
@@ -84,8 +88,8 @@ def _model_class_and_base(model, preset):
         base = {k: v for k, v in model.params().items() if v != defaults[k]}
     else:
         raise ParamError(
-            f"model must be a model name ({', '.join(REGISTRY)}), a rules class or rules; "
-            f"got {model!r}"
+            f"model must be a model name ({', '.join(REGISTRY)}), a rules class, rules or a "
+            f"parameter dict ({{'model': 'dying', 'level': 3}}); got {model!r}"
         )
     if preset:
         base = {**preset_params(cls.name, preset), **base}

@@ -1,4 +1,8 @@
-"""A sweep's table: the journalled records turned into one tidy DataFrame, and its CSV text."""
+"""A sweep's table: the journalled records turned into one tidy DataFrame, and its CSV text.
+
+Its rows: per grid point, the outcomes (``kind`` ``outcome``: their ``p`` add up to 1),
+then the events of the marks (``event``) and the means (``mean``, in column ``mean``).
+"""
 
 from __future__ import annotations
 
@@ -69,6 +73,17 @@ def build_frame(plan: SweepPlan, records: list[dict]) -> pd.DataFrame:
     for k in dcols:
         cols[k] = _repeat([d.get(k) for d in plan.derived], n_out)
     cols["outcome"] = [o for x in names for o in x]
+    cols["kind"] = (
+        ["outcome"] * len(cols["outcome"])
+        if plan.mode == "exact"
+        else [
+            k
+            for r in records
+            for k in ["outcome"] * len(r["counts"])
+            + ["event"] * len(r.get("events", ()))
+            + ["mean"] * len(r.get("means", ()))
+        ]
+    )
     exact = np.array(
         [
             v
@@ -155,3 +170,14 @@ def _repeat(values: list, counts: np.ndarray) -> np.ndarray:
 def to_csv_text(df: pd.DataFrame) -> str:
     """The CSV text of a sweep table (the same bytes for the same table)."""
     return df.to_csv(index=False, lineterminator="\n")
+
+
+def to_xarray(df: pd.DataFrame):
+    """A sweep's (or a comparison's) table as an :class:`xarray.Dataset`: dimensions the
+    grid keys, ``variant`` (a comparison) and ``name`` (outcome, event or mean, with
+    ``kind`` a coordinate along it); the statistics as variables
+    (:func:`simkit.core.labelled.to_xarray`). Needs xarray (``pip install
+    'simkit[xarray]'``)."""
+    from simkit.core.labelled import to_xarray as labelled
+
+    return labelled(df)
