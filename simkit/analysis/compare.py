@@ -10,13 +10,13 @@ and fixed values, not from the variant; ``point_seed``), in the streams' positio
 mode, and the outcomes are counted track by track (:mod:`simkit.analysis.paired`):
 
 ``diff``, ``diff_ci_low``, ``diff_ci_high``
-    ``p - p_baseline`` with the normal interval on the per-track differences (an
+    ``p - p_baseline`` with Tango's score interval for paired proportions (an
     outcome, or an event of the marks: ``any_death``, ``death:<pc>``...); for a mean
     (``expected_deaths``, ``rounds``...: column ``mean``) ``mean - mean_baseline`` with
-    the normal interval on the per-track differences of the mark;
+    the t interval on the per-track differences of the mark;
 ``p_value``
     McNemar's test of ``p == p_baseline`` (two-sided, no continuity correction); for a
-    mean, the z test of the mean per-track difference;
+    mean, the t test of the mean per-track difference;
 ``paired``
     whether the row is paired (outcome, event and mean rows of a track model); a chain
     of stages (no per-track outcomes), or a composite model whose blocks keep no
