@@ -133,7 +133,9 @@ def sweep_csv(
     CSV appears (by rename) only when every point is done, and the journal is then
     removed. After an interruption, the same call with ``resume=True`` skips the
     journalled points. A journal left by another sweep, or present without
-    ``resume``, is an error (nothing is overwritten silently).
+    ``resume``, is an error (nothing is overwritten silently); so is ``resume=True``
+    with no journal at all (a fresh run would replace ``output``; a journal interrupted
+    before its first point holds the sweep's seed and starts over).
     """
     from simkit.core.io import atomic_write, check_writable, output_target
 
@@ -156,7 +158,14 @@ def sweep_csv(
         with atomic_write(output) as fh:
             fh.write(to_csv_text(df))
         return df
-    journal = Journal(journal_path(target), plan.fingerprint(), resume)
+    jp = journal_path(target)
+    if resume and not (jp.exists() and jp.stat().st_size > 0):
+        # no journal: a fresh run (on a fresh seed, from the CLI) would replace the output
+        raise ParamError(
+            f"resume: nothing to resume: no interrupted sweep of {output} "
+            f"(no journal {jp.name}); run it without resume to start it"
+        )
+    journal = Journal(jp, plan.fingerprint(), resume)
     try:
         df = run_plan(plan, journal=journal, after_task=after_task, **run_kwargs)
         with atomic_write(output) as fh:
