@@ -42,3 +42,102 @@ def test_resume_without_a_journal_leaves_the_output_alone(tmp_path):
         sweep_csv(out, "dying", {"dc": [14, 15]}, 200, 5, resume=True)
     assert out.read_bytes() == before and not journal_path(out).exists()
 
+
+# -- Foundry actor files: W1, T1, T2, T3, C5, C8 ------------------------------------------
+
+
+def _actor() -> dict:
+    import json
+    from importlib import resources
+
+    from simkit.rules.pf2e import foundry
+
+    text = resources.files("simkit.rules.pf2e").joinpath(*foundry.BUNDLED).read_text("utf-8")
+    return json.loads(text)[0]  # the animated broom: one strike, 1d4+... damage
+
+
+def _with_damage(doc: dict, dice: str) -> dict:
+    for it in doc["items"]:
+        if it.get("type") == "melee":
+            for roll in it["system"]["damageRolls"].values():
+                roll["damage"] = dice
+    return doc
+
+
+def _actor_files(tmp_path) -> dict[str, tuple[object, tuple[str, ...]]]:
+    """name -> (path, words its refusal must hold)."""
+    import json
+    import os
+
+    files = {}
+    neg = tmp_path / "neg.json"  # W1: a roll below 0, refused as when typed in
+    neg.write_text(json.dumps(_with_damage(_actor(), "2d12-12")))
+    files["neg"] = (neg, ("neg.json", "damageRolls", "below 0"))
+    big = tmp_path / "big.json"  # T3: refused by the loader, not later by the engine
+    big.write_text(json.dumps(_with_damage(_actor(), "999999d999999")))
+    files["big"] = (big, ("big.json", "damageRolls", "dice count"))
+    hp = tmp_path / "hp.json"  # T2: 5,000 digits
+    doc = _actor()
+    text = json.dumps(doc).replace(
+        f'"max": {doc["system"]["attributes"]["hp"]["max"]}', '"max": ' + "9" * 5000, 1
+    )
+    assert "9" * 5000 in text
+    hp.write_text(text)
+    files["hp"] = (hp, ("hp.json", "hp.max", "5000 digits"))
+    bomb = tmp_path / "bomb.json"  # T1: a nesting bomb
+    bomb.write_text("[" * 100_000 + "]" * 100_000)
+    files["bomb"] = (bomb, ("bomb.json", "nested too deep"))
+    loop = tmp_path / "loop.json"  # C5: a symlink loop is not "no such file"
+    os.symlink(tmp_path / "loop2.json", loop)
+    os.symlink(loop, tmp_path / "loop2.json")
+    files["loop"] = (loop, ("loop.json", "symbolic links"))
+    return files
+
+
+CASES = ["neg", "big", "hp", "bomb", "loop"]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_bad_actor_files_are_refused_in_one_line_everywhere(tmp_path, case):
+    from simkit.models import make_model
+    from simkit.rules.pf2e import foundry
+
+    path, words = _actor_files(tmp_path)[case]
+    with pytest.raises(foundry.ActorError) as err:  # a ValueError
+        foundry.load(path)
+    assert all(w in str(err.value) for w in words), str(err.value)
+    with pytest.raises(ParamError, match="monsters"):
+        make_model("party", monsters=f"@{path}")
+    _refused(*run_cli("creatures", f"@{path}"), *words)
+    run = ("-n", "50", "--seed", "1", "--set", "party=fighter", "--set", "level=1")
+    _refused(*run_cli("run", "party", *run, "--set", f"monsters=@{path}"), "monsters", *words)
+    _refused(*run_cli("run", "day", "-n", "20", "--set", f"plan=[@{path}]"), "plan", *words)
+    _refused(*run_cli("sweep", "party", "-n", "20", "--grid", f"monsters=@{path}"), *words)
+    toml = tmp_path / "run.toml"
+    toml.write_text(f'model = "party"\n[set]\nmonsters = "@{path}"\n')
+    _refused(*run_cli("run", "party", "-n", "20", "--config", toml), *words)
+
+
+def test_a_file_of_many_actors_is_refused_for_its_count(tmp_path):
+    """C5: the count is the problem, not the creature levels."""
+    import json
+
+    many = tmp_path / "many.json"
+    many.write_text(json.dumps([_actor()] * 200))
+    code, out, err = run_cli("run", "party", "-n", "10", "--set", f"monsters=@{many}")
+    _refused(code, out, err, "1 to 12 creatures", "200")
+    assert "creature levels" not in err
+
+
+def test_a_long_actor_path_gives_a_short_line(tmp_path):
+    """C8: a 3,000-character @path (too long a name) is cut short like other errors, and
+    it is a file that cannot be read, not one that cannot be written."""
+    long = "a" * 3000
+    for argv in (
+        ("creatures", f"@{long}"),
+        ("run", "party", "-n", "10", "--set", f"monsters=@{long}"),
+        ("run", "party", "-n", "10", "--set", f"monsters=@{long}.json"),
+    ):
+        code, out, err = run_cli(*argv)
+        _refused(code, out, err, "cannot be read")
+        assert "cannot write" not in err

@@ -549,9 +549,8 @@ def _main(argv: list[str] | None) -> int:
     except OSError as exc:  # e.g. a disk that fills up while writing, a closed stdout
         name = getattr(exc, "filename", None)
         where = " standard output" if name == "-" else (f" {name}" if name else "")
-        print(
-            f"simkit: error: cannot write{where}: {_one_line(exc.strerror or exc)}", file=sys.stderr
-        )
+        what = f"cannot write{where}: {exc.strerror or exc}"
+        print(f"simkit: error: {_one_line(what)}", file=sys.stderr)  # a long path cut short
         return 2
     except Terminated:
         print("simkit: terminated", file=sys.stderr)
