@@ -141,3 +141,41 @@ def test_a_long_actor_path_gives_a_short_line(tmp_path):
         code, out, err = run_cli(*argv)
         _refused(code, out, err, "cannot be read")
         assert "cannot write" not in err
+
+
+# -- W2, C6: compare's variants --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (("party", "--variants", "seed000,pf2e-core", "--set", "rules=seed001"), ("rules",)),
+        (("day", "--variants", "seed000,pf2e-core", "--set", "rules=seed001"), ("rules",)),
+        (
+            ("party", "--variants", "seed000,pf2e-core", "--grid", "rules=seed000,seed001"),
+            ("rules",),
+        ),
+        (("party", "--ambiguities", "A0-3", "--set", "hero_policy=never"), ("hero_policy",)),
+        (("dying", "--variants", "seed,seed"), ("--variants", "seed", "more than once")),
+    ],
+)
+def test_compare_refuses_what_would_relabel_or_drop_a_variant(tmp_path, argv, words):
+    """W2: a setting that replaces what the variants differ in ran every variant with it
+    under its own label (diff 0 [0, 0], p = 1); C6: a variant named twice vanished."""
+    out = tmp_path / "c.csv"
+    code, o, err = run_cli("compare", *argv, "-n", "20", "--seed", "1", "-o", out)
+    _refused(code, o, err, *words)
+    assert not out.exists()
+
+
+def test_compare_api_refuses_the_same():
+    from simkit.analysis.compare import compare, variants
+
+    v = variants("party", ["seed000", "pf2e-core"])
+    with pytest.raises(ParamError, match="fixed.*rules"):
+        compare(v, None, 20, 1, fixed={"rules": "seed001"})
+    with pytest.raises(ParamError, match="grid.*rules"):
+        compare(v, {"rules": ["seed000", "seed001"]}, 20, 1)
+    with pytest.raises(ParamError, match="presets.*more than once"):
+        variants("dying", ["seed", "seed"])
+    compare(v, None, 20, 1, fixed={"level": 3})  # what they share may be set

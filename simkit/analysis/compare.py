@@ -89,6 +89,35 @@ def _base(model):
     raise ParamError(f"model must be a model name, a rules class or rules; got {model!r}")
 
 
+def _check_not_overridden(variants: dict, grid, fixed) -> None:
+    """Refuse a ``fixed`` value or a ``grid`` axis of a parameter the variants differ in:
+    it would replace every variant's own value, and each row would keep its variant's
+    label while running the same rules (issue 30, W2)."""
+    from simkit.core.model import Rules
+
+    models = {k: m for k, m in variants.items() if isinstance(m, Rules)}
+    if len(models) < 2:
+        return
+    given: dict[str, str] = {}
+    for key in fixed or {}:
+        given[str(key)] = f"fixed (--set) {key}={fixed[key]}"
+    for key in grid or {}:
+        for name in key if isinstance(key, tuple) else str(key).split(","):
+            given.setdefault(str(name).strip(), f"grid (--grid) {str(name).strip()}")
+    missing = object()
+    for key, what in given.items():
+        values = {name: getattr(m, key, missing) for name, m in models.items()}
+        if any(v is missing for v in values.values()):
+            continue
+        if len({repr(v) for v in values.values()}) > 1:
+            own = ", ".join(f"{name}: {v}" for name, v in values.items())
+            raise ParamError(
+                f"{what}: the variants differ in {key} ({own}); setting it would run every "
+                f"variant with one {key} under its own name: drop {key} from the settings, "
+                "or compare other variants"
+            )
+
+
 def ambiguity_readings(model_cls) -> dict[str, list[tuple[str, object]]]:
     """Ambiguity id -> [(parameter, value), ...]: the readings of the model's ambiguities.
 
@@ -265,6 +294,11 @@ def variants(model, presets=None, ambiguities=False) -> dict:
     known = PRESETS.get(name, {"seed": {}})
     if presets is None:
         presets = default_variants(name)
+    if isinstance(presets, str):
+        presets = [presets]
+    twice = sorted({p for p in presets or () if list(presets).count(p) > 1})
+    if twice:  # one variant a name: a second would replace the first silently
+        raise ParamError(f"presets: {', '.join(map(repr, twice))} given more than once")
     for p in presets or ():
         if p in known:
             out[p] = base.replace(**preset_params(name, p))
@@ -355,6 +389,7 @@ def compare(
         raise ParamError(f"baseline {baseline!r} is not a variant; variants: {', '.join(names)}")
     if not isinstance(paired, (bool, np.bool_)):
         raise ParamError(f"paired must be True or False, got {paired!r}")
+    _check_not_overridden(variants, grid, fixed)
     if paired and not exact_only:
         return _compare_paired(variants, grid, n, rng, baseline, fixed, level, run)
     frames = []

@@ -397,6 +397,9 @@ def _cmd_compare(args) -> int:
     known = PRESETS.get(cls.name, {"seed": {}})
     given = args.variants if args.variants is not None else ",".join(default_variants(cls.name))
     presets = [v.strip() for v in given.split(",") if v.strip()]
+    twice = sorted({p for p in presets if presets.count(p) > 1})
+    if twice:  # one column a variant: a second of one name would vanish silently
+        raise ParamError(f"--variants: {', '.join(twice)} given more than once")
     for p in presets:
         if p not in known:
             raise ParamError(
