@@ -179,3 +179,22 @@ def test_compare_api_refuses_the_same():
     with pytest.raises(ParamError, match="presets.*more than once"):
         variants("dying", ["seed", "seed"])
     compare(v, None, 20, 1, fixed={"level": 3})  # what they share may be set
+
+
+# -- T4: the Python API's own error type -----------------------------------------------------
+
+
+def test_a_start_that_is_not_a_state_and_a_day_without_exact_are_param_errors():
+    from simkit import simulate, solve
+    from simkit.core.exact import ExactTooLarge, NoExactSolver, solve_many
+    from simkit.models import make_model
+
+    for name in ("day", "party"):
+        with pytest.raises(ParamError, match="start.*FightStart.*list"):
+            simulate(make_model(name), 3, 1, start=[1, 2, 3])
+    day = make_model("day")
+    for call in (lambda: solve(day), lambda: solve_many([day])):
+        with pytest.raises(ParamError, match="day.*no exact solver") as err:
+            call()
+        assert isinstance(err.value, NotImplementedError)  # as before 0.4, for old callers
+    assert issubclass(ExactTooLarge, NoExactSolver) and issubclass(NoExactSolver, ParamError)
