@@ -198,3 +198,19 @@ def test_a_start_that_is_not_a_state_and_a_day_without_exact_are_param_errors():
             call()
         assert isinstance(err.value, NotImplementedError)  # as before 0.4, for old callers
     assert issubclass(ExactTooLarge, NoExactSolver) and issubclass(NoExactSolver, ParamError)
+
+
+# -- C1: a warning is one line -----------------------------------------------------------
+
+
+def test_the_old_hp_name_warns_in_one_line():
+    code, out, err = run_cli(
+        "run", "party", "-n", "10", "--seed", "1", "--set", "party=fighter(hp=30)"
+    )
+    assert code == 0, err
+    lines = [ln for ln in err.splitlines() if "hp_max" in ln and "warning" in ln]
+    assert lines == [
+        "simkit: warning: party: fighter(hp=...) is the PC's maximum HP: write hp_max= "
+        "(hp= will be removed in simkit 0.4; the fight's hp= is the starting HP)"
+    ], err
+    assert "FutureWarning" not in err and ".py" not in err

@@ -530,6 +530,25 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
+    import warnings
+
+    shown: set[str] = set()
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        """A warning as one line, once (an old name, ...), not Python's two lines with
+        the library's file path."""
+        text = _one_line(message)
+        if text not in shown:
+            shown.add(text)
+            print(f"simkit: warning: {text}", file=sys.stderr)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", FutureWarning)  # the user's own words: always said
+        warnings.showwarning = show
+        return _run(argv)
+
+
+def _run(argv: list[str] | None) -> int:
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
