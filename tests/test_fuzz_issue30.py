@@ -214,3 +214,18 @@ def test_the_old_hp_name_warns_in_one_line():
         "(hp= will be removed in simkit 0.4; the fight's hp= is the starting HP)"
     ], err
     assert "FutureWarning" not in err and ".py" not in err
+
+
+# -- C2: an empty output path ----------------------------------------------------------------
+
+
+def test_an_empty_output_path_is_refused_by_every_verb(tmp_path):
+    toml = tmp_path / "e.toml"
+    toml.write_text('model = "dying"\nn = 10\noutput = ""\n[grid]\ndc = [14]\n')
+    for argv, words in (
+        (("sweep", "dying", "--grid", "dc=14", "-n", "10", "-o", ""), ("-o", "empty path")),
+        (("compare", "dying", "-n", "10", "-o", ""), ("-o", "empty path")),
+        (("sweep", "--config", toml), ("output", "empty path", "e.toml")),
+        (("run", "dying", "-n", "10", "-o", ""), ("-o", "empty path")),
+    ):
+        _refused(*run_cli(*argv), *words)

@@ -331,6 +331,9 @@ def _cmd_sweep(args) -> int:
         progress=_progress(args),
         max_points=args.max_points,
     )
+    if s["output"] is not None:  # "" (-o "" or output = ""): refused, not standard output
+        where = "-o" if args.output is not None else f"--config {args.config}: output"
+        check_writable(s["output"], where)
     if not s["output"] or s["output"] == "-":
         if args.resume:
             raise ParamError("--resume needs -o FILE.csv (the journal lives beside it)")
@@ -422,7 +425,7 @@ def _cmd_compare(args) -> int:
         for aid, why in inert_ambiguities(base).items():
             print(f"simkit: note: --ambiguities: {aid} left out: {why}", file=sys.stderr)
     vs = variants(base, presets, amb or False)
-    if args.output:
+    if args.output is not None:  # -o "": refused, as run and exact do
         check_writable(args.output)
     exact_only = bool(args.exact_only)
     paired = not args.independent
