@@ -134,8 +134,8 @@ def sweep_csv(
     removed. After an interruption, the same call with ``resume=True`` skips the
     journalled points. A journal left by another sweep, or present without
     ``resume``, is an error (nothing is overwritten silently); so is ``resume=True``
-    with no journal at all (a fresh run would replace ``output``; a journal interrupted
-    before its first point holds the sweep's seed and starts over).
+    when ``output`` exists and no journal does (a fresh run would replace it). Without
+    either, ``resume=True`` starts the sweep, journalled.
     """
     from simkit.core.io import atomic_write, check_writable, output_target
 
@@ -159,11 +159,12 @@ def sweep_csv(
             fh.write(to_csv_text(df))
         return df
     jp = journal_path(target)
-    if resume and not (jp.exists() and jp.stat().st_size > 0):
-        # no journal: a fresh run (on a fresh seed, from the CLI) would replace the output
+    if resume and target.exists() and not (jp.exists() and jp.stat().st_size > 0):
+        # a finished output and no journal: a fresh run (on a fresh seed, from the CLI)
+        # would replace it
         raise ParamError(
-            f"resume: nothing to resume: no interrupted sweep of {output} "
-            f"(no journal {jp.name}); run it without resume to start it"
+            f"resume: nothing to resume: {output} is there and no journal ({jp.name}) holds "
+            "an interrupted sweep of it; run without resume to replace it"
         )
     journal = Journal(jp, plan.fingerprint(), resume)
     try:
