@@ -229,3 +229,38 @@ def test_an_empty_output_path_is_refused_by_every_verb(tmp_path):
         (("run", "dying", "-n", "10", "-o", ""), ("-o", "empty path")),
     ):
         _refused(*run_cli(*argv), *words)
+
+
+# -- C7: a sweep file's paths ------------------------------------------------------------------
+
+
+def test_a_sweep_file_reads_and_writes_relative_to_itself(tmp_path):
+    """@FILE and output are relative to the TOML's folder (they were relative to the
+    current folder), and its output does not replace a file simkit did not write without
+    --force."""
+    import json
+
+    folder = tmp_path / "cfg"
+    folder.mkdir()
+    (folder / "beast.json").write_text(json.dumps(_actor()))
+    toml = folder / "s.toml"
+    body = (
+        'model = "party"\nn = 20\nseed = 1\n'
+        '[set]\nparty = "fighter"\nmonsters = "@beast.json"\n[grid]\nlevel = [1, 2]\n'
+    )
+    toml.write_text('output = "out.csv"\n' + body)
+    code, _, err = run_cli("sweep", "--config", toml)  # run from the tests' folder
+    assert code == 0, err
+    first = (folder / "out.csv").read_bytes()
+    assert b"beast.json" in first  # the actor file was found beside the TOML
+    code, _, err = run_cli("sweep", "--config", toml)  # its own earlier output: replaced
+    assert code == 0, err
+    assert (folder / "out.csv").read_bytes() == first
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    toml.write_text('output = "../notes.txt"\n' + body)
+    _refused(*run_cli("sweep", "--config", toml), "output", "notes.txt", "--force")
+    assert notes.read_text() == "my notes\n"
+    code, _, err = run_cli("sweep", "--config", toml, "--force")
+    assert code == 0, err
+    assert notes.read_bytes() == first

@@ -116,6 +116,11 @@ def configure(sub) -> None:
     p.add_argument(
         "--resume", action="store_true", help="continue an interrupted sweep of the same -o FILE"
     )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="let a --config file's output replace an existing file simkit did not write",
+    )
     _add_run_args(p, sweep_verb=True)
     p.set_defaults(func=_cmd_sweep)
 
@@ -276,6 +281,25 @@ def _points(axes: dict) -> int | None:
     return None
 
 
+def _check_config_output(output: str, where: str, force: bool) -> None:
+    """A sweep file's ``output`` (relative to the file) replaces an existing file only if
+    simkit wrote it (an earlier sweep's table), or with ``--force``: a shared sweep file
+    must not overwrite what its name happens to point at (``../../notes.txt``, a link)."""
+    import os
+
+    from simkit.analysis.sweep_config import is_simkit_output
+
+    if force or output == "-" or not os.path.exists(output):
+        return
+    if not os.path.isfile(output):
+        return  # a device or a FIFO: written, never replaced (check_writable said so)
+    if not is_simkit_output(output):
+        raise ParamError(
+            f"{where} = {output}: an existing file that simkit did not write (no sweep "
+            "table header); give -o FILE, or --force to replace it"
+        )
+
+
 def _journal_seed(output):
     from simkit.analysis.sweep import journal_path
 
@@ -334,6 +358,8 @@ def _cmd_sweep(args) -> int:
     if s["output"] is not None:  # "" (-o "" or output = ""): refused, not standard output
         where = "-o" if args.output is not None else f"--config {args.config}: output"
         check_writable(s["output"], where)
+        if args.output is None:
+            _check_config_output(s["output"], where, args.force)
     if not s["output"] or s["output"] == "-":
         if args.resume:
             raise ParamError("--resume needs -o FILE.csv (the journal lives beside it)")
