@@ -264,3 +264,37 @@ def test_a_sweep_file_reads_and_writes_relative_to_itself(tmp_path):
     code, _, err = run_cli("sweep", "--config", toml, "--force")
     assert code == 0, err
     assert notes.read_bytes() == first
+
+
+# -- C4: exact probabilities stay in [0, 1] ---------------------------------------------------
+
+
+def test_exact_probabilities_stay_in_zero_one():
+    """A sure victory summed to 1.0000000000000002 (a rogue, seed 001, level 5, against a
+    level -1 creature of 1 HP): the probabilities and the cumulative table are clipped."""
+    from simkit import solve
+    from simkit.models import make_model
+
+    res = solve(make_model("party", party="rogue", monsters="-1(hp=1)", level=5, rules="seed001"))
+    p = res.probabilities
+    assert all(0.0 <= v <= 1.0 for v in p.values()), p
+    assert p["victory"] == pytest.approx(1.0, abs=1e-12)
+    cdf = res.cdf()
+    assert cdf.min() >= 0.0 and cdf.max() <= 1.0
+    code, out, err = run_cli(
+        "exact",
+        "party",
+        "--set",
+        "party=rogue",
+        "--set",
+        "monsters=-1(hp=1)",
+        "--set",
+        "level=5",
+        "--set",
+        "rules=seed001",
+        "--format",
+        "csv",
+    )
+    assert code == 0, err
+    values = [float(line.split(",")[1]) for line in out.splitlines()[1:]]
+    assert all(0.0 <= v <= 1.0 for v in values), out

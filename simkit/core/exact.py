@@ -68,7 +68,8 @@ class ExactResult:
 
     @property
     def probabilities(self) -> dict[str, float]:
-        p = self.hist.sum(axis=1)
+        # float sums of a full distribution can land a few ulps past 1 (1.0000000000000004)
+        p = np.clip(self.hist.sum(axis=1), 0.0, 1.0)
         out = dict(zip(self.model.outcomes, (float(x) for x in p)))
         if self.unresolved is not None:
             out["unresolved"] = float(self.unresolved)
@@ -101,8 +102,8 @@ class ExactResult:
         return pd.DataFrame({"outcome": list(probs), "p": list(probs.values())})
 
     def cdf(self) -> np.ndarray:
-        """P(absorbed in outcome by step t): shape (n_outcomes, horizon + 1)."""
-        return np.cumsum(self.hist, axis=1)
+        """P(absorbed in outcome by step t): shape (n_outcomes, horizon + 1), in [0, 1]."""
+        return np.clip(np.cumsum(self.hist, axis=1), 0.0, 1.0)
 
     @property
     def time_unit(self) -> str:
