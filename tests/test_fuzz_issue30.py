@@ -298,3 +298,34 @@ def test_exact_probabilities_stay_in_zero_one():
     assert code == 0, err
     values = [float(line.split(",")[1]) for line in out.splitlines()[1:]]
     assert all(0.0 <= v <= 1.0 for v in values), out
+
+
+# -- C3: a killed final write's temporary file ---------------------------------------------
+
+
+def test_a_sweep_removes_the_temporary_file_a_killed_write_left(tmp_path):
+    """kill -9 during the final write left a hidden .NAME.XXXXXXXX.tmp; the resume (or the
+    next sweep of that output, under the journal's lock) removes it, and nothing else."""
+    from simkit.core.io import _tmp_prefix
+
+    out = tmp_path / "k9_90.csv"
+    stale = tmp_path / (_tmp_prefix(out) + "ab3_x9q1.tmp")
+    other = tmp_path / ".k9_90.csv.notes.tmp"  # not a name atomic_write makes
+    grid = {"dc": [14, 15, 16]}
+
+    def stop(*_):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):  # interrupted after its first point
+        sweep_csv(out, "dying", grid, 200, 5, after_task=stop, chunk_size=1)
+    assert journal_path(out).exists()
+    stale.write_text("half a table")
+    other.write_text("mine")
+    sweep_csv(out, "dying", grid, 200, 5, resume=True, chunk_size=1)
+    assert out.exists() and not stale.exists() and other.read_text() == "mine"
+    stale.write_text("half a table")  # a fresh sweep of the same output too
+    sweep_csv(out.with_name("other.csv"), "dying", grid, 200, 5)
+    assert stale.exists()  # another output's sweep leaves it alone
+    out.unlink()
+    sweep_csv(out, "dying", grid, 200, 5)
+    assert not stale.exists()

@@ -137,7 +137,7 @@ def sweep_csv(
     when ``output`` exists and no journal does (a fresh run would replace it). Without
     either, ``resume=True`` starts the sweep, journalled.
     """
-    from simkit.core.io import atomic_write, check_writable, output_target
+    from simkit.core.io import atomic_write, check_writable, output_target, remove_stale_temps
 
     check_writable(output)
     run_kwargs = {
@@ -167,6 +167,7 @@ def sweep_csv(
             "an interrupted sweep of it; run without resume to replace it"
         )
     journal = Journal(jp, plan.fingerprint(), resume)
+    remove_stale_temps(target)  # left by a sweep killed while writing it (we hold the lock)
     try:
         df = run_plan(plan, journal=journal, after_task=after_task, **run_kwargs)
         with atomic_write(output) as fh:
