@@ -329,3 +329,59 @@ def test_a_sweep_removes_the_temporary_file_a_killed_write_left(tmp_path):
     out.unlink()
     sweep_csv(out, "dying", grid, 200, 5)
     assert not stale.exists()
+
+
+# -- N1: an interrupted Dask sweep is as quiet as a local one ------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["ctrl-c", "sigterm", "kill-9"])
+def test_an_interrupted_dask_sweep_says_one_line(tmp_path, how):
+    """Ctrl-C (SIGINT to the process group: the workers get it too), SIGTERM, kill -9 of a
+    sweep on a local Dask cluster: one line (none after kill -9), no Dask warnings or
+    worker tracebacks, no 'leaked semaphore' warning of the resource tracker; the journal
+    holds the finished points for --resume."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    pytest.importorskip("distributed")
+    from simkit.analysis.sweep import journal_points
+
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "d.csv"
+    argv = [sys.executable, "-m", "simkit.cli.main", "sweep", "dying", "--grid", "dc=14..44"]
+    argv += ["--grid", "hit_chance=0.1,0.3", "-n", "3e6", "--seed", "1"]
+    argv += ["--executor", "dask", "--workers", "2", "-o", str(out)]
+    proc = subprocess.Popen(
+        argv,
+        cwd=root,
+        env=dict(os.environ, PYTHONPATH=str(root)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, as a terminal's job
+    )
+    jp = journal_path(out)
+    t0 = time.monotonic()
+    while journal_points(jp) < 1:
+        assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+        assert time.monotonic() - t0 < 240, "no point finished"
+        time.sleep(0.05)
+    if how == "ctrl-c":
+        os.killpg(proc.pid, signal.SIGINT)
+    else:
+        proc.send_signal(signal.SIGTERM if how == "sigterm" else signal.SIGKILL)
+    _, err = proc.communicate(timeout=120)  # (EOF: every process holding stderr is gone)
+    lines = err.strip().splitlines()
+    if how == "kill-9":
+        assert proc.returncode == -signal.SIGKILL and lines == [], err
+    else:
+        assert proc.returncode == (130 if how == "ctrl-c" else 143), err
+        word = "interrupted" if how == "ctrl-c" else "terminated"
+        assert len(lines) == 1 and lines[0].startswith(f"simkit: {word}: "), err
+        assert "rerun with --resume" in lines[0]
+    assert journal_points(jp) >= 1
