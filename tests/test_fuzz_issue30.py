@@ -76,6 +76,9 @@ def _actor_files(tmp_path) -> dict[str, tuple[object, tuple[str, ...]]]:
     big = tmp_path / "big.json"  # T3: refused by the loader, not later by the engine
     big.write_text(json.dumps(_with_damage(_actor(), "999999d999999")))
     files["big"] = (big, ("big.json", "damageRolls", "dice count"))
+    dig = tmp_path / "dig.json"  # T2 in a damage formula: a count of 5,000 digits
+    dig.write_text(json.dumps(_with_damage(_actor(), "9" * 5000 + "d6")))
+    files["dig"] = (dig, ("dig.json", "damageRolls", "more than 20 digits"))
     hp = tmp_path / "hp.json"  # T2: 5,000 digits
     doc = _actor()
     text = json.dumps(doc).replace(
@@ -94,7 +97,7 @@ def _actor_files(tmp_path) -> dict[str, tuple[object, tuple[str, ...]]]:
     return files
 
 
-CASES = ["neg", "big", "hp", "bomb", "loop"]
+CASES = ["neg", "big", "dig", "hp", "bomb", "loop"]
 
 
 @pytest.mark.parametrize("case", CASES)

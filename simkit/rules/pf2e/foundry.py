@@ -67,7 +67,7 @@ BUNDLED = ("data", "foundry", "monster-core.json")
 _DAMAGE = re.compile(r"@Damage\[((?:[^\[\]]|\[[^\[\]]*\])*)\]")
 _PART = re.compile(r"\(?([^\[\],()]+)\)?\[([^\]]*)\]")
 _CHECK = re.compile(r"@Check\[([^\]]*)\]")
-_RECHARGE = re.compile(r"\b(\d+)d(\d+) rounds\b")
+_RECHARGE = re.compile(r"\b(\d{1,6})d(\d{1,6}) rounds\b")
 _TERM = re.compile(r"\s*([+-])?\s*(?:(\d+)d(\d+)|(\d+))\s*")
 
 
@@ -210,6 +210,10 @@ def _terms(formula: str, field: str, where: str) -> list[tuple[int, int]]:
         m = _TERM.match(text, pos)
         if not m or m.end() == pos:
             raise ActorError(f"{where}: {field}: damage {formula!r:.40} is not NdX+B")
+        if any(g is not None and len(g) > MAX_DIGITS for g in m.group(2, 3, 4)):
+            raise ActorError(
+                f"{where}: {field}: damage with a number of more than {MAX_DIGITS} digits"
+            )
         sign = -1 if m.group(1) == "-" else 1
         if m.group(4) is not None:
             out.append((sign * int(m.group(4)), 1))
