@@ -80,26 +80,40 @@ def _tango_score(b, c, n, delta):
     difference ``delta``: the root in ``[0, 1]`` of ``2 n q**2 + W q - c delta (1 - delta)``
     with ``W = (2 n - b + c) delta - (b + c)``. 0 where numerator and variance are both 0.
     """
-    w = (2 * n - b + c) * delta - (b + c)
-    q = (np.sqrt(np.maximum(w * w + 8 * n * c * delta * (1 - delta), 0.0)) - w) / (4 * n)
-    var = n * np.maximum(2 * q + delta * (1 - delta), 0.0)
-    num = b - c - n * delta
     with np.errstate(divide="ignore", invalid="ignore"):
-        t = num / np.sqrt(var)
+        return _score(b - c, b + c, 2 * n - b + c, 8 * n * c, n, delta)
+
+
+def _score(bmc, bpc, a, k, n, delta):
+    """:func:`_tango_score` from ``b - c``, ``b + c``, ``2n - b + c`` and ``8nc`` (kept
+    between the bisection's steps; floating-point errors to be ignored by the caller)."""
+    w = a * delta - bpc
+    dd = delta * (1 - delta)
+    q = (np.sqrt(np.maximum(w * w + k * dd, 0.0)) - w) / (4 * n)
+    var = n * np.maximum(2 * q + dd, 0.0)
+    num = bmc - n * delta
     edge = np.where(num > 0, np.inf, np.where(num < 0, -np.inf, 0.0))
-    return np.where(var > 0, t, edge)
+    return np.where(var > 0, num / np.sqrt(var), edge)
 
 
-def _tango_bound(b, c, n, target, lo, hi):
-    """The ``delta`` in ``[lo, hi]`` where the (decreasing) score statistic crosses
-    ``target``, by bisection, elementwise (to about 1e-15)."""
-    lo, hi = lo.copy(), hi.copy()
-    for _ in range(60):
-        mid = 0.5 * (lo + hi)
-        above = _tango_score(b, c, n, mid) > target
-        lo = np.where(above, mid, lo)
-        hi = np.where(above, hi, mid)
-    return 0.5 * (lo + hi)
+def _tango_bounds(b, c, n, diff, z):
+    """The score interval's two ends: where the (decreasing) score statistic crosses
+    ``z`` in ``[-1, diff]`` and ``-z`` in ``[diff, 1]``, by bisection, elementwise, both
+    ends in one pass (52 halvings of a width of at most 2: to about 5e-16)."""
+    b2, c2, n2 = (np.concatenate([a.ravel(), a.ravel()]) for a in (b, c, n))
+    d = diff.ravel()
+    lo = np.concatenate([np.full_like(d, -1.0), d])
+    hi = np.concatenate([d, np.full_like(d, 1.0)])
+    target = np.concatenate([np.full_like(d, z), np.full_like(d, -z)])
+    bmc, bpc, a, k = b2 - c2, b2 + c2, 2 * n2 - b2 + c2, 8 * n2 * c2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for _ in range(52):
+            mid = 0.5 * (lo + hi)
+            above = _score(bmc, bpc, a, k, n2, mid) > target
+            lo = np.where(above, mid, lo)
+            hi = np.where(above, hi, mid)
+    ends = 0.5 * (lo + hi)
+    return ends[: d.size].reshape(diff.shape), ends[d.size :].reshape(diff.shape)
 
 
 def paired_test(only_new, only_base, n, level: float = 0.95):
@@ -132,8 +146,7 @@ def paired_test(only_new, only_base, n, level: float = 0.95):
     b, c, n = np.broadcast_arrays(b, c, n)
     diff = (b - c) / n
     z = norm_ppf(0.5 + level / 2)
-    low = _tango_bound(b, c, n, z, np.full_like(diff, -1.0), diff)
-    high = _tango_bound(b, c, n, -z, diff.copy(), np.full_like(diff, 1.0))
+    low, high = _tango_bounds(b, c, n, diff, z)
     disc = b + c
     with np.errstate(divide="ignore", invalid="ignore"):
         stat = np.where(disc > 0, (b - c) / np.sqrt(np.where(disc > 0, disc, 1.0)), 0.0)
