@@ -35,7 +35,7 @@ def test_resume_without_a_journal_leaves_the_output_alone(tmp_path):
     assert code == 0, err
     before = out.read_bytes()
     code, o, err = run_cli(*SWEEP, "--resume", "-o", out)  # no --seed, no journal
-    _refused(code, o, err, "nothing to resume", "r.csv")
+    _refused(code, o, err, "--resume", "nothing to resume", "r.csv")
     assert out.read_bytes() == before
     assert not journal_path(out).exists()
     with pytest.raises(ParamError, match="nothing to resume"):

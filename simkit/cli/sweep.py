@@ -23,6 +23,7 @@ sweep table; ``--kind compare`` the table of ``simkit compare``.
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 from simkit.cli.levels import add_confidence_arg
@@ -285,8 +286,6 @@ def _check_config_output(output: str, where: str, force: bool) -> None:
     """A sweep file's ``output`` (relative to the file) replaces an existing file only if
     simkit wrote it (an earlier sweep's table), or with ``--force``: a shared sweep file
     must not overwrite what its name happens to point at (``../../notes.txt``, a link)."""
-    import os
-
     from simkit.analysis.sweep_config import is_simkit_output
 
     if force or output == "-" or not os.path.exists(output):
@@ -298,6 +297,14 @@ def _check_config_output(output: str, where: str, force: bool) -> None:
             f"{where} = {output}: an existing file that simkit did not write (no sweep "
             "table header); give -o FILE, or --force to replace it"
         )
+
+
+def _journal_exists(output) -> bool:
+    """Whether a journal (of any size but 0) lies beside ``output``."""
+    from simkit.analysis.sweep import journal_path
+
+    jp = journal_path(output)
+    return jp.exists() and jp.stat().st_size > 0
 
 
 def _journal_seed(output):
@@ -380,6 +387,11 @@ def _cmd_sweep(args) -> int:
             fh.write(_table_text(df, args, s["output"]))
         return 0
     seed = s["seed"]
+    if args.resume and os.path.exists(s["output"]) and not _journal_exists(s["output"]):
+        raise ParamError(  # (sweep_csv refuses it too; here in the flag's own words)
+            f"--resume: nothing to resume: {s['output']} is there and no journal holds an "
+            "interrupted sweep of it; run without --resume to replace it"
+        )
     if seed is None and args.resume:
         seed = _journal_seed(s["output"])
     if seed is None and not s["exact_only"]:
