@@ -63,8 +63,10 @@ def test_same_rules_under_two_names_do_not_differ():
         b = df[df["variant"] == "b"]
         assert (b["diff"] == 0).all() and (b["diff_exact"] == 0).all()
         assert (b["p_value"] == 1).all()
-    # paired: the same dice track by track, so not one track differs: a zero-width interval
-    assert (b["diff_ci_low"] == 0).all() and (b["diff_ci_high"] == 0).all()
+    # paired: the same dice track by track, so not one track differs: the score interval
+    # of no discordant track in N, +-z^2 / (N + z^2) (not [0, 0]: W3)
+    half = 1.959964**2 / (N + 1.959964**2)
+    assert np.allclose(b["diff_ci_low"], -half) and np.allclose(b["diff_ci_high"], half)
     assert (b["diff_independent_ci_high"] > 0).any()
 
 

@@ -81,15 +81,56 @@ def test_keep_outcomes_is_refused_for_a_chain():
         simulate(make_model("fall_dying"), 100, 1, keep_outcomes=True)
 
 
+def _tango_ref(b, c, n, level=0.95):
+    """Tango's score interval by a plain scan: every difference on a fine grid whose
+    score statistic, with the restricted MLE maximised numerically, is within z of 0."""
+    z = norm_ppf(0.5 + level / 2)
+    keep = []
+    qs = np.linspace(0, 1, 40_001)
+    for delta in np.linspace(-1, 1, 2001):
+        q = qs[(qs + delta >= 0) & (2 * qs + delta <= 1)]  # P(base only), P(new only)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ll = b * np.log(q + delta) + c * np.log(q) + (n - b - c) * np.log(1 - 2 * q - delta)
+        ll = np.where(np.isnan(ll), -np.inf, ll)
+        qh = q[np.argmax(ll)]
+        var = n * (2 * qh + delta * (1 - delta))
+        num = b - c - n * delta
+        if (num == 0) or (var > 0 and abs(num) / np.sqrt(var) <= z):
+            keep.append(delta)
+    return min(keep), max(keep)
+
+
 def test_paired_test_by_hand():
     # 100 pairs: 10 tracks in o under the variant only, 4 under the baseline only
     d, lo, hi, p = paired_test([10], [4], 100)
-    se = np.sqrt((14 / 100 - 0.06**2) / 100)
     assert d[0] == pytest.approx(0.06)
-    assert (lo[0], hi[0]) == pytest.approx((0.06 - Z95 * se, 0.06 + Z95 * se))
+    # Tango's score interval, against a scan of the score statistic (W3)
+    for b, c, n in [(10, 4, 100), (0, 0, 5), (3, 0, 5), (5, 0, 5), (1, 2, 20)]:
+        _, lo, hi, _ = paired_test([b], [c], n)
+        ref = _tango_ref(b, c, n)
+        assert (lo[0], hi[0]) == pytest.approx(ref, abs=1.2e-3), (b, c, n)
     from simkit.core.stats import norm_sf
 
     assert p[0] == pytest.approx(2 * norm_sf(6 / np.sqrt(14)))
+
+
+def test_paired_interval_does_not_collapse_without_discordant_tracks():
+    """W3: no discordant track at n tracks is not a difference known to be 0: the
+    interval is about +-z^2 / (n + z^2) (it was [0, 0]), and 0 is outside it exactly
+    when McNemar's p < 0.05."""
+    for n in (1, 5, 20, 1000):
+        d, lo, hi, p = paired_test([0], [0], n)
+        half = Z95**2 / (n + Z95**2)
+        assert (d[0], p[0]) == (0.0, 1.0)
+        assert (lo[0], hi[0]) == pytest.approx((-half, half), rel=1e-6)
+    rs = np.random.default_rng(3)
+    b, c = rs.integers(0, 40, 500), rs.integers(0, 40, 500)
+    d, lo, hi, p = paired_test(b, c, 200)
+    assert ((lo <= d) & (d <= hi) & (lo >= -1) & (hi <= 1)).all()
+    assert np.array_equal((lo > 0) | (hi < 0), p < 0.05)
+
+
+def test_joint_counts_by_hand():
     a = np.array([0, 0, 1, 1, 2])
     b = np.array([0, 1, 1, 2, 2])
     j = joint_counts(a, b, 3)
@@ -319,18 +360,28 @@ def test_track_marks_are_the_marks_track_by_track():
 
 
 def test_paired_mean_test_by_hand():
+    from scipy import stats
+
     x = np.array([0, 1, 2, 0, 1, 3], dtype=float)
     y = np.array([1, 1, 2, 0, 3, 3], dtype=float)
     d = y - x
     diff, lo, hi, p = paired_mean_test([d.sum()], [d @ d], len(d))
-    se = d.std() / np.sqrt(len(d))
     assert diff[0] == pytest.approx(d.mean())
-    assert (lo[0], hi[0]) == pytest.approx((d.mean() - Z95 * se, d.mean() + Z95 * se))
+    # W3: the t interval (the normal one was too narrow at small n)
+    t = stats.ttest_1samp(d, 0.0)
+    ci = t.confidence_interval(0.95)
+    assert (lo[0], hi[0]) == pytest.approx((ci.low, ci.high))
+    assert p[0] == pytest.approx(t.pvalue)
+    assert paired_mean_test([0.0], [0.0], 5)[3][0] == 1.0  # no track moved
+    assert paired_mean_test([5.0], [5.0], 5)[3][0] < 0.05  # every track moved by 1
+    # no track moved, or every track alike: not a point (it was [0, 0] and [1, 1])
+    for s1, s2, n in [(0.0, 0.0, 5), (5.0, 5.0, 5), (0.0, 0.0, 1)]:
+        diff, lo, hi, p = paired_mean_test([s1], [s2], n)
+        half = Z95**2 / (n + Z95**2)
+        assert (lo[0], hi[0]) == pytest.approx((diff[0] - half, diff[0] + half))
+        assert (p[0] < 0.05) == (lo[0] > 0 or hi[0] < 0)
     from simkit.core.stats import norm_sf
 
-    assert p[0] == pytest.approx(2 * norm_sf(d.mean() / se))
-    assert paired_mean_test([0.0], [0.0], 5)[3][0] == 1.0  # no track moved
-    assert paired_mean_test([5.0], [5.0], 5)[3][0] == 0.0  # every track moved by 1
     # MOVER: symmetric intervals give the Wald interval of independent means
     d_ind, lo, hi, p = independent_mean_test(2.0, 1.0, 3.0, 1.0, 0.5, 1.5)
     half = np.sqrt(1.0 + 0.25)
@@ -378,7 +429,9 @@ def test_compare_pairs_events_and_means_track_by_track():
         row = core.loc[mean.name]
         assert row["mean"] == pytest.approx(b[mean.name])
         assert row["diff"] == pytest.approx(d.mean())
-        half = Z95 * d.std() / np.sqrt(n)
+        from scipy import stats
+
+        half = stats.t.ppf(0.975, n - 1) * d.std(ddof=1) / np.sqrt(n)  # the t interval
         assert (row["diff_ci_low"], row["diff_ci_high"]) == pytest.approx(
             (d.mean() - half, d.mean() + half)
         )
@@ -510,3 +563,44 @@ def test_positional_words_are_counter_based_track_by_track():
     for cut in np.array_split(np.arange(len(bad)), 20):
         counter.redraw(parts, bad[cut], seg[cut], index[cut], keys, 46656, 16)
     assert np.array_equal(whole, parts) and whole.max() < 46656
+
+
+def _coverage_cases():
+    from simkit.models import make_model
+
+    dying = make_model("dying")
+    yield "dying", dying, dying.replace(**preset_params("dying", "pf2e-core"))
+    party = make_model("party", party="fighter", lineup="boss", level=1, threat="severe")
+    yield "party", party, party.replace(rules="seed001")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", ["dying", "party"])
+def test_paired_interval_coverage_at_every_n(case):
+    """W3: 200 seeds at each n, through `paired_runs` as `compare` runs them: the 95%
+    paired interval covers the exact difference of every outcome in at least 93% of
+    them at n = 5, 20, 100 and 1000 (the Wald interval: 33%, 85%, 93.5% for dying;
+    21%, 62%, 88.5% for the party), and the party's mean rounds too."""
+    from simkit.analysis.paired import paired_runs
+
+    name, base, other = next(c for c in _coverage_cases() if c[0] == case)
+    sa, sb = solve(base), solve(other)
+    exact = np.array([sb[o] - sa[o] for o in base.outcomes])
+    assert np.abs(exact).max() > 0.04  # a real difference to cover
+    k = len(exact)
+    # the party's mean rounds (its t interval): exact from when the duel ends
+    steps = np.arange(sa.hist.shape[1])
+    rounds = float((sb.hist * steps).sum() - (sa.hist * steps).sum())
+    for n in (5, 20, 100, 1000):
+        covered = np.zeros(k)
+        covered_mean = 0
+        for seed in range(200):
+            pt = paired_runs([base, other], n, 1000 + seed)[1]
+            _, lo, hi, _ = paired_from_joint(pt.joint)
+            covered += (lo[:k] <= exact + 1e-12) & (exact - 1e-12 <= hi[:k])
+            if "rounds" in pt.events:
+                _, lo_m, hi_m, _ = pt.events["rounds"]
+                covered_mean += lo_m <= rounds <= hi_m
+        assert (covered / 200 >= 0.93).all(), (name, n, covered / 200)
+        if name == "party":  # (0.945-1.0; the normal interval at n = 5: 0.525)
+            assert covered_mean / 200 >= 0.93, (n, covered_mean / 200)

@@ -299,6 +299,8 @@ def _diff(ev, dflt, params, outcome, diff, n, p0, p1, level):
 
     if ev.method == "exact":
         return diff, diff, diff, float("nan")
+    if params == dflt:  # the default reading against itself: 0 by definition, not estimated
+        return 0.0, 0.0, 0.0, 1.0
     from simkit.analysis.paired import independent_test, paired_stats
 
     a, b = ev.tracks(**dflt), ev.tracks(**params)

@@ -10,13 +10,13 @@ and fixed values, not from the variant; ``point_seed``), in the streams' positio
 mode, and the outcomes are counted track by track (:mod:`simkit.analysis.paired`):
 
 ``diff``, ``diff_ci_low``, ``diff_ci_high``
-    ``p - p_baseline`` with the normal interval on the per-track differences (an
+    ``p - p_baseline`` with Tango's score interval for paired proportions (an
     outcome, or an event of the marks: ``any_death``, ``death:<pc>``...); for a mean
     (``expected_deaths``, ``rounds``...: column ``mean``) ``mean - mean_baseline`` with
-    the normal interval on the per-track differences of the mark;
+    the t interval on the per-track differences of the mark;
 ``p_value``
     McNemar's test of ``p == p_baseline`` (two-sided, no continuity correction); for a
-    mean, the z test of the mean per-track difference;
+    mean, the t test of the mean per-track difference;
 ``paired``
     whether the row is paired (outcome, event and mean rows of a track model); a chain
     of stages (no per-track outcomes), or a composite model whose blocks keep no
@@ -94,6 +94,35 @@ def _base(model):
         "model must be a model name, a rules class, rules or a parameter dict "
         f"({{'model': 'dying', 'level': 3}}); got {model!r}"
     )
+
+
+def _check_not_overridden(variants: dict, grid, fixed) -> None:
+    """Refuse a ``fixed`` value or a ``grid`` axis of a parameter the variants differ in:
+    it would replace every variant's own value, and each row would keep its variant's
+    label while running the same rules (issue 30, W2)."""
+    from simkit.core.model import Rules
+
+    models = {k: m for k, m in variants.items() if isinstance(m, Rules)}
+    if len(models) < 2:
+        return
+    given: dict[str, str] = {}
+    for key in fixed or {}:
+        given[str(key)] = f"fixed (--set) {key}={fixed[key]}"
+    for key in grid or {}:
+        for name in key if isinstance(key, tuple) else str(key).split(","):
+            given.setdefault(str(name).strip(), f"grid (--grid) {str(name).strip()}")
+    missing = object()
+    for key, what in given.items():
+        values = {name: getattr(m, key, missing) for name, m in models.items()}
+        if any(v is missing for v in values.values()):
+            continue
+        if len({repr(v) for v in values.values()}) > 1:
+            own = ", ".join(f"{name}: {v}" for name, v in values.items())
+            raise ParamError(
+                f"{what}: the variants differ in {key} ({own}); setting it would run every "
+                f"variant with one {key} under its own name: drop {key} from the settings, "
+                "or compare other variants"
+            )
 
 
 def ambiguity_readings(model_cls) -> dict[str, list[tuple[str, object]]]:
@@ -272,6 +301,11 @@ def variants(model, presets=None, ambiguities=False) -> dict:
     known = PRESETS.get(name, {"seed": {}})
     if presets is None:
         presets = default_variants(name)
+    if isinstance(presets, str):
+        presets = [presets]
+    twice = sorted({p for p in presets or () if list(presets).count(p) > 1})
+    if twice:  # one variant a name: a second would replace the first silently
+        raise ParamError(f"presets: {', '.join(map(repr, twice))} given more than once")
     for p in presets or ():
         if p in known:
             out[p] = base.replace(**preset_params(name, p))
@@ -362,6 +396,7 @@ def compare(
         raise ParamError(f"baseline {baseline!r} is not a variant; variants: {', '.join(names)}")
     if not isinstance(paired, (bool, np.bool_)):
         raise ParamError(f"paired must be True or False, got {paired!r}")
+    _check_not_overridden(variants, grid, fixed)
     if paired and not exact_only:
         return _compare_paired(variants, grid, n, rng, baseline, fixed, level, run)
     frames = []

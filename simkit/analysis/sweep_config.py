@@ -3,13 +3,20 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 
 from simkit.analysis.scheduler import check_scheduler
 from simkit.core.params import ParamError, shown
 
-__all__ = ["CONFIG_KEYS", "MAX_CONFIG_BYTES", "MAX_CONFIG_DEPTH", "load_config"]
+__all__ = [
+    "CONFIG_KEYS",
+    "MAX_CONFIG_BYTES",
+    "MAX_CONFIG_DEPTH",
+    "is_simkit_output",
+    "load_config",
+]
 
 
 #: The keys a sweep file may hold.
@@ -47,8 +54,13 @@ def load_config(path) -> dict:
         [grid]                   # axes: lists, or "A..B" / "A..B:STEP" strings
         dc = [14, 18, 22]
         level = "1..20"
+
+    Relative paths in the file are relative to the file's folder, not to the current
+    one: ``output`` and every ``@FILE`` (an actor file in ``monsters``, ``plan``...), so
+    a sweep file means the same from wherever it is run.
     """
     cfg = _read_toml(path)
+    _relative_to(cfg, Path(path).parent)
     if (
         "level" in cfg
     ):  # the character level is a [set] or [grid] key; the confidence level "confidence"
@@ -105,6 +117,47 @@ def load_config(path) -> dict:
 #: values under [grid] is depth 3: the file, the table, the list).
 MAX_CONFIG_BYTES = 1_000_000
 MAX_CONFIG_DEPTH = 3
+
+
+#: An ``@FILE`` at the start of a value or of an item of a list (``"boar,@my.json"``,
+#: ``"[@a.json,boss]"``); not a Fortitude schedule's ``expert@9``.
+_AT_FILE = re.compile(r"(^|[,\[\s;|])@([^,()\[\]\s;|]+)")
+
+
+def _relative_to(cfg: dict, folder: Path) -> None:
+    """Resolve ``output`` and the ``@FILE`` paths of ``[set]`` and ``[grid]`` against the
+    sweep file's ``folder`` (absolute paths are kept)."""
+    if str(folder) in ("", "."):
+        return
+
+    def move(text: str) -> str:
+        return str(folder / text) if text and not Path(text).is_absolute() else text
+
+    def at_files(value):
+        if not isinstance(value, str) or "@" not in value:
+            return value
+        return _AT_FILE.sub(lambda m: m.group(1) + "@" + move(m.group(2)), value)
+
+    if isinstance(cfg.get("output"), str) and cfg["output"] not in ("", "-"):
+        cfg["output"] = move(cfg["output"])
+    for table in ("set", "grid"):
+        got = cfg.get(table)
+        if isinstance(got, dict):
+            for key, value in got.items():
+                got[key] = (
+                    [at_files(v) for v in value] if isinstance(value, list) else at_files(value)
+                )
+
+
+def is_simkit_output(path) -> bool:
+    """Whether the file at ``path`` looks like a table simkit wrote (CSV, JSON or text:
+    its first 64 KiB name the ``outcome`` and ``point_seed`` columns), or is empty."""
+    try:
+        with Path(path).open("rb") as fh:
+            head = fh.read(65536)
+    except OSError:
+        return False
+    return not head or (b"outcome" in head and b"point_seed" in head)
 
 
 def _read_toml(path) -> dict:

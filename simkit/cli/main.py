@@ -550,6 +550,25 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
+    import warnings
+
+    shown: set[str] = set()
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        """A warning as one line, once (an old name, ...), not Python's two lines with
+        the library's file path."""
+        text = _one_line(message)
+        if text not in shown:
+            shown.add(text)
+            print(f"simkit: warning: {text}", file=sys.stderr)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", FutureWarning)  # the user's own words: always said
+        warnings.showwarning = show
+        return _run(argv)
+
+
+def _run(argv: list[str] | None) -> int:
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -569,9 +588,8 @@ def _main(argv: list[str] | None) -> int:
     except OSError as exc:  # e.g. a disk that fills up while writing, a closed stdout
         name = getattr(exc, "filename", None)
         where = " standard output" if name == "-" else (f" {name}" if name else "")
-        print(
-            f"simkit: error: cannot write{where}: {_one_line(exc.strerror or exc)}", file=sys.stderr
-        )
+        what = f"cannot write{where}: {exc.strerror or exc}"
+        print(f"simkit: error: {_one_line(what)}", file=sys.stderr)  # a long path cut short
         return 2
     except Terminated:
         print("simkit: terminated", file=sys.stderr)

@@ -23,6 +23,7 @@ sweep table; ``--kind compare`` the table of ``simkit compare``.
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 from simkit.cli.levels import add_confidence_arg
@@ -121,6 +122,11 @@ def configure(sub) -> None:
     )
     p.add_argument(
         "--resume", action="store_true", help="continue an interrupted sweep of the same -o FILE"
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="let a --config file's output replace an existing file simkit did not write",
     )
     _add_run_args(p, sweep_verb=True)
     p.set_defaults(func=_cmd_sweep)
@@ -282,6 +288,31 @@ def _points(axes: dict) -> int | None:
     return None
 
 
+def _check_config_output(output: str, where: str, force: bool) -> None:
+    """A sweep file's ``output`` (relative to the file) replaces an existing file only if
+    simkit wrote it (an earlier sweep's table), or with ``--force``: a shared sweep file
+    must not overwrite what its name happens to point at (``../../notes.txt``, a link)."""
+    from simkit.analysis.sweep_config import is_simkit_output
+
+    if force or output == "-" or not os.path.exists(output):
+        return
+    if not os.path.isfile(output):
+        return  # a device or a FIFO: written, never replaced (check_writable said so)
+    if not is_simkit_output(output):
+        raise ParamError(
+            f"{where} = {output}: an existing file that simkit did not write (no sweep "
+            "table header); give -o FILE, or --force to replace it"
+        )
+
+
+def _journal_exists(output) -> bool:
+    """Whether a journal (of any size but 0) lies beside ``output``."""
+    from simkit.analysis.sweep import journal_path
+
+    jp = journal_path(output)
+    return jp.exists() and jp.stat().st_size > 0
+
+
 def _journal_seed(output):
     from simkit.analysis.sweep import journal_path
 
@@ -337,6 +368,11 @@ def _cmd_sweep(args) -> int:
         progress=_progress(args),
         max_points=args.max_points,
     )
+    if s["output"] is not None:  # "" (-o "" or output = ""): refused, not standard output
+        where = "-o" if args.output is not None else f"--config {args.config}: output"
+        check_writable(s["output"], where)
+        if args.output is None:
+            _check_config_output(s["output"], where, args.force)
     if not s["output"] or s["output"] == "-":
         if args.resume:
             raise ParamError("--resume needs -o FILE.csv (the journal lives beside it)")
@@ -368,6 +404,11 @@ def _cmd_sweep(args) -> int:
             fh.write(_table_text(df, args, s["output"]))
         return 0
     seed = s["seed"]
+    if args.resume and os.path.exists(s["output"]) and not _journal_exists(s["output"]):
+        raise ParamError(  # (sweep_csv refuses it too; here in the flag's own words)
+            f"--resume: nothing to resume: {s['output']} is there and no journal holds an "
+            "interrupted sweep of it; run without --resume to replace it"
+        )
     if seed is None and args.resume:
         seed = _journal_seed(s["output"])
     if seed is None and not s["exact_only"]:
@@ -414,6 +455,9 @@ def _cmd_compare(args) -> int:
     known = PRESETS.get(cls.name, {"seed": {}})
     given = args.variants if args.variants is not None else ",".join(default_variants(cls.name))
     presets = [v.strip() for v in given.split(",") if v.strip()]
+    twice = sorted({p for p in presets if presets.count(p) > 1})
+    if twice:  # one column a variant: a second of one name would vanish silently
+        raise ParamError(f"--variants: {', '.join(twice)} given more than once")
     for p in presets:
         if p not in known:
             raise ParamError(
@@ -436,7 +480,7 @@ def _cmd_compare(args) -> int:
         for aid, why in inert_ambiguities(base).items():
             print(f"simkit: note: --ambiguities: {aid} left out: {why}", file=sys.stderr)
     vs = variants(base, presets, amb or False)
-    if args.output:
+    if args.output is not None:  # -o "": refused, as run and exact do
         check_writable(args.output)
         from simkit.core.io import is_parquet
 

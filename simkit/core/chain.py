@@ -100,7 +100,7 @@ class ChainExact:
     def probabilities(self) -> dict[str, float]:
         p1 = self.first.probabilities
         cond = {o: {k: p1[o] * v for k, v in r.probabilities.items()} for o, r in self.then.items()}
-        return {k: float(v) for k, v in _merge(self.model, p1, cond).items()}
+        return {k: min(max(float(v), 0.0), 1.0) for k, v in _merge(self.model, p1, cond).items()}
 
     def __getitem__(self, outcome: str) -> float:
         return self.probabilities[outcome]

@@ -542,6 +542,13 @@ def simulate(
         if not hasattr(model, "carry"):
             what = "start" if start is not None else "keep_state"
             raise ParamError(f"{what}: model {model.name!r} does not start from or hand on a state")
+        if start is not None and not (
+            callable(getattr(start, "rows", None)) and hasattr(start, "__len__")
+        ):
+            raise ParamError(
+                f"start: model {model.name!r} starts from a fight's state (a FightStart, "
+                f"e.g. an earlier result's .final), got {type(start).__name__}"
+            )
         if start is not None and len(start) != n:
             raise ParamError(f"start must hold n={n} tracks, got {len(start)}")
     if keep_outcomes and model.is_chain:

@@ -20,6 +20,7 @@ import pandas as pd
 from simkit.core.contracts import ModelResult
 from simkit.core.model import Rules
 from simkit.core.names import unknown
+from simkit.core.params import ParamError
 from simkit.core.stats import confidence_of
 from simkit.core.tables import summary_html, survival_table
 
@@ -30,6 +31,8 @@ __all__ = [
     "solve_ahead",
     "clear_cache",
     "ExactResult",
+    "ExactTooLarge",
+    "NoExactSolver",
     "Chain",
     "build_chain",
 ]
@@ -65,7 +68,8 @@ class ExactResult:
 
     @property
     def probabilities(self) -> dict[str, float]:
-        p = self.hist.sum(axis=1)
+        # float sums of a full distribution can land a few ulps past 1 (1.0000000000000004)
+        p = np.clip(self.hist.sum(axis=1), 0.0, 1.0)
         out = dict(zip(self.model.outcomes, (float(x) for x in p)))
         if self.unresolved is not None:
             out["unresolved"] = float(self.unresolved)
@@ -106,8 +110,8 @@ class ExactResult:
         return pd.DataFrame({"outcome": list(probs), "kind": "outcome", "p": list(probs.values())})
 
     def cdf(self) -> np.ndarray:
-        """P(absorbed in outcome by step t): shape (n_outcomes, horizon + 1)."""
-        return np.cumsum(self.hist, axis=1)
+        """P(absorbed in outcome by step t): shape (n_outcomes, horizon + 1), in [0, 1]."""
+        return np.clip(np.cumsum(self.hist, axis=1), 0.0, 1.0)
 
     @property
     def time_unit(self) -> str:
@@ -162,7 +166,13 @@ DENSE_LIMIT = 1_500
 BATCH_LIMIT = 400
 
 
-class ExactTooLarge(NotImplementedError):
+class NoExactSolver(ParamError, NotImplementedError):
+    """The model, or this configuration of it, has no exact answer: the library's
+    :class:`~simkit.core.params.ParamError` (a ``ValueError``), and a
+    ``NotImplementedError`` as :func:`solve` raised before 0.4."""
+
+
+class ExactTooLarge(NoExactSolver):
     """The model's exact chain has more than :data:`MAX_STATES` transient states."""
 
 
@@ -299,18 +309,25 @@ def solve(model, *, tol: float = 0.0) -> ModelResult:
 
     Raises
     ------
-    NotImplementedError
-        The model has no exact solver.
+    NoExactSolver
+        The model, or this configuration of it, has no exact solver (a
+        :class:`~simkit.core.params.ParamError` and a ``NotImplementedError``).
     ExactTooLarge
-        The chain has more than :data:`MAX_STATES` transient states.
+        The chain has more than :data:`MAX_STATES` transient states (a
+        :class:`NoExactSolver`).
     """
     if not model.has_exact:
-        raise NotImplementedError(f"model {model.name!r} has no exact solver")
-    if model.is_chain:
-        return model.solve_stages(solve)
-    if model.has_exact_hist:
-        return ExactResult(model=model, hist=np.asarray(model.exact_hist(), dtype=np.float64))
-    return _propagate(model, build_chain(model), tol)
+        raise NoExactSolver(f"model {model.name!r} has no exact solver")
+    try:
+        if model.is_chain:
+            return model.solve_stages(solve)
+        if model.has_exact_hist:
+            return ExactResult(model=model, hist=np.asarray(model.exact_hist(), dtype=np.float64))
+        return _propagate(model, build_chain(model), tol)
+    except NoExactSolver:
+        raise
+    except NotImplementedError as exc:  # a model's own refusal (a duel only, ...)
+        raise NoExactSolver(str(exc)) from None
 
 
 def _propagate(model, chain: Chain, tol: float = 0.0) -> ExactResult:
@@ -342,8 +359,8 @@ def solve_many(models) -> list:
     probabilities agree with :func:`solve` to rounding (the sums are the same, in a
     possibly different order). Chained models (:mod:`simkit.core.chain`) are solved stage
     by stage, every stage of every point in the same batch; models with their own
-    ``exact_hist`` are solved one by one. Raises ``NotImplementedError`` for a model
-    without an exact solver.
+    ``exact_hist`` are solved one by one. Raises :class:`NoExactSolver` (a ``ParamError``
+    and a ``NotImplementedError``) for a model without an exact solver.
 
     A model with an ``exact_key()`` (the reduced key its chain depends on) is solved once
     per distinct key: the answers are cached (:data:`ANSWER_CACHE_SIZE`, least recently
@@ -357,7 +374,7 @@ def solve_many(models) -> list:
     chains: list[int] = []
     for i, m in enumerate(models):
         if not m.has_exact:
-            raise NotImplementedError(f"model {m.name!r} has no exact solver")
+            raise NoExactSolver(f"model {m.name!r} has no exact solver")
         if m.is_chain:
             chains.append(i)
         elif m.has_exact_hist:

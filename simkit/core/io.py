@@ -46,6 +46,7 @@ __all__ = [
     "format_frame",
     "is_parquet",
     "output_target",
+    "remove_stale_temps",
     "write_parquet",
 ]
 
@@ -99,6 +100,32 @@ def _tmp_prefix(target: Path) -> str:
     parent = target.parent if str(target.parent) else Path(".")
     room = name_max(parent) - len(".") - len(".") - 8 - len(".tmp")
     return f".{short_name(target.name, room)}."
+
+
+def remove_stale_temps(path) -> int:
+    """Remove the temporary files that :func:`atomic_write` of ``path`` left behind when
+    its process was killed (``kill -9`` during the final write): the hidden names
+    ``.NAME.XXXXXXXX.tmp`` beside the target, nothing else. Only for a caller that holds
+    the output exclusively (a sweep, under its journal's lock): another writer's temporary
+    file would go too. Returns how many were removed."""
+    import re
+
+    kind, target = output_target(path)
+    if kind != "replace":
+        return 0
+    parent = target.parent if str(target.parent) else Path(".")
+    pattern = re.compile(re.escape(_tmp_prefix(target)) + r"[a-z0-9_]{8}\.tmp")
+    removed = 0
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return 0
+    for name in names:
+        if pattern.fullmatch(name):
+            with contextlib.suppress(FileNotFoundError, IsADirectoryError, PermissionError):
+                os.unlink(parent / name)
+                removed += 1
+    return removed
 
 
 def _refuse_os_error(name: str, path, exc: OSError, prefix: str | None = None) -> ParamError:

@@ -133,9 +133,11 @@ def sweep_csv(
     CSV appears (by rename) only when every point is done, and the journal is then
     removed. After an interruption, the same call with ``resume=True`` skips the
     journalled points. A journal left by another sweep, or present without
-    ``resume``, is an error (nothing is overwritten silently).
+    ``resume``, is an error (nothing is overwritten silently); so is ``resume=True``
+    when ``output`` exists and no journal does (a fresh run would replace it). Without
+    either, ``resume=True`` starts the sweep, journalled.
     """
-    from simkit.core.io import atomic_write, check_writable, output_target
+    from simkit.core.io import atomic_write, check_writable, output_target, remove_stale_temps
 
     check_writable(output)
     run_kwargs = {
@@ -156,7 +158,16 @@ def sweep_csv(
         with atomic_write(output) as fh:
             fh.write(to_csv_text(df))
         return df
-    journal = Journal(journal_path(target), plan.fingerprint(), resume)
+    jp = journal_path(target)
+    if resume and target.exists() and not (jp.exists() and jp.stat().st_size > 0):
+        # a finished output and no journal: a fresh run (on a fresh seed, from the CLI)
+        # would replace it
+        raise ParamError(
+            f"resume: nothing to resume: {output} is there and no journal ({jp.name}) holds "
+            "an interrupted sweep of it; run without resume to replace it"
+        )
+    journal = Journal(jp, plan.fingerprint(), resume)
+    remove_stale_temps(target)  # left by a sweep killed while writing it (we hold the lock)
     try:
         df = run_plan(plan, journal=journal, after_task=after_task, **run_kwargs)
         with atomic_write(output) as fh:

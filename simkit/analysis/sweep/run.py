@@ -4,7 +4,9 @@ processes, Dask)."""
 from __future__ import annotations
 
 import collections
+import contextlib
 import math
+import os
 import sys
 import threading
 from concurrent.futures import FIRST_COMPLETED, wait
@@ -294,6 +296,43 @@ def dask_worker_config():
     return dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None})
 
 
+@contextlib.contextmanager
+def _quiet_local_cluster():
+    """While a LocalCluster starts its worker processes: they ignore Ctrl-C (SIGINT to
+    the terminal's process group; this process stops them, having saved what it has),
+    log only Dask's errors (not a warning per cancelled task), and the multiprocessing
+    resource tracker, which still removes the cluster's semaphores after a ``kill -9``
+    of this process, does it without a warning. Environment and handler are restored."""
+    import signal
+    from multiprocessing import resource_tracker
+
+    env = {
+        "DASK_LOGGING__DISTRIBUTED": "error",
+        "PYTHONWARNINGS": ",".join(
+            w for w in (os.environ.get("PYTHONWARNINGS"), _TRACKER_QUIET) if w
+        ),
+    }
+    old_env = {k: os.environ.get(k) for k in env}
+    main = threading.current_thread() is threading.main_thread()
+    old_int = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    os.environ.update(env)
+    try:
+        resource_tracker.ensure_running()  # (started with the warning filter, if not yet)
+        yield
+    finally:
+        for k, v in old_env.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        if main:
+            signal.signal(signal.SIGINT, old_int)
+
+
+#: The resource tracker's warning at its shutdown about semaphores it then removes.
+_TRACKER_QUIET = "ignore:resource_tracker:UserWarning"
+
+
 class _Dask:
     """A Dask client: given, connected to ``scheduler``, or on a fresh LocalCluster."""
 
@@ -319,7 +358,12 @@ class _Dask:
                     f"--scheduler {scheduler}: cannot connect ({shown(str(exc), 200)})"
                 ) from None
         else:
-            with dask_worker_config():
+            import logging
+
+            self._log = logging.getLogger("distributed")
+            self._log_level = self._log.level
+            self._log.setLevel(logging.ERROR)  # the cluster's own warnings as it is stopped
+            with dask_worker_config(), _quiet_local_cluster():
                 self.cluster = LocalCluster(
                     n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0"
                 )
@@ -343,6 +387,7 @@ class _Dask:
             self.client.close()
             if self.cluster is not None:
                 self.cluster.close()
+                self._log.setLevel(self._log_level)
 
 
 def make_executor(executor, workers, scheduler, client, n_tasks):

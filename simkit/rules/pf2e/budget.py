@@ -387,6 +387,12 @@ def lineup_members(value) -> tuple[tuple[int, dict[str, object]], ...]:
                 )
             given = overrides.parse_pairs(body, creatures.MONSTER_FIELDS, f"monsters: {c.slug}")
             members.append((c.level, {**c.values(), "name": c.slug, **given}))
+        if named is not None and len(members) > MAX_MONSTERS:  # a file of many actors
+            raise ValueError(
+                f"monsters: a lineup holds 1 to {MAX_MONSTERS} creatures; {head[:80]!r} "
+                f"brings it to {len(members)} "
+                f"({len(named)} creatures in that file or folder)"
+            )
     if not 1 <= len(members) <= MAX_MONSTERS:
         raise ValueError(
             f"monsters must be 1 to {MAX_MONSTERS} creature levels in [{lo}, {hi}], got {value!r}"

@@ -41,7 +41,7 @@ from importlib import resources
 from pathlib import Path
 
 from simkit.core.names import unknown
-from simkit.rules.dice import CRIT_SUCCESS, SUCCESS, degree_pmf
+from simkit.rules.dice import CRIT_SUCCESS, SUCCESS, degree_pmf, parse_amount
 from simkit.rules.pf2e import pcs
 
 __all__ = [
@@ -58,18 +58,42 @@ __all__ = [
 
 #: Largest actor file read (a Foundry NPC export is some 10-100 KB).
 MAX_BYTES = 64 * 2**20
+#: Longest integer read (an actor's numbers have a few digits; Python refuses more than
+#: 4,300 digits with a message that names no field).
+MAX_DIGITS = 20
 #: The bundled sample bestiary (Pathfinder Monster Core, ORC license: see its NOTICE.md).
 BUNDLED = ("data", "foundry", "monster-core.json")
 
 _DAMAGE = re.compile(r"@Damage\[((?:[^\[\]]|\[[^\[\]]*\])*)\]")
 _PART = re.compile(r"\(?([^\[\],()]+)\)?\[([^\]]*)\]")
 _CHECK = re.compile(r"@Check\[([^\]]*)\]")
-_RECHARGE = re.compile(r"\b(\d+)d(\d+) rounds\b")
+_RECHARGE = re.compile(r"\b(\d{1,6})d(\d{1,6}) rounds\b")
 _TERM = re.compile(r"\s*([+-])?\s*(?:(\d+)d(\d+)|(\d+))\s*")
 
 
 class ActorError(ValueError):
     """A Foundry actor that cannot be read: ``"FILE: FIELD: what is wrong"``."""
+
+
+class _Digits(int):
+    """An integer of more than :data:`MAX_DIGITS` digits in an actor file, kept as its
+    digit count (0 as an int, so nothing reads it as a number): :func:`_int` refuses it
+    naming the field."""
+
+    digits: int
+
+    def __new__(cls, digits: int) -> _Digits:
+        self = super().__new__(cls, 0)
+        self.digits = digits
+        return self
+
+    def __repr__(self) -> str:
+        return f"an integer of {self.digits} digits"
+
+
+def _parse_int(text: str) -> int:
+    digits = len(text.lstrip("+-"))
+    return _Digits(digits) if digits > MAX_DIGITS else int(text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,6 +193,8 @@ def _int(doc, path: str, where: str, lo: int = -100, hi: int = 100_000) -> int:
     v = _get(doc, path, where)
     if isinstance(v, bool) or not isinstance(v, int):
         raise ActorError(f"{where}: {path}: must be an integer, got {v!r:.40}")
+    if isinstance(v, _Digits):
+        raise ActorError(f"{where}: {path}: must be in [{lo}, {hi}], got {v!r}")
     if not lo <= v <= hi:
         raise ActorError(f"{where}: {path}: must be in [{lo}, {hi}], got {v}")
     return v
@@ -184,6 +210,10 @@ def _terms(formula: str, field: str, where: str) -> list[tuple[int, int]]:
         m = _TERM.match(text, pos)
         if not m or m.end() == pos:
             raise ActorError(f"{where}: {field}: damage {formula!r:.40} is not NdX+B")
+        if any(g is not None and len(g) > MAX_DIGITS for g in m.group(2, 3, 4)):
+            raise ActorError(
+                f"{where}: {field}: damage with a number of more than {MAX_DIGITS} digits"
+            )
         sign = -1 if m.group(1) == "-" else 1
         if m.group(4) is not None:
             out.append((sign * int(m.group(4)), 1))
@@ -196,6 +226,23 @@ def _terms(formula: str, field: str, where: str) -> list[tuple[int, int]]:
     if not out:
         raise ActorError(f"{where}: {field}: no damage")
     return out
+
+
+def _fight_dice(terms: list[tuple[int, int]], field: str, where: str) -> tuple[str, float]:
+    """:func:`_dice`, refused (:class:`ActorError` naming the field) where the fight's
+    dice are outside what every engine takes: a roll below 0 (``2d12-12``: the Monte
+    Carlo would heal on it while the exact duel floors it), or more than
+    :data:`simkit.rules.dice.MAX_COUNT` dice, or dice of more sides than
+    :data:`simkit.rules.dice.MAX_SIDES` (the same rule as dice typed in,
+    :func:`simkit.rules.dice.parse_amount`)."""
+    if any(c > 10**6 or s > 10**6 for c, s in terms):  # before any arithmetic on them
+        raise ActorError(f"{where}: {field}: damage of more than a million dice or sides")
+    dice, mean = _dice(terms)
+    try:
+        parse_amount(dice)
+    except ValueError as exc:
+        raise ActorError(f"{where}: {field}: damage {dice}: {exc}") from None
+    return dice, mean
 
 
 def _dice(terms: list[tuple[int, int]]) -> tuple[str, float]:
@@ -239,7 +286,7 @@ def _strike(item: dict, where: str) -> Strike:
         terms += _terms(roll["damage"], f, where)
     if not terms:
         raise ActorError(f"{where}: {field}.damageRolls: no damage roll")
-    dice, mean = _dice(terms)
+    dice, mean = _fight_dice(terms, f"{field}.damageRolls", where)
     traits = sysd.get("traits", {}).get("value", []) if isinstance(sysd.get("traits"), dict) else []
     return Strike(name, attack, dice, mean, tuple(str(t) for t in traits), tuple(persistent))
 
@@ -280,7 +327,7 @@ def _area(item: dict, where: str) -> Area | None:
         return None
     name = str(item.get("name", "?"))
     terms = _terms(dmg[0][0], f"items[{name}].system.description", where)
-    dice, _ = _dice(terms)
+    dice, _ = _fight_dice(terms, f"items[{name}].system.description", where)
     save = basic[0].get("type", "")
     try:
         dc = int(basic[0].get("dc", ""))
@@ -433,9 +480,13 @@ def _load_file(path: str, _stamp: tuple[int, int]) -> tuple[Creature, ...]:
     except (OSError, UnicodeDecodeError) as exc:
         raise ActorError(f"{path}: cannot be read: {exc.__class__.__name__}") from None
     try:
-        doc = json.loads(text)
+        doc = json.loads(text, parse_int=_parse_int)
     except json.JSONDecodeError as exc:
         raise ActorError(f"{path}: not JSON (line {exc.lineno}: {exc.msg})") from None
+    except RecursionError:  # a nesting bomb: the parser recurses (an actor nests ~10 deep)
+        raise ActorError(f"{path}: not an actor file: JSON nested too deep") from None
+    except ValueError as exc:
+        raise ActorError(f"{path}: not JSON ({str(exc)[:100]})") from None
     return tuple(_records(doc, path, _slug(Path(path).stem)))
 
 
@@ -443,15 +494,23 @@ def load(path: str | os.PathLike) -> tuple[Creature, ...]:
     """The creatures of a Foundry actor file (one actor or a JSON list of them) or of a
     folder's ``*.json`` files (sorted by name); raises :class:`ActorError` (one line)."""
     p = Path(path)
-    if p.is_dir():
+    try:
+        is_dir = p.is_dir()
+    except OSError as exc:  # a name too long (is_dir passes only 'no such file' and loops)
+        why = exc.strerror or exc.__class__.__name__
+        raise ActorError(f"{path}: cannot be read: {why}") from None
+    if is_dir:
         files = sorted(p.glob("*.json"))
         if not files:
             raise ActorError(f"{path}: a folder without .json files")
         return tuple(c for f in files for c in load(f))
     try:
         st = p.stat()
-    except OSError:
+    except FileNotFoundError:
         raise ActorError(f"{path}: no such file") from None
+    except OSError as exc:  # a symlink loop, a name too long, a folder without access...
+        why = exc.strerror or exc.__class__.__name__
+        raise ActorError(f"{path}: cannot be read: {why}") from None
     if not stat.S_ISREG(st.st_mode):  # a FIFO or a device would block or never end
         raise ActorError(f"{path}: not a regular file")
     if st.st_size > MAX_BYTES:
