@@ -18,7 +18,6 @@ import simkit
 from simkit.core.params import ParamError
 from simkit.core.result import event_counts
 from simkit.fight import block, tables
-from simkit.fight.state import CTR, N_TRK
 from simkit.models.party import Party
 
 #: Generated configurations: every option the loop plays, over rule sets, levels, threats
@@ -162,14 +161,10 @@ def test_numbers_do_not_depend_on_blocks_threads_or_other_tracks():
     # a track played alone is the track played in its block
     T = tables.pack(tables.build(rules))
     keys = np.arange(1, 301, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-    rows = block.new_block(T, keys)
-    block.start_tracks(T, rows)
-    block.play_tracks(T, rows, rules.max_rounds)
+    out, ends = block.run(T, keys, rules.max_rounds)
     for i in (0, 17, 299):
-        alone = block.new_block(T, keys[i : i + 1])
-        block.start_tracks(T, alone)
-        block.play_tracks(T, alone, rules.max_rounds)
-        assert np.array_equal(alone[0], rows[i])
+        out1, ends1 = block.run(T, keys[i : i + 1], rules.max_rounds)
+        assert np.array_equal(out1[0], out[i]) and np.array_equal(ends1[0], ends[i])
 
 
 _UNCOMPILED = """
@@ -183,10 +178,7 @@ for kw in json.loads(sys.argv[1]):
     rules = Party(**kw)
     T = tables.pack(tables.build(rules))
     keys = np.arange(1, 41, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-    rows = block.new_block(T, keys)
-    block.start_tracks(T, rows)
-    block.play_tracks(T, rows, rules.max_rounds)
-    out.append(rows.tolist())
+    out.append([a.tolist() for a in block.run(T, keys, rules.max_rounds)])
 print(json.dumps(out))
 """
 
@@ -205,15 +197,12 @@ def test_the_loop_compiled_is_the_loop_uncompiled():
         check=True,
     )
     slow = json.loads(res.stdout)
-    for kw, rows_py in zip(kws, slow):
+    for kw, (out_py, ends_py) in zip(kws, slow):
         rules = Party(**kw)
         T = tables.pack(tables.build(rules))
         keys = np.arange(1, 41, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-        rows = block.new_block(T, keys)
-        block.start_tracks(T, rows)
-        block.play_tracks(T, rows, rules.max_rounds)
-        assert rows.tolist() == rows_py, kw
-        assert (rows[:, CTR] > 0).all() and rows.shape[1] > N_TRK
+        out, ends = block.run(T, keys, rules.max_rounds)
+        assert out.tolist() == out_py and ends.tolist() == ends_py, kw
 
 
 def test_keep_state_and_start_hand_a_fight_on():

@@ -1,8 +1,10 @@
-"""A block of tracks for the fight loop: its rows, its start and its play.
+"""A block of tracks for the fight loop: its inputs, its run and its outputs.
 
-:func:`new_block` lays out ``n`` tracks' rows (:mod:`simkit.fight.state`) with their dice
-keys; :func:`start_tracks` plays step 0 and :func:`play_tracks` the rounds, both compiled
-(:mod:`simkit.fight.loop`). The first call in a process compiles the loop or loads it from
+:func:`run` plays every track of a block from its start to its end in one compiled call
+(:func:`simkit.fight.loop.run_block`): a track's state lives in one reused row while it is
+played, and only what a track hands back is kept, ``out`` (its outcome, end step and marks)
+and ``ends`` (its PCs' fields at the end, for ``keep_state``): 44 + 52 P bytes a track
+(:func:`bytes_per_track`). The first call in a process compiles the loop or loads it from
 numba's on-disk cache: when that takes over 2 s it says so on stderr, once.
 """
 
@@ -14,20 +16,18 @@ import time
 import numpy as np
 
 from simkit.fight import loop
-from simkit.fight.state import KEY, MARK0, MARKS, OUTCOME, STEP, width
+from simkit.fight.loop import CARRIED, OUT_MARK0, OUT_OUTCOME, OUT_STEP
+from simkit.fight.state import MARKS, width
 from simkit.fight.tables import H_M, H_P
 
-__all__ = ["marks_of", "new_block", "play_tracks", "start_tracks"]
+__all__ = ["CARRIED", "bytes_per_track", "marks_of", "run", "step_codes"]
 
 _WARM = [False]
 
 
-def new_block(T: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """(n, width) int64: the rows of ``len(keys)`` tracks of the fight ``T`` (packed
-    tables), every field 0 but the dice keys (their low 63 bits)."""
-    rows = np.zeros((len(keys), width(int(T[H_P]), int(T[H_M]))), dtype=np.int64)
-    rows[:, KEY] = (np.asarray(keys, dtype=np.uint64) >> np.uint64(1)).astype(np.int64)
-    return rows
+def bytes_per_track(P: int) -> int:
+    """Bytes a block keeps a track (``out`` and ``ends``, int32)."""
+    return 4 * (OUT_MARK0 + len(MARKS) + P * len(CARRIED))
 
 
 def _compiling(fn, *args):
@@ -47,22 +47,33 @@ def _compiling(fn, *args):
     return out
 
 
-def start_tracks(T: np.ndarray, rows: np.ndarray, given: bool = False) -> np.ndarray:
-    """Step 0 of every track: (n,) int64, the outcome of a track that ends there, else -1.
-    ``given``: the PCs' fields are already set in ``rows`` (a start), else fresh."""
+def run(T: np.ndarray, keys: np.ndarray, horizon: int, starts=None):
+    """Every track of ``keys`` (uint64 dice keys) played from its start to its end or
+    ``horizon``: ``(out, ends)``, int32 arrays of shapes (n, 2 + marks) and (n, P,
+    len(CARRIED)). ``starts``: the PCs' fields at the start, (n, P, len(CARRIED)) in
+    :data:`CARRIED` order (None: fresh)."""
+    n = len(keys)
+    P, M = int(T[H_P]), int(T[H_M])
+    k63 = (np.asarray(keys, dtype=np.uint64) >> np.uint64(1)).astype(np.int64)
+    given = starts is not None
+    if starts is None:
+        starts = np.zeros((1, P, len(CARRIED)), dtype=np.int32)
+    out = np.empty((n, OUT_MARK0 + len(MARKS)), dtype=np.int32)
+    ends = np.empty((n, P, len(CARRIED)), dtype=np.int32)
     with np.errstate(over="ignore"):  # (uncompiled: uint64 products wrap by design)
-        _compiling(loop.start_block, rows, T, bool(given))
-    return rows[:, OUTCOME].copy()
+        _compiling(loop.run_block, k63, T, int(horizon), width(P, M), starts, given, out, ends)
+    return out, ends
 
 
-def play_tracks(T: np.ndarray, rows: np.ndarray, horizon: int) -> tuple[np.ndarray, np.ndarray]:
-    """Every track still going played to its end or ``horizon``: (outcome, step) per track,
-    (n,) int64 each (outcome -1: unresolved)."""
-    with np.errstate(over="ignore"):
-        _compiling(loop.play_block, rows, T, int(horizon))
-    return rows[:, OUTCOME].copy(), rows[:, STEP].copy()
+def step_codes(out: np.ndarray, n_out: int, t: int) -> np.ndarray:
+    """The engine's codes for tracks played from step ``t`` (``outcome + n_out * (end - t)``,
+    -1 for the unresolved); at ``t = 0``, the tracks that ended at the start."""
+    outcome, step = out[:, OUT_OUTCOME].astype(np.int64), out[:, OUT_STEP].astype(np.int64)
+    if t == 0:
+        return np.where((outcome >= 0) & (step == 0), outcome, -1)
+    return np.where(outcome >= 0, outcome + n_out * (step - t), -1)
 
 
-def marks_of(rows: np.ndarray) -> dict[str, np.ndarray]:
-    """Mark -> (n,) int64 view of each track's value (``Party.marks``)."""
-    return {name: rows[:, MARK0 + i] for i, name in enumerate(MARKS)}
+def marks_of(out: np.ndarray) -> dict[str, np.ndarray]:
+    """Mark -> (n,) view of each track's value (``Party.marks``)."""
+    return {name: out[:, OUT_MARK0 + i] for i, name in enumerate(MARKS)}

@@ -15,6 +15,8 @@ until none is dying.
 
 from __future__ import annotations
 
+import numpy as np
+
 from simkit.fight import tables as t
 from simkit.fight._jit import njit, prange
 from simkit.fight.dice import d20
@@ -43,8 +45,11 @@ from simkit.fight.state import (
     HERO,
     HP,
     HP_MAX,
+    KEY,
     KNOCKOUTS,
     LOW,
+    MARK0,
+    MARKS,
     MASSIVE,
     MHP,
     NIGHT_HP,
@@ -59,6 +64,7 @@ from simkit.fight.state import (
     STEP,
     UP,
     WON,
+    WOUNDED,
     init_key,
     mon,
     order,
@@ -66,19 +72,19 @@ from simkit.fight.state import (
 )
 from simkit.fight.tactics import monster_turn, pc_turn
 
-__all__ = ["fresh", "play", "play_block", "start", "start_block"]
+__all__ = ["CARRIED", "fresh", "play", "run_block", "start"]
 
 #: Tracks a thread takes at a time.
 CHUNK = 256
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def victory(S):
     """The won outcome: with or without deaths."""
     return VICTORY_DEATHS if S[DEATHS] else VICTORY
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def roll_initiative(S, T):
     """P-01, AP-1: every combatant's d20 + Perception (a PC's with its check penalty, P-10);
     higher acts first; ties as :func:`simkit.rules.initiative.initiative_keys` orders them."""
@@ -96,7 +102,7 @@ def roll_initiative(S, T):
         S[order(P, M, b + 1)] = c
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def fresh(S, T):
     """Every PC at its numbers: full HP, its spells, ``hero_points`` (the monsters are set
     by :func:`start`)."""
@@ -115,7 +121,7 @@ def fresh(S, T):
         S[pc(k, COND)] = UP
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def start(S, T, given):
     """Step 0 of a track whose PCs are set (:func:`fresh`, or a start's values with
     ``given``); its outcome if it ends there.
@@ -146,7 +152,7 @@ def start(S, T, given):
     return S[OUTCOME]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def fight_round(S, T):
     """Every combatant's turn in the acting order (P-01); the next turn is the one after
     the turn in progress, wherever a knock-out moved someone (R0-03)."""
@@ -164,7 +170,7 @@ def fight_round(S, T):
         at += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def care_round(S, T):
     """AP-7: each conscious cleric heals the first PC at 0 HP (a heal left) or gives first
     aid to the first dying PC; then every dying PC takes its turn."""
@@ -184,7 +190,7 @@ def care_round(S, T):
             dying_turn(S, T, k)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_round(S, T):
     """One step: a round of the fight, or of the care after it; the outcome if it ends."""
     if S[PHASE] == FIGHT:
@@ -207,7 +213,7 @@ def play_round(S, T):
     return S[OUTCOME]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play(S, T, horizon):
     """The track's rounds from step 1 until it ends or ``horizon`` (its outcome, or -1)."""
     for step in range(1, horizon + 1):
@@ -217,23 +223,42 @@ def play(S, T, horizon):
     return -1
 
 
-@njit(cache=True, parallel=True)
-def start_block(rows, T, given):
-    """Step 0 of every track of a block (its rows; threads over chunks of tracks): fresh,
-    or from the PCs' values already in the rows (``given``)."""
-    n = rows.shape[0]
-    for c in prange((n + CHUNK - 1) // CHUNK):
-        for i in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
-            if not given:
-                fresh(rows[i], T)
-            start(rows[i], T, given)
+#: A PC's fields a track takes from a start and hands on at its end (``keep_state``), in
+#: this order in ``starts`` and ``ends`` (:func:`run_block`).
+CARRIED = (HP, HP_MAX, MASSIVE, LOW, HERO, SLOTS, HEALS, WOUNDED, COND, PP, PE, PE_MAX, NIGHT_HP)
+#: What a track hands back in ``out``: its outcome (-1: unresolved), the step it ended at
+#: (0: at the start), then its marks in :data:`simkit.fight.state.MARKS` order.
+OUT_OUTCOME, OUT_STEP, OUT_MARK0 = 0, 1, 2
 
 
 @njit(cache=True, parallel=True)
-def play_block(rows, T, horizon):
-    """:func:`play` on every track of a block still going (``OUTCOME < 0``)."""
-    n = rows.shape[0]
+def run_block(keys, T, horizon, width, starts, given, out, ends):
+    """Every track of a block from its start to its end or ``horizon``.
+
+    ``keys`` (n,) int64: the tracks' dice keys; ``starts`` (n, P, len(CARRIED)): the PCs'
+    fields at the start when ``given`` (else fresh: :func:`fresh`); ``out`` (n, 2 + marks)
+    and ``ends`` (n, P, len(CARRIED)) are written. Threads take chunks of tracks, each
+    track in one reused row of ``width`` fields (no per-track state is kept: the memory is
+    the outputs')."""
+    n = keys.shape[0]
+    P = T[t.H_P]
     for c in prange((n + CHUNK - 1) // CHUNK):
+        S = np.zeros(width, dtype=np.int64)
         for i in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
-            if rows[i, OUTCOME] < 0:
-                play(rows[i], T, horizon)
+            S[:] = 0
+            S[KEY] = keys[i]
+            if given:
+                for k in range(P):
+                    for f in range(len(CARRIED)):
+                        S[pc(k, CARRIED[f])] = starts[i, k, f]
+            else:
+                fresh(S, T)
+            if start(S, T, given) < 0:
+                play(S, T, horizon)
+            out[i, OUT_OUTCOME] = S[OUTCOME]
+            out[i, OUT_STEP] = S[STEP]
+            for m in range(len(MARKS)):
+                out[i, OUT_MARK0 + m] = S[MARK0 + m]
+            for k in range(P):
+                for f in range(len(CARRIED)):
+                    ends[i, k, f] = S[pc(k, CARRIED[f])]

@@ -741,7 +741,14 @@ class Party(Rules):
     #: a round's draws follow its plan (:meth:`draw`), never a track's state: variants on
     #: one plan step together on one draw (:mod:`simkit.core.lockstep`; bench_paired:
     #: 0.5-6.5% less than two runs keeping their outcomes, the draws are a fifth of a run)
-    lockstep: ClassVar[bool] = True
+    #: (with ``engine="loop"`` no: the loop draws by counter, so variants run one after the
+    #: other share their dice track by track anyway; see :attr:`lockstep`)
+    _LOCKSTEP: ClassVar[bool] = True
+
+    @property
+    def lockstep(self) -> bool:  # type: ignore[override]
+        """Whether variants of these rules step together (the kernel: yes; the loop: no)."""
+        return self.engine == "kernel"
     marks: ClassVar[tuple[str, ...]] = (
         "deaths",
         "knockouts",

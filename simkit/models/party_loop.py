@@ -4,11 +4,11 @@ Issue 28, first stage: :mod:`simkit.fight` plays the party's fight one track at 
 compiled, with dice by counter; this module is how the :class:`~simkit.models.party.Party`
 model hands a block to it and reads it back for the engine (:mod:`simkit.core.engine`):
 
-- :func:`init` lays out the block (:func:`simkit.fight.block.new_block`) with each track's
-  dice key (:meth:`simkit.core.streams.BlockRng.track_keys`), sets the PCs from a start
-  when there is one, and plays step 0;
-- :func:`step` plays every track to its end in one call (the engine's several-steps
-  contract: a track that ends at round ``r`` has code ``outcome + 4 (r - 1)``);
+- :func:`init` plays the whole block at once (:func:`simkit.fight.block.run`), each track
+  from its dice key (:meth:`simkit.core.streams.BlockRng.track_keys`) and its start, and
+  gives the engine the tracks that ended at step 0;
+- :func:`step` gives it the rest in one call (the engine's several-steps contract: a track
+  that ends at round ``r`` has code ``outcome + 4 (r - 1)``);
 - :func:`carry` hands the end states on (``keep_state``) as a
   :class:`~simkit.models.fight_state.FightStart`.
 
@@ -25,6 +25,7 @@ import numpy as np
 
 from simkit.core.params import ParamError
 from simkit.fight import block, tables
+from simkit.fight.loop import CARRIED
 from simkit.fight.state import (
     COND,
     DEAD,
@@ -42,7 +43,6 @@ from simkit.fight.state import (
     STABLE,
     UP,
     WOUNDED,
-    pc,
 )
 from simkit.models.fight_state import FightStart
 from simkit.rules.massive_damage import is_massive
@@ -69,9 +69,9 @@ def _massive_at(hp_max: np.ndarray) -> np.ndarray:
     return lo
 
 
-def _set_start(rules, rows: np.ndarray, start: FightStart) -> None:
-    """The PCs of ``start`` into the rows: a dead PC stays dead (R0-15), an alive one at
-    0 HP begins stable."""
+def _starts(rules, start: FightStart) -> np.ndarray:
+    """(n, P, len(CARRIED)) int32: the PCs' fields of ``start`` in the loop's order; a dead
+    PC stays dead (R0-15), an alive one at 0 HP begins stable."""
     if start.n_pcs != rules.n_pcs:
         raise ParamError(f"start must hold tracks of {rules.n_pcs} PCs, got {start.n_pcs}")
     if (np.asarray(start.check_penalty) != rules.check_penalty).any():
@@ -84,52 +84,49 @@ def _set_start(rules, rows: np.ndarray, start: FightStart) -> None:
     hp_max = np.asarray(start.hp_max, dtype=np.int64)
     dead = np.asarray(start.dead, dtype=bool)
     hp = np.where(dead, 0, np.asarray(start.hp, dtype=np.int64))
-    for k in range(rules.n_pcs):
-        rows[:, pc(k, HP)] = hp[:, k]
-        rows[:, pc(k, HP_MAX)] = hp_max[:, k]
-        rows[:, pc(k, MASSIVE)] = _massive_at(hp_max[:, k])
-        rows[:, pc(k, LOW)] = np.floor(rules.heal_below * hp_max[:, k]).astype(np.int64)
-        rows[:, pc(k, HERO)] = start.hero[:, k]
-        rows[:, pc(k, SLOTS)] = start.slots[:, k]
-        rows[:, pc(k, HEALS)] = start.heals[:, k]
-        rows[:, pc(k, WOUNDED)] = start.wounded[:, k]
-        rows[:, pc(k, PP)] = start.pp[:, k]
-        rows[:, pc(k, PE)] = start.pe[:, k]
-        rows[:, pc(k, PE_MAX)] = start.pe_max[:, k]
-        rows[:, pc(k, NIGHT_HP)] = tables.night_hp(rules, hp_max[:, k])
-        rows[:, pc(k, COND)] = np.where(dead[:, k], DEAD, np.where(hp[:, k] > 0, UP, STABLE))
+    fields = {
+        HP: hp,
+        HP_MAX: hp_max,
+        MASSIVE: _massive_at(hp_max),
+        LOW: np.floor(rules.heal_below * hp_max).astype(np.int64),
+        HERO: start.hero,
+        SLOTS: start.slots,
+        HEALS: start.heals,
+        WOUNDED: start.wounded,
+        COND: np.where(dead, DEAD, np.where(hp > 0, UP, STABLE)),
+        PP: start.pp,
+        PE: start.pe,
+        PE_MAX: start.pe_max,
+        NIGHT_HP: tables.night_hp(rules, hp_max),
+    }
+    return np.stack([np.asarray(fields[f]) for f in CARRIED], axis=2).astype(np.int32)
 
 
 def init(rules, n: int, rng, start: FightStart | None = None):
-    """``(state, codes)`` of a block of ``n`` tracks at step 0 (the engine's ``init``)."""
-    T = packed(rules)
-    rows = block.new_block(T, rng.track_keys())
-    if start is not None:
-        if len(start) != n:
-            raise ParamError(f"start must hold {n} tracks, got {len(start)}")
-        _set_start(rules, rows, start)
-    codes = block.start_tracks(T, rows, given=start is not None)
-    return {"rows": rows, **block.marks_of(rows)}, codes
+    """``(state, codes)`` of a block of ``n`` tracks at step 0 (the engine's ``init``): the
+    whole block is played now; :func:`step` hands the engine the rest."""
+    if start is not None and len(start) != n:
+        raise ParamError(f"start must hold {n} tracks, got {len(start)}")
+    starts = None if start is None else _starts(rules, start)
+    out, ends = block.run(packed(rules), rng.track_keys(), rules.horizon, starts)
+    state = {"out": out, "ends": ends, **block.marks_of(out)}
+    return state, block.step_codes(out, len(rules.outcomes), 0)
 
 
 def step(rules, state, t: int, rng):
-    """Every track played to its end or the horizon in one call: ``(codes, k)``."""
-    rows = state["rows"]
-    k = rules.horizon - t + 1
-    outcome, steps = block.play_tracks(packed(rules), rows, rules.horizon)
-    state.update(block.marks_of(rows))
-    n_out = len(rules.outcomes)
-    codes = np.where(outcome >= 0, outcome + n_out * (steps - t), -1)
-    return codes, k
+    """The tracks still going, as the block's run ended them: ``(codes, k)`` (the engine's
+    several-steps contract: a track that ends at round ``r`` has code ``outcome + 4 (r - t)``)."""
+    out = state["out"]
+    state.update(block.marks_of(out))
+    return block.step_codes(out, len(rules.outcomes), t), rules.horizon - t + 1
 
 
 def carry(rules, state, rows_idx: np.ndarray) -> FightStart:
     """What tracks ``rows_idx`` hand to a next fight (``keep_state``)."""
-    rows = state["rows"].take(rows_idx, axis=0)
-    P = rules.n_pcs
+    ends = state["ends"].take(rows_idx, axis=0)
 
-    def field(f, dtype=np.int32):
-        return np.stack([rows[:, pc(k, f)] for k in range(P)], axis=1).astype(dtype)
+    def field(f):
+        return np.ascontiguousarray(ends[:, :, CARRIED.index(f)])
 
     return FightStart.trusted(
         hp=field(HP),

@@ -1,0 +1,98 @@
+"""The compiled fight loop against the vectorised party kernel (issue 28).
+
+Ratios in one run, interleaved rounds, CPU time (``time.process_time``), one thread unless
+``--threads``. The yardstick is the raw-word rate measured in the same run: numpy's
+``random_raw`` 64-bit words a second, times 4 (16-bit words), over 124.5 (the 16-bit words
+the kernel draws for a default moderate fight): encounters a second if drawing were all a
+fight cost.
+
+    python bench/bench_fight.py                 # the three cases, one thread
+    python bench/bench_fight.py --threads 2     # also the loop on 2 threads vs 1 (wall time)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+import numba
+import numpy as np
+
+import simkit
+from simkit.models.party import Party
+
+CASES = {
+    "moderate": dict(level=5),
+    "severe boss": dict(level=5, threat="severe"),
+    "pack of 12": dict(level=5, threat="severe", monsters=",".join(["1"] * 12)),
+}
+#: 16-bit words the kernel draws for a default moderate fight (issue 28's measurement).
+WORDS_PER_FIGHT = 124.5
+
+
+def yardstick(seconds: float = 0.5) -> float:
+    """Encounters a second the raw words would allow (see the module's docstring)."""
+    bg = np.random.PCG64(1)
+    n, words = 2**20, 0
+    t0 = time.process_time()
+    while time.process_time() - t0 < seconds:
+        bg.random_raw(n)
+        words += n
+    return 4 * words / (time.process_time() - t0) / WORDS_PER_FIGHT
+
+
+def rate(rules: Party, n: int, seed: int) -> float:
+    """Fights a CPU second, one run of ``n``."""
+    t0 = time.process_time()
+    simkit.simulate(rules, n, seed)
+    return n / (time.process_time() - t0)
+
+
+def wall_rate(rules: Party, n: int, seed: int) -> float:
+    t0 = time.perf_counter()
+    simkit.simulate(rules, n, seed)
+    return n / (time.perf_counter() - t0)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--n", type=int, default=200_000, help="fights a run (default 2e5)")
+    ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds (median)")
+    ap.add_argument("--threads", type=int, default=0, help="also the loop on this many threads")
+    args = ap.parse_args(argv)
+    numba.set_num_threads(1)
+    for kw in CASES.values():  # compile and warm (not timed)
+        simkit.simulate(Party(**kw, engine="loop"), 1000, 1)
+        simkit.simulate(Party(**kw), 1000, 1)
+    print(f"# {os.cpu_count()} CPUs; load {os.getloadavg()[0]:.2f}; n = {args.n:,}; one thread")
+    print(f"{'case':12} {'kernel/s':>10} {'loop/s':>10} {'loop/kernel':>11} {'% yardstick':>11}")
+    for name, kw in CASES.items():
+        k_rates, l_rates, yards = [], [], []
+        for r in range(args.rounds):
+            yards.append(yardstick())
+            k_rates.append(rate(Party(**kw), args.n, r))
+            l_rates.append(rate(Party(**kw, engine="loop"), args.n, r))
+        k, lp, y = (statistics.median(x) for x in (k_rates, l_rates, yards))
+        ratio = statistics.median(a / b for a, b in zip(l_rates, k_rates))
+        print(f"{name:12} {k:10,.0f} {lp:10,.0f} {ratio:11.2f}x {100 * lp / y:10.1f}%")
+    print(f"# yardstick: {y:,.0f} encounters/s (raw words / {WORDS_PER_FIGHT})")
+    if args.threads > 1:
+        rules = Party(**CASES["moderate"], engine="loop")
+        one, many = [], []
+        for r in range(args.rounds):
+            numba.set_num_threads(1)
+            one.append(wall_rate(rules, 4 * args.n, r))
+            numba.set_num_threads(args.threads)
+            many.append(wall_rate(rules, 4 * args.n, r))
+        print(
+            f"loop, moderate, {args.threads} threads vs 1 (wall time, load "
+            f"{os.getloadavg()[0]:.2f}): {statistics.median(m / o for m, o in zip(many, one)):.2f}x"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
