@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simkit.fight._jit import njit
+from simkit.fight._jit import scalar
 from simkit.fight.state import CTR, KEY
 
 __all__ = ["below", "chance", "d20", "word"]
@@ -35,7 +35,7 @@ _LOW32 = np.uint64(0xFFFFFFFF)
 _FULL32 = np.uint64(1 << 32)
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def word(key, c):
     """The ``c``-th 64-bit word (uint64) of the sequence keyed by ``key`` (SplitMix64)."""
     z = np.uint64(key) + np.uint64(c) * _GOLDEN
@@ -44,7 +44,7 @@ def word(key, c):
     return z ^ (z >> _S31)
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def below(S, n):
     """An exactly uniform integer in ``[0, n)`` (``1 <= n <= 2**32``) from the next words
     of track ``S`` (its row, :mod:`simkit.fight.state`)."""
@@ -59,13 +59,13 @@ def below(S, n):
     return np.int64(m >> _S32)
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def d20(S):
     """A natural d20, 1..20."""
     return below(S, 20) + 1
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def chance(S, edge):
     """Whether an event of probability ``edge / 2**32`` happens (``edge`` from
     :func:`simkit.fight.tables.edge_of`)."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from simkit.fight import tables as t
-from simkit.fight._jit import njit, prange
+from simkit.fight._jit import njit, prange, scalar
 from simkit.fight.dice import d20
 from simkit.fight.phases import (
     RETREAT,
@@ -78,13 +78,13 @@ __all__ = ["CARRIED", "fresh", "play", "run_block", "start"]
 CHUNK = 256
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def victory(S):
     """The won outcome: with or without deaths."""
     return VICTORY_DEATHS if S[DEATHS] else VICTORY
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def roll_initiative(S, T):
     """P-01, AP-1: every combatant's d20 + Perception (a PC's with its check penalty, P-10);
     higher acts first; ties as :func:`simkit.rules.initiative.initiative_keys` orders them."""
@@ -102,7 +102,7 @@ def roll_initiative(S, T):
         S[order(P, M, b + 1)] = c
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def fresh(S, T):
     """Every PC at its numbers: full HP, its spells, ``hero_points`` (the monsters are set
     by :func:`start`)."""
@@ -121,7 +121,7 @@ def fresh(S, T):
         S[pc(k, COND)] = UP
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def start(S, T, given):
     """Step 0 of a track whose PCs are set (:func:`fresh`, or a start's values with
     ``given``); its outcome if it ends there.
@@ -152,7 +152,7 @@ def start(S, T, given):
     return S[OUTCOME]
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def fight_round(S, T):
     """Every combatant's turn in the acting order (P-01); the next turn is the one after
     the turn in progress, wherever a knock-out moved someone (R0-03)."""
@@ -170,7 +170,7 @@ def fight_round(S, T):
         at += 1
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def care_round(S, T):
     """AP-7: each conscious cleric heals the first PC at 0 HP (a heal left) or gives first
     aid to the first dying PC; then every dying PC takes its turn."""
@@ -190,7 +190,7 @@ def care_round(S, T):
             dying_turn(S, T, k)
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def play_round(S, T):
     """One step: a round of the fight, or of the care after it; the outcome if it ends."""
     if S[PHASE] == FIGHT:
@@ -213,7 +213,7 @@ def play_round(S, T):
     return S[OUTCOME]
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def play(S, T, horizon):
     """The track's rounds from step 1 until it ends or ``horizon`` (its outcome, or -1)."""
     for step in range(1, horizon + 1):

@@ -9,7 +9,7 @@ rules' scalar references: the functions here only say when a rule applies. Rule 
 from __future__ import annotations
 
 from simkit.fight import tables as t
-from simkit.fight._jit import njit
+from simkit.fight._jit import scalar
 from simkit.fight.dice import below, d20
 from simkit.fight.state import (
     AGONY_T,
@@ -67,10 +67,10 @@ __all__ = [
 #: The party's outcomes (``Party.outcomes``), by index.
 VICTORY, VICTORY_DEATHS, RETREAT, DEFEAT = 0, 1, 2, 3
 #: A1-5's split of a hit between stamina and HP: the rule's own scalar reference, compiled.
-split_damage = njit(cache=True, _nrt=False)(split_damage_ref)
+split_damage = scalar(split_damage_ref)
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def roll(S, T, d):
     """One sum of dice expression ``d``: a table of sums, or one draw a die."""
     width = t.dice_row(T, d, t.D_WIDTH)
@@ -84,13 +84,13 @@ def roll(S, T, d):
 
 
 # -- who is where -------------------------------------------------------------------------
-@njit(cache=True, _nrt=False)
+@scalar
 def fighting(S):
     """Whether the track's fight goes on (not won, fled or ended)."""
     return S[PHASE] == FIGHT and S[OUTCOME] < 0
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def first_with(S, T, a, b):
     """The first PC (party order) whose condition is ``a`` or ``b``; -1 if none."""
     for k in range(T[t.H_P]):
@@ -100,7 +100,7 @@ def first_with(S, T, a, b):
     return -1
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def count_with(S, T, a, b):
     """How many PCs have condition ``a`` or ``b``."""
     n = 0
@@ -111,7 +111,7 @@ def count_with(S, T, a, b):
     return n
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def nth_with(S, T, a, b, n):
     """The ``n``-th (0-based) PC whose condition is ``a`` or ``b``; -1 if none."""
     for k in range(T[t.H_P]):
@@ -124,7 +124,7 @@ def nth_with(S, T, a, b, n):
 
 
 # -- a PC's states ------------------------------------------------------------------------
-@njit(cache=True, _nrt=False)
+@scalar
 def kill(S, k, defeat):
     """PC ``k`` dies (R0-04, R0-12, R0-13): 0 HP, dead for good (R0-15); the death is
     counted by cause: slain at a defeat (AP-9), in the fight, or in the care after it."""
@@ -143,7 +143,7 @@ def kill(S, k, defeat):
     S[DEAD_MASK] |= 1 << k
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def leave_dying(S, T, k):
     """PC ``k`` loses the dying condition; its wounded value rises (A0-2)."""
     if S[pc(k, COND)] == DYING:
@@ -151,14 +151,14 @@ def leave_dying(S, T, k):
     S[pc(k, DYING_V)] = 0
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def stabilize(S, T, k):
     """Stable at 0 HP, unconscious (R0-08, R1-02)."""
     leave_dying(S, T, k)
     S[pc(k, COND)] = STABLE
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def dying_to(S, T, k, old, new, knockout):
     """Dying of PC ``k`` goes from ``old`` to ``new``: stable (R0-08), a hero point (R0-10,
     A0-3, A0-7), dead (R0-04) or dying ``new``, as :func:`simkit.rules.hero_points.rise`."""
@@ -183,7 +183,7 @@ def dying_to(S, T, k, old, new, knockout):
         S[pc(k, DYING_V)] = new
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def move_before(S, T, k, j):
     """R0-03, AP-2: PC ``k`` knocked out by monster ``j`` moves to just before ``j`` in the
     acting order (so it does not act again this round)."""
@@ -203,7 +203,7 @@ def move_before(S, T, k, j):
     S[order(P, M, at)] = k
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def knock_out(S, T, k, crit, dc, by, start):
     """PC ``k`` falls to 0 HP (R0-02, R0-03, R0-12) from a source of recovery DC ``dc``;
     ``by``: the monster whose turn it is (the PC moves before it, R0-03), -1 for no move;
@@ -230,7 +230,7 @@ def knock_out(S, T, k, crit, dc, by, start):
         dying_to(S, T, k, 0, t.ko(T, start, crit, S[pc(k, WOUNDED)]), 1)
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def take_damage(S, T, k, dmg, crit, dc, by):
     """``dmg`` (> 0) HP of damage to PC ``k`` from monster ``by`` (R0-03, R0-09, R0-13);
     ``crit``: 1 for a critical (a strike's critical hit, a save's critical failure)."""
@@ -268,7 +268,7 @@ def take_damage(S, T, k, dmg, crit, dc, by):
         dying_to(S, T, k, old, t.hit(T, old, crit, S[pc(k, WOUNDED)]), 0)
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def check_defeat(S, T):
     """Every PC at 0 HP while the fight goes on: defeat; ``after_defeat=slain`` kills the
     downed (AP-9)."""
@@ -283,7 +283,7 @@ def check_defeat(S, T):
 
 
 # -- healing, first aid, the dying turn ---------------------------------------------------
-@njit(cache=True, _nrt=False)
+@scalar
 def heal(S, T, c, k):
     """Cleric ``c`` heals PC ``k`` (P-05; R0-01, R0-04): back at 1 HP or more, conscious
     and no longer dying."""
@@ -297,14 +297,14 @@ def heal(S, T, c, k):
     S[HEALS_SPENT] += 1
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def first_aid(S, T, c, k):
     """Cleric ``c``'s first aid on dying PC ``k`` (R1-02, AP-4): stable on a success."""
     if t.aid(T, c, d20(S)):
         stabilize(S, T, k)
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def dying_turn(S, T, k):
     """A dying PC's turn: the recovery check (R0-05..R0-07, A0-4), then what the new value
     does (:func:`dying_to`); agonising (seed 001), its perseverance turn (R1-01, R1-04)."""
@@ -321,7 +321,7 @@ def dying_turn(S, T, k):
 
 
 # -- the monsters -------------------------------------------------------------------------
-@njit(cache=True, _nrt=False)
+@scalar
 def hit_monster(S, T, j, dmg):
     """``dmg`` to monster ``j``; at 0 HP it is dead (R0-02); none left: the party won."""
     P, M = T[t.H_P], T[t.H_M]
@@ -332,7 +332,7 @@ def hit_monster(S, T, j, dmg):
     S[PHASE] = WON
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def night(S, T):
     """AP-11: each stable PC's hourly checks (R1-06, R1-08, A1-6, R1-11), the best Medicine
     of the conscious PCs as the healer; the first hour with a result decides, else it wakes

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from simkit.fight._jit import njit
+from simkit.fight._jit import scalar
 
 __all__ = [
     "Cond",
@@ -119,25 +119,25 @@ MHP, AREA_LEFT = range(2)
 N_MON = 2
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def pc(k, field):
     """Where PC ``k``'s ``field`` is in a track's row."""
     return N_TRK + k * N_PC + field
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def mon(P, j, field):
     """Where monster ``j``'s ``field`` is (``P`` PCs)."""
     return N_TRK + P * N_PC + j * N_MON + field
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def order(P, M, a):
     """Where the ``a``-th place of the acting order is (``P`` PCs, ``M`` monsters)."""
     return N_TRK + P * N_PC + M * N_MON + a
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def init_key(P, M, c):
     """Where combatant ``c``'s initiative sort key is."""
     return N_TRK + P * N_PC + M * N_MON + P + M + c

@@ -42,7 +42,7 @@ from collections import namedtuple
 import numpy as np
 
 from simkit.core.params import ParamError
-from simkit.fight._jit import njit
+from simkit.fight._jit import scalar
 from simkit.rules import (
     dying_damage,
     dying_systems,
@@ -543,68 +543,68 @@ def pack(T: Tables) -> np.ndarray:
     return flat
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def pcn(T, k, f):
     """PC ``k``'s number ``f`` (HP_MAX, AC, ...)."""
     return T[T[O_PCN] + k * N_PCN + f]
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def pmap(T, k, a):
     """PC ``k``'s multiple attack penalty on its ``a``-th strike (P-02)."""
     return T[T[O_PMAP] + 2 * k + a]
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def monn(T, j, f):
     """Monster ``j``'s number ``f`` (M_HP, M_AC, ...)."""
     return T[T[O_MONN] + j * N_MONN + f]
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def mmap(T, a):
     """A monster's multiple attack penalty on its ``a``-th strike (P-02)."""
     return T[T[O_MMAP] + a]
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def opt(T, o):
     """Option ``o`` (ATTACKS, TRAIT, ...)."""
     return T[T[O_OPT] + o]
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def dice_row(T, d, f):
     """Field ``f`` (D_COUNT, D_SIDES, ...) of dice expression ``d``."""
     return T[T[O_DICE] + 5 * d + f]
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def dice_sum(T, at):
     """The ``at``-th entry of the tables of sums."""
     return T[T[O_SUMS] + at]
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def deg(T, natural, margin):
     """The degree of a check (R0-05): natural d20 ``natural``, bonus minus DC ``margin``."""
     m = min(max(margin, -MARGIN), MARGIN)
     return T[T[O_DEG] + (natural - 1) * (2 * MARGIN + 1) + m + MARGIN]
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def strike_x(T, d):
     """A strike's damage multiplier at degree ``d`` (P-03)."""
     return T[T[O_STRX] + d]
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def basic_x2(T, d):
     """Twice a basic save's damage multiplier at the saver's degree ``d`` (P-04)."""
     return T[T[O_BASX] + d]
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def rec(T, k, dc, dying, natural):
     """PC ``k``'s recovery check (R0-05..R0-07): the change of dying at recovery DC ``dc``."""
     v1 = T[H_V] + 1
@@ -612,7 +612,7 @@ def rec(T, k, dc, dying, natural):
     return T[T[O_REC] + ((k * T[H_NDC] + i) * v1 + min(dying, v1 - 1)) * 20 + natural - 1]
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def rise(T, held, knockout, old, new):
     """What dying going from ``old`` to ``new`` does (R_STABLE, R_HERO, R_DEAD, R_CARRY)."""
     v = T[H_V]
@@ -620,39 +620,39 @@ def rise(T, held, knockout, old, new):
     return T[T[O_RISE] + at]
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def ko(T, start, crit, wounded):
     """The dying value of a knock-out (R0-03, A0-2); ``start`` 1: a fight begun at 0 HP."""
     v = T[H_V]
     return T[T[O_KO] + (start * 2 + crit) * (v + 1) + min(wounded, v)]
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def hit(T, dying, crit, wounded):
     """The dying value after a hit while dying (R0-09, A0-1, A0-6)."""
     v = T[H_V]
     return T[T[O_HIT] + (min(dying, v) * 2 + crit) * (v + 1) + min(wounded, v)]
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def wafter(T, wounded):
     """The wounded value after losing dying (A0-2)."""
     return T[T[O_WAFTER] + min(wounded, T[H_V])]
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def aid(T, k, natural):
     """Whether PC ``k``'s first aid works on natural d20 ``natural`` (R1-02, AP-4)."""
     return T[T[O_AID] + k * 20 + natural - 1]
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def tie(T, c):
     """Combatant ``c``'s initiative tie-break (AP-1)."""
     return T[T[O_TIE] + c]
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def agony(T, k, pp, turn):
     """PC ``k``'s agonising turn (R1-01, R1-04) with ``pp`` at its ``turn``-th turn:
     ``(outcome, pp after)``, outcome 0 agonising on, 1 stable, 2 dead."""
@@ -661,7 +661,7 @@ def agony(T, k, pp, turn):
     return code // 4096, code % 4096 + max(pp - cap, 0)
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def hour(T, k, healer, lethal, con, med):
     """An hourly check of PC ``k`` (R1-06, R1-08): 0 dead, 1 stays, 2 awake."""
     nh = T[T[O_OPT] + N_HEALERS]

@@ -4,7 +4,7 @@ AP-10), for one track's row ``S`` through the packed tables ``T``."""
 from __future__ import annotations
 
 from simkit.fight import tables as t
-from simkit.fight._jit import njit
+from simkit.fight._jit import scalar
 from simkit.fight.dice import below, chance, d20
 from simkit.fight.phases import (
     check_defeat,
@@ -42,7 +42,7 @@ CRIT_FAIL, CRIT_SUCCESS = 0, 3
 
 
 # -- the PCs ------------------------------------------------------------------------------
-@njit(cache=True, _nrt=False)
+@scalar
 def pc_target(S, T):
     """The monster a PC's strike or cantrip goes to (AP-6): ``focus`` the living one with
     the fewest HP (ties: the lower index), ``spread`` one at random; -1 if none lives."""
@@ -65,7 +65,7 @@ def pc_target(S, T):
     return -1
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def strikes(S, T, k):
     """Two strikes at the multiple attack penalty (P-02, P-03)."""
     for a in range(PC_STRIKES):
@@ -82,7 +82,7 @@ def strikes(S, T, k):
                 hit_monster(S, T, j, dmg)
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def spell(S, T, k, j, base):
     """Monster ``j``'s basic Reflex against PC ``k``'s spell DC (P-04, P-05)."""
     d = t.deg(T, d20(S), t.monn(T, j, t.M_REFLEX) - t.pcn(T, k, t.SPELL_DC))
@@ -91,7 +91,7 @@ def spell(S, T, k, j, base):
         hit_monster(S, T, j, dmg)
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def wizard(S, T, k):
     """Its area spell at every living monster while a slot is left, else its cantrip (P-05)."""
     P = T[t.H_P]
@@ -107,7 +107,7 @@ def wizard(S, T, k):
         spell(S, T, k, j, roll(S, T, t.pcn(T, k, t.CANTRIP)))
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def cleric(S, T, c):
     """AP-5: heal the first PC at 0 HP, else the first conscious one at or below
     ``heal_below`` of its max HP; else first aid on the first dying PC; else strikes."""
@@ -128,7 +128,7 @@ def cleric(S, T, c):
     strikes(S, T, c)
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def pc_turn(S, T, k):
     """PC ``k``'s turn: dying, its recovery check; conscious, its role's tactic."""
     cond = S[pc(k, COND)]
@@ -145,7 +145,7 @@ def pc_turn(S, T, k):
 
 
 # -- the monsters -------------------------------------------------------------------------
-@njit(cache=True, _nrt=False)
+@scalar
 def area_effect(S, T, j):
     """AP-10: one damage roll at every conscious PC, each a basic Reflex (P-04) against the
     monster's spell DC; those it knocks out fall in the party's order (AP-2)."""
@@ -162,7 +162,7 @@ def area_effect(S, T, j):
     check_defeat(S, T)
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def monster_target(S, T):
     """The PC a monster's strike goes to (AP-3, AP-6, R0-09): a downed PC when
     ``target_downed`` says so, else a conscious one per ``monster_target``; -1 if none."""
@@ -187,7 +187,7 @@ def monster_target(S, T):
     return first_with(S, T, UP, UP)
 
 
-@njit(cache=True, _nrt=False)
+@scalar
 def monster_turn(S, T, j):
     """A monster's turn: its area effect (a chance a turn while it has one), else its
     strikes at the multiple attack penalty (P-02, P-03), a downed PC's AC lowered (R0-11)."""
