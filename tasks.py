@@ -50,10 +50,20 @@ def install() -> None:
     print(f"simkit: the simkit command is {BIN / 'simkit'} (or activate: . {BIN / 'activate'})")
 
 
-def docs(rest: list[str]) -> None:
-    """Build the site into site/ (mkdocs.yml; strict), the notebooks executed."""
-    env = {**os.environ, "SIMKIT_DOCS_EXECUTE": "true", "MPLBACKEND": "Agg"}
+def docs_env(base: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment ``docs`` builds in: the notebooks executed, each kernel on Jupyter's
+    inline backend (no ``MPLBACKEND``, even an inherited one: with ``Agg`` the plotting
+    cells would have no image). tests/test_notebooks.py executes the notebooks in it."""
+    env = {**(os.environ if base is None else base), "SIMKIT_DOCS_EXECUTE": "true"}
+    env.pop("MPLBACKEND", None)
     env.setdefault("NO_MKDOCS_2_WARNING", "1")  # the theme's notice about its successor
+    return env
+
+
+def docs(rest: list[str]) -> None:
+    """Build the site into site/ (mkdocs.yml; strict), the notebooks executed with their
+    figures (:func:`docs_env`)."""
+    env = docs_env()
     cmd = [str(PY), "-m", "mkdocs", "build", "--strict", "--site-dir", "site", *rest]
     print("+", " ".join(cmd), flush=True)
     subprocess.run(cmd, check=True, cwd=ROOT, env=env)
