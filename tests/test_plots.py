@@ -254,3 +254,20 @@ def test_a_share_too_thin_to_see_is_written_above_its_bar():
     ko = df[(df["outcome"] == "ko")].set_index("height")["p"]
     notes = [t.get_text() for t in ax.texts]
     assert notes == [f"{ko.loc['6']:.2%} knocked out (0 HP)"] and 0 < ko.loc["6"] < 0.01
+
+
+def test_a_chain_is_drawn_where_its_outcome_happens():
+    """Agony's agonising turns never kill at its defaults: its curves default to the recovery
+    stage (hours), where the deaths are, in that stage's words; a stage can still be asked."""
+    import simkit
+    from simkit.models import make_model
+
+    surv = simkit.simulate(make_model("agony"), 3000, rng=1).survival()
+    assert plots.survival_stage(surv) == "stable->recovery"
+    ax = plots.survival_curves(surv)
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "P(still unconscious)" in labels and "P(dead)" in labels
+    assert ax.get_xlabel() == "time (hours)"
+    assert "(stable->recovery stage): P(still unconscious), P(dead) by hour" in ax.get_title()
+    first = plots.survival_curves(surv, stage="perseverance")
+    assert first.get_xlabel() == "time (rounds)"

@@ -116,7 +116,7 @@ def test_fall_height_by_level_shows_dead_and_knocked_out(built):
 
 @pytest.mark.skipif("fatigue" not in REGISTRY, reason="no fatigue model")
 def test_fatigue_heatmap(built):
-    (stem,) = [s for s in built if s.startswith("fatigue_")]
+    (stem,) = [s for s in built if s.startswith("fatigue_") and s != "fatigue_survival"]
     ax = built[stem].axes[0]
     assert (
         built[stem].figure.axes[-1].get_ylabel() == f"P(dead), Monte Carlo, n = {N // 5:,} a cell"
@@ -260,3 +260,52 @@ def test_reports_command_line_help_writes_nothing_and_a_bad_model_is_refused(tmp
     with pytest.raises(SystemExit) as exc:
         main(["--model", "bogus"])
     assert exc.value.code == 2 and not any(tmp_path.iterdir())
+
+
+#: The track models whose standard reports include survival curves of their own.
+SURVIVAL = ("perseverance", "agony", "fatigue", "day")
+
+
+@pytest.mark.parametrize("name", [m for m in SURVIVAL if m in REGISTRY])
+def test_every_track_model_has_survival_curves(built, name):
+    """perseverance, agony (its recovery stage, where its deaths are), fatigue and the day
+    (by plan step) each have a ``<model>_survival`` report: curves over more than two steps,
+    a line per grid point, their interval named in the legend."""
+    r = built[f"{name}_survival"]
+    df = r.tables[""]
+    assert df["model"].eq(name).all()
+    ax = r.axes[0]
+    labels = _legend(ax) + [ax.get_legend().get_title().get_text()]
+    assert any("95% interval" in x for x in labels)
+    if name == "day":
+        assert set(df["quantity"]) == {"any_death", "defeat"}
+        ticks = [t.get_text() for t in ax.get_xticklabels()]
+        assert ticks[:3] == ["1\nmoderate", "2\nshort rest", "3\nlow"]
+        for _, g in df.groupby(["rules", "quantity"]):
+            assert g["step"].tolist() == list(range(1, 8))
+            assert (g["p"].diff().dropna() >= 0).all()  # by the end of a step: cumulative
+        return
+    assert df["time"].nunique() > 2
+    dead = df[df["outcome"] == "dead"]
+    if name == "agony":
+        assert ax.get_xlabel() == "time (hours)"
+        dead = dead[dead["stage"] == "stable->recovery"]
+        assert any(x.endswith("P(still unconscious)") for x in labels)
+        # the title's claim: P(still unconscious) halves each hour, whatever the Constitution
+        active = df[(df["stage"] == "stable->recovery") & (df["outcome"] == "active")]
+        by_con = active.pivot(index="time", columns="con", values="exact")
+        assert np.allclose(by_con.sub(by_con.iloc[:, 0], axis=0), 0, atol=1e-12)
+        assert np.allclose(by_con.iloc[1:4, 0], [0.5, 0.25, 0.125])
+        assert "halves each hour" in ax.get_title()
+    assert dead["p"].max() > 0  # the chart shows deaths, not a flat 0
+
+
+def test_the_reports_folder_holds_what_the_generator_writes(built):
+    """Every file of reports/ is written by ``python3 tasks.py report`` (no stale file) and
+    every report is there (its PNG and each CSV)."""
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parent.parent / "reports"
+    written = {f"{stem}.png" for stem in built}
+    written |= {f"{stem}{suffix}.csv" for stem, r in built.items() for suffix in r.tables}
+    assert sorted(p.name for p in folder.iterdir()) == sorted(written)
