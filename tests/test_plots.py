@@ -271,3 +271,17 @@ def test_a_chain_is_drawn_where_its_outcome_happens():
     assert "(stable->recovery stage): P(still unconscious), P(dead) by hour" in ax.get_title()
     first = plots.survival_curves(surv, stage="perseverance")
     assert first.get_xlabel() == "time (rounds)"
+
+
+def test_bar_labels_never_run_into_each_other():
+    """Six outcomes in a narrow panel ("standing" beside "knocked out (0 HP)",
+    fall_perseverance's defaults): the tick labels shrink until neighbours keep apart."""
+    import matplotlib.pyplot as plt
+
+    df = sweep("fall_perseverance", {}, 2000, 1)
+    fig, ax = plt.subplots(figsize=(5.0, 4.0))
+    plots.outcome_bars(df, ax=ax)
+    r = fig.canvas.get_renderer()
+    boxes = sorted((t.get_window_extent(r) for t in ax.get_xticklabels()), key=lambda b: b.x0)
+    assert len(boxes) >= 5
+    assert all(a.x1 < b.x0 for a, b in zip(boxes, boxes[1:]))

@@ -309,3 +309,47 @@ def test_the_reports_folder_holds_what_the_generator_writes(built):
     written = {f"{stem}.png" for stem in built}
     written |= {f"{stem}{suffix}.csv" for stem, r in built.items() for suffix in r.tables}
     assert sorted(p.name for p in folder.iterdir()) == sorted(written)
+
+
+def test_every_report_is_written_without_a_warning(built, tmp_path):
+    """``python3 tasks.py report`` prints no matplotlib warning (a tight_layout UserWarning
+    came from party_threat_by_level): every report written here, warnings being errors."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for r in built.values():
+            r.write(tmp_path)
+    assert {p.name for p in tmp_path.glob("*.png")} == {f"{s}.png" for s in built}
+
+
+def test_day_fights_by_level_captions_are_short(built):
+    """Each panel's caption is a few short lines (was a paragraph), the full sentence kept
+    for the docs."""
+    r = built["day_fights_by_level"]
+    for ax in r.axes[:3]:
+        lines = ax.get_title(loc="left").split("\n")
+        assert len(lines) <= 6 and max(len(x) for x in lines) <= 90, lines
+
+
+@pytest.mark.skipif("agony" not in REGISTRY, reason="no agony model")
+def test_agony_con_by_healer_names_first_aid_apart_from_the_healer(built):
+    """The y axis is the healer of the hourly checks; the default without first aid in the
+    agonising rounds (medic_bonus) is named as such, not as "no helper"."""
+    title = " ".join(built["agony_con_by_healer"].axes[0].get_title().split())
+    assert "healer of the hourly checks" in title
+    assert "first aid in the agonising rounds: medic_bonus=none" in title
+    assert "no helper" not in title
+
+
+@pytest.mark.skipif("fall_dying" not in REGISTRY, reason="no fall_dying model")
+def test_fall_dying_defaults_pairs_the_level_with_its_save(built):
+    """A level-1 character falls with a level-1 fighter's Fortitude (+7), not the dying
+    track's default save (+11, a level-5 fighter's)."""
+    from simkit.rules.pf2e.levels import fortitude_save
+
+    r = built["fall_dying_defaults"]
+    save = fortitude_save(1)
+    assert f"save_bonus={save} (a level-1 fighter's Fortitude" in r.figure.get_suptitle()
+    for df in r.tables.values():
+        assert df["params"].str.contains(f'"save_bonus":{save}').all()

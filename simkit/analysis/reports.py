@@ -69,6 +69,7 @@ __all__ = [
     "day_by_step",
     "defaults_report",
     "defaults_text",
+    "level_pairing",
     "main",
     "standard_reports",
     "write_csv",
@@ -163,20 +164,48 @@ def _spell(v) -> str:
     return str(v)
 
 
-def defaults_text(cls, keys=None) -> str:
-    """``pp=3, pp_max=6, spend=last, medic_bonus=none (no helper)``: a model's defaults."""
+def defaults_text(cls, keys=None, values=None) -> str:
+    """``pp=3, pp_max=6, spend=last, medic_bonus=none (no helper)``: a model's defaults
+    (``values``: those that replace a default, with what they are in brackets, see
+    :func:`level_pairing`)."""
     s = spec(cls)
     keys = [k for k in (keys or cls.headline_params) if k in s] or [
         k for k in s if k != "max_rounds"
     ][:4]
+    values = values or {}
     parts = []
     for k in keys:
+        if k in values:
+            v, why = values[k]
+            parts.append(f"{k}={_spell(v)} ({why})")
+            continue
         v = s[k]["default"]
         text = f"{k}={_spell(v)}"
         if v is None and k in _NONE_MEANS:
             text += f" ({_NONE_MEANS[k]})"
         parts.append(text)
     return ", ".join(parts)
+
+
+def level_pairing(cls) -> dict:
+    """For a model that takes a character's ``level`` and a ``save_bonus`` (``fall_dying``:
+    the fall's level, the dying track's save), the save of a fighter of the default level
+    (:func:`simkit.rules.pf2e.levels.fortitude_save`), as ``{"save_bonus": (value, why)}``:
+    its defaults report does not pair a level-1 character with the dying track's default
+    save (+11, a level-5 fighter's). ``{}`` for any other model."""
+    from simkit.rules.pf2e import levels
+
+    s = spec(cls)
+    if "level" not in s or "save_bonus" not in s or s["level"]["default"] is None:
+        return {}
+    lvl = int(s["level"]["default"])
+    save = levels.fortitude_save(lvl)
+    return {
+        "save_bonus": (
+            save,
+            f"a level-{lvl} fighter's Fortitude, not the default {s['save_bonus']['default']}",
+        )
+    }
 
 
 def _title(ax, title: str) -> None:
@@ -352,15 +381,17 @@ def defaults_report(name: str, n: int) -> Report:
     from simkit.models import REGISTRY
 
     cls = REGISTRY[name]
-    df = sweep(name, {}, n, SEED)
-    surv = sweep(name, {}, n, SEED, survival=True)
+    paired = level_pairing(cls)
+    fixed = {k: v for k, (v, _) in paired.items()} or None
+    df = sweep(name, {}, n, SEED, fixed=fixed)
+    surv = sweep(name, {}, n, SEED, survival=True, fixed=fixed)
     stage = _stage_to_plot(surv)
     plt = plots.pyplot()
     if stage is None:
         fig, ax0 = plt.subplots(figsize=(7.5, 5.0))
         axs = [ax0]
     else:
-        fig, axs = plt.subplots(1, 2, figsize=(13, 5.4), gridspec_kw={"width_ratios": [1, 1.35]})
+        fig, axs = plt.subplots(1, 2, figsize=(14, 5.4), gridspec_kw={"width_ratios": [1.15, 1.35]})
         axs = list(axs)
     plots.outcome_bars(df, ax=axs[0])
     _title(axs[0], "final outcomes")
@@ -381,7 +412,8 @@ def defaults_report(name: str, n: int) -> Report:
         unit = str(d["time_unit"].iloc[0])
         _title(axs[1], f"by {unit.removesuffix('s')}{staged}, until 99.9% of the tracks have ended")
     fig.suptitle(
-        f"{name} at its defaults: {defaults_text(cls)}{_certain_text(df, surv, stage)}",
+        f"{name} at its defaults: {defaults_text(cls, values=paired)}"
+        f"{_certain_text(df, surv, stage)}",
         fontsize="medium",
     )
     return Report(f"{name}_defaults", {"": df, "_survival": surv}, fig, axs)
@@ -449,13 +481,17 @@ def _perseverance(n: int) -> Report | None:
 def _agony(n: int) -> Report | None:
     from simkit.models import REGISTRY
 
+    # the first aid of the agonising rounds (none: none), apart from the hourly checks' healer
+    medic = _spell(spec(REGISTRY["agony"]).get("medic_bonus", {}).get("default"))
     return _grid_report(
         "agony",
         "agony_con_by_healer",
         {"con": list(range(-1, 6)), "healer": [None, 0, 3, 6, 9, 12]},
         n,
-        "Seed 001, knock-out to waking: P(dead) by Constitution and healer\n"
-        f"(other defaults: {defaults_text(REGISTRY['agony'], ('pp', 'spend', 'medic_bonus'))})",
+        "Seed 001, knock-out to waking: P(dead) by Constitution\n"
+        "and by the healer of the hourly checks (none: no healer)\n"
+        f"(first aid in the agonising rounds: medic_bonus={medic}; "
+        f"{defaults_text(REGISTRY['agony'], ('pp', 'spend'))})",
     )
 
 
