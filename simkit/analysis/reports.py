@@ -580,14 +580,14 @@ def day_by_step(n: int, rules=("seed000", "pf2e-core"), plan: str = DAY_PLAN, le
     ``quantity`` is ``any_death`` (a PC has died by the end of the step,
     :func:`simkit.models.day.death_by_step`) or ``defeat`` (the party defeated by then);
     ``n`` days a rule set, each from ``SEED``."""
-    import simkit
+    from simkit.core.engine import simulate
     from simkit.models import make_model
     from simkit.models.day import death_by_step
 
     frames = []
     for r in rules:
         model = make_model("day", level=level, rules=r, plan=plan)
-        res = simkit.simulate(model, n, SEED)
+        res = simulate(model, n, SEED)
         died = death_by_step(res).assign(quantity="any_death")
         surv = res.survival()
         lost = surv[(surv["outcome"] == "defeat") & (surv["time"] >= 1)]
