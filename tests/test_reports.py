@@ -311,6 +311,7 @@ def test_the_reports_folder_holds_what_the_generator_writes(built):
     assert sorted(p.name for p in folder.iterdir()) == sorted(written)
 
 
+@pytest.mark.slow  # 11 s; the warning it caught: test_party_report's layout test
 def test_every_report_is_written_without_a_warning(built, tmp_path):
     """``python3 tasks.py report`` prints no matplotlib warning (a tight_layout UserWarning
     came from party_threat_by_level): every report written here, warnings being errors."""
