@@ -7,7 +7,8 @@
     python3 tasks.py bench    # every benchmark in bench/ (not tests), failures listed at the end
 
 The first command installs from the package index (about 80 s); ``report`` takes about
-2 minutes, ``test`` 2 to 3 minutes on 2 cores (pytest-xdist on every core; it builds the site
+2 minutes, ``test`` 3 to 4 minutes on 2 cores (pytest-xdist on every core, the tests marked
+``slow`` included: ``-m "not slow"`` leaves them out; it builds the site
 too: tests/test_docs.py), ``docs`` about a minute (strict: a warning is an error; the
 notebooks are executed). Afterwards the
 ``simkit`` command is ``.venv/bin/simkit`` (or activate the environment:
@@ -50,10 +51,20 @@ def install() -> None:
     print(f"simkit: the simkit command is {BIN / 'simkit'} (or activate: . {BIN / 'activate'})")
 
 
-def docs(rest: list[str]) -> None:
-    """Build the site into site/ (mkdocs.yml; strict), the notebooks executed."""
-    env = {**os.environ, "SIMKIT_DOCS_EXECUTE": "true", "MPLBACKEND": "Agg"}
+def docs_env(base: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment ``docs`` builds in: the notebooks executed, each kernel on Jupyter's
+    inline backend (no ``MPLBACKEND``, even an inherited one: with ``Agg`` the plotting
+    cells would have no image). tests/test_notebooks.py executes the notebooks in it."""
+    env = {**(os.environ if base is None else base), "SIMKIT_DOCS_EXECUTE": "true"}
+    env.pop("MPLBACKEND", None)
     env.setdefault("NO_MKDOCS_2_WARNING", "1")  # the theme's notice about its successor
+    return env
+
+
+def docs(rest: list[str]) -> None:
+    """Build the site into site/ (mkdocs.yml; strict), the notebooks executed with their
+    figures (:func:`docs_env`)."""
+    env = docs_env()
     cmd = [str(PY), "-m", "mkdocs", "build", "--strict", "--site-dir", "site", *rest]
     print("+", " ".join(cmd), flush=True)
     subprocess.run(cmd, check=True, cwd=ROOT, env=env)

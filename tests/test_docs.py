@@ -155,3 +155,14 @@ def test_examples_script_help_and_unknown_options_rewrite_nothing(capsys, monkey
     assert ex.main(["--chek"]) == 2
     assert "unknown option '--chek'" in capsys.readouterr().err
     assert ex.main(["--match", "--weird-command-text", "--help"]) == 0
+
+
+def test_the_home_page_lists_every_section_and_tutorial(site):
+    """The home page's "Where to go": one bullet per section (none run into another's
+    paragraph) and a link to every notebook."""
+    html = (site / "index.html").read_text()
+    where = html.split('id="where-to-go"', 1)[1].split("<h2", 1)[0]
+    items = re.findall(r"<li>\s*<p><strong>([^<]+)</strong>", where)
+    assert items == ["Tutorials", "How-to guides", "Reference", "Explanation"], items
+    for nb in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        assert f'href="tutorials/{nb.with_suffix(".html").name}"' in where, nb.name

@@ -46,3 +46,16 @@ def test_too_many_states_is_a_clear_refusal(monkeypatch):
         and len(err.strip().splitlines()) == 1
         and "more than 5 states" in err
     )
+
+
+def test_solve_many_reports_float_noise_after_the_horizon_as_solve_does():
+    """A level-1 fighter (save +7) against a level-1 monster is still dying after 100 rounds
+    with float-noise mass (about 1e-22): solve and the batched solve_many both say 0, so
+    a report prints 0, whichever path (and cache) answered."""
+    model = Dying(save_bonus=7, monster_level=1)
+    exact.clear_cache()
+    (batched,) = exact.solve_many([model])
+    exact.clear_cache()
+    assert solve(model)["unresolved"] == 0.0
+    assert batched["unresolved"] == 0.0
+    assert batched.probabilities == solve(model).probabilities

@@ -276,6 +276,10 @@ def _string_bonus(d):
     next(i for i in d["items"] if i["type"] == "melee")["system"]["bonus"]["value"] = "10"
 
 
+def _older_perception(d):  # an older pf2e format: Perception under system.attributes
+    d["system"]["attributes"]["perception"] = {"value": d["system"].pop("perception")["mod"]}
+
+
 @pytest.mark.parametrize(
     "break_it, field",
     [
@@ -287,6 +291,7 @@ def _string_bonus(d):
         (_bad_dice, "items[Tusk].system.damageRolls."),
         (_character, "type: 'character' is not an NPC actor"),
         (_string_bonus, "items[Tusk]: bonus.value: must be an integer"),
+        (_older_perception, "system.perception.mod: missing (an actor of an older pf2e format"),
     ],
 )
 def test_a_malformed_actor_is_one_line_naming_the_file_and_the_field(tmp_path, break_it, field):
@@ -354,3 +359,76 @@ def test_the_lineup_names_its_creatures_and_what_is_left_out():
     )
     assert "boar (level 2): not modelled: reaction Ferocity" in text
     assert "not modelled" not in m.describe_lineup(notes=False)
+
+
+# -- the how-to's minimal actor: complete, and every required field listed -----------------
+
+HOWTO = ROOT / "docs" / "how-to" / "foundry-creature.md"
+
+
+def _howto_actor() -> dict:
+    """The ```json block of docs/how-to/foundry-creature.md (the one there is)."""
+    (block,) = re.findall(r"```json\n(.*?)```", HOWTO.read_text(), re.S)
+    return json.loads(block)
+
+
+def _leaves(node, prefix=()):
+    """Every path to a leaf of a JSON tree, lists indexed; a node of empty values
+    (``"traits": {"value": []}``) is a leaf."""
+    items = node.items() if isinstance(node, dict) else enumerate(node)
+    for k, v in items:
+        inner = v.values() if isinstance(v, dict) else v if isinstance(v, list) else ()
+        if any(not isinstance(x, dict | list) or x for x in inner):
+            yield from _leaves(v, (*prefix, k))
+        else:
+            yield (*prefix, k)
+
+
+def test_the_howto_actor_loads_and_fights(tmp_path):
+    path = tmp_path / "bog-lurker.json"
+    path.write_text(json.dumps(_howto_actor()))
+    (c,) = foundry.load(path)
+    assert (c.level, c.hp, c.ac, c.fort, c.reflex, c.will, c.perception) == (
+        3, 50, 18, 11, 8, 7, 9,
+    )  # fmt: skip
+    assert (c.strike.attack, c.strike.damage, c.slug) == (12, "2d8+4", "bog-lurker")
+    assert len(budget.lineup_members(f"@{path},3")) == 2
+
+
+def test_the_howto_actor_is_minimal_and_lists_every_required_field(tmp_path):
+    """Removing any field of the how-to's actor fails to load, naming a field that the
+    how-to's table lists: nothing in the example is optional (but the strike's name, as the
+    how-to says), nothing required is unlisted."""
+    table = HOWTO.read_text().split("The required fields:", 1)[1].split("\n\n", 2)[1]
+    assert "required but the strike's `name`" in HOWTO.read_text()
+    tokens = re.findall(r"`([^`]+)`", table)  # the fields the table names
+    actor = _howto_actor()
+    for leaf in _leaves(actor):
+        broken = copy.deepcopy(actor)
+        node = broken
+        for k in leaf[:-1]:
+            node = node[k]
+        del node[leaf[-1]]
+        path = tmp_path / "x.json"
+        path.write_text(json.dumps(broken))
+        if leaf == ("items", 0, "name"):
+            assert foundry.load(path)[0].strike.name == "?"
+            continue
+        with pytest.raises(foundry.ActorError) as exc:
+            foundry.load(path)
+        msg = str(exc.value)[len(f"{path}: ") :]
+        named = re.match(r"(?:items\[\w+\]\.system\.|items\[\w+\]: )?([\w.]+)", msg).group(1)
+        assert any(
+            re.fullmatch(r"[\w.]*" + re.escape(t).replace(re.escape("<any key>"), r"\w+"), c)
+            for t in tokens
+            for c in (named, f"system.{named}")
+        ), (leaf, msg)
+
+
+def test_an_actor_without_the_older_location_gets_no_hint(tmp_path):
+    rec = _howto_actor()
+    del rec["system"]["perception"]
+    path = tmp_path / "x.json"
+    path.write_text(json.dumps(rec))
+    with pytest.raises(foundry.ActorError, match=r"system\.perception\.mod: missing$"):
+        foundry.load(path)

@@ -1,14 +1,17 @@
 """Every notebook runs top to bottom in a fresh kernel, is stored without outputs, and says
 what its numbers say: each claim a sentence makes is checked in the executed kernel."""
 
+import importlib.util
 import json
+import os
 import re
 from pathlib import Path
 
 import pytest
 from notebook_claims import CLAIMS
 
-NOTEBOOKS = sorted((Path(__file__).parent.parent / "notebooks").glob("*.ipynb"))
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 
 def test_there_are_notebooks():
@@ -22,12 +25,33 @@ def test_notebook_is_stored_without_outputs(path):
     assert not any(c.get("execution_count") for c in cells)
 
 
-#: Notebooks that must show figures (inline, as a designer sees them in Jupyter).
-WITH_FIGURES = {
-    "01-quickstart.ipynb",
-    "02-balancing-an-encounter.ipynb",
-    "03-designing-a-house-rule.ipynb",
-}
+#: A code cell that draws: a simkit plot, a pyplot figure, a pandas ``.plot``, a report's
+#: figure. Executed as the site executes it, such a cell must show an image.
+DRAWS = re.compile(r"\bplots\.\w+\(|\bplt\.(?:subplots|figure|show)\(|\.plot\(|_figure\(")
+
+
+def _site_env(monkeypatch) -> None:
+    """This process's environment made the one ``tasks.py docs`` executes the notebooks in
+    (``tasks.docs_env``: the kernel inherits it; conftest's ``MPLBACKEND=Agg`` removed)."""
+    spec = importlib.util.spec_from_file_location("simkit_tasks", ROOT / "tasks.py")
+    tasks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tasks)
+    env = tasks.docs_env(dict(os.environ))
+    for k in set(os.environ) - set(env):
+        monkeypatch.delenv(k)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+
+
+def _cells_without_figure(cells) -> list[int]:
+    """Indices of the executed code cells that draw (``DRAWS``) and show no image."""
+    return [
+        i
+        for i, c in enumerate(cells)
+        if c["cell_type"] == "code"
+        and DRAWS.search("".join(c["source"]))
+        and not any("image/png" in o.get("data", {}) for o in c.get("outputs", []))
+    ]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -46,7 +70,7 @@ def test_notebook_runs(path, tmp_path, monkeypatch):
     import nbformat
     from nbclient import NotebookClient
 
-    monkeypatch.delenv("MPLBACKEND", raising=False)  # the kernel uses Jupyter's inline backend
+    _site_env(monkeypatch)  # as the site executes it: Jupyter's inline backend, figures shown
 
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(
@@ -73,11 +97,8 @@ def test_notebook_runs(path, tmp_path, monkeypatch):
         and o["data"]["text/plain"].lstrip().startswith("{")
     ]
     assert not raw, f"{path.name} prints a raw dict: {raw[0][:80]}"
-    if path.name in WITH_FIGURES:
-        images = [
-            o for c in nb.cells for o in c.get("outputs", []) if "image/png" in o.get("data", {})
-        ]
-        assert images, f"{path.name} shows no figure"
+    blank = _cells_without_figure(nb.cells)
+    assert not blank, f"{path.name}: code cells {blank} draw and show no figure"
 
 
 # -- claims: each sentence's numbers, checked in the kernel that computed them ---------------
@@ -164,3 +185,14 @@ def test_a_false_claim_fails():
     verdicts = _claim_verdicts({"outputs": [{"text": out.getvalue()}]})
     assert verdicts[0] is True and verdicts[1] is False
     assert verdicts[2].startswith("NameError")
+
+
+def test_the_figure_check_fails_without_images(monkeypatch):
+    """Every notebook draws; with ``MPLBACKEND=Agg`` (the site's old environment) a drawing
+    cell has no image and is reported, and ``tasks.docs_env`` never passes that on."""
+    for path in NOTEBOOKS:
+        cells = json.loads(path.read_text())["cells"]
+        assert _cells_without_figure(cells), f"{path.name} draws nothing the check would see"
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    _site_env(monkeypatch)
+    assert "MPLBACKEND" not in os.environ

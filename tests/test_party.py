@@ -561,7 +561,9 @@ def test_explicit_lineup_and_toml_config(tmp_path):
     assert code == 2 and "bard" in err and err.count("\n") == 1
 
 
-@pytest.mark.parametrize("level, monster", [(3, 7), (2, 6)])
+@pytest.mark.parametrize(
+    "level, monster", [pytest.param(3, 7, marks=pytest.mark.slow), (2, 6)]
+)  # (3, 7): 9 s, the same check as (2, 6)
 def test_one_pc_against_an_unkillable_monster_is_the_encounter_model(level, monster):
     """Degenerate case: one fighter against a monster it cannot kill within the horizon is
     ``encounter``'s PC against the same monster; P(defeat by round 3) (exact duel) equals

@@ -254,3 +254,34 @@ def test_a_share_too_thin_to_see_is_written_above_its_bar():
     ko = df[(df["outcome"] == "ko")].set_index("height")["p"]
     notes = [t.get_text() for t in ax.texts]
     assert notes == [f"{ko.loc['6']:.2%} knocked out (0 HP)"] and 0 < ko.loc["6"] < 0.01
+
+
+def test_a_chain_is_drawn_where_its_outcome_happens():
+    """Agony's agonising turns never kill at its defaults: its curves default to the recovery
+    stage (hours), where the deaths are, in that stage's words; a stage can still be asked."""
+    import simkit
+    from simkit.models import make_model
+
+    surv = simkit.simulate(make_model("agony"), 3000, rng=1).survival()
+    assert plots.survival_stage(surv) == "stable->recovery"
+    ax = plots.survival_curves(surv)
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "P(still unconscious)" in labels and "P(dead)" in labels
+    assert ax.get_xlabel() == "time (hours)"
+    assert "(stable->recovery stage): P(still unconscious), P(dead) by hour" in ax.get_title()
+    first = plots.survival_curves(surv, stage="perseverance")
+    assert first.get_xlabel() == "time (rounds)"
+
+
+def test_bar_labels_never_run_into_each_other():
+    """Six outcomes in a narrow panel ("standing" beside "knocked out (0 HP)",
+    fall_perseverance's defaults): the tick labels shrink until neighbours keep apart."""
+    import matplotlib.pyplot as plt
+
+    df = sweep("fall_perseverance", {}, 2000, 1)
+    fig, ax = plt.subplots(figsize=(5.0, 4.0))
+    plots.outcome_bars(df, ax=ax)
+    r = fig.canvas.get_renderer()
+    boxes = sorted((t.get_window_extent(r) for t in ax.get_xticklabels()), key=lambda b: b.x0)
+    assert len(boxes) >= 5
+    assert all(a.x1 < b.x0 for a, b in zip(boxes, boxes[1:]))

@@ -116,7 +116,7 @@ def test_fall_height_by_level_shows_dead_and_knocked_out(built):
 
 @pytest.mark.skipif("fatigue" not in REGISTRY, reason="no fatigue model")
 def test_fatigue_heatmap(built):
-    (stem,) = [s for s in built if s.startswith("fatigue_")]
+    (stem,) = [s for s in built if s.startswith("fatigue_") and s != "fatigue_survival"]
     ax = built[stem].axes[0]
     assert (
         built[stem].figure.axes[-1].get_ylabel() == f"P(dead), Monte Carlo, n = {N // 5:,} a cell"
@@ -260,3 +260,97 @@ def test_reports_command_line_help_writes_nothing_and_a_bad_model_is_refused(tmp
     with pytest.raises(SystemExit) as exc:
         main(["--model", "bogus"])
     assert exc.value.code == 2 and not any(tmp_path.iterdir())
+
+
+#: The track models whose standard reports include survival curves of their own.
+SURVIVAL = ("perseverance", "agony", "fatigue", "day")
+
+
+@pytest.mark.parametrize("name", [m for m in SURVIVAL if m in REGISTRY])
+def test_every_track_model_has_survival_curves(built, name):
+    """perseverance, agony (its recovery stage, where its deaths are), fatigue and the day
+    (by plan step) each have a ``<model>_survival`` report: curves over more than two steps,
+    a line per grid point, their interval named in the legend."""
+    r = built[f"{name}_survival"]
+    df = r.tables[""]
+    assert df["model"].eq(name).all()
+    ax = r.axes[0]
+    labels = _legend(ax) + [ax.get_legend().get_title().get_text()]
+    assert any("95% interval" in x for x in labels)
+    if name == "day":
+        assert set(df["quantity"]) == {"any_death", "defeat"}
+        ticks = [t.get_text() for t in ax.get_xticklabels()]
+        assert ticks[:3] == ["1\nmoderate", "2\nshort rest", "3\nlow"]
+        for _, g in df.groupby(["rules", "quantity"]):
+            assert g["step"].tolist() == list(range(1, 8))
+            assert (g["p"].diff().dropna() >= 0).all()  # by the end of a step: cumulative
+        return
+    assert df["time"].nunique() > 2
+    dead = df[df["outcome"] == "dead"]
+    if name == "agony":
+        assert ax.get_xlabel() == "time (hours)"
+        dead = dead[dead["stage"] == "stable->recovery"]
+        assert any(x.endswith("P(still unconscious)") for x in labels)
+        # the title's claim: P(still unconscious) halves each hour, whatever the Constitution
+        active = df[(df["stage"] == "stable->recovery") & (df["outcome"] == "active")]
+        by_con = active.pivot(index="time", columns="con", values="exact")
+        assert np.allclose(by_con.sub(by_con.iloc[:, 0], axis=0), 0, atol=1e-12)
+        assert np.allclose(by_con.iloc[1:4, 0], [0.5, 0.25, 0.125])
+        assert "halves each hour" in ax.get_title()
+    assert dead["p"].max() > 0  # the chart shows deaths, not a flat 0
+
+
+def test_the_reports_folder_holds_what_the_generator_writes(built):
+    """Every file of reports/ is written by ``python3 tasks.py report`` (no stale file) and
+    every report is there (its PNG and each CSV)."""
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parent.parent / "reports"
+    written = {f"{stem}.png" for stem in built}
+    written |= {f"{stem}{suffix}.csv" for stem, r in built.items() for suffix in r.tables}
+    assert sorted(p.name for p in folder.iterdir()) == sorted(written)
+
+
+@pytest.mark.slow  # 11 s; the warning it caught: test_party_report's layout test
+def test_every_report_is_written_without_a_warning(built, tmp_path):
+    """``python3 tasks.py report`` prints no matplotlib warning (a tight_layout UserWarning
+    came from party_threat_by_level): every report written here, warnings being errors."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for r in built.values():
+            r.write(tmp_path)
+    assert {p.name for p in tmp_path.glob("*.png")} == {f"{s}.png" for s in built}
+
+
+def test_day_fights_by_level_captions_are_short(built):
+    """Each panel's caption is a few short lines (was a paragraph), the full sentence kept
+    for the docs."""
+    r = built["day_fights_by_level"]
+    for ax in r.axes[:3]:
+        lines = ax.get_title(loc="left").split("\n")
+        assert len(lines) <= 6 and max(len(x) for x in lines) <= 90, lines
+
+
+@pytest.mark.skipif("agony" not in REGISTRY, reason="no agony model")
+def test_agony_con_by_healer_names_first_aid_apart_from_the_healer(built):
+    """The y axis is the healer of the hourly checks; the default without first aid in the
+    agonising rounds (medic_bonus) is named as such, not as "no helper"."""
+    title = " ".join(built["agony_con_by_healer"].axes[0].get_title().split())
+    assert "healer of the hourly checks" in title
+    assert "first aid in the agonising rounds: medic_bonus=none" in title
+    assert "no helper" not in title
+
+
+@pytest.mark.skipif("fall_dying" not in REGISTRY, reason="no fall_dying model")
+def test_fall_dying_defaults_pairs_the_level_with_its_save(built):
+    """A level-1 character falls with a level-1 fighter's Fortitude (+7), not the dying
+    track's default save (+11, a level-5 fighter's)."""
+    from simkit.rules.pf2e.levels import fortitude_save
+
+    r = built["fall_dying_defaults"]
+    save = fortitude_save(1)
+    assert f"save_bonus={save} (a level-1 fighter's Fortitude" in r.figure.get_suptitle()
+    for df in r.tables.values():
+        assert df["params"].str.contains(f'"save_bonus":{save}').all()

@@ -191,3 +191,16 @@ def test_audit_figure_says_what_each_panel_shows(audit):
     assert sentences[0].startswith(f"boss: a PC dies in {threat._pct(p1)} of severe fights")
     solo = df[(df["lineup"] == "solo") & (df["outcome"] == "any_death")]
     assert sentences[4].startswith(f"{int((solo['shift'] > 0).sum())} of {len(solo)} solo")
+
+
+def test_audit_cells_read_in_words(audit):
+    """A heatmap cell is the measured threat in short words (``triv``... ``ext``, bands not
+    told apart joined: ``triv–low``), at a readable size; no "L/TL" codes."""
+    _, axes, _ = audit
+    allowed = {"triv", "low", "mod", "sev", "ext"}
+    for ax in axes[-2:]:
+        cells = [t for t in ax.texts]
+        assert cells
+        for t in cells:
+            assert set(t.get_text().split("\u2013")) <= allowed, t.get_text()
+            assert t.get_fontsize() >= 8

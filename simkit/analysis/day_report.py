@@ -322,6 +322,38 @@ def _panel_sentence(d: pd.DataFrame, rule: str, rest_does: str | None) -> str:
     )
 
 
+def _panel_caption(d: pd.DataFrame, rest_does: str | None) -> str:
+    """A panel's caption, a few short lines (the full sentence is :func:`_panel_sentence`):
+    the fights each level takes at or under one day in ten, grouped (``1 at levels 5, 10``),
+    and, with a short rest between fights, the same where it differs, else what the rest
+    does."""
+    p = d.set_index(["between", "level", "fights"])["p"]
+    levels = sorted(set(d["level"]))
+    most = int(d["fights"].max())
+
+    def grouped(between: str) -> str:
+        by: dict[str, list[int]] = {}
+        for L in levels:
+            k = _fights_before(p.loc[between, L])
+            by.setdefault("none" if k == 0 else f"{k}+" if k == most else str(k), []).append(int(L))
+        return "; ".join(
+            f"{k} at level{'s' if len(v) > 1 else ''} {', '.join(map(str, v))}"
+            for k, v in by.items()
+        )
+
+    lines = ["most fights with P(a PC dies) \u2264 one day in ten:", f"    {grouped('none')}"]
+    rest = grouped("short_rest")
+    if rest_does is None:
+        lines.append("a short rest heals no HP here: dashed = solid (other dice)")
+    elif rest != grouped("none"):
+        lines += [f"with a short rest between fights ({rest_does}):", f"    {rest}"]
+    else:
+        lines.append(f"a short rest between fights ({rest_does}): the same counts")
+    import textwrap
+
+    return "\n".join("\n".join(textwrap.wrap(line, 84, subsequent_indent="    ")) for line in lines)
+
+
 def _short_rest_does(rule: str) -> str | None:
     """What a short rest of the report's day does under ``rule`` (its default rest), in
     words, or None: Treat Wounds (the pf2e rest, P-11), stamina for a PP (seed 001, R1-09
@@ -350,11 +382,11 @@ def fights_by_level_figure(df: pd.DataFrame):
     level, solid without rest, dashed with a short rest between fights, shaded 95%
     intervals, the 10% line dotted. Bottom row: the same for the first four fights up to
     30%, where the 10% line is crossed. ``sentences``: one per rule set (computed from
-    ``df``), also under each top panel's title. ``axes``: the top row, then the bottom."""
+    ``df``; each top panel's title says it in a few short lines, :func:`_panel_caption`).
+    ``axes``: the top row, then the bottom."""
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
-
 
     rules = list(dict.fromkeys(df["rules"]))
     levels = sorted(set(df["level"]))
@@ -385,7 +417,11 @@ def fights_by_level_figure(df: pd.DataFrame):
                     )
         text = _panel_sentence(dr, rule, _short_rest_does(rule))
         sentences.append(text)
-        ax.set_title(f"rules {rule}\n" + _wrap(text, 70), fontsize="small", loc="left")
+        ax.set_title(
+            f"rules {rule}\n" + _panel_caption(dr, _short_rest_does(rule)),
+            fontsize="small",
+            loc="left",
+        )
         ax.set_xticks(sorted(set(dr["fights"])))
         ax.set_ylim(-0.02, 1.02)
         bx.set_title(f"rules {rule}: the first fights, up to 30%", fontsize="small", loc="left")

@@ -322,6 +322,51 @@ def threat_by_level(
     return df
 
 
+def _defeat_note(df: pd.DataFrame) -> str:
+    """A panel's note when its dashed P(defeat) runs on its solid P(a PC dies) (at most 2
+    points apart at four in five of its levels and threats): nearly every death there
+    follows a defeat."""
+    dies = df[df["outcome"] == "any_death"].set_index(["threat", "level"])["p"]
+    lost = df[df["outcome"] == "defeat"].set_index(["threat", "level"])["p"]
+    gap = (dies - lost).dropna()
+    if len(gap) and float((gap.abs() <= 0.02).mean()) >= 0.8:
+        return (
+            "dashed P(defeat) (hollow dots) runs on\nthe solid lines: nearly every death "
+            "here\nfollows a defeat (grey bars below)"
+        )
+    return ""
+
+
+def zigzag_text(changes: pd.DataFrame, levels) -> str:
+    """Why a party's odds zigzag by level, in words, with this report's largest steps of
+    the PCs' strikes against the boss's AC (from :func:`level_changes`)."""
+    import textwrap
+
+    head = (
+        "The odds follow the d20 margins between the PCs and the boss (+1 = 5 percentage "
+        "points on every roll), and PF2e's tables step them unevenly from level to level. "
+    )
+    m = changes[(changes["who"] == "margin") & changes["stat"].str.startswith("PCs' strikes")]
+    if len(m):
+        up = m.loc[m["step"].astype(float).idxmax()]
+        down = m.loc[m["step"].astype(float).idxmin()]
+        head += (
+            f"Where the PCs gain (at {int(up['level']) - 1}->{int(up['level'])} their strikes "
+            f"{float(up['step']):+g} against its AC) the lines drop; where the boss gains "
+            f"({int(down['level']) - 1}->{int(down['level'])}: {float(down['step']):+g}) "
+            "they rise. Each level's steps (margins, then the largest steps of attack, AC, "
+            "damage dice):"
+        )
+    else:
+        shown = ", ".join(str(v) for v in levels)
+        head += (
+            f"The levels here ({shown}) are not consecutive, so their steps are not "
+            "listed: level_changes() over consecutive levels, or the full report "
+            "(levels 1-20), gives each level's steps."
+        )
+    return "\n".join(textwrap.wrap(head, 62))
+
+
 def threat_by_level_figure(df: pd.DataFrame, bars_threat: str = "severe"):
     """The party report's figure. Top row, one panel per rule set: P(a PC dies) (solid)
     and P(defeat) (dashed) by level, one colour per threat, with their intervals. Bottom
@@ -336,18 +381,13 @@ def threat_by_level_figure(df: pd.DataFrame, bars_threat: str = "severe"):
     threats = list(dict.fromkeys(df["threat"]))
     if bars_threat not in threats:
         bars_threat = threats[-1]
-    fig = plt.figure(figsize=(4.0 * len(rules) + 5.2, 7.6))
+    # laid out by its own engine: the report writes it as it is (no tight_layout warning)
+    fig = plt.figure(figsize=(4.0 * len(rules) + 5.2, 7.6), layout="constrained")
     gs = fig.add_gridspec(
         2,
         len(rules) + 1,
         width_ratios=[1.0] * len(rules) + [1.45],
         height_ratios=[1.3, 1.0],
-        left=0.06,
-        right=0.995,
-        bottom=0.07,
-        top=0.91,
-        wspace=0.12,
-        hspace=0.25,
     )
     axes = [fig.add_subplot(gs[0, 0])]
     axes += [fig.add_subplot(gs[0, j], sharey=axes[0]) for j in range(1, len(rules))]
@@ -363,12 +403,30 @@ def threat_by_level_figure(df: pd.DataFrame, bars_threat: str = "severe"):
                 d = df[
                     (df["rules"] == r) & (df["threat"] == th) & (df["outcome"] == outcome)
                 ].sort_values("level")
+                # the dashed line on top, its dots hollow: visible where it runs on the solid
+                on_top = outcome == "defeat"
                 ax.plot(
-                    d["level"], d["p"], style, color=colour, label=label, marker="o", markersize=3
+                    d["level"],
+                    d["p"],
+                    style,
+                    color=colour,
+                    label=label,
+                    marker="o",
+                    markersize=4.5 if on_top else 3,
+                    mfc="white" if on_top else colour,
+                    lw=1.2 if on_top else 2.2,
+                    alpha=1.0 if on_top else 0.75,
+                    zorder=3 if on_top else 2,
                 )
                 ax.fill_between(d["level"], d["ci_low"], d["ci_high"], color=colour, alpha=0.15)
         ax.set_title(f"rules {r}", fontsize="medium")
         ax.grid(alpha=0.3)
+        note = _defeat_note(df[df["rules"] == r])
+        if note:
+            ax.text(
+                0.98, 0.97, note, transform=ax.transAxes, ha="right", va="top",
+                fontsize="small", bbox=dict(boxstyle="round", fc="white", ec="0.7", alpha=0.9),
+            )  # fmt: skip
     axes[0].set_ylabel("probability")
     cause_colours = ("#c0392b", "#7f8c8d", "#e67e22")
     tallest = 0.0  # the highest stack of any panel: the shared y axis holds every bar
@@ -407,19 +465,20 @@ def threat_by_level_figure(df: pd.DataFrame, bars_threat: str = "severe"):
     changes = df.attrs.get("changes")
     if changes is None:
         changes = level_changes(levels=sorted(set(df["level"])))
-    lines = changes_text(changes, width=76, most=4)  # wrapped, never cut
     side.text(
-        0.0,
-        1.0,
-        "What changes at this level: the steps of the d20 margins\n"
-        "(mean over the PCs) against the severe boss, then the\n"
-        "largest steps of attack, AC and damage dice\n\n" + "\n".join(lines),
-        family="monospace",
-        fontsize=6.6,
-        va="top",
-        ha="left",
-        transform=side.transAxes,
-    )
+        0.0, 1.0, "Why the lines zigzag", fontsize="medium", fontweight="bold",
+        va="top", ha="left", transform=side.transAxes,
+    )  # fmt: skip
+    why = side.text(
+        0.0, 0.955, zigzag_text(changes, sorted(set(df["level"]))), fontsize=8.5,
+        va="top", ha="left", transform=side.transAxes, linespacing=1.3,
+    )  # fmt: skip
+    lines = changes_text(changes, width=74, most=3)  # wrapped, never cut
+    if lines:  # just under the words (placed from their drawn box)
+        side.annotate(
+            "\n".join(lines), xy=(0.0, 0.0), xycoords=why, xytext=(0, -6),
+            textcoords="offset points", fontsize=7.3, va="top", ha="left", linespacing=1.25,
+        )  # fmt: skip
     cause_handles, cause_labels = bars[-1].get_legend_handles_labels()
     side.legend(
         handles + [h for h, _ in extra] + cause_handles,
@@ -435,8 +494,12 @@ def threat_by_level_figure(df: pd.DataFrame, bars_threat: str = "severe"):
     )
     from matplotlib.ticker import MaxNLocator
 
+    shown = sorted(int(x) for x in set(df["level"]))
     for ax in axes + bars:
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        if len(shown) <= 10:  # a few levels: a tick at each, none between
+            ax.set_xticks(shown)
+        else:
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     for ax in axes[1:] + bars[1:]:
         ax.tick_params(labelleft=False)
     return fig, axes

@@ -25,6 +25,13 @@ sweep table: grid columns, ``outcome, count, n, p, ci_low, ci_high, exact`` and 
   their level +2..+4 (:mod:`simkit.analysis.threat`, ``docs/threat.md``; ``AUDIT_N``
   fights a point, party levels 1..20; a build with fewer tracks than ``N`` audits
   ``QUICK_LEVELS`` with ``3 n / 100`` fights a point).
+- survival curves for every track model: ``dying_survival`` above,
+  ``perseverance_survival`` (round by round, never spending PP, by the helper's Medicine),
+  ``agony_survival`` (the recovery stage, hour by hour, where the chain's deaths are, by
+  Constitution), ``fatigue_survival`` (day by day, by the daily chance of food),
+  ``day_survival`` (a day's plan step by step: P(a PC has died) and P(defeat) by the end
+  of each step, seed 000 vs pf2e-core; :func:`day_by_step`), and each ``<model>_defaults``
+  below that runs over time;
 - ``day_fights_by_level``: P(a PC dies over the day) by number of moderate fights (1..8) x
   party level x a short rest between fights or none, one panel per rule set
   (:mod:`simkit.analysis.day_report`; ``REPORT_N`` days a point, 2 workers; a build with
@@ -59,8 +66,10 @@ __all__ = [
     "N",
     "Report",
     "build_reports",
+    "day_by_step",
     "defaults_report",
     "defaults_text",
+    "level_pairing",
     "main",
     "standard_reports",
     "write_csv",
@@ -155,20 +164,48 @@ def _spell(v) -> str:
     return str(v)
 
 
-def defaults_text(cls, keys=None) -> str:
-    """``pp=3, pp_max=6, spend=last, medic_bonus=none (no helper)``: a model's defaults."""
+def defaults_text(cls, keys=None, values=None) -> str:
+    """``pp=3, pp_max=6, spend=last, medic_bonus=none (no helper)``: a model's defaults
+    (``values``: those that replace a default, with what they are in brackets, see
+    :func:`level_pairing`)."""
     s = spec(cls)
     keys = [k for k in (keys or cls.headline_params) if k in s] or [
         k for k in s if k != "max_rounds"
     ][:4]
+    values = values or {}
     parts = []
     for k in keys:
+        if k in values:
+            v, why = values[k]
+            parts.append(f"{k}={_spell(v)} ({why})")
+            continue
         v = s[k]["default"]
         text = f"{k}={_spell(v)}"
         if v is None and k in _NONE_MEANS:
             text += f" ({_NONE_MEANS[k]})"
         parts.append(text)
     return ", ".join(parts)
+
+
+def level_pairing(cls) -> dict:
+    """For a model that takes a character's ``level`` and a ``save_bonus`` (``fall_dying``:
+    the fall's level, the dying track's save), the save of a fighter of the default level
+    (:func:`simkit.rules.pf2e.levels.fortitude_save`), as ``{"save_bonus": (value, why)}``:
+    its defaults report does not pair a level-1 character with the dying track's default
+    save (+11, a level-5 fighter's). ``{}`` for any other model."""
+    from simkit.rules.pf2e import levels
+
+    s = spec(cls)
+    if "level" not in s or "save_bonus" not in s or s["level"]["default"] is None:
+        return {}
+    lvl = int(s["level"]["default"])
+    save = levels.fortitude_save(lvl)
+    return {
+        "save_bonus": (
+            save,
+            f"a level-{lvl} fighter's Fortitude, not the default {s['save_bonus']['default']}",
+        )
+    }
 
 
 def _title(ax, title: str) -> None:
@@ -344,15 +381,17 @@ def defaults_report(name: str, n: int) -> Report:
     from simkit.models import REGISTRY
 
     cls = REGISTRY[name]
-    df = sweep(name, {}, n, SEED)
-    surv = sweep(name, {}, n, SEED, survival=True)
+    paired = level_pairing(cls)
+    fixed = {k: v for k, (v, _) in paired.items()} or None
+    df = sweep(name, {}, n, SEED, fixed=fixed)
+    surv = sweep(name, {}, n, SEED, survival=True, fixed=fixed)
     stage = _stage_to_plot(surv)
     plt = plots.pyplot()
     if stage is None:
         fig, ax0 = plt.subplots(figsize=(7.5, 5.0))
         axs = [ax0]
     else:
-        fig, axs = plt.subplots(1, 2, figsize=(13, 5.4), gridspec_kw={"width_ratios": [1, 1.35]})
+        fig, axs = plt.subplots(1, 2, figsize=(14, 5.4), gridspec_kw={"width_ratios": [1.15, 1.35]})
         axs = list(axs)
     plots.outcome_bars(df, ax=axs[0])
     _title(axs[0], "final outcomes")
@@ -373,7 +412,8 @@ def defaults_report(name: str, n: int) -> Report:
         unit = str(d["time_unit"].iloc[0])
         _title(axs[1], f"by {unit.removesuffix('s')}{staged}, until 99.9% of the tracks have ended")
     fig.suptitle(
-        f"{name} at its defaults: {defaults_text(cls)}{_certain_text(df, surv, stage)}",
+        f"{name} at its defaults: {defaults_text(cls, values=paired)}"
+        f"{_certain_text(df, surv, stage)}",
         fontsize="medium",
     )
     return Report(f"{name}_defaults", {"": df, "_survival": surv}, fig, axs)
@@ -441,14 +481,175 @@ def _perseverance(n: int) -> Report | None:
 def _agony(n: int) -> Report | None:
     from simkit.models import REGISTRY
 
+    # the first aid of the agonising rounds (none: none), apart from the hourly checks' healer
+    medic = _spell(spec(REGISTRY["agony"]).get("medic_bonus", {}).get("default"))
     return _grid_report(
         "agony",
         "agony_con_by_healer",
         {"con": list(range(-1, 6)), "healer": [None, 0, 3, 6, 9, 12]},
         n,
-        "Seed 001, knock-out to waking: P(dead) by Constitution and healer\n"
-        f"(other defaults: {defaults_text(REGISTRY['agony'], ('pp', 'spend', 'medic_bonus'))})",
+        "Seed 001, knock-out to waking: P(dead) by Constitution\n"
+        "and by the healer of the hourly checks (none: no healer)\n"
+        f"(first aid in the agonising rounds: medic_bonus={medic}; "
+        f"{defaults_text(REGISTRY['agony'], ('pp', 'spend'))})",
     )
+
+
+def _survival_report(
+    name: str,
+    stem: str,
+    grid: dict,
+    n: int,
+    title: str,
+    fixed=None,
+    stage: str | None = None,
+    outcomes=("active", "dead"),
+) -> Report | None:
+    """Survival curves (``sweep(..., survival=True)``), one per point of ``grid`` (the keys
+    the model takes), ``fixed`` held, ``stage`` of a chain (default:
+    :func:`~simkit.analysis.plots.frames.survival_stage`); None if the model takes no key."""
+    from simkit.analysis import plots
+    from simkit.models import REGISTRY
+
+    grid = _candidates(REGISTRY[name], grid)
+    if not grid:
+        return None
+    surv = sweep(name, grid, n, SEED, fixed=fixed, survival=True)
+    ax = plots.survival_sweep(surv, outcomes=outcomes, stage=stage, cut=SETTLED)
+    _title(ax, title)
+    return Report(stem, {"": surv}, ax.figure, [ax])
+
+
+def _perseverance_survival(n: int) -> Report | None:
+    """``perseverance_survival``: the agonising turns round by round, never spending PP to
+    stabilise, by the helper's Medicine (at the defaults every track ends stable at round 3)."""
+    from simkit.models import REGISTRY
+
+    return _survival_report(
+        "perseverance",
+        "perseverance_survival",
+        {"medic_bonus": [2, 6, 10]},
+        n,
+        "Seed 001 agony, never spending PP to stabilise, a helper's first aid (DC 15) each round:\n"
+        "P(still agonising) and P(dead) by round, by the helper's Medicine bonus\n"
+        f"({defaults_text(REGISTRY['perseverance'], ('pp', 'pp_max', 'zero_pp'))})",
+        fixed={"spend": "never"},
+    )
+
+
+def _agony_survival(n: int) -> Report | None:
+    """``agony_survival``: the chain's recovery stage (the hours after the agonising turns,
+    where its deaths are) by Constitution."""
+    from simkit.models import REGISTRY
+
+    return _survival_report(
+        "agony",
+        "agony_survival",
+        {"con": [0, 2, 4]},
+        n,
+        "Seed 001, knock-out to waking: once stable, the hourly Constitution checks,\n"
+        "P(still unconscious) and P(dead) by hour, by Constitution (P(still unconscious)\n"
+        "halves each hour whatever the Constitution: its three lines are one)\n"
+        f"(other defaults: {defaults_text(REGISTRY['agony'], ('pp', 'spend', 'healer'))})",
+        stage="stable->recovery",
+    )
+
+
+def _fatigue_survival(n: int) -> Report | None:
+    """``fatigue_survival``: day by day, by the daily chance of food."""
+    from simkit.models import REGISTRY
+
+    return _survival_report(
+        "fatigue",
+        "fatigue_survival",
+        {"p_food": [0.15, 0.3, 0.6]},
+        n,
+        "Seed 004 fatigue and hunger: P(still lost) and P(dead) by day,\n"
+        "by the daily chance of food\n"
+        f"(other defaults: {defaults_text(REGISTRY['fatigue'], ('p_sleep', 'p_rescue', 'care'))})",
+    )
+
+
+#: The plan of ``day_survival``: the tutorial's day (notebooks/05).
+DAY_PLAN = "moderate, short_rest, low, long_rest, moderate, short_rest, low"
+
+
+def day_by_step(n: int, rules=("seed000", "pf2e-core"), plan: str = DAY_PLAN, level: int = 5):
+    """A level-``level`` party's day under ``plan``, step by step, for each of ``rules``: a
+    tidy frame ``rules, step, step_text, quantity, p, ci_low, ci_high, n`` where
+    ``quantity`` is ``any_death`` (a PC has died by the end of the step,
+    :func:`simkit.models.day.death_by_step`) or ``defeat`` (the party defeated by then);
+    ``n`` days a rule set, each from ``SEED``."""
+    from simkit.core.engine import simulate
+    from simkit.models import make_model
+    from simkit.models.day import death_by_step
+
+    frames = []
+    for r in rules:
+        model = make_model("day", level=level, rules=r, plan=plan)
+        res = simulate(model, n, SEED)
+        died = death_by_step(res).assign(quantity="any_death")
+        surv = res.survival()
+        lost = surv[(surv["outcome"] == "defeat") & (surv["time"] >= 1)]
+        lost = lost.assign(
+            step=lost["time"].astype(int),
+            step_text=[died["step_text"].iloc[t - 1] for t in lost["time"].astype(int)],
+            quantity="defeat",
+        )
+        cols = ["step", "step_text", "quantity", "p", "ci_low", "ci_high"]
+        for d in (died[cols], lost[cols]):
+            frames.append(d.assign(rules=r, n=n))
+    df = pd.concat(frames, ignore_index=True)
+    df = df[["rules", "step", "step_text", "quantity", "p", "ci_low", "ci_high", "n"]]
+    return df.assign(model="day", seed=SEED, level=level, plan=plan)
+
+
+def _day_survival(n: int) -> Report:
+    """``day_survival``: the tutorial's day step by step (each step named under its number),
+    P(a PC has died) and P(defeat) by the end of each step, seed 000's dying rules against the
+    published ones."""
+    from simkit.analysis import plots
+
+    df = day_by_step(n)
+    plt = plots.pyplot()
+    fig, ax = plt.subplots(figsize=(9, 5.6))
+    colours = {"seed000": "C0", "pf2e-core": "C3"}
+    words = {"any_death": "P(a PC has died)", "defeat": "P(the party defeated)"}
+    for (r, q), d in df.groupby(["rules", "quantity"], sort=False):
+        style = "-" if q == "any_death" else "--"
+        ax.errorbar(
+            d["step"] + (0.06 if r == "pf2e-core" else -0.06),
+            d["p"],
+            yerr=[d["p"] - d["ci_low"], d["ci_high"] - d["p"]],
+            color=colours.get(str(r)),
+            ls=style,
+            marker="o" if q == "any_death" else "s",
+            ms=4,
+            capsize=3,
+            label=f"{r}: {words[str(q)]}",
+        )
+    steps = df.drop_duplicates("step")
+    ax.set_xticks(
+        steps["step"],
+        [f"{s}\n{t.replace('_', ' ')}" for s, t in zip(steps["step"], steps["step_text"])],
+    )
+    ax.set_xlabel("by the end of plan step")
+    ax.set_ylabel("probability (share of the days)")
+    ax.set_ylim(0, None)
+    ax.grid(alpha=0.3)
+    ax.legend(
+        title=f"whiskers: 95% interval, n = {n:,} days a rule set",
+        frameon=False,
+        fontsize="small",
+        title_fontsize="small",
+    )
+    _title(
+        ax,
+        "A level-5 party's day (fighter, rogue, cleric, wizard), step by step:\n"
+        "seed 000's dying rules vs the published ones (pf2e-core), each with its own rest",
+    )
+    fig.tight_layout()
+    return Report("day_survival", {"": df}, fig, [ax])
 
 
 def _party_threat_by_level(n: int) -> Report:
@@ -495,17 +696,21 @@ def _plans(n: int) -> Iterator[tuple[str, Callable[[], Report | None]]]:
             yield "dying", partial(build, n)
     if "agony" in REGISTRY:
         yield "agony", partial(_or_defaults, _agony, "agony", small)
+        yield "agony", partial(_agony_survival, small)
     if "perseverance" in REGISTRY:
         yield "perseverance", partial(_or_defaults, _perseverance, "perseverance", small)
+        yield "perseverance", partial(_perseverance_survival, small)
     if "fall" in REGISTRY:
         yield "fall", partial(_or_defaults, _fall_height_by_level, "fall", small)
     if "fatigue" in REGISTRY:
         yield "fatigue", partial(_or_defaults, _fatigue, "fatigue", small)
+        yield "fatigue", partial(_fatigue_survival, small)
     if "party" in REGISTRY:
         yield "party", partial(_party_threat_by_level, small)
         yield "party", partial(_party_budget_audit, n)
     if "day" in REGISTRY:
         yield "day", partial(_day_fights_by_level, n)
+        yield "day", partial(_day_survival, max(1, n // 5))
     for name in REGISTRY:
         if name not in ("dying", "agony", "perseverance", "fall", "fatigue", "day"):
             yield name, partial(defaults_report, name, small)

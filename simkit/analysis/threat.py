@@ -60,7 +60,6 @@ AUDIT_LEVELS = tuple(range(1, 21))
 #: Levels above the party's at which the audit fights each bundled creature alone (for
 #: four PCs: +2 moderate, +3 severe, +4 extreme; Table 10-2).
 SOLO_OFFSETS = (2, 3, 4)
-_SHORT = {t: t[0].upper() for t in THREATS}  # T, L, M, S, E
 
 
 @dataclass(frozen=True, slots=True)
@@ -323,9 +322,24 @@ def measured_threat(
 
 
 # -- the standard report: party_budget_audit ---------------------------------------------
-def _short(label: str) -> str:
-    """``"trivial-low"`` -> ``"TL"``, ``"severe"`` -> ``"S"``."""
-    return "".join(_SHORT[t] for t in label.split("-")) if label else ""
+#: A threat in a heatmap cell: short words a designer reads without a key.
+_CELL_WORDS = {
+    "trivial": "triv",
+    "low": "low",
+    "moderate": "mod",
+    "severe": "sev",
+    "extreme": "ext",
+}
+
+
+def _cell_words(label: str) -> str:
+    """``"trivial-low-moderate"`` -> ``"triv–mod"`` (bands not told apart: the first and
+    the last), ``"severe"`` -> ``"sev"``."""
+    if not label:
+        return ""
+    parts = label.split("-")
+    words = [_CELL_WORDS.get(t, t) for t in (parts[0], parts[-1])]
+    return words[0] if len(parts) == 1 else "–".join(words)
 
 
 def budget_audit(
@@ -428,10 +442,11 @@ def budget_audit_figure(df: pd.DataFrame):
     level, one colour per threat. Bottom row: the measured threat of the other templates'
     lineups against the ``boss`` benchmarks (rows template x threat, columns level). Right:
     the bundled creatures alone at +2..+4 (rows creature, columns level above the party).
-    Each heatmap cell reads ``D/F``: the band by P(a PC dies) / by P(defeat) (initials:
-    T, L, M, S, E; merged bands joined, ``TL``); its colour, the steps from the budgeted
-    threat by P(a PC dies) (red: deadlier). ``sentences``: one per panel, what it shows
-    (computed from ``df``), also under each panel's title."""
+    Each heatmap cell reads the threat the lineup plays like by P(a PC dies) (``triv``,
+    ``low``, ``mod``, ``sev``, ``ext``; bands the benchmarks cannot tell apart joined,
+    ``triv–low``); its colour, the steps from the budgeted threat (red: deadlier). The band
+    by P(defeat) is in the table (``measured`` on the ``defeat`` rows). ``sentences``: one
+    per panel, what it shows (computed from ``df``), also under each panel's title."""
     import matplotlib.pyplot as plt
     from matplotlib.colors import BoundaryNorm
 
@@ -493,25 +508,25 @@ def budget_audit_figure(df: pd.DataFrame):
 
     def cells(d: pd.DataFrame, rows: list, row_key, col_key, cols: list):
         death = d[d["outcome"] == "any_death"].set_index([row_key, col_key])
-        defeat = d[d["outcome"] == "defeat"].set_index([row_key, col_key])
         grid = np.full((len(rows), len(cols)), np.nan)
         text = [["" for _ in cols] for _ in rows]
         for i, r in enumerate(rows):
             for j, c in enumerate(cols):
                 if (r, c) in death.index:
                     grid[i, j] = float(death.loc[(r, c), "shift"])
-                    text[i][j] = (
-                        f"{_short(death.loc[(r, c), 'measured'])}/"
-                        f"{_short(defeat.loc[(r, c), 'measured'])}"
-                    )
+                    text[i][j] = _cell_words(death.loc[(r, c), "measured"])
         return grid, text
 
     def draw(ax, grid, text, size):
         im = ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, norm=norm, aspect="auto")
         for i, row in enumerate(text):
             for j, t in enumerate(row):
-                if t:
-                    ax.text(j, i, t, ha="center", va="center", fontsize=size)
+                if t:  # white on the two darkest steps each way
+                    dark = abs(grid[i, j]) >= 2
+                    ax.text(
+                        j, i, t, ha="center", va="center", fontsize=size,
+                        color="white" if dark else "black",
+                    )  # fmt: skip
         return im
 
     others = [t for t in templates if t != "boss"]
@@ -519,7 +534,7 @@ def budget_audit_figure(df: pd.DataFrame):
     rows = [f"{t} {th}" for t in others for th in THREATS]
     lvls = sorted(set(df.loc[df["lineup"] != "solo", "level"]))
     grid, text = cells(d, rows, "row", "level", lvls)
-    im = draw(heat, grid, text, 6.5)
+    im = draw(heat, grid, text, 8)
     heat.set_xticks(range(len(lvls)), [str(v) for v in lvls])
     heat.set_yticks(range(len(rows)), rows, fontsize="small")
     heat.set_xlabel("party level")
@@ -539,8 +554,10 @@ def budget_audit_figure(df: pd.DataFrame):
     )
     sentences.append(text_h)
     heat.set_title(
-        "measured threat of the other templates (cell: band by P(a PC dies) / by P(defeat); "
-        "T L M S E = trivial .. extreme, TL = not told apart)\n" + _wrap(text_h, 150),
+        "measured threat of the other templates: each cell, the threat the lineup plays like "
+        "by P(a PC dies) against the boss benchmarks of its level (triv, low, mod, sev, ext; "
+        "‘triv–low’: not told apart there);\nits colour, the steps from its "
+        "budgeted threat (red: deadlier, blue: safer). " + _wrap(text_h, 150),
         fontsize="small",
         loc="left",
     )
@@ -555,7 +572,7 @@ def budget_audit_figure(df: pd.DataFrame):
     }
     offs = sorted(set(int(v) for v in s["level_vs_party"].dropna()))
     grid, text = cells(s, beasts, "monsters", "level_vs_party", offs)
-    draw(solo_ax, grid, text, 7)
+    draw(solo_ax, grid, text, 8.5)
     budg = {k: pf2e_budget.threat_of(pf2e_budget.creature_xp(k)) for k in offs}
     solo_ax.set_xticks(range(len(offs)), [f"+{k}\n(budget:\n{budg[k]})" for k in offs])
     solo_ax.set_yticks(
@@ -583,7 +600,8 @@ def budget_audit_figure(df: pd.DataFrame):
     )
     sentences.append(text_s)
     solo_ax.set_title(
-        "bundled creatures alone (creature level in brackets)\n" + _wrap(text_s, 60),
+        "bundled creatures alone (creature level in brackets), each cell read the same way\n"
+        + _wrap(text_s, 60),
         fontsize="small",
         loc="left",
     )

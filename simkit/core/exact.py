@@ -344,9 +344,14 @@ def _propagate(model, chain: Chain, tol: float = 0.0) -> ExactResult:
         v = Q.T @ v
         if tol and v.sum() < tol:
             break
-    rest = float(v.sum())
-    # below 1e-15 the remaining mass is float noise next to probabilities that sum to 1
-    return ExactResult(model=model, hist=hist, unresolved=rest if rest > 1e-15 else 0.0)
+    return ExactResult(model=model, hist=hist, unresolved=_unresolved(float(v.sum())))
+
+
+def _unresolved(rest: float) -> float:
+    """The mass still transient after the horizon, as :func:`solve` and :func:`solve_many`
+    both report it: below 1e-15 it is float noise next to probabilities that sum to 1, and
+    0 (a report must not print 0 as ``1.94e-22`` from one path and ``0.0`` from the other)."""
+    return rest if rest > 1e-15 else 0.0
 
 
 def solve_many(models) -> list:
@@ -443,7 +448,7 @@ def solve_many(models) -> list:
         for b, i in enumerate(idx):
             # summed over the chain's own states: padding must not change the rounding
             rest = float(V[b, : len(built[i][0].states)].sum())
-            out[i] = ExactResult(model=models[i], hist=hist[b], unresolved=rest)
+            out[i] = ExactResult(model=models[i], hist=hist[b], unresolved=_unresolved(rest))
     for key, i in solving.items():
         _remember(key, out[i])
     for i, j in same:

@@ -23,6 +23,7 @@ from simkit.analysis.plots.frames import (
     axis_order,
     default_outcome,
     filter_rows,
+    survival_stage,
 )
 from simkit.analysis.plots.grids import compare_chart, compare_differences, heatmap, sweep_lines
 from simkit.analysis.plots.outcomes import outcome_bars, stacked_outcomes, stacked_panels
@@ -63,6 +64,7 @@ __all__ = [
     "stacked_outcomes",
     "stacked_panels",
     "survival_curves",
+    "survival_stage",
     "survival_sweep",
     "survival_title",
     "sweep_lines",

@@ -20,8 +20,10 @@ __all__ = [
     "half_width",
     "lead_columns",
     "model_of",
+    "stage_model",
     "n_text",
     "numeric",
+    "survival_stage",
     "tick",
     "time_unit",
 ]
@@ -32,6 +34,20 @@ def model_of(frame) -> str | None:
     model = frame.attrs.get("model")
     if model is None and "model" in frame and len(frame):
         model = frame["model"].iloc[0]
+    return model
+
+
+def stage_model(surv) -> str | None:
+    """The model whose words describe one stage of a chain's frame: ``recovery`` for agony's
+    ``stable->recovery`` rows (its ``active`` is "still unconscious", not "still agonising");
+    the frame's model (:func:`model_of`) for a first stage or a frame without stages."""
+    model = model_of(surv)
+    if "stage" in surv and len(surv) and surv["stage"].nunique() == 1:
+        after = str(surv["stage"].iloc[0]).rpartition("->")[2]
+        from simkit.models import REGISTRY
+
+        if "->" in str(surv["stage"].iloc[0]) and after in REGISTRY:
+            return after
     return model
 
 
@@ -153,6 +169,25 @@ def default_outcome(df) -> str:
     if not known:
         raise ValueError("no outcome rows in the frame")
     return next((o for o in known if o != "active"), known[0])
+
+
+def survival_stage(surv, outcomes=None) -> str | None:
+    """The stage of a chain's survival frame a chart shows when none is asked for: the first
+    that is one step (a fall: bars of every outcome) or in which one of ``outcomes``
+    (default: the model's outcome, see :func:`default_outcome`; ``active`` aside) happens,
+    else the first stage. Agony's chart is its recovery stage, where the deaths are, not the
+    agonising turns, where P(dead) is 0. ``None`` for a frame without stages."""
+    if "stage" not in surv or not len(surv):
+        return None
+    stages = list(dict.fromkeys(surv["stage"]))
+    for stage in stages:
+        d = surv[surv["stage"] == stage]
+        if d["time"].nunique() <= 1:
+            return stage
+        wanted = [o for o in (outcomes or (default_outcome(d),)) if o != "active"]
+        if (d.loc[d["outcome"].isin(wanted), "p"].astype(float) > 0).any():
+            return stage
+    return stages[0]
 
 
 def check_outcomes(df, outcomes, what: str) -> None:

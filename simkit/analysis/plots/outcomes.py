@@ -135,6 +135,7 @@ def outcome_bars(
             fontsize="small",
         )
     ax.set_xticks(pos, [wrap_label(outcome_label(o)) for o in names])
+    _fit_tick_labels(ax)
     ax.set_ylabel("probability")
     ax.set_ylim(0, min(1.12, max(0.1, float(np.nanmax(p)) * 1.18 + 0.02)))
     ax.grid(alpha=0.3, axis="y")
@@ -359,3 +360,20 @@ def stacked_panels(
     if title:
         fig.suptitle(title, fontsize="medium")
     return fig, axes
+
+
+def _fit_tick_labels(ax, sizes=(10.0, 9.0, 8.0), gap: float = 5.0) -> None:
+    """The x tick labels at the largest of ``sizes`` (points) at which no two neighbours
+    come closer than ``gap`` pixels ("standing" and "knocked out (0 HP)" side by side in
+    a narrow panel); the smallest size if none fits; unchanged without a renderer."""
+    get = getattr(ax.figure.canvas, "get_renderer", None)
+    labels = ax.get_xticklabels()
+    if get is None or len(labels) < 2:
+        return
+    renderer = get()
+    for size in sizes:
+        for t in labels:
+            t.set_fontsize(size)
+        boxes = sorted((t.get_window_extent(renderer) for t in labels), key=lambda b: b.x0)
+        if all(a.x1 + gap <= b.x0 for a, b in zip(boxes, boxes[1:])):
+            return

@@ -9,8 +9,9 @@ from simkit.analysis.plots.frames import (
     default_outcome,
     filter_rows,
     lead_columns,
-    model_of,
     phase_ends,
+    stage_model,
+    survival_stage,
     time_unit,
 )
 from simkit.analysis.plots.outcomes import final_rows, outcome_bars, stacked_outcomes
@@ -79,8 +80,9 @@ def survival_curves(
     p, ci_low, ci_high`` and optionally ``exact``, ``stage``, ``time_unit``), live
     or read from CSV. ``active`` is P(still in the track, e.g. still dying); an
     absorbing outcome is P(absorbed in it by then). For a chain, ``stage`` picks
-    one stage (default: the first); the x axis is in that stage's unit. Lines are
-    Monte Carlo, shaded bands their 95% intervals, dots the exact values; the
+    one stage (default: :func:`~simkit.analysis.plots.frames.survival_stage`, where the
+    outcome drawn happens); the x axis is in that stage's unit. Lines are Monte Carlo,
+    shaded bands their 95% intervals, dots the exact values; the
     legend says so. ``cut``: the time axis ends once that share of the tracks has
     left the track (:func:`settled_time`; ``None``: the whole horizon). ``outcomes``:
     default ``active`` and the model's outcome (``dead``; a party's ``any_death``). A
@@ -95,7 +97,7 @@ def survival_curves(
     whole = surv
     if "stage" in surv and len(surv):
         stages = list(dict.fromkeys(surv["stage"]))
-        stage = stages[0] if stage is None else stage
+        stage = survival_stage(surv, outcomes) if stage is None else stage
         if stage not in stages:
             raise ValueError(f"stage {stage!r}: not in the frame; stages: {', '.join(stages)}")
         surv = surv[surv["stage"] == stage]
@@ -106,7 +108,7 @@ def survival_curves(
         return outcome_bars(final_rows(surv), ax=ax, exact=exact, title=title)
     for o in outcomes:
         d = surv[surv["outcome"] == o]
-        name = outcome_label(o, unit, model_of(surv))
+        name = outcome_label(o, unit, stage_model(surv))
         lab = f"{label}: P({name})" if label else f"P({name})"
         c = color if color is not None else outcome_color(o, outcomes)
         line = ax.step(d["time"], d["p"], where="post", color=c, label=lab, linestyle=linestyle)[0]
@@ -211,7 +213,8 @@ def survival_sweep(
         stages = list(dict.fromkeys(df["stage"]))
         if stage is not None and stage not in stages:
             raise ValueError(f"stage {stage!r}: not in the frame; stages: {', '.join(stages)}")
-        staged = df[df["stage"] == (stage if stage is not None else stages[0])]
+        stage = survival_stage(df, outcomes) if stage is None else stage
+        staged = df[df["stage"] == stage]
     if len(staged) and staged["time"].nunique() <= 1:  # one step (a fall): bars, not curves
         final = final_rows(staged)
         if not by:

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from simkit.analysis.plots.frames import lead_columns, model_of, n_text, time_unit
+from simkit.analysis.plots.frames import (
+    lead_columns,
+    model_of,
+    n_text,
+    stage_model,
+    survival_stage,
+    time_unit,
+)
 from simkit.analysis.plots.style import outcome_label
 
 __all__ = ["chart_title", "fixed_text", "settings_text", "survival_title"]
@@ -60,7 +67,7 @@ def survival_title(df, outcomes=("active", "dead"), stage: str | None = None) ->
     staged, where = df, ""
     if "stage" in df and len(df):
         stages = list(dict.fromkeys(df["stage"]))
-        stage = stages[0] if stage is None or stage not in stages else stage
+        stage = survival_stage(df, outcomes) if stage is None or stage not in stages else stage
         staged = df[df["stage"] == stage]
         where = f" ({stage} stage)" if len(stages) > 1 else ""
     unit = time_unit(staged)
@@ -68,7 +75,7 @@ def survival_title(df, outcomes=("active", "dead"), stage: str | None = None) ->
     fixed = settings_text(df)
     if len(staged) and staged["time"].nunique() <= 1:
         return f"{model}{where}: outcomes of one {step}{fixed}"
-    names = ", ".join(f"P({outcome_label(o, unit, model)})" for o in outcomes)
+    names = ", ".join(f"P({outcome_label(o, unit, stage_model(staged))})" for o in outcomes)
     return f"{model}{where}: {names} by {step}{fixed}"
 
 

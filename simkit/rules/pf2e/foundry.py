@@ -180,17 +180,38 @@ def recharge_chance(sides: int) -> float:
 
 
 # -- reading -----------------------------------------------------------------------------
-def _get(doc, path: str, where: str):
+#: Where an actor of an older pf2e system format keeps its Perception, and the one-line hint
+#: a missing ``system.perception.mod`` then adds (docs/how-to/foundry-creature.md).
+_OLDER_PERCEPTION = (
+    "system.attributes.perception.value",
+    "an actor of an older pf2e format: move its system.attributes.perception.value to "
+    "system.perception.mod (or export it again from a current Foundry pf2e system)",
+)
+
+
+def _get(doc, path: str, where: str, hint: tuple[str, str] | None = None):
+    """``doc``'s field at the dotted ``path``; missing: an :class:`ActorError` naming it, with
+    ``hint[1]`` appended when the actor has ``hint[0]`` (an older format's location)."""
     node = doc
     for key in path.split("."):
         if not isinstance(node, dict) or key not in node:
-            raise ActorError(f"{where}: {path}: missing")
+            why = f" ({hint[1]})" if hint is not None and _has(doc, hint[0]) else ""
+            raise ActorError(f"{where}: {path}: missing{why}")
         node = node[key]
     return node
 
 
-def _int(doc, path: str, where: str, lo: int = -100, hi: int = 100_000) -> int:
-    v = _get(doc, path, where)
+def _has(doc, path: str) -> bool:
+    node = doc
+    for key in path.split("."):
+        if not isinstance(node, dict) or key not in node:
+            return False
+        node = node[key]
+    return True
+
+
+def _int(doc, path: str, where: str, lo: int = -100, hi: int = 100_000, hint=None) -> int:
+    v = _get(doc, path, where, hint)
     if isinstance(v, bool) or not isinstance(v, int):
         raise ActorError(f"{where}: {path}: must be an integer, got {v!r:.40}")
     if isinstance(v, _Digits):
@@ -366,7 +387,7 @@ def read_actor(doc, where: str, slug: str | None = None) -> Creature:
     fort = _int(doc, "system.saves.fortitude.value", where, -10, 100)
     reflex = _int(doc, "system.saves.reflex.value", where, -10, 100)
     will = _int(doc, "system.saves.will.value", where, -10, 100)
-    perception = _int(doc, "system.perception.mod", where, -10, 100)
+    perception = _int(doc, "system.perception.mod", where, -10, 100, hint=_OLDER_PERCEPTION)
     items = doc.get("items", [])
     if not isinstance(items, list) or any(not isinstance(i, dict) for i in items):
         raise ActorError(f"{where}: items: must be a list of items")
