@@ -141,7 +141,10 @@ def test_simkit_exact_day_answers():
         "csv",
     )
     assert code == 0, err
-    rows = dict(line.split(",") for line in out.strip().splitlines()[1:])
+    head, *lines = out.strip().splitlines()
+    cols = head.split(",")
+    at_o, at_p = cols.index("outcome"), cols.index("p")
+    rows = {c[at_o]: c[at_p] for c in (line.split(",") for line in lines)}
     ex = simkit.solve(Day(level=1, party="fighter", plan="moderate, short_rest, moderate"))
     assert set(rows) == set(ex.probabilities)
     for outcome, p in ex.probabilities.items():
