@@ -222,8 +222,6 @@ def test_keep_state_and_start_hand_a_fight_on():
 def test_what_the_loop_does_not_play_is_refused_in_one_line():
     with pytest.raises(ParamError, match="engine must be 'kernel' or 'loop'"):
         Party(engine="fast")
-    with pytest.raises(ParamError, match="one lineup"):
-        Party(engine="loop").with_lineups([{"threat": "severe"}, {"threat": "low"}])
 
 
 def test_tables_come_from_the_rules_references():
@@ -240,8 +238,42 @@ def test_tables_come_from_the_rules_references():
             assert tables.deg(T, natural, margin) == degree(natural, margin, 0)
     fort = rules.fighters.pcs[0].fort
     dc = rules.fighters.monsters[0].recovery_dc
+    S = np.zeros(64, dtype=np.int64)  # a track's row: fight 0, penalty index 0
     for dying in (1, 2, 3):
         for natural in (1, 7, 20):
-            assert tables.rec(T, 0, dc, dying, natural) == recovery_delta(
+            assert tables.rec(S, T, 0, dc, dying, natural) == recovery_delta(
                 natural, dying, bonus=fort, dc=dc
             )
+
+
+@pytest.mark.parametrize("rules_set", ["seed000", "pf2e-core", "seed001"])
+def test_several_lineups_and_penalties_in_one_block(rules_set):
+    """Tracks of three lineups and two check penalties (P-10) in one block, from a start
+    with wounds: each (lineup, penalty) group's outcomes as the kernel's, within 5 SE."""
+    from dataclasses import fields
+
+    from simkit.models.fight_state import FightStart
+
+    n = 36_000
+    lineups = [{"threat": "severe"}, {"threat": "low", "lineup": "pack"}, {"monsters": "7,5,5"}]
+    base = Party(level=5, rules=rules_set)
+    fresh = base.fresh_start(n)
+    group = np.arange(n) % 6
+    arrays = {f.name: np.asarray(getattr(fresh, f.name)) for f in fields(FightStart)}
+    arrays["hp"] = np.maximum(1, arrays["hp"] - 9 * (group[:, None] % 2))
+    arrays["fight"] = (group // 2).astype(np.int32)
+    arrays["check_penalty"] = np.where(group % 2 == 1, -2, 0).astype(np.int32)
+    start = FightStart(**arrays)
+    out = {}
+    for engine in ("kernel", "loop"):
+        rules = Party(level=5, rules=rules_set, engine=engine).with_lineups(lineups)
+        res = simkit.simulate(rules, n, 21, start=start, keep_outcomes=True)
+        out[engine] = res.track_outcomes
+    for g in range(6):
+        at = group == g
+        m = int(at.sum())
+        for code in range(len(Party.outcomes)):
+            a = np.mean(out["kernel"][at] == code)
+            b = np.mean(out["loop"][at] == code)
+            se = np.sqrt((a * (1 - a) + b * (1 - b)) / m)
+            assert abs(a - b) <= 5 * max(se, 1 / m), (g, Party.outcomes[code], a, b)

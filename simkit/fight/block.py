@@ -47,11 +47,12 @@ def _compiling(fn, *args):
     return out
 
 
-def run(T: np.ndarray, keys: np.ndarray, horizon: int, starts=None):
+def run(T: np.ndarray, keys: np.ndarray, horizon: int, starts=None, fights=None, pens=None):
     """Every track of ``keys`` (uint64 dice keys) played from its start to its end or
     ``horizon``: ``(out, ends)``, int32 arrays of shapes (n, 2 + marks) and (n, P,
     len(CARRIED)). ``starts``: the PCs' fields at the start, (n, P, len(CARRIED)) in
-    :data:`CARRIED` order (None: fresh)."""
+    :data:`CARRIED` order (None: fresh); ``fights``, ``pens``: each track's lineup and
+    check-penalty index into the tables (None: 0 for every track)."""
     n = len(keys)
     P, M = int(T[H_P]), int(T[H_M])
     k63 = (np.asarray(keys, dtype=np.uint64) >> np.uint64(1)).astype(np.int64)
@@ -60,8 +61,14 @@ def run(T: np.ndarray, keys: np.ndarray, horizon: int, starts=None):
         starts = np.zeros((1, P, len(CARRIED)), dtype=np.int32)
     out = np.empty((n, OUT_MARK0 + len(MARKS)), dtype=np.int32)
     ends = np.empty((n, P, len(CARRIED)), dtype=np.int32)
+    zero = np.zeros(1, dtype=np.int32)
+    fights = zero if fights is None else np.ascontiguousarray(fights, dtype=np.int32)
+    pens = zero if pens is None else np.ascontiguousarray(pens, dtype=np.int32)
     with np.errstate(over="ignore"):  # (uncompiled: uint64 products wrap by design)
-        _compiling(loop.run_block, k63, T, int(horizon), width(P, M), starts, given, out, ends)
+        _compiling(
+            loop.run_block,
+            *(k63, T, int(horizon), width(P, M), starts, given, fights, pens, out, ends),
+        )
     return out, ends
 
 

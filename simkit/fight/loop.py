@@ -40,6 +40,7 @@ from simkit.fight.state import (
     DEATHS,
     DYING,
     FIGHT,
+    FIGHT_IX,
     FLED,
     HEALS,
     HERO,
@@ -56,6 +57,7 @@ from simkit.fight.state import (
     OUTCOME,
     PE,
     PE_MAX,
+    PEN_IX,
     PHASE,
     PP,
     ROUNDS,
@@ -90,7 +92,7 @@ def roll_initiative(S, T):
     higher acts first; ties as :func:`simkit.rules.initiative.initiative_keys` orders them."""
     P, M = T[t.H_P], T[t.H_M]
     for c in range(P + M):
-        perc = t.pcn(T, c, t.PERC) if c < P else t.monn(T, c - P, t.M_PERC)
+        perc = t.pcn(S, T, c, t.PERC) if c < P else t.monn(S, T, c - P, t.M_PERC)
         S[init_key(P, M, c)] = (d20(S) + perc) * 256 + t.tie(T, c)
         S[order(P, M, c)] = c
     for a in range(1, P + M):  # insertion sort, highest key first
@@ -107,17 +109,17 @@ def fresh(S, T):
     """Every PC at its numbers: full HP, its spells, ``hero_points`` (the monsters are set
     by :func:`start`)."""
     for k in range(T[t.H_P]):
-        S[pc(k, HP)] = t.pcn(T, k, t.HP_MAX)
-        S[pc(k, HP_MAX)] = t.pcn(T, k, t.HP_MAX)
-        S[pc(k, MASSIVE)] = t.pcn(T, k, t.MASSIVE)
-        S[pc(k, LOW)] = t.pcn(T, k, t.LOW)
-        S[pc(k, HERO)] = t.pcn(T, k, t.HERO0)
-        S[pc(k, SLOTS)] = t.pcn(T, k, t.SLOTS0)
-        S[pc(k, HEALS)] = t.pcn(T, k, t.HEALS0)
-        S[pc(k, PP)] = t.pcn(T, k, t.PP0)
-        S[pc(k, PE)] = t.pcn(T, k, t.PE0)
-        S[pc(k, PE_MAX)] = t.pcn(T, k, t.PE0)
-        S[pc(k, NIGHT_HP)] = t.pcn(T, k, t.NIGHT_HP0)
+        S[pc(k, HP)] = t.pcn(S, T, k, t.HP_MAX)
+        S[pc(k, HP_MAX)] = t.pcn(S, T, k, t.HP_MAX)
+        S[pc(k, MASSIVE)] = t.pcn(S, T, k, t.MASSIVE)
+        S[pc(k, LOW)] = t.pcn(S, T, k, t.LOW)
+        S[pc(k, HERO)] = t.pcn(S, T, k, t.HERO0)
+        S[pc(k, SLOTS)] = t.pcn(S, T, k, t.SLOTS0)
+        S[pc(k, HEALS)] = t.pcn(S, T, k, t.HEALS0)
+        S[pc(k, PP)] = t.pcn(S, T, k, t.PP0)
+        S[pc(k, PE)] = t.pcn(S, T, k, t.PE0)
+        S[pc(k, PE_MAX)] = t.pcn(S, T, k, t.PE0)
+        S[pc(k, NIGHT_HP)] = t.pcn(S, T, k, t.NIGHT_HP0)
         S[pc(k, COND)] = UP
 
 
@@ -132,9 +134,9 @@ def start(S, T, given):
     (AP-9); with no monster it is won, and ends now when every PC is conscious."""
     P, M = T[t.H_P], T[t.H_M]
     for j in range(M):
-        S[mon(P, j, MHP)] = t.monn(T, j, t.M_HP)
-        S[mon(P, j, AREA_LEFT)] = t.monn(T, j, t.M_USES)
-    S[PHASE] = FIGHT if M else WON
+        S[mon(P, j, MHP)] = t.monn(S, T, j, t.M_HP)
+        S[mon(P, j, AREA_LEFT)] = t.monn(S, T, j, t.M_USES)
+    S[PHASE] = FIGHT if t.n_monsters(S, T) else WON
     S[OUTCOME] = -1
     roll_initiative(S, T)
     cap = t.opt(T, t.HP_CAP)
@@ -143,7 +145,7 @@ def start(S, T, given):
             S[pc(k, HP)] = min(S[pc(k, HP)], cap)
         if cap == 0:
             for k in range(P):
-                knock_out(S, T, k, 0, t.opt(T, t.START_DC), -1, 1)
+                knock_out(S, T, k, 0, t.start_dc(S, T), -1, 1)
             S[KNOCKOUTS] = 0
     check_defeat(S, T)
     if S[OUTCOME] < 0 and S[PHASE] == WON:
@@ -176,7 +178,7 @@ def care_round(S, T):
     aid to the first dying PC; then every dying PC takes its turn."""
     P = T[t.H_P]
     for c in range(P):
-        if t.pcn(T, c, t.ROLE) != t.CLERIC or S[pc(c, COND)] != UP:
+        if t.pcn(S, T, c, t.ROLE) != t.CLERIC or S[pc(c, COND)] != UP:
             continue
         k = first_with(S, T, DYING, STABLE)
         if S[pc(c, HEALS)] > 0 and k >= 0:
@@ -232,11 +234,13 @@ OUT_OUTCOME, OUT_STEP, OUT_MARK0 = 0, 1, 2
 
 
 @njit(cache=True, parallel=True)
-def run_block(keys, T, horizon, width, starts, given, out, ends):
+def run_block(keys, T, horizon, width, starts, given, fights, pens, out, ends):
     """Every track of a block from its start to its end or ``horizon``.
 
     ``keys`` (n,) int64: the tracks' dice keys; ``starts`` (n, P, len(CARRIED)): the PCs'
-    fields at the start when ``given`` (else fresh: :func:`fresh`); ``out`` (n, 2 + marks)
+    fields at the start when ``given`` (else fresh: :func:`fresh`); ``fights`` and ``pens``
+    (n,) or (1,) for every track: each track's lineup and check-penalty indices into the
+    tables; ``out`` (n, 2 + marks)
     and ``ends`` (n, P, len(CARRIED)) are written. Threads take chunks of tracks, each
     track in one reused row of ``width`` fields (no per-track state is kept: the memory is
     the outputs')."""
@@ -247,6 +251,8 @@ def run_block(keys, T, horizon, width, starts, given, out, ends):
         for i in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
             S[:] = 0
             S[KEY] = keys[i]
+            S[FIGHT_IX] = fights[i if fights.shape[0] > 1 else 0]
+            S[PEN_IX] = pens[i if pens.shape[0] > 1 else 0]
             if given:
                 for k in range(P):
                     for f in range(len(CARRIED)):

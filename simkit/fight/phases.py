@@ -287,7 +287,7 @@ def check_defeat(S, T):
 def heal(S, T, c, k):
     """Cleric ``c`` heals PC ``k`` (P-05; R0-01, R0-04): back at 1 HP or more, conscious
     and no longer dying."""
-    hp = min(S[pc(k, HP)] + roll(S, T, t.pcn(T, c, t.HEAL)), S[pc(k, HP_MAX)])
+    hp = min(S[pc(k, HP)] + roll(S, T, t.pcn(S, T, c, t.HEAL)), S[pc(k, HP_MAX)])
     if S[pc(k, COND)] != UP and hp >= 1:  # (R1-03 too)
         leave_dying(S, T, k)
         S[pc(k, COND)] = UP
@@ -300,7 +300,7 @@ def heal(S, T, c, k):
 @scalar
 def first_aid(S, T, c, k):
     """Cleric ``c``'s first aid on dying PC ``k`` (R1-02, AP-4): stable on a success."""
-    if t.aid(T, c, d20(S)):
+    if t.aid(S, T, c, d20(S)):
         stabilize(S, T, k)
 
 
@@ -317,7 +317,7 @@ def dying_turn(S, T, k):
             kill(S, k, False)
         return
     old = S[pc(k, DYING_V)]
-    dying_to(S, T, k, old, old + t.rec(T, k, S[pc(k, DC)], old, d20(S)), 0)
+    dying_to(S, T, k, old, old + t.rec(S, T, k, S[pc(k, DC)], old, d20(S)), 0)
 
 
 # -- the monsters -------------------------------------------------------------------------
@@ -341,14 +341,14 @@ def night(S, T):
     healer = 0
     for q in range(P):
         if S[pc(q, COND)] == UP:
-            healer = max(healer, t.pcn(T, q, t.HEALER))
+            healer = max(healer, t.pcn(S, T, q, t.HEALER))
     for k in range(P):
         if S[pc(k, COND)] != STABLE:
             continue
         lethal = 0 if S[pc(k, NONLETHAL)] else 1
         hp = S[pc(k, NIGHT_HP)]
         for _ in range(t.opt(T, t.NIGHT_CHECKS)):
-            res = t.hour(T, k, healer, lethal, d20(S), d20(S))
+            res = t.hour(S, T, k, healer, lethal, d20(S), d20(S))
             if res == 0:
                 hp = -1
                 break

@@ -43,6 +43,7 @@ import numpy as np
 
 from simkit.core.params import ParamError
 from simkit.fight._jit import scalar
+from simkit.fight.state import FIGHT_IX, PEN_IX
 from simkit.rules import (
     dying_damage,
     dying_systems,
@@ -140,25 +141,26 @@ R_STABLE, R_HERO, R_DEAD, R_CARRY = (
 Tables = namedtuple(
     "Tables",
     [
-        "pcn",  # (P, N_PCN) int64
+        "pcn",  # (pens, P, N_PCN) int64: by check penalty (a track's PEN_IX), PC
         "pmap",  # (P, 2) int64
-        "monn",  # (M, N_MONN) int64
-        "mmap",  # (attacks,) int64
+        "monn",  # (fights, M, N_MONN) int64: by lineup (a track's FIGHT_IX), slot
+        "mmap",  # (fights, attacks) int64
+        "fights",  # (fights, 2) int64: each lineup's monsters and its start's recovery DC
         "dice",  # (D, 5) int64
         "sums",  # (S,) int64
         "deg",  # (20, 2 MARGIN + 1) int64
         "strike_x",  # (4,) int64
         "basic_x2",  # (4,) int64
-        "rec",  # (P, n_dc, V + 1, 20) int64
+        "rec",  # (pens, P, n_dc, V + 1, 20) int64
         "dc_index",  # (max DC + 1,) int64: a DC's index in rec
         "rise",  # (2, 2, V + 1, V + 1) int64
         "ko",  # (2, 2, V + 1) int64: [a fight's knock-out / hp=0's start_dying, crit, wounded]
         "hit",  # (V + 1, 2, V + 1) int64
         "wafter",  # (V + 1,) int64
-        "aid",  # (P, 20) int64
+        "aid",  # (pens, P, 20) int64
         "tie",  # (P + M,) int64
         "agony",  # (P, PP_CAP + 1, T_CAP + 1) int64: (outcome + 1) * 4096 + PP after the turn
-        "hour",  # (P, N_HEALERS, 2, 20, 20) int64: an hourly result [k, healer, lethal, con, med]
+        "hour",  # (pens, P, N_HEALERS, 2, 20, 20) int64: an hourly result
         "opt",  # (N_OPT,) int64
     ],
 )
@@ -172,8 +174,6 @@ def supported(rules) -> str | None:
     for name, bad in _REFUSED.items():
         if getattr(rules, name) in bad:
             return f"the compiled fight loop does not play {name}={getattr(rules, name)} yet"
-    if len(rules.lineup_rules) > 1:
-        return "the compiled fight loop plays one lineup a run (with_lineups: not yet)"
     F = rules.fighters
     if not F.pcs:
         return "the compiled fight loop needs at least one PC"
@@ -247,23 +247,12 @@ def _night(rules) -> tuple[int, int]:
     return counted, hourly.wake_up(awake, max(rules.checks, 1), rules.level)[1]
 
 
-def build(rules) -> Tables:
-    """The tables of ``rules``' fight (a :class:`~simkit.models.party.Party`); a
-    :class:`~simkit.core.params.ParamError` for what the loop does not play."""
-    why = supported(rules)
-    if why is not None:
-        raise ParamError(why)
+def _pc_tables(rules, pen: int, healers, dcs, Vmax: int, opts, dice) -> dict:
+    """The tables of the PCs that depend on the check penalty ``pen`` (P-10): their row of
+    numbers, recovery checks, first aid and hourly checks."""
     F = rules.fighters
-    P, M = len(F.pcs), len(F.monsters)
-    pen = int(rules.check_penalty)
-    seed001 = not rules.seed000
-    # (seed 001 has no seed-000 track options: its tables are built on the seed's, unused)
-    opts = dying_systems.SEED000 if seed001 else rules.dying_options
-    meds = sorted({p.medicine for p in F.pcs if p.medicine is not None})
-    healers = [None, *meds]  # a night's healer: none, or one of the party's Medicine bonuses
-    dice = _Dice()
+    P = len(F.pcs)
     pcn = np.zeros((P, N_PCN), dtype=np.int64)
-    pmap = np.zeros((P, 2), dtype=np.int64)
     for k, p in enumerate(F.pcs):
         wizard = bool(p.area and p.cantrip)
         role = CLERIC if p.role == "cleric" else WIZARD if p.role == "wizard" else STRIKER
@@ -297,25 +286,89 @@ def build(rules) -> Tables:
             healers.index(p.medicine),
             _night_hp(rules, p.hp),
         )
-        pmap[k] = [map_penalty(pc_map(p.agile), a) for a in range(2)]
+    rec = np.zeros((P, len(dcs), Vmax + 1, 20), dtype=np.int64)
+    aid = np.zeros((P, 20), dtype=np.int64)
+    hour = np.zeros((P, len(healers), 2, 20, 20), dtype=np.int64)
+    for k, p in enumerate(F.pcs):
+        for i, dc in enumerate(dcs):
+            for v in range(1, Vmax + 1):
+                for r in range(1, 21):
+                    rec[k, i, v, r - 1] = recovery_check.recovery_delta(
+                        r, v, check=opts["check"], bonus=p.fort + pen, dc=dc
+                    )
+        if p.medicine is not None:
+            aid[k] = [
+                first_aid.first_aid_succeeds(
+                    r,
+                    bonus=p.medicine,
+                    check_penalty=pen,
+                    dc=rules.first_aid_dc,
+                    natural=rules.first_aid_natural,
+                )
+                for r in range(1, 21)
+            ]
+        if not rules.seed000:
+            for h, healer in enumerate(healers):
+                for lethal in (0, 1):
+                    for con in range(1, 21):
+                        for med in range(1, 21):
+                            hour[k, h, lethal, con - 1, med - 1] = hourly.hourly_result(
+                                con,
+                                med,
+                                con=p.con,
+                                healer=healer,
+                                check_penalty=pen,
+                                natural=rules.natural,
+                                lethal=bool(lethal),
+                            )
+    return {"pcn": pcn, "rec": rec, "aid": aid, "hour": hour}
+
+
+def build(rules, pens: tuple[int, ...] | None = None) -> Tables:
+    """The tables of ``rules``' fight (a :class:`~simkit.models.party.Party`), for each of
+    its lineups (a track's fight index) and each check penalty of ``pens`` (a track's
+    penalty index; default: the rules' own); a :class:`~simkit.core.params.ParamError`
+    for what the loop does not play."""
+    why = supported(rules)
+    if why is not None:
+        raise ParamError(why)
+    pens = (int(rules.check_penalty),) if pens is None else tuple(int(x) for x in pens)
+    F = rules.fighters
+    fights = rules.lineup_rules
+    P = len(F.pcs)
+    M = max(len(fr.fighters.monsters) for fr in fights)
+    seed001 = not rules.seed000
+    # (seed 001 has no seed-000 track options: its tables are built on the seed's, unused)
+    opts = dying_systems.SEED000 if seed001 else rules.dying_options
+    meds = sorted({p.medicine for p in F.pcs if p.medicine is not None})
+    healers = [None, *meds]  # a night's healer: none, or one of the party's Medicine bonuses
+    dice = _Dice()
     area_on = bool(rules.area_on)
-    uses, chances = rules.area_uses_of, rules.area_chance_of
-    monn = np.zeros((M, N_MONN), dtype=np.int64)
-    for j, mo in enumerate(F.monsters):
-        monn[j] = (
-            mo.hp,
-            mo.ac,
-            mo.reflex,
-            mo.perception,
-            mo.attack,
-            mo.recovery_dc,
-            mo.spell_dc,
-            dice(mo.damage),
-            dice(mo.area) if area_on else -1,
-            uses[j] if area_on else 0,
-            edge_of(chances[j]) if area_on else 0,
-        )
-    mmap = np.array([map_penalty(rules.map, a) for a in range(rules.attacks)], dtype=np.int64)
+    # each lineup's monsters, padded to the largest: an absent one has 0 HP (never acts,
+    # never a target) and no area effect
+    monn = np.zeros((len(fights), max(M, 1), N_MONN), dtype=np.int64)
+    monn[:, :, M_DMG] = -1
+    monn[:, :, M_AREA] = -1
+    mmap = np.zeros((len(fights), max(rules.attacks, 1)), dtype=np.int64)
+    fight_info = np.zeros((len(fights), 2), dtype=np.int64)  # (monsters, start DC)
+    for f, fr in enumerate(fights):
+        uses, chances = fr.area_uses_of, fr.area_chance_of
+        for j, mo in enumerate(fr.fighters.monsters):
+            monn[f, j] = (
+                mo.hp,
+                mo.ac,
+                mo.reflex,
+                mo.perception,
+                mo.attack,
+                mo.recovery_dc,
+                mo.spell_dc,
+                dice(mo.damage),
+                dice(mo.area) if area_on else -1,
+                uses[j] if area_on else 0,
+                edge_of(chances[j]) if area_on else 0,
+            )
+        mmap[f, : rules.attacks] = [map_penalty(fr.map, a) for a in range(rules.attacks)]
+        fight_info[f] = (len(fr.fighters.monsters), fr.start_dc)
     deg = np.array(
         [[degree(r, m, 0) for m in range(-MARGIN, MARGIN + 1)] for r in range(1, 21)],
         dtype=np.int64,
@@ -324,21 +377,14 @@ def build(rules) -> Tables:
     thr = rules.threshold
     Vmax = max(rules.death_at, thr or 0, rules.start_dying) + 4
     dcs = sorted(
-        {int(mo.recovery_dc) for mo in F.monsters}
-        | {int(mo.spell_dc) for mo in F.monsters}
-        | {int(rules.start_dc)}
+        {int(mo.recovery_dc) for fr in fights for mo in fr.fighters.monsters}
+        | {int(mo.spell_dc) for fr in fights for mo in fr.fighters.monsters}
+        | {int(fr.start_dc) for fr in fights}
     )
     dc_index = np.zeros(max(dcs) + 1, dtype=np.int64)
     for i, dc in enumerate(dcs):
         dc_index[dc] = i
-    rec = np.zeros((P, len(dcs), Vmax + 1, 20), dtype=np.int64)
-    for k, p in enumerate(F.pcs):
-        for i, dc in enumerate(dcs):
-            for v in range(1, Vmax + 1):
-                for r in range(1, 21):
-                    rec[k, i, v, r - 1] = recovery_check.recovery_delta(
-                        r, v, check=opts["check"], bonus=p.fort + pen, dc=dc
-                    )
+    by_pen = [_pc_tables(rules, pen, healers, dcs, Vmax, opts, dice) for pen in pens]
     rise = np.zeros((2, 2, Vmax + 1, Vmax + 1), dtype=np.int64)
     for held in (0, 1):
         for knockout in (0, 1):
@@ -396,25 +442,11 @@ def build(rules) -> Tables:
         [min(Vmax, dying_damage.wounded_after_losing(w, wr)) for w in range(Vmax + 1)],
         dtype=np.int64,
     )
-    aid = np.zeros((P, 20), dtype=np.int64)
-    for k, p in enumerate(F.pcs):
-        if p.medicine is not None:
-            aid[k] = [
-                first_aid.first_aid_succeeds(
-                    r,
-                    bonus=p.medicine,
-                    check_penalty=pen,
-                    dc=rules.first_aid_dc,
-                    natural=rules.first_aid_natural,
-                )
-                for r in range(1, 21)
-            ]
-    # seed 001: the agonising turn by PP and turn, and the hourly checks (R1-01..R1-08)
+    # seed 001: the agonising turn by PP and turn (R1-01, R1-04)
     pp_cap = max([p.pp_max for p in F.pcs] + [1]) + 4
     spend = rules.spend
     t_cap = (int(spend) + 2) if isinstance(spend, int) or str(spend).isdigit() else 1
     agony = np.zeros((P, pp_cap + 1, t_cap + 1), dtype=np.int64)
-    hour = np.zeros((P, len(healers), 2, 20, 20), dtype=np.int64)
     if seed001:
         codes = {None: 0, perseverance.STABLE: 1, perseverance.DEAD: 2}
         for k, p in enumerate(F.pcs):
@@ -425,19 +457,6 @@ def build(rules) -> Tables:
                         perseverance.AGONISING, pp, turn, cost=cost, spend=spend
                     )
                     agony[k, pp, turn] = codes[res] * 4096 + left
-            for h, healer in enumerate(healers):
-                for lethal in (0, 1):
-                    for con in range(1, 21):
-                        for med in range(1, 21):
-                            hour[k, h, lethal, con - 1, med - 1] = hourly.hourly_result(
-                                con,
-                                med,
-                                con=p.con,
-                                healer=healer,
-                                check_penalty=pen,
-                                natural=rules.natural,
-                                lethal=bool(lethal),
-                            )
     night_checks, awake_hp = _night(rules)
     # the initiative's ties: the keys of zero rolls at zero Perception (AP-1)
     tie = initiative.initiative_keys(np.zeros((1, P + M)), [0] * P, [0] * M)[0].astype(np.int64)
@@ -459,7 +478,6 @@ def build(rules) -> Tables:
     opt[MAX_ROUNDS] = rules.max_rounds
     opt[HP_CAP] = -1 if rules.hp is None else rules.hp
     opt[START_DYING] = rules.start_dying
-    opt[START_DC] = rules.start_dc
     opt[AREA_ON] = area_on
     opt[V] = Vmax
     opt[WOUNDED_RULE] = wr
@@ -475,25 +493,28 @@ def build(rules) -> Tables:
     rows = np.array(dice.rows, dtype=np.int64).reshape(-1, 5)
     sums = np.concatenate(dice.parts) if dice.parts else np.zeros(1, dtype=np.int64)
     return Tables(
-        pcn=pcn,
-        pmap=pmap,
+        pcn=np.stack([b["pcn"] for b in by_pen]),
+        pmap=np.array(
+            [[map_penalty(pc_map(p.agile), a) for a in range(2)] for p in F.pcs], dtype=np.int64
+        ),
         monn=monn,
-        mmap=mmap if len(mmap) else np.zeros(1, dtype=np.int64),
+        mmap=mmap,
+        fights=fight_info,
         dice=rows if len(rows) else np.zeros((1, 5), dtype=np.int64),
         sums=sums,
         deg=deg,
         strike_x=np.array([STRIKE_MULT[d] for d in range(4)], dtype=np.int64),
         basic_x2=np.array([BASIC_X2[d] for d in range(4)], dtype=np.int64),
-        rec=rec,
+        rec=np.stack([b["rec"] for b in by_pen]),
         dc_index=dc_index,
         rise=rise,
         ko=ko,
         hit=hit,
         wafter=wafter,
-        aid=aid,
+        aid=np.stack([b["aid"] for b in by_pen]),
         tie=tie,
         agony=agony,
-        hour=hour,
+        hour=np.stack([b["hour"] for b in by_pen]),
         opt=opt,
     )
 
@@ -501,12 +522,13 @@ def build(rules) -> Tables:
 # -- the packed form the loop reads ----------------------------------------------------------
 # One int64 array: a header (the sizes, then each table's offset), then the tables, flat in
 # the order of ``Tables``' fields. One array a call keeps the loop's calls cheap.
-H_P, H_M, H_V, H_NDC = range(4)
+H_P, H_M, H_V, H_NDC, H_NPEN, H_NFIGHT = range(6)
 (
     O_PCN,
     O_PMAP,
     O_MONN,
     O_MMAP,
+    O_FIGHTS,
     O_DICE,
     O_SUMS,
     O_DEG,
@@ -523,19 +545,20 @@ H_P, H_M, H_V, H_NDC = range(4)
     O_AGONY,
     O_HOUR,
     O_OPT,
-) = range(4, 4 + len(Tables._fields))
-N_HEAD = 4 + len(Tables._fields)
+) = range(6, 6 + len(Tables._fields))
+N_HEAD = 6 + len(Tables._fields)
 
 
 def pack(T: Tables) -> np.ndarray:
     """``T`` as the one read-only int64 array the loop reads (header, then the tables)."""
     head = np.zeros(N_HEAD, dtype=np.int64)
-    head[H_P], head[H_M] = T.pcn.shape[0], T.monn.shape[0]
-    head[H_V], head[H_NDC] = T.opt[V], T.rec.shape[1]
+    head[H_P], head[H_M] = T.pcn.shape[1], T.monn.shape[1]
+    head[H_V], head[H_NDC] = T.opt[V], T.rec.shape[2]
+    head[H_NPEN], head[H_NFIGHT] = T.pcn.shape[0], T.monn.shape[0]
     parts, at = [head], N_HEAD
     for i, name in enumerate(Tables._fields):
         a = np.ascontiguousarray(getattr(T, name), dtype=np.int64).reshape(-1)
-        head[4 + i] = at
+        head[6 + i] = at
         parts.append(a)
         at += len(a)
     flat = np.concatenate(parts)
@@ -544,9 +567,9 @@ def pack(T: Tables) -> np.ndarray:
 
 
 @scalar
-def pcn(T, k, f):
-    """PC ``k``'s number ``f`` (HP_MAX, AC, ...)."""
-    return T[T[O_PCN] + k * N_PCN + f]
+def pcn(S, T, k, f):
+    """PC ``k``'s number ``f`` (HP_MAX, AC, ...) at track ``S``'s check penalty."""
+    return T[T[O_PCN] + (S[PEN_IX] * T[H_P] + k) * N_PCN + f]
 
 
 @scalar
@@ -556,15 +579,28 @@ def pmap(T, k, a):
 
 
 @scalar
-def monn(T, j, f):
-    """Monster ``j``'s number ``f`` (M_HP, M_AC, ...)."""
-    return T[T[O_MONN] + j * N_MONN + f]
+def monn(S, T, j, f):
+    """Monster ``j``'s number ``f`` (M_HP, M_AC, ...) in track ``S``'s lineup."""
+    return T[T[O_MONN] + (S[FIGHT_IX] * T[H_M] + j) * N_MONN + f]
 
 
 @scalar
-def mmap(T, a):
-    """A monster's multiple attack penalty on its ``a``-th strike (P-02)."""
-    return T[T[O_MMAP] + a]
+def mmap(S, T, a):
+    """A monster's multiple attack penalty on its ``a``-th strike (P-02), in track ``S``'s
+    lineup."""
+    return T[T[O_MMAP] + S[FIGHT_IX] * max(T[T[O_OPT] + ATTACKS], 1) + a]
+
+
+@scalar
+def n_monsters(S, T):
+    """How many monsters track ``S``'s lineup has (the rest of the slots are padding)."""
+    return T[T[O_FIGHTS] + 2 * S[FIGHT_IX]]
+
+
+@scalar
+def start_dc(S, T):
+    """The recovery DC of a PC of track ``S`` starting at 0 HP (``hp=0``)."""
+    return T[T[O_FIGHTS] + 2 * S[FIGHT_IX] + 1]
 
 
 @scalar
@@ -605,11 +641,12 @@ def basic_x2(T, d):
 
 
 @scalar
-def rec(T, k, dc, dying, natural):
+def rec(S, T, k, dc, dying, natural):
     """PC ``k``'s recovery check (R0-05..R0-07): the change of dying at recovery DC ``dc``."""
     v1 = T[H_V] + 1
     i = T[T[O_DCI] + dc]
-    return T[T[O_REC] + ((k * T[H_NDC] + i) * v1 + min(dying, v1 - 1)) * 20 + natural - 1]
+    pk = S[PEN_IX] * T[H_P] + k
+    return T[T[O_REC] + ((pk * T[H_NDC] + i) * v1 + min(dying, v1 - 1)) * 20 + natural - 1]
 
 
 @scalar
@@ -641,9 +678,9 @@ def wafter(T, wounded):
 
 
 @scalar
-def aid(T, k, natural):
+def aid(S, T, k, natural):
     """Whether PC ``k``'s first aid works on natural d20 ``natural`` (R1-02, AP-4)."""
-    return T[T[O_AID] + k * 20 + natural - 1]
+    return T[T[O_AID] + (S[PEN_IX] * T[H_P] + k) * 20 + natural - 1]
 
 
 @scalar
@@ -662,7 +699,8 @@ def agony(T, k, pp, turn):
 
 
 @scalar
-def hour(T, k, healer, lethal, con, med):
+def hour(S, T, k, healer, lethal, con, med):
     """An hourly check of PC ``k`` (R1-06, R1-08): 0 dead, 1 stays, 2 awake."""
     nh = T[T[O_OPT] + N_HEALERS]
-    return T[T[O_HOUR] + (((k * nh + healer) * 2 + lethal) * 20 + con - 1) * 20 + med - 1]
+    pk = S[PEN_IX] * T[H_P] + k
+    return T[T[O_HOUR] + (((pk * nh + healer) * 2 + lethal) * 20 + con - 1) * 20 + med - 1]

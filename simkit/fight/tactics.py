@@ -74,10 +74,10 @@ def strikes(S, T, k):
         j = pc_target(S, T)
         if j < 0:
             return
-        bonus = t.pcn(T, k, t.ATK) - t.pmap(T, k, a)
-        mult = t.strike_x(T, t.deg(T, d20(S), bonus - t.monn(T, j, t.M_AC)))
+        bonus = t.pcn(S, T, k, t.ATK) - t.pmap(T, k, a)
+        mult = t.strike_x(T, t.deg(T, d20(S), bonus - t.monn(S, T, j, t.M_AC)))
         if mult:
-            dmg = max(roll(S, T, t.pcn(T, k, t.DMG)), 0) * mult
+            dmg = max(roll(S, T, t.pcn(S, T, k, t.DMG)), 0) * mult
             if dmg > 0:
                 hit_monster(S, T, j, dmg)
 
@@ -85,7 +85,7 @@ def strikes(S, T, k):
 @scalar
 def spell(S, T, k, j, base):
     """Monster ``j``'s basic Reflex against PC ``k``'s spell DC (P-04, P-05)."""
-    d = t.deg(T, d20(S), t.monn(T, j, t.M_REFLEX) - t.pcn(T, k, t.SPELL_DC))
+    d = t.deg(T, d20(S), t.monn(S, T, j, t.M_REFLEX) - t.pcn(S, T, k, t.SPELL_DC))
     dmg = (max(base, 0) * t.basic_x2(T, d)) >> 1
     if dmg > 0:
         hit_monster(S, T, j, dmg)
@@ -97,14 +97,14 @@ def wizard(S, T, k):
     P = T[t.H_P]
     if S[pc(k, SLOTS)] > 0:
         S[pc(k, SLOTS)] -= 1
-        base = roll(S, T, t.pcn(T, k, t.AREA))
+        base = roll(S, T, t.pcn(S, T, k, t.AREA))
         for j in range(T[t.H_M]):
             if S[mon(P, j, MHP)] > 0:
                 spell(S, T, k, j, base)
         return
     j = pc_target(S, T)
     if j >= 0:
-        spell(S, T, k, j, roll(S, T, t.pcn(T, k, t.CANTRIP)))
+        spell(S, T, k, j, roll(S, T, t.pcn(S, T, k, t.CANTRIP)))
 
 
 @scalar
@@ -135,7 +135,7 @@ def pc_turn(S, T, k):
     if cond == DYING:
         dying_turn(S, T, k)
     elif cond == UP:
-        role = t.pcn(T, k, t.ROLE)
+        role = t.pcn(S, T, k, t.ROLE)
         if role == t.CLERIC:
             cleric(S, T, k)
         elif role == t.WIZARD:
@@ -150,12 +150,12 @@ def area_effect(S, T, j):
     """AP-10: one damage roll at every conscious PC, each a basic Reflex (P-04) against the
     monster's spell DC; those it knocks out fall in the party's order (AP-2)."""
     S[mon(T[t.H_P], j, AREA_LEFT)] -= 1
-    base = roll(S, T, t.monn(T, j, t.M_AREA))
-    sdc = t.monn(T, j, t.M_SDC)
+    base = roll(S, T, t.monn(S, T, j, t.M_AREA))
+    sdc = t.monn(S, T, j, t.M_SDC)
     for k in range(T[t.H_P]):
         if S[pc(k, COND)] != UP:
             continue
-        d = t.deg(T, d20(S), t.pcn(T, k, t.REFLEX) - sdc)
+        d = t.deg(T, d20(S), t.pcn(S, T, k, t.REFLEX) - sdc)
         dmg = (max(base, 0) * t.basic_x2(T, d)) >> 1
         if dmg > 0:
             take_damage(S, T, k, dmg, 1 if d == CRIT_FAIL else 0, sdc, j)
@@ -191,7 +191,7 @@ def monster_target(S, T):
 def monster_turn(S, T, j):
     """A monster's turn: its area effect (a chance a turn while it has one), else its
     strikes at the multiple attack penalty (P-02, P-03), a downed PC's AC lowered (R0-11)."""
-    if S[mon(T[t.H_P], j, AREA_LEFT)] > 0 and chance(S, t.monn(T, j, t.M_EDGE)):
+    if S[mon(T[t.H_P], j, AREA_LEFT)] > 0 and chance(S, t.monn(S, T, j, t.M_EDGE)):
         area_effect(S, T, j)
         return
     for a in range(t.opt(T, t.ATTACKS)):
@@ -200,12 +200,12 @@ def monster_turn(S, T, j):
         k = monster_target(S, T)
         if k < 0:
             continue
-        ac = t.pcn(T, k, t.AC) if S[pc(k, COND)] == UP else t.pcn(T, k, t.AC_DOWN)
-        d = t.deg(T, d20(S), t.monn(T, j, t.M_ATK) - t.mmap(T, a) - ac)
+        ac = t.pcn(S, T, k, t.AC) if S[pc(k, COND)] == UP else t.pcn(S, T, k, t.AC_DOWN)
+        d = t.deg(T, d20(S), t.monn(S, T, j, t.M_ATK) - t.mmap(S, T, a) - ac)
         mult = t.strike_x(T, d)
         if mult:
-            dmg = max(roll(S, T, t.monn(T, j, t.M_DMG)), 0) * mult
+            dmg = max(roll(S, T, t.monn(S, T, j, t.M_DMG)), 0) * mult
             if dmg > 0:
                 crit = 1 if d == CRIT_SUCCESS else 0
-                take_damage(S, T, k, dmg, crit, t.monn(T, j, t.M_RDC), j)
+                take_damage(S, T, k, dmg, crit, t.monn(S, T, j, t.M_RDC), j)
                 check_defeat(S, T)

@@ -12,9 +12,10 @@ model hands a block to it and reads it back for the engine (:mod:`simkit.core.en
 - :func:`carry` hands the end states on (``keep_state``) as a
   :class:`~simkit.models.fight_state.FightStart`.
 
-What the loop does not play yet (several lineups, a start whose check penalty differs from
-the rules' own) is refused in one line. The vectorised kernel stays the
-default (``engine="kernel"``) until the loop plays every option.
+Several lineups (``Party.with_lineups``, a start's ``fight``) and a check penalty per track
+(a start's ``check_penalty``) are tables over (fight, slot) and (penalty, PC): the loop
+reads each track's. The vectorised kernel stays the default (``engine="kernel"``) until the
+encounter and the day run on the loop too.
 """
 
 from __future__ import annotations
@@ -51,9 +52,10 @@ __all__ = ["carry", "init", "packed", "step"]
 
 
 @lru_cache(maxsize=64)
-def packed(rules) -> np.ndarray:
-    """The packed tables of ``rules``' fight (cached per rules object)."""
-    return tables.pack(tables.build(rules))
+def packed(rules, pens: tuple[int, ...] | None = None) -> np.ndarray:
+    """The packed tables of ``rules``' fight, for the check penalties ``pens`` (None: the
+    rules' own), cached."""
+    return tables.pack(tables.build(rules, pens))
 
 
 def _massive_at(hp_max: np.ndarray) -> np.ndarray:
@@ -74,13 +76,6 @@ def _starts(rules, start: FightStart) -> np.ndarray:
     PC stays dead (R0-15), an alive one at 0 HP begins stable."""
     if start.n_pcs != rules.n_pcs:
         raise ParamError(f"start must hold tracks of {rules.n_pcs} PCs, got {start.n_pcs}")
-    if (np.asarray(start.check_penalty) != rules.check_penalty).any():
-        raise ParamError(
-            "the compiled fight loop takes a start whose check_penalty is the rules' own "
-            f"({rules.check_penalty}) on every track, not yet one per track"
-        )
-    if (np.asarray(start.fight) != 0).any():
-        raise ParamError("the compiled fight loop plays one lineup a run (start.fight: 0)")
     hp_max = np.asarray(start.hp_max, dtype=np.int64)
     dead = np.asarray(start.dead, dtype=bool)
     hp = np.where(dead, 0, np.asarray(start.hp, dtype=np.int64))
@@ -107,9 +102,19 @@ def init(rules, n: int, rng, start: FightStart | None = None):
     whole block is played now; :func:`step` hands the engine the rest."""
     if start is not None and len(start) != n:
         raise ParamError(f"start must hold {n} tracks, got {len(start)}")
-    starts = None if start is None else _starts(rules, start)
-    out, ends = block.run(packed(rules), rng.track_keys(), rules.horizon, starts)
+    if start is None:
+        T, starts, fights, pen_ix = packed(rules), None, None, None
+    else:
+        pens, pen_ix = np.unique(np.asarray(start.check_penalty), return_inverse=True)
+        T = packed(rules, tuple(int(p) for p in pens))
+        starts, fights = _starts(rules, start), np.asarray(start.fight)
+        if fights.size and (fights.min() < 0 or fights.max() >= rules.n_fights):
+            raise ParamError(f"start.fight must be in [0, {rules.n_fights - 1}]")
+    out, ends = block.run(T, rng.track_keys(), rules.horizon, starts, fights, pen_ix)
     state = {"out": out, "ends": ends, **block.marks_of(out)}
+    if start is not None:  # (handed on by carry; a fresh block's are the rules' own)
+        state["penalty"] = np.asarray(start.check_penalty, dtype=np.int32)
+        state["fight"] = np.asarray(start.fight, dtype=np.int32)
     return state, block.step_codes(out, len(rules.outcomes), 0)
 
 
@@ -139,6 +144,14 @@ def carry(rules, state, rows_idx: np.ndarray) -> FightStart:
         pe_max=field(PE_MAX),
         wounded=field(WOUNDED),
         dead=field(COND) == DEAD,
-        check_penalty=np.full(len(rows_idx), rules.check_penalty, dtype=np.int32),
-        fight=np.zeros(len(rows_idx), dtype=np.int32),
+        check_penalty=(
+            state["penalty"].take(rows_idx)
+            if "penalty" in state
+            else np.full(len(rows_idx), rules.check_penalty, dtype=np.int32)
+        ),
+        fight=(
+            state["fight"].take(rows_idx)
+            if "fight" in state
+            else np.zeros(len(rows_idx), dtype=np.int32)
+        ),
     )
