@@ -277,3 +277,50 @@ def test_several_lineups_and_penalties_in_one_block(rules_set):
             b = np.mean(out["loop"][at] == code)
             se = np.sqrt((a * (1 - a) + b * (1 - b)) / m)
             assert abs(a - b) <= 5 * max(se, 1 / m), (g, Party.outcomes[code], a, b)
+
+
+DAY_PLANS = [
+    dict(level=5, plan="moderate, short_rest, severe"),
+    dict(level=3, plan="moderate, fall(9), moderate, long_rest, severe", rules="seed001"),
+    dict(level=7, plan="severe, no_sleep, moderate", rules="pf2e-core"),
+    dict(level=4, plan="low, low, short_rest, extreme", rules="pf2e-core", rest_when=0.5),
+]
+
+
+@pytest.mark.parametrize("kw", DAY_PLANS)
+def test_the_day_on_the_loop_agrees_with_the_day_on_the_kernel(kw):
+    """The day's fights on the loop (fatigue penalties, falls, rests between them): every
+    outcome and the mean deaths within 5 SE of the kernel's day."""
+    from simkit.models.day import Day
+
+    n = 20_000
+    a = simkit.simulate(Day(**kw), n, 5)
+    b = simkit.simulate(Day(**kw, engine="loop"), n, 6)
+    for name, p in a.probabilities.items():
+        q = b.probabilities[name]
+        se = np.sqrt((p * (1 - p) + q * (1 - q)) / n)
+        assert abs(p - q) <= 5 * max(se, 1 / n), (name, p, q)
+    ma, va, na = _mean_var(a.marks["deaths"])
+    mb, vb, nb = _mean_var(b.marks["deaths"])
+    assert abs(ma - mb) <= 5 * np.sqrt(va / na + vb / nb)
+
+
+def test_a_day_of_one_fight_is_the_party_on_the_loop():
+    """Track by track, the same dice: a plan of one fight is exactly the party's run, in
+    the default and the positional modes alike (the loop draws by counter in both)."""
+    from simkit.models.day import Day
+
+    n = 20_000
+    party = simkit.simulate(Party(level=5, threat="severe", engine="loop"), n, 4, keep_outcomes=True)
+    for positional in (False, True):
+        day = simkit.simulate(
+            Day(level=5, plan="severe", engine="loop"),
+            n,
+            4,
+            keep_outcomes=True,
+            positional=positional,
+        )
+        names = {"survived": "victory", "survived_with_deaths": "victory_with_deaths"}
+        as_party = [party.outcomes.index(names.get(o, o)) for o in day.outcomes]
+        assert np.array_equal(np.take(as_party, day.track_outcomes), party.track_outcomes)
+        assert np.array_equal(day.track_marks["deaths"], party.track_marks["deaths"])

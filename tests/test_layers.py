@@ -119,6 +119,7 @@ MODEL_IMPORTS_ALLOWED = {
     # the day composes the party's fights (its state, its kernel) over a plan
     "simkit.models.day": {
         "simkit.models.party",
+        "simkit.models.party_loop",  # the day's fights on the compiled loop (engine="loop")
         "simkit.models.fight_state",
         "simkit.models.day_plan",
         "simkit.models.day_outcomes",

@@ -99,6 +99,7 @@ from simkit.models.day_plan import (
 )
 from simkit.models.fight_state import CARRIED, FightStart
 from simkit.models.party import DEAD, WON, Party
+from simkit.models.party_loop import fight_ends
 from simkit.rules import fatigue_day
 from simkit.rules.fall import BAND_DEAD, BAND_KO, DICE_WIDTH, band_draw, fall_table
 from simkit.rules.heights import parse_heights
@@ -242,7 +243,8 @@ def _party_params(day: Day) -> dict:
 
 @lru_cache(maxsize=256)
 def _fight_party(day: Day, step: FightStep) -> _Fight:
-    return _Fight(**{**_party_params(day), **step.party_params(getattr(day, "lineup"))})
+    params = {**_party_params(day), **step.party_params(getattr(day, "lineup"))}
+    return _Fight(**params, engine=day.engine)
 
 
 @lru_cache(maxsize=64)
@@ -448,7 +450,15 @@ class Day(Rules):
         help="PP come back in full after a night's rest (night) or never within the day",
     )
 
+    #: How the fights are played: ``kernel`` (the party's vectorised kernel, the default) or
+    #: ``loop`` (the compiled fight loop, :mod:`simkit.fight`: its own dice; a plan of one
+    #: fight is then exactly ``Party(..., engine="loop")``). Not a parameter of the command
+    #: line. The care after a fall stays on the kernel's downed component.
+    engine: str = "kernel"
+
     def validate(self) -> None:
+        if self.engine not in ("kernel", "loop"):
+            raise ParamError(f"engine must be 'kernel' or 'loop', got {self.engine!r}")
         if self.plan is not None and (self.fights != 1 or self.between != "none"):
             raise ParamError("plan and fights/between are exclusive: give one of them")
         try:
@@ -708,7 +718,11 @@ class Day(Rules):
             start = FightStart.trusted(
                 **{k: _rows(pen if k == "check_penalty" else S[k], at) for k in _FIELDS}
             )
-        end = _run_rows(party, B.src(live, prefix), start, len(rows))
+        if self.engine == "loop":  # each track's dice key under this step's prefix
+            keys = B.src(np.ones(len(live), dtype=bool), prefix).track_keys()
+            end = fight_ends(party, keys if every else keys[rows], start)
+        else:
+            end = _run_rows(party, B.src(live, prefix), start, len(rows))
         for k in _BACK:
             _put_rows(S[k], at, end[k])
         for c in FIGHT_CAUSES:

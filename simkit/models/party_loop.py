@@ -155,3 +155,42 @@ def carry(rules, state, rows_idx: np.ndarray) -> FightStart:
             else np.zeros(len(rows_idx), dtype=np.int32)
         ),
     )
+
+
+#: How a fight ended, for the day (:mod:`simkit.models.day`'s ``F_*`` codes): the party's
+#: outcome index, unresolved last.
+_DAY_OUTCOME = np.array([0, 1, 2, 3, 4], dtype=np.int8)
+
+
+def fight_ends(rules, keys: np.ndarray, start: FightStart | None) -> dict[str, np.ndarray]:
+    """A day's fight on the loop: every track of ``keys`` (uint64 dice keys, one a track)
+    from ``start`` (None: fresh) played to its end, and what it hands back to the day: the
+    carried fields (HP, hero points, slots, heals, PP, PE, wounded, the dead; each (n, P)),
+    ``outcome`` ((n,) int8: won, won with deaths, retreat, defeat, unresolved) and the
+    deaths by cause (the party's marks, (n,))."""
+    if start is None:
+        T, starts, fights, pen_ix = packed(rules), None, None, None
+    else:
+        pens, pen_ix = np.unique(np.asarray(start.check_penalty), return_inverse=True)
+        T = packed(rules, tuple(int(p) for p in pens))
+        starts, fights = _starts(rules, start), np.asarray(start.fight)
+    out, ends = block.run(T, keys, rules.horizon, starts, fights, pen_ix)
+    res = {
+        name: np.ascontiguousarray(ends[:, :, CARRIED.index(f)])
+        for name, f in (
+            ("hp", HP),
+            ("hero", HERO),
+            ("slots", SLOTS),
+            ("heals", HEALS),
+            ("pp", PP),
+            ("pe", PE),
+            ("wounded", WOUNDED),
+        )
+    }
+    res["dead"] = ends[:, :, CARRIED.index(COND)] == DEAD
+    outcome = out[:, 0]
+    res["outcome"] = _DAY_OUTCOME[np.where(outcome < 0, 4, outcome)]
+    marks = block.marks_of(out)
+    for cause in ("deaths_in_fight", "deaths_after_defeat", "deaths_after_fight"):
+        res[cause] = marks[cause].astype(np.int64)
+    return res
