@@ -8,6 +8,9 @@ fight cost.
 
     python bench/bench_fight.py                 # the three cases, one thread
     python bench/bench_fight.py --threads 2     # also the loop on 2 threads vs 1 (wall time)
+
+It also times a day of four moderate fights with short rests against one moderate fight,
+both on the loop (target: at most 4.5x), and states the bytes a block keeps a track.
 """
 
 from __future__ import annotations
@@ -79,6 +82,18 @@ def main(argv=None) -> int:
         ratio = statistics.median(a / b for a, b in zip(l_rates, k_rates))
         print(f"{name:12} {k:10,.0f} {lp:10,.0f} {ratio:11.2f}x {100 * lp / y:10.1f}%")
     print(f"# yardstick: {y:,.0f} encounters/s (raw words / {WORDS_PER_FIGHT})")
+    from simkit.fight.block import bytes_per_track
+    from simkit.models.day import Day
+
+    plan = "moderate, short_rest, moderate, short_rest, moderate, short_rest, moderate"
+    day, fight = Day(level=5, plan=plan, engine="loop"), Party(level=5, engine="loop")
+    simkit.simulate(day, 1000, 1)
+    ratios = [rate(fight, args.n, r) / rate(day, args.n, r) for r in range(args.rounds)]
+    print(
+        f"day of 4 moderate fights with short rests / one fight (loop, CPU): "
+        f"{statistics.median(ratios):.2f}x (target <= 4.5x)"
+    )
+    print(f"# a block keeps {bytes_per_track(4)} bytes a track (party of four)")
     if args.threads > 1:
         rules = Party(**CASES["moderate"], engine="loop")
         one, many = [], []
