@@ -311,7 +311,8 @@ def test_a_day_of_one_fight_is_the_party_on_the_loop():
     from simkit.models.day import Day
 
     n = 20_000
-    party = simkit.simulate(Party(level=5, threat="severe", engine="loop"), n, 4, keep_outcomes=True)
+    rules = Party(level=5, threat="severe", engine="loop")
+    party = simkit.simulate(rules, n, 4, keep_outcomes=True)
     for positional in (False, True):
         day = simkit.simulate(
             Day(level=5, plan="severe", engine="loop"),
