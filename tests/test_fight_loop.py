@@ -325,3 +325,14 @@ def test_a_day_of_one_fight_is_the_party_on_the_loop():
         as_party = [party.outcomes.index(names.get(o, o)) for o in day.outcomes]
         assert np.array_equal(np.take(as_party, day.track_outcomes), party.track_outcomes)
         assert np.array_equal(day.track_marks["deaths"], party.track_marks["deaths"])
+
+
+def test_the_loops_marks_are_the_partys():
+    """The loop's marks (simkit.fight.state.MARKS: it cannot import the model) are the
+    party's, in its order, and its outcome indices the party's outcomes."""
+    from simkit.fight import phases
+    from simkit.fight.state import MARKS
+
+    assert MARKS == Party.marks
+    outs = (phases.VICTORY, phases.VICTORY_DEATHS, phases.RETREAT, phases.DEFEAT)
+    assert tuple(Party.outcomes[i] for i in outs) == Party.outcomes

@@ -97,20 +97,25 @@ def _starts(rules, start: FightStart) -> np.ndarray:
     return np.stack([np.asarray(fields[f]) for f in CARRIED], axis=2).astype(np.int32)
 
 
+def _run(rules, keys: np.ndarray, start: FightStart | None):
+    """The block of ``keys`` played from ``start`` (None: fresh): ``(out, ends)`` of
+    :func:`simkit.fight.block.run`, on the tables of the start's check penalties."""
+    if start is None:
+        return block.run(packed(rules), keys, rules.horizon)
+    pens, pen_ix = np.unique(np.asarray(start.check_penalty), return_inverse=True)
+    fights = np.asarray(start.fight)
+    if fights.size and (fights.min() < 0 or fights.max() >= rules.n_fights):
+        raise ParamError(f"start.fight must be in [0, {rules.n_fights - 1}]")
+    T = packed(rules, tuple(int(p) for p in pens))
+    return block.run(T, keys, rules.horizon, _starts(rules, start), fights, pen_ix)
+
+
 def init(rules, n: int, rng, start: FightStart | None = None):
     """``(state, codes)`` of a block of ``n`` tracks at step 0 (the engine's ``init``): the
     whole block is played now; :func:`step` hands the engine the rest."""
     if start is not None and len(start) != n:
         raise ParamError(f"start must hold {n} tracks, got {len(start)}")
-    if start is None:
-        T, starts, fights, pen_ix = packed(rules), None, None, None
-    else:
-        pens, pen_ix = np.unique(np.asarray(start.check_penalty), return_inverse=True)
-        T = packed(rules, tuple(int(p) for p in pens))
-        starts, fights = _starts(rules, start), np.asarray(start.fight)
-        if fights.size and (fights.min() < 0 or fights.max() >= rules.n_fights):
-            raise ParamError(f"start.fight must be in [0, {rules.n_fights - 1}]")
-    out, ends = block.run(T, rng.track_keys(), rules.horizon, starts, fights, pen_ix)
+    out, ends = _run(rules, rng.track_keys(), start)
     state = {"out": out, "ends": ends, **block.marks_of(out)}
     if start is not None:  # (handed on by carry; a fresh block's are the rules' own)
         state["penalty"] = np.asarray(start.check_penalty, dtype=np.int32)
@@ -168,13 +173,7 @@ def fight_ends(rules, keys: np.ndarray, start: FightStart | None) -> dict[str, n
     carried fields (HP, hero points, slots, heals, PP, PE, wounded, the dead; each (n, P)),
     ``outcome`` ((n,) int8: won, won with deaths, retreat, defeat, unresolved) and the
     deaths by cause (the party's marks, (n,))."""
-    if start is None:
-        T, starts, fights, pen_ix = packed(rules), None, None, None
-    else:
-        pens, pen_ix = np.unique(np.asarray(start.check_penalty), return_inverse=True)
-        T = packed(rules, tuple(int(p) for p in pens))
-        starts, fights = _starts(rules, start), np.asarray(start.fight)
-    out, ends = block.run(T, keys, rules.horizon, starts, fights, pen_ix)
+    out, ends = _run(rules, keys, start)
     res = {
         name: np.ascontiguousarray(ends[:, :, CARRIED.index(f)])
         for name, f in (
