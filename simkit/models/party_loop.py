@@ -79,11 +79,14 @@ def _starts(rules, start: FightStart) -> np.ndarray:
     hp_max = np.asarray(start.hp_max, dtype=np.int64)
     dead = np.asarray(start.dead, dtype=bool)
     hp = np.where(dead, 0, np.asarray(start.hp, dtype=np.int64))
+    # what follows from a maximum HP, once per distinct maximum (a block holds few)
+    maxima, at = np.unique(hp_max, return_inverse=True)
+    at = at.reshape(hp_max.shape)
     fields = {
         HP: hp,
         HP_MAX: hp_max,
-        MASSIVE: _massive_at(hp_max),
-        LOW: np.floor(rules.heal_below * hp_max).astype(np.int64),
+        MASSIVE: _massive_at(maxima)[at],
+        LOW: np.floor(rules.heal_below * maxima).astype(np.int64)[at],
         HERO: start.hero,
         SLOTS: start.slots,
         HEALS: start.heals,
@@ -92,9 +95,12 @@ def _starts(rules, start: FightStart) -> np.ndarray:
         PP: start.pp,
         PE: start.pe,
         PE_MAX: start.pe_max,
-        NIGHT_HP: tables.night_hp(rules, hp_max),
+        NIGHT_HP: tables.night_hp(rules, maxima)[at],
     }
-    return np.stack([np.asarray(fields[f]) for f in CARRIED], axis=2).astype(np.int32)
+    out = np.empty(hp.shape + (len(CARRIED),), dtype=np.int32)
+    for i, f in enumerate(CARRIED):
+        out[:, :, i] = fields[f]
+    return out
 
 
 def _run(rules, keys: np.ndarray, start: FightStart | None):
