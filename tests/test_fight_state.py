@@ -265,3 +265,29 @@ def test_a_start_in_any_memory_order_gives_the_same_numbers():
     a = simkit.simulate(r, n, 3, start=start, keep_state=True)
     b = simkit.simulate(r, n, 3, start=fortran, keep_state=True)
     assert _same(a, b) and all((getattr(a.final, f) == getattr(b.final, f)).all() for f in CARRIED)
+
+
+def test_a_trusted_start_is_read_only_and_leaves_its_arrays_alone():
+    """Issue 28: ``FightStart.trusted`` hands read-only views (its caller's arrays, a
+    kernel's own state, stay writable)."""
+    import numpy as np
+    import pytest
+
+    from simkit.models.fight_state import FightStart
+
+    hp = np.array([[5, 0]], dtype=np.int32)
+    start = FightStart.trusted(
+        hp=hp,
+        hp_max=hp + 3,
+        hero=hp * 0,
+        slots=hp * 0,
+        heals=hp * 0,
+        pp=hp * 0,
+        wounded=hp * 0,
+        dead=hp < 0,
+        check_penalty=np.zeros(1, dtype=np.int32),
+    )
+    with pytest.raises(ValueError, match="read-only"):
+        start.hp[0, 0] = 1
+    hp[0, 0] = 7  # the caller's array is still its own
+    assert start.hp[0, 0] == 7 and hp.flags.writeable

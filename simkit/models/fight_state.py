@@ -117,7 +117,9 @@ class FightStart:
     @classmethod
     def trusted(cls, **arrays) -> FightStart:
         """A start from arrays a kernel made (already checked): no validation, no copy
-        (``fight`` left out: fight 0; ``pe``, ``pe_max`` left out: 0)."""
+        (``fight`` left out: fight 0; ``pe``, ``pe_max`` left out: 0). Each field is a
+        read-only view of the array given (the array itself stays as it was: a kernel may
+        hand over its own state's rows), so a start is read-only whichever way it was made."""
         out = object.__new__(cls)
         if arrays.get("fight") is None:
             arrays["fight"] = np.zeros(len(arrays["hp"]), dtype=np.int32)
@@ -125,7 +127,9 @@ class FightStart:
             if arrays.get(name) is None:
                 arrays[name] = np.zeros(np.shape(arrays["hp"]), dtype=np.int32)
         for name, a in arrays.items():
-            object.__setattr__(out, name, a)
+            view = np.asarray(a).view()
+            view.setflags(write=False)
+            object.__setattr__(out, name, view)
         return out
 
     def __len__(self) -> int:
