@@ -91,7 +91,7 @@ def kernel_vs_ref(day, n: int, seed: int, start=None) -> dict:
                 obs.setdefault(name, {}).setdefault(t, []).append(v)
     for name, by_step in obs.items():  # the observations: histograms of the tracks' values
         got = tally.observed[name]
-        row = 1 if name == "deaths" else 0  # (deaths: row t; the rest: before step t)
+        row = 1 if name in ("deaths", "rest_changed") else 0  # (row t; the rest: before t)
         want = np.zeros_like(got)
         for t, values in by_step.items():
             np.add.at(want[t - 1 + row], values, 1)

@@ -160,9 +160,43 @@ def run_notes(res, level: float = 0.95) -> list[str]:
             f"{plan}"
         ),
         *([f"note: {note}"] if note else []),
+        *rest_notes(res),
         odds,
         f"P(a PC has died) by the end of step: {by_step}",
     ]
+
+
+def rest_notes(res) -> list[str]:
+    """One line for each rest of the plan that changed nothing in any day that reached it
+    (the ``rest_changed`` observation of the ``day`` model: HP, PE, PP, slots, heals, hero
+    points, wounded, deaths, fatigue), with why where the rules say so: under the seeds'
+    rest a short rest heals no HP (R1-09), and Treat Wounds needs a PC with Medicine."""
+    from simkit.models.day_plan import RestStep
+
+    model, obs = res.model, res.observed.get("rest_changed")
+    if obs is None:
+        return []
+    out = []
+    for t, step in enumerate(model.steps, 1):
+        if not isinstance(step, RestStep) or t >= len(obs):
+            continue
+        reached, changed = int(obs[t].sum()), int(obs[t, 1:].sum())
+        if not reached or changed:
+            continue
+        why = ""
+        if step.kind == "short_rest" and not model.pe_rest_on:
+            if not model.pf2e_rest:
+                why = (
+                    ": under the seeds' rest a short rest heals no HP "
+                    "(rest_rules=pf2e: Treat Wounds)"
+                )
+            elif not model.has_medic:
+                why = ": no PC has Medicine to Treat Wounds (P-11)"
+        out.append(
+            f"note: step {t} ({step.text()}) changed nothing in any of the {reached:,} days "
+            f"that reached it{why}"
+        )
+    return out
 
 
 # -- the standard report: P(a PC dies over the day) by fights x level x rest x rules ------------

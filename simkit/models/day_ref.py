@@ -75,7 +75,8 @@ class Draws:
     """One track's draws, in the order it saw them: ``(key, kind, value)`` each, ``key``
     the stream prefix they came from (a fight's: ``()`` for the first fight, ``(t,)``
     later; a rest's or a fall's ``(t,)``, their care ``(t, 1)``; ``rest_when``'s ``j``-th
-    rest ``(t, 2, j)``)."""
+    rest ``(t, 2, j)``; the played short rest's ``j``-th 10-minute rest after the first
+    ``(t, 3, j)``, its care ``(t, 3, j, 1)``)."""
 
     def __init__(self, draws):
         self.draws = list(draws)
@@ -140,7 +141,9 @@ def ref_day(day, draws: Draws, start: dict | None = None) -> dict:
                 _rest_when(day, tr, draws, t)
             _fight(day, tr, draws, step, () if t == _first_fight(day) else (t,), t == 1)
         elif isinstance(step, RestStep):
-            _rest(day, tr, draws, step.kind, t)
+            was = _rest_fields(tr)
+            _rest(day, tr, draws, step, t)
+            obs["rest_changed"] = int(_rest_fields(tr) != was)
         elif isinstance(step, RoadStep):
             _road(tr, step.kind)
         elif isinstance(step, FallStep):
@@ -162,6 +165,13 @@ def ref_day(day, draws: Draws, start: dict | None = None) -> dict:
         tr["step"] = T
     assert tr["outcome"] in DAY_OUTCOMES + ("unresolved",)
     return tr
+
+
+def _rest_fields(tr: dict) -> tuple:
+    """What a rest can change: each PC's HP, PE, PP, slots, heals, hero points, wounded and
+    death, and the fatigue counters."""
+    keys = ("hp", "pe", "pp", "slots", "heals", "hero", "wounded", "dead")
+    return tuple(tuple(pc.get(q) for q in keys) for pc in tr["pcs"]) + (tuple(tr["fatigue"]),)
 
 
 def deaths(tr: dict) -> int:
@@ -285,7 +295,7 @@ def _treat(day, tr: dict, draws: Draws, key) -> None:
         pc = pcs[k]
         was = pc["hp"]
         pc["hp"] = min(max(was + change, 0), pc["hp_max"])
-        pc["wait"] = pf2e_rest.TREAT_IMMUNE_RESTS + 1
+        pc["wait"] = day.immune_rests
         if change > 0:
             pc["wounded"] = 0
         if pc["hp"] == 0 and was > 0:
@@ -326,16 +336,33 @@ def _spend_pp(day, tr: dict) -> None:
             pc["pe"], pc["pp"] = _pe_after(day, k, pc)
 
 
-def _rest(day, tr: dict, draws: Draws, kind: str, t: int) -> None:
+def _can_help(day, tr: dict, left: int) -> bool:
+    """Whether a Treat Wounds could still help within ``left`` more 10-minute rests: a
+    living PC below its max HP whose immunity ends within them, and a medic alive and
+    conscious (P-11, AP-18)."""
+    pcs = tr["pcs"]
+    medic = any(not pcs[c]["dead"] and pcs[c]["hp"] > 0 for c, _ in _medics(day))
+    hurt = any(not pc["dead"] and pc["hp"] < pc["hp_max"] and pc["wait"] < left for pc in pcs)
+    return medic and hurt
+
+
+def _rest(day, tr: dict, draws: Draws, step, t: int) -> None:
     """A short rest (the seeds': PE for 1 PP, R1-09, A1-8, when the fights use PE; pf2e:
-    the same, then Treat Wounds), or a night / a day in bed: HP (R1-10 or P-12), slots and
-    heals, hero points (``hero_refresh``), PP (A1-7), PE (R1-09), a night's sleep and a
-    meal (R4-06)."""
+    the same, then Treat Wounds: one 10-minute rest under ``short_rest(once)``, else more
+    while one could still help within ``short_rest_minutes``, AP-18), or a night / a day
+    in bed: HP (R1-10 or P-12), slots and heals, hero points (``hero_refresh``), PP
+    (A1-7), PE (R1-09), a night's sleep and a meal (R4-06)."""
+    kind = step.kind
     if kind == "short_rest":
         if _pe_rest(day):
             _spend_pp(day, tr)
         if day.pf2e_rest and _medics(day):
             _treat(day, tr, draws, (t,))
+            R = day.short_rest_minutes // 10
+            for j in range(1, 0 if step.once else R):
+                if tr["outcome"] is not None or not _can_help(day, tr, R - j):
+                    break
+                _treat(day, tr, draws, (t, 3, j))
     else:
         bed = kind == "bed_rest"
         night = "bed" if bed else "night"
