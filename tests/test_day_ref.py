@@ -185,6 +185,11 @@ COVER = [
          rules="seed001", rest_when=0.9, pe_rest="any_pp"),
     dict(plan="severe, moderate, short_rest, severe, moderate", level=4, rules="seed001",
          rest_rules="pf2e", rest_when=0.8, party="fighter,cleric,wizard"),
+    # the played short rest (AP-18): a longer budget, the ten-minute immunity, and once
+    dict(plan="severe, short_rest, fall(9), short_rest(once), moderate, short_rest, low",
+         level=6, rules="pf2e-core", short_rest_minutes=120, party="cleric,fighter,cleric"),
+    dict(plan="severe(pack), short_rest, moderate, short_rest, severe", level=3,
+         rest_rules="pf2e", treat_immunity="ten_minutes", short_rest_minutes=90),
     # fatigue: exhausted at a fight (R4-04); woken by a night (R4-06); dead (R4-05)
     dict(plan=", ".join(["no_sleep"] * 5 + ["no_food"] * 5) + ", trivial", level=6,
          after_defeat="captured"),

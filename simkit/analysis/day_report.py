@@ -228,8 +228,9 @@ def fights_by_level(
 ) -> pd.DataFrame:
     """P(a PC dies over the day) by number of moderate fights x level x rest x rules.
 
-    For each rule set, ``between`` (``none``; ``short_rest``: a 10-minute rest between two
-    fights) and party level, one run of ``n`` days of ``max(fights)`` moderate fights (the
+    For each rule set, ``between`` (``none``; ``short_rest``: a short rest between two
+    fights, under the PF2e rest the played one: Treat Wounds until healed within an hour,
+    AP-18) and party level, one run of ``n`` days of ``max(fights)`` moderate fights (the
     ``day`` model, the default party, its seed :func:`~simkit.core.streams.point_seed` of
     the run's seed and the point's parameters); a day of ``K`` fights is its first ``K``
     fights (and the rests between them): every step draws on its own streams for the days
@@ -395,7 +396,8 @@ def _short_rest_does(rule: str) -> str | None:
     from simkit.models.day import Day
 
     day = Day(rules=rule, fights=2, between="short_rest")  # type: ignore[call-arg]
-    does = ["one Treat Wounds by the cleric"] if day.pf2e_rest else []
+    played = f"Treat Wounds until healed, {day.short_rest_minutes} min at most"
+    does = [played] if day.pf2e_rest else []
     does += ["each PC's stamina back for a PP"] if day.pe_rest_on else []
     return " and ".join(does) or None
 
@@ -481,8 +483,9 @@ def fights_by_level_figure(df: pd.DataFrame):
     fig.suptitle(
         "An adventuring day of moderate fights: P(a PC dies over the day) by the number of "
         "fights, party level and rest\n(party of four: fighter, rogue, cleric, wizard; each "
-        "fight a PF2e moderate boss; a short rest is 10 minutes: Treat Wounds under "
-        "pf2e-core, no HP under the seeds' rest, stamina for a PP under seed001)",
+        "fight a PF2e moderate boss; a short rest: under pf2e-core Treat Wounds on every hurt "
+        "PC until healed, an hour at most; no HP under the seeds' rest; stamina for a PP "
+        "under seed001)",
         fontsize="medium",
     )
     return fig, top + zoom, sentences
