@@ -25,10 +25,11 @@ The steps, over every track of a block still going:
   :mod:`simkit.rules.pf2e.rest`. The PF2e ``short_rest`` is played (AP-18): 10-minute
   rests of Treat Wounds until every living PC is at full HP or no Treat Wounds can help
   within ``short_rest_minutes``, each treated PC immune as ``treat_immunity`` reads it
-  (:meth:`Day._short_rest`); ``short_rest(once)`` is one 10-minute rest. A ``long_rest`` or ``bed_rest`` also gives back the slots
-  and heals, the hero points (``hero_refresh=long_rest``), the PP (A1-7 ``pp_back``), the
-  stamina points (PE, R1-09: in full after a night, under either rest; used by the fights
-  under seed 001, AP-17), and is a night's sleep and a meal for the fatigue counters
+  (:meth:`Day._short_rest`); ``short_rest(once)`` is one 10-minute rest. A
+  ``long_rest`` or ``bed_rest`` also gives back the slots and heals, the hero points
+  (``hero_refresh=long_rest``), the PP (A1-7 ``pp_back``), the stamina points (PE,
+  R1-09: in full after a night, under either rest; used by the fights under seed 001,
+  AP-17), and is a night's sleep and a meal for the fatigue counters
   (R4-06). In a short rest (under either rest, when the fights use PE: ``rules=seed001``,
   ``pe_damage=pe_first``) each living PC whose PE are below the maximum spends 1 PP to
   get them back (R1-09) as ``pe_rest`` reads it (A1-8: when it keeps its stabilisation
