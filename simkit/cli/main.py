@@ -30,7 +30,12 @@ from simkit.rules.penalties import FATIGUE_KEYS, parse_fatigue_value
 __all__ = ["main", "build_parser", "cap_workers", "parse_sets", "model_from_args"]
 
 #: Modules adding verbs: each defines ``configure(subparsers)``.
-EXTRA_COMMANDS: list[str] = ["simkit.cli.sweep", "simkit.cli.design", "simkit.cli.creatures"]
+EXTRA_COMMANDS: list[str] = [
+    "simkit.cli.sweep",
+    "simkit.cli.design",
+    "simkit.cli.creatures",
+    "simkit.cli.threat",
+]
 
 
 class UsageError(Exception):
@@ -418,7 +423,20 @@ def _cmd_run(args) -> int:
     emit(df, args)
     if to_file:  # once the file is written: a write error is the only line
         _print_notes(notes)
+    if model.name == "party" and not args.no_threat:  # the last line: how it plays
+        _print_notes([_measured_line(model, n, res.seed)])
     return 0
+
+
+def _measured_line(model, n: int, seed: int) -> str:
+    """``run party``'s last line: the lineup's measured threat
+    (:func:`simkit.analysis.threat.measured_threat`, as ``simkit threat`` gives it, at
+    ``min(n, THREAT_N)`` fights a run on the run's seed)."""
+    from simkit.analysis.threat import THREAT_N, measured_threat
+
+    k = min(int(n), THREAT_N)
+    m = measured_threat(model, n=k, rng=seed)
+    return f"measured: {m.sentence()}; {k:,} fights a run (simkit threat)"
 
 
 def _print_notes(notes: list[str]) -> None:
@@ -484,6 +502,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--stages",
         action="store_true",
         help="chains: each stage's outcomes (e.g. where deaths happen)",
+    )
+    p.add_argument(
+        "--no-threat",
+        action="store_true",
+        help="party: leave out the last line, the measured threat (five benchmark runs of "
+        "at most 20,000 fights)",
     )
     _add_marks_arg(p)
     add_output_args(p)
