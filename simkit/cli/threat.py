@@ -36,7 +36,7 @@ def configure(sub) -> None:
         help="the monsters, as --set monsters= takes them: levels (7 or 7,5,5), bundled "
         "creature names (medusa; see `simkit creatures`), @FILE.json Foundry actors",
     )
-    p.add_argument("--level", type=int, default=None, help="the party's level (1..20, default 1)")
+    p.add_argument("--level", type=int, default=None, help="the party's level (1..20, default 5)")
     p.add_argument(
         "--party", default=None, help="the PCs' roles, e.g. fighter,rogue,cleric,wizard (default)"
     )
