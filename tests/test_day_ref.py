@@ -190,6 +190,9 @@ COVER = [
          level=6, rules="pf2e-core", short_rest_minutes=120, party="cleric,fighter,cleric"),
     dict(plan="severe(pack), short_rest, moderate, short_rest, severe", level=3,
          rest_rules="pf2e", treat_immunity="ten_minutes", short_rest_minutes=90),
+    dict(plan="severe, short_rest, moderate, short_rest(once), severe, long_rest, severe",
+         level=8, rules="pf2e-core", treat_immunity="per_healer", rest_when=0.7,
+         party="cleric,fighter,cleric,wizard", short_rest_minutes=120),
     # fatigue: exhausted at a fight (R4-04); woken by a night (R4-06); dead (R4-05)
     dict(plan=", ".join(["no_sleep"] * 5 + ["no_food"] * 5) + ", trivial", level=6,
          after_defeat="captured"),

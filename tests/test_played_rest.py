@@ -43,13 +43,16 @@ def _generated_block(day, n, seed):
         dict(treat_immunity="ten_minutes", short_rest_minutes=240),
         dict(party="cleric,cleric,fighter"),
         dict(party="fighter,cleric,cleric,wizard,rogue", level=12),
+        dict(party="cleric,cleric,fighter", treat_immunity="per_healer"),
+        dict(party="cleric,fighter,cleric,wizard", treat_immunity="per_healer",
+             short_rest_minutes=90),
     ],
 )
 def test_the_played_rest_leaves_no_pc_hurt_that_treat_wounds_could_still_help(params):
     """After the played short rest, every living PC below its max HP is one no Treat
     Wounds could reach within what is left of the budget: no medic alive and conscious,
-    or its immunity lasts past the budget's end (written here from the rule, not from
-    the kernel's own test)."""
+    or its immunity (to that medic, under per_healer) lasts past the budget's end
+    (written here from the rule, not from the kernel's own test)."""
     day = make_model("day", **{"plan": "short_rest, moderate", "level": 5, "rules": "pf2e-core",
                                **params})  # fmt: skip
     n = 3000
@@ -65,13 +68,18 @@ def test_the_played_rest_leaves_no_pc_hurt_that_treat_wounds_could_still_help(pa
         if B.ended[i] >= 0:  # (a care cut at max_rounds: the day is over)
             continue
         left = R - int(used[i])
-        conscious = any(not S["dead"][i, c] and S["hp"][i, c] > 0 for c in medics)
+        own = day.treat_immunity == "per_healer"
+        counters = [  # the immunity counter of each conscious medic
+            j if own else 0
+            for j, c in enumerate(medics)
+            if not S["dead"][i, c] and S["hp"][i, c] > 0
+        ]
         for k in range(day.n_pcs):
             hurt = not S["dead"][i, k] and S["hp"][i, k] < S["hp_max"][i, k]
-            if hurt and conscious:
+            for w in counters if hurt else ():
                 checked += 1
                 # it could be treated again only after the budget is spent
-                assert int(B.tw_wait[i, k]) >= left, (i, k, left, int(B.tw_wait[i, k]))
+                assert int(B.tw_wait[i, k, w]) >= left, (i, k, w, left, B.tw_wait[i, k])
     assert checked > 100  # (the generated states reach the interesting case)
     # the rests were needed: a track that went on had someone to help
     assert (used > 1).mean() > 0.2
@@ -130,3 +138,24 @@ def test_run_day_notes_a_rest_that_changed_nothing():
     code, _, err = run_cli("run", "day", "--set", "plan=moderate, short_rest, moderate",
                            "--set", "rules=pf2e-core", "-n", "500", "--seed", "1")  # fmt: skip
     assert code == 0 and "changed nothing" not in err
+
+
+def test_per_healer_immunity_lets_a_second_medic_treat_again():
+    """Two clerics, one hurt PC (a level-5 fighter at 1 HP): with the hour's immunity to
+    every healer it is treated once in the played rest; with per_healer (the Remaster's
+    wording) each cleric treats it once, so it ends the rest with more HP (by more than 5
+    standard errors of the difference of the two means)."""
+    n = 4000
+    hp = {}
+    for reading in ("hour", "per_healer"):
+        day = make_model("day", plan="short_rest, low", level=5, rules="pf2e-core",
+                         party="cleric,cleric,fighter", treat_immunity=reading)  # fmt: skip
+        B = _generated_block(day, n, 7)
+        B.tw_wait[...] = 0
+        B.S["hp"][:, :2] = B.S["hp_max"][:, :2]  # the clerics at full HP, up
+        B.S["dead"][...] = False
+        B.S["hp"][:, 2] = 1
+        day._short_rest(B, np.ones(n, dtype=bool), 1)  # (per_healer: both in the first)
+        hp[reading] = B.S["hp"][:, 2].astype(float)
+    se = np.sqrt(hp["hour"].var() / n + hp["per_healer"].var() / n)
+    assert hp["per_healer"].mean() - hp["hour"].mean() > 5 * se

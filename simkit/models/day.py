@@ -464,11 +464,12 @@ class Day(Rules):
     treat_immunity: str = param(
         "hour",
         kind="choice",
-        choices=("hour", "ten_minutes"),
+        choices=("hour", "per_healer", "ten_minutes"),
         rule="AP-18",
         help="a PC treated with Treat Wounds is immune to it for an hour (hour, P-11 as "
-        "published) or for the 10-minute rest it was treated in (ten_minutes, as with the "
-        "Continual Recovery feat)",
+        "published), to that healer's only for an hour (per_healer, the Remaster's wording) "
+        "or for the 10-minute rest it was treated in (ten_minutes, as with the Continual "
+        "Recovery feat)",
     )
     pe_rest: str = param(
         "spare_pp",
@@ -799,13 +800,14 @@ class Day(Rules):
         at = _at(tracks, len(tw_wait))  # (every track: views, changed in place)
         pen = self._penalty(B)[at]
         hp, hp_max, dead = _rows(S["hp"], at), _rows(S["hp_max"], at), _rows(S["dead"], at)
-        wait = _rows(tw_wait, at)
+        wait = _rows(tw_wait, at)  # (m, P, W)
         knocked = np.zeros((m, P), dtype=bool)
         rows = np.arange(m)
-        for c, medicine in self._medics():
+        for j, (c, medicine) in enumerate(self._medics()):
+            w = j if wait.shape[2] > 1 else 0  # (per_healer: this medic's own counter)
             change = pf2e_rest.treat_wounds_phase(rng, m, medicine + pen)
             able = ~dead[:, c] & (hp[:, c] > 0)
-            hurt = ~dead & (hp < hp_max) & (wait == 0)
+            hurt = ~dead & (hp < hp_max) & (wait[:, :, w] == 0)
             frac = np.where(hurt, hp / hp_max, np.inf)
             k = _row_argmin(frac)
             go = able & hurt[rows, k]
@@ -813,7 +815,7 @@ class Day(Rules):
             was = hp[r, k]
             new = np.clip(was + change[go], 0, hp_max[r, k])
             hp[r, k] = new
-            wait[r, k] = self.immune_rests
+            wait[r, k, w] = self.immune_rests
             healed = change[go] > 0
             S["wounded"][tracks[r[healed]], k[healed]] = 0
             ko = (new == 0) & (was > 0)
@@ -880,22 +882,33 @@ class Day(Rules):
         return self.short_rest_minutes // 10
 
     @property
+    def immunity_counters(self) -> int:
+        """Treat Wounds immunity counters per PC (AP-18): one (immune to every healer's), or
+        one per medic under ``treat_immunity=per_healer`` (immune to that healer's only)."""
+        return max(len(self._medics()), 1) if self.treat_immunity == "per_healer" else 1
+
+    @property
     def immune_rests(self) -> int:
         """Short rests a PC treated with Treat Wounds waits before the next, counting the
-        one it was treated in (P-11 as AP-18 reads it): six for ``treat_immunity=hour``
-        (the hour), one for ``ten_minutes``."""
-        return pf2e_rest.TREAT_IMMUNE_RESTS + 1 if self.treat_immunity == "hour" else 1
+        one it was treated in (P-11 as AP-18 reads it): six for ``treat_immunity=hour`` and
+        ``per_healer`` (the hour), one for ``ten_minutes``."""
+        if self.treat_immunity == "ten_minutes":
+            return 1
+        return pf2e_rest.TREAT_IMMUNE_RESTS + 1
 
     def treat_can_help(self, S, tw_wait, left: int) -> np.ndarray:
         """Which tracks (n,) bool a Treat Wounds could still help within ``left`` more
         10-minute rests (P-11, AP-18): a living PC below its max HP whose immunity ends
         within them (``tw_wait < left``: it waits ``tw_wait`` rests), and a medic alive and
-        conscious. ``S`` is the block's carried fields (n, P), ``tw_wait`` (n, P)."""
-        medic = np.zeros(len(tw_wait), dtype=bool)
-        for c, _ in self._medics():
-            medic |= ~S["dead"][:, c] & (S["hp"][:, c] > 0)
-        hurt = ~S["dead"] & (S["hp"] < S["hp_max"]) & (tw_wait < left)
-        return medic & _row_any(hurt)
+        conscious (under ``per_healer``, a medic whose own immunity ends within them). ``S``
+        is the block's carried fields (n, P), ``tw_wait`` (n, P, W)."""
+        hurt = ~S["dead"] & (S["hp"] < S["hp_max"])  # (n, P)
+        out = np.zeros(len(tw_wait), dtype=bool)
+        for j, (c, _) in enumerate(self._medics()):
+            w = j if tw_wait.shape[2] > 1 else 0
+            conscious = ~S["dead"][:, c] & (S["hp"][:, c] > 0)
+            out |= conscious & _row_any(hurt & (tw_wait[:, :, w] < left))
+        return out
 
     def _short_rest(self, B, active, t, once=False):
         """A short rest's Treat Wounds (P-11) for the tracks ``active``; each track's
@@ -940,10 +953,10 @@ class Day(Rules):
             low &= ~S["dead"]  # (n, P) bool
             helps = np.zeros(low.shape, dtype=bool)  # (n, P): a short rest would help it
             if treat:
-                medic = np.zeros(len(active), dtype=bool)
-                for c, _ in self._medics():
-                    medic |= ~S["dead"][:, c] & (S["hp"][:, c] > 0)
-                helps |= (B.tw_wait == 0) & medic[:, None]
+                for i, (c, _) in enumerate(self._medics()):
+                    w = i if B.tw_wait.shape[2] > 1 else 0
+                    conscious = ~S["dead"][:, c] & (S["hp"][:, c] > 0)  # (n,)
+                    helps |= (B.tw_wait[:, :, w] == 0) & conscious[:, None]
             if pe:
                 helps |= self._pe_after(S, slice(None))[0] > S["pe"]
             need = active & (B.ended < 0) & _row_any(low & helps)
@@ -1039,7 +1052,8 @@ class _Block:
     end_step: np.ndarray  # (n,) int64: the step it ended at (0: not yet)
     first_death: np.ndarray  # (n,) int64: the step of the first death (0: none)
     fat: np.ndarray  # (n,) int64: fatigue state index (day_chain, R4-01..R4-06)
-    tw_wait: np.ndarray  # (n, P) int8: short rests before Treat Wounds again (P-11)
+    tw_wait: np.ndarray  # (n, P, W) int8: short rests before Treat Wounds again (P-11,
+    #   AP-18; W = 1, or one counter per medic under treat_immunity=per_healer)
     cause: dict  # CAUSES -> (n,) int64: the day's deaths by cause
 
     @classmethod
@@ -1061,7 +1075,7 @@ class _Block:
             end_step=np.zeros(n, dtype=np.int64),
             first_death=np.zeros(n, dtype=np.int64),
             fat=np.zeros(n, dtype=np.int64),
-            tw_wait=np.zeros((n, P), dtype=np.int8),
+            tw_wait=np.zeros((n, P, day.immunity_counters), dtype=np.int8),
             cause={c: np.zeros(n, dtype=np.int64) for c in CAUSES},
         )
 

@@ -104,7 +104,10 @@ def new_day(day, start: dict | None = None) -> dict:
     :meth:`~simkit.models.fight_state.FightStart.row`)."""
     row = day.fresh_start(1).row(0) if start is None else start
     pcs = [
-        {**{k: (bool if k == "dead" else int)(row[k][i]) for k in _KEPT}, "wait": 0}
+        {
+            **{k: (bool if k == "dead" else int)(row[k][i]) for k in _KEPT},
+            "wait": [0] * day.immunity_counters,
+        }
         for i in range(day.n_pcs)
     ]
     return {
@@ -271,13 +274,15 @@ def _medics(day) -> list[tuple[int, int]]:
 def _treat(day, tr: dict, draws: Draws, key) -> None:
     """A 10-minute rest of Treat Wounds (P-11): each medic in the party's order, if alive
     and conscious, treats the living PC with the lowest HP fraction (the first of equals)
-    that is hurt and not treated within the hour (six short rests); a critical failure
-    bringing it to 0 HP knocks it out (R0-03)."""
+    that is hurt and not immune (treated within the hour: six short rests; by anyone, or
+    under ``per_healer`` by this medic; one rest under ``ten_minutes``, AP-18); a critical
+    failure bringing it to 0 HP knocks it out (R0-03)."""
     pcs = tr["pcs"]
     dead = [pc["dead"] for pc in pcs]
     knocked = [False] * len(pcs)
     pen = _penalty(tr)
-    for c, medicine in _medics(day):
+    for j, (c, medicine) in enumerate(_medics(day)):
+        w = j if day.immunity_counters > 1 else 0  # (per_healer: this medic's counter)
         roll = int(draws.take(key)) + 1
         packed = int(draws.take(key))
         d8s = [packed // 8**i % 8 + 1 for i in range(4)]
@@ -287,7 +292,7 @@ def _treat(day, tr: dict, draws: Draws, key) -> None:
         hurt = [
             k
             for k, pc in enumerate(pcs)
-            if not dead[k] and pc["hp"] < pc["hp_max"] and pc["wait"] == 0
+            if not dead[k] and pc["hp"] < pc["hp_max"] and pc["wait"][w] == 0
         ]
         if not hurt:
             continue
@@ -295,13 +300,13 @@ def _treat(day, tr: dict, draws: Draws, key) -> None:
         pc = pcs[k]
         was = pc["hp"]
         pc["hp"] = min(max(was + change, 0), pc["hp_max"])
-        pc["wait"] = day.immune_rests
+        pc["wait"][w] = day.immune_rests
         if change > 0:
             pc["wounded"] = 0
         if pc["hp"] == 0 and was > 0:
             knocked[k] = True
     for pc in pcs:
-        pc["wait"] = max(pc["wait"] - 1, 0)
+        pc["wait"] = [max(x - 1, 0) for x in pc["wait"]]
     if any(knocked):
         _care(day, tr, draws, knocked, key + (1,), "deaths_after_fight")
 
@@ -338,12 +343,16 @@ def _spend_pp(day, tr: dict) -> None:
 
 def _can_help(day, tr: dict, left: int) -> bool:
     """Whether a Treat Wounds could still help within ``left`` more 10-minute rests: a
-    living PC below its max HP whose immunity ends within them, and a medic alive and
-    conscious (P-11, AP-18)."""
+    medic alive and conscious and a living PC below its max HP whose immunity (to that
+    medic, under ``per_healer``) ends within them (P-11, AP-18)."""
     pcs = tr["pcs"]
-    medic = any(not pcs[c]["dead"] and pcs[c]["hp"] > 0 for c, _ in _medics(day))
-    hurt = any(not pc["dead"] and pc["hp"] < pc["hp_max"] and pc["wait"] < left for pc in pcs)
-    return medic and hurt
+    for j, (c, _) in enumerate(_medics(day)):
+        w = j if day.immunity_counters > 1 else 0
+        if pcs[c]["dead"] or pcs[c]["hp"] <= 0:
+            continue
+        if any(not pc["dead"] and pc["hp"] < pc["hp_max"] and pc["wait"][w] < left for pc in pcs):
+            return True
+    return False
 
 
 def _rest(day, tr: dict, draws: Draws, step, t: int) -> None:
@@ -376,7 +385,8 @@ def _rest(day, tr: dict, draws: Draws, step, t: int) -> None:
                 )
             else:
                 hp = hp_after_rest(pc["hp"], pc["hp_max"], getattr(day, "level"), rest=night)
-            pc.update(hp=int(hp), slots=F.pcs[k].slots, heals=F.pcs[k].heals, wait=0)
+            pc.update(hp=int(hp), slots=F.pcs[k].slots, heals=F.pcs[k].heals)
+            pc["wait"] = [0] * day.immunity_counters
             if day.hero_refresh == "long_rest":
                 pc["hero"] = getattr(day, "hero_points")
             pc["pp"] = int(pp_after_rest(pc["pp"], F.pcs[k].pp_max, night, day.pp_back))
@@ -397,7 +407,11 @@ def _rest_when(day, tr: dict, draws: Draws, t: int) -> None:
         return
     pcs = tr["pcs"]
     for j in range(MAX_EXTRA_RESTS):
-        medic = any(not pcs[c]["dead"] and pcs[c]["hp"] > 0 for c, _ in _medics(day))
+        medics = [  # (each conscious medic's immunity counter)
+            i if day.immunity_counters > 1 else 0
+            for i, (c, _) in enumerate(_medics(day))
+            if not pcs[c]["dead"] and pcs[c]["hp"] > 0
+        ]
 
         def low(pc: dict) -> bool:
             if pe:
@@ -405,7 +419,7 @@ def _rest_when(day, tr: dict, draws: Draws, t: int) -> None:
             return pc["hp"] < day.rest_when * pc["hp_max"]
 
         def helped(k: int, pc: dict) -> bool:
-            by_treat = treat and medic and pc["wait"] == 0
+            by_treat = treat and any(pc["wait"][w] == 0 for w in medics)
             return by_treat or (pe and _pe_after(day, k, pc)[0] > pc["pe"])
 
         need = any(not pc["dead"] and low(pc) and helped(k, pc) for k, pc in enumerate(pcs))
