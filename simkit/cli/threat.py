@@ -81,6 +81,10 @@ def _cmd_threat(args) -> int:
     prepare_output(args)
     m = measured_threat(model, n=args.n, rng=args.seed)
     frame = threat_frame(m)
+    from simkit.rules.pf2e.budget import creature_notes
+
+    for line in creature_notes(model.monsters):  # loaded creatures: what the fight leaves out
+        print(f"simkit: {line}", file=sys.stderr)
     if args.seed is None:
         print(f"simkit: seed {m.table.attrs['seed']} (replay with --seed "
               f"{m.table.attrs['seed']})", file=sys.stderr)  # fmt: skip
