@@ -402,7 +402,13 @@ def test_cli_run_day_prints_the_designers_notes():
         "-n", "500", "--seed", "3",
     )  # fmt: skip
     assert code == 0, err
-    lines = [x for x in err.splitlines() if x.startswith("simkit: ")]
+    notes = [x for x in err.splitlines() if x.startswith("simkit: note: ")]
+    assert notes == [  # (seed000: the seeds' rest, one line for the rest that did nothing)
+        "simkit: note: step 2 (short_rest) changed nothing in any of the 499 days that "
+        "reached it: under the seeds' rest a short rest heals no HP (rest_rules=pf2e: Treat "
+        "Wounds)"
+    ]
+    lines = [x for x in err.splitlines() if x.startswith("simkit: ") and x not in notes]
     assert "plan (3 steps): low, short_rest, moderate" in lines[0]
     assert lines[1].startswith("simkit: P(a PC dies) ")
     assert "1 low " in lines[2] and "3 moderate " in lines[2]

@@ -91,7 +91,7 @@ def kernel_vs_ref(day, n: int, seed: int, start=None) -> dict:
                 obs.setdefault(name, {}).setdefault(t, []).append(v)
     for name, by_step in obs.items():  # the observations: histograms of the tracks' values
         got = tally.observed[name]
-        row = 1 if name == "deaths" else 0  # (deaths: row t; the rest: before step t)
+        row = 1 if name in ("deaths", "rest_changed") else 0  # (row t; the rest: before t)
         want = np.zeros_like(got)
         for t, values in by_step.items():
             np.add.at(want[t - 1 + row], values, 1)
@@ -185,6 +185,14 @@ COVER = [
          rules="seed001", rest_when=0.9, pe_rest="any_pp"),
     dict(plan="severe, moderate, short_rest, severe, moderate", level=4, rules="seed001",
          rest_rules="pf2e", rest_when=0.8, party="fighter,cleric,wizard"),
+    # the played short rest (AP-18): a longer budget, the ten-minute immunity, and once
+    dict(plan="severe, short_rest, fall(9), short_rest(once), moderate, short_rest, low",
+         level=6, rules="pf2e-core", short_rest_minutes=120, party="cleric,fighter,cleric"),
+    dict(plan="severe(pack), short_rest, moderate, short_rest, severe", level=3,
+         rest_rules="pf2e", treat_immunity="ten_minutes", short_rest_minutes=90),
+    dict(plan="severe, short_rest, moderate, short_rest(once), severe, long_rest, severe",
+         level=8, rules="pf2e-core", treat_immunity="per_healer", rest_when=0.7,
+         party="cleric,fighter,cleric,wizard", short_rest_minutes=120),
     # fatigue: exhausted at a fight (R4-04); woken by a night (R4-06); dead (R4-05)
     dict(plan=", ".join(["no_sleep"] * 5 + ["no_food"] * 5) + ", trivial", level=6,
          after_defeat="captured"),

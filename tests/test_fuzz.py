@@ -640,8 +640,13 @@ def test_issue19_no_fight_ends_prints_the_table(tmp_path, monkeypatch):
         "--format", "csv",
     )  # fmt: skip
     assert code == 0, err
-    notes = [ln for ln in err.splitlines() if not ln.startswith("simkit: warning:")]
-    assert len(notes) == 2 and "no fight ended" in err, err  # (and the 1-PC budget warning)
+    notes = [
+        ln
+        for ln in err.splitlines()
+        if not ln.startswith(("simkit: warning:", "simkit: measured:"))
+    ]  # (the 1-PC budget warning, and the last line: the measured threat)
+    assert len(notes) == 2 and "no fight ended" in err, err
+    assert err.splitlines()[-1].startswith("simkit: measured: ")
     df = pd.read_csv(tmp_path / "o.csv").set_index("outcome")
     assert df.loc["unresolved", "p"] == 1.0 and df["count"].sum() == 10
 

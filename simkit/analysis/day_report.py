@@ -160,9 +160,43 @@ def run_notes(res, level: float = 0.95) -> list[str]:
             f"{plan}"
         ),
         *([f"note: {note}"] if note else []),
+        *rest_notes(res),
         odds,
         f"P(a PC has died) by the end of step: {by_step}",
     ]
+
+
+def rest_notes(res) -> list[str]:
+    """One line for each rest of the plan that changed nothing in any day that reached it
+    (the ``rest_changed`` observation of the ``day`` model: HP, PE, PP, slots, heals, hero
+    points, wounded, deaths, fatigue), with why where the rules say so: under the seeds'
+    rest a short rest heals no HP (R1-09), and Treat Wounds needs a PC with Medicine."""
+    from simkit.models.day_plan import RestStep
+
+    model, obs = res.model, res.observed.get("rest_changed")
+    if obs is None:
+        return []
+    out = []
+    for t, step in enumerate(model.steps, 1):
+        if not isinstance(step, RestStep) or t >= len(obs):
+            continue
+        reached, changed = int(obs[t].sum()), int(obs[t, 1:].sum())
+        if not reached or changed:
+            continue
+        why = ""
+        if step.kind == "short_rest" and not model.pe_rest_on:
+            if not model.pf2e_rest:
+                why = (
+                    ": under the seeds' rest a short rest heals no HP "
+                    "(rest_rules=pf2e: Treat Wounds)"
+                )
+            elif not model.has_medic:
+                why = ": no PC has Medicine to Treat Wounds (P-11)"
+        out.append(
+            f"note: step {t} ({step.text()}) changed nothing in any of the {reached:,} days "
+            f"that reached it{why}"
+        )
+    return out
 
 
 # -- the standard report: P(a PC dies over the day) by fights x level x rest x rules ------------
@@ -194,8 +228,9 @@ def fights_by_level(
 ) -> pd.DataFrame:
     """P(a PC dies over the day) by number of moderate fights x level x rest x rules.
 
-    For each rule set, ``between`` (``none``; ``short_rest``: a 10-minute rest between two
-    fights) and party level, one run of ``n`` days of ``max(fights)`` moderate fights (the
+    For each rule set, ``between`` (``none``; ``short_rest``: a short rest between two
+    fights, under the PF2e rest the played one: Treat Wounds until healed within an hour,
+    AP-18) and party level, one run of ``n`` days of ``max(fights)`` moderate fights (the
     ``day`` model, the default party, its seed :func:`~simkit.core.streams.point_seed` of
     the run's seed and the point's parameters); a day of ``K`` fights is its first ``K``
     fights (and the rests between them): every step draws on its own streams for the days
@@ -361,7 +396,8 @@ def _short_rest_does(rule: str) -> str | None:
     from simkit.models.day import Day
 
     day = Day(rules=rule, fights=2, between="short_rest")  # type: ignore[call-arg]
-    does = ["one Treat Wounds by the cleric"] if day.pf2e_rest else []
+    played = f"Treat Wounds until healed, {day.short_rest_minutes} min at most"
+    does = [played] if day.pf2e_rest else []
     does += ["each PC's stamina back for a PP"] if day.pe_rest_on else []
     return " and ".join(does) or None
 
@@ -447,8 +483,9 @@ def fights_by_level_figure(df: pd.DataFrame):
     fig.suptitle(
         "An adventuring day of moderate fights: P(a PC dies over the day) by the number of "
         "fights, party level and rest\n(party of four: fighter, rogue, cleric, wizard; each "
-        "fight a PF2e moderate boss; a short rest is 10 minutes: Treat Wounds under "
-        "pf2e-core, no HP under the seeds' rest, stamina for a PP under seed001)",
+        "fight a PF2e moderate boss; a short rest: under pf2e-core Treat Wounds on every hurt "
+        "PC until healed, an hour at most; no HP under the seeds' rest; stamina for a PP "
+        "under seed001)",
         fontsize="medium",
     )
     return fig, top + zoom, sentences

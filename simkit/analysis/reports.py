@@ -646,7 +646,8 @@ def _day_survival(n: int) -> Report:
     _title(
         ax,
         "A level-5 party's day (fighter, rogue, cleric, wizard), step by step:\n"
-        "seed 000's dying rules vs the published ones (pf2e-core), each with its own rest",
+        "seed 000's dying rules vs the published ones (pf2e-core), each with its own rest\n"
+        "(pf2e: a short rest is Treat Wounds until healed, an hour at most, AP-18)",
     )
     fig.tight_layout()
     return Report("day_survival", {"": df}, fig, [ax])

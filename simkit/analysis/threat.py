@@ -47,6 +47,9 @@ __all__ = [
     "budget_audit",
     "budget_audit_figure",
     "measured_threat",
+    "threat_frame",
+    "threat_lines",
+    "THREAT_N",
 ]
 
 THREATS = pf2e_budget.THREATS
@@ -55,6 +58,9 @@ MEASURES = {"any_death": "P(a PC dies)", "defeat": "P(defeat)"}
 #: Standard errors of the difference by which a benchmark must exceed the band below it
 #: to have a band of its own (1.96: the 95% level of every interval here).
 Z = 1.96
+#: Fights a run of ``simkit threat`` (and of the measured-threat line of ``simkit run
+#: party``, at most): six runs of it take about a second on one core (bench/bench_threat.py).
+THREAT_N = 20_000
 #: Party levels of the audit (every level of the PC tables).
 AUDIT_LEVELS = tuple(range(1, 21))
 #: Levels above the party's at which the audit fights each bundled creature alone (for
@@ -177,6 +183,7 @@ class MeasuredThreat:
     death_bands: Bands
     defeat_bands: Bands
     table: pd.DataFrame
+    result: Any = None  # the lineup's run (a simkit Result): its other numbers
 
     def sentence(self) -> str:
         """One line, e.g. ``"budgeted severe; measured like extreme at level 9 by P(a PC
@@ -318,7 +325,95 @@ def measured_threat(
         death_bands=found["any_death"][0],
         defeat_bands=found["defeat"][0],
         table=table,
+        result=res,
     )
+
+
+#: The measures of :func:`threat_frame`, by row: the name a designer reads.
+FRAME_MEASURES = {
+    "any_death": "P(a PC dies)",
+    "defeat": "P(defeat)",
+    "expected_deaths": "expected deaths",
+}
+
+
+def threat_frame(m: MeasuredThreat, confidence: float = 0.95) -> pd.DataFrame:
+    """``simkit threat``'s numbers as a tidy frame, one row per measure (P(a PC dies),
+    P(defeat), expected deaths).
+
+    Columns: ``level, n_pcs, lineup, xp`` (the lineup's XP, P-07), ``budgeted`` (simkit's
+    convention: the highest threat whose budget the XP reaches,
+    :func:`simkit.rules.pf2e.budget.threat_of`), ``budgeted_foundry`` (Foundry's: the lowest
+    threat whose budget covers it, :func:`~simkit.rules.pf2e.budget.foundry_threat_of`),
+    ``measure, name, value, ci_low, ci_high`` (a probability with its Wilson interval, or
+    the mean deaths with its interval), ``measured`` (the band of the value among the
+    budget's benchmarks; empty for expected deaths), ``measured_low, measured_high`` (the
+    bands of the interval's ends), ``n`` (fights a run), ``template``, ``point_seed``.
+    """
+    from simkit.core.result import event_values
+
+    res = m.result
+    if res is None:
+        raise ValueError("m must come from measured_threat (its result is missing)")
+    lineup = res.model.fighters.lineup
+    xp = int(lineup.xp)
+    edition = lineup.edition
+    s = event_values(res, confidence)
+    seed = int(m.table.loc[m.table["run"] == "lineup", "point_seed"].iloc[0])
+    rows = []
+    lin = m.table[m.table["run"] == "lineup"].set_index("measure")
+    for measure, name in FRAME_MEASURES.items():
+        if measure in lin.index:  # measured_threat's own numbers
+            value, lo, hi = (float(lin.loc[measure, c]) for c in ("p", "ci_low", "ci_high"))
+        else:
+            value, lo, hi = s[measure]
+        band, span = {
+            "any_death": (m.death, m.death_range),
+            "defeat": (m.defeat, m.defeat_range),
+        }.get(measure, ("", ("", "")))
+        rows.append(
+            dict(
+                level=m.level,
+                n_pcs=m.n_pcs,
+                lineup=m.lineup,
+                xp=xp,
+                budgeted=pf2e_budget.threat_of(xp, m.n_pcs, edition),
+                budgeted_foundry=pf2e_budget.foundry_threat_of(xp, m.n_pcs, edition),
+                measure=measure,
+                name=name,
+                value=value,
+                ci_low=lo,
+                ci_high=hi,
+                measured=band,
+                measured_low=span[0],
+                measured_high=span[1],
+                n=res.n,
+                template=m.template,
+                point_seed=seed,
+            )
+        )
+    return pd.DataFrame(rows)
+
+
+def threat_lines(m: MeasuredThreat, frame: pd.DataFrame) -> list[str]:
+    """The lines above ``simkit threat``'s table: the lineup and party, the XP against the
+    budgets, the budget's threat in both conventions, and the measured threat."""
+    model = m.result.model
+    edition = model.fighters.lineup.edition
+    r = frame.iloc[0]
+    budgets = ", ".join(f"{t} {pf2e_budget.xp_budget(t, m.n_pcs, edition)}" for t in THREATS)
+    pcs = f"{m.n_pcs} PC" + ("" if m.n_pcs == 1 else "s")
+    same = r["budgeted"] == r["budgeted_foundry"]
+    foundry = "the same" if same else r["budgeted_foundry"]
+    return [
+        f"lineup: {m.lineup}; party: {pcs} at level {m.level} ({model.party}), rules {model.rules}",
+        f"XP {r['xp']} against the {edition} budgets for {pcs}: {budgets}",
+        f"budgeted {r['budgeted']} (simkit: the highest threat whose budget the XP reaches); "
+        f"Foundry: {foundry} (the lowest threat whose budget covers it)",
+        f"budgeted {r['budgeted']}, measures like {m.death} by P(a PC dies) and like "
+        f"{m.defeat} by P(defeat) (against the {m.template} benchmarks at level {m.level}, "
+        f"{int(r['n']):,} fights a run)",
+    ]
 
 
 # -- the standard report: party_budget_audit ---------------------------------------------

@@ -30,7 +30,12 @@ from simkit.rules.penalties import FATIGUE_KEYS, parse_fatigue_value
 __all__ = ["main", "build_parser", "cap_workers", "parse_sets", "model_from_args"]
 
 #: Modules adding verbs: each defines ``configure(subparsers)``.
-EXTRA_COMMANDS: list[str] = ["simkit.cli.sweep", "simkit.cli.design", "simkit.cli.creatures"]
+EXTRA_COMMANDS: list[str] = [
+    "simkit.cli.sweep",
+    "simkit.cli.design",
+    "simkit.cli.creatures",
+    "simkit.cli.threat",
+]
 
 
 class UsageError(Exception):
@@ -383,13 +388,19 @@ def _cmd_run(args) -> int:
         if args.stages:
             raise ParamError("--marks and --stages: give one of them")
         marks = check_marks(model, args.marks)
+    q = None
+    if args.percentiles is not None:  # checked before simulating
+        if args.marks or args.stages:
+            raise ParamError("--percentiles, --marks and --stages: give one of them")
+        q = _parse_percentiles(args.percentiles)
     n = 100_000 if args.n is None else args.n
     workers = cap_workers(args.workers)
     if workers > 1:  # worker processes that leave nothing on the terminal when interrupted
         from simkit.analysis.sweep.workers import start_early
 
         start_early()
-    res = simulate(model, n, rng=args.seed, workers=workers)
+    keep = q is not None and hasattr(model, "carry")  # the end states: HP left per PC
+    res = simulate(model, n, rng=args.seed, workers=workers, keep_state=keep)
     notes = []
     if args.seed is None:  # fresh entropy: say how to replay the run
         notes.append(f"seed {res.seed} (replay with --seed {res.seed})")
@@ -408,7 +419,16 @@ def _cmd_run(args) -> int:
     to_file = args.output not in (None, "-")
     if not to_file:  # before the table on a terminal
         _print_notes(notes)
-    if marks:
+    if q is not None:
+        from simkit.core.percentiles import percentiles
+
+        df = percentiles(res, q)
+        if df.empty:
+            raise ParamError(
+                f"--percentiles: model {model.name!r} keeps no mark, time or end state to "
+                "read percentiles from (a chain: see --stages)"
+            )
+    elif marks:
         df = marks_frame(res, marks, args.confidence, exact=not args.no_exact)
     elif args.stages:
         _need_chain(model)
@@ -418,7 +438,34 @@ def _cmd_run(args) -> int:
     emit(df, args)
     if to_file:  # once the file is written: a write error is the only line
         _print_notes(notes)
+    if model.name == "party" and not args.no_threat:  # the last line: how it plays
+        _print_notes([_measured_line(model, n, res.seed)])
     return 0
+
+
+def _parse_percentiles(text: str) -> tuple[float, ...]:
+    """``--percentiles 10,50,90`` -> quantiles (0.1, 0.5, 0.9): percents in (0, 100)."""
+    try:
+        qs = tuple(float(ascii_number(x.strip())) / 100 for x in text.split(","))
+    except (TypeError, ValueError):
+        qs = ()
+    if not qs or not all(0 < x < 1 for x in qs) or len(set(qs)) != len(qs):
+        raise ParamError(
+            f"--percentiles {text!r} is not allowed: give distinct percents in (0, 100), "
+            "e.g. 10,50,90"
+        )
+    return qs
+
+
+def _measured_line(model, n: int, seed: int) -> str:
+    """``run party``'s last line: the lineup's measured threat
+    (:func:`simkit.analysis.threat.measured_threat`, as ``simkit threat`` gives it, at
+    ``min(n, THREAT_N)`` fights a run on the run's seed)."""
+    from simkit.analysis.threat import THREAT_N, measured_threat
+
+    k = min(int(n), THREAT_N)
+    m = measured_threat(model, n=k, rng=seed)
+    return f"measured: {m.sentence()}; {k:,} fights a run (simkit threat)"
 
 
 def _print_notes(notes: list[str]) -> None:
@@ -484,6 +531,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--stages",
         action="store_true",
         help="chains: each stage's outcomes (e.g. where deaths happen)",
+    )
+    p.add_argument(
+        "--percentiles",
+        nargs="?",
+        const="10,50,90",
+        default=None,
+        metavar="P,P,...",
+        help="print how swingy the run is instead of the table: percentiles (default "
+        "10,50,90) of rounds, deaths, resources spent (the marks) and, for party and day, "
+        "each PC's HP and resources left (Result.percentiles)",
+    )
+    p.add_argument(
+        "--no-threat",
+        action="store_true",
+        help="party: leave out the last line, the measured threat (five benchmark runs of "
+        "at most 20,000 fights)",
     )
     _add_marks_arg(p)
     add_output_args(p)

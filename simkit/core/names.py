@@ -19,7 +19,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
-__all__ = ["CUTOFF", "suggest", "unknown"]
+__all__ = ["CUTOFF", "pc_names", "suggest", "unknown"]
 
 #: Least :class:`difflib.SequenceMatcher` ratio (0..1) of a suggested name.
 CUTOFF = 0.7
@@ -82,3 +82,18 @@ def unknown(kind: str, name: object, choices: Iterable[object], *, where: str = 
     place = f" {where}" if where else ""
     known = ", ".join(names) if names else "(none)"
     return f"unknown {kind} {name!r}{place}{suggest(name, names)}; known: {known}"
+
+
+def pc_names(roles) -> tuple[str, ...]:
+    """The PCs' names in events: the role, or role + index (from 1) when a role repeats
+    (``fighter,fighter,cleric`` -> ``fighter1, fighter2, cleric``)."""
+    roles = tuple(roles)
+    seen: dict[str, int] = {}
+    out = []
+    for r in roles:
+        if roles.count(r) > 1:
+            seen[r] = seen.get(r, 0) + 1
+            out.append(f"{r}{seen[r]}")
+        else:
+            out.append(r)
+    return tuple(out)

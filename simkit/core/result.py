@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from simkit.core.model import Rules
-from simkit.core.names import unknown
+from simkit.core.names import pc_names, unknown
 from simkit.core.params import ParamError
 from simkit.core.stats import confidence_of
 from simkit.core.tables import result_summary, summary_html, survival_table
@@ -111,21 +111,6 @@ class Mean:
         """Each track's value (float64): its mark, or :attr:`unresolved` where the track
         is unresolved (``unresolved``: bool, one per track)."""
         return np.where(unresolved, self.unresolved, values.astype(np.float64))
-
-
-def pc_names(roles) -> tuple[str, ...]:
-    """The PCs' names in events: the role, or role + index (from 1) when a role repeats
-    (``fighter,fighter,cleric`` -> ``fighter1, fighter2, cleric``)."""
-    roles = tuple(roles)
-    seen: dict[str, int] = {}
-    out = []
-    for r in roles:
-        if roles.count(r) > 1:
-            seen[r] = seen.get(r, 0) + 1
-            out.append(f"{r}{seen[r]}")
-        else:
-            out.append(r)
-    return tuple(out)
 
 
 def event_specs(model) -> tuple[Event, ...]:
@@ -582,6 +567,15 @@ class Result:
                 return int(_event_counts(self, (e,))[0])
         names = [e.name for e in event_specs(self.model)]
         raise KeyError(unknown("event", event, names, where=f"of model {self.model.name!r}"))
+
+    def percentiles(self, q=(0.1, 0.5, 0.9)) -> pd.DataFrame:
+        """How swingy the run is: the percentiles ``q`` of every mark (rounds, deaths,
+        resources spent...) and, where the run kept its end states (``keep_state=True``),
+        of each PC's HP and resources left; a tidy frame ``quantity, source, n, mean,
+        p10, p50, p90`` (:func:`simkit.core.percentiles.percentiles`)."""
+        from simkit.core.percentiles import percentiles
+
+        return percentiles(self, q)
 
     def marks_frame(self, name: str) -> pd.DataFrame:
         """Distribution of a mark: columns ``outcome, value, count, p`` (p over all tracks).

@@ -22,10 +22,14 @@ The steps, over every track of a block still going:
   exhausted by fatigue (R4-04) at a fight cannot fight: a defeat (``after_defeat``).
 - **a rest** (``rest_rules``): the seeds' (R1-09, R1-10, A1-7) or the published PF2e rest
   (P-11 Treat Wounds in a short rest, P-12 a night), see :mod:`simkit.rules.rest` and
-  :mod:`simkit.rules.pf2e.rest`. A ``long_rest`` or ``bed_rest`` also gives back the slots
-  and heals, the hero points (``hero_refresh=long_rest``), the PP (A1-7 ``pp_back``), the
-  stamina points (PE, R1-09: in full after a night, under either rest; used by the fights
-  under seed 001, AP-17), and is a night's sleep and a meal for the fatigue counters
+  :mod:`simkit.rules.pf2e.rest`. The PF2e ``short_rest`` is played (AP-18): 10-minute
+  rests of Treat Wounds until every living PC is at full HP or no Treat Wounds can help
+  within ``short_rest_minutes``, each treated PC immune as ``treat_immunity`` reads it
+  (:meth:`Day._short_rest`); ``short_rest(once)`` is one 10-minute rest. A
+  ``long_rest`` or ``bed_rest`` also gives back the slots and heals, the hero points
+  (``hero_refresh=long_rest``), the PP (A1-7 ``pp_back``), the stamina points (PE,
+  R1-09: in full after a night, under either rest; used by the fights under seed 001,
+  AP-17), and is a night's sleep and a meal for the fatigue counters
   (R4-06). In a short rest (under either rest, when the fights use PE: ``rules=seed001``,
   ``pe_damage=pe_first``) each living PC whose PE are below the maximum spends 1 PP to
   get them back (R1-09) as ``pe_rest`` reads it (A1-8: when it keeps its stabilisation
@@ -56,7 +60,9 @@ party's totals ``hp``, ``hero``, ``slots``, ``heals``, ``pp``; before each fight
 PC's ``hp:<pc>``, ``slots:<pc>``, ``heals:<pc>``, ``hero:<pc>``, ``pp:<pc>``,
 ``pe:<pc>`` (seed 001's stamina) and ``alive:<pc>`` (:data:`PC_FIELDS`, a dead PC has 0
 of each); row ``t`` of ``deaths``: the deaths in step ``t`` (the deaths per step, over
-the days that played it).
+the days that played it); row ``t`` of ``rest_changed`` at a rest: the days whose
+rest changed something (HP, PE, PP, slots, heals, hero points, wounded, a death, the
+fatigue counters), 0 / 1 (``simkit run day`` notes a rest that changed no day).
 ``simulate(..., keep_state=True)`` gives each track's end state, outcome and marks
 (:class:`DayEnd`). The designer's summary: :func:`death_by_step`,
 :func:`simkit.analysis.day_report.day_summary`. Exact answers for one PC who is not a
@@ -283,6 +289,19 @@ def _rested(S: dict, tracks: np.ndarray) -> None:
     np.putmask(S["wounded"], ends, 0)
 
 
+def _rest_fields(B, active: np.ndarray) -> np.ndarray:
+    """What a rest can change, for the tracks ``active``: (m, F) int64, each PC's HP, PE,
+    PP, slots, heals, hero points, wounded and death, and the track's fatigue state (a
+    Treat Wounds immunity running down is time passing, not a change)."""
+    S = B.S
+    cols = [S[k][active].astype(np.int64) for k in _REST_FIELDS if k in S]
+    return np.concatenate(cols + [B.fat[active][:, None]], axis=1)
+
+
+#: The carried fields a rest can change (:func:`_rest_fields`).
+_REST_FIELDS = ("hp", "pe", "pp", "slots", "heals", "hero", "wounded", "dead")
+
+
 def _row_argmin(a: np.ndarray) -> np.ndarray:
     """Column of each row's smallest value of ``a`` (m, P), the first of equals (as
     ``argmin(axis=1)``, column by column: a short-axis reduction is slow)."""
@@ -433,6 +452,27 @@ class Day(Rules):
         "(Treat Wounds under the pf2e rest; a PP for its PE under seed001, pe_rest); at most "
         "6; none where a short rest can help no one (run day says so)",
     )
+    short_rest_minutes: int = param(
+        60,
+        kind="int",
+        lo=10,
+        hi=480,
+        unit="minutes",
+        rule="AP-18",
+        help="the played short_rest under the pf2e rest: 10-minute rests of Treat Wounds until "
+        "every living PC is at full HP or no Treat Wounds can help within this many minutes "
+        "(a multiple of 10); short_rest(once) is one 10-minute rest",
+    )
+    treat_immunity: str = param(
+        "hour",
+        kind="choice",
+        choices=("hour", "per_healer", "ten_minutes"),
+        rule="AP-18",
+        help="a PC treated with Treat Wounds is immune to it for an hour (hour, P-11 as "
+        "published), to that healer's only for an hour (per_healer, the Remaster's wording) "
+        "or for the 10-minute rest it was treated in (ten_minutes, as with the Continual "
+        "Recovery feat)",
+    )
     pe_rest: str = param(
         "spare_pp",
         kind="choice",
@@ -459,6 +499,11 @@ class Day(Rules):
     def validate(self) -> None:
         if self.engine not in ("kernel", "loop"):
             raise ParamError(f"engine must be 'kernel' or 'loop', got {self.engine!r}")
+        if self.short_rest_minutes % 10:
+            raise ParamError(
+                f"short_rest_minutes={self.short_rest_minutes!r} is not allowed: "
+                "short_rest_minutes must be a multiple of 10 (10-minute rests) in [10, 480]"
+            )
         if self.plan is not None and (self.fights != 1 or self.between != "none"):
             raise ParamError("plan and fights/between are exclusive: give one of them")
         try:
@@ -615,7 +660,10 @@ class Day(Rules):
                 first_fight = False
                 self._fight(B, step, prefix if own else prefix + (t,), start is None and t == 1)
             elif isinstance(step, RestStep):
-                self._rest(B, step.kind, active, t)
+                was = _rest_fields(B, active)
+                self._rest(B, step, active, t)
+                changed = _row_any(_rest_fields(B, active) != was)  # (m,) bool
+                _add_row(observed, "rest_changed", t, T, changed)
             elif isinstance(step, RoadStep):
                 self._road(B, step.kind, active)
             elif isinstance(step, FallStep):
@@ -766,13 +814,14 @@ class Day(Rules):
         at = _at(tracks, len(tw_wait))  # (every track: views, changed in place)
         pen = self._penalty(B)[at]
         hp, hp_max, dead = _rows(S["hp"], at), _rows(S["hp_max"], at), _rows(S["dead"], at)
-        wait = _rows(tw_wait, at)
+        wait = _rows(tw_wait, at)  # (m, P, W)
         knocked = np.zeros((m, P), dtype=bool)
         rows = np.arange(m)
-        for c, medicine in self._medics():
+        for j, (c, medicine) in enumerate(self._medics()):
+            w = j if wait.shape[2] > 1 else 0  # (per_healer: this medic's own counter)
             change = pf2e_rest.treat_wounds_phase(rng, m, medicine + pen)
             able = ~dead[:, c] & (hp[:, c] > 0)
-            hurt = ~dead & (hp < hp_max) & (wait == 0)
+            hurt = ~dead & (hp < hp_max) & (wait[:, :, w] == 0)
             frac = np.where(hurt, hp / hp_max, np.inf)
             k = _row_argmin(frac)
             go = able & hurt[rows, k]
@@ -780,7 +829,7 @@ class Day(Rules):
             was = hp[r, k]
             new = np.clip(was + change[go], 0, hp_max[r, k])
             hp[r, k] = new
-            wait[r, k] = pf2e_rest.TREAT_IMMUNE_RESTS + 1
+            wait[r, k, w] = self.immune_rests
             healed = change[go] > 0
             S["wounded"][tracks[r[healed]], k[healed]] = 0
             ko = (new == 0) & (was > 0)
@@ -799,8 +848,9 @@ class Day(Rules):
             full[tracks] = knocked
             self._care(B, full, prefix + (1,), "deaths_after_fight")
 
-    def _rest(self, B, kind, active, t):
+    def _rest(self, B, step, active, t):
         S = B.S
+        kind = step.kind
         tracks = np.flatnonzero(active)
         at = _at(tracks, len(active))
         alive = ~S["dead"][at]
@@ -808,7 +858,7 @@ class Day(Rules):
             if self.pe_rest_on:
                 self._spend_pp_on_pe(B, tracks)
             if self.pf2e_rest and self._medics():
-                self._treat_and_care(B, active, B.prefix + (t,))
+                self._short_rest(B, active, t, once=step.once)
         else:
             bed = kind == "bed_rest"
             hp, hp_max = S["hp"][at], S["hp_max"][at]
@@ -835,6 +885,70 @@ class Day(Rules):
             self._road(B, "rest", active)
         _rested(S, tracks)
 
+    @property
+    def has_medic(self) -> bool:
+        """Whether a PC of the party has Medicine to Treat Wounds (P-11)."""
+        return bool(self._medics())
+
+    @property
+    def short_rests(self) -> int:
+        """The played short rest's budget in 10-minute rests (``short_rest_minutes // 10``)."""
+        return self.short_rest_minutes // 10
+
+    @property
+    def immunity_counters(self) -> int:
+        """Treat Wounds immunity counters per PC (AP-18): one (immune to every healer's), or
+        one per medic under ``treat_immunity=per_healer`` (immune to that healer's only)."""
+        return max(len(self._medics()), 1) if self.treat_immunity == "per_healer" else 1
+
+    @property
+    def immune_rests(self) -> int:
+        """Short rests a PC treated with Treat Wounds waits before the next, counting the
+        one it was treated in (P-11 as AP-18 reads it): six for ``treat_immunity=hour`` and
+        ``per_healer`` (the hour), one for ``ten_minutes``."""
+        if self.treat_immunity == "ten_minutes":
+            return 1
+        return pf2e_rest.TREAT_IMMUNE_RESTS + 1
+
+    def treat_can_help(self, S, tw_wait, left: int) -> np.ndarray:
+        """Which tracks (n,) bool a Treat Wounds could still help within ``left`` more
+        10-minute rests (P-11, AP-18): a living PC below its max HP whose immunity ends
+        within them (``tw_wait < left``: it waits ``tw_wait`` rests), and a medic alive and
+        conscious (under ``per_healer``, a medic whose own immunity ends within them). ``S``
+        is the block's carried fields (n, P), ``tw_wait`` (n, P, W)."""
+        hurt = ~S["dead"] & (S["hp"] < S["hp_max"])  # (n, P)
+        out = np.zeros(len(tw_wait), dtype=bool)
+        for j, (c, _) in enumerate(self._medics()):
+            w = j if tw_wait.shape[2] > 1 else 0
+            conscious = ~S["dead"][:, c] & (S["hp"][:, c] > 0)
+            out |= conscious & _row_any(hurt & (tw_wait[:, :, w] < left))
+        return out
+
+    def _short_rest(self, B, active, t, once=False):
+        """A short rest's Treat Wounds (P-11) for the tracks ``active``; each track's
+        number of 10-minute rests (n,) int64 is returned.
+
+        The first 10-minute rest is every track's (``short_rest(once)`` stops there: its
+        draws, on the streams under ``prefix + (t,)``, are the played rest's first); the
+        played rest (AP-18) then goes on, rest ``j`` on the streams under ``prefix + (t, 3,
+        j)``, for the tracks where a Treat Wounds could still help within the budget
+        (:meth:`treat_can_help`, ``short_rest_minutes``), so no PC is left below its max
+        HP while one could. Time passes only in the rests played: a track that stops early
+        counts fewer rests of immunity (``tw_wait``)."""
+        used = active.astype(np.int64)
+        self._treat_and_care(B, active, B.prefix + (t,))
+        if once:
+            return used
+        R = self.short_rests
+        going = active.copy()
+        for j in range(1, R):
+            going &= (B.ended < 0) & self.treat_can_help(B.S, B.tw_wait, R - j)
+            if not going.any():
+                break
+            self._treat_and_care(B, going, B.prefix + (t, 3, j))
+            used += going
+        return used
+
     def _rest_when(self, B, active, t):
         """Short rests before the fight of step ``t`` while some living PC is below
         ``rest_when`` of its max HP (HP + PE when the fights use PE) and a short rest can
@@ -853,10 +967,10 @@ class Day(Rules):
             low &= ~S["dead"]  # (n, P) bool
             helps = np.zeros(low.shape, dtype=bool)  # (n, P): a short rest would help it
             if treat:
-                medic = np.zeros(len(active), dtype=bool)
-                for c, _ in self._medics():
-                    medic |= ~S["dead"][:, c] & (S["hp"][:, c] > 0)
-                helps |= (B.tw_wait == 0) & medic[:, None]
+                for i, (c, _) in enumerate(self._medics()):
+                    w = i if B.tw_wait.shape[2] > 1 else 0
+                    conscious = ~S["dead"][:, c] & (S["hp"][:, c] > 0)  # (n,)
+                    helps |= (B.tw_wait[:, :, w] == 0) & conscious[:, None]
             if pe:
                 helps |= self._pe_after(S, slice(None))[0] > S["pe"]
             need = active & (B.ended < 0) & _row_any(low & helps)
@@ -952,7 +1066,8 @@ class _Block:
     end_step: np.ndarray  # (n,) int64: the step it ended at (0: not yet)
     first_death: np.ndarray  # (n,) int64: the step of the first death (0: none)
     fat: np.ndarray  # (n,) int64: fatigue state index (day_chain, R4-01..R4-06)
-    tw_wait: np.ndarray  # (n, P) int8: short rests before Treat Wounds again (P-11)
+    tw_wait: np.ndarray  # (n, P, W) int8: short rests before Treat Wounds again (P-11,
+    #   AP-18; W = 1, or one counter per medic under treat_immunity=per_healer)
     cause: dict  # CAUSES -> (n,) int64: the day's deaths by cause
 
     @classmethod
@@ -974,7 +1089,7 @@ class _Block:
             end_step=np.zeros(n, dtype=np.int64),
             first_death=np.zeros(n, dtype=np.int64),
             fat=np.zeros(n, dtype=np.int64),
-            tw_wait=np.zeros((n, P), dtype=np.int8),
+            tw_wait=np.zeros((n, P, day.immunity_counters), dtype=np.int8),
             cause={c: np.zeros(n, dtype=np.int64) for c in CAUSES},
         )
 

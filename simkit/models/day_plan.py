@@ -7,8 +7,11 @@ A plan is read left to right, one step a plan step (the ``day`` model's time uni
   brackets, ``[7(hp=150;attack=18), 5, 5]`` or ``[boar, 5]`` (the party model's
   ``monsters`` syntax). A threat or a budget takes the day's ``lineup`` template, or its
   own: ``severe(pack)``, ``xp(120, boss_and_minions)``.
-- **a rest** (:class:`RestStep`): ``short_rest`` (10 minutes), ``long_rest`` (a night: 8
-  hours of sleep and a meal), ``bed_rest`` (24 hours in bed, with meals).
+- **a rest** (:class:`RestStep`): ``short_rest`` (the played short rest: 10-minute rests of
+  Treat Wounds until every PC is healed or nothing more can help, within the day's
+  ``short_rest_minutes``; under the seeds' rest one 10-minute rest), ``short_rest(once)``
+  (one 10-minute rest: one Treat Wounds per medic), ``long_rest`` (a night: 8 hours of
+  sleep and a meal), ``bed_rest`` (24 hours in bed, with meals).
 - **the road** (:class:`RoadStep`, seed 004): ``no_sleep`` (a day without sleep, R4-01),
   ``no_food`` (a day without food and water, R4-02).
 - **a fall** (:class:`FallStep`, R4-07): ``fall(H)`` every living PC falls ``H`` metres;
@@ -45,6 +48,7 @@ __all__ = [
     "FallStep",
     "Step",
     "REST_STEPS",
+    "SHORT_ONCE",
     "ROAD_STEPS",
     "BETWEEN",
     "MAX_STEPS",
@@ -63,8 +67,10 @@ __all__ = [
 REST_STEPS = ("short_rest", "long_rest", "bed_rest")
 #: The road's days (seed 004: R4-01, R4-02).
 ROAD_STEPS = ("no_sleep", "no_food")
+#: A short rest of one 10-minute rest (one Treat Wounds per medic), as a plan step.
+SHORT_ONCE = "short_rest(once)"
 #: What ``between`` may put between ``fights`` equal fights.
-BETWEEN = ("none",) + REST_STEPS + ROAD_STEPS
+BETWEEN = ("none",) + REST_STEPS + (SHORT_ONCE,) + ROAD_STEPS
 #: The longest plan, in steps.
 MAX_STEPS = 200
 #: At most this many short rests ``rest_when`` adds before one fight (an hour).
@@ -89,7 +95,7 @@ ALLOWED = (
     "a fight (a threat: " + ", ".join(budget.THREATS) + ", optionally with a lineup template "
     "such as severe(pack); xp(N) with N in [0, 2000]; or an explicit lineup in brackets like "
     "[7(hp=150;attack=18), 5, 5]), a rest ("
-    + ", ".join(REST_STEPS)
+    + ", ".join(REST_STEPS + (SHORT_ONCE,))
     + "), a day on the road ("
     + ", ".join(ROAD_STEPS)
     + ") or fall(H) / fall(H, one) with H a height in metres or uniform:A-B"
@@ -128,12 +134,14 @@ class FightStep:
 
 @dataclass(frozen=True, slots=True)
 class RestStep:
-    """A rest: ``short_rest``, ``long_rest`` or ``bed_rest``."""
+    """A rest: ``short_rest``, ``long_rest`` or ``bed_rest``; ``once``: a short rest of one
+    10-minute rest (``short_rest(once)``), not the played one."""
 
     kind: str
+    once: bool = False
 
     def text(self) -> str:
-        return self.kind
+        return SHORT_ONCE if self.once else self.kind
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +203,8 @@ def _step(raw: str, where: str) -> Step:
     low = s.lower()
     if low in REST_STEPS:
         return RestStep(low)
+    if low == SHORT_ONCE:
+        return RestStep("short_rest", once=True)
     if low in ROAD_STEPS:
         return RoadStep(low)
     if low in budget.THREATS:
@@ -297,6 +307,8 @@ def repeated_plan(fights: int, fight: FightStep, between: str) -> tuple[Step, ..
     gap: tuple[Step, ...] = ()
     if between in REST_STEPS:
         gap = (RestStep(between),)
+    elif between == SHORT_ONCE:
+        gap = (RestStep("short_rest", once=True),)
     elif between in ROAD_STEPS:
         gap = (RoadStep(between),)
     out: list[Step] = [fight]

@@ -75,7 +75,8 @@ class Draws:
     """One track's draws, in the order it saw them: ``(key, kind, value)`` each, ``key``
     the stream prefix they came from (a fight's: ``()`` for the first fight, ``(t,)``
     later; a rest's or a fall's ``(t,)``, their care ``(t, 1)``; ``rest_when``'s ``j``-th
-    rest ``(t, 2, j)``)."""
+    rest ``(t, 2, j)``; the played short rest's ``j``-th 10-minute rest after the first
+    ``(t, 3, j)``, its care ``(t, 3, j, 1)``)."""
 
     def __init__(self, draws):
         self.draws = list(draws)
@@ -103,7 +104,10 @@ def new_day(day, start: dict | None = None) -> dict:
     :meth:`~simkit.models.fight_state.FightStart.row`)."""
     row = day.fresh_start(1).row(0) if start is None else start
     pcs = [
-        {**{k: (bool if k == "dead" else int)(row[k][i]) for k in _KEPT}, "wait": 0}
+        {
+            **{k: (bool if k == "dead" else int)(row[k][i]) for k in _KEPT},
+            "wait": [0] * day.immunity_counters,
+        }
         for i in range(day.n_pcs)
     ]
     return {
@@ -140,7 +144,9 @@ def ref_day(day, draws: Draws, start: dict | None = None) -> dict:
                 _rest_when(day, tr, draws, t)
             _fight(day, tr, draws, step, () if t == _first_fight(day) else (t,), t == 1)
         elif isinstance(step, RestStep):
-            _rest(day, tr, draws, step.kind, t)
+            was = _rest_fields(tr)
+            _rest(day, tr, draws, step, t)
+            obs["rest_changed"] = int(_rest_fields(tr) != was)
         elif isinstance(step, RoadStep):
             _road(tr, step.kind)
         elif isinstance(step, FallStep):
@@ -162,6 +168,13 @@ def ref_day(day, draws: Draws, start: dict | None = None) -> dict:
         tr["step"] = T
     assert tr["outcome"] in DAY_OUTCOMES + ("unresolved",)
     return tr
+
+
+def _rest_fields(tr: dict) -> tuple:
+    """What a rest can change: each PC's HP, PE, PP, slots, heals, hero points, wounded and
+    death, and the fatigue counters."""
+    keys = ("hp", "pe", "pp", "slots", "heals", "hero", "wounded", "dead")
+    return tuple(tuple(pc.get(q) for q in keys) for pc in tr["pcs"]) + (tuple(tr["fatigue"]),)
 
 
 def deaths(tr: dict) -> int:
@@ -261,13 +274,15 @@ def _medics(day) -> list[tuple[int, int]]:
 def _treat(day, tr: dict, draws: Draws, key) -> None:
     """A 10-minute rest of Treat Wounds (P-11): each medic in the party's order, if alive
     and conscious, treats the living PC with the lowest HP fraction (the first of equals)
-    that is hurt and not treated within the hour (six short rests); a critical failure
-    bringing it to 0 HP knocks it out (R0-03)."""
+    that is hurt and not immune (treated within the hour: six short rests; by anyone, or
+    under ``per_healer`` by this medic; one rest under ``ten_minutes``, AP-18); a critical
+    failure bringing it to 0 HP knocks it out (R0-03)."""
     pcs = tr["pcs"]
     dead = [pc["dead"] for pc in pcs]
     knocked = [False] * len(pcs)
     pen = _penalty(tr)
-    for c, medicine in _medics(day):
+    for j, (c, medicine) in enumerate(_medics(day)):
+        w = j if day.immunity_counters > 1 else 0  # (per_healer: this medic's counter)
         roll = int(draws.take(key)) + 1
         packed = int(draws.take(key))
         d8s = [packed // 8**i % 8 + 1 for i in range(4)]
@@ -277,7 +292,7 @@ def _treat(day, tr: dict, draws: Draws, key) -> None:
         hurt = [
             k
             for k, pc in enumerate(pcs)
-            if not dead[k] and pc["hp"] < pc["hp_max"] and pc["wait"] == 0
+            if not dead[k] and pc["hp"] < pc["hp_max"] and pc["wait"][w] == 0
         ]
         if not hurt:
             continue
@@ -285,13 +300,13 @@ def _treat(day, tr: dict, draws: Draws, key) -> None:
         pc = pcs[k]
         was = pc["hp"]
         pc["hp"] = min(max(was + change, 0), pc["hp_max"])
-        pc["wait"] = pf2e_rest.TREAT_IMMUNE_RESTS + 1
+        pc["wait"][w] = day.immune_rests
         if change > 0:
             pc["wounded"] = 0
         if pc["hp"] == 0 and was > 0:
             knocked[k] = True
     for pc in pcs:
-        pc["wait"] = max(pc["wait"] - 1, 0)
+        pc["wait"] = [max(x - 1, 0) for x in pc["wait"]]
     if any(knocked):
         _care(day, tr, draws, knocked, key + (1,), "deaths_after_fight")
 
@@ -326,16 +341,37 @@ def _spend_pp(day, tr: dict) -> None:
             pc["pe"], pc["pp"] = _pe_after(day, k, pc)
 
 
-def _rest(day, tr: dict, draws: Draws, kind: str, t: int) -> None:
+def _can_help(day, tr: dict, left: int) -> bool:
+    """Whether a Treat Wounds could still help within ``left`` more 10-minute rests: a
+    medic alive and conscious and a living PC below its max HP whose immunity (to that
+    medic, under ``per_healer``) ends within them (P-11, AP-18)."""
+    pcs = tr["pcs"]
+    for j, (c, _) in enumerate(_medics(day)):
+        w = j if day.immunity_counters > 1 else 0
+        if pcs[c]["dead"] or pcs[c]["hp"] <= 0:
+            continue
+        if any(not pc["dead"] and pc["hp"] < pc["hp_max"] and pc["wait"][w] < left for pc in pcs):
+            return True
+    return False
+
+
+def _rest(day, tr: dict, draws: Draws, step, t: int) -> None:
     """A short rest (the seeds': PE for 1 PP, R1-09, A1-8, when the fights use PE; pf2e:
-    the same, then Treat Wounds), or a night / a day in bed: HP (R1-10 or P-12), slots and
-    heals, hero points (``hero_refresh``), PP (A1-7), PE (R1-09), a night's sleep and a
-    meal (R4-06)."""
+    the same, then Treat Wounds: one 10-minute rest under ``short_rest(once)``, else more
+    while one could still help within ``short_rest_minutes``, AP-18), or a night / a day
+    in bed: HP (R1-10 or P-12), slots and heals, hero points (``hero_refresh``), PP
+    (A1-7), PE (R1-09), a night's sleep and a meal (R4-06)."""
+    kind = step.kind
     if kind == "short_rest":
         if _pe_rest(day):
             _spend_pp(day, tr)
         if day.pf2e_rest and _medics(day):
             _treat(day, tr, draws, (t,))
+            R = day.short_rest_minutes // 10
+            for j in range(1, 0 if step.once else R):
+                if tr["outcome"] is not None or not _can_help(day, tr, R - j):
+                    break
+                _treat(day, tr, draws, (t, 3, j))
     else:
         bed = kind == "bed_rest"
         night = "bed" if bed else "night"
@@ -349,7 +385,8 @@ def _rest(day, tr: dict, draws: Draws, kind: str, t: int) -> None:
                 )
             else:
                 hp = hp_after_rest(pc["hp"], pc["hp_max"], getattr(day, "level"), rest=night)
-            pc.update(hp=int(hp), slots=F.pcs[k].slots, heals=F.pcs[k].heals, wait=0)
+            pc.update(hp=int(hp), slots=F.pcs[k].slots, heals=F.pcs[k].heals)
+            pc["wait"] = [0] * day.immunity_counters
             if day.hero_refresh == "long_rest":
                 pc["hero"] = getattr(day, "hero_points")
             pc["pp"] = int(pp_after_rest(pc["pp"], F.pcs[k].pp_max, night, day.pp_back))
@@ -370,7 +407,11 @@ def _rest_when(day, tr: dict, draws: Draws, t: int) -> None:
         return
     pcs = tr["pcs"]
     for j in range(MAX_EXTRA_RESTS):
-        medic = any(not pcs[c]["dead"] and pcs[c]["hp"] > 0 for c, _ in _medics(day))
+        medics = [  # (each conscious medic's immunity counter)
+            i if day.immunity_counters > 1 else 0
+            for i, (c, _) in enumerate(_medics(day))
+            if not pcs[c]["dead"] and pcs[c]["hp"] > 0
+        ]
 
         def low(pc: dict) -> bool:
             if pe:
@@ -378,7 +419,7 @@ def _rest_when(day, tr: dict, draws: Draws, t: int) -> None:
             return pc["hp"] < day.rest_when * pc["hp_max"]
 
         def helped(k: int, pc: dict) -> bool:
-            by_treat = treat and medic and pc["wait"] == 0
+            by_treat = treat and any(pc["wait"][w] == 0 for w in medics)
             return by_treat or (pe and _pe_after(day, k, pc)[0] > pc["pe"])
 
         need = any(not pc["dead"] and low(pc) and helped(k, pc) for k, pc in enumerate(pcs))

@@ -66,6 +66,7 @@ __all__ = [
     "parse_levels",
     "threat_of",
     "xp_budget",
+    "foundry_threat_of",
 ]
 
 THREATS = ("trivial", "low", "moderate", "severe", "extreme")
@@ -152,6 +153,26 @@ def threat_of(xp: int, n_pcs: int = 4, edition: str = "gm-core") -> str:
         return "beyond extreme"
     reached = [t for t in THREATS if xp_budget(t, n_pcs, edition) <= xp]
     return reached[-1] if reached else THREATS[0]
+
+
+def foundry_threat_of(xp: int, n_pcs: int = 4, edition: str = "gm-core") -> str:
+    """The threat Foundry VTT's encounter builder gives ``xp`` against ``n_pcs`` PCs: the
+    lowest threat whose budget (:func:`xp_budget`) covers the XP (``xp <= budget``), where
+    :func:`threat_of` (simkit's convention) gives the highest threat whose budget the XP
+    reaches. The two agree at a budget exactly and differ in between: 88 XP for four PCs
+    is ``"severe"`` here and ``"moderate"`` by :func:`threat_of`. ``"beyond extreme"``
+    above the extreme budget, ``"unrated"`` for ``xp < 0``.
+
+    Examples
+    --------
+    >>> foundry_threat_of(88), threat_of(88), foundry_threat_of(80), foundry_threat_of(20)
+    ('severe', 'moderate', 'moderate', 'trivial')
+    """
+    xp = int(xp)
+    if xp < 0:
+        return "unrated"
+    covers = [t for t in THREATS if xp <= xp_budget(t, n_pcs, edition)]
+    return covers[0] if covers else "beyond extreme"
 
 
 def creature_xp(level_diff: int) -> int:
