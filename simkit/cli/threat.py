@@ -83,7 +83,7 @@ def _cmd_threat(args) -> int:
     frame = threat_frame(m)
     from simkit.rules.pf2e.budget import creature_notes
 
-    for line in creature_notes(model.monsters):  # loaded creatures: what the fight leaves out
+    for line in creature_notes(getattr(model, "monsters")):  # loaded: what the fight leaves out
         print(f"simkit: {line}", file=sys.stderr)
     if args.seed is None:
         print(f"simkit: seed {m.table.attrs['seed']} (replay with --seed "
