@@ -25,7 +25,7 @@ import numpy as np
 from simkit.fight._jit import scalar
 from simkit.fight.state import CTR, KEY
 
-__all__ = ["below", "chance", "d20", "word"]
+__all__ = ["below", "chance", "d20", "pick", "word"]
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -69,8 +69,15 @@ def d20(S):
 def chance(S, edge):
     """Whether an event of probability ``edge / 2**32`` happens (``edge`` from
     :func:`simkit.fight.tables.edge_of`)."""
-    if edge >= 1 << 32:
-        return True
-    if edge <= 0:
-        return False
-    return below(S, 1 << 32) < edge
+    return below(S, 1 << 32) < edge  # (drawn whatever the edge: one word a chance)
+
+
+@scalar
+def pick(S, width, count):
+    """The position (0-based) of a uniform choice among ``count`` candidates: ``w mod
+    count`` for ``w`` below ``width``, a multiple of every count it serves (the least common
+    multiple of 1..the most candidates: exactly uniform, and one draw whatever the count);
+    ``width`` 0: one draw below ``count``."""
+    if width:
+        return below(S, width) % count
+    return below(S, count)

@@ -347,14 +347,13 @@ def night(S, T):
             continue
         lethal = 0 if S[pc(k, NONLETHAL)] else 1
         hp = S[pc(k, NIGHT_HP)]
-        for _ in range(t.opt(T, t.NIGHT_CHECKS)):
+        decided = False
+        for h in range(t.opt(T, t.NIGHT_HOURS)):  # every hour's two d20s are drawn
             res = t.hour(S, T, k, healer, lethal, d20(S), d20(S))
-            if res == 0:
-                hp = -1
-                break
-            if res == 2:
-                hp = t.opt(T, t.AWAKE_HP)
-                break
+            if decided or h >= t.opt(T, t.NIGHT_CHECKS) or res == 1:
+                continue
+            decided = True
+            hp = -1 if res == 0 else t.opt(T, t.AWAKE_HP)
         if hp < 0:
             kill(S, k, False)
         else:

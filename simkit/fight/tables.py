@@ -125,8 +125,11 @@ D_COUNT, D_SIDES, D_BONUS, D_WIDTH, D_OFF = range(5)
     PP_CAP,
     T_CAP,
     N_HEALERS,
-) = range(26)
-N_OPT = 26
+    PICK_P,
+    PICK_M,
+    NIGHT_HOURS,
+) = range(29)
+N_OPT = 29
 LETHAL, DEATH, NONLETHAL = 0, 1, 2
 NEVER, SOMETIMES, ALWAYS = 0, 1, 2
 T_RANDOM, T_WEAKEST, T_FOCUS = 0, 1, 2
@@ -209,6 +212,13 @@ class _Dice:
                 self.rows.append((d.count, d.sides, d.bonus, 0, 0))
             self.ids[text] = len(self.rows) - 1
         return self.ids[text]
+
+
+def _pick_width(most: int) -> int:
+    """The width of a pick among at most ``most`` candidates: the least common multiple of
+    1..most (every count divides it), or 0 past 65,536 (then a draw below the count)."""
+    lcm = math.lcm(*range(1, max(most, 1) + 1))
+    return lcm if lcm <= 2**16 else 0
 
 
 def _massive_at(hp_max: int) -> int:
@@ -490,6 +500,8 @@ def build(rules, pens: tuple[int, ...] | None = None) -> Tables:
     opt[PP_CAP] = pp_cap
     opt[T_CAP] = t_cap
     opt[N_HEALERS] = len(healers)
+    opt[PICK_P], opt[PICK_M] = _pick_width(P), _pick_width(M)
+    opt[NIGHT_HOURS] = hourly.WAKE_HOURS
     rows = np.array(dice.rows, dtype=np.int64).reshape(-1, 5)
     sums = np.concatenate(dice.parts) if dice.parts else np.zeros(1, dtype=np.int64)
     return Tables(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from simkit.fight import tables as t
 from simkit.fight._jit import scalar
-from simkit.fight.dice import below, chance, d20
+from simkit.fight.dice import chance, d20, pick
 from simkit.fight.phases import (
     check_defeat,
     count_with,
@@ -56,7 +56,7 @@ def pc_target(S, T):
                 best = j
     if alive == 0 or not t.opt(T, t.PC_SPREAD):
         return best
-    n = below(S, alive)
+    n = pick(S, t.opt(T, t.PICK_M), alive)
     for j in range(M):
         if S[mon(P, j, MHP)] > 0:
             if n == 0:
@@ -170,14 +170,14 @@ def monster_target(S, T):
     how = t.opt(T, t.TARGET_DOWNED)
     if down and (how == t.ALWAYS or (how == t.SOMETIMES and chance(S, t.opt(T, t.DOWNED_EDGE)))):
         if t.opt(T, t.DOWNED_RANDOM):
-            return nth_with(S, T, DYING, STABLE, below(S, down))
+            return nth_with(S, T, DYING, STABLE, pick(S, t.opt(T, t.PICK_P), down))
         return first_with(S, T, DYING, STABLE)
     up = count_with(S, T, UP, UP)
     if up == 0:
         return -1
     who = t.opt(T, t.MONSTER_TARGET)
     if who == t.T_RANDOM:
-        return nth_with(S, T, UP, UP, below(S, up))
+        return nth_with(S, T, UP, UP, pick(S, t.opt(T, t.PICK_P), up))
     if who == t.T_WEAKEST:
         best = -1
         for q in range(T[t.H_P]):

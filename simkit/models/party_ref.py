@@ -49,7 +49,14 @@ from simkit.rules import (
 )
 from simkit.rules.dice import CRIT_FAIL, CRIT_SUCCESS, degree, dice_value
 from simkit.rules.rest import split_damage_ref
-from simkit.rules.strike import basic_damage, map_penalty, pc_map, strike_ac, strike_damage
+from simkit.rules.strike import (
+    STRIKE_MULT,
+    basic_damage,
+    map_penalty,
+    pc_map,
+    strike_ac,
+    strike_damage,
+)
 
 __all__ = ["new_track", "ref_init", "ref_knock_out", "ref_round"]
 
@@ -468,6 +475,8 @@ class _Fight:
                 return
             bonus = me.attack + self.pen - map_penalty(pc_map(me.agile), a)
             deg = degree(int(self.d["patk"][k][a]), bonus, self.F.monsters[j].ac)
+            if not STRIKE_MULT[deg]:  # a miss: its damage dice are not rolled
+                continue
             dmg = strike_damage(deg, dice_value(me.damage, self.d[f"dmg{k}"][a]))
             if dmg > 0:
                 self.hit_monster(j, dmg)
@@ -579,6 +588,8 @@ class _Fight:
                 continue
             ac = strike_ac(self.F.pcs[k].ac, self.pc(k)["cond"] != UP)
             deg = degree(int(self.d["matk"][j][a]), mo.attack - map_penalty(self.lu.map, a), ac)
+            if not STRIKE_MULT[deg]:  # a miss: its damage dice are not rolled
+                continue
             dice = self.d[r.monster_draw("mdmg", self.tr["fight"], j)][a]
             dmg = strike_damage(deg, dice_value(mo.damage, dice))
             if dmg > 0:
