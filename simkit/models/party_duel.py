@@ -23,6 +23,10 @@ Everything is built from the same numbers (:mod:`simkit.rules.pf2e.pcs`,
 :mod:`simkit.rules.pf2e.creatures`) and rules (``degree_pmf``, dice pmfs, R0-13 massive
 damage, :func:`simkit.rules.hero_points.rise`) as the Monte Carlo kernel; the turns are
 memoised on the few fields they depend on.
+
+This chain, state by state, is the reference: :func:`simkit.solve` answers a duel on
+the grid of :mod:`simkit.models.duel_grid` (the same turns as matrices along one axis),
+which the tests hold to it on small duels.
 """
 
 from __future__ import annotations
@@ -37,8 +41,10 @@ from simkit.rules.strike import basic_save_pmf, map_penalty, pc_map, strike_pmf
 
 __all__ = ["DUEL_MAX_STATES", "duel_initial", "duel_states", "duel_step", "duel_supported"]
 
-#: Duels with more possible states than this are refused (the Monte Carlo answers them).
-DUEL_MAX_STATES = 20_000
+#: Duels with more possible states than this are refused (the Monte Carlo answers them):
+#: the grid solver (:mod:`simkit.models.duel_grid`) then holds about 32 MB a copy of the
+#: distribution and takes a few seconds (every class and rule set at level 20 is below it).
+DUEL_MAX_STATES = 4_000_000
 
 
 def duel_supported(r) -> bool:
