@@ -51,10 +51,11 @@ class DuelGrid:
     pc_slot, pc_plain : ndarray, shape (mhps, mhps)
         The PC's turn on the monster's HP with a slot left (its area spell) and without
         (cantrip or strikes): row = HP before, column = after (0: the monster is down).
-    strikes, area : dict
-        The monster's turn (its strikes; its area effect): ``(h, h2) -> (hps, hps)``
-        matrix from hero points ``h`` to ``h2 <= h`` (``h2 < h``: revived, R0-10, the PC
-        then acts first) and ``h -> (hps,)`` P(defeat) from each HP.
+    strikes, area : tuple of two dicts
+        The monster's turn (its strikes; its area effect): ``(h, h2) -> (cols, BT)``, the
+        HP after (a slice) and the transposed matrix ``(cols, hps)`` from hero points ``h``
+        to ``h2 <= h`` (``h2 < h``: revived, R0-10, at 1 HP, the PC then acts first), and
+        ``h -> (hps,)`` P(defeat) from each HP.
     chance : float
         The monster's chance of its area effect a turn while it has uses.
     """
@@ -91,18 +92,20 @@ class DuelGrid:
         for t in range(1, rounds + 1):
             if X.sum() <= NEGLIGIBLE:
                 break
+            Z = _occupied(X)  # (a view: area uses, slots, hero points only decrease)
             # the PC first: its turn, then the monster's
-            y1, v1 = self._pc(X[1])
+            y1, v1 = self._pc(Z[1])
             stay1, moved1, l1 = self._monster(y1)
             # the monster first: a revived PC skips its turn (R0-03)
-            stay0, moved0, l0 = self._monster(X[0])
+            stay0, moved0, l0 = self._monster(Z[0])
             y0, v0 = self._pc(stay0)
-            X[1] = stay1 + moved1 + moved0
-            X[0] = y0
+            Z[1] = stay1 + moved1 + moved0
+            Z[0] = y0
             won[t] = v1.sum() + v0.sum()
             lost[t] = l1 + l0
             if end is not None:
-                end += v1.sum(axis=0) + v0.sum(axis=0)
+                s, h = v1.shape[1:3]
+                end[:s, :h] += v1.sum(axis=0) + v0.sum(axis=0)
         return won, lost, float(X.sum()), end
 
     def _pc(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -130,6 +133,21 @@ class DuelGrid:
         return stay, moved, lost
 
 
+def _occupied(X: np.ndarray) -> np.ndarray:
+    """The view of ``X`` up to the last area use, slot and hero point count with mass (a
+    wizard's slots are spent in two rounds: the rest of the fight is a third as large)."""
+    held = np.any(X.reshape(X.shape[:4] + (-1,)), axis=(0, 4))  # (areas, slots, heroes)
+    if not held.any():
+        return X
+    last = [
+        np.flatnonzero(np.any(held, axis=(1, 2))),
+        np.flatnonzero(np.any(held, axis=(0, 2))),
+        np.flatnonzero(np.any(held, axis=(0, 1))),
+    ]
+    cut = [int(i[-1]) + 1 for i in last]
+    return X[:, : cut[0], : cut[1], : cut[2]]
+
+
 def _turn(turn: tuple[dict, dict], X, stay, moved, w: float) -> float:
     """Add ``w`` times the monster turn ``turn`` of ``X[..., hero, hp, mhp]`` to ``stay``
     and ``moved``; return the mass defeated."""
@@ -142,11 +160,12 @@ def _turn(turn: tuple[dict, dict], X, stay, moved, w: float) -> float:
         if w != 1.0:
             x = x * w
         for h2 in range(h + 1):
-            B = blocks.get((h, h2))
-            if B is None:
+            block = blocks.get((h, h2))
+            if block is None:
                 continue
+            cols, BT = block
             target = stay if h2 == h else moved
-            target[..., h2, :, :] += np.matmul(B.T, x)
+            target[..., h2, cols, :] += np.matmul(BT, x)
         out += float(x.sum(axis=-1).sum(axis=tuple(range(x.ndim - 2))) @ lost[h])
     return out
 
@@ -232,8 +251,11 @@ def _monster_turn(r, pmfs, n: int, heroes: int, hp_start: int):
                     col[:, 1] = M @ rev
                     new[h2 - 1] = new.get(h2 - 1, 0) + col
             cur = new
-        for h2, M in cur.items():
-            blocks[(h, h2)] = np.ascontiguousarray(M)
+        for h2, M in cur.items():  # (a revival's block reaches 1 HP, few columns)
+            used = np.flatnonzero(M.any(axis=0))
+            if used.size:
+                cols = slice(int(used[0]), int(used[-1]) + 1)
+                blocks[(h, h2)] = (cols, np.ascontiguousarray(M[:, cols].T))
         lost[h] = out
     return blocks, lost
 
