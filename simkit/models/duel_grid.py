@@ -282,10 +282,10 @@ def duel_grid(r, starts=()) -> DuelGrid:
 @lru_cache(maxsize=16)
 def _grid(r, most: tuple[int, int, int]) -> DuelGrid:
     """The grid of ``r`` holding a PC of up to ``most`` (HP, hero points, slots)."""
-    from simkit.models.party_duel import _start_hp
+    from simkit.models.party_duel import start_hp
 
     pc, mo = r.fighters.pcs[0], r.fighters.monsters[0]
-    hp_start = _start_hp(r)
+    hp_start = start_hp(r)
     hp = hp_start + (pc.pe_max if r.pe_on else 0)
     n_hp = max(hp, most[0], 1) + 1
     heroes = most[1] + 1
