@@ -19,7 +19,12 @@ and each turn is one small dense matrix applied along its axis (BLAS): the PC's 
 round costs about ``4 * cells * (hp + mhp)`` flops; the rounds stop at ``max_rounds`` or
 once less than 1e-18 of the mass is still fighting (below float64's rounding of the
 answers). The matrices are built from the same pmfs and rules as the state-by-state
-chain (:func:`party_duel.duel_step`, the reference the tests hold this to).
+chain (:func:`party_duel.duel_step`, the reference the tests hold this to). Only the
+occupied area uses, slots and hero points are pushed (they only decrease).
+
+Rules: P-01 (initiative), P-02..P-04 (strikes, the multiple attack penalty, basic saves),
+P-10 (the check penalty), R0-03 (a revived PC acts before the monster), R0-10 (a hero
+point's revival), R0-13 (massive damage), A1-5 (stamina points first, seed 001).
 """
 
 from __future__ import annotations
@@ -58,6 +63,11 @@ class DuelGrid:
         ``h -> (hps,)`` P(defeat) from each HP.
     chance : float
         The monster's chance of its area effect a turn while it has uses.
+    first : float
+        P(the PC acts before the monster), P-01.
+    start : tuple of int
+        The duel's start ``(hp, hero, slots, mhp, area)`` (grid indices; ``area`` 0 when
+        the monster never uses its area effect).
     """
 
     shape: tuple[int, ...]
@@ -67,7 +77,7 @@ class DuelGrid:
     area: tuple[dict, dict] | None
     chance: float
     first: float
-    start: tuple[int, int, int, int, int]  # (hp, hero, slots, mhp, area) at the start
+    start: tuple[int, int, int, int, int]
 
     def initial(self, starts: dict | None = None) -> np.ndarray:
         """The grid at the start: the PC at ``start`` (or ``starts``: ``{(hp, hero, slots):
