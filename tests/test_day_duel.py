@@ -102,14 +102,21 @@ def test_where_the_exact_solver_applies():
 
 
 def test_a_plan_past_a_duel_s_bound_is_refused_with_its_state_count():
-    day = Day(level=5, party="fighter", plan="moderate, short_rest, moderate")
+    day = Day(level=20, party="fighter(hp_max=3000)", plan="moderate, short_rest, moderate")
     assert day.has_exact
     total, largest = day_duel_states(day)
     assert largest > DUEL_MAX_STATES
     with pytest.raises(ExactTooLarge, match=f"up to {largest} states"):
         simkit.solve(day)
     code, out, err = run_cli(
-        "exact", "day", "--set", "level=5", "--set", "party=fighter", "--set", "plan=moderate"
+        "exact",
+        "day",
+        "--set",
+        "level=20",
+        "--set",
+        "party=fighter(hp_max=3000)",
+        "--set",
+        "plan=moderate",
     )
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and f"up to {largest} states" in err
@@ -119,7 +126,7 @@ def test_a_plan_past_the_day_s_bound_is_refused_with_its_state_count():
     """Fights at five check penalties (each night without sleep adds one): five chains,
     each within a duel's bound, too many together."""
     plan = ", ".join(["moderate", "no_sleep"] * 4 + ["moderate"])
-    day = Day(level=4, party="fighter", plan=plan)
+    day = Day(level=20, party="fighter(hp_max=1400)", plan=plan)
     total, largest = day_duel_states(day)
     assert largest <= DUEL_MAX_STATES < DAY_DUEL_MAX_STATES < total
     with pytest.raises(ExactTooLarge, match=f"up to {total} states"):
@@ -149,3 +156,20 @@ def test_simkit_exact_day_answers():
     assert set(rows) == set(ex.probabilities)
     for outcome, p in ex.probabilities.items():
         assert float(rows[outcome]) == pytest.approx(p, abs=1e-9)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("level", "plan"),
+    [
+        (5, "severe, short_rest, fall(8, one), long_rest, severe"),
+        (12, "trivial, moderate, short_rest, fall(9, one), moderate"),
+    ],
+)
+def test_a_high_level_day_duel_agrees_with_monte_carlo(level, plan):
+    """Past the old bound of 20,000 states a fight (issue 31): the day on the duel's grid
+    against Monte Carlo, rests, a fall and its care included (P(defeat) 0.16, 0.39)."""
+    day = Day(level=level, party="fighter", plan=plan, hero_points=2, hero_policy="immediately")
+    assert day.has_exact
+    assert 0.1 < simkit.solve(day)["defeat"] < 0.9
+    assert_agrees_with_exact(day, 20_000, 20_261_203)

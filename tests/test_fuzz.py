@@ -560,7 +560,7 @@ def test_issue_toml_cases_are_one_line(tmp_path, monkeypatch, data, words):
 # -- the hostile cases of issue 19 --------------------------------------------------------------
 
 #: A one-PC party: past its exact duel's state bound at level 5 (solved at once at level 1).
-DUEL = ["--set", "party=fighter"]
+DUEL = ["--set", "party=fighter(hp_max=3000)"]  # at level 20: too large for the exact duel
 
 
 def test_issue19_sweep_point_too_large_for_exact_gets_empty_exact(tmp_path, monkeypatch):
@@ -568,16 +568,16 @@ def test_issue19_sweep_point_too_large_for_exact_gets_empty_exact(tmp_path, monk
     import pandas as pd
 
     monkeypatch.chdir(tmp_path)
-    argv = ["sweep", "party", *DUEL, "--grid", "level=1,5", "-n", "50", "--seed", "1"]
+    argv = ["sweep", "party", *DUEL, "--grid", "level=1,20", "-n", "50", "--seed", "1"]
     code, out, err = run_cli(*argv, "-o", "y.csv", "--quiet")
     assert (code, err) == (0, ""), err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["y.csv"]  # no journal left
     df = pd.read_csv(tmp_path / "y.csv")
     df = df[df.outcome.isin(REGISTRY["party"]().all_outcomes)]  # (not the events' rows)
     assert df[df.level == 1]["exact"].notna().all()
-    assert df[df.level == 5]["exact"].isna().all()
+    assert df[df.level == 20]["exact"].isna().all()
     assert (df.groupby("level")["count"].sum() == 50).all()
-    api = simkit.sweep("party", {"party": "fighter"}, 50, 1, fixed={"level": 5})
+    api = simkit.sweep("party", {"party": "fighter(hp_max=3000)"}, 50, 1, fixed={"level": 20})
     api = api[api.outcome.isin(REGISTRY["party"]().all_outcomes)]
     assert api["exact"].isna().all() and api["count"].sum() == 50
 
@@ -585,8 +585,8 @@ def test_issue19_sweep_point_too_large_for_exact_gets_empty_exact(tmp_path, monk
 @pytest.mark.parametrize(
     "argv",
     [
-        ["sweep", "party", *DUEL, "--grid", "level=1,5", "--exact-only", "-o", "y.csv"],
-        ["compare", "party", *DUEL, "--set", "level=5", "--exact-only", "-o", "y.csv"],
+        ["sweep", "party", *DUEL, "--grid", "level=1,20", "--exact-only", "-o", "y.csv"],
+        ["compare", "party", *DUEL, "--set", "level=20", "--exact-only", "-o", "y.csv"],
     ],
 )
 def test_issue19_exact_only_too_large_is_one_line(tmp_path, monkeypatch, argv):
@@ -605,12 +605,12 @@ def test_issue19_compare_and_sensitivity_fall_back_to_monte_carlo(tmp_path, monk
 
     monkeypatch.chdir(tmp_path)
     code, out, err = run_cli(
-        "compare", "party", *DUEL, "--set", "level=5", "-n", "50", "--seed", "1", "-o", "c.csv"
+        "compare", "party", *DUEL, "--set", "level=20", "-n", "50", "--seed", "1", "-o", "c.csv"
     )
     assert (code, err) == (0, ""), err
     df = pd.read_csv(tmp_path / "c.csv")
     assert df["exact"].isna().all() and df.loc[df["p"].notna(), "count"].notna().all()
-    sens = ["sensitivity", "party", *DUEL, "--set", "level=5", "--param", "hero_points"]
+    sens = ["sensitivity", "party", *DUEL, "--set", "level=20", "--param", "hero_points"]
     code, out, err = run_cli(*sens, "-n", "50", "--seed", "1", "--format", "csv")
     assert code == 0, err
     assert set(pd.read_csv(__import__("io").StringIO(out))["method"]) == {"mc"}
@@ -618,7 +618,7 @@ def test_issue19_compare_and_sensitivity_fall_back_to_monte_carlo(tmp_path, monk
     _assert_one_line(code, out, err, sens)
     assert "states" in err, err
     cal = simkit.calibrate(
-        simkit.make_model("party", party="fighter", level=5),
+        simkit.make_model("party", party="fighter(hp_max=3000)", level=20),
         0.1,
         "hero_points",
         outcome="defeat",

@@ -110,6 +110,7 @@ MODEL_IMPORTS_ALLOWED = {
     "simkit.models.dnd": {"simkit.models.custom"},
     "simkit.models.party": {
         "simkit.models.party_duel",
+        "simkit.models.duel_grid",  # the duel's exact answer on its grid
         "simkit.models.fight_state",
         "simkit.models.downed",
         "simkit.models.party_loop",  # the compiled fight loop's glue (engine="loop")
@@ -129,6 +130,7 @@ MODEL_IMPORTS_ALLOWED = {
     "simkit.models.day_duel": {
         "simkit.models.party",
         "simkit.models.party_duel",
+        "simkit.models.duel_grid",
         "simkit.models.downed",
         "simkit.models.day_plan",
     },
@@ -142,6 +144,8 @@ MODEL_IMPORTS_ALLOWED = {
         "simkit.models.day_outcomes",
     },
     "simkit.models.party_ref": {"simkit.models.party", "simkit.models.fight_state"},
+    # the exact duel on a grid: the chain's size and start (its reference)
+    "simkit.models.duel_grid": {"simkit.models.party_duel"},
     "simkit.models.encounter_ref": {"simkit.models.encounter"},
     "simkit.models.presets": {"simkit.models"},
     "simkit.models.custom": {"simkit.models.custom"},  # (its docstring's example)

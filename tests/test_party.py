@@ -437,8 +437,11 @@ def test_duels_have_exact_answers_others_refuse():
     assert Party(party="fighter", level=1, lineup="pack", xp_budget=40).has_exact  # a pack of one
     from simkit.core.exact import ExactTooLarge, solve
 
-    with pytest.raises(ExactTooLarge, match="states"):
-        solve(Party(party="fighter", level=12, threat="extreme"))
+    # refused before 0.4 (more than 20,000 states), exact now (the duel's grid)
+    assert solve(Party(party="fighter", level=12, threat="extreme"))["defeat"] > 0
+    big = Party(party="fighter(hp_max=3000)", level=20)
+    with pytest.raises(ExactTooLarge, match=f"up to {duel_states(big)} states .*4000000"):
+        solve(big)
 
 
 @pytest.mark.parametrize("params", _duels(5, 3))
@@ -485,8 +488,10 @@ def test_cli_run_shows_lineup_and_designer_odds():
     assert "victory_with_deaths" in out and "defeat" in out
     assert "lineup boss: 1 x level 8 (120 of 120 XP, severe)" in err
     assert "P(a PC dies)" in err
-    code, out, err = run_cli("exact", "party", "--set", "level=12", "--set", "party=fighter")
-    assert code == 2 and "states" in err
+    code, out, err = run_cli(
+        "exact", "party", "--set", "level=20", "--set", "party=fighter(hp_max=3000)"
+    )
+    assert code == 2 and "states" in err and len(err.strip().splitlines()) == 1
     code, out, err = run_cli("run", "party", "--set", "party=fighter,bard")
     assert code == 2 and "bard" in err and "fighter, rogue, cleric, wizard" in err
 

@@ -12,8 +12,10 @@ Monte Carlo day (:mod:`simkit.models.day`) applies each step:
   start ``(HP, hero points, slots)``, the monster fresh, at the step's check penalty (the
   day's ``check_penalty`` plus the fatigue of R4-03); one round a step up to
   ``max_rounds`` (the mass still fighting then is ``unresolved``), a victory handing on
-  the PC's end state (``duel_step(..., ends=True)``). A PC alive at 0 HP (stable after
-  a fall) starts the fight down: a defeat, as is a PC exhausted by fatigue (R4-04).
+  the PC's end state (``duel_step(..., ends=True)``). The reachable starts are pushed
+  through the rounds together on the duel's grid (:mod:`simkit.models.duel_grid`). A PC
+  alive at 0 HP (stable after a fall) starts the fight down: a defeat, as is a PC
+  exhausted by fatigue (R4-04).
 - **a short rest** heals no one (no PC has Medicine: P-11 needs a healer; the seeds'
   rest heals only at night); the wounded condition ends at full HP (A0-2).
 - **a long rest or a day in bed**: HP by :func:`simkit.rules.rest.hp_after_rest`
@@ -52,14 +54,9 @@ import numpy as np
 from simkit.core.exact import ExactTooLarge
 from simkit.models.day_plan import FallStep, FightStep, RestStep, RoadStep, road_cell, road_chain
 from simkit.models.downed import turn_table
+from simkit.models.duel_grid import duel_grid
 from simkit.models.party import Party
-from simkit.models.party_duel import (
-    DUEL_MAX_STATES,
-    duel_initial,
-    duel_states,
-    duel_step,
-    duel_supported,
-)
+from simkit.models.party_duel import DUEL_MAX_STATES, duel_states, duel_supported
 from simkit.rules import fatigue_day, hero_points
 from simkit.rules.dying_damage import knockout_value, wounded_after_losing
 from simkit.rules.fall import BAND_DEAD, BAND_KO, FALL_EDGES, fall_cells
@@ -70,11 +67,9 @@ from simkit.rules.rest import hp_after_rest
 
 __all__ = ["DAY_DUEL_MAX_STATES", "day_duel_hist", "day_duel_states", "day_duel_supported"]
 
-#: Plans whose distinct fights have more duel states than this together are refused.
-DAY_DUEL_MAX_STATES = 60_000
-#: A fight's rounds stop once less mass than this is still fighting (the rest, below
-#: float64's rounding of the answers, would be ``unresolved``).
-_NEGLIGIBLE = 1e-18
+#: Plans whose distinct fights have more duel states than this together are refused (a
+#: bound on the time: each fight is one grid at a time, :mod:`simkit.models.duel_grid`).
+DAY_DUEL_MAX_STATES = 16_000_000
 #: The dying systems of an exact day duel.
 _SYSTEMS = ("seed000", "pf2e-core")
 _DEAD = "dead"  # a care's outcome: the PC died
@@ -358,144 +353,23 @@ def _fight(r: Party, dist: dict) -> tuple[dict, float]:
     """The duel ``r`` from every carried state of ``dist``: (the victories' end states,
     P(defeat)); the mass still fighting after ``max_rounds`` rounds is dropped
     (``unresolved``). The wounded value rides along unchanged (a lone PC's knock-out in
-    a fight is a defeat, or a seed-000 hero point's revival, which adds none)."""
+    a fight is a defeat, or a seed-000 hero point's revival, which adds none): the carried
+    states of one wounded value start the duel's grid together (it is linear in them,
+    :mod:`simkit.models.duel_grid`), one grid pushed through the rounds for each."""
     lost = 0.0
-    live: dict = defaultdict(float)  # (hp, hero, slots, wounded) -> p, the PC up
+    live: dict = defaultdict(lambda: defaultdict(float))  # wounded -> {(hp, hero, slots): p}
     for (hp, hero, slots, w), p in dist.items():
         if hp == 0:  # alive at 0 HP: stable, every PC down at the start (a defeat)
             lost += p
         else:
-            live[(hp, hero, slots, w)] += p
+            live[w][(hp, hero, slots)] += p
     if _no_monster(r):  # every PC up and no monster: won at round 0
-        return dict(live), lost
-    chain = _duel_chain(r)
-    chain.solve({k[:3] for k in live})
+        return {k + (w,): p for w, d in live.items() for k, p in d.items()}, lost
     out: dict = defaultdict(float)
-    for (hp, hero, slots, w), p in live.items():
-        ends, defeat = chain.done[(hp, hero, slots)]
-        lost += p * defeat
-        for (h2, he2, s2), q in ends:
-            out[(h2, he2, s2, w)] += p * q
+    for w, starts in live.items():
+        grid = duel_grid(r, starts)
+        _won, defeat, _rest, ends = grid.run(grid.initial(starts), r.max_rounds, ends=True)
+        lost += float(defeat.sum())
+        for s, he, h in zip(*np.nonzero(ends), strict=True):
+            out[(int(h), int(he), int(s), w)] += float(ends[s, he, h])
     return dict(out), lost
-
-
-class _DuelChain:
-    """The duel ``r`` from any start of the PC: its transient states discovered so far,
-    their rounds, and each start's solved end (one per rules object: the fights of a
-    plan at one check penalty, and of the days of a sweep, share it).
-
-    ``done[(hp, hero, slots)]`` is ``(ends, defeat)``: the victories' end states of the PC
-    ``((hp, hero, slots), p)`` and P(defeat) within ``max_rounds`` rounds (the rest is
-    ``unresolved``).
-    """
-
-    def __init__(self, r: Party):
-        self.r = r
-        self.states: list = []
-        self.index: dict = {}
-        self.done: dict = {}
-        self._q: list = []  # Q's pieces: (row, columns, p) of each state's round
-        self._e: tuple = ([], [], [])  # E's rows, columns, p
-        self._defeat: dict = {}  # state -> P(defeat) in its round
-        self._ends: dict = {}  # a victory's end state -> its column in E
-        self._mats: tuple | None = None  # (states when built, QT, ET, D, ends)
-
-    def add(self, key) -> int:
-        """The index of state ``key``, discovering the states it reaches."""
-        i = self.index.get(key)
-        if i is not None:
-            return i
-        index = self.index
-        i = index[key] = len(self.states)
-        self.states.append(key)
-        todo = [key]
-        while todo:
-            s = todo.pop()
-            step = duel_step(self.r, s, 1, ends=True)
-            for k in [k for k in step if k not in index]:  # (few are new)
-                if not isinstance(k, str) and k[0] != "victory":
-                    index[k] = len(self.states)
-                    self.states.append(k)
-                    todo.append(k)
-            self._record(index[s], step)
-        return i
-
-    def _record(self, a: int, step: dict) -> None:
-        """State ``a``'s round as the matrices' pieces (kept as arrays, not dicts: a
-        level-4 duel's rounds hold millions of transitions)."""
-        keys = list(step)
-        p = np.fromiter(step.values(), dtype=np.float64, count=len(keys))
-        j = np.array([self.index.get(k, -1) for k in keys], dtype=np.int32)
-        go = j >= 0  # transient -> transient
-        self._q.append((a, j[go], p[go]))
-        rows, cols, ps = self._e
-        for i in np.flatnonzero(~go).tolist():  # the outcomes: defeat, victories
-            if keys[i] == "defeat":
-                self._defeat[a] = float(p[i])
-            else:
-                rows.append(a)
-                cols.append(self._ends.setdefault(keys[i][1:], len(self._ends)))
-                ps.append(float(p[i]))
-
-    def solve(self, starts) -> None:
-        """Solve the starts ``(hp, hero, slots)`` not solved yet, all at once: the rounds
-        pushed forward from their initial states (initiative, P-01) to ``max_rounds``."""
-        new = sorted(set(starts) - self.done.keys())
-        if not new:
-            return
-        rows = [
-            [(self.add(key), q) for key, q in duel_initial(self.r, start).items()] for start in new
-        ]
-        QT, ET, D, ends = self._matrices()
-        V = np.zeros((len(new), QT.shape[0]))
-        for i, row in enumerate(rows):
-            for j, q in row:
-                V[i, j] += q
-        won = np.zeros((len(new), len(ends)))
-        defeat = np.zeros(len(new))
-        for _ in range(self.r.max_rounds):
-            if V.sum() <= _NEGLIGIBLE:
-                break
-            defeat += V @ D
-            won += (ET @ V.T).T
-            V = (QT @ V.T).T
-        for i, start in enumerate(new):
-            got = np.flatnonzero(won[i])
-            self.done[start] = (
-                tuple((ends[j], float(won[i, j])) for j in got.tolist()),
-                float(defeat[i]),
-            )
-
-    def _matrices(self):
-        """``(QT, ET, D, ends)``: transient -> transient and transient -> a victory's end
-        state, transposed (CSR), P(defeat) per state and the end states ``(hp, hero,
-        slots)`` (built again when states were discovered since)."""
-        S = len(self.states)
-        if self._mats is not None and self._mats[0] == S:
-            return self._mats[1:]
-        from scipy import sparse
-
-        pieces = self._q
-        rows = np.repeat(
-            np.array([a for a, _, _ in pieces], dtype=np.int64), [len(j) for _, j, _ in pieces]
-        )
-        cols = np.concatenate([j for _, j, _ in pieces])
-        ps = np.concatenate([p for _, _, p in pieces])
-        self._q = [(0, cols[:0], ps[:0])]  # (kept in QT from now on)
-        if self._mats is not None:  # the rounds already built, then the new ones
-            old = self._mats[1].tocoo()
-            rows = np.concatenate((old.col, rows))
-            cols = np.concatenate((old.row, cols))
-            ps = np.concatenate((old.data, ps))
-        QT = sparse.csr_array((ps, (cols, rows)), shape=(S, S))
-        e_rows, e_cols, e_ps = self._e
-        ET = sparse.csr_array((e_ps, (e_cols, e_rows)), shape=(max(len(self._ends), 1), S))
-        D = np.zeros(S)
-        D[list(self._defeat)] = list(self._defeat.values())
-        self._mats = (S, QT, ET, D, list(self._ends))
-        return self._mats[1:]
-
-
-@lru_cache(maxsize=8)
-def _duel_chain(r: Party) -> _DuelChain:
-    return _DuelChain(r)

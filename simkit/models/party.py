@@ -111,7 +111,10 @@ Exact duels
 One PC against one monster (``party`` of one role, ``lineup=boss``), with no healer
 (the PC is not a cleric), is a finite absorbing chain over (PC HP (and PE under seed
 001), monster HP, dying state): ``has_exact`` is then true and :func:`simkit.solve`
-answers exactly (``exact_initial`` / ``exact_step``, see :mod:`simkit.models.party_duel`).
+answers exactly, at every level (up to :data:`~simkit.models.party_duel.DUEL_MAX_STATES`
+states: the distribution pushed forward round by round on a grid, each turn a matrix along
+one axis, :mod:`simkit.models.duel_grid`; the state-by-state chain ``exact_initial`` /
+``exact_step`` of :mod:`simkit.models.party_duel` is its reference).
 """
 
 from __future__ import annotations
@@ -1122,6 +1125,15 @@ class Party(Rules):
         from simkit.models.party_duel import duel_supported
 
         return duel_supported(self)
+
+    #: A duel is solved on its grid (:mod:`simkit.models.duel_grid`); ``exact_initial`` /
+    #: ``exact_step`` stay as the state-by-state chain the tests hold the grid to.
+    has_exact_hist: ClassVar[bool] = True
+
+    def exact_hist(self) -> np.ndarray:
+        from simkit.models.duel_grid import duel_hist
+
+        return duel_hist(self)
 
     def exact_initial(self) -> dict:
         from simkit.models.party_duel import duel_initial

@@ -23,6 +23,10 @@ Everything is built from the same numbers (:mod:`simkit.rules.pf2e.pcs`,
 :mod:`simkit.rules.pf2e.creatures`) and rules (``degree_pmf``, dice pmfs, R0-13 massive
 damage, :func:`simkit.rules.hero_points.rise`) as the Monte Carlo kernel; the turns are
 memoised on the few fields they depend on.
+
+This chain, state by state, is the reference: :func:`simkit.solve` answers a duel on
+the grid of :mod:`simkit.models.duel_grid` (the same turns as matrices along one axis),
+which the tests hold to it on small duels.
 """
 
 from __future__ import annotations
@@ -35,10 +39,19 @@ from simkit.rules import hero_points, initiative, massive_damage
 from simkit.rules.rest import split_damage
 from simkit.rules.strike import basic_save_pmf, map_penalty, pc_map, strike_pmf
 
-__all__ = ["DUEL_MAX_STATES", "duel_initial", "duel_states", "duel_step", "duel_supported"]
+__all__ = [
+    "DUEL_MAX_STATES",
+    "duel_initial",
+    "duel_states",
+    "duel_step",
+    "duel_supported",
+    "start_hp",
+]
 
-#: Duels with more possible states than this are refused (the Monte Carlo answers them).
-DUEL_MAX_STATES = 20_000
+#: Duels with more possible states than this are refused (the Monte Carlo answers them):
+#: the grid solver (:mod:`simkit.models.duel_grid`) then holds about 32 MB a copy of the
+#: distribution and takes a few seconds (every class and rule set at level 20 is below it).
+DUEL_MAX_STATES = 4_000_000
 
 
 def duel_supported(r) -> bool:
@@ -58,7 +71,7 @@ def duel_supported(r) -> bool:
 def duel_states(r) -> int:
     """An upper bound on the duel's transient states."""
     pc, mo = r.fighters.pcs[0], r.fighters.monsters[0]
-    hp = _start_hp(r) + (pc.pe_max if r.pe_on else 0)  # (with PE: HP + PE)
+    hp = start_hp(r) + (pc.pe_max if r.pe_on else 0)  # (with PE: HP + PE)
     return (
         (max(hp, 1) + 1)
         * (mo.hp + 1)
@@ -88,7 +101,7 @@ def duel_initial(r, start: tuple[int, int, int] | None = None) -> dict:
         )
     pc, mo = r.fighters.pcs[0], r.fighters.monsters[0]
     first = float(initiative.pc_first_p(pc.perception, mo.perception, r.check_penalty))  # P-01
-    hp = _start_hp(r) + (pc.pe_max if r.pe_on else 0)  # (with PE: HP + PE)
+    hp = start_hp(r) + (pc.pe_max if r.pe_on else 0)  # (with PE: HP + PE)
     out: dict = {}
     pc_part = (hp, r.hero_points, pc.slots) if start is None else tuple(start)
     base = pc_part + (mo.hp, r.area_uses_of[0])
@@ -105,7 +118,7 @@ def duel_step(r, state, t: int, ends: bool = False) -> dict:
     return dict(_round(r, state, ends))
 
 
-def _start_hp(r) -> int:
+def start_hp(r) -> int:
     """The PC's HP at the start: full, or ``hp`` when lower."""
     hp = r.fighters.pcs[0].hp
     return hp if r.hp is None else min(hp, r.hp)
@@ -145,7 +158,7 @@ def _turns(r):
             dist = new
         return tuple(dist.items())
 
-    hp_start = _start_hp(r)
+    hp_start = start_hp(r)
 
     def hit(hp: int, hero: int, moved: bool, d: int, crit: bool, p: float, new, lost) -> None:
         """The PC at ``hp`` (with PE: HP + PE) takes ``d`` damage with probability ``p``."""
