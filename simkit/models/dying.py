@@ -173,6 +173,15 @@ AMBIGUITIES: tuple[Ambiguity, ...] = (
         (_r("spend", {"hero_knockout": "spend"}, True), _r("die", {"hero_knockout": "die"})),
         setup={"crit": True, "death_at": 2, "hero_points": 1},
     ),
+    Ambiguity(
+        "A0-8",
+        "R0-06/R0-07",
+        "dying",
+        "dc_dying",
+        "the recovery DC adds the current dying value at each check, or is fixed whole at "
+        "the knock-out",
+        (_r("current", {"dc_dying": "current"}, True), _r("fixed", {"dc_dying": "fixed"})),
+    ),
 )
 
 
@@ -189,7 +198,7 @@ class Dying(Rules):
     name: ClassVar[str] = "dying"
     time_unit: ClassVar[str] = "rounds"
     outcomes: ClassVar[tuple[str, ...]] = ("stable", "dead", "revived")
-    rule_ids: ClassVar[str] = "R0-03..R0-10, R0-13; A0-1..A0-7"
+    rule_ids: ClassVar[str] = "R0-03..R0-10, R0-13; A0-1..A0-8; P-13..P-16"
     headline_params: ClassVar[tuple[str, ...]] = ('save_bonus', 'dc', 'hit_chance', 'hero_points')
     active_label: ClassVar[str] = "still dying"
     presets: ClassVar[dict[str, dict[str, Any]]] = {"seed": {}, "pf2e-core": PF2E_CORE}

@@ -428,7 +428,7 @@ FallDying.ambiguities = carried(spec(FallDying), Fall, Dying) + (
         "the recovery DC after a fall (no source DC): a fixed DC, or a creature of the "
         "faller's level",
         (_r("fixed 22", {"fall_dc": "fixed"}, True), _r("level", {"fall_dc": "level"})),
-        setup={"height": 8},
+        setup={"height": "8", "hp": 5},
     ),
 )
 FallPerseverance.ambiguities = carried(spec(FallPerseverance), Fall, Perseverance)
