@@ -66,7 +66,10 @@ REPORT_COLUMNS = (
 
 def _fight_only(aid: str, rule: str, param: str, question: str, readings, where: str):
     """An ambiguity that no track model has a home for: it happens only in a fight (or an
-    adventuring day); listed with ``where`` as its status (docs/rules.md says the same)."""
+    adventuring day: ``where``); listed with that as its status. docs/rules.md says why:
+    A0-9, the dying track starts at 0 HP; A1-10, the recovery track carries no PE or PP;
+    A1-11, the perseverance track has no enemy; A1-12, it ends when the character is back
+    in the fight."""
     return Ambiguity(
         aid,
         rule,
@@ -74,7 +77,7 @@ def _fight_only(aid: str, rule: str, param: str, question: str, readings, where:
         param,
         question,
         tuple(_reading(label, {param: value}, i == 0) for i, (label, value) in enumerate(readings)),
-        note=f"not modelled yet: {where}",
+        note=f"not modelled yet: {where} (docs/rules.md)",
     )
 
 
@@ -122,7 +125,7 @@ UNMODELLED: tuple[Ambiguity, ...] = (
         "an effect giving dying directly to a character above 0 HP: it keeps its HP (and so "
         "loses dying at once), or drops to 0 HP and follows the track",
         (("keeps HP", "keep_hp"), ("drops to 0 HP", "drop")),
-        "the dying track starts at 0 HP; only a fight's effect can give dying above 0 HP",
+        "fight only",
     ),
     _fight_only(
         "A1-10",
@@ -130,7 +133,7 @@ UNMODELLED: tuple[Ambiguity, ...] = (
         "wake_restores",
         "the 8-hour wake-up 'as after a good night's rest': HP only, or PE and PP back too",
         (("HP only", "hp"), ("HP, PE and PP", "all")),
-        "the recovery track carries no PE or PP; they matter in the next fight of a day",
+        "day only",
     ),
     _fight_only(
         "A1-11",
@@ -138,7 +141,7 @@ UNMODELLED: tuple[Ambiguity, ...] = (
         "agony_damage",
         "damage taken while agonising: nothing more, one PP lost a hit, or death on a critical",
         (("nothing", "none"), ("1 PP a hit", "pp"), ("dead on a critical", "crit_kills")),
-        "the perseverance track has no enemy; hits on an agonising PC happen in a fight",
+        "fight only",
     ),
     _fight_only(
         "A1-12",
@@ -147,7 +150,7 @@ UNMODELLED: tuple[Ambiguity, ...] = (
         "R1-05's 1 HP a turn for 1 PP: once per stabilisation, or on every later turn while "
         "PP last",
         (("once", "once"), ("every turn", "every_turn")),
-        "the perseverance track ends when the character is back in the fight (outcome back)",
+        "fight only",
     ),
 )
 

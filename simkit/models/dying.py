@@ -277,6 +277,7 @@ class Dying(Rules):
         kind="choice",
         choices=DC_DYING,
         rule="A0-8",
+        seed_neutral=True,
         help="the dying value the recovery DC adds: the current one at each check, or the "
         "one at the knock-out (the DC fixed whole then)",
     )
@@ -284,12 +285,14 @@ class Dying(Rules):
         False,
         kind="bool",
         rule="P-13",
+        seed_neutral=True,
         help="PF2e Toughness: the recovery DC is 1 lower (flat check DC 9 + dying)",
     )
     diehard: bool = param(
         False,
         kind="bool",
         rule="P-14",
+        seed_neutral=True,
         help="PF2e Diehard: the dying value that kills is 1 higher (dying 5 with death_at=4)",
     )
     fortune: str = param(
@@ -297,6 +300,7 @@ class Dying(Rules):
         kind="choice",
         choices=FORTUNE,
         rule="P-15",
+        seed_neutral=True,
         help="recovery check rolled once, or twice keeping the higher (fortune) or the "
         "lower (misfortune) d20",
     )
@@ -305,6 +309,7 @@ class Dying(Rules):
         kind="choice",
         choices=HERO_USE,
         rule="P-16",
+        seed_neutral=True,
         help="hero points: recover (R0-10 as hero_policy / hero_effect say) or reroll (one "
         "point rerolls a failed recovery check, the second result kept)",
     )

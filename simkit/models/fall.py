@@ -153,6 +153,7 @@ class Fall(Rules):
         kind="choice",
         choices=TWELVE_M,
         rule="A4-4",
+        seed_neutral=True,
         help="a fall of exactly 12 m: dead (the table: 12 m or more) or ko (the text: "
         "between 10 and 12 m, death beyond 12 m)",
     )
@@ -355,6 +356,7 @@ class FallDying(_FallChain):
         kind="choice",
         choices=FALL_DC,
         rule="A4-5",
+        seed_neutral=True,
         help="recovery DC after a fall (no source DC): fixed (dc, default 22) or level "
         "(the high DC of a creature of the faller's level, R0-06)",
     )

@@ -178,6 +178,7 @@ class Perseverance(Rules):
         kind="choice",
         choices=QUARTER,
         rule="A1-13",
+        seed_neutral=True,
         help="the PP to stabilise, a quarter of pp_max: rounded down or up (R1-04)",
     )
 

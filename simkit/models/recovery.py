@@ -149,6 +149,7 @@ class Recovery(Rules):
         kind="choice",
         choices=hourly.HEALER_FLOORS,
         rule="A1-9",
+        seed_neutral=True,
         help="the healer's floor of 10 on the Constitution check: after a successful "
         "Medicine check only (as written), or whenever a healer tends",
     )

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 
 from simkit.analysis.grid import Grid, make_grid, resolve_point, sweep_keys_for
-from simkit.core.params import ParamError, spec
+from simkit.core.params import ParamError, seed_params, spec
 from simkit.core.stats import check_level
 from simkit.core.streams import point_seed, resolve_seed
 
@@ -167,7 +167,9 @@ def plan_sweep(
         full = {k: getattr(m, k) for k in defaults}
         params_json.append(canonical({k: v for k, v in full.items() if v != defaults[k]}))
         if seed is not None:
-            seeds.append(point_seed(seed, {"model": cls.name, **full}))
+            # the options declared seed_neutral are left out at their default (an option
+            # added later does not re-seed the sweeps made before it)
+            seeds.append(point_seed(seed, {"model": cls.name, **seed_params(m)}))
         else:
             seeds.append(None)
     return SweepPlan(
