@@ -433,3 +433,18 @@ def test_fall_recovery_dc_a4_5():
         assert within_se(mc[o], ex[o], n)
     with pytest.raises(ParamError, match="fall_dc"):
         FallDying(dc=20, fall_dc="level")
+
+
+def test_fall_dying_takes_the_dying_options():
+    # issue 31: the PF2e options and A0-8 reach the dying stage after a fall
+    base = solve(FallDying(level=1, height="8"))["dead"]
+    assert solve(FallDying(level=1, height="8", diehard=True))["dead"] < base
+    assert solve(FallDying(level=1, height="8", fortune="misfortune"))["dead"] > base
+    m = FallDying(level=1, height="8", toughness=True, hero_points=1, hero_use="reroll")
+    stage = m.stages()[1]["ko"]
+    assert stage.toughness and stage.hero_use == "reroll"
+    n = 40_000
+    mc = simulate(m, n, model_seed("fall_dying") + 31).probabilities
+    ex = solve(m).probabilities
+    for o in m.outcomes:
+        assert within_se(mc[o], ex[o], n)

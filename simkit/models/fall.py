@@ -347,6 +347,11 @@ class FallDying(_FallChain):
         "hero_points",
         "heal_round",
         "max_rounds",
+        "dc_dying",  # A0-8
+        "toughness",  # P-13..P-16: the PF2e options on the dying track
+        "diehard",
+        "fortune",
+        "hero_use",
     )
     params_from: ClassVar = ((Fall, ("massive_damage",)), (Dying, _DYING))
     param_defaults: ClassVar = {"massive_damage": True}  # seed-000 rules (R0-13)
