@@ -235,3 +235,16 @@ def test_packed_rounds_compose_the_reference(opts, aid_bonus, rounds):
                     break
                 want = -1 - (phase * (pp_max + 1) + pp)
             assert (codes[state * width + r], pps[state * width + r]) == (want, pp), (state, r)
+
+
+def test_stabilize_cost_rounding_a1_13():
+    # a quarter of pp_max rounded down (default) or up, at least 1, at most the cap (R1-04)
+    import math
+
+    pp_max = np.arange(0, 40)
+    for rounding, f in (("down", math.floor), ("up", math.ceil)):
+        for cap in (3, None):
+            got = pv.stabilize_cost(pp_max, cap, rounding)
+            want = [max(f(p / 4), 1) if cap is None else min(max(f(p / 4), 1), cap) for p in pp_max]
+            assert got.tolist() == want
+            assert all(pv.stabilize_cost(int(p), cap, rounding) == w for p, w in zip(pp_max, want))
