@@ -441,8 +441,10 @@ def test_fall_dying_takes_the_dying_options():
     assert solve(FallDying(level=1, height="8", diehard=True))["dead"] < base
     assert solve(FallDying(level=1, height="8", fortune="misfortune"))["dead"] > base
     m = FallDying(level=1, height="8", toughness=True, hero_points=1, hero_use="reroll")
-    stage = m.stages()[1]["ko"]
+    first, then = m.stages()
+    stage = then["ko"]
     assert stage.toughness and stage.hero_use == "reroll"
+    assert first.max_hp == FallDying(level=1).stages()[0].max_hp + 1  # Toughness: + level
     n = 40_000
     mc = simulate(m, n, model_seed("fall_dying") + 31).probabilities
     ex = solve(m).probabilities

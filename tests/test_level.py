@@ -273,3 +273,11 @@ def test_level_sets_the_recovery_dc_of_a_creature_of_that_level():
         "calibrate", "dying", "--target", "dead=10%", "--vary", "dc", "--set", "level=5"
     )
     assert code == 0 and "dc=18 gives" in out
+
+
+def test_toughness_adds_the_level_to_the_maximum_hp():
+    from simkit.models import make_model
+
+    # P-13 (Player Core, Toughness): + level max HP where the level sets them
+    assert make_model("dying", level=5, toughness=True).hp_max == HP_5 + 5
+    assert make_model("dying", level=5).hp_max == HP_5

@@ -380,7 +380,13 @@ class FallDying(_FallChain):
         return dc if dc is not None else DEFAULT_DC
 
     def stages(self):
-        fall = _FallStage(**{k: getattr(self, k) for k in _FALL_PARAMS})
+        falling = {k: getattr(self, k) for k in _FALL_PARAMS}
+        if getattr(self, "toughness") and falling["hp_max"] is None:
+            # P-13: Toughness adds the level to the maximum HP the level gives (R0-01)
+            lv = falling["level"]
+            top = max_hp_at(lv, falling["ancestry_hp"], falling["class_hp"], falling["con"]) + lv
+            falling["hp_max"] = max(top, falling["hp"] or 0)
+        fall = _FallStage(**falling)
         given = {k: getattr(self, k) for k in self._DYING}
         given["dc"] = self.recovery_dc
         dying = Dying(start=1, **given)  # lethal knock-out (R0-03)

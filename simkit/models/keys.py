@@ -108,11 +108,13 @@ def _derive_level(values: dict) -> dict:
         raise ParamError(str(exc)) from None
     pp = levels.pp_max(lvl, o["pc_key"])
     dc = {"monster_level": lvl} if level_sets_dc(values) else {}
+    tough = lvl if values.get("toughness") is True else 0  # P-13: Toughness adds the level
     return {
         "save_bonus": save,
         "hp_max": levels.pc_hp(
             lvl, o["pc_ancestry_hp"], o["pc_class_hp"], o["pc_con"], o["pc_con_boosts"]
-        ),
+        )
+        + tough,
         "pp_max": pp,
         "pp": pp,
         **dc,
