@@ -17,7 +17,8 @@ def _run_kernel_and_reference(model, n=3000, seed=0):
 
     # a check rolls one d20 (20 codes) or two (400: fortune / misfortune, a hero reroll):
     # code c (0-based) is the d20s c // 20 + 1 and c % 20 + 1
-    W = 400 if model.fortune != "none" or model.hero_use == "reroll" else 20
+    rerolls = model.hero_use == "reroll" and model.hero_points > 0
+    W = 400 if model.fortune != "none" or rerolls else 20
 
     def rolls(c):
         return (c + 1, None) if W == 20 else (c // 20 + 1, c % 20 + 1)
@@ -77,6 +78,7 @@ CONFIGS = [
     dict(fortune="fortune", dc=28),
     dict(fortune="misfortune", hit_chance=0.3, crit_chance=0.1, heal_round=5),
     dict(hero_points=2, hero_use="reroll"),
+    dict(hero_use="reroll", hit_chance=0.2),  # no point to reroll with: the default track
     dict(hero_points=3, hero_use="reroll", hit_chance=0.2, crit_chance=0.1, heal_round=4),
 ]
 
@@ -384,6 +386,11 @@ def test_p16_hero_point_rerolls_a_failed_check():
     assert m.ref_check(1, 0, False, 2, 19)[1] == Dying().ref_check(1, False, False, 2)[1]
     with pytest.raises(ParamError, match="fortune"):
         Dying(hero_use="reroll", fortune="fortune")
+    # without a point to spend, rerolls change nothing (same tables, same draws)
+    for kw in ({}, dict(hit_chance=0.2, crit_chance=0.1)):
+        plain, none_left = Dying(**kw), Dying(hero_use="reroll", **kw)
+        assert solve(none_left).probabilities == solve(plain).probabilities
+        assert simulate(none_left, 5000, 3).counts == simulate(plain, 5000, 3).counts
 
 
 @pytest.mark.parametrize(

@@ -364,26 +364,32 @@ class Dying(Rules):
     def threshold(self) -> int | None:
         """Dying value that triggers a hero point; None = never (or ``hero_use=reroll``);
         0 = at once."""
-        if self.hero_use == "reroll":
+        if self.rerolls:
             return None
         return hero_threshold(self.hero_policy, self.hero_points, self.death_value)
+
+    @property
+    def rerolls(self) -> bool:
+        """Whether hero points reroll failed recovery checks (P-16): ``hero_use=reroll`` with
+        a point to spend (without one the track is the one of ``hero_use=recover``)."""
+        return self.hero_use == "reroll" and self.hero_points > 0
 
     @property
     def roll_width(self) -> int:
         """Equally likely roll codes of one recovery check: 20 (one d20), or 400 (two d20s:
         fortune / misfortune, P-15, or a hero point's reroll, P-16)."""
-        return 400 if self.fortune != "none" or self.hero_use == "reroll" else 20
+        return 400 if self.fortune != "none" or self.rerolls else 20
 
     @property
     def hero_levels(self) -> int:
         """How many hero points a state tells apart: 1 (whether one is held: R0-10 spends
         them all at once), or ``hero_points`` (each reroll spends one, P-16)."""
-        return self.hero_points if self.hero_use == "reroll" else 1
+        return self.hero_points if self.rerolls else 1
 
     @property
     def hero_start(self):
         """The state's hero field at the knock-out: held (bool), or the points (P-16)."""
-        return self.hero_points if self.hero_use == "reroll" else self.hero_points > 0
+        return self.hero_points if self.rerolls else self.hero_points > 0
 
     @property
     def dc_dying_value(self) -> int | None:
@@ -476,7 +482,7 @@ class Dying(Rules):
             toughness=self.toughness,
         )
         delta = recovery_delta(kept_roll(roll, roll2, self.fortune), dying, **kw)
-        if self.hero_use == "reroll" and hero and delta > 0 and roll2 is not None:
+        if self.rerolls and hero and delta > 0 and roll2 is not None:
             delta = recovery_delta(roll2, dying, **kw)  # P-16: the second result stands
             hero -= 1
         return self._ref_rise(dying, dying + delta, hero, raised)
@@ -524,7 +530,7 @@ class Dying(Rules):
         dying = s % self.death_value
         hr = s // self.death_value
         h = hr % (self.hero_levels + 1)
-        hero = h if self.hero_use == "reroll" else bool(h)
+        hero = h if self.rerolls else bool(h)
         return dying, hero, bool(hr // (self.hero_levels + 1))
 
     def _rolls(self, code: int) -> tuple[int, int | None]:
@@ -691,7 +697,7 @@ class Dying(Rules):
             toughness=self.toughness,
         )
         after_check = []
-        if self.hero_use == "reroll" and hero:  # P-16: every pair of d20s, through the reference
+        if self.rerolls and hero:  # P-16: every pair of d20s, through the reference
             for code in range(1, 401):
                 res = self.ref_check(dying, hero, raised, *self._rolls(code))
                 after_check.append((res, 1 / 400))
@@ -751,7 +757,7 @@ def _table_key(rules: Dying) -> tuple:
         else:
             rm -= 1
     w = rules.wounded if rules.wounded_rule else 0
-    reroll = rules.hero_use == "reroll"
+    reroll = rules.rerolls
     policy = rules.hero_policy if rules.hero_points > 0 and not reroll else "never"
     adds = rules.wounded_adds if (w and rules.on_damage == "increment") else "on_gain"
     return (
