@@ -415,3 +415,43 @@ def test_issue31_defaults_do_not_move():
         )
         assert solve(a).probabilities == solve(b).probabilities
     assert _dead(save_bonus=12) == pytest.approx(0.30838, abs=1e-5)
+
+
+issue31_config = st.fixed_dictionaries(
+    {
+        "dc": st.integers(12, 34),
+        "save_bonus": st.integers(0, 24),
+        "crit": st.booleans(),
+        "check": st.sampled_from(["save", "flat"]),
+        "on_damage": st.sampled_from(["max", "increment"]),
+        "hit_chance": st.sampled_from([0.0, 0.3]),
+        "hit_dc": st.sampled_from([None, 30]),
+        "wounded": st.integers(0, 1),
+        "death_at": st.integers(3, 5),
+        "dc_dying": st.sampled_from(["current", "fixed"]),
+        "toughness": st.booleans(),
+        "diehard": st.booleans(),
+        "luck": st.sampled_from(["none", "fortune", "misfortune", "reroll"]),
+        "hero_points": st.integers(0, 3),
+        "heal_round": st.sampled_from([None, 3]),
+    }
+)
+
+
+@settings(
+    max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
+@given(issue31_config)
+def test_issue31_options_generated(params):
+    # the kernel (tables built on a canonical key) against the model's own reference, track
+    # by track, and Monte Carlo against exact, for any mix of the new options
+    p = dict(params)
+    luck = p.pop("luck")
+    if luck == "reroll":
+        p["hero_use"] = "reroll"
+    else:
+        p["fortune"] = luck
+    p["wounded_rule"] = p["wounded"] > 0
+    m = Dying(**p)
+    _run_kernel_and_reference(m, n=300, seed=31)
+    _agree(m, 30_000, 31)
