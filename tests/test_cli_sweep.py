@@ -43,7 +43,10 @@ def test_sweep_writes_the_api_table(tmp_path):
         "-o",
         out,
     )
-    assert (code, stdout, err) == (0, "", "")  # no progress bar when stderr is not a terminal
+    # no progress bar when stderr is not a terminal; the one line says the DC is not the
+    # level's (issue 31: dc is swept)
+    assert (code, stdout) == (0, "")
+    assert err == "simkit: sweep dying: the recovery DC does not follow level (dc swept)\n"
     df = pd.read_csv(out)
     api = sweep("dying", {"dc": [14, 18, 22], "level": [1, 5]}, 5000, 3, fixed={"hit_chance": 0.1})
     assert list(df.columns) == list(api.columns)

@@ -15,21 +15,34 @@ def _run_kernel_and_reference(model, n=3000, seed=0):
     """Step the kernel; replay every track's draws through the scalar reference."""
     out0, d0 = model.ref_knockout()
 
+    # a check rolls one d20 (20 codes) or two (400: fortune / misfortune, a hero reroll):
+    # code c (0-based) is the d20s c // 20 + 1 and c % 20 + 1
+    rerolls = model.hero_use == "reroll" and model.hero_points > 0
+    W = 400 if model.fortune != "none" or rerolls else 20
+
+    def rolls(c):
+        return (c + 1, None) if W == 20 else (c // 20 + 1, c % 20 + 1)
+
     def step(track, t, k, draws):
         d, h, r = track
-        if draws and draws[0].kind == "integers":  # packed path: k d20s in base 20
-            assert len(draws) == 1 and draws[0].high == 20**k
+        if len(draws) == 1 and draws[0].kind == "integers":  # packed path: k checks in base W
+            assert draws[0].high == W**k
             for j in range(k):
-                roll = int(draws[0].value) // 20**j % 20 + 1
-                outcome, d, h, r = model.ref_round(d, h, r, t + j, roll)
+                roll, roll2 = rolls(int(draws[0].value) // W**j % W)
+                outcome, d, h, r = model.ref_round(d, h, r, t + j, roll, roll2=roll2)
                 if outcome is not None:
                     return outcome + 3 * j, (d, h, r)
             return None, (d, h, r)
         assert k == 1
         if draws:
-            roll, u = int(draws[0].value), float(draws[1].value)
+            if W == 20:
+                roll, roll2 = int(draws[0].value), None
+            else:
+                assert draws[0].high == W
+                roll, roll2 = rolls(int(draws[0].value))
+            u = float(draws[1].value)
             u2 = float(draws[2].value) if len(draws) > 2 else 0.0
-            outcome, d, h, r = model.ref_round(d, h, r, t, roll, u, u2)
+            outcome, d, h, r = model.ref_round(d, h, r, t, roll, u, u2, roll2=roll2)
         else:  # healing round: no draws
             outcome, d, h, r = model.ref_round(d, h, r, t, 10)
         return outcome, (d, h, r)
@@ -38,7 +51,7 @@ def _run_kernel_and_reference(model, n=3000, seed=0):
         model,
         n,
         seed,
-        start=lambda draws: (out0, (d0, model.hero_points > 0, False)),
+        start=lambda draws: (out0, (d0, model.hero_start, False)),
         step=step,
     )
 
@@ -56,6 +69,17 @@ CONFIGS = [
     dict(hit_chance=0.4, crit_chance=0.2, hit_dc=30, hp_max=8, hit_damage="2d6+3"),
     dict(wounded_rule=True, wounded=1, hit_chance=0.2, crit_chance=0.1),
     dict(death_at=6, start=2, max_rounds=5),
+    # issue 31: A0-8, P-13..P-16
+    dict(dc_dying="fixed"),
+    dict(dc_dying="fixed", crit=True, hit_chance=0.3, crit_chance=0.1, on_damage="increment"),
+    dict(toughness=True, dc=24),
+    dict(check="flat", toughness=True, hit_chance=0.2),
+    dict(diehard=True, hero_points=1, start=3),
+    dict(fortune="fortune", dc=28),
+    dict(fortune="misfortune", hit_chance=0.3, crit_chance=0.1, heal_round=5),
+    dict(hero_points=2, hero_use="reroll"),
+    dict(hero_use="reroll", hit_chance=0.2),  # no point to reroll with: the default track
+    dict(hero_points=3, hero_use="reroll", hit_chance=0.2, crit_chance=0.1, heal_round=4),
 ]
 
 
@@ -297,3 +321,137 @@ def _model(params):
 @given(config)
 def test_monte_carlo_matches_exact_generated(params):
     _agree(_model(params), 40_000, 17)
+
+
+# -- issue 31: A0-8 and the PF2e options (P-13..P-16) ----------------------------------------
+
+
+def _dead(**kw):
+    return solve(Dying(**kw))["dead"]
+
+
+def test_a0_8_dc_fixed_at_the_knockout():
+    # "current" dying in the DC (default) vs the DC fixed whole at the knock-out (issue 31:
+    # save +12 vs DC 22 from dying 1: 0.3084 vs 0.2619): a rising dying value no longer
+    # raises the DC, so fewer deaths; a critical knock-out (dying 2) fixes DC + 2
+    cur, fixed = _dead(save_bonus=12), _dead(save_bonus=12, dc_dying="fixed")
+    assert cur == pytest.approx(0.3084, abs=5e-5) and fixed == pytest.approx(0.2619, abs=5e-5)
+    assert fixed < cur
+    m = Dying(save_bonus=12, dc_dying="fixed", crit=True)
+    # at dying 3 a roll of 12 (total 24) beats the fixed DC 22 + 2 but not the current 22 + 3
+    assert m.ref_check(3, False, False, 12)[:2] == (None, 2)
+    assert Dying(save_bonus=12, crit=True).ref_check(3, False, False, 12)[0] == DEAD
+
+
+def test_p13_toughness_lowers_the_recovery_dc():
+    # flat check DC 9 + dying instead of 10 + dying: at dying 1 a natural 10 now succeeds
+    flat = Dying(check="flat")
+    assert flat.ref_check(1, False, False, 10)[0] is None  # DC 11: failure, dying 2
+    assert flat.ref_check(1, False, False, 10)[1] == 2
+    tough = Dying(check="flat", toughness=True)
+    assert tough.ref_check(1, False, False, 10)[0] == 0  # DC 10: success, dying 0, stable
+    assert _dead(check="flat", toughness=True) < _dead(check="flat")
+    assert _dead(toughness=True) < _dead()  # the seed's save: the source's DC - 1
+    assert _dead(toughness=True, dc=23) == _dead(dc=22)
+
+
+def test_p14_diehard_dies_at_dying_5():
+    assert Dying(diehard=True).death_value == 5
+    assert Dying(start=4).ref_knockout()[0] == DEAD
+    assert Dying(start=4, diehard=True).ref_knockout() == (None, 4)
+    assert _dead(diehard=True) < _dead()
+    assert _dead(diehard=True) == _dead(death_at=5)
+
+
+def test_p15_fortune_and_misfortune():
+    # two d20s, the higher kept (fewer deaths) or the lower (more)
+    assert _dead(fortune="fortune") < _dead() < _dead(fortune="misfortune")
+    m = Dying(fortune="misfortune")
+    assert m.ref_check(1, False, False, 20, 2)[1] == m.ref_check(1, False, False, 2)[1]
+    f = Dying(fortune="fortune")
+    assert f.ref_check(1, False, False, 20, 2)[0] == Dying().ref_check(1, False, False, 20)[0]
+
+
+def test_p16_hero_point_rerolls_a_failed_check():
+    # hero_use=reroll: each point rerolls a failure, the second result kept; more points,
+    # fewer deaths; never worse than keeping them; no revive or stabilise by hero point
+    none_, one, two = (_dead(hero_points=h, hero_use="reroll") for h in (0, 1, 2))
+    assert none_ == _dead() and two < one < none_
+    p = solve(Dying(hero_points=2, hero_use="reroll")).probabilities
+    assert p["revived"] == 0.0
+    m = Dying(hero_points=2, hero_use="reroll")
+    assert m.ref_check(1, 2, False, 2, 19) == (0, 0, 1, False)  # failure rerolled: success
+    assert m.ref_check(1, 2, False, 19, 2)[2] == 2  # a success keeps its points
+    # no point left: the failure stands
+    assert m.ref_check(1, 0, False, 2, 19)[1] == Dying().ref_check(1, False, False, 2)[1]
+    with pytest.raises(ParamError, match="fortune"):
+        Dying(hero_use="reroll", fortune="fortune")
+    # without a point to spend, rerolls change nothing (same tables, same draws)
+    for kw in ({}, dict(hit_chance=0.2, crit_chance=0.1)):
+        plain, none_left = Dying(**kw), Dying(hero_use="reroll", **kw)
+        assert solve(none_left).probabilities == solve(plain).probabilities
+        assert simulate(none_left, 5000, 3).counts == simulate(plain, 5000, 3).counts
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(dc_dying="fixed", crit=True, hit_chance=0.2, crit_chance=0.1),
+        dict(check="flat", toughness=True, diehard=True),
+        dict(fortune="fortune", dc=30, hit_chance=0.3),
+        dict(fortune="misfortune", dc=16),
+        dict(hero_points=2, hero_use="reroll", hit_chance=0.2, crit_chance=0.1, dc=26),
+    ],
+)
+def test_issue31_options_agree_with_exact(params):
+    _agree(Dying(**params), 60_000, 31)
+
+
+def test_issue31_defaults_do_not_move():
+    # the new options at their defaults: the tables and the exact answer of today
+    for kw in ({}, dict(check="flat"), dict(hero_points=1, hit_chance=0.2)):
+        a, b = Dying(**kw), Dying(
+            **kw, dc_dying="current", toughness=False, diehard=False, fortune="none"
+        )
+        assert solve(a).probabilities == solve(b).probabilities
+    assert _dead(save_bonus=12) == pytest.approx(0.30838, abs=1e-5)
+
+
+issue31_config = st.fixed_dictionaries(
+    {
+        "dc": st.integers(12, 34),
+        "save_bonus": st.integers(0, 24),
+        "crit": st.booleans(),
+        "check": st.sampled_from(["save", "flat"]),
+        "on_damage": st.sampled_from(["max", "increment"]),
+        "hit_chance": st.sampled_from([0.0, 0.3]),
+        "hit_dc": st.sampled_from([None, 30]),
+        "wounded": st.integers(0, 1),
+        "death_at": st.integers(3, 5),
+        "dc_dying": st.sampled_from(["current", "fixed"]),
+        "toughness": st.booleans(),
+        "diehard": st.booleans(),
+        "luck": st.sampled_from(["none", "fortune", "misfortune", "reroll"]),
+        "hero_points": st.integers(0, 3),
+        "heal_round": st.sampled_from([None, 3]),
+    }
+)
+
+
+@settings(
+    max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
+@given(issue31_config)
+def test_issue31_options_generated(params):
+    # the kernel (tables built on a canonical key) against the model's own reference, track
+    # by track, and Monte Carlo against exact, for any mix of the new options
+    p = dict(params)
+    luck = p.pop("luck")
+    if luck == "reroll":
+        p["hero_use"] = "reroll"
+    else:
+        p["fortune"] = luck
+    p["wounded_rule"] = p["wounded"] > 0
+    m = Dying(**p)
+    _run_kernel_and_reference(m, n=300, seed=31)
+    _agree(m, 30_000, 31)

@@ -15,6 +15,8 @@ from simkit import ParamError, simulate, solve
 from simkit.models import make_model
 from simkit.models.dying import Dying
 from simkit.models.fall import (
+    BAND_DEAD,
+    BAND_KO,
     FALL_EDGES,
     Fall,
     FallDying,
@@ -27,7 +29,7 @@ from simkit.models.perseverance import Perseverance
 from simkit.rules.dice import Dice
 from simkit.rules.guide import cell_guide, cell_of_draw
 from simkit.rules.heights import parse_heights
-from simkit.testing import replay, within_se
+from simkit.testing import assert_agrees_with_exact, model_seed, replay, within_se
 from simkit.testing import run_cli as _cli
 
 # -- the table of R4-07, both edges of every band ----------------------------------------
@@ -110,7 +112,9 @@ def test_hp_from_level_r0_01():
     assert max_hp_at(3, 8, 10, 1) == 41
     m = Fall(level=2, ancestry_hp=6, class_hp=6, con=0)
     assert m.max_hp == m.current_hp == 18
-    assert Fall(hp=7).max_hp == 7
+    # hp alone is the current HP; the maximum is the level's (issue 31 item 5)
+    assert Fall(hp=7).max_hp == 18 and Fall(hp=7).current_hp == 7
+    assert Fall(hp=30).max_hp == 30  # more than the level's maximum: at least hp
     assert Fall(hp=7, hp_max=20).max_hp == 20
     # 4d6 against 18 HP
     values, probs = Dice(4, 6).pmf()
@@ -121,8 +125,8 @@ def test_massive_damage_r0_13():
     # 4d6 >= 2 x 5 HP kills with seed-000 rules; otherwise it is a knock-out
     values, probs = Dice(4, 6).pmf()
     p10 = probs[values >= 10].sum()
-    on = solve(Fall(height="8", hp=5, massive_damage=True)).probabilities
-    off = solve(Fall(height="8", hp=5)).probabilities
+    on = solve(Fall(height="8", hp=5, hp_max=5, massive_damage=True)).probabilities
+    off = solve(Fall(height="8", hp=5, hp_max=5)).probabilities
     p4 = probs[values == 4].sum()  # 4 damage leaves 1 HP
     assert on["dead"] == pytest.approx(p10) and on["ko"] == pytest.approx(1 - p10 - p4)
     assert (
@@ -133,6 +137,9 @@ def test_massive_damage_r0_13():
     # max HP, not current HP, sets the threshold; temporary HP do not help
     m = solve(Fall(height="8", hp=5, hp_max=12, temp_hp=30, massive_damage=True))
     assert m["dead"] == pytest.approx(probs[values >= 24].sum())
+    # hp alone: the maximum is the level's (18 at level 1), not the current HP (issue 31)
+    lv = solve(Fall(height="8", hp=5, massive_damage=True))
+    assert lv["dead"] == pytest.approx(probs[values >= 36].sum())
     # the 10-<12 m band is not damage: never massive
     assert solve(Fall(height="11", hp=1, massive_damage=True))["dead"] == 0.0
 
@@ -183,6 +190,7 @@ KERNEL_CONFIGS = [
     dict(height="uniform:0-14", hp=6, massive_damage=True),
     dict(height="2,4,6,8,10,12", hp=9, temp_hp=4, reading="example"),
     dict(height="8,9.5", hp=12, hp_max=14, massive_damage=True, reading="example"),
+    dict(height="2,4,12,12,13", hp=3, massive_damage=True, at_12m="ko"),  # A4-4
 ]
 
 
@@ -199,7 +207,7 @@ def test_kernel_matches_scalar_reference(params):
         if np.count_nonzero(probs) == 1:
             band = int(np.flatnonzero(probs)[0])
         elif heights.kind == "list":
-            band = band_of(heights.values[draws.pop(0)])
+            band = band_of(parse_heights(m.height).values[draws.pop(0)], m.at_12m)
         else:
             hi = draws.pop(0)
             lo = draws.pop(0) if cell_guide(probs)[2] else 0
@@ -381,3 +389,64 @@ def test_cli_models_lists_fall():
     assert code == 0
     for word in ("fall", "R4-07", "A4-1", "height", "uniform:2-12", "standing"):
         assert word in out
+
+
+def test_fall_dying_hp_alone_judges_massive_damage_against_the_level_max():
+    # issue 31 item 5: level 1, hp=1, 2 m: 1d6 >= 2 x 18 never happens; the old reading
+    # (max = current HP 1) killed on any 2+ roll
+    p = solve(FallDying(level=1, hp=1, height="2")).probabilities
+    full = solve(FallDying(level=1, hp=1, hp_max=18, height="2"))
+    assert p["dead"] == pytest.approx(full["dead"])
+    assert p["dead"] < solve(FallDying(level=1, hp=1, hp_max=1, height="2"))["dead"]
+
+
+def test_twelve_metres_a4_4():
+    # A4-4: exactly 12 m is dead by the table, knocked out by the text; 12.5 m dead either way
+    assert band_of(12.0) == BAND_DEAD and band_of(12.0, "ko") == BAND_KO
+    assert solve(Fall(height="12"))["dead"] == 1.0
+    assert solve(Fall(height="12", at_12m="ko"))["ko"] == 1.0
+    assert solve(Fall(height="12.5", at_12m="ko"))["dead"] == 1.0
+    mixed = Fall(height="11,12,13", at_12m="ko")
+    assert solve(mixed)["dead"] == pytest.approx(1 / 3)
+    assert solve(Fall(height="11,12,13"))["dead"] == pytest.approx(2 / 3)
+    assert_agrees_with_exact(mixed, 20_000, model_seed("fall") + 412)
+    # a uniform range is unchanged (exactly 12 m has probability 0)
+    assert solve(Fall(height="uniform:10-14", at_12m="ko"))["dead"] == pytest.approx(0.5)
+    # in the chain, a 12 m knock-out is the 10-<12 m band's: ko, not dying
+    assert solve(FallDying(height="12", at_12m="ko"))["ko"] == 1.0
+
+
+def test_fall_recovery_dc_a4_5():
+    # A4-5: after a fall, DC 22 at every level (default) or a creature of the faller's level
+    fixed = solve(FallDying(level=1, height="8"))["dead"]
+    lvl = solve(FallDying(level=1, height="8", fall_dc="level"))["dead"]
+    assert lvl < fixed  # level 1: DC 17 < 22 (issue: 6.3% vs 1.4%)
+    assert fixed == pytest.approx(0.0626, abs=5e-4) and lvl == pytest.approx(0.0145, abs=5e-4)
+    hi = solve(FallDying(level=20, hp=5, height="8", fall_dc="level"))["dead"]
+    assert hi > solve(FallDying(level=20, hp=5, height="8"))["dead"]  # level 20: DC 42 > 22
+    m = FallDying(level=3, height="8", fall_dc="level")
+    assert m.stages()[1]["ko"].base_dc == 20
+    n = 40_000
+    mc = simulate(m, n, model_seed("fall_dying") + 45).probabilities
+    ex = solve(m).probabilities
+    for o in m.outcomes:
+        assert within_se(mc[o], ex[o], n)
+    with pytest.raises(ParamError, match="fall_dc"):
+        FallDying(dc=20, fall_dc="level")
+
+
+def test_fall_dying_takes_the_dying_options():
+    # issue 31: the PF2e options and A0-8 reach the dying stage after a fall
+    base = solve(FallDying(level=1, height="8"))["dead"]
+    assert solve(FallDying(level=1, height="8", diehard=True))["dead"] < base
+    assert solve(FallDying(level=1, height="8", fortune="misfortune"))["dead"] > base
+    m = FallDying(level=1, height="8", toughness=True, hero_points=1, hero_use="reroll")
+    first, then = m.stages()
+    stage = then["ko"]
+    assert stage.toughness and stage.hero_use == "reroll"
+    assert first.max_hp == FallDying(level=1).stages()[0].max_hp + 1  # Toughness: + level
+    n = 40_000
+    mc = simulate(m, n, model_seed("fall_dying") + 31).probabilities
+    ex = solve(m).probabilities
+    for o in m.outcomes:
+        assert within_se(mc[o], ex[o], n)

@@ -233,3 +233,51 @@ def test_python_calibrate_character_level_still_works():
 
     cal = calibrate("dying", "10%", "dc", character_level=5)
     assert cal.model.save_bonus == SAVE_5
+
+
+# -- issue 31 item 5: the recovery DC follows a swept level unless dc is given ---------------
+
+
+def test_level_sets_the_recovery_dc_of_a_creature_of_that_level():
+    import io
+
+    import pandas as pd
+
+    from simkit import solve
+    from simkit.models import make_model
+    from simkit.rules.pf2e.levels import monster_high_dc
+
+    code, out, err = run("sweep", "dying", "--grid", "level=1,10,20", "--exact-only")
+    assert code == 0
+    assert err.count("\n") == 1 and "level sets the recovery DC too" in err
+    df = pd.read_csv(io.StringIO(out))
+    dead = df[df.outcome == "dead"].set_index("level")
+    assert (dead["monster_level"] == dead.index).all()
+    for lv in (1, 10, 20):
+        m = make_model("dying", level=lv)
+        assert m.base_dc == monster_high_dc(lv)
+        assert dead.loc[lv, "exact"] == pytest.approx(solve(m)["dead"], abs=1e-12)
+    # a DC given keeps it at every level (issue: 69% dead at level 1, 0% at 20 with DC 22)
+    code, out, err = run(
+        "sweep", "dying", "--grid", "level=1,20", "--set", "dc=22", "--exact-only"
+    )
+    assert code == 0 and "does not follow level (dc=22 given)" in err
+    fixed = pd.read_csv(io.StringIO(out))
+    fixed = fixed[fixed.outcome == "dead"].set_index("level")["exact"]
+    assert fixed[1] > dead.loc[1, "exact"] and fixed[20] < dead.loc[20, "exact"]
+    # level 5: the level's DC is the default 22, so the README's numbers stay
+    assert make_model("dying", level=5).base_dc == 22
+    assert make_model("dying", level=3, level_diff=2).monster_level == 5
+    # calibrating dc at a level replaces the DC the level set
+    code, out, err = run(
+        "calibrate", "dying", "--target", "dead=10%", "--vary", "dc", "--set", "level=5"
+    )
+    assert code == 0 and "dc=18 gives" in out
+
+
+def test_toughness_adds_the_level_to_the_maximum_hp():
+    from simkit.models import make_model
+
+    # P-13 (Player Core, Toughness): + level max HP where the level sets them
+    assert make_model("dying", level=5, toughness=True).hp_max == HP_5 + 5
+    assert make_model("dying", level=5).hp_max == HP_5

@@ -344,3 +344,20 @@ def test_cli_bad_values_one_line_status_2(verb, sets, needle):
     assert code == 2 and out == ""
     lines = err.strip().splitlines()
     assert len(lines) == 1 and needle in lines[0], err
+
+
+def test_a1_13_quarter_rounded_down_or_up():
+    # a quarter of 6 PP: 1 rounded down (default), 2 up; with 1 PP left the character can
+    # pay 1 and stabilise, not 2 (issue 31)
+    assert Perseverance(pp_max=6).stabilize_cost == 1
+    assert Perseverance(pp_max=6, quarter="up").stabilize_cost == 2
+    assert Perseverance(pp_max=8, quarter="up").stabilize_cost == 2  # a whole quarter: same
+    assert Perseverance(pp_max=13, quarter="up", stabilize_cap=None).stabilize_cost == 4
+    down = solve(Perseverance(pp=1, pp_max=6)).probabilities
+    up = solve(Perseverance(pp=1, pp_max=6, quarter="up")).probabilities
+    assert down["dead"] == 0.0 and up["dead"] == 1.0
+    m = Perseverance(pp=5, pp_max=7, quarter="up", medic_bonus=2, back_in_fight=True)
+    assert solve(m).probabilities["back"] < solve(Perseverance(
+        pp=5, pp_max=7, medic_bonus=2, back_in_fight=True
+    )).probabilities["back"] + 1e-12
+    assert_agrees_with_exact(m, 40_000, 1313)

@@ -23,9 +23,11 @@ from simkit.rules.recovery_check import (
     MARGIN_LO,
     check_margin,
     clip_margin,
+    kept_roll,
     recovery_delta,
     recovery_phase,
     recovery_pmf,
+    recovery_pmf2,
 )
 
 
@@ -291,3 +293,77 @@ def test_a_sweep_of_dcs_and_saves_builds_few_tables():
             Dying(dc=dc, save_bonus=save).tables()
     keys = {table_key(Dying(dc=dc, save_bonus=s)) for dc in range(14, 54) for s in range(25)}
     assert _tables.cache_info().misses == len(keys) <= 64
+
+
+# -- issue 31: A0-8 (dc_dying), P-13 (toughness), P-15 (fortune) on the recovery check --------
+
+
+@pytest.mark.parametrize("fortune", ["none", "fortune", "misfortune"])
+@pytest.mark.parametrize("check", ["save", "flat"])
+def test_recovery_options_reference_is_the_rule(check, fortune):
+    for r1, r2, dying, ko, tough in itertools.product(
+        range(1, 21), (1, 7, 14, 20), range(1, 5), (None, 1, 2), (False, True)
+    ):
+        kept = r1 if fortune == "none" else (max(r1, r2) if fortune == "fortune" else min(r1, r2))
+        term = dying if ko is None else ko
+        dc = (10 if check == "flat" else 22) - int(tough) + term
+        want = _brute_delta(kept, 0 if check == "flat" else 11, dc)
+        got = recovery_delta(
+            kept_roll(r1, r2, fortune),
+            dying,
+            check=check,
+            bonus=11,
+            dc=22,
+            dc_dying=ko,
+            toughness=tough,
+        )
+        assert got == want
+
+
+def test_recovery_pmf2_is_the_enumeration():
+    for fortune, pick in (("fortune", max), ("misfortune", min)):
+        for margin in range(-35, 15):
+            counts: dict[int, int] = {}
+            for r1, r2 in itertools.product(range(1, 21), repeat=2):
+                d = _brute_delta(pick(r1, r2), margin, 0)
+                counts[d] = counts.get(d, 0) + 1
+            want = {d: c / 400 for d, c in counts.items()}
+            assert dict(recovery_pmf2(clip_margin(margin), fortune)) == pytest.approx(want, abs=0)
+    assert recovery_pmf2(-5) == recovery_pmf(-5)
+
+
+@pytest.mark.parametrize("fortune", ["none", "fortune", "misfortune"])
+@pytest.mark.parametrize("check", ["save", "flat"])
+def test_recovery_options_phase_equals_reference(check, fortune):
+    rng = np.random.default_rng(31)
+    n = 20_000
+    roll, roll2 = rng.integers(1, 21, n), rng.integers(1, 21, n)
+    dying = rng.integers(1, 8, n)
+    ko = rng.integers(1, 4, n)
+    dc = rng.integers(1, 60, n)
+    for tough in (False, True):
+        got = recovery_phase(
+            roll,
+            dying,
+            check=check,
+            bonus=14,
+            dc=dc,
+            roll2=roll2,
+            fortune=fortune,
+            dc_dying=ko,
+            toughness=tough,
+        )
+        want = [
+            d
+            + recovery_delta(
+                kept_roll(int(r), int(r2), fortune),
+                int(d),
+                check=check,
+                bonus=14,
+                dc=int(c),
+                dc_dying=int(k),
+                toughness=tough,
+            )
+            for r, r2, d, c, k in zip(roll, roll2, dying, dc, ko)
+        ]
+        np.testing.assert_array_equal(got, want)

@@ -22,10 +22,12 @@ HOURLY = [
     dict(con=-4, healer=20, check_penalty=-3),
     dict(con=1, lethal=False),
     dict(con=12, healer=-5, natural=True, lethal=False, check_penalty=-8),
+    dict(con=0, healer=5, floor="always"),  # A1-9
+    dict(con=-6, healer=2, natural=True, check_penalty=-2, floor="always"),
 ]
 
 
-def _brute_hourly(con, healer=None, check_penalty=0, natural=False, lethal=True):
+def _brute_hourly(con, healer=None, check_penalty=0, natural=False, lethal=True, floor="success"):
     """docs/rules.md R1-06..R1-08 and A1-6, enumerated over both natural d20s, as fractions."""
     counts = [Fraction(0)] * 3
     heal_rolls = range(1, 21) if healer is not None else [None]
@@ -33,6 +35,8 @@ def _brute_hourly(con, healer=None, check_penalty=0, natural=False, lethal=True)
         total = c + con + check_penalty
         if h is not None and h + healer + check_penalty >= 15:  # R1-08
             total = max(total + 2, 10)
+        elif h is not None and floor == "always":  # A1-9: the floor whenever a healer tends
+            total = max(total, 10)
         res = 0 if total < 10 else (2 if total >= 20 else 1)  # R1-06
         if natural:  # A1-6 option
             res = min(res + 1, 2) if c == 20 else (max(res - 1, 0) if c == 1 else res)
@@ -231,3 +235,16 @@ def test_packed_rounds_compose_the_reference(opts, aid_bonus, rounds):
                     break
                 want = -1 - (phase * (pp_max + 1) + pp)
             assert (codes[state * width + r], pps[state * width + r]) == (want, pp), (state, r)
+
+
+def test_stabilize_cost_rounding_a1_13():
+    # a quarter of pp_max rounded down (default) or up, at least 1, at most the cap (R1-04)
+    import math
+
+    pp_max = np.arange(0, 40)
+    for rounding, f in (("down", math.floor), ("up", math.ceil)):
+        for cap in (3, None):
+            got = pv.stabilize_cost(pp_max, cap, rounding)
+            want = [max(f(p / 4), 1) if cap is None else min(max(f(p / 4), 1), cap) for p in pp_max]
+            assert got.tolist() == want
+            assert all(pv.stabilize_cost(int(p), cap, rounding) == w for p, w in zip(pp_max, want))

@@ -251,3 +251,18 @@ def test_fall_phase_equals_the_reference_on_the_same_draws(height):
         return (*fl.fall_result(band, total, **kw), band)
 
     replay_phase(lambda rng: fl.fall_phase(2000, rng, heights, **kw), fall, 8)
+
+
+def test_twelve_metres_a4_4_moves_only_a_listed_12_m():
+    from simkit.rules.fall import BAND_DEAD, BAND_KO, FALL_EDGES, band_of, twelve_metres
+    from simkit.rules.heights import parse_heights
+
+    h = parse_heights("11.5,12,12.0001,30")
+    assert twelve_metres(h) is h and twelve_metres(h, "dead") is h
+    ko = twelve_metres(h, "ko")
+    bands = [band_of(v) for v in ko.values]
+    assert bands == [band_of(v, "ko") for v in h.values] == [BAND_KO, BAND_KO, BAND_DEAD, BAND_DEAD]
+    probs = ko.band_probabilities(FALL_EDGES)
+    assert probs[BAND_KO] == 0.5 and probs[BAND_DEAD] == 0.5
+    u = parse_heights("uniform:10-14")
+    assert twelve_metres(u, "ko") is u

@@ -46,6 +46,7 @@ CONFIGS = [
     dict(con=-1, healer=0, checks=7, check_penalty=-2),
     dict(con=6, checks=7, level=9),
     dict(con=-8, healer=12),
+    dict(con=-2, healer=5, healer_floor="always"),  # A1-9
 ]
 
 
@@ -248,3 +249,18 @@ def test_a1_6_natural_option():
         res = simulate(model, 100_000, rng=4)
         for o, p in solve(model).probabilities.items():
             assert within_se(res[o], p, res.n), o
+
+
+def test_a1_9_healer_floor_with_or_without_success():
+    # issue 31: Con 0, healer +5: P(dead) 0.624 with the floor after a success only (as
+    # written), 0 with the floor whenever a healer tends (no total under 10 is left)
+    written = solve(Recovery(con=0, healer=5)).probabilities["dead"]
+    always = solve(Recovery(con=0, healer=5, healer_floor="always")).probabilities["dead"]
+    assert written == pytest.approx(0.6237, abs=1e-4) and always == 0.0
+    # without a healer the reading changes nothing
+    assert solve(Recovery(con=0, healer_floor="always")).probabilities == solve(
+        Recovery(con=0)
+    ).probabilities
+    # the +2 still needs the success: a failed Medicine check, total 12, stays
+    assert Recovery(con=2, healer=0, healer_floor="always").ref_hour(1, 1, 10) == (None, 0)
+    assert_agrees_with_exact(Recovery(con=-3, healer=4, healer_floor="always"), 60_000, 913)

@@ -202,3 +202,16 @@ def test_p12_night_rest_and_a1_7_pp():
     assert pp_after_rest([0, 2], 3, "short").tolist() == [0, 2]
     with pytest.raises(ParamError, match="reading"):
         pp_after_rest(1, 3, "night", "sometimes")
+
+
+def test_a1_4_third_reading_per_two():
+    # issue 31: 1 modifier point per 2 points of damage, whatever the score's parity
+    assert ability_modifier(14, 1, reading="score") == 1  # 13: loses 1
+    assert ability_modifier(14, 1, reading="per_two") == 2  # loses 0
+    assert modifier_loss(14, 1, reading="per_two") == 0
+    assert modifier_loss(14, 3, reading="per_two") == 1
+    assert modifier_loss(15, 1, reading="per_two") == 0
+    assert modifier_loss(15, 1, reading="score") == 0
+    assert modifier_loss(14, [0, 1, 2, 3, 4], reading="per_two").tolist() == [0, 0, 1, 1, 2]
+    df = con_damage(14, [0, 3], reading="per_two", healer=5)
+    assert df["con_mod"].tolist() == [2, 1]

@@ -12,14 +12,14 @@ from test_chain import DyingTwice  # the chained stand-in model shared by the te
 from simkit import Dying, simulate, solve
 from simkit.analysis.sweep import STAT_COLUMNS, journal_path, sweep, sweep_csv
 from simkit.core.exact import solve_many
-from simkit.core.params import ParamError
+from simkit.core.params import ParamError, seed_params
 from simkit.core.streams import point_seed
 
 N = 20_000
 
 
 def _replay(model, seed, n=N):
-    ps = point_seed(seed, {"model": model.name, **model.params()})
+    ps = point_seed(seed, {"model": model.name, **seed_params(model)})
     return ps, simulate(model, n, rng=ps)
 
 
@@ -297,3 +297,15 @@ def test_the_grid_takes_a_model_s_declarations_once(monkeypatch):
         resolve_point(Fresh, {**g.fixed, **point})
     assert calls.count(Fresh) <= 2  # the parameters, and the sweep keys that reach them
     assert sk.model_keys(Fresh) is sk.model_keys(Fresh)
+
+
+def test_an_option_at_its_default_does_not_reseed_a_sweep():
+    # issue 31's options are declared seed_neutral: at their default they are not in a
+    # point's seed (the sweeps made before them keep their numbers); set, they are
+    m = Dying(dc=18)
+    assert "fortune" not in seed_params(m) and "fortune" in m.params()
+    assert seed_params(m.replace(fortune="fortune"))["fortune"] == "fortune"
+    df = sweep("dying", {"fortune": ["none", "fortune"]}, 2000, 7, fixed={"dc": 18})
+    seeds = df.drop_duplicates("fortune").set_index("fortune")["point_seed"]
+    assert seeds["none"] == point_seed(7, {"model": "dying", **seed_params(m)})
+    assert seeds["none"] != seeds["fortune"]

@@ -1,7 +1,7 @@
 """The cost of every ambiguity of docs/rules.md: the headline odds under each reading.
 
 :data:`AMBIGUITIES` lists every ambiguity of ``docs/rules.md`` (A0-1..A0-7,
-A1-1..A1-6, A4-1..A4-3) with the model and parameter(s) that express it and its
+A1-1..A1-13, A4-1..A4-5) with the model and parameter(s) that express it and its
 readings (parameter overrides, the documented default first-class). Some readings only
 matter in a situation (damage while dying needs an enemy that hits the downed
 character; the 0-PP reading needs a character with 0 PP): each entry carries that
@@ -64,9 +64,95 @@ REPORT_COLUMNS = (
 )
 
 
-#: Ambiguities that no track model carries (their readings live in a function). A1-5
-#: (damage to PE first) is the party model's ``pe_damage``.
-UNMODELLED: tuple[Ambiguity, ...] = ()
+def _fight_only(aid: str, rule: str, param: str, question: str, readings, where: str):
+    """An ambiguity that no track model has a home for: it happens only in a fight (or an
+    adventuring day: ``where``); listed with that as its status. docs/rules.md says why:
+    A0-9, the dying track starts at 0 HP; A1-10, the recovery track carries no PE or PP;
+    A1-11, the perseverance track has no enemy; A1-12, it ends when the character is back
+    in the fight."""
+    return Ambiguity(
+        aid,
+        rule,
+        "fight",
+        param,
+        question,
+        tuple(_reading(label, {param: value}, i == 0) for i, (label, value) in enumerate(readings)),
+        note=f"not modelled yet: {where} (docs/rules.md)",
+    )
+
+
+def _reading(label, params, default=False) -> Reading:
+    return Reading(label, params, default)
+
+
+#: Ambiguities that no track model carries: the ``day`` model's (priced with it: A1-7, A1-8;
+#: its module declares none) and those that happen only in a fight, with no home in any model
+#: yet (A0-9, A1-10..A1-12; listed with a note). A1-5 (damage to PE first) is the party
+#: model's ``pe_damage``.
+UNMODELLED: tuple[Ambiguity, ...] = (
+    Ambiguity(
+        "A1-7",
+        "R1-09/R1-10",
+        "day",
+        "pp_back",
+        "how PP come back within a day: in full after a night's rest, or never",
+        (
+            _reading("night", {"pp_back": "night"}, True),
+            _reading("never", {"pp_back": "never"}),
+        ),
+        setup={"rules": "seed001", "fights": 2, "fight": "moderate", "between": "long_rest"},
+        outcome="any_death",
+    ),
+    Ambiguity(
+        "A1-8",
+        "R1-09/R1-01/R1-04",
+        "day",
+        "pe_rest",
+        "when a PC spends a PP for its stamina in a 10-minute rest: keeping its "
+        "stabilisation reserve, whenever it has one, or never",
+        (
+            _reading("spare PP", {"pe_rest": "spare_pp"}, True),
+            _reading("any PP", {"pe_rest": "any_pp"}),
+            _reading("never", {"pe_rest": "never"}),
+        ),
+        setup={"rules": "seed001", "fights": 2, "fight": "moderate", "between": "short_rest"},
+        outcome="any_death",
+    ),
+    _fight_only(
+        "A0-9",
+        "R0-12/R0-04",
+        "dying_above_0",
+        "an effect giving dying directly to a character above 0 HP: it keeps its HP (and so "
+        "loses dying at once), or drops to 0 HP and follows the track",
+        (("keeps HP", "keep_hp"), ("drops to 0 HP", "drop")),
+        "fight only",
+    ),
+    _fight_only(
+        "A1-10",
+        "R1-07",
+        "wake_restores",
+        "the 8-hour wake-up 'as after a good night's rest': HP only, or PE and PP back too",
+        (("HP only", "hp"), ("HP, PE and PP", "all")),
+        "day only",
+    ),
+    _fight_only(
+        "A1-11",
+        "R1-01",
+        "agony_damage",
+        "damage taken while agonising: nothing more, one PP lost a hit, or death on a critical",
+        (("nothing", "none"), ("1 PP a hit", "pp"), ("dead on a critical", "crit_kills")),
+        "fight only",
+    ),
+    _fight_only(
+        "A1-12",
+        "R1-05",
+        "back_again",
+        "R1-05's 1 HP a turn for 1 PP: once per stabilisation, or on every later turn while "
+        "PP last",
+        (("once", "once"), ("every turn", "every_turn")),
+        "fight only",
+    ),
+)
 
 
 def _registry() -> tuple[Ambiguity, ...]:
@@ -124,11 +210,17 @@ def typical_params(model: str, level: int) -> dict[str, Any]:
     """A typical character of ``level`` facing a monster of the same level.
 
     :func:`typical_character`, plus ``monster_level = level`` for ``dying`` (the
-    recovery DC, R0-06) and ``encounter``.
+    recovery DC, R0-06) and ``encounter``, and ``level = level`` for a model with a
+    ``level`` its typical character does not set (``fall_dying``, ``day``).
     """
+    from simkit.core.params import spec
     from simkit.models import get_model
 
-    return {**typical_character(model, level), **get_model(model).typical_opponent(int(level))}
+    cls = get_model(model)
+    out = {**typical_character(model, level), **cls.typical_opponent(int(level))}
+    if "level" in spec(cls) and "level" not in out:  # fall_dying, day: the character's level
+        out["level"] = int(level)
+    return out
 
 
 # -- the report ------------------------------------------------------------------------------------

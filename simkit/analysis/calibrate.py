@@ -321,6 +321,10 @@ def calibrate(
     model = as_model(model, params)
     target = parse_probability(target)
     model = at_level(model, character_level, keep=(vary,))
+    if vary == "dc" and getattr(model, "monster_level", None) is not None:
+        # the DC varied replaces the one a monster's level set (``level`` sets monster_level
+        # on dying, R0-06; dc and monster_level are exclusive)
+        model = model.replace(monster_level=None)
     check_outcome(model, outcome)
     meta = numeric_param(model, vary)
     if is_event(model, outcome):  # an event of the marks: Monte Carlo only

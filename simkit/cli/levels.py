@@ -168,6 +168,8 @@ def show_derived(model_cls, keys: dict, derived: dict, file=None) -> str | None:
             if t in known and t not in targets:
                 targets.append(t)
     kept = [t for t in targets if t not in derived]
+    if "monster_level" in kept and "monster_level" not in keys:
+        kept.remove("monster_level")  # the recovery DC was given another way (dc, level_diff)
     lhs = ", ".join(f"{k}={v}" for k, v in keys.items())
     rhs = ", ".join(f"{k}={v}" for k, v in derived.items()) or "nothing"
     line = f"simkit: {lhs} -> {rhs}"

@@ -28,7 +28,7 @@ import sys
 
 from simkit.cli.levels import add_confidence_arg
 from simkit.cli.main import UsageError, cap_workers, count_parser, parse_count, parse_seed
-from simkit.core.params import ParamError
+from simkit.core.params import ParamError, spec
 
 __all__ = ["configure"]
 
@@ -261,6 +261,32 @@ def _axes_and_fixed(cls, settings, args):
     return axes, fixed
 
 
+def level_dc_line(cls, axes: dict, fixed: dict, preset: str | None = None) -> str | None:
+    """The stderr line of a sweep over ``level`` on a model with a ``monster_level``
+    (``dying``): whether the recovery DC follows the level (a creature of that level,
+    R0-06) or stays what was given (issue 31). None when it does not apply."""
+    from simkit.analysis.grid import sweep_keys_for
+    from simkit.models.keys import DC_GIVERS, level_sets_dc
+
+    if "level" not in axes or "monster_level" not in spec(cls) or "level" in spec(cls):
+        return None
+    if "level" not in sweep_keys_for(cls):
+        return None
+    given = {**fixed, **axes}
+    if preset:
+        from simkit.models.presets import preset_params
+
+        given = {**preset_params(cls.name, preset), **given}
+    if level_sets_dc(given):
+        return (
+            f"simkit: sweep {cls.name}: level sets the recovery DC too (monster_level = level: "
+            "the high DC of a creature of that level, R0-06); give dc to keep one DC"
+        )
+    which = next(k for k in DC_GIVERS if k in given)
+    value = f"{which} swept" if which in axes else f"{which}={given[which]} given"
+    return f"simkit: sweep {cls.name}: the recovery DC does not follow level ({value})"
+
+
 #: Below this many tracks in all, a local sweep runs in this process (starting worker
 #: processes would cost more than it saves).
 SMALL_SWEEP = 10**7
@@ -351,6 +377,9 @@ def _cmd_sweep(args) -> int:
             check_scheduler(address)
     cls = get_model(s["model"])
     axes, fixed = _axes_and_fixed(cls, s, args)
+    line = level_dc_line(cls, axes, fixed, s["preset"])
+    if line is not None:
+        print(line, file=sys.stderr)
     if s["workers"]:
         workers = cap_workers(s["workers"], _points(axes), remote=bool(s["scheduler"]))
     else:

@@ -31,6 +31,7 @@ __all__ = [
     "param",
     "param_meta",
     "same_as",
+    "seed_params",
     "ParamError",
     "spec",
     "parse_value",
@@ -75,10 +76,18 @@ def param_meta(
     optional: bool = False,
     unit: str = "",
     rule: str = "",
+    seed_neutral: bool = False,
 ) -> dict:
     """A parameter's declaration (kind, range, choices, unit, rule id, help) as a dict: the
-    metadata of :func:`param`, and of keys that are not fields (sweep keys)."""
+    metadata of :func:`param`, and of keys that are not fields (sweep keys).
+
+    ``seed_neutral``: at its default the parameter is left out of a sweep point's seed
+    (:func:`seed_params`), so that an option added to a model later leaves the numbers of
+    the sweeps made before it as they were.
+    """
+    extra = {"seed_neutral": True} if seed_neutral else {}
     return dict(
+        **extra,
         kind=kind,
         help=help,
         lo=lo,
@@ -88,6 +97,18 @@ def param_meta(
         unit=unit,
         rule=rule,
     )
+
+
+def seed_params(model) -> dict[str, Any]:
+    """The parameters a sweep point's seed is made of: every declared parameter of
+    ``model`` but those declared ``seed_neutral`` that are at their default."""
+    out = {}
+    for k, meta in spec(type(model)).items():
+        v = getattr(model, k)
+        if meta.get("seed_neutral") and v == meta["default"]:
+            continue
+        out[k] = v
+    return out
 
 
 def param(default: Any, **declared):

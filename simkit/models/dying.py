@@ -65,17 +65,23 @@ from simkit.rules.parameters import shared
 from simkit.rules.pf2e import levels
 from simkit.rules.pf2e.levels import monster_high_dc
 from simkit.rules.recovery_check import (
+    FORTUNE,
     MARGIN_HI,
     MARGIN_LO,
     check_margin,
+    kept_roll,
     recovery_delta,
-    recovery_pmf,
+    recovery_pmf2,
 )
 
 __all__ = ["DEFAULT_DC", "Dying", "build_tables", "canonical_rules", "hero_threshold", "table_key"]
 
 #: Recovery base DC used when neither ``dc`` nor ``monster_level`` is given.
 DEFAULT_DC = 22
+#: A0-8: the dying value the recovery DC adds (R0-06 "current", R0-07 "fixed").
+DC_DYING = ("current", "fixed")
+#: P-16: what a hero point does on the dying track.
+HERO_USE = ("recover", "reroll")
 
 STABLE, DEAD, REVIVED = 0, 1, 2
 NO_HIT, HIT, CRIT, MASSIVE = 0, 1, 2, 3
@@ -167,6 +173,15 @@ AMBIGUITIES: tuple[Ambiguity, ...] = (
         (_r("spend", {"hero_knockout": "spend"}, True), _r("die", {"hero_knockout": "die"})),
         setup={"crit": True, "death_at": 2, "hero_points": 1},
     ),
+    Ambiguity(
+        "A0-8",
+        "R0-06/R0-07",
+        "dying",
+        "dc_dying",
+        "the recovery DC adds the current dying value at each check, or is fixed whole at "
+        "the knock-out",
+        (_r("current", {"dc_dying": "current"}, True), _r("fixed", {"dc_dying": "fixed"})),
+    ),
 )
 
 
@@ -183,7 +198,7 @@ class Dying(Rules):
     name: ClassVar[str] = "dying"
     time_unit: ClassVar[str] = "rounds"
     outcomes: ClassVar[tuple[str, ...]] = ("stable", "dead", "revived")
-    rule_ids: ClassVar[str] = "R0-03..R0-10, R0-13; A0-1..A0-7"
+    rule_ids: ClassVar[str] = "R0-03..R0-10, R0-13; A0-1..A0-8; P-13..P-16"
     headline_params: ClassVar[tuple[str, ...]] = ('save_bonus', 'dc', 'hit_chance', 'hero_points')
     active_label: ClassVar[str] = "still dying"
     presets: ClassVar[dict[str, dict[str, Any]]] = {"seed": {}, "pf2e-core": PF2E_CORE}
@@ -257,6 +272,47 @@ class Dying(Rules):
     heal_round: int | None = shared("heal_round")
     check_penalty: int = shared("check_penalty")
     max_rounds: int = shared("max_rounds")
+    dc_dying: str = param(
+        "current",
+        kind="choice",
+        choices=DC_DYING,
+        rule="A0-8",
+        seed_neutral=True,
+        help="the dying value the recovery DC adds: the current one at each check, or the "
+        "one at the knock-out (the DC fixed whole then)",
+    )
+    toughness: bool = param(
+        False,
+        kind="bool",
+        rule="P-13",
+        seed_neutral=True,
+        help="PF2e Toughness: the recovery DC is 1 lower (flat check DC 9 + dying)",
+    )
+    diehard: bool = param(
+        False,
+        kind="bool",
+        rule="P-14",
+        seed_neutral=True,
+        help="PF2e Diehard: the dying value that kills is 1 higher (dying 5 with death_at=4)",
+    )
+    fortune: str = param(
+        "none",
+        kind="choice",
+        choices=FORTUNE,
+        rule="P-15",
+        seed_neutral=True,
+        help="recovery check rolled once, or twice keeping the higher (fortune) or the "
+        "lower (misfortune) d20",
+    )
+    hero_use: str = param(
+        "recover",
+        kind="choice",
+        choices=HERO_USE,
+        rule="P-16",
+        seed_neutral=True,
+        help="hero points: recover (R0-10 as hero_policy / hero_effect say) or reroll (one "
+        "point rerolls a failed recovery check, the second result kept)",
+    )
 
     @classmethod
     def typical_character(cls, level: int) -> dict[str, Any]:
@@ -278,6 +334,11 @@ class Dying(Rules):
             )
         if self.wounded and not self.wounded_rule:
             raise ParamError(f"wounded={self.wounded} needs wounded_rule=true (A0-2)")
+        if self.hero_use == "reroll" and self.fortune != "none":
+            raise ParamError(
+                f"hero_use=reroll and fortune={self.fortune} cannot combine: a hero point's "
+                "reroll is itself a fortune effect (P-15, P-16); allowed: fortune=none"
+            )
 
     # -- derived numbers ---------------------------------------------------------
     @property
@@ -295,9 +356,46 @@ class Dying(Rules):
         return max(self.base_dc, self.hit_dc) if self.hit_dc is not None else self.base_dc
 
     @property
+    def death_value(self) -> int:
+        """The dying value that kills (R0-04): ``death_at``, 1 more with Diehard (P-14)."""
+        return self.death_at + int(self.diehard)
+
+    @property
     def threshold(self) -> int | None:
-        """Dying value that triggers a hero point; None = never; 0 = at once."""
-        return hero_threshold(self.hero_policy, self.hero_points, self.death_at)
+        """Dying value that triggers a hero point; None = never (or ``hero_use=reroll``);
+        0 = at once."""
+        if self.rerolls:
+            return None
+        return hero_threshold(self.hero_policy, self.hero_points, self.death_value)
+
+    @property
+    def rerolls(self) -> bool:
+        """Whether hero points reroll failed recovery checks (P-16): ``hero_use=reroll`` with
+        a point to spend (without one the track is the one of ``hero_use=recover``)."""
+        return self.hero_use == "reroll" and self.hero_points > 0
+
+    @property
+    def roll_width(self) -> int:
+        """Equally likely roll codes of one recovery check: 20 (one d20), or 400 (two d20s:
+        fortune / misfortune, P-15, or a hero point's reroll, P-16)."""
+        return 400 if self.fortune != "none" or self.rerolls else 20
+
+    @property
+    def hero_levels(self) -> int:
+        """How many hero points a state tells apart: 1 (whether one is held: R0-10 spends
+        them all at once), or ``hero_points`` (each reroll spends one, P-16)."""
+        return self.hero_points if self.rerolls else 1
+
+    @property
+    def hero_start(self):
+        """The state's hero field at the knock-out: held (bool), or the points (P-16)."""
+        return self.hero_points if self.rerolls else self.hero_points > 0
+
+    @property
+    def dc_dying_value(self) -> int | None:
+        """The dying value the recovery DC adds (A0-8): None = the current one, else the
+        knock-out's."""
+        return None if self.dc_dying == "current" else self.knockout_dying
 
     @property
     def knockout_dying(self) -> int:
@@ -326,7 +424,7 @@ class Dying(Rules):
             0,
             d,
             threshold=self.threshold,
-            death_at=self.death_at,
+            death_at=self.death_value,
             knockout=True,
             hero_knockout=self.hero_knockout,
         )
@@ -345,16 +443,18 @@ class Dying(Rules):
         roll: int,
         u: float = 1.0,
         u2: float = 0.0,
+        roll2: int | None = None,
     ):
         """One round of one track (the scalar reference of the kernel).
 
-        ``roll`` is the natural d20 of the recovery check, ``u`` the uniform that
+        ``roll`` is the natural d20 of the recovery check (``roll2`` the second one:
+        fortune / misfortune, P-15, or a hero point's reroll, P-16), ``u`` the uniform that
         decides the enemy's hit, ``u2`` the uniform of the damage quantile.
         Returns ``(outcome or None, dying, hero, raised)``.
         """
         if self.heal_round == t:
             return REVIVED, dying, hero, raised
-        out, dying, hero, raised = self.ref_check(dying, hero, raised, roll)
+        out, dying, hero, raised = self.ref_check(dying, hero, raised, roll, roll2)
         if out is not None:
             return out, dying, hero, raised
         if u < self.crit_chance:
@@ -369,12 +469,22 @@ class Dying(Rules):
                 kind = MASSIVE
         return self.ref_enemy(dying, hero, raised, kind)
 
-    def ref_check(self, dying: int, hero: bool, raised: bool, roll: int):
-        """The recovery check of one track (R0-05, R0-06, A0-4) for a natural ``roll``."""
+    def ref_check(self, dying: int, hero, raised: bool, roll: int, roll2: int | None = None):
+        """The recovery check of one track (R0-05, R0-06, A0-4, A0-8, P-13, P-15, P-16) for a
+        natural ``roll`` (and ``roll2``, the second d20: kept by fortune / misfortune, or
+        the reroll a hero point buys after a failure, whose result stands)."""
         base = self.raised_dc if raised else self.base_dc
-        delta = recovery_delta(
-            roll, dying, check=self.check, bonus=self.save_bonus + self.check_penalty, dc=base
+        kw: dict[str, Any] = dict(
+            check=self.check,
+            bonus=self.save_bonus + self.check_penalty,
+            dc=base,
+            dc_dying=self.dc_dying_value,
+            toughness=self.toughness,
         )
+        delta = recovery_delta(kept_roll(roll, roll2, self.fortune), dying, **kw)
+        if self.rerolls and hero and delta > 0 and roll2 is not None:
+            delta = recovery_delta(roll2, dying, **kw)  # P-16: the second result stands
+            hero -= 1
         return self._ref_rise(dying, dying + delta, hero, raised)
 
     def ref_enemy(self, dying: int, hero: bool, raised: bool, kind: int):
@@ -398,7 +508,7 @@ class Dying(Rules):
 
     def _ref_rise(self, dying, new, hero, raised):
         res = hp_rule.rise(
-            dying, new, threshold=self.threshold if hero else None, death_at=self.death_at
+            dying, new, threshold=self.threshold if hero else None, death_at=self.death_value
         )
         if res == hp_rule.CARRY_ON:
             return None, new, hero, raised
@@ -410,20 +520,30 @@ class Dying(Rules):
 
     # -- vectorised kernel -----------------------------------------------------------
     def _n_states(self) -> int:
-        return 4 * self.death_at  # dying 0..death_at-1 x hero x raised
+        # dying 0..death_value-1 x hero (held, or 0..hero_points with rerolls) x raised
+        return 2 * (self.hero_levels + 1) * self.death_value
 
-    def _code(self, dying: int, hero: bool, raised: bool) -> int:
-        return (int(raised) * 2 + int(hero)) * self.death_at + dying
+    def _code(self, dying: int, hero, raised: bool) -> int:
+        return (int(raised) * (self.hero_levels + 1) + int(hero)) * self.death_value + dying
 
-    def _decode(self, s: int) -> tuple[int, bool, bool]:
-        dying = s % self.death_at
-        hr = s // self.death_at
-        return dying, bool(hr % 2), bool(hr // 2)
+    def _decode(self, s: int) -> tuple:
+        dying = s % self.death_value
+        hr = s // self.death_value
+        h = hr % (self.hero_levels + 1)
+        hero = h if self.rerolls else bool(h)
+        return dying, hero, bool(hr // (self.hero_levels + 1))
+
+    def _rolls(self, code: int) -> tuple[int, int | None]:
+        """The natural d20s of a roll code 1..:attr:`roll_width` (two d20s: ``code - 1 =
+        (roll - 1) * 20 + (roll2 - 1)``)."""
+        if self.roll_width == 20:
+            return code, None
+        return (code - 1) // 20 + 1, (code - 1) % 20 + 1
 
     def _start_code(self) -> int:
         """State code at the knock-out (0 when the track ends at step 0)."""
         out, d = self.ref_knockout()
-        return 0 if out is not None else self._code(d, self.hero_points > 0, False)
+        return 0 if out is not None else self._code(d, self.hero_start, False)
 
     def tables(self) -> dict[str, np.ndarray]:
         """Lookup tables of the kernel, built from the scalar reference (cached).
@@ -463,8 +583,9 @@ class Dying(Rules):
         limit = self.horizon - t + 1
         if self.heal_round is not None and self.heal_round > t:
             limit = min(limit, self.heal_round - t)
-        k = min(3, limit)
-        return self.tables()[f"pack{k}"].reshape(-1, 20**k), k
+        tabs = self.tables()
+        k = min(max(int(name[4:]) for name in tabs if name.startswith("pack")), limit)
+        return tabs[f"pack{k}"].reshape(-1, self.roll_width**k), k
 
     def init(self, n: int, rng):
         code = self.table_start()
@@ -498,10 +619,11 @@ class Dying(Rules):
             return nxt, k
         tab = self.tables()
         # general path: one round, with the enemy's turn
-        roll = rng.d20(size=m)
+        w = self.roll_width + 1  # roll codes 1..roll_width (a d20, or two)
+        roll = rng.d20(size=m) if w == 21 else rng.below(w - 1, size=m) + 1
         u = rng.random(size=m)
-        idx = np.multiply(s, -21, dtype=np.intp)
-        idx += roll.astype(np.intp) - 21
+        idx = np.multiply(s, -w, dtype=np.intp)
+        idx += roll.astype(np.intp) - w
         c1 = tab["check"].take(idx)
         kind = np.where(
             u < self.crit_chance,
@@ -525,7 +647,7 @@ class Dying(Rules):
 
     def exact_initial(self):
         out, d = self.ref_knockout()
-        return {self._key(out, d, self.hero_points > 0, False): 1.0}
+        return {self._key(out, d, self.hero_start, False): 1.0}
 
     def exact_key(self) -> tuple:
         """What the exact answer depends on: rules with equal keys have the same chain.
@@ -567,11 +689,21 @@ class Dying(Rules):
 
         base = self.raised_dc if raised else self.base_dc
         margin = check_margin(
-            dying, check=self.check, bonus=self.save_bonus + self.check_penalty, dc=base
+            dying,
+            check=self.check,
+            bonus=self.save_bonus + self.check_penalty,
+            dc=base,
+            dc_dying=self.dc_dying_value,
+            toughness=self.toughness,
         )
         after_check = []
-        for delta, p in recovery_pmf(min(max(margin, MARGIN_LO), MARGIN_HI)):
-            after_check.append((self._ref_rise(dying, dying + delta, hero, raised), p))
+        if self.rerolls and hero:  # P-16: every pair of d20s, through the reference
+            for code in range(1, 401):
+                res = self.ref_check(dying, hero, raised, *self._rolls(code))
+                after_check.append((res, 1 / 400))
+        else:
+            for delta, p in recovery_pmf2(min(max(margin, MARGIN_LO), MARGIN_HI), self.fortune):
+                after_check.append((self._ref_rise(dying, dying + delta, hero, raised), p))
         if self.hit_chance == 0 and self.crit_chance == 0:
             for (o, d, h, r), p in after_check:
                 add(self._key(o, d, h, r), p)
@@ -611,9 +743,11 @@ def table_key(rules: Dying) -> tuple:
 
 @lru_cache(maxsize=1024)
 def _table_key(rules: Dying) -> tuple:
-    lo, hi = MARGIN_LO + 1, MARGIN_HI + rules.death_at - 1
-    bonus = rules.save_bonus + rules.check_penalty
+    dv = rules.death_value
+    lo, hi = MARGIN_LO + 1, MARGIN_HI + dv - 1
     flat = rules.check == "flat"
+    # Toughness (P-13) lowers a save's DC by 1: one more point of margin
+    bonus = rules.save_bonus + rules.check_penalty + int(rules.toughness and not flat)
     m = 0 if flat else min(max(bonus - rules.base_dc, lo), hi)
     raises = rules.hit_dc is not None and rules.hit_dc > rules.base_dc
     rm = m if flat or not raises else min(max(bonus - rules.raised_dc, lo), hi)
@@ -623,38 +757,51 @@ def _table_key(rules: Dying) -> tuple:
         else:
             rm -= 1
     w = rules.wounded if rules.wounded_rule else 0
-    policy = rules.hero_policy if rules.hero_points > 0 else "never"
+    reroll = rules.rerolls
+    policy = rules.hero_policy if rules.hero_points > 0 and not reroll else "never"
     adds = rules.wounded_adds if (w and rules.on_damage == "increment") else "on_gain"
     return (
         rules.check,
         m,
         rm,
         raises,
-        rules.death_at,
+        dv,
         rules.on_damage,
         w,
         adds,
         policy,
         rules.hero_effect,
+        rules.knockout_dying if rules.dc_dying == "fixed" else 0,  # A0-8
+        bool(rules.toughness and flat),  # P-13 on a flat check
+        rules.fortune,  # P-15
+        rules.hero_points if reroll else 0,  # P-16: the points a track can reroll with
     )
 
 
 def canonical_rules(key: tuple) -> Dying:
     """A :class:`Dying` whose tables are those of every rules object with this ``key``."""
-    check, m, rm, raises, death_at, on_damage, w, adds, policy, effect = key
+    check, m, rm, raises, dv, on_damage, w, adds, policy, effect, ko, tough, fortune, rerolls = key
+    start = max(ko - w, 1)  # A0-8 fixed: a knock-out of dying ko (0: the current value)
     return Dying(
         check=check,
         save_bonus=40 + m,
         dc=40,
         hit_dc=40 + m - rm if raises else None,
-        death_at=death_at,
+        death_at=min(dv, 20),
+        diehard=dv > 20,
         on_damage=on_damage,
         wounded=w,
         wounded_rule=w > 0,
         wounded_adds=adds,
-        hero_points=0 if policy == "never" else 1,
+        hero_points=rerolls if rerolls else (0 if policy == "never" else 1),
         hero_policy=policy,
         hero_effect=effect,
+        start=min(start, 20),
+        crit=start > 20,
+        dc_dying="fixed" if ko else "current",
+        toughness=tough,
+        fortune=fortune,
+        hero_use="reroll" if rerolls else "recover",
     )
 
 
@@ -674,15 +821,16 @@ def _tables(key: tuple) -> dict[str, np.ndarray]:
 def build_tables(rules: Dying) -> dict[str, np.ndarray]:
     """The kernel's tables for ``rules``, from the scalar reference (uncached)."""
     S = rules._n_states()
-    check = np.full((S, 21), -1 - STABLE, dtype=np.int64)  # dying 0 / roll 0: unused
+    W = rules.roll_width
+    check = np.full((S, W + 1), -1 - STABLE, dtype=np.int64)  # dying 0 / roll code 0: unused
     enemy = np.full((S, 4), -1 - STABLE, dtype=np.int64)
     for s in range(S):
         dying, hero, raised = rules._decode(s)
         if dying == 0:
             continue
-        for roll in range(1, 21):
-            out, d, h, r = rules.ref_check(dying, hero, raised, roll)
-            check[s, roll] = -1 - out if out is not None else rules._code(d, h, r)
+        for code in range(1, W + 1):
+            out, d, h, r = rules.ref_check(dying, hero, raised, *rules._rolls(code))
+            check[s, code] = -1 - out if out is not None else rules._code(d, h, r)
         for kind in range(4):
             out, d, h, r = rules.ref_enemy(dying, hero, raised, kind)
             enemy[s, kind] = -1 - out if out is not None else rules._code(d, h, r)

@@ -23,9 +23,12 @@ R0-13) a fall dealing at least twice the faller's maximum HP kills outright (the
 damage counts, temporary HP included). The 10-<12 m band is not damage: temporary HP
 do not stop it, and it never kills by massive damage.
 
-HP: give ``hp`` (current HP, optional ``hp_max``), or a ``level`` from which the
-maximum HP follow (R0-01): ``ancestry_hp + (class_hp + con) * level``; the faller is
-then at full HP.
+HP: the maximum HP are ``hp_max``, else those of ``level`` (R0-01): ``ancestry_hp +
+(class_hp + con) * level`` (at least ``hp``); the faller has ``hp`` (current HP), else
+its maximum. Massive damage (R0-13) is judged against the maximum, never the current HP.
+
+A fall of exactly 12 m (A4-4, ``at_12m``): dead (default, the table's "12 m or more")
+or knocked out (``ko``: the text's "between 10 and 12 m", death "beyond 12 m").
 
 Marks: ``damage`` (the fall damage rolled, in HP; 0 when no dice are rolled: under
 2 m, 10-<12 m, 12 m or more) and ``band`` (0 = under 2 m, 1..4 = dice bands, 5 =
@@ -49,7 +52,7 @@ from simkit.core.ambiguity import reading as _r
 from simkit.core.chain import ChainRules
 from simkit.core.model import Rules
 from simkit.core.params import ParamError, param, spec
-from simkit.models.dying import Dying
+from simkit.models.dying import DEFAULT_DC, Dying
 from simkit.models.perseverance import Perseverance
 from simkit.rules.fall import (
     BAND_DEAD,
@@ -58,14 +61,17 @@ from simkit.rules.fall import (
     FALL_EDGES,
     KO,
     STANDING,
+    TWELVE_M,
     band_of,
     fall_cells,
     fall_dice,
     fall_phase,
     fall_result,
+    twelve_metres,
 )
 from simkit.rules.heights import parse_heights
 from simkit.rules.parameters import shared
+from simkit.rules.pf2e.levels import monster_high_dc
 
 __all__ = [
     "Fall",
@@ -81,6 +87,10 @@ __all__ = [
     "KO",
     "STANDING",
 ]  # the rule's names: simkit.rules.fall
+
+
+#: A4-5's readings: the recovery DC after a fall (R0-06: a fall has no source DC).
+FALL_DC = ("fixed", "level")
 
 
 def max_hp_at(level: int, ancestry_hp: int, class_hp: int, con: int) -> int:
@@ -100,6 +110,15 @@ AMBIGUITIES: tuple[Ambiguity, ...] = (
         setup={"height": 8},
         outcome="ko",
     ),
+    Ambiguity(
+        "A4-4",
+        "R4-07",
+        "fall",
+        "at_12m",
+        "a fall of exactly 12 m: dead (the table, 12 m or more) or knocked out (the text)",
+        (_r("dead", {"at_12m": "dead"}, True), _r("knocked out", {"at_12m": "ko"})),
+        setup={"height": 12},
+    ),
 )
 
 
@@ -111,7 +130,7 @@ class Fall(Rules):
     time_unit: ClassVar[str] = "falls"
     outcomes: ClassVar[tuple[str, ...]] = ("dead", "ko", "standing")
     marks: ClassVar[tuple[str, ...]] = ("damage", "band")
-    rule_ids: ClassVar[str] = "R4-07, R0-01, R0-13, R0-14; A4-1"
+    rule_ids: ClassVar[str] = "R4-07, R0-01, R0-13, R0-14; A4-1, A4-4"
     headline_params: ClassVar[tuple[str, ...]] = ('height', 'level', 'reading', 'massive_damage')
     ambiguities: ClassVar[tuple[Ambiguity, ...]] = AMBIGUITIES
     has_exact: ClassVar[bool] = True
@@ -128,6 +147,15 @@ class Fall(Rules):
         choices=("table", "example"),
         rule="A4-1",
         help="8-<10 m: 4d6 (table) or 3d6 (the worked example)",
+    )
+    at_12m: str = param(
+        "dead",
+        kind="choice",
+        choices=TWELVE_M,
+        rule="A4-4",
+        seed_neutral=True,
+        help="a fall of exactly 12 m: dead (the table: 12 m or more) or ko (the text: "
+        "between 10 and 12 m, death beyond 12 m)",
     )
     level: int = shared("level")
     ancestry_hp: int = param(8, kind="int", lo=0, hi=100, rule="R0-01", help="ancestry HP")
@@ -150,7 +178,7 @@ class Fall(Rules):
             )
         if self.hp is not None and self.hp_max is not None and self.hp > self.hp_max:
             raise ParamError(f"hp={self.hp} must be at most hp_max={self.hp_max}")
-        if self.hp is None and self.hp_max is None and self.max_hp < 1:
+        if self.hp_max is None and self.level_max_hp < 1 and (self.hp is None or self.hp < 1):
             raise ParamError(
                 f"level={self.level}, ancestry_hp={self.ancestry_hp}, "
                 f"class_hp={self.class_hp}, con={self.con} "
@@ -163,16 +191,24 @@ class Fall(Rules):
 
     @property
     def heights(self):
-        return parse_heights(self.height)
+        """The height distribution, a listed 12 m read as A4-4 ``at_12m`` says."""
+        return twelve_metres(parse_heights(self.height), self.at_12m)
+
+    @property
+    def level_max_hp(self) -> int:
+        """Maximum HP of a character of ``level`` (R0-01)."""
+        return max_hp_at(self.level, self.ancestry_hp, self.class_hp, self.con)
 
     @property
     def max_hp(self) -> int:
-        """Maximum HP: ``hp_max``, else ``hp``, else from ``level`` (R0-01)."""
+        """Maximum HP (R0-01, judged by massive damage, R0-13): ``hp_max``, else from
+        ``level`` (at least ``hp``: a character given more HP than its level's maximum has
+        that many at most)."""
         if self.hp_max is not None:
             return self.hp_max
         if self.hp is not None:
-            return self.hp
-        return max_hp_at(self.level, self.ancestry_hp, self.class_hp, self.con)
+            return max(self.hp, self.level_max_hp)
+        return self.level_max_hp
 
     @property
     def current_hp(self) -> int:
@@ -257,6 +293,7 @@ _FALL_PARAMS = (
     "hp",
     "hp_max",
     "temp_hp",
+    "at_12m",
     "massive_damage",
 )
 
@@ -284,13 +321,15 @@ class FallDying(_FallChain):
     Outcomes: ``dead`` (the fall, or the dying track), ``standing``, ``ko`` (the
     10-<12 m band: 0 HP, unconscious, not dying, R4-07), and the dying track's
     ``stable`` and ``revived``. A fall has no DC (R0-06): ``dc`` is the GM's, by
-    default the dying model's. ``massive_damage`` is on (seed-000 rules, R0-13).
+    default the dying model's 22 at every level (``fall_dc="fixed"``), or the high DC of a
+    creature of the faller's ``level`` (``fall_dc="level"``, A4-5, as the ``day`` model
+    reads it). ``massive_damage`` is on (seed-000 rules, R0-13).
     """
 
     name: ClassVar[str] = "fall_dying"
     time_unit: ClassVar[str] = "rounds"
     outcomes: ClassVar[tuple[str, ...]] = ("dead", "standing", "ko", "stable", "revived")
-    rule_ids: ClassVar[str] = "R4-07, R0-01, R0-03..R0-10, R0-13, R0-14; A4-1, A0-4"
+    rule_ids: ClassVar[str] = "R4-07, R0-01, R0-03..R0-10, R0-13, R0-14; A4-1, A4-4, A4-5, A0-4"
     headline_params: ClassVar[tuple[str, ...]] = (
         'height',
         'level',
@@ -308,18 +347,49 @@ class FallDying(_FallChain):
         "hero_points",
         "heal_round",
         "max_rounds",
+        "dc_dying",  # A0-8
+        "toughness",  # P-13..P-16: the PF2e options on the dying track
+        "diehard",
+        "fortune",
+        "hero_use",
     )
     params_from: ClassVar = ((Fall, ("massive_damage",)), (Dying, _DYING))
     param_defaults: ClassVar = {"massive_damage": True}  # seed-000 rules (R0-13)
 
+    fall_dc: str = param(
+        "fixed",
+        kind="choice",
+        choices=FALL_DC,
+        rule="A4-5",
+        seed_neutral=True,
+        help="recovery DC after a fall (no source DC): fixed (dc, default 22) or level "
+        "(the high DC of a creature of the faller's level, R0-06)",
+    )
+
     def validate(self) -> None:
+        if self.fall_dc == "level" and getattr(self, "dc") is not None:
+            raise ParamError("dc and fall_dc=level are exclusive: give one of them (A4-5)")
         self.stages()  # each stage validates its own parameters
 
+    @property
+    def recovery_dc(self) -> int:
+        """The recovery DC before dying (R0-06, A4-5)."""
+        dc = getattr(self, "dc")  # the fields of params_from (not seen by mypy)
+        if self.fall_dc == "level":
+            return monster_high_dc(getattr(self, "level"))
+        return dc if dc is not None else DEFAULT_DC
+
     def stages(self):
-        fall = _FallStage(**{k: getattr(self, k) for k in _FALL_PARAMS})
-        dying = Dying(
-            start=1, **{k: getattr(self, k) for k in self._DYING}
-        )  # lethal knock-out (R0-03)
+        falling = {k: getattr(self, k) for k in _FALL_PARAMS}
+        if getattr(self, "toughness") and falling["hp_max"] is None:
+            # P-13: Toughness adds the level to the maximum HP the level gives (R0-01)
+            lv = falling["level"]
+            top = max_hp_at(lv, falling["ancestry_hp"], falling["class_hp"], falling["con"]) + lv
+            falling["hp_max"] = max(top, falling["hp"] or 0)
+        fall = _FallStage(**falling)
+        given = {k: getattr(self, k) for k in self._DYING}
+        given["dc"] = self.recovery_dc
+        dying = Dying(start=1, **given)  # lethal knock-out (R0-03)
         return fall, {"ko": dying}
 
     def final_outcome(self, first: str, second: str | None) -> str:
@@ -362,5 +432,16 @@ class FallPerseverance(_FallChain):
         return _final(first, second)
 
 
-FallDying.ambiguities = carried(spec(FallDying), Fall, Dying)
+FallDying.ambiguities = carried(spec(FallDying), Fall, Dying) + (
+    Ambiguity(
+        "A4-5",
+        "R4-07/R0-06",
+        "fall_dying",
+        "fall_dc",
+        "the recovery DC after a fall (no source DC): a fixed DC, or a creature of the "
+        "faller's level",
+        (_r("fixed 22", {"fall_dc": "fixed"}, True), _r("level", {"fall_dc": "level"})),
+        setup={"height": "8", "hp": 5},
+    ),
+)
 FallPerseverance.ambiguities = carried(spec(FallPerseverance), Fall, Perseverance)

@@ -7,7 +7,10 @@ A grid key (:mod:`simkit.analysis.grid`) is either a model parameter or a **swee
 ``level`` (a PC's level, 1..20)
     sets, among ``save_bonus`` (Fortitude save, :func:`~simkit.rules.pf2e.levels.fortitude_save`),
     ``hp_max`` (:func:`~simkit.rules.pf2e.levels.pc_hp`), ``pp_max`` and ``pp`` (full
-    perseverance points, :func:`~simkit.rules.pf2e.levels.pp_max`), those the model has.
+    perseverance points, :func:`~simkit.rules.pf2e.levels.pp_max`), those the model has;
+    and, for a model with a ``monster_level`` (``dying``), ``monster_level = level``: the
+    recovery DC of a creature of that level (R0-06), unless ``dc``, ``monster_level`` or
+    ``level_diff`` is given (:func:`level_sets_dc`).
 ``level_diff`` (monster level - PC level, -24..24)
     sets ``monster_level = level + level_diff`` (needs ``level``).
 ``monster_level`` (0..24), for a model that has ``dc`` but no ``monster_level``
@@ -44,7 +47,9 @@ __all__ = [
     "SWEEP_KEYS",
     "ModelKeys",
     "SweepKey",
+    "DC_GIVERS",
     "check_key",
+    "level_sets_dc",
     "describe_keys",
     "model_keys",
     "parse_key",
@@ -82,6 +87,16 @@ def _pc(values: dict) -> dict:
     return opt
 
 
+#: What makes the recovery DC explicit, so that ``level`` leaves it alone (:func:`level_sets_dc`).
+DC_GIVERS = ("dc", "monster_level", "level_diff")
+
+
+def level_sets_dc(values) -> bool:
+    """Whether ``level`` sets the recovery DC (``monster_level = level``, R0-06) for a model
+    with a ``monster_level``: when none of :data:`DC_GIVERS` is given (issue 31)."""
+    return not any(k in values for k in DC_GIVERS)
+
+
 def _derive_level(values: dict) -> dict:
     lvl = values["level"]
     o = _pc(values)
@@ -92,13 +107,17 @@ def _derive_level(values: dict) -> dict:
     except ValueError as exc:
         raise ParamError(str(exc)) from None
     pp = levels.pp_max(lvl, o["pc_key"])
+    dc = {"monster_level": lvl} if level_sets_dc(values) else {}
+    tough = lvl if values.get("toughness") is True else 0  # P-13: Toughness adds the level
     return {
         "save_bonus": save,
         "hp_max": levels.pc_hp(
             lvl, o["pc_ancestry_hp"], o["pc_class_hp"], o["pc_con"], o["pc_con_boosts"]
-        ),
+        )
+        + tough,
         "pp_max": pp,
         "pp": pp,
+        **dc,
     }
 
 
@@ -160,8 +179,15 @@ SWEEP_KEYS: dict[str, SweepKey] = {
     for k in (
         SweepKey(
             "level",
-            _meta(None, "int", "PC level: sets save_bonus, hp_max, pp_max, pp", 1, 20),
-            sets=("save_bonus", "hp_max", "pp_max", "pp"),
+            _meta(
+                None,
+                "int",
+                "PC level: sets save_bonus, hp_max, pp_max, pp; and monster_level (the "
+                "recovery DC of a creature of that level) unless dc is given",
+                1,
+                20,
+            ),
+            sets=("monster_level", "save_bonus", "hp_max", "pp_max", "pp"),
             derive=_derive_level,
             needs=PC_OPTIONS,
         ),

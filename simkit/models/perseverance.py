@@ -37,8 +37,9 @@ Round ``t`` (1-based), in this order
        ``dead``.
 
 So a character with ``p`` PP, no help and ``spend="never"`` dies at the end of
-round ``p``. ``stabilize_cost`` is a quarter of ``pp_max`` rounded down, at least 1
-and at most ``stabilize_cap`` (3 as written; none = no maximum) (R1-04).
+round ``p``. ``stabilize_cost`` is a quarter of ``pp_max`` rounded down (``quarter``,
+A1-13: ``down``, default, or ``up``), at least 1 and at most ``stabilize_cap`` (3 as
+written; none = no maximum) (R1-04).
 
 ``check_penalty`` (seed 004's fatigue and hunger, R4-03) is added to every d20 check of
 the model, i.e. the helper's Medicine check: the party shares the expedition's
@@ -62,6 +63,7 @@ from simkit.rules.perseverance import (
     AGONISING,
     BACK,
     DEAD,
+    QUARTER,
     REVIVED,
     STABILISED,
     STABLE,
@@ -115,6 +117,16 @@ AMBIGUITIES: tuple[Ambiguity, ...] = (
         setup={"back_in_fight": True, "spend": "asap", "pp": 4, "pp_max": 8},
         outcome="back",
     ),
+    Ambiguity(
+        "A1-13",
+        "R1-04",
+        "perseverance",
+        "quarter",
+        "the PP to stabilise, a quarter of the maximum: rounded down or up (6 PP max, 1 "
+        "left: 1 or 2 to pay)",
+        (_r("down", {"quarter": "down"}, True), _r("up", {"quarter": "up"})),
+        setup={"pp": 1, "pp_max": 6},
+    ),
 )
 
 
@@ -126,7 +138,7 @@ class Perseverance(Rules):
     time_unit: ClassVar[str] = "rounds"
     outcomes: ClassVar[tuple[str, ...]] = ("dead", "stable", "revived", "back")
     marks: ClassVar[tuple[str, ...]] = ("pp",)
-    rule_ids: ClassVar[str] = "R1-01..R1-05, R1-11; A1-1, A1-3, A1-6"
+    rule_ids: ClassVar[str] = "R1-01..R1-05, R1-11; A1-1, A1-3, A1-6, A1-13"
     headline_params: ClassVar[tuple[str, ...]] = ('pp', 'pp_max', 'spend', 'medic_bonus')
     active_label: ClassVar[str] = "still agonising"
     ambiguities: ClassVar[tuple[Ambiguity, ...]] = AMBIGUITIES
@@ -161,6 +173,14 @@ class Perseverance(Rules):
     zero_pp: str = shared("zero_pp")
     check_penalty: int = shared("check_penalty")
     max_rounds: int = shared("max_rounds")
+    quarter: str = param(
+        "down",
+        kind="choice",
+        choices=QUARTER,
+        rule="A1-13",
+        seed_neutral=True,
+        help="the PP to stabilise, a quarter of pp_max: rounded down or up (R1-04)",
+    )
 
     @classmethod
     def typical_character(cls, level: int) -> dict[str, Any]:
@@ -183,7 +203,7 @@ class Perseverance(Rules):
     @property
     def stabilize_cost(self) -> int:
         """PP spent to stabilise (R1-04)."""
-        return stabilize_cost(self.pp_max, self.stabilize_cap)
+        return stabilize_cost(self.pp_max, self.stabilize_cap, self.quarter)
 
     def medic_acts(self, t: int) -> bool:
         """Whether the helper makes a first-aid check in round ``t`` (R1-02)."""

@@ -8,7 +8,9 @@ Hour ``h`` (1-based), in this order
     2. The Constitution check (R1-06, A1-6): ``d20 + con + check_penalty``, +2 after a
        successful Medicine check, and then a total under 10 counts as 10 (R1-08).
        Total >= 20: wakes with 1 HP (``awake``); 10..19: stays stable until the next
-       hour; under 10: ``dead`` at once. A1-6, option ``natural``: the text has no
+       hour; under 10: ``dead`` at once. A1-9, option ``healer_floor``: the floor of
+       10 only after a successful Medicine check (``success``, default, as written) or
+       whenever a healer tends (``always``). A1-6, option ``natural``: the text has no
        natural 20/1 rule (``false``, default); with ``true`` a natural 20 moves the
        result one step up (dead -> stays, stays -> awake) and a natural 1 one step
        down, as R0-05 does for degrees of success. With ``lethal=false`` (used by
@@ -74,9 +76,13 @@ AMBIGUITIES: tuple[Ambiguity, ...] = (
         "R1-12",
         "recovery",
         "con",
-        "ability damage: modifier from the damaged score, or -1 modifier per point "
-        "(Constitution 14 after 4 points of damage)",
-        (_r("score", {"con": 0}, True), _r("per point", {"con": -2})),
+        "ability damage: modifier from the damaged score, -1 modifier per point, or -1 per "
+        "2 points (Constitution 14 after 3 points of damage)",
+        (
+            _r("score", {"con": 0}, True),
+            _r("per point", {"con": -1}),
+            _r("per 2 points", {"con": 1}),
+        ),
     ),
     Ambiguity(
         "A1-6",
@@ -85,6 +91,19 @@ AMBIGUITIES: tuple[Ambiguity, ...] = (
         "natural",
         "the hourly Constitution check: no natural 20/1 rule (as written), or with it",
         (_r("no natural 20/1", {"natural": False}, True), _r("natural 20/1", {"natural": True})),
+        setup={"healer": 5},
+    ),
+    Ambiguity(
+        "A1-9",
+        "R1-08",
+        "recovery",
+        "healer_floor",
+        "the healer's floor of 10: only after a successful Medicine check, or whenever a "
+        "healer tends (a healer with Medicine +5)",
+        (
+            _r("after success", {"healer_floor": "success"}, True),
+            _r("always", {"healer_floor": "always"}),
+        ),
         setup={"healer": 5},
     ),
 )
@@ -98,7 +117,7 @@ class Recovery(Rules):
     time_unit: ClassVar[str] = "hours"
     outcomes: ClassVar[tuple[str, ...]] = ("dead", "awake", "rested")
     marks: ClassVar[tuple[str, ...]] = ("hp",)
-    rule_ids: ClassVar[str] = "R1-06..R1-08; A1-2, A1-6"
+    rule_ids: ClassVar[str] = "R1-06..R1-08; A1-2, A1-6, A1-9"
     headline_params: ClassVar[tuple[str, ...]] = ('con', 'healer', 'checks', 'level')
     active_label: ClassVar[str] = "still unconscious"
     ambiguities: ClassVar[tuple[Ambiguity, ...]] = AMBIGUITIES
@@ -125,6 +144,15 @@ class Recovery(Rules):
         "(a nonlethal knock-out is 'sans danger de mort')",
     )
     check_penalty: int = shared("check_penalty")
+    healer_floor: str = param(
+        "success",
+        kind="choice",
+        choices=hourly.HEALER_FLOORS,
+        rule="A1-9",
+        seed_neutral=True,
+        help="the healer's floor of 10 on the Constitution check: after a successful "
+        "Medicine check only (as written), or whenever a healer tends",
+    )
 
     @classmethod
     def typical_character(cls, level: int) -> dict[str, Any]:
@@ -156,6 +184,7 @@ class Recovery(Rules):
             check_penalty=self.check_penalty,
             natural=self.natural,
             lethal=self.lethal,
+            floor=self.healer_floor,
         )
         if result == hourly.AWAKE:
             return AWAKE, 1
@@ -185,6 +214,7 @@ class Recovery(Rules):
             check_penalty=self.check_penalty,
             natural=self.natural,
             lethal=self.lethal,
+            floor=self.healer_floor,
         )
         return _packed(tuple(table.tolist()), self.checks, t, k)
 
@@ -222,6 +252,7 @@ class Recovery(Rules):
             check_penalty=self.check_penalty,
             natural=self.natural,
             lethal=self.lethal,
+            floor=self.healer_floor,
         )
         stays = "rested" if regime == "last check" else ("stable",)
         out = {"dead": dead, "awake": awake, stays: stay}

@@ -25,6 +25,7 @@ kills (R0-13; the raw damage counts, temporary HP included).
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 from typing import Any
 
@@ -41,8 +42,10 @@ __all__ = [
     "KO",
     "STANDING",
     "DICE_WIDTH",
+    "TWELVE_M",
     "band_of",
     "fall_dice",
+    "twelve_metres",
     "fall_result",
     "fall_cells",
     "fall_table",
@@ -61,9 +64,35 @@ DICE_WIDTH = 6**4
 _N_BANDS = len(FALL_EDGES) + 1
 
 
-def band_of(height: float) -> int:
-    """Band of R4-07 of a height in metres (plain Python): 0..6."""
+def band_of(height: float, at_12m: str = "dead") -> int:
+    """Band of R4-07 of a height in metres (plain Python): 0..6.
+
+    ``at_12m`` (A4-4): a fall of exactly 12 m is in the dead band (``"dead"``, the
+    table's "12 m or more") or the knocked-out band (``"ko"``, the text's "between 10 and
+    12 m", death "beyond 12 m").
+    """
+    if at_12m == "ko" and height == FALL_EDGES[-1]:
+        return BAND_KO
     return sum(height >= edge for edge in FALL_EDGES)
+
+
+#: A4-4's readings of a fall of exactly 12 m (R4-07): the table's ``dead`` (default) or the
+#: text's ``ko``.
+TWELVE_M = ("dead", "ko")
+
+
+def twelve_metres(heights: Heights, at_12m: str = "dead") -> Heights:
+    """``heights`` with a listed height of exactly 12 m read as A4-4 ``at_12m`` says.
+
+    ``"dead"`` (default) leaves them as they are (12 m is the dead band); ``"ko"`` moves
+    each listed 12 m just below 12 m (the 10-<12 m band: knocked out, R4-07), so that the
+    band draw and :meth:`Heights.band_probabilities` read it as :func:`band_of` does. A
+    uniform range is unchanged (exactly 12 m has probability 0).
+    """
+    if at_12m == "dead" or heights.kind != "list" or FALL_EDGES[-1] not in heights.values:
+        return heights
+    below = math.nextafter(FALL_EDGES[-1], 0.0)
+    return Heights("list", tuple(below if v == FALL_EDGES[-1] else v for v in heights.values))
 
 
 def fall_dice(band: int, reading: str = "table") -> int:

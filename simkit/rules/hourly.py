@@ -33,6 +33,9 @@ The rule (one hour):
    stays -> awake) and a natural 1 one step down, as R0-05 does for degrees of success.
 4. ``lethal=False`` (a nonlethal knock-out, "sans danger de mort", R1-11): a result
    under 10 only keeps the character down (stays).
+5. A1-9, option ``floor``: the floor of 10 comes only with a successful Medicine check
+   (``"success"``, default, as written: "if the check succeeds ... moreover") or whenever
+   a healer tends the character (``"always"``; the +2 still needs the success).
 
 The night (R1-07, A1-2): :func:`wake_up` (scalar) and :func:`wake_up_phase` (vectorised)
 read the hours in order, the first decisive one wins, else the character wakes up by
@@ -59,6 +62,7 @@ __all__ = [
     "DIE_UNDER",
     "HEALER_BONUS",
     "HEALER_FLOOR",
+    "HEALER_FLOORS",
     "DEAD",
     "STAYS",
     "AWAKE",
@@ -83,6 +87,8 @@ WAKE_AT, DIE_UNDER = 20, 10
 HEALER_BONUS, HEALER_FLOOR = 2, 10
 #: Results of one hourly check.
 DEAD, STAYS, AWAKE = 0, 1, 2
+#: A1-9: when the healer's floor of 10 applies (R1-08).
+HEALER_FLOORS = ("success", "always")
 
 
 def healer_succeeds(heal_roll: int, healer: int | None, check_penalty: int = 0) -> bool:
@@ -103,8 +109,9 @@ def hourly_result(
     check_penalty: int = 0,
     natural: bool = False,
     lethal: bool = True,
+    floor: str = "success",
 ) -> int:
-    """One hourly Constitution check (R1-06, R1-08, A1-6) for the natural d20s given.
+    """One hourly Constitution check (R1-06, R1-08, A1-6, A1-9) for the natural d20s given.
 
     Parameters
     ----------
@@ -122,6 +129,9 @@ def hourly_result(
         A1-6 option: a natural 20 / natural 1 moves the result one step.
     lethal : bool
         False: a result under 10 does not kill (nonlethal knock-out, R1-11).
+    floor : {"success", "always"}
+        A1-9: the healer's floor of 10 after a successful Medicine check only, or whenever
+        a healer tends (the +2 needs the success either way).
 
     Returns
     -------
@@ -131,6 +141,8 @@ def hourly_result(
     total = con_roll + con + check_penalty
     if healer_succeeds(heal_roll, healer, check_penalty):
         total = max(total + HEALER_BONUS, HEALER_FLOOR)
+    elif healer is not None and floor == "always":
+        total = max(total, HEALER_FLOOR)
     result = DEAD if total < DIE_UNDER else (AWAKE if total >= WAKE_AT else STAYS)
     if natural and con_roll == 20:
         result = min(result + 1, AWAKE)
@@ -141,13 +153,21 @@ def hourly_result(
     return result
 
 
-def _key(con: int, healer: int | None, check_penalty: int, natural: bool, lethal: bool) -> tuple:
-    """What the check depends on: the two totals' bonuses and the two options."""
+def _key(
+    con: int,
+    healer: int | None,
+    check_penalty: int,
+    natural: bool,
+    lethal: bool,
+    floor: str = "success",
+) -> tuple:
+    """What the check depends on: the two totals' bonuses and the options."""
     return (
         int(con) + int(check_penalty),
         None if healer is None else int(healer) + int(check_penalty),
         bool(natural),
         bool(lethal),
+        "success" if healer is None else floor,
     )
 
 
@@ -157,7 +177,9 @@ def hourly_width(healer: int | None) -> int:
 
 
 @lru_cache(maxsize=1024)
-def _table(con_total: int, heal_total: int | None, natural: bool, lethal: bool) -> np.ndarray:
+def _table(
+    con_total: int, heal_total: int | None, natural: bool, lethal: bool, floor: str = "success"
+) -> np.ndarray:
     width = hourly_width(heal_total)
     out = np.empty(width, dtype=np.int8)
     for r in range(width):
@@ -168,6 +190,7 @@ def _table(con_total: int, heal_total: int | None, natural: bool, lethal: bool) 
             healer=heal_total,
             natural=natural,
             lethal=lethal,
+            floor=floor,
         )
     out.setflags(write=False)
     return out
@@ -180,22 +203,23 @@ def hourly_table(
     check_penalty: int = 0,
     natural: bool = False,
     lethal: bool = True,
+    floor: str = "success",
 ) -> np.ndarray:
     """Result of the check for every packed roll (int8, read-only, cached).
 
     ``table[r]`` is :func:`hourly_result` for ``con_roll = r % 20 + 1`` and
     ``heal_roll = r // 20 + 1``; length :func:`hourly_width` (400 with a healer, 20
     without). Cached on ``(con + check_penalty, healer + check_penalty, natural,
-    lethal)``, all it depends on.
+    lethal, floor)``, all it depends on.
     """
-    return _table(*_key(con, healer, check_penalty, natural, lethal))
+    return _table(*_key(con, healer, check_penalty, natural, lethal, floor))
 
 
 @lru_cache(maxsize=1024)
 def _pmf(
-    con_total: int, heal_total: int | None, natural: bool, lethal: bool
+    con_total: int, heal_total: int | None, natural: bool, lethal: bool, floor: str = "success"
 ) -> tuple[float, float, float]:
-    counts = np.bincount(_table(con_total, heal_total, natural, lethal), minlength=3)
+    counts = np.bincount(_table(con_total, heal_total, natural, lethal, floor), minlength=3)
     width = hourly_width(heal_total)
     return tuple(float(c) / width for c in counts)  # type: ignore[return-value]
 
@@ -207,13 +231,14 @@ def hourly_pmf(
     check_penalty: int = 0,
     natural: bool = False,
     lethal: bool = True,
+    floor: str = "success",
 ) -> tuple[float, float, float]:
-    """Exact ``(P(dead), P(stays), P(awake))`` of one hourly check (R1-06, R1-08, A1-6).
+    """Exact ``(P(dead), P(stays), P(awake))`` of one hourly check (R1-06, R1-08, A1-6, A1-9).
 
     Counts the equally likely natural rolls (20, or 400 with a healer) through
     :func:`hourly_result`; cached on what it depends on.
     """
-    return _pmf(*_key(con, healer, check_penalty, natural, lethal))
+    return _pmf(*_key(con, healer, check_penalty, natural, lethal, floor))
 
 
 def hourly_phase(
@@ -225,6 +250,7 @@ def hourly_phase(
     check_penalty: int = 0,
     natural: bool = False,
     lethal: bool = True,
+    floor: str = "success",
 ) -> np.ndarray:
     """The check for ``m`` tracks: one draw ``rng.below(width, size=m)`` per track.
 
@@ -232,7 +258,12 @@ def hourly_phase(
     tracks). Returns the results, int8 of shape ``(m,)`` (0 dead, 1 stays, 2 awake).
     """
     table = hourly_table(
-        con=con, healer=healer, check_penalty=check_penalty, natural=natural, lethal=lethal
+        con=con,
+        healer=healer,
+        check_penalty=check_penalty,
+        natural=natural,
+        lethal=lethal,
+        floor=floor,
     )
     return table.take(rng.below(len(table), size=m))
 
@@ -246,6 +277,7 @@ def hourly_lookup(
     check_penalty: int = 0,
     natural: bool = False,
     lethal: bool = True,
+    floor: str = "success",
 ) -> np.ndarray:
     """The check for natural rolls drawn elsewhere (arrays of any shape, broadcast).
 
@@ -254,7 +286,12 @@ def hourly_lookup(
     broadcast rolls.
     """
     table = hourly_table(
-        con=con, healer=healer, check_penalty=check_penalty, natural=natural, lethal=lethal
+        con=con,
+        healer=healer,
+        check_penalty=check_penalty,
+        natural=natural,
+        lethal=lethal,
+        floor=floor,
     )
     idx = np.asarray(con_roll).astype(np.intp) - 1
     if healer is not None:
@@ -271,6 +308,7 @@ def hourly_odds(
     *,
     natural: bool = False,
     lethal: bool = True,
+    floor: str = "success",
 ) -> dict[str, np.ndarray]:
     """Exact odds of one hourly check (R1-06, R1-08, A1-6), vectorised over ``con``.
 
@@ -299,6 +337,7 @@ def hourly_odds(
                 check_penalty=check_penalty,
                 natural=natural,
                 lethal=lethal,
+                floor=floor,
             )
             for c in con.ravel()
         ]

@@ -45,6 +45,7 @@ __all__ = [
     "BACK",
     "AGONISING",
     "STABILISED",
+    "QUARTER",
     "stabilize_cost",
     "knockout",
     "wants_to_spend",
@@ -61,12 +62,18 @@ AGONISING, STABILISED = 0, 1
 _N_OUT = 4
 
 
-def stabilize_cost(pp_max, cap: int | None = 3):
-    """PP spent to stabilise (R1-04): a quarter of ``pp_max`` (floor), min 1, max ``cap``.
+#: A1-13: a quarter of the maximum PP rounded down (default) or up (R1-04).
+QUARTER = ("down", "up")
+
+
+def stabilize_cost(pp_max, cap: int | None = 3, rounding: str = "down"):
+    """PP spent to stabilise (R1-04): a quarter of ``pp_max`` (rounded ``down``, default,
+    or ``up``: A1-13), min 1, max ``cap``.
 
     Vectorised over ``pp_max``; ``cap=None`` removes the maximum.
     """
-    cost = np.maximum(np.asarray(pp_max) // 4, 1)
+    pp_max = np.asarray(pp_max)
+    cost = np.maximum((pp_max + 3) // 4 if rounding == "up" else pp_max // 4, 1)
     if cap is not None:
         cost = np.minimum(cost, cap)
     return cost if cost.ndim else int(cost)

@@ -38,6 +38,7 @@ from simkit.core.params import ParamError
 from simkit.rules.hourly import hourly_odds
 
 __all__ = [
+    "ABILITY_READINGS",
     "REST_HOURS",
     "hp_after_rest",
     "days_to_full_hp",
@@ -303,6 +304,11 @@ def split_damage_ref(
 
 
 # -- abilities (R1-12, A1-4) ---------------------------------------------------------------------
+#: A1-4's readings of ability damage: the damaged score's modifier (default), one modifier
+#: point per point of damage, or one per 2 points whatever the score's parity.
+ABILITY_READINGS = ("score", "per_point", "per_two")
+
+
 def ability_modifier(score, damage=0, reading: str = "score"):
     """Ability modifier after ``damage`` points of ability damage (R1-12, A1-4).
 
@@ -310,14 +316,19 @@ def ability_modifier(score, damage=0, reading: str = "score"):
     damage - 10) / 2), so Strength 14 reduced by 4 loses 2 points of modifier, as the
     text's example says. ``"per_point"``: floor((score - 10) / 2) - damage, one point
     of modifier per point of damage, as the sentence before the example says.
+    ``"per_two"`` (A1-4's third reading): floor((score - 10) / 2) - floor(damage / 2), one
+    point of modifier per 2 points of damage whatever the score's parity (Strength 14
+    damaged by 1 loses 1 under ``score``, 0 under ``per_two``).
     """
     score, damage = _ints("score", score, 0), _ints("damage", damage, 0)
-    reading = _choice("reading", reading, ("score", "per_point"))
+    reading = _choice("reading", reading, ABILITY_READINGS)
     match reading:
         case "score":
             return _out((np.maximum(score - damage, 0) - 10) // 2)
         case "per_point":
             return _out((score - 10) // 2 - damage)
+        case "per_two":
+            return _out((score - 10) // 2 - damage // 2)
 
 
 def modifier_loss(score, damage, reading: str = "score"):
@@ -361,7 +372,7 @@ def con_damage(
         Points of Constitution damage (one row each).
     level, pe_per_level : int
         Character level and class PE per level (for the maximum PE, see :func:`pe_max`).
-    reading : {"score", "per_point"}
+    reading : {"score", "per_point", "per_two"}
         A1-4's reading of ability damage.
     healer, check_penalty, checks, natural
         As in the ``recovery`` model (R1-08, A1-6, A1-2; the check itself is

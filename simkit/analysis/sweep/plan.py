@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 
 from simkit.analysis.grid import Grid, make_grid, resolve_point, sweep_keys_for
-from simkit.core.params import ParamError, spec
+from simkit.core.params import ParamError, seed_params, spec
 from simkit.core.stats import check_level
 from simkit.core.streams import point_seed, resolve_seed
 
@@ -100,6 +100,15 @@ def _model_class_and_base(model, preset):
 _CANONICAL = json.JSONEncoder(sort_keys=True, default=str, separators=(",", ":"))
 
 
+def _explicit_dc_wins(base: dict, explicit: set) -> dict:
+    """``base`` (the rules a sweep starts from) without the recovery DC a monster's level set
+    (``monster_level``, R0-06; ``level`` sets it on dying) when the grid or its fixed values
+    give ``dc`` (the two are exclusive): the DC asked for replaces the level's."""
+    if "dc" in explicit and "monster_level" not in explicit and "monster_level" in base:
+        return {k: v for k, v in base.items() if k != "monster_level"}
+    return base
+
+
 def canonical(values: dict) -> str:
     """``values`` as compact JSON, keys sorted (a point's journal key, its ``params``)."""
     return _CANONICAL.encode(values)
@@ -129,6 +138,7 @@ def plan_sweep(
     g = grid if isinstance(grid, Grid) else make_grid(cls, grid or {}, fixed or {}, max_points)
     if isinstance(grid, Grid) and fixed:
         raise ParamError("give fixed values either in the Grid or as fixed=, not both")
+    base = _explicit_dc_wins(base, set(g.fixed) | set(g.axes))
     _check_axes_take_effect(cls, g, {**base, **g.fixed})
     level = float(check_level(level))
     if exact_only:
@@ -167,7 +177,9 @@ def plan_sweep(
         full = {k: getattr(m, k) for k in defaults}
         params_json.append(canonical({k: v for k, v in full.items() if v != defaults[k]}))
         if seed is not None:
-            seeds.append(point_seed(seed, {"model": cls.name, **full}))
+            # the options declared seed_neutral are left out at their default (an option
+            # added later does not re-seed the sweeps made before it)
+            seeds.append(point_seed(seed, {"model": cls.name, **seed_params(m)}))
         else:
             seeds.append(None)
     return SweepPlan(
