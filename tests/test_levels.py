@@ -164,7 +164,12 @@ def test_level_key_sets_dying_save_and_hp():
     params, derived = resolve_point(Dying, {"level": 7, "pc_fort": "wizard", "pc_con": 1})
     assert params["save_bonus"] == fortitude_save(7, "wizard", 1) == 7 + 2 + 2 + 0
     assert params["hp_max"] == pc_hp(7, con=1)
-    assert derived == {"save_bonus": params["save_bonus"], "hp_max": params["hp_max"]}
+    # (issue 31: the level also sets the recovery DC of a creature of that level)
+    assert derived == {
+        "save_bonus": params["save_bonus"],
+        "hp_max": params["hp_max"],
+        "monster_level": 7,
+    }
     assert "pp_max" not in params  # dying has no PP
 
 
