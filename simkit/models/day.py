@@ -105,7 +105,6 @@ from simkit.models.day_plan import (
 )
 from simkit.models.fight_state import CARRIED, FightStart
 from simkit.models.party import DEAD, WON, Party
-from simkit.models.party_loop import fight_ends
 from simkit.rules import fatigue_day
 from simkit.rules.fall import BAND_DEAD, BAND_KO, DICE_WIDTH, band_draw, fall_table
 from simkit.rules.heights import parse_heights
@@ -767,6 +766,8 @@ class Day(Rules):
                 **{k: _rows(pen if k == "check_penalty" else S[k], at) for k in _FIELDS}
             )
         if self.engine == "loop":  # each track's dice key under this step's prefix
+            from simkit.models.party_loop import fight_ends  # (numba: only when asked)
+
             keys = B.src(np.ones(len(live), dtype=bool), prefix).track_keys()
             end = fight_ends(party, keys if every else keys[rows], start)
         else:
