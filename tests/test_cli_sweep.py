@@ -18,6 +18,13 @@ from simkit.cli.main import main
 ROOT = Path(__file__).resolve().parents[1]
 
 
+
+def _sigint_as_from_a_terminal() -> None:
+    """In the child, before exec: Ctrl-C's default disposition, as a command typed at a
+    terminal has it (a runner started in the background, ``cmd &``, leaves SIGINT ignored in
+    its children, and Python then installs no KeyboardInterrupt handler)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
 def run(*argv):
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
@@ -133,6 +140,7 @@ def _cli(*argv, **kw):
         env=env,
         stdout=subprocess.PIPE,
         text=True,
+        preexec_fn=_sigint_as_from_a_terminal,
         **kw,
     )
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import random
+import signal
 from pathlib import Path
 
 import numpy as np
@@ -129,6 +130,13 @@ BAD_SCHEDULER = [
 BAD_FORMAT = ["xml", "", "CSV", "json5"]
 JUNK_NAMES = ["", "nosuch", "DYING", "dying ", "../dying", "dy\x00ing", "ё", "x" * 300]
 
+
+
+def _sigint_as_from_a_terminal() -> None:
+    """In the child, before exec: Ctrl-C's default disposition, as a command typed at a
+    terminal has it (a runner started in the background, ``cmd &``, leaves SIGINT ignored in
+    its children, and Python then installs no KeyboardInterrupt handler)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 def _int_params(cls):
     return [(k, m) for k, m in spec(cls).items() if m["kind"] == "int"]
@@ -845,6 +853,7 @@ def test_issue19_killed_or_interrupted_sweep_leaves_only_its_line(tmp_path, how)
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=_sigint_as_from_a_terminal,
     )
     try:
         t0 = time.monotonic()  # main, resource tracker, forkserver, a worker; a point saved
