@@ -116,6 +116,12 @@ MODEL_IMPORTS_ALLOWED = {
         "simkit.models.party_loop",  # the compiled fight loop's glue (engine="loop")
     },
     "simkit.models.party_loop": {"simkit.models.fight_state"},
+    # a replay plays a track on the party's reference (its log), from the loop's dice contract
+    "simkit.models.party_replay": {
+        "simkit.models",
+        "simkit.models.party",
+        "simkit.models.party_ref",
+    },
     "simkit.models.encounter": {"simkit.models.downed"},
     # the day composes the party's fights (its state, its kernel) over a plan
     "simkit.models.day": {

@@ -47,7 +47,7 @@ from simkit.rules import (
     perseverance,
     recovery_check,
 )
-from simkit.rules.dice import CRIT_FAIL, CRIT_SUCCESS, degree, dice_value
+from simkit.rules.dice import CRIT_FAIL, CRIT_SUCCESS, DEGREES, degree, dice_value
 from simkit.rules.rest import split_damage_ref
 from simkit.rules.strike import (
     STRIKE_MULT,
@@ -240,6 +240,28 @@ class _Fight:
         self.opts = r.dying_options
         self.pen = tr["check_penalty"]
 
+    # -- the log (a replay: ``tr["log"]``, a list, when the track keeps one) -----------------
+    def note(self, actor: str, action: str, **row) -> None:
+        """One row of the track's log: the round, who acted, what, and its numbers."""
+        log = self.tr.get("log")
+        if log is not None:
+            log.append({"round": self.tr["rounds"], "actor": actor, "action": action, **row})
+
+    def name(self, k) -> str:
+        """PC ``k``'s name in a log (its role and position)."""
+        return f"{self.F.pcs[k].role}{k}"
+
+    def log_state(self, at: int, k) -> None:
+        """Row ``at`` of the log takes PC ``k``'s state after the damage it dealt."""
+        log = self.tr.get("log")
+        if log is not None and at < len(log):
+            log[at].update(self.state(k))
+
+    def state(self, k) -> dict:
+        """PC ``k``'s state after an action, for the log."""
+        pc = self.pc(k)
+        return {"hp": pc["hp"], "cond": pc["cond"], "dying": pc["dying"]}
+
     # -- who is where --------------------------------------------------------------------------
     def pc(self, k) -> dict:
         return self.tr["pcs"][k]
@@ -269,6 +291,7 @@ class _Fight:
         if pc["cond"] == DEAD:
             return
         pc.update(cond=DEAD, hp=0, dying=0)
+        self.note(self.name(k), "dies", target=self.name(k), **self.state(k))
         self.tr["deaths"] += 1
         if defeat:
             cause = "deaths_after_defeat"
@@ -408,17 +431,24 @@ class _Fight:
         pc["hp"] = hp
         self.pc(c)["heals"] -= 1
         self.tr["heals_spent"] += 1
+        self.note(self.name(c), "heal", target=self.name(k), damage=-amount, **self.state(k))
 
     def first_aid(self, c, k):
         """Cleric ``c``'s first aid on dying PC ``k`` (R1-02, AP-4): stable on a success."""
-        if first_aid.first_aid_succeeds(
-            int(self.d["aid"][self.r.clerics.index(c)]),
+        roll = int(self.d["aid"][self.r.clerics.index(c)])
+        works = first_aid.first_aid_succeeds(
+            roll,
             bonus=self.F.pcs[c].medicine,
             check_penalty=self.pen,
             dc=self.r.first_aid_dc,
             natural=self.r.first_aid_natural,
-        ):
+        )
+        if works:
             self.stabilize(k)
+        self.note(
+            self.name(c), "first aid", target=self.name(k), roll=roll, dc=self.r.first_aid_dc,
+            degree="success" if works else "failure", **self.state(k),
+        )  # fmt: skip
 
     # -- the PCs' turns ------------------------------------------------------------------------
     def dying_turn(self, k):
@@ -427,14 +457,19 @@ class _Fight:
         r, pc = self.r, self.pc(k)
         if r.seed000:
             old = pc["dying"]
+            roll = int(self.d["check"][k])
             delta = recovery_check.recovery_delta(
-                int(self.d["check"][k]),
+                roll,
                 old,
                 check=self.opts["check"],
                 bonus=self.F.pcs[k].fort + self.pen,
                 dc=pc["dc"],
             )
             self.dying_to(k, old, old + delta, knockout=False)
+            self.note(
+                self.name(k), "recovery check", target=self.name(k), roll=roll,
+                dc=pc["dc"], note=f"dying {old} -> {old + delta}", **self.state(k),
+            )  # fmt: skip
             return
         pc["agony_turns"] += 1
         res, _, pc["pp"] = perseverance.perseverance_round(
@@ -448,6 +483,8 @@ class _Fight:
             pc["cond"] = STABLE
         elif res == perseverance.DEAD:
             self.kill(k)
+        self.note(self.name(k), "agonising turn", target=self.name(k), note=f"PP {pc['pp']}",
+                  **self.state(k))  # fmt: skip
 
     def pc_target(self, k, a) -> int | None:
         """The monster PC ``k``'s ``a``-th strike (or cantrip) goes to (AP-6)."""
@@ -474,19 +511,31 @@ class _Fight:
             if j is None:
                 return
             bonus = me.attack + self.pen - map_penalty(pc_map(me.agile), a)
-            deg = degree(int(self.d["patk"][k][a]), bonus, self.F.monsters[j].ac)
-            if not STRIKE_MULT[deg]:  # a miss: its damage dice are not rolled
-                continue
-            dmg = strike_damage(deg, dice_value(me.damage, self.d[f"dmg{k}"][a]))
-            if dmg > 0:
-                self.hit_monster(j, dmg)
+            roll = int(self.d["patk"][k][a])
+            deg = degree(roll, bonus, self.F.monsters[j].ac)
+            dmg = 0
+            if STRIKE_MULT[deg]:  # (a miss: its damage dice are not rolled)
+                dmg = strike_damage(deg, dice_value(me.damage, self.d[f"dmg{k}"][a]))
+                if dmg > 0:
+                    self.hit_monster(j, dmg)
+            self.note(
+                self.name(k), "strike", target=f"monster{j}", roll=roll, bonus=bonus,
+                dc=self.F.monsters[j].ac, degree=DEGREES[deg], damage=dmg,
+                hp=self.tr["mhp"][j],
+            )  # fmt: skip
 
     def spell(self, k, j, base):
         """Monster ``j``'s basic Reflex against wizard ``k``'s spell DC (P-04, P-05)."""
         save = int(self.d["msave"][self.r.wizards.index(k)][j])
-        dmg = basic_damage(degree(save, self.F.monsters[j].reflex, self.F.pcs[k].spell_dc), base)
+        deg = degree(save, self.F.monsters[j].reflex, self.F.pcs[k].spell_dc)
+        dmg = basic_damage(deg, base)
         if dmg > 0:
             self.hit_monster(j, dmg)
+        self.note(
+            self.name(k), "spell", target=f"monster{j}", roll=save,
+            bonus=self.F.monsters[j].reflex, dc=self.F.pcs[k].spell_dc,
+            degree=DEGREES[deg], damage=dmg, hp=self.tr["mhp"][j],
+        )  # fmt: skip
 
     def wizard(self, k):
         """The area spell at every living monster while a slot is left, else the cantrip (P-05)."""
@@ -542,10 +591,17 @@ class _Fight:
         base = dice_value(mo.area, self.d[self.r.monster_draw("marea", self.tr["fight"], j)])
         for k in self.party(UP):
             bonus = self.F.pcs[k].reflex + self.pen
-            deg = degree(int(self.d["psave"][j][k]), bonus, mo.spell_dc)
+            roll = int(self.d["psave"][j][k])
+            deg = degree(roll, bonus, mo.spell_dc)
             dmg = basic_damage(deg, base)
+            at = len(self.tr.get("log") or ())
+            self.note(
+                f"monster{j}", "area effect", target=self.name(k), roll=roll, bonus=bonus,
+                dc=mo.spell_dc, degree=DEGREES[deg], damage=dmg, **self.state(k),
+            )  # fmt: skip
             if dmg > 0:
                 self.take_damage(k, dmg, crit=deg == CRIT_FAIL, dc=mo.spell_dc, by=j)
+                self.log_state(at, k)
         self.check_defeat()
 
     def monster_target(self, j, a) -> int | None:
@@ -587,13 +643,21 @@ class _Fight:
             if k is None:
                 continue
             ac = strike_ac(self.F.pcs[k].ac, self.pc(k)["cond"] != UP)
-            deg = degree(int(self.d["matk"][j][a]), mo.attack - map_penalty(self.lu.map, a), ac)
-            if not STRIKE_MULT[deg]:  # a miss: its damage dice are not rolled
-                continue
-            dice = self.d[r.monster_draw("mdmg", self.tr["fight"], j)][a]
-            dmg = strike_damage(deg, dice_value(mo.damage, dice))
+            roll = int(self.d["matk"][j][a])
+            bonus = mo.attack - map_penalty(self.lu.map, a)
+            deg = degree(roll, bonus, ac)
+            dmg = 0
+            if STRIKE_MULT[deg]:  # (a miss: its damage dice are not rolled)
+                dice = self.d[r.monster_draw("mdmg", self.tr["fight"], j)][a]
+                dmg = strike_damage(deg, dice_value(mo.damage, dice))
+            at = len(self.tr.get("log") or ())
+            self.note(
+                f"monster{j}", "strike", target=self.name(k), roll=roll, bonus=bonus, dc=ac,
+                degree=DEGREES[deg], damage=dmg, **self.state(k),
+            )  # fmt: skip
             if dmg > 0:
                 self.take_damage(k, dmg, crit=deg == CRIT_SUCCESS, dc=mo.recovery_dc, by=j)
+                self.log_state(at, k)
                 self.check_defeat()
 
     # -- a round -------------------------------------------------------------------------------
