@@ -117,3 +117,33 @@ def test_every_pick_replays_the_runs_track():
             assert np.mean(deaths > deaths[t]) <= 0.1
     with pytest.raises(ParamError, match="median, worst-decile, first-death"):
         pick_track(res, "best")
+
+
+def test_simkit_replay_prints_the_runs_track():
+    """``simkit replay party``: the log of the track a pick finds (its outcome on stderr as
+    the run counted it), CSV that reads back, and one-line refusals."""
+    import io
+
+    import pandas as pd
+
+    import simkit
+    from simkit.models.party_replay import pick_track
+    from simkit.testing import run_cli
+
+    argv = ["replay", "party", "--set", "level=5", "--set", "threat=severe", "--seed", "1"]
+    code, out, err = run_cli(*argv, "--pick", "first-death", "-n", "2000")
+    assert code == 0, err
+    rules = Party(level=5, threat="severe", engine="loop")
+    run = simkit.simulate(rules, 2000, 1, keep_outcomes=True)
+    t = pick_track(run, "first-death")
+    assert f"track {t} of the run on seed 1: {run.outcomes[run.track_outcomes[t]]}" in err
+    assert "dies" in out and "NaN" not in out and "<NA>" not in out
+    code, out, err = run_cli(*argv, "--track", str(t), "--format", "csv")
+    assert code == 0, err
+    log = pd.read_csv(io.StringIO(out))
+    assert list(log.columns[:4]) == ["round", "actor", "action", "target"]
+    assert (log.action == "dies").sum() == run.track_marks["deaths"][t]
+    code, _, err = run_cli("replay", "day", "--track", "1", "--seed", "1")
+    assert code == 2 and err.count("\n") == 1 and "party" in err
+    code, _, err = run_cli("replay", "party", "--track", "-1", "--seed", "1")
+    assert code == 2 and "--track" in err

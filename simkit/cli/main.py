@@ -35,6 +35,7 @@ EXTRA_COMMANDS: list[str] = [
     "simkit.cli.design",
     "simkit.cli.creatures",
     "simkit.cli.threat",
+    "simkit.cli.replay",
 ]
 
 
