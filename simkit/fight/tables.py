@@ -27,6 +27,13 @@ when it applies:
 - ``tie``: the initiative ties (AP-1, :func:`simkit.rules.initiative.initiative_keys`);
 - ``dice``/``sums``: each dice expression's sums (:func:`simkit.rules.dice.dice_table`).
 
+The tables that hold a check's bonus (``pcn``, ``rec``, ``aid``, ``hour``) have one block a
+check penalty present in the block (P-10; a track's ``PEN_IX``), and the monsters' tables
+(``monn``, ``mmap``, ``fights``: each lineup's monsters and its start's DC) one block a
+lineup, padded to the largest (a track's ``FIGHT_IX``); the readers below take the track's
+row to pick its blocks. Picks draw below the least common multiple of their counts
+(``PICK_P``, ``PICK_M``), as the party's plan does.
+
 Dying values are clamped at ``V`` and wounded values at ``V`` in the lookups, past which
 no rule changes its answer (both only rise towards death).
 
