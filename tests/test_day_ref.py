@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -52,7 +54,8 @@ class _Recorder:
 def kernel_vs_ref(day, n: int, seed: int, start=None) -> dict:
     """Run ``day``'s kernel on ``n`` tracks with recorded draws and replay each through the
     reference: the same outcome, step, marks, end state and observations. Returns the
-    outcome counts."""
+    outcome counts. The fights on the party's kernel (its draws are recorded)."""
+    day = dataclasses.replace(day, engine="kernel")
     logs: list[list] = [[] for _ in range(n)]
     gen = np.random.default_rng(seed)
 

@@ -254,7 +254,8 @@ def _fight_party(day: Day, step: FightStep) -> _Fight:
 
 @lru_cache(maxsize=64)
 def _care_party(day: Day) -> _Care:
-    return _Care(**{**_party_params(day), "monsters": str(getattr(day, "level"))})
+    # (the care is the kernel's downed component until the loop takes a knocked-out start)
+    return _Care(**{**_party_params(day), "monsters": str(getattr(day, "level"))}, engine="kernel")
 
 
 def _streams_source(seed: int, first_stream: int, n: int, positional: bool):
@@ -489,11 +490,12 @@ class Day(Rules):
         help="PP come back in full after a night's rest (night) or never within the day",
     )
 
-    #: How the fights are played: ``kernel`` (the party's vectorised kernel, the default) or
-    #: ``loop`` (the compiled fight loop, :mod:`simkit.fight`: its own dice; a plan of one
-    #: fight is then exactly ``Party(..., engine="loop")``). Not a parameter of the command
-    #: line. The care after a fall stays on the kernel's downed component.
-    engine: str = "kernel"
+    #: How the fights are played: ``loop`` (the compiled fight loop, :mod:`simkit.fight`,
+    #: the default since 0.4.0: dice by counter; a plan of one fight is then exactly
+    #: ``Party(...)``) or ``kernel`` (the party's vectorised kernel, kept for its tests
+    #: until it is retired). Not a parameter of the command line. The care after a fall
+    #: stays on the kernel's downed component.
+    engine: str = "loop"
 
     def validate(self) -> None:
         if self.engine not in ("kernel", "loop"):

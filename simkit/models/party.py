@@ -928,11 +928,11 @@ class Party(Rules):
     #: ``(name, value)`` pairs of :data:`LINEUP_PARAMS`; the first is the rules' own.
     #: Empty: one fight, the rules' own lineup. Not a parameter of the command line.
     lineups: tuple = ()
-    #: How the Monte Carlo plays the fight: ``kernel`` (the vectorised kernel, the default)
-    #: or ``loop`` (the compiled per-track loop of :mod:`simkit.fight`, issue 28's first
-    #: stage: its own dice, the same rules; :mod:`simkit.models.party_loop` says what it does
-    #: not play yet). Not a parameter of the command line; the exact solver ignores it.
-    engine: str = "kernel"
+    #: How the Monte Carlo plays the fight: ``loop`` (the compiled per-track loop of
+    #: :mod:`simkit.fight`, the default since 0.4.0: dice by counter) or ``kernel`` (the
+    #: vectorised kernel of 0.3, kept for its tests until it is retired). Not a parameter of
+    #: the command line; the exact solver ignores it.
+    engine: str = "loop"
 
     def validate(self) -> None:
         if self.engine not in ("kernel", "loop"):

@@ -74,8 +74,6 @@ def _massive_at(hp_max: np.ndarray) -> np.ndarray:
 def _starts(rules, start: FightStart) -> np.ndarray:
     """(n, P, len(CARRIED)) int32: the PCs' fields of ``start`` in the loop's order; a dead
     PC stays dead (R0-15), an alive one at 0 HP begins stable."""
-    if start.n_pcs != rules.n_pcs:
-        raise ParamError(f"start must hold tracks of {rules.n_pcs} PCs, got {start.n_pcs}")
     hp_max = np.asarray(start.hp_max, dtype=np.int64)
     dead = np.asarray(start.dead, dtype=bool)
     hp = np.where(dead, 0, np.asarray(start.hp, dtype=np.int64))
@@ -111,7 +109,10 @@ def _run(rules, keys: np.ndarray, start: FightStart | None):
     pens, pen_ix = np.unique(np.asarray(start.check_penalty), return_inverse=True)
     fights = np.asarray(start.fight)
     if fights.size and (fights.min() < 0 or fights.max() >= rules.n_fights):
-        raise ParamError(f"start.fight must be in [0, {rules.n_fights - 1}]")
+        bad = int(fights.max() if fights.max() >= rules.n_fights else fights.min())
+        raise ParamError(
+            f"start: fight must be in [0, {rules.n_fights - 1}] (the rules' lineups), got {bad}"
+        )
     T = packed(rules, tuple(int(p) for p in pens))
     return block.run(T, keys, rules.horizon, _starts(rules, start), fights, pen_ix)
 
@@ -119,8 +120,10 @@ def _run(rules, keys: np.ndarray, start: FightStart | None):
 def init(rules, n: int, rng, start: FightStart | None = None):
     """``(state, codes)`` of a block of ``n`` tracks at step 0 (the engine's ``init``): the
     whole block is played now; :func:`step` hands the engine the rest."""
-    if start is not None and len(start) != n:
-        raise ParamError(f"start must hold {n} tracks, got {len(start)}")
+    if start is not None and (len(start) != n or start.n_pcs != rules.n_pcs):
+        raise ParamError(
+            f"start must hold {n} tracks of {rules.n_pcs} PCs, got {len(start)} of {start.n_pcs}"
+        )
     out, ends = _run(rules, rng.track_keys(), start)
     state = {"out": out, "ends": ends, **block.marks_of(out)}
     if start is not None:  # (handed on by carry; a fresh block's are the rules' own)
