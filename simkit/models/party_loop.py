@@ -1,4 +1,5 @@
-"""The party fight through the compiled fight loop (``Party(..., engine="loop")``).
+"""The party fight through the compiled fight loop (``Party(...)``, ``engine="loop"``, the
+default since 0.4.0).
 
 Issue 28, first stage: :mod:`simkit.fight` plays the party's fight one track at a time,
 compiled, with dice by counter; this module is how the :class:`~simkit.models.party.Party`
@@ -14,8 +15,8 @@ model hands a block to it and reads it back for the engine (:mod:`simkit.core.en
 
 Several lineups (``Party.with_lineups``, a start's ``fight``) and a check penalty per track
 (a start's ``check_penalty``) are tables over (fight, slot) and (penalty, PC): the loop
-reads each track's. The vectorised kernel stays the default (``engine="kernel"``) until the
-encounter and the day run on the loop too.
+reads each track's. The vectorised kernel of 0.3 stays as ``engine="kernel"`` until it is
+retired.
 """
 
 from __future__ import annotations
