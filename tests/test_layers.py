@@ -114,8 +114,11 @@ MODEL_IMPORTS_ALLOWED = {
         "simkit.models.fight_state",
         "simkit.models.downed",
         "simkit.models.party_loop",  # the compiled fight loop's glue (engine="loop")
+        "simkit.models.downed_rule",  # a designer's track at 0 HP (dying=)
     },
     "simkit.models.party_loop": {"simkit.models.fight_state"},
+    # a custom track as a fight's rule at 0 HP: the registry names the tracks
+    "simkit.models.downed_rule": {"simkit.models", "simkit.models.custom"},
     # a replay plays a track on the party's reference (its log), from the loop's dice contract
     "simkit.models.party_replay": {
         "simkit.models",

@@ -230,8 +230,9 @@ def test_generated_configurations_leave_every_default(count, seed):
     import dataclasses
 
     configs = _configs(count, seed)
-    # (engine: how the Monte Carlo plays the fight, not a rule: tests/test_fight_loop.py)
-    every = {f.name for f in dataclasses.fields(Party)} - {"lineups", "engine"}
+    # (engine: how the Monte Carlo plays the fight, not a rule: tests/test_fight_loop.py;
+    # dying: a designer's track, the loop only: tests/test_downed_rule.py)
+    every = {f.name for f in dataclasses.fields(Party)} - {"lineups", "engine", "dying"}
     assert every == set(OPTIONS) | set(DRAWN_APART), every ^ (set(OPTIONS) | set(DRAWN_APART))
     default = Party()
     for name in every:

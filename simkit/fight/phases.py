@@ -145,8 +145,9 @@ def kill(S, k, defeat):
 
 @scalar
 def leave_dying(S, T, k):
-    """PC ``k`` loses the dying condition; its wounded value rises (A0-2)."""
-    if S[pc(k, COND)] == DYING:
+    """PC ``k`` loses the dying condition; its wounded value rises (A0-2; not under a
+    custom track, whose state is its own)."""
+    if S[pc(k, COND)] == DYING and not t.opt(T, t.CUSTOM):
         S[pc(k, WOUNDED)] = t.wafter(T, S[pc(k, WOUNDED)])
     S[pc(k, DYING_V)] = 0
 
@@ -181,6 +182,23 @@ def dying_to(S, T, k, old, new, knockout):
     else:
         S[pc(k, COND)] = DYING
         S[pc(k, DYING_V)] = new
+
+
+@scalar
+def custom_to(S, T, k, code):
+    """PC ``k`` on a custom track at 0 HP (``dying``, :mod:`simkit.models.downed_rule`)
+    goes to ``code``: a state (dying on), or dead, stable, revived (1 HP, conscious)."""
+    if code >= 0:
+        S[pc(k, COND)] = DYING
+        S[pc(k, DYING_V)] = code
+    elif code == -1:
+        kill(S, k, False)
+    elif code == -2:
+        stabilize(S, T, k)
+    else:
+        leave_dying(S, T, k)
+        S[pc(k, COND)] = UP
+        S[pc(k, HP)] = 1
 
 
 @scalar
@@ -219,6 +237,9 @@ def knock_out(S, T, k, crit, dc, by, start):
         S[pc(k, COND)] = STABLE
         S[pc(k, DYING_V)] = 0
         S[pc(k, NONLETHAL)] = 1
+    elif t.opt(T, t.CUSTOM):  # a designer's track: its start (issue 31)
+        S[pc(k, NONLETHAL)] = 0
+        custom_to(S, T, k, t.trk_start(S, T))
     elif t.opt(T, t.SEED001):  # agonising (R1-01); dead at once with no PP (A1-1)
         S[pc(k, COND)] = DYING
         S[pc(k, AGONY_T)] = 0
@@ -260,6 +281,8 @@ def take_damage(S, T, k, dmg, crit, dc, by):
         return
     elif cond == STABLE:
         knock_out(S, T, k, crit, dc, -1, 0)
+    elif t.opt(T, t.CUSTOM):  # a designer's track: its on_hit
+        custom_to(S, T, k, t.trk_hit(S, T, S[pc(k, DYING_V)], crit))
     elif t.opt(T, t.SEED001):  # agonising: the damage changes nothing
         return
     else:  # dying: A0-1, A0-2, A0-6; the higher DC (R0-09)
@@ -307,7 +330,12 @@ def first_aid(S, T, c, k):
 @scalar
 def dying_turn(S, T, k):
     """A dying PC's turn: the recovery check (R0-05..R0-07, A0-4), then what the new value
-    does (:func:`dying_to`); agonising (seed 001), its perseverance turn (R1-01, R1-04)."""
+    does (:func:`dying_to`); agonising (seed 001), its perseverance turn (R1-01, R1-04);
+    on a custom track, a face of its dice and its transition."""
+    if t.opt(T, t.CUSTOM):
+        face = below(S, t.opt(T, t.TRK_FACES))
+        custom_to(S, T, k, t.trk_turn(S, T, S[pc(k, DYING_V)], face))
+        return
     if t.opt(T, t.SEED001):
         S[pc(k, AGONY_T)] += 1
         res, S[pc(k, PP)] = t.agony(T, k, S[pc(k, PP)], S[pc(k, AGONY_T)])

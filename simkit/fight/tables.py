@@ -25,7 +25,10 @@ when it applies:
   (P-03, P-04, :mod:`simkit.rules.strike`); ``pmap``/``mmap``: the multiple attack
   penalties (P-02); the AC of a PC at 0 HP (R0-11) in ``pcn[:, AC_DOWN]``;
 - ``tie``: the initiative ties (AP-1, :func:`simkit.rules.initiative.initiative_keys`);
-- ``dice``/``sums``: each dice expression's sums (:func:`simkit.rules.dice.dice_table`).
+- ``dice``/``sums``: each dice expression's sums (:func:`simkit.rules.dice.dice_table`);
+- ``trk``: a designer's track at 0 HP in the rules set's place (``dying``, issue 31:
+  :mod:`simkit.models.downed_rule`'s table, by check penalty): the code after a turn with
+  each face and after a hit, a state's index or ``-1 - effect`` (dead, stable, revived).
 
 The tables that hold a check's bonus (``pcn``, ``rec``, ``aid``, ``hour``) have one block a
 check penalty present in the block (P-10; a track's ``PEN_IX``), and the monsters' tables
@@ -135,8 +138,10 @@ D_COUNT, D_SIDES, D_BONUS, D_WIDTH, D_OFF = range(5)
     PICK_P,
     PICK_M,
     NIGHT_HOURS,
-) = range(29)
-N_OPT = 29
+    CUSTOM,
+    TRK_FACES,
+) = range(31)
+N_OPT = 31
 LETHAL, DEATH, NONLETHAL = 0, 1, 2
 NEVER, SOMETIMES, ALWAYS = 0, 1, 2
 T_RANDOM, T_WEAKEST, T_FOCUS = 0, 1, 2
@@ -172,6 +177,7 @@ Tables = namedtuple(
         "agony",  # (P, PP_CAP + 1, T_CAP + 1) int64: (outcome + 1) * 4096 + PP after the turn
         "hour",  # (pens, P, N_HEALERS, 2, 20, 20) int64: an hourly result
         "opt",  # (N_OPT,) int64
+        "trk",  # a custom track at 0 HP (``dying``), by check penalty: see _trk
     ],
 )
 
@@ -509,6 +515,9 @@ def build(rules, pens: tuple[int, ...] | None = None) -> Tables:
     opt[N_HEALERS] = len(healers)
     opt[PICK_P], opt[PICK_M] = _pick_width(P), _pick_width(M)
     opt[NIGHT_HOURS] = hourly.WAKE_HOURS
+    trk, faces = _trk(rules, pens)
+    opt[CUSTOM] = trk is not None
+    opt[TRK_FACES] = faces
     rows = np.array(dice.rows, dtype=np.int64).reshape(-1, 5)
     sums = np.concatenate(dice.parts) if dice.parts else np.zeros(1, dtype=np.int64)
     return Tables(
@@ -535,7 +544,30 @@ def build(rules, pens: tuple[int, ...] | None = None) -> Tables:
         agony=agony,
         hour=np.stack([b["hour"] for b in by_pen]),
         opt=opt,
+        trk=np.zeros(1, dtype=np.int64) if trk is None else trk,
     )
+
+
+def _trk(rules, pens) -> tuple[np.ndarray | None, int]:
+    """The custom track at 0 HP of ``rules`` (``rules.downed_table(pen)``: None for the
+    rules set's own) as one flat table, and its faces: per check penalty ``p``, at ``4 p``,
+    (unused, start code, offset of next (S, K), offset of hit (S, 2)); then the arrays."""
+    first = rules.downed_table(pens[0]) if getattr(rules, "dying", None) is not None else None
+    if first is None:
+        return None, 0
+    head = np.zeros(4 * len(pens), dtype=np.int64)
+    parts = [head]
+    at = len(head)
+    for p, pen in enumerate(pens):
+        ft = rules.downed_table(pen)
+        head[4 * p + 1] = ft.start
+        head[4 * p + 2] = at
+        parts.append(ft.next.reshape(-1))
+        at += ft.next.size
+        head[4 * p + 3] = at
+        parts.append(ft.hit.reshape(-1))
+        at += ft.hit.size
+    return np.concatenate(parts), len(first.rolls)
 
 
 # -- the packed form the loop reads ----------------------------------------------------------
@@ -564,6 +596,7 @@ H_P, H_M, H_V, H_NDC, H_NPEN, H_NFIGHT = range(6)
     O_AGONY,
     O_HOUR,
     O_OPT,
+    O_TRK,
 ) = range(6, 6 + len(Tables._fields))
 N_HEAD = 6 + len(Tables._fields)
 
@@ -723,3 +756,23 @@ def hour(S, T, k, healer, lethal, con, med):
     nh = T[T[O_OPT] + N_HEALERS]
     pk = S[PEN_IX] * T[H_P] + k
     return T[T[O_HOUR] + (((pk * nh + healer) * 2 + lethal) * 20 + con - 1) * 20 + med - 1]
+
+
+@scalar
+def trk_start(S, T):
+    """The code a knock-out enters a custom track at (track ``S``'s check penalty)."""
+    return T[T[O_TRK] + 4 * S[PEN_IX] + 1]
+
+
+@scalar
+def trk_turn(S, T, code, face):
+    """A custom track's code after a turn of state ``code`` with face ``face``."""
+    base = T[O_TRK]
+    return T[base + T[base + 4 * S[PEN_IX] + 2] + code * T[T[O_OPT] + TRK_FACES] + face]
+
+
+@scalar
+def trk_hit(S, T, code, crit):
+    """A custom track's code after a hit (``crit`` 1: a critical hit) in state ``code``."""
+    base = T[O_TRK]
+    return T[base + T[base + 4 * S[PEN_IX] + 3] + 2 * code + crit]

@@ -500,6 +500,11 @@ class Day(Rules):
     def validate(self) -> None:
         if self.engine not in ("kernel", "loop"):
             raise ParamError(f"engine must be 'kernel' or 'loop', got {self.engine!r}")
+        if getattr(self, "dying", None) is not None:
+            raise ParamError(
+                "dying= is not in the day yet: the care of a PC knocked out by a fall or a "
+                "Treat Wounds still runs on the kernel's own tracks (give it to party)"
+            )
         if self.short_rest_minutes % 10:
             raise ParamError(
                 f"short_rest_minutes={self.short_rest_minutes!r} is not allowed: "

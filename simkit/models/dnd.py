@@ -9,14 +9,16 @@ them. One step is one round (the dying character's turn).
     anything else a failure. A natural 1 counts as two failures; a natural 20 regains
     1 hit point (``revived``). Third success: ``stable``; third failure: ``dead``.
     State: (successes, failures). ``failures`` / ``successes`` set the counts the
-    character starts with (e.g. a failure from damage taken at 0 HP).
+    character starts with (e.g. a failure from damage taken at 0 HP). In a fight
+    (``Party(dying="dnd5e")``), damage at 0 HP is a failure, two on a critical hit.
 
 ``dnd4e`` (D&D 4th edition, Player's Handbook, "Death Saving Throws")
     Each turn a d20 (+ ``bonus``): lower than ``dc`` (10): a failed death saving
     throw; ``dc``..19: no change; 20 or higher (``surge_at``): spend a healing surge
     and regain hit points (``revived``; with ``surge=false`` no surge is left and
     nothing happens). Third failure before a rest: ``dead``. Failures never reset
-    while dying. State: failures.
+    while dying. State: failures. Not a rule at 0 HP in a fight: it does not say what
+    damage does while dying (4e's negative hit points are not modelled).
 
 Example::
 
@@ -74,6 +76,14 @@ class DnD5e(CustomTrack):
         if successes >= 3:
             return "stable"
         return (successes, failures)
+
+    def on_hit(self, state, crit):
+        """Damage at 0 hit points (PHB "Damage at 0 Hit Points"): one failure, two from a
+        critical hit (what makes it a rule at 0 HP in a fight, :mod:`simkit.models.downed_rule`;
+        the PHB's instant death from damage of the maximum HP is the fight's massive damage)."""
+        successes, failures = state
+        failures += 2 if crit else 1
+        return "dead" if failures >= 3 else (successes, failures)
 
 
 @dataclass(frozen=True, slots=True)

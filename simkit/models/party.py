@@ -123,7 +123,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -136,6 +136,7 @@ from simkit.core.rows import row_all as _all
 from simkit.core.rows import row_any as _any
 from simkit.core.rows import row_sum as _count
 from simkit.models.downed import DYING, STABLE, UP, Downed
+from simkit.models.downed_rule import fight_needs, fight_table, resolve
 from simkit.models.fight_state import MAX_FIGHTS, FightStart, FightState
 from simkit.rules import (
     dying_systems,
@@ -752,6 +753,7 @@ class Party(Rules):
     def lockstep(self) -> bool:  # type: ignore[override]
         """Whether variants of these rules step together (the kernel: yes; the loop: no)."""
         return self.engine == "kernel"
+
     marks: ClassVar[tuple[str, ...]] = (
         "deaths",
         "knockouts",
@@ -924,6 +926,14 @@ class Party(Rules):
         help="the party retreats at the end of a round with this many PCs down",
     )
     max_rounds: int = shared("max_rounds")
+    dying: Any = param(
+        None,
+        kind="downed_rule",
+        optional=True,
+        help="the PCs' rule at 0 HP: none = the rules set's own track; a custom track "
+        "(dnd5e, dnd5e(dc=12;bonus=2), or a track object in Python) in its place "
+        "(simkit.models.downed_rule says what a fight needs from it)",
+    )
     #: The lineups of the fights a block may hold (see :meth:`with_lineups`): per fight,
     #: ``(name, value)`` pairs of :data:`LINEUP_PARAMS`; the first is the rules' own.
     #: Empty: one fight, the rules' own lineup. Not a parameter of the command line.
@@ -937,6 +947,17 @@ class Party(Rules):
     def validate(self) -> None:
         if self.engine not in ("kernel", "loop"):
             raise ParamError(f"engine must be 'kernel' or 'loop', got {self.engine!r}")
+        if self.dying is not None:
+            why = fight_needs(self.downed_track)
+            if why is None and self.engine != "loop":
+                why = "dying=: the kernel (engine='kernel') plays only the rules sets' own track"
+            if why is None and not self.seed000:
+                why = (
+                    f"dying= replaces the dying track of seed000 or pf2e-core; rules={self.rules} "
+                    "keeps its own (agonising, R1-01)"
+                )
+            if why is not None:
+                raise ParamError(why)
         if self.engine == "loop":
             from simkit.fight.tables import supported
 
@@ -1111,6 +1132,23 @@ class Party(Rules):
         return self.rules != "seed001"
 
     @property
+    def downed_track(self):
+        """The custom track the PCs follow at 0 HP (``dying``), or None for the rules set's
+        own (:mod:`simkit.models.downed_rule`)."""
+        return resolve(self.dying)
+
+    def downed_table(self, pen: int):
+        """What the fight loop reads of ``dying`` (:func:`downed_rule.fight_table`) for PCs
+        under check penalty ``pen`` (P-10: the track's ``check_penalty`` is the fight's,
+        when it has one), or None for the rules set's own track."""
+        track = self.downed_track
+        if track is None:
+            return None
+        if "check_penalty" in {f.name for f in dataclasses.fields(track)}:
+            track = dataclasses.replace(track, check_penalty=track.check_penalty + int(pen))
+        return fight_table(track)
+
+    @property
     def threshold(self) -> int | None:
         if not self.seed000:
             return None
@@ -1124,7 +1162,7 @@ class Party(Rules):
     def has_exact(self) -> bool:  # type: ignore[override]
         from simkit.models.party_duel import duel_supported
 
-        return duel_supported(self)
+        return self.dying is None and duel_supported(self)
 
     #: A duel is solved on its grid (:mod:`simkit.models.duel_grid`); ``exact_initial`` /
     #: ``exact_step`` stay as the state-by-state chain the tests hold the grid to.
@@ -1195,6 +1233,8 @@ class Party(Rules):
                 out.append(("down_tgt", pick_draw(P), (M, A)))
         if self.hourly_on:
             out += [("con", "d20", (P, HOURS)), ("med", "d20", (P, HOURS))]
+        if self.dying is not None:  # a face of the designer's track (the loop only)
+            out.append(("trk", f"below:{len(self.downed_track.faces()[0])}", (P,)))
         return out
 
     @property

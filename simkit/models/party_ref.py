@@ -131,6 +131,7 @@ def new_track(r: Party, init_rolls, start: dict | None = None) -> dict:
                 "hp_max": int(start["hp_max"][k]),
                 "cond": DEAD if dead else (UP if hp > 0 else STABLE),
                 "dying": 0,
+                "trk": None,  # the state on a designer's track at 0 HP (``dying``)
                 "dc": 0,
                 "wounded": int(start["wounded"][k]),
                 "hero": int(start["hero"][k]),
@@ -239,6 +240,9 @@ class _Fight:
         self.F = self.lu.fighters
         self.opts = r.dying_options
         self.pen = tr["check_penalty"]
+        self.track = r.downed_track  # a designer's track at 0 HP (``dying``), or None
+        if self.track is not None and hasattr(self.track, "check_penalty"):  # P-10
+            self.track = self.track.replace(check_penalty=self.track.check_penalty + self.pen)
 
     # -- the log (a replay: ``tr["log"]``, a list, when the track keeps one) -----------------
     def note(self, actor: str, action: str, **row) -> None:
@@ -304,11 +308,28 @@ class _Fight:
         """PC ``k``, dying, loses the dying condition (seed 000 track): its wounded value
         rises by 1 under the wounded rule (A0-2)."""
         pc = self.pc(k)
-        if self.r.seed000 and pc["cond"] == DYING:
+        if self.r.seed000 and self.track is None and pc["cond"] == DYING:
             pc["wounded"] = dying_damage.wounded_after_losing(
                 pc["wounded"], self.opts["wounded_rule"]
             )
         pc["dying"] = 0
+
+    def track_to(self, k, value):
+        """PC ``k`` on the designer's track goes to ``value`` (its ``transition`` or
+        ``on_hit``): a state (dying on), or an outcome meaning dead, stable or revived (1 HP,
+        conscious), by name or through the track's ``fight_outcomes``."""
+        pc = self.pc(k)
+        if not isinstance(value, str):
+            pc.update(cond=DYING, trk=value)
+            return
+        meaning = (getattr(self.track, "fight_outcomes", None) or {}).get(value, value)
+        if meaning == "dead":
+            self.kill(k)
+        elif meaning == "stable":
+            self.stabilize(k)
+        else:  # revived
+            self.leave_dying(k)
+            pc.update(cond=UP, hp=1)
 
     def stabilize(self, k):
         """Stable at 0 HP, unconscious (R0-08, R1-02, R1-04)."""
@@ -356,6 +377,9 @@ class _Fight:
             self.kill(k)
         elif r.trait == "nonlethal":  # R0-02, R0-03, R1-11: unconscious, no dying
             pc.update(cond=STABLE, dying=0, nonlethal=True)
+        elif self.track is not None:  # the designer's track: its start
+            pc.update(nonlethal=False)
+            self.track_to(k, self.track.start())
         elif r.seed000:  # R0-03, R0-06, A0-2
             pc.update(dc=dc, nonlethal=False)
             gain = dying_damage.knockout_value(
@@ -396,6 +420,8 @@ class _Fight:
             return
         elif pc["cond"] == STABLE:
             self.knock_out(k, crit=crit, dc=dc, by=None)
+        elif self.track is not None:  # the designer's track: its on_hit
+            self.track_to(k, self.track.on_hit(pc["trk"], bool(crit)))
         elif r.seed000:  # dying: A0-1, A0-2, A0-6; the higher DC (R0-09)
             old = pc["dying"]
             new = dying_damage.hit_while_dying(
@@ -455,6 +481,17 @@ class _Fight:
         """The turn of a dying PC: the recovery check (R0-05..R0-07, A0-4) or, agonising,
         the perseverance turn (R1-01, R1-04)."""
         r, pc = self.r, self.pc(k)
+        if self.track is not None:  # the designer's track: a face of its dice
+            rolls = self.track.faces()[0]
+            roll = rolls[int(self.d["trk"][k])]
+            old = pc["trk"]
+            self.track_to(k, self.track.transition(old, roll))
+            self.note(
+                self.name(k), "death save", target=self.name(k), roll=roll,
+                note=f"{old} -> {pc['trk'] if pc['cond'] == DYING else pc['cond']}",
+                **self.state(k),
+            )  # fmt: skip
+            return
         if r.seed000:
             old = pc["dying"]
             roll = int(self.d["check"][k])
