@@ -1,0 +1,114 @@
+"""A replayed day is the run's day (issue 32 item 4): its outcome and marks are those the
+run counted for that track, its fights are the fights the day played (their end states are
+the states the day carried on with, checked inside the replay; their deaths by cause add
+up to the day's)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import simkit
+from simkit.core.streams import STREAM_SIZE
+from simkit.models.day import Day
+from simkit.models.day_replay import COLUMNS, PICKS, pick_track, replay, replay_tracks
+
+#: Days over the steps a replay records: fights, both rests (the played short rest and
+#: rest_when's), the road and fatigue, falls and the care after them, seed001's PE.
+CASES = [
+    dict(plan="moderate, fall(9), short_rest, severe, long_rest, moderate", level=3,
+         rules="pf2e-core"),
+    dict(plan="moderate, short_rest, severe, no_sleep, no_food, moderate", level=5,
+         rules="seed001"),
+    dict(fights=3, fight="moderate", between="short_rest", level=4, rules="pf2e-core",
+         rest_when=0.6, after_death="end"),
+    dict(plan="low, no_sleep, no_sleep, no_food, moderate, fall(15, one), bed_rest, severe",
+         level=2, after_defeat="captured"),
+]  # fmt: skip
+N = 250  # tracks a case: 1,000 in all
+
+
+def _same_as_run(rules, frame, res, t):
+    assert frame.attrs["outcome"] == res.outcomes[res.track_outcomes[t]], (t, frame.attrs)
+    for m in rules.marks:
+        assert frame.attrs[m] == res.track_marks[m][t], (t, m, frame.attrs)
+
+
+def _fights_add_up(frame):
+    """The replayed fights' deaths by cause are the day's; a day lost in a fight ends with
+    that fight lost."""
+    fights = frame.attrs["fights"]
+    for cause in ("deaths_in_fight", "deaths_after_defeat"):
+        assert sum(f[cause] for f in fights) == frame.attrs[cause], (cause, frame.attrs)
+    if frame.attrs["outcome"] in ("defeat", "retreat") and fights:
+        last = fights[-1]
+        if last["step"] == frame.attrs["step"]:
+            assert last["outcome"] == frame.attrs["outcome"], frame.attrs
+
+
+@pytest.mark.parametrize("i", range(len(CASES)))
+def test_a_replayed_day_is_the_runs_day(i):
+    rules = Day(**CASES[i], engine="loop")
+    res = simkit.simulate(rules, N, 40 + i, keep_outcomes=True)
+    frames = replay_tracks(rules, 40 + i, range(N), N)
+    outcomes = set()
+    for t, frame in enumerate(frames):
+        _same_as_run(rules, frame, res, t)
+        _fights_add_up(frame)
+        outcomes.add(frame.attrs["outcome"])
+        assert list(frame.columns) == list(COLUMNS)
+        last = frame[frame.actor == "party"].iloc[-1]
+        assert last.step == frame.attrs["step"] and "the day ends" in last.note
+    assert len(outcomes) >= 2  # (the cases are not all one outcome)
+    for how in PICKS:
+        if how == "first-death" and not (res.track_marks["deaths"] > 0).any():
+            continue
+        t = pick_track(res, how)
+        _same_as_run(rules, replay(rules, 40 + i, t, N), res, t)
+
+
+def test_the_log_tells_the_day():
+    """Each step's party row and each PC's state; a fight's log rows as the party's
+    replay gives them, and its summary."""
+    rules = Day(**CASES[0], engine="loop")
+    res = simkit.simulate(rules, 500, 3, keep_outcomes=True)
+    t = pick_track(res, "first-death")
+    frame = replay(rules, 3, t, 500)
+    deaths = res.track_marks["deaths"]
+    assert deaths[t] > 0 and not (deaths[:t] > 0).any()
+    party = frame[frame.actor == "party"]
+    assert list(party.step) == list(range(res.track_marks["step"][t] + 1))
+    states = frame[frame.action == "state"]
+    assert len(states) == len(party) * rules.n_pcs
+    assert set(states.cond) <= {"up", "stable", "dead"}
+    assert (states[states.step == party.step.max()].cond == "dead").sum() == deaths[t]
+    fight_rows = frame[frame["round"].notna()]
+    assert set(fight_rows.step) == {f["step"] for f in frame.attrs["fights"]}
+    assert len(fight_rows) and (fight_rows.action == "strike").any()
+
+
+def test_tracks_beyond_the_first_stream():
+    """A run of more than one stream: a track of the full first stream and of the last,
+    shorter one (its draws are those of the stream's own tracks)."""
+    rules = Day(plan="moderate, fall(9), short_rest, moderate", level=3, rules="pf2e-core",
+                engine="loop")  # fmt: skip
+    n = STREAM_SIZE + 60
+    res = simkit.simulate(rules, n, 8, keep_outcomes=True)
+    tracks = [0, 1, STREAM_SIZE - 1] + list(range(STREAM_SIZE, n))
+    for t, frame in zip(tracks, replay_tracks(rules, 8, tracks, n)):
+        _same_as_run(rules, frame, res, t)
+
+
+def test_recording_changes_nothing():
+    """The recorder reads the block only: a block run with one is the block run without."""
+    from simkit.models.day_replay import _Recorder
+
+    rules = Day(**CASES[0], engine="loop")
+    plain = rules.run_block(9, 0, 400, keep_outcomes=True)
+    rec = _Recorder(rules, [0, 17, 399])
+    seen = rules.run_block(9, 0, 400, keep_outcomes=True, _record=rec)
+    assert np.array_equal(plain.hist, seen.hist)
+    assert np.array_equal(plain.outcome_of[0][1], seen.outcome_of[0][1])
+    for m in rules.marks:
+        assert np.array_equal(plain.marks_of[0][1][m], seen.marks_of[0][1][m])
+    assert all(len(rec.states[p]) >= 2 for p in (0, 17, 399))
