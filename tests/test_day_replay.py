@@ -1,7 +1,7 @@
 """A replayed day is the run's day (issue 32 item 4): its outcome and marks are those the
 run counted for that track, its fights are the fights the day played (their end states are
 the states the day carried on with, checked inside the replay; their deaths by cause add
-up to the day's)."""
+up to the day's), and ``Result.replay`` gives the same frames."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import simkit
+from simkit.core.params import ParamError
 from simkit.core.streams import STREAM_SIZE
 from simkit.models.day import Day
 from simkit.models.day_replay import COLUMNS, PICKS, pick_track, replay, replay_tracks
@@ -97,6 +98,33 @@ def test_tracks_beyond_the_first_stream():
     tracks = [0, 1, STREAM_SIZE - 1] + list(range(STREAM_SIZE, n))
     for t, frame in zip(tracks, replay_tracks(rules, 8, tracks, n)):
         _same_as_run(rules, frame, res, t)
+
+
+def test_result_replay_and_refusals():
+    from simkit.models.party import Party
+
+    rules = Day(**CASES[1], engine="loop")
+    res = simkit.simulate(rules, 300, 5, keep_outcomes=True)
+    for t in (0, 123, 299):
+        frame = res.replay(t)
+        _same_as_run(rules, frame, res, t)
+        assert frame.equals(replay(rules, 5, t, 300))
+    party = Party(level=5, threat="severe", engine="loop")
+    pres = simkit.simulate(party, 300, 5, keep_outcomes=True)
+    frame = pres.replay(7)
+    assert frame.attrs["outcome"] == pres.outcomes[pres.track_outcomes[7]]
+    with pytest.raises(ParamError, match="n=300"):
+        res.replay(300)
+    with pytest.raises(ParamError, match="0 or more"):
+        res.replay(-1)
+    with pytest.raises(ParamError, match="engine='loop'"):
+        simkit.simulate(Day(level=3, engine="kernel"), 50, 1).replay(0)
+    with pytest.raises(ParamError, match="engine='loop'"):
+        simkit.simulate(Party(level=3, engine="kernel"), 50, 1).replay(0)
+    with pytest.raises(ParamError, match="party and day"):
+        simkit.simulate(simkit.models.make_model("dying"), 50, 1).replay(0)
+    with pytest.raises(ParamError, match="worst-decile"):
+        pick_track(res, "best")
 
 
 def test_recording_changes_nothing():

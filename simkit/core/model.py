@@ -39,6 +39,9 @@ from simkit.core.ambiguity import Ambiguity
 from simkit.core.names import unknown
 from simkit.core.params import ParamError, allowed, check_value, spec, take_declarations
 
+#: The runs whose tracks can be replayed (:meth:`Rules.replay_track`).
+REPLAYABLE = "party and day, run with engine='loop'"
+
 __all__ = ["Rules", "ParamError"]
 
 
@@ -118,6 +121,12 @@ class Rules:
 
     def init(self, n: int, rng) -> tuple[dict[str, np.ndarray], np.ndarray]:
         raise NotImplementedError
+
+    def replay_track(self, seed: int, track: int, n: int):
+        """Track ``track`` of ``simulate(self, n, seed)`` played again, its log as a frame
+        (:meth:`simkit.core.result.Result.replay`); a model that can replay one track
+        overrides this (the party and the day on ``engine="loop"``)."""
+        raise ParamError(f"replay: model {self.name!r} has no replay; replayable: {REPLAYABLE}")
 
     def step(self, state: dict[str, np.ndarray], t: int, rng) -> Any:
         raise NotImplementedError

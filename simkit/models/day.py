@@ -598,6 +598,13 @@ class Day(Rules):
     def fresh_start(self, n: int) -> FightStart:
         return self.base_party.fresh_start(n)
 
+    def replay_track(self, seed: int, track: int, n: int):
+        """Track ``track`` of ``simulate(self, n, seed)`` on ``engine="loop"`` played again:
+        its day's log (:func:`simkit.models.day_replay.replay`)."""
+        from simkit.models.day_replay import replay
+
+        return replay(self, seed, track, n)
+
     def carry(self, state: FightStart, rows) -> FightStart:
         return state.take(rows)
 

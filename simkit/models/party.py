@@ -752,6 +752,7 @@ class Party(Rules):
     def lockstep(self) -> bool:  # type: ignore[override]
         """Whether variants of these rules step together (the kernel: yes; the loop: no)."""
         return self.engine == "kernel"
+
     marks: ClassVar[tuple[str, ...]] = (
         "deaths",
         "knockouts",
@@ -1287,6 +1288,13 @@ class Party(Rules):
         keys = initiative.initiative_keys(rolls, pcs_, [0] * L.M, pen)
         keys[:, len(pcs_) :] += L.perception.take(np.asarray(fight), axis=0) * 256
         return keys
+
+    def replay_track(self, seed: int, track: int, n: int):
+        """Track ``track`` of ``simulate(self, n, seed)`` on ``engine="loop"`` played again
+        on the party's reference, its log (:func:`simkit.models.party_replay.replay`)."""
+        from simkit.models.party_replay import replay
+
+        return replay(self, seed, track, n)
 
     # -- Monte Carlo kernel -------------------------------------------------------------------
     def fresh_start(self, n: int) -> FightStart:
