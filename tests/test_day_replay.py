@@ -140,3 +140,32 @@ def test_recording_changes_nothing():
     for m in rules.marks:
         assert np.array_equal(plain.marks_of[0][1][m], seen.marks_of[0][1][m])
     assert all(len(rec.states[p]) >= 2 for p in (0, 17, 399))
+
+
+def test_simkit_replay_day():
+    """``simkit replay day``: the picked day's outcome on stderr as the run counted it, the
+    log (CSV reads back), and one-line refusals."""
+    import io
+
+    import pandas as pd
+
+    from simkit.testing import run_cli
+
+    argv = ["replay", "day", "--set", "level=3", "--set", "rules=pf2e-core", "--seed", "1"]
+    argv += ["--set", "plan=moderate, fall(9), short_rest, severe"]
+    code, out, err = run_cli(*argv, "--pick", "first-death", "-n", "1000")
+    assert code == 0, err
+    rules = Day(plan="moderate, fall(9), short_rest, severe", level=3, rules="pf2e-core",
+                engine="loop")  # fmt: skip
+    run = simkit.simulate(rules, 1000, 1, keep_outcomes=True)
+    t = pick_track(run, "first-death")
+    assert f"track {t} of the run of 1,000 days on seed 1: " in err
+    assert run.outcomes[run.track_outcomes[t]] in err
+    assert "state" in out and "NaN" not in out and "<NA>" not in out
+    code, out, err = run_cli(*argv, "--track", str(t), "-n", "1000", "--format", "csv")
+    assert code == 0, err
+    log = pd.read_csv(io.StringIO(out))
+    assert list(log.columns) == list(COLUMNS)
+    assert log.step.max() == run.track_marks["step"][t]
+    code, _, err = run_cli(*argv, "--track", "1000", "-n", "1000")
+    assert code == 2 and err.count("\n") == 1 and "-n" in err
