@@ -650,12 +650,14 @@ class Day(Rules):
         replay, :mod:`simkit.models.day_replay`): ``record(event, t, B, **info)`` is
         called with ``"start"`` before step 1, ``"step"`` after each step ``t`` and
         ``"fight"`` as each fight is handed its tracks (``rows``, ``start``, ``keys``); it
-        reads the block, changes nothing and draws nothing (None: no call, no cost).
+        reads the block, changes nothing and draws nothing (None: no call, no cost); a run
+        with one keeps no observation (``Tally.observed``, which no replay reads).
         """
         n, steps, T = n_tracks, self.steps, len(self.steps)
         first = self.fresh_start(1) if start is None else start  # (fresh: one row, filled)
         src = _source or _streams_source(seed, first_stream, n, bool(positional))
         B = _Block.new(self, first, n, src, prefix)
+        watch = _record is None  # (a replay reads no observation: it skips them)
         if _record is not None:
             B.record = _record
             _record("start", 0, B)
@@ -665,7 +667,8 @@ class Day(Rules):
             active = B.ended < 0
             if not active.any():
                 break
-            self._observe(observed, B.S, active, t - 1, T, isinstance(step, FightStep))
+            if watch:
+                self._observe(observed, B.S, active, t - 1, T, isinstance(step, FightStep))
             before = B.S["dead"].copy()
             if isinstance(step, FightStep):
                 if self.rest_when is not None:
@@ -673,6 +676,8 @@ class Day(Rules):
                 own = first_fight
                 first_fight = False
                 self._fight(B, step, prefix if own else prefix + (t,), start is None and t == 1)
+            elif isinstance(step, RestStep) and not watch:
+                self._rest(B, step, active, t)
             elif isinstance(step, RestStep):
                 was = _rest_fields(B, active)
                 self._rest(B, step, active, t)
