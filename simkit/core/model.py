@@ -31,6 +31,7 @@ from __future__ import annotations
 import dataclasses
 import html
 import weakref
+from importlib import import_module
 from typing import Any, ClassVar
 
 import numpy as np
@@ -90,6 +91,10 @@ class Rules:
     presets: ClassVar[dict[str, dict[str, Any]]] = {"seed": {}}
     #: Name of the parameter holding the horizon.
     horizon_param: ClassVar[str] = "max_rounds"
+    #: The function that replays one track of a run (``"module:function"``, called as
+    #: ``function(rules, seed, track, n)``, named so that a model need not import the
+    #: module that replays it), or None: the model has no replay.
+    replay_with: ClassVar[str | None] = None
 
     def __new__(cls, *args: Any, **kwargs: Any):
         # an unknown keyword is a ParamError naming the near parameter (the dataclass
@@ -124,9 +129,12 @@ class Rules:
 
     def replay_track(self, seed: int, track: int, n: int):
         """Track ``track`` of ``simulate(self, n, seed)`` played again, its log as a frame
-        (:meth:`simkit.core.result.Result.replay`); a model that can replay one track
-        overrides this (the party and the day on ``engine="loop"``)."""
-        raise ParamError(f"replay: model {self.name!r} has no replay; replayable: {REPLAYABLE}")
+        (:meth:`simkit.core.result.Result.replay`): the model's :attr:`replay_with`
+        called as ``function(self, seed, track, n)`` (ParamError where it has none)."""
+        if not self.replay_with:
+            raise ParamError(f"replay: model {self.name!r} has no replay; replayable: {REPLAYABLE}")
+        module, function = self.replay_with.split(":")
+        return getattr(import_module(module), function)(self, seed, track, n)
 
     def step(self, state: dict[str, np.ndarray], t: int, rng) -> Any:
         raise NotImplementedError

@@ -389,6 +389,8 @@ class Day(Rules):
     step of the plan."""
 
     name: ClassVar[str] = "day"
+    #: Replays one track of a loop run (:meth:`~simkit.core.model.Rules.replay_track`).
+    replay_with: ClassVar[str | None] = "simkit.models.day_replay:replay"
     time_unit: ClassVar[str] = "steps"
     outcomes: ClassVar[tuple[str, ...]] = DAY_OUTCOMES
     marks: ClassVar[tuple[str, ...]] = DAY_MARKS
@@ -597,13 +599,6 @@ class Day(Rules):
 
     def fresh_start(self, n: int) -> FightStart:
         return self.base_party.fresh_start(n)
-
-    def replay_track(self, seed: int, track: int, n: int):
-        """Track ``track`` of ``simulate(self, n, seed)`` on ``engine="loop"`` played again:
-        its day's log (:func:`simkit.models.day_replay.replay`)."""
-        from simkit.models.day_replay import replay
-
-        return replay(self, seed, track, n)
 
     def carry(self, state: FightStart, rows) -> FightStart:
         return state.take(rows)

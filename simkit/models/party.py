@@ -739,6 +739,8 @@ class Party(Rules):
     """A party of PCs against a lineup of monsters; one step = one round of the fight."""
 
     name: ClassVar[str] = "party"
+    #: Replays one track of a loop run (:meth:`~simkit.core.model.Rules.replay_track`).
+    replay_with: ClassVar[str | None] = "simkit.models.party_replay:replay"
     time_unit: ClassVar[str] = "rounds"
     outcomes: ClassVar[tuple[str, ...]] = OUTCOMES
     #: a round's draws follow its plan (:meth:`draw`), never a track's state: variants on
@@ -1288,13 +1290,6 @@ class Party(Rules):
         keys = initiative.initiative_keys(rolls, pcs_, [0] * L.M, pen)
         keys[:, len(pcs_) :] += L.perception.take(np.asarray(fight), axis=0) * 256
         return keys
-
-    def replay_track(self, seed: int, track: int, n: int):
-        """Track ``track`` of ``simulate(self, n, seed)`` on ``engine="loop"`` played again
-        on the party's reference, its log (:func:`simkit.models.party_replay.replay`)."""
-        from simkit.models.party_replay import replay
-
-        return replay(self, seed, track, n)
 
     # -- Monte Carlo kernel -------------------------------------------------------------------
     def fresh_start(self, n: int) -> FightStart:
