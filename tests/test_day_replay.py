@@ -169,3 +169,22 @@ def test_simkit_replay_day():
     assert log.step.max() == run.track_marks["step"][t]
     code, _, err = run_cli(*argv, "--track", "1000", "-n", "1000")
     assert code == 2 and err.count("\n") == 1 and "-n" in err
+
+
+def test_a_positional_run_replays_positionally():
+    """A run on the streams' positional mode (what ``compare`` pairs) is replayed with
+    ``positional=True``; read as a default-mode run its days differ (the dice are not
+    the same), which the comparison must be able to see."""
+    rules = Day(**CASES[0], engine="loop")
+    n = 200
+    res = simkit.simulate(rules, n, 12, keep_outcomes=True, positional=True)
+    frames = replay_tracks(rules, 12, range(n), n, positional=True)
+    for t, frame in enumerate(frames):
+        _same_as_run(rules, frame, res, t)
+    plain = replay_tracks(rules, 12, range(n), n)
+    differs = [
+        t
+        for t, f in enumerate(plain)
+        if any(f.attrs[m] != res.track_marks[m][t] for m in rules.marks)
+    ]
+    assert differs  # (the default mode's draws are not the positional run's)
