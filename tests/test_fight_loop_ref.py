@@ -143,7 +143,7 @@ def test_simkit_replay_prints_the_runs_track():
     log = pd.read_csv(io.StringIO(out))
     assert list(log.columns[:4]) == ["round", "actor", "action", "target"]
     assert (log.action == "dies").sum() == run.track_marks["deaths"][t]
-    code, _, err = run_cli("replay", "day", "--track", "1", "--seed", "1")
-    assert code == 2 and err.count("\n") == 1 and "party" in err
+    code, _, err = run_cli("replay", "dying", "--track", "1", "--seed", "1")
+    assert code == 2 and err.count("\n") == 1 and "party or day" in err
     code, _, err = run_cli("replay", "party", "--track", "-1", "--seed", "1")
     assert code == 2 and "--track" in err

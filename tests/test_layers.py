@@ -125,6 +125,15 @@ MODEL_IMPORTS_ALLOWED = {
         "simkit.models.party",
         "simkit.models.party_ref",
     },
+    # a day's replay re-runs the day's stream with a recorder and plays its fights on the
+    # party's replay
+    "simkit.models.day_replay": {
+        "simkit.models.day",
+        "simkit.models.day_outcomes",
+        "simkit.models.day_plan",
+        "simkit.models.fight_state",
+        "simkit.models.party_replay",
+    },
     "simkit.models.encounter": {"simkit.models.downed"},
     # the day composes the party's fights (its state, its kernel) over a plan
     "simkit.models.day": {

@@ -31,6 +31,7 @@ from __future__ import annotations
 import dataclasses
 import html
 import weakref
+from importlib import import_module
 from typing import Any, ClassVar
 
 import numpy as np
@@ -38,6 +39,9 @@ import numpy as np
 from simkit.core.ambiguity import Ambiguity
 from simkit.core.names import unknown
 from simkit.core.params import ParamError, allowed, check_value, spec, take_declarations
+
+#: The runs whose tracks can be replayed (:meth:`Rules.replay_track`).
+REPLAYABLE = "party and day, run with engine='loop'"
 
 __all__ = ["Rules", "ParamError"]
 
@@ -87,6 +91,10 @@ class Rules:
     presets: ClassVar[dict[str, dict[str, Any]]] = {"seed": {}}
     #: Name of the parameter holding the horizon.
     horizon_param: ClassVar[str] = "max_rounds"
+    #: The function that replays one track of a run (``"module:function"``, called as
+    #: ``function(rules, seed, track, n)``, named so that a model need not import the
+    #: module that replays it), or None: the model has no replay.
+    replay_with: ClassVar[str | None] = None
 
     def __new__(cls, *args: Any, **kwargs: Any):
         # an unknown keyword is a ParamError naming the near parameter (the dataclass
@@ -118,6 +126,15 @@ class Rules:
 
     def init(self, n: int, rng) -> tuple[dict[str, np.ndarray], np.ndarray]:
         raise NotImplementedError
+
+    def replay_track(self, seed: int, track: int, n: int):
+        """Track ``track`` of ``simulate(self, n, seed)`` played again, its log as a frame
+        (:meth:`simkit.core.result.Result.replay`): the model's :attr:`replay_with`
+        called as ``function(self, seed, track, n)`` (ParamError where it has none)."""
+        if not self.replay_with:
+            raise ParamError(f"replay: model {self.name!r} has no replay; replayable: {REPLAYABLE}")
+        module, function = self.replay_with.split(":")
+        return getattr(import_module(module), function)(self, seed, track, n)
 
     def step(self, state: dict[str, np.ndarray], t: int, rng) -> Any:
         raise NotImplementedError

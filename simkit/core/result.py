@@ -577,6 +577,23 @@ class Result:
 
         return percentiles(self, q)
 
+    def replay(self, i: int) -> pd.DataFrame:
+        """Track ``i`` of this run played again from the run's own dice: its log as a
+        frame (the model's :meth:`~simkit.core.model.Rules.replay_track` on this run's
+        ``seed`` and ``n``): a party fight's actions round by round
+        (:func:`simkit.models.party_replay.replay`), or a day's steps, its fights' actions
+        and the PCs' states between steps (:func:`simkit.models.day_replay.replay`). For a
+        run on the streams' default mode from the model's own start (not ``positional``,
+        not ``start=``).
+
+        Raises
+        ------
+        ParamError
+            A model or engine without replay (the party and the day on ``engine="loop"``
+            have one), or ``i`` not a track of the run (0 <= i < n).
+        """
+        return self.model.replay_track(self.seed, i, self.n)
+
     def marks_frame(self, name: str) -> pd.DataFrame:
         """Distribution of a mark: columns ``outcome, value, count, p`` (p over all tracks).
         An unknown mark is a ``KeyError`` listing the model's marks (and the near one meant)."""

@@ -390,6 +390,8 @@ class Day(Rules):
     step of the plan."""
 
     name: ClassVar[str] = "day"
+    #: Replays one track of a loop run (:meth:`~simkit.core.model.Rules.replay_track`).
+    replay_with: ClassVar[str | None] = "simkit.models.day_replay:replay"
     time_unit: ClassVar[str] = "steps"
     outcomes: ClassVar[tuple[str, ...]] = DAY_OUTCOMES
     marks: ClassVar[tuple[str, ...]] = DAY_MARKS
@@ -637,6 +639,7 @@ class Day(Rules):
         positional=False,
         keep_outcomes=False,
         _source=None,
+        _record=None,
     ):
         """One block of days (see the module docstring); the engine's block hook.
 
@@ -645,19 +648,29 @@ class Day(Rules):
         track); ``keep_outcomes``: each track's outcome index and marks (``Tally.outcome_of``,
         ``Tally.marks_of``: a paired ``compare`` pairs the events and means track by track).
         ``_source`` (tests): ``source(mask, prefix)`` giving the random source of the
-        tracks ``mask`` under ``prefix`` (default: the block's streams).
+        tracks ``mask`` under ``prefix`` (default: the block's streams). ``_record`` (a
+        replay, :mod:`simkit.models.day_replay`): ``record(event, t, B, **info)`` is
+        called with ``"start"`` before step 1, ``"step"`` after each step ``t`` and
+        ``"fight"`` as each fight is handed its tracks (``rows``, ``start``, ``keys``); it
+        reads the block, changes nothing and draws nothing (None: no call, no cost); a run
+        with one keeps no observation (``Tally.observed``, which no replay reads).
         """
         n, steps, T = n_tracks, self.steps, len(self.steps)
         first = self.fresh_start(1) if start is None else start  # (fresh: one row, filled)
         src = _source or _streams_source(seed, first_stream, n, bool(positional))
         B = _Block.new(self, first, n, src, prefix)
+        watch = _record is None  # (a replay reads no observation: it skips them)
+        if _record is not None:
+            B.record = _record
+            _record("start", 0, B)
         observed: dict[str, np.ndarray] = {}
         first_fight = True
         for t, step in enumerate(steps, 1):
             active = B.ended < 0
             if not active.any():
                 break
-            self._observe(observed, B.S, active, t - 1, T, isinstance(step, FightStep))
+            if watch:
+                self._observe(observed, B.S, active, t - 1, T, isinstance(step, FightStep))
             before = B.S["dead"].copy()
             if isinstance(step, FightStep):
                 if self.rest_when is not None:
@@ -665,6 +678,8 @@ class Day(Rules):
                 own = first_fight
                 first_fight = False
                 self._fight(B, step, prefix if own else prefix + (t,), start is None and t == 1)
+            elif isinstance(step, RestStep) and not watch:
+                self._rest(B, step, active, t)
             elif isinstance(step, RestStep):
                 was = _rest_fields(B, active)
                 self._rest(B, step, active, t)
@@ -685,6 +700,8 @@ class Day(Rules):
             if self.after_death == "end":
                 ended[still & ~wiped & died] = WITH_DEATHS
             B.end_step[(ended >= 0) & (B.end_step == 0)] = t
+            if _record is not None:
+                _record("step", t, B)
         ended = B.ended
         going = ended < 0
         day_deaths = _row_sum(B.S["dead"] & ~B.dead0)
@@ -776,6 +793,8 @@ class Day(Rules):
             from simkit.models.party_loop import fight_ends  # (numba: only when asked)
 
             keys = B.src(np.ones(len(live), dtype=bool), prefix).track_keys()
+            if B.record is not None:  # (a replay: each track's start and dice key)
+                B.record("fight", -1, B, rows=rows, start=start, keys=keys)
             end = fight_ends(party, keys if every else keys[rows], start)
         else:
             end = _run_rows(party, B.src(live, prefix), start, len(rows))
@@ -1077,6 +1096,7 @@ class _Block:
     tw_wait: np.ndarray  # (n, P, W) int8: short rests before Treat Wounds again (P-11,
     #   AP-18; W = 1, or one counter per medic under treat_immunity=per_healer)
     cause: dict  # CAUSES -> (n,) int64: the day's deaths by cause
+    record: object = None  # a replay's recorder (Day.run_block's _record), or None
 
     @classmethod
     def new(cls, day: Day, first: FightStart, n: int, src, prefix) -> _Block:

@@ -740,6 +740,8 @@ class Party(Rules):
     """A party of PCs against a lineup of monsters; one step = one round of the fight."""
 
     name: ClassVar[str] = "party"
+    #: Replays one track of a loop run (:meth:`~simkit.core.model.Rules.replay_track`).
+    replay_with: ClassVar[str | None] = "simkit.models.party_replay:replay"
     time_unit: ClassVar[str] = "rounds"
     outcomes: ClassVar[tuple[str, ...]] = OUTCOMES
     #: a round's draws follow its plan (:meth:`draw`), never a track's state: variants on

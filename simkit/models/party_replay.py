@@ -30,7 +30,19 @@ from simkit.models import party_ref
 from simkit.models.party import OUTCOMES, Party
 from simkit.rules.dice import Dice
 
-__all__ = ["PICKS", "CounterDice", "LazyRound", "pick_track", "replay", "track_key"]
+__all__ = [
+    "LOG_COLUMNS",
+    "PICKS",
+    "CounterDice",
+    "LazyRound",
+    "check_track",
+    "fight_outcome",
+    "log_frame",
+    "pick_track",
+    "play",
+    "replay",
+    "track_key",
+]
 
 #: The tracks :func:`pick_track` can pick.
 PICKS = ("median", "worst-decile", "first-death")
@@ -132,14 +144,16 @@ def _check(rules) -> Party:
     return rules
 
 
-def play(rules: Party, key63: int, log: list | None = None) -> dict:
+def play(rules: Party, key63: int, log: list | None = None, start: dict | None = None) -> dict:
     """One track of ``rules`` on the reference from its dice key: the track's dict (its
-    outcome, marks and PCs at the end; ``log``, when given, is filled)."""
+    outcome, marks and PCs at the end; ``log``, when given, is filled). ``start``: the
+    track's start (a :meth:`~simkit.models.fight_state.FightStart.row`, as a day hands a
+    fight its state); None: the party's fresh start."""
     rules = _check(rules)
     F = rules.fighters
     dice = CounterDice(key63)
     init = [dice.below(20) + 1 for _ in range(len(F.pcs) + len(F.monsters))]
-    tr = party_ref.new_track(rules, init)
+    tr = party_ref.new_track(rules, init, start)
     if log is not None:
         tr["log"] = log
     code = party_ref.ref_init(rules, tr)
@@ -151,22 +165,61 @@ def play(rules: Party, key63: int, log: list | None = None) -> dict:
     return tr
 
 
-def replay(rules: Party, seed: int, track: int) -> pd.DataFrame:
+#: The columns of a fight's log (:func:`replay`, :func:`log_frame`).
+LOG_COLUMNS: tuple[str, ...] = ("round", "actor", "action", "target", "roll", "bonus", "dc")
+LOG_COLUMNS += ("degree", "damage", "hp", "cond", "dying", "note")
+#: The log's integer columns (nullable: a row without a roll has none).
+INT_COLUMNS = ("roll", "bonus", "dc", "damage", "hp", "dying")
+
+
+def log_frame(log: list, columns=LOG_COLUMNS, ints=INT_COLUMNS) -> pd.DataFrame:
+    """The reference's log rows (dicts) as a frame of ``columns``, the columns ``ints``
+    nullable integers (``Int64``)."""
+    frame = pd.DataFrame(log, columns=list(columns))
+    for c in ints:
+        frame[c] = frame[c].astype("Int64")
+    return frame
+
+
+def fight_outcome(tr: dict) -> str:
+    """How a played track ended: a name of the party's outcomes, or ``unresolved``."""
+    return "unresolved" if tr["code"] < 0 else OUTCOMES[tr["code"]]
+
+
+def check_track(track: int, n: int | None = None) -> int:
+    """``track`` as a track number of a run of ``n`` tracks (ParamError otherwise)."""
+    if isinstance(track, bool) or not isinstance(track, (int, np.integer)) or track < 0:
+        raise ParamError(f"replay: track must be a track number, 0 or more, got {track!r}")
+    if n is not None and track >= n:
+        raise ParamError(f"replay: track must be below the run's n={n}, got {track}")
+    return int(track)
+
+
+def replay(rules: Party, seed: int, track: int, n: int | None = None) -> pd.DataFrame:
     """Track ``track`` of ``simulate(Party(..., engine="loop"), n, seed)`` played again, as
     a frame: one row an action (``round``, ``actor``, ``action``, ``target``, ``roll``,
     ``bonus``, ``dc``, ``degree``, ``damage``, the target's ``hp``, ``cond``, ``dying``,
-    ``note``); ``attrs``: the track's ``outcome``, ``step`` and marks."""
+    ``note``); ``attrs``: the track's ``outcome``, ``step`` and marks. ``n`` (optional:
+    a fight's dice do not depend on it) checks that the track is one of the run's.
+
+    Raises
+    ------
+    ParamError
+        Rules not of the party on ``engine="loop"`` (the kernel draws from block streams:
+        one of its tracks cannot be played again alone), or a track not of the run.
+    """
+    rules = _check(rules)
+    if rules.engine != "loop":
+        raise ParamError(
+            f"replay: a run on engine='loop' only (the kernel's dice are the block's, not the "
+            f"track's), got engine={rules.engine!r}"
+        )
+    track = check_track(track, n)
     log: list = []
     tr = play(rules, track_key(seed, track), log)
-    columns = ["round", "actor", "action", "target", "roll", "bonus", "dc", "degree"]
-    columns += ["damage", "hp", "cond", "dying", "note"]
-    frame = pd.DataFrame(log, columns=columns)
-    for c in ("roll", "bonus", "dc", "damage", "hp", "dying"):
-        frame[c] = frame[c].astype("Int64")
+    frame = log_frame(log)
     frame.attrs.update(
-        outcome="unresolved" if tr["code"] < 0 else OUTCOMES[tr["code"]],
-        step=tr["step"],
-        **{m: tr[m] for m in rules.marks},
+        outcome=fight_outcome(tr), step=tr["step"], **{m: tr[m] for m in rules.marks}
     )
     return frame
 
