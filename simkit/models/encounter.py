@@ -365,6 +365,11 @@ class Encounter(Rules):
         help="run to safety/death, or stop when the healer arrives",
     )
     max_rounds: int = shared("max_rounds")
+    #: How the Monte Carlo plays the encounter: ``kernel`` (the vectorised kernel, the
+    #: default) or ``loop`` (the compiled fight loop of :mod:`simkit.fight`, issue 28: its
+    #: own dice, the same rules; :mod:`simkit.models.encounter_loop`). Not a parameter of
+    #: the command line.
+    engine: str = "kernel"
 
     @classmethod
     def typical_character(cls, level: int) -> dict[str, Any]:
@@ -377,6 +382,14 @@ class Encounter(Rules):
         return {"monster_level": level}
 
     def validate(self) -> None:
+        if self.engine not in ("kernel", "loop"):
+            raise ParamError(f"engine must be 'kernel' or 'loop', got {self.engine!r}")
+        if self.engine == "loop":
+            from simkit.models.encounter_loop import supported
+
+            why = supported(self)
+            if why is not None:
+                raise ParamError(f"engine='loop': {why}")
         if self.hp is not None and self.hp > self.max_hp:
             raise ParamError(
                 f"hp={self.hp} is not allowed: hp must be at most hp_max ({self.max_hp})"
@@ -624,6 +637,10 @@ class Encounter(Rules):
     # -- Monte Carlo kernel ---------------------------------------------------------------
     def init(self, n: int, rng):
         """State arrays of shape (n,) at full HP (or knocked out with ``hp=0``)."""
+        if self.engine == "loop":
+            from simkit.models.encounter_loop import init as loop_init
+
+            return loop_init(self, n, rng)
         start = {
             "hp": (self.start_hp, np.int32),
             "tmp": (self.temp_hp, np.int32),
@@ -666,6 +683,10 @@ class Encounter(Rules):
 
     def step(self, state, t, rng):
         """One round of the active tracks (see the module docstring for the order)."""
+        if self.engine == "loop":
+            from simkit.models.encounter_loop import step as loop_step
+
+            return loop_step(self, state, t, rng)
         S = state
         m = len(S["hp"])
         D = self._draw(rng, m, t=t)
