@@ -718,7 +718,8 @@ class Encounter(Rules):
         if self.enemies and self.end_chance > 0:
             if not fight:
                 S["fight"][:] = False
-            S["fight"] &= D["end_u"] >= self.end_chance
+            if "end_u" in D:  # (not drawn once the fight is over: fight_rounds passed)
+                S["fight"] &= D["end_u"] >= self.end_chance
         self._resolve(S, D, code, fight, t)
         return code
 
