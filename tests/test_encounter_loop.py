@@ -16,7 +16,14 @@ import pytest
 import simkit
 from simkit.core.params import ParamError
 from simkit.models.encounter import Encounter
-from simkit.models.encounter_loop import run
+from simkit.models.encounter_loop import run as _run
+from simkit.models.fight_state import FightStart
+
+
+def run(rules, keys):
+    """The loop's ``out`` of ``keys`` (outcome, end step, marks), fresh."""
+    return _run(rules, keys)[0]
+
 
 #: Configurations over the dying rules, levels, the healer, effects, targeting of a PC at
 #: 0 HP, the end of the fight, ``until="healer"`` and seed 001's long-term checks.
@@ -130,7 +137,7 @@ assert not hasattr(encounter.play_round, "py_func"), "the loop must run uncompil
 from simkit.models.encounter import Encounter
 from simkit.models.encounter_loop import run
 keys = np.arange(1, 41, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-print(json.dumps([run(Encounter(**kw), keys).tolist() for kw in json.loads(sys.argv[1])]))
+print(json.dumps([run(Encounter(**kw), keys)[0].tolist() for kw in json.loads(sys.argv[1])]))
 """
 
 
@@ -168,3 +175,98 @@ def test_the_party_keeps_its_defeat():
     assert tables.build(Party(level=5, engine="loop")).opt[tables.DEFEAT_OFF] == 0
     T, _ = packed(Encounter())
     assert T[T[tables.O_OPT] + tables.DEFEAT_OFF] == 1
+
+
+def _start(rules: Encounter, n: int, **over) -> FightStart:
+    """A one-PC start at ``rules``' own fresh numbers, with ``over`` in place."""
+    over = dict(over)
+    pen = over.pop("check_penalty", rules.check_penalty)
+    cols = dict(
+        hp=rules.start_hp,
+        hp_max=rules.max_hp,
+        hero=rules.hero_points,
+        slots=0,
+        heals=rules.heals,
+        pp=rules.start_pp,
+        wounded=rules.wounded,
+        dead=False,
+        pe=rules.temp_hp,
+        pe_max=rules.temp_hp,
+    )
+    cols.update(over)
+    arrays = {
+        k: np.broadcast_to(np.asarray(v), (n, 1)).copy() if np.ndim(v) < 2 else v
+        for k, v in cols.items()
+    }
+    arrays["check_penalty"] = np.broadcast_to(np.asarray(pen, dtype=np.int32), (n,)).copy()
+    return FightStart(**arrays)
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(level=5, healer_chance=0.2, effect_chance=0.3, temp_hp=8),
+        dict(
+            level=4,
+            dying_rules="seed001",
+            back_in_fight=True,
+            spend="asap",
+            medicine=5,
+            healer_round=3,
+            wounded_rule=False,
+        ),
+    ],
+)
+def test_a_start_at_the_fresh_numbers_is_the_fresh_run(kw):
+    """Track by track on the same dice: a start holding the rules' own numbers plays as the
+    fresh encounter."""
+    rules = Encounter(**kw, engine="loop")
+    n = 5_000
+    fresh = simkit.simulate(rules, n, 4, keep_outcomes=True)
+    given = simkit.simulate(rules, n, 4, start=_start(rules, n), keep_outcomes=True)
+    assert np.array_equal(fresh.track_outcomes, given.track_outcomes)
+    for mark in rules.marks:
+        assert np.array_equal(fresh.track_marks[mark], given.track_marks[mark])
+
+
+def test_a_start_plays_as_the_kernel_at_those_numbers():
+    """Tracks starting wounded at 20 HP and no hero point, half of them at check penalty -2
+    (P-10): each half's outcomes within 5 SE of the kernel's encounter at those numbers."""
+    base = dict(level=5, wounded_rule=True, healer_round=4, medicine=6, effect_chance=0.3)
+    rules = Encounter(**base, engine="loop")
+    n = 40_000
+    pen = np.where(np.arange(n) % 2 == 0, 0, -2).astype(np.int32)
+    start = _start(rules, n, hp=20, hero=0, wounded=1, check_penalty=pen)
+    res = simkit.simulate(rules, n, 5, start=start, keep_outcomes=True)
+    for p in (0, -2):
+        kernel = simkit.simulate(
+            Encounter(**base, hp=20, hero_points=0, wounded=1, check_penalty=p), n // 2, 6
+        ).probabilities
+        got = np.bincount(res.track_outcomes[pen == p], minlength=len(Encounter.outcomes) + 1)
+        for o, name in enumerate(Encounter.outcomes):
+            a, b = kernel[name], got[o] / (n // 2)
+            se = np.sqrt((a * (1 - a) + b * (1 - b)) / (n // 2))
+            assert abs(a - b) <= 5 * max(se, 2 / n), (p, name, a, b)
+
+
+def test_keep_state_hands_an_encounter_on():
+    """A second encounter from the first's end: the dead stay dead (at step 0), the others
+    start where they were left (HP, the healer's heals, hero points spent)."""
+    rules = Encounter(level=5, healer_round=3, hero_points=2, engine="loop")
+    n = 20_000
+    first = simkit.simulate(rules, n, 1, keep_state=True, keep_outcomes=True)
+    end = first.final
+    assert len(end) == n and end.n_pcs == 1
+    dead = first.track_outcomes == Encounter.outcomes.index("dead")
+    assert np.array_equal(end.dead[:, 0], dead)
+    assert (end.hp[dead] == 0).all() and (end.hp[~dead] >= 0).all()
+    assert (end.heals <= rules.heals).all() and (end.heals < rules.heals).any()
+    assert (end.hero[:, 0] == rules.hero_points - first.track_marks["hero_spent"]).all()
+    second = simkit.simulate(rules, n, 2, start=end, keep_outcomes=True)
+    assert (second.track_outcomes[dead] == Encounter.outcomes.index("dead")).all()
+    assert second.probabilities["dead"] > first.probabilities["dead"]
+
+
+def test_the_kernel_still_refuses_a_start():
+    with pytest.raises(ParamError, match="does not start from or hand on a state"):
+        simkit.simulate(Encounter(), 100, 1, keep_state=True)

@@ -34,7 +34,7 @@ import numpy as np
 from simkit.fight import tables as t
 from simkit.fight._jit import njit, prange, scalar
 from simkit.fight.dice import chance, d20
-from simkit.fight.loop import fresh
+from simkit.fight.loop import CARRIED, fresh
 from simkit.fight.phases import dying_turn, first_aid, heal, knock_out, roll, take_damage
 from simkit.fight.state import (
     AREA_LEFT,
@@ -55,6 +55,7 @@ from simkit.fight.state import (
     N_TRK,
     NONLETHAL,
     OUTCOME,
+    PEN_IX,
     PHASE,
     PP,
     STABLE,
@@ -289,26 +290,34 @@ def play_round(S, T, C, r):
 
 
 @scalar
-def start(S, T, C):
-    """Step 0: the PC at its numbers (``hp``, ``pp``, ``wounded``, temporary HP as the
-    stamina the loop's damage takes first), the enemies at 1 HP, the acting order; at
-    ``hp=0`` knocked out before round 1 (dying ``start_dying``, the strikes' DC, first in
-    the order); with no enemy, resolved at once. The outcome if it ends there."""
+def start(S, T, C, given):
+    """Step 0 of a track whose PC is set (``given``: from a start; else fresh, at its
+    numbers: ``hp``, ``pp``, ``wounded``, temporary HP as the stamina the loop's damage
+    takes first): the enemies at 1 HP, the acting order; fresh at ``hp=0``, knocked out
+    before round 1 (dying ``start_dying``, the strikes' DC, first in the order); from a
+    start, dead stays dead (R0-15) and at 0 HP it is stable, knocked out before round 1;
+    with no enemy, resolved at once. The outcome if it ends there."""
     P, M = T[t.H_P], T[t.H_M]
-    fresh(S, T)
-    S[pc(0, HP)] = C[C_START_HP]
-    S[pc(0, PP)] = C[C_START_PP]
-    S[pc(0, WOUNDED)] = C[C_WOUNDED0]
+    if not given:
+        fresh(S, T)
+        S[pc(0, HP)] = C[C_START_HP]
+        S[pc(0, PP)] = C[C_START_PP]
+        S[pc(0, WOUNDED)] = C[C_WOUNDED0]
     for j in range(M):
         S[mon(P, j, MHP)] = t.monn(S, T, j, t.M_HP)
         S[mon(P, j, AREA_LEFT)] = 0
     S[PHASE] = FIGHT
     S[OUTCOME] = -1
-    pc_first = C[C_PC_FIRST] or C[C_START_HP] == 0
+    down = S[pc(0, HP)] == 0
     for a in range(P + M):
-        S[order(P, M, a)] = a if pc_first else (a + 1) % (P + M)
+        S[order(P, M, a)] = a if C[C_PC_FIRST] or down else (a + 1) % (P + M)
     S[ex(T, X_FIGHT)] = 1 if C[C_E] > 0 else 0
-    if C[C_START_HP] == 0:
+    if given and down:
+        if S[pc(0, COND)] == DEAD:
+            S[OUTCOME] = DEAD_OUT
+            return S[OUTCOME]
+        S[ex(T, X_KO)] = 1
+    elif down:
         knock_out(S, T, 0, 0, t.start_dc(S, T), -1, 1)
         if note(S, T, 0):
             return S[OUTCOME]
@@ -317,9 +326,12 @@ def start(S, T, C):
 
 
 @njit(cache=True, parallel=True)
-def run_encounters(keys, T, C, horizon, width, out):
+def run_encounters(keys, T, C, horizon, width, starts, given, pens, out, ends):
     """Every track of a block (``keys``: 63-bit dice keys) from its start to its end or
-    ``horizon``; ``out`` (n, N_OUT) is written (outcome -1: unresolved)."""
+    ``horizon``. ``starts`` (n, 1, len(CARRIED)): the PC's fields at the start when
+    ``given`` (else fresh); ``pens`` (n,) or (1,): each track's check-penalty index into
+    the tables. ``out`` (n, N_OUT) (outcome -1: unresolved) and ``ends`` (n, 1,
+    len(CARRIED)), the PC's fields at the end, are written."""
     n = keys.shape[0]
     chunk = 256
     for c in prange((n + chunk - 1) // chunk):
@@ -327,7 +339,11 @@ def run_encounters(keys, T, C, horizon, width, out):
         for i in range(c * chunk, min(n, (c + 1) * chunk)):
             S[:] = 0
             S[KEY] = keys[i]
-            if start(S, T, C) < 0:
+            S[PEN_IX] = pens[i if pens.shape[0] > 1 else 0]
+            if given:
+                for f in range(len(CARRIED)):
+                    S[pc(0, CARRIED[f])] = starts[i, 0, f]
+            if start(S, T, C, given) < 0:
                 for r in range(1, horizon + 1):
                     S[STEP] = r
                     if play_round(S, T, C, r) >= 0:
@@ -340,3 +356,5 @@ def run_encounters(keys, T, C, horizon, width, out):
             out[i, OUT_HERO] = S[HERO_SPENT]
             out[i, OUT_HEALER] = S[ex(T, X_HEALER)]
             out[i, OUT_HOURS] = S[ex(T, X_HOURS)]
+            for f in range(len(CARRIED)):
+                ends[i, 0, f] = S[pc(0, CARRIED[f])]

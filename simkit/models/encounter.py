@@ -635,12 +635,14 @@ class Encounter(Rules):
         return bool(self.enemies) and (self.fight_rounds is None or t <= self.fight_rounds)
 
     # -- Monte Carlo kernel ---------------------------------------------------------------
-    def init(self, n: int, rng):
-        """State arrays of shape (n,) at full HP (or knocked out with ``hp=0``)."""
+    def init(self, n: int, rng, start=None):
+        """State arrays of shape (n,) at full HP (or knocked out with ``hp=0``); with
+        ``engine="loop"``, a block played from ``start`` (a one-PC
+        :class:`~simkit.models.fight_state.FightStart`) or fresh."""
         if self.engine == "loop":
             from simkit.models.encounter_loop import init as loop_init
 
-            return loop_init(self, n, rng)
+            return loop_init(self, n, rng, start)
         start = {
             "hp": (self.start_hp, np.int32),
             "tmp": (self.temp_hp, np.int32),
@@ -680,6 +682,16 @@ class Encounter(Rules):
                 )
         self._resolve(S, D, code, self.fighting(1), 0)
         return S, code
+
+    @property
+    def carry(self):
+        """What ended tracks hand to a next fight (``keep_state``): with ``engine="loop"``
+        only (the kernel has none, so ``start=``/``keep_state`` are refused)."""
+        if self.engine != "loop":
+            raise AttributeError("carry")
+        from simkit.models.encounter_loop import carry as loop_carry
+
+        return lambda state, rows: loop_carry(self, state, rows)
 
     def step(self, state, t, rng):
         """One round of the active tracks (see the module docstring for the order)."""

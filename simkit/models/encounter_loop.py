@@ -31,10 +31,26 @@ import numpy as np
 from simkit.core.params import ParamError
 from simkit.fight import block, tables
 from simkit.fight import encounter as fe
-from simkit.fight.state import width
+from simkit.fight.loop import CARRIED
+from simkit.fight.state import (
+    COND,
+    DEAD,
+    HEALS,
+    HERO,
+    HP,
+    HP_MAX,
+    PE,
+    PE_MAX,
+    PP,
+    SLOTS,
+    WOUNDED,
+    width,
+)
+from simkit.models import party_loop
+from simkit.models.fight_state import FightStart
 from simkit.rules import dying_systems, hourly, perseverance
 
-__all__ = ["fight_rules", "init", "options", "packed", "run", "step", "supported"]
+__all__ = ["carry", "fight_rules", "init", "options", "packed", "run", "step", "supported"]
 
 
 def supported(rules) -> str | None:
@@ -136,6 +152,7 @@ def fight_rules(rules) -> SimpleNamespace:
         retreat_at=None,
         max_rounds=rules.max_rounds,
         hp=None,
+        n_pcs=1,
         pe_on=rules.temp_hp > 0,
         hourly_on=rules.long_term_on,
     )
@@ -188,39 +205,62 @@ def options(rules) -> np.ndarray:
 
 
 @lru_cache(maxsize=64)
-def packed(rules) -> tuple[np.ndarray, np.ndarray]:
-    """``(T, C)``: the packed tables of ``rules``' fight (no defeat) and its options."""
+def packed(rules, pens: tuple[int, ...] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``(T, C)``: the packed tables of ``rules``' fight (no defeat), for the check
+    penalties ``pens`` (None: the rules' own), and its options."""
     why = supported(rules)
     if why is not None:
         raise ParamError(why)
-    T = tables.build(fight_rules(rules))
+    T = tables.build(fight_rules(rules), pens)
     T.opt[tables.DEFEAT_OFF] = 1
     return tables.pack(T), options(rules)
 
 
-def run(rules, keys: np.ndarray) -> np.ndarray:
-    """Every track of ``keys`` (uint64 dice keys) played to its end or the horizon:
-    ``out`` (n, 8) int32 (outcome, end step, the marks in ``Encounter.marks`` order)."""
-    T, C = packed(rules)
+def run(rules, keys: np.ndarray, start: FightStart | None = None):
+    """Every track of ``keys`` (uint64 dice keys) played from ``start`` (None: fresh) to
+    its end or the horizon: ``(out, ends)``, int32 arrays (n, 8) (outcome, end step, the
+    marks in ``Encounter.marks`` order) and (n, 1, len(CARRIED)) (the PC's fields at the
+    end, :data:`simkit.fight.loop.CARRIED`)."""
+    n = len(keys)
+    zero = np.zeros(1, dtype=np.int32)
+    if start is None:
+        T, C = packed(rules)
+        starts, pen_ix = np.zeros((1, 1, len(CARRIED)), dtype=np.int32), zero
+    else:
+        if start.n_pcs != 1:
+            raise ParamError(f"start must hold tracks of 1 PC, got {start.n_pcs}")
+        if np.any(np.asarray(start.fight) != 0):
+            raise ParamError("start.fight must be 0 (an encounter has one lineup)")
+        pens, pen_ix = np.unique(np.asarray(start.check_penalty), return_inverse=True)
+        T, C = packed(rules, tuple(int(p) for p in pens))
+        starts = party_loop._starts(fight_rules(rules), start)
+        pen_ix = np.ascontiguousarray(pen_ix, dtype=np.int32)
     k63 = (np.asarray(keys, dtype=np.uint64) >> np.uint64(1)).astype(np.int64)
-    out = np.empty((len(k63), fe.N_OUT), dtype=np.int32)
+    out = np.empty((n, fe.N_OUT), dtype=np.int32)
+    ends = np.empty((n, 1, len(CARRIED)), dtype=np.int32)
     P, M = int(T[tables.H_P]), int(T[tables.H_M])
+    args = (k63, T, C, int(rules.horizon), width(P, M) + fe.N_EX, starts, start is not None)
     with np.errstate(over="ignore"):  # (uncompiled: uint64 products wrap by design)
-        block._compiling(
-            fe.run_encounters, k63, T, C, int(rules.horizon), width(P, M) + fe.N_EX, out
-        )
-    return out
+        block._compiling(fe.run_encounters, *args, pen_ix, out, ends)
+    return out, ends
 
 
 def _marks(rules, out: np.ndarray) -> dict[str, np.ndarray]:
     return {name: out[:, 2 + i] for i, name in enumerate(rules.marks)}
 
 
-def init(rules, n: int, rng):
+def init(rules, n: int, rng, start: FightStart | None = None):
     """``(state, codes)`` of a block of ``n`` tracks at step 0 (the engine's ``init``): the
     whole block is played now; :func:`step` hands the engine the rest."""
-    out = run(rules, rng.track_keys())
-    state = {"out": out, **_marks(rules, out)}
+    if start is not None and len(start) != n:
+        raise ParamError(f"start must hold {n} tracks, got {len(start)}")
+    out, ends = run(rules, rng.track_keys(), start)
+    state = {"out": out, "ends": ends, **_marks(rules, out)}
+    state["penalty"] = (
+        np.full(n, rules.check_penalty, dtype=np.int32)
+        if start is None
+        else np.asarray(start.check_penalty, dtype=np.int32)
+    )
     return state, block.step_codes(out, len(rules.outcomes), 0)
 
 
@@ -229,3 +269,27 @@ def step(rules, state, t: int, rng):
     out = state["out"]
     state.update(_marks(rules, out))
     return block.step_codes(out, len(rules.outcomes), t), rules.horizon - t + 1
+
+
+def carry(rules, state, rows_idx: np.ndarray) -> FightStart:
+    """What tracks ``rows_idx`` hand to a next fight (``keep_state``): the PC's HP, hero
+    points, the healer's heals left, PP, wounded, temporary HP left (as stamina, ``pe``),
+    whether it is dead, and the track's check penalty."""
+    ends = state["ends"].take(rows_idx, axis=0)
+
+    def field(f):
+        return np.ascontiguousarray(ends[:, :, CARRIED.index(f)])
+
+    return FightStart.trusted(
+        hp=field(HP),
+        hp_max=field(HP_MAX),
+        hero=field(HERO),
+        slots=field(SLOTS),
+        heals=field(HEALS),
+        pp=field(PP),
+        pe=field(PE),
+        pe_max=field(PE_MAX),
+        wounded=field(WOUNDED),
+        dead=field(COND) == DEAD,
+        check_penalty=state["penalty"].take(rows_idx),
+    )
