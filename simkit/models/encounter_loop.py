@@ -46,8 +46,8 @@ from simkit.fight.state import (
     WOUNDED,
     width,
 )
-from simkit.models import party_loop
 from simkit.models.fight_state import FightStart
+from simkit.models.party_loop import start_fields
 from simkit.rules import dying_systems, hourly, perseverance
 
 __all__ = ["carry", "fight_rules", "init", "options", "packed", "run", "step", "supported"]
@@ -233,7 +233,7 @@ def run(rules, keys: np.ndarray, start: FightStart | None = None):
             raise ParamError("start.fight must be 0 (an encounter has one lineup)")
         pens, pen_ix = np.unique(np.asarray(start.check_penalty), return_inverse=True)
         T, C = packed(rules, tuple(int(p) for p in pens))
-        starts = party_loop._starts(fight_rules(rules), start)
+        starts = start_fields(fight_rules(rules), start)
         pen_ix = np.ascontiguousarray(pen_ix, dtype=np.int32)
     k63 = (np.asarray(keys, dtype=np.uint64) >> np.uint64(1)).astype(np.int64)
     out = np.empty((n, fe.N_OUT), dtype=np.int32)
