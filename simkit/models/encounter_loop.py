@@ -222,19 +222,19 @@ def run(rules, keys: np.ndarray, start: FightStart | None = None):
     marks in ``Encounter.marks`` order) and (n, 1, len(CARRIED)) (the PC's fields at the
     end, :data:`simkit.fight.loop.CARRIED`)."""
     n = len(keys)
-    zero = np.zeros(1, dtype=np.int32)
+    pen_ix: np.ndarray = np.zeros(1, dtype=np.int32)
     if start is None:
         T, C = packed(rules)
-        starts, pen_ix = np.zeros((1, 1, len(CARRIED)), dtype=np.int32), zero
+        starts = np.zeros((1, 1, len(CARRIED)), dtype=np.int32)
     else:
         if start.n_pcs != 1:
             raise ParamError(f"start must hold tracks of 1 PC, got {start.n_pcs}")
         if np.any(np.asarray(start.fight) != 0):
             raise ParamError("start.fight must be 0 (an encounter has one lineup)")
-        pens, pen_ix = np.unique(np.asarray(start.check_penalty), return_inverse=True)
+        pens, at = np.unique(np.asarray(start.check_penalty), return_inverse=True)
         T, C = packed(rules, tuple(int(p) for p in pens))
         starts = start_fields(fight_rules(rules), start)
-        pen_ix = np.ascontiguousarray(pen_ix, dtype=np.int32)
+        pen_ix = np.ascontiguousarray(at, dtype=np.int32)
     k63 = (np.asarray(keys, dtype=np.uint64) >> np.uint64(1)).astype(np.int64)
     out = np.empty((n, fe.N_OUT), dtype=np.int32)
     ends = np.empty((n, 1, len(CARRIED)), dtype=np.int32)
