@@ -93,7 +93,8 @@ Marks (histogrammed at absorption): ``knocked_out`` (0/1), ``ko_round`` (round o
 the first knock-out, 0 if none or before round 1), ``hp`` (HP left), ``hero_spent``,
 ``healer`` (1 if the healer was there), ``hours`` (seed 001 long-term hours). The
 designer's summary and the level sweep are in :mod:`simkit.analysis.encounter_report`;
-the scalar reference of the kernel in :mod:`simkit.models.encounter_ref`.
+the scalar reference of the kernel in :mod:`simkit.models.encounter_ref`. With
+``engine="loop"`` the compiled fight loop plays it (:mod:`simkit.models.encounter_loop`).
 """
 
 from __future__ import annotations
