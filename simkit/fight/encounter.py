@@ -259,6 +259,21 @@ def end_of_round(S, T, C, r):
 
 
 @scalar
+def quiet(S, T, C):
+    """Whether nothing can happen to the PC until the fight ends after ``fight_rounds``:
+    it is stable, no enemy aims at a PC at 0 HP, no healer is to come or able to act on
+    it, it does not get up (R1-05) and the fight has no end chance (a fast-forward: the
+    rounds in between draw nothing that decides anything)."""
+    if S[pc(0, COND)] != STABLE or not S[ex(T, X_FIGHT)] or C[C_FIGHT_ROUNDS] < 0:
+        return False
+    if t.opt(T, t.TARGET_DOWNED) != t.NEVER or C[C_END_EDGE] or C[C_BACK]:
+        return False
+    if S[ex(T, X_HEALER)]:
+        return S[pc(0, HEALS)] == 0
+    return C[C_HEALER_ROUND] < 0 and C[C_HEALER_EDGE] == 0
+
+
+@scalar
 def play_round(S, T, C, r):
     """Round ``r``: the healer's arrival and turn, every turn in the acting order (the PC
     moved by a knock-out, R0-03), the end of the round; the outcome if the track ends."""
@@ -346,6 +361,14 @@ def run_encounters(keys, T, C, horizon, width, starts, given, pens, out, ends):
             if start(S, T, C, given) < 0:
                 for r in range(1, horizon + 1):
                     S[STEP] = r
+                    if quiet(S, T, C):  # to the end of the fight's last round
+                        if C[C_FIGHT_ROUNDS] <= horizon:
+                            S[STEP] = C[C_FIGHT_ROUNDS]
+                            S[ex(T, X_FIGHT)] = 0
+                            resolve(S, T, C)
+                        else:
+                            S[STEP] = horizon
+                        break
                     if play_round(S, T, C, r) >= 0:
                         break
             out[i, OUT_OUTCOME] = S[OUTCOME]
