@@ -267,6 +267,13 @@ def test_keep_state_hands_an_encounter_on():
     assert second.probabilities["dead"] > first.probabilities["dead"]
 
 
+def test_a_start_with_temporary_hp_at_0_hp_is_refused():
+    rules = Encounter(temp_hp=5, engine="loop")
+    start = _start(rules, 10, hp=0)
+    with pytest.raises(ParamError, match="temporary HP"):
+        simkit.simulate(rules, 10, 1, start=start)
+
+
 def test_the_kernel_still_refuses_a_start():
     with pytest.raises(ParamError, match="does not start from or hand on a state"):
         simkit.simulate(Encounter(), 100, 1, keep_state=True)

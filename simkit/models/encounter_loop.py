@@ -17,8 +17,8 @@ healer's. Temporary HP (R0-14) are the stamina points the loop's damage takes fi
 (A1-5's split: the same arithmetic).
 
 What it does not play (a :class:`~simkit.core.params.ParamError`): temporary HP with
-``hp=0`` (the kernel keeps them untouched while the PC is down; the loop's stamina would
-soak hits at 0 HP).
+``hp=0``, fresh or in a start (the kernel keeps them untouched while the PC is down; the
+loop's stamina would soak hits at 0 HP).
 """
 
 from __future__ import annotations
@@ -231,6 +231,8 @@ def run(rules, keys: np.ndarray, start: FightStart | None = None):
             raise ParamError(f"start must hold tracks of 1 PC, got {start.n_pcs}")
         if np.any(np.asarray(start.fight) != 0):
             raise ParamError("start.fight must be 0 (an encounter has one lineup)")
+        if np.any((np.asarray(start.hp) == 0) & (np.asarray(start.pe) > 0)):
+            raise ParamError("start: the loop does not play temporary HP (pe) at 0 HP yet")
         pens, at = np.unique(np.asarray(start.check_penalty), return_inverse=True)
         T, C = packed(rules, tuple(int(p) for p in pens))
         starts = start_fields(fight_rules(rules), start)
