@@ -134,7 +134,12 @@ MODEL_IMPORTS_ALLOWED = {
         "simkit.models.fight_state",
         "simkit.models.party_replay",
     },
-    "simkit.models.encounter": {"simkit.models.downed"},
+    "simkit.models.encounter": {
+        "simkit.models.downed",
+        "simkit.models.encounter_loop",  # the compiled fight loop's glue (engine="loop")
+    },
+    # the encounter on the loop: its starts in the loop's order, as the party's
+    "simkit.models.encounter_loop": {"simkit.models.fight_state", "simkit.models.party_loop"},
     # the day composes the party's fights (its state, its kernel) over a plan
     "simkit.models.day": {
         "simkit.models.party",
@@ -180,7 +185,8 @@ def test_no_model_borrows_a_rule_from_another_model():
                 assert mod in allowed, f"{name} imports {mod}: take the rule from simkit.rules"
     for fight in ("simkit.models.party", "simkit.models.encounter", "simkit.models.party_duel"):
         models = {m for m, _ in _imports(MODULES[fight]) if m.startswith("simkit.models")}
-        assert models <= MODEL_IMPORTS_ALLOWED["simkit.models.party"], (fight, models)
+        loop_glue = {"simkit.models.encounter_loop"}  # (the encounter's, as party_loop)
+        assert models <= MODEL_IMPORTS_ALLOWED["simkit.models.party"] | loop_glue, (fight, models)
 
 
 #: The rules modules that may read the PF2e tables: the fight's declarations (its

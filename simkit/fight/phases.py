@@ -294,8 +294,9 @@ def take_damage(S, T, k, dmg, crit, dc, by):
 @scalar
 def check_defeat(S, T):
     """Every PC at 0 HP while the fight goes on: defeat; ``after_defeat=slain`` kills the
-    downed (AP-9)."""
-    if not fighting(S) or first_with(S, T, UP, UP) >= 0:
+    downed (AP-9). A fight with ``DEFEAT_OFF`` (the encounter's, whose enemies fight on
+    against a PC at 0 HP) has no defeat."""
+    if not fighting(S) or first_with(S, T, UP, UP) >= 0 or t.opt(T, t.DEFEAT_OFF):
         return
     if t.opt(T, t.SLAIN):
         for k in range(T[t.H_P]):

@@ -93,7 +93,8 @@ Marks (histogrammed at absorption): ``knocked_out`` (0/1), ``ko_round`` (round o
 the first knock-out, 0 if none or before round 1), ``hp`` (HP left), ``hero_spent``,
 ``healer`` (1 if the healer was there), ``hours`` (seed 001 long-term hours). The
 designer's summary and the level sweep are in :mod:`simkit.analysis.encounter_report`;
-the scalar reference of the kernel in :mod:`simkit.models.encounter_ref`.
+the scalar reference of the kernel in :mod:`simkit.models.encounter_ref`. With
+``engine="loop"`` the compiled fight loop plays it (:mod:`simkit.models.encounter_loop`).
 """
 
 from __future__ import annotations
@@ -365,6 +366,11 @@ class Encounter(Rules):
         help="run to safety/death, or stop when the healer arrives",
     )
     max_rounds: int = shared("max_rounds")
+    #: How the Monte Carlo plays the encounter: ``kernel`` (the vectorised kernel, the
+    #: default) or ``loop`` (the compiled fight loop of :mod:`simkit.fight`, issue 28: its
+    #: own dice, the same rules; :mod:`simkit.models.encounter_loop`). Not a parameter of
+    #: the command line.
+    engine: str = "kernel"
 
     @classmethod
     def typical_character(cls, level: int) -> dict[str, Any]:
@@ -377,6 +383,14 @@ class Encounter(Rules):
         return {"monster_level": level}
 
     def validate(self) -> None:
+        if self.engine not in ("kernel", "loop"):
+            raise ParamError(f"engine must be 'kernel' or 'loop', got {self.engine!r}")
+        if self.engine == "loop":
+            from simkit.models.encounter_loop import supported
+
+            why = supported(self)
+            if why is not None:
+                raise ParamError(f"engine='loop': {why}")
         if self.hp is not None and self.hp > self.max_hp:
             raise ParamError(
                 f"hp={self.hp} is not allowed: hp must be at most hp_max ({self.max_hp})"
@@ -622,8 +636,14 @@ class Encounter(Rules):
         return bool(self.enemies) and (self.fight_rounds is None or t <= self.fight_rounds)
 
     # -- Monte Carlo kernel ---------------------------------------------------------------
-    def init(self, n: int, rng):
-        """State arrays of shape (n,) at full HP (or knocked out with ``hp=0``)."""
+    def init(self, n: int, rng, start=None):
+        """State arrays of shape (n,) at full HP (or knocked out with ``hp=0``); with
+        ``engine="loop"``, a block played from ``start`` (a one-PC
+        :class:`~simkit.models.fight_state.FightStart`) or fresh."""
+        if self.engine == "loop":
+            from simkit.models.encounter_loop import init as loop_init
+
+            return loop_init(self, n, rng, start)
         start = {
             "hp": (self.start_hp, np.int32),
             "tmp": (self.temp_hp, np.int32),
@@ -664,8 +684,22 @@ class Encounter(Rules):
         self._resolve(S, D, code, self.fighting(1), 0)
         return S, code
 
+    @property
+    def carry(self):
+        """What ended tracks hand to a next fight (``keep_state``): with ``engine="loop"``
+        only (the kernel has none, so ``start=``/``keep_state`` are refused)."""
+        if self.engine != "loop":
+            raise AttributeError("carry")
+        from simkit.models.encounter_loop import carry as loop_carry
+
+        return lambda state, rows: loop_carry(self, state, rows)
+
     def step(self, state, t, rng):
         """One round of the active tracks (see the module docstring for the order)."""
+        if self.engine == "loop":
+            from simkit.models.encounter_loop import step as loop_step
+
+            return loop_step(self, state, t, rng)
         S = state
         m = len(S["hp"])
         D = self._draw(rng, m, t=t)
@@ -697,7 +731,8 @@ class Encounter(Rules):
         if self.enemies and self.end_chance > 0:
             if not fight:
                 S["fight"][:] = False
-            S["fight"] &= D["end_u"] >= self.end_chance
+            if "end_u" in D:  # (not drawn once the fight is over: fight_rounds passed)
+                S["fight"] &= D["end_u"] >= self.end_chance
         self._resolve(S, D, code, fight, t)
         return code
 

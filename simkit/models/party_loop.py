@@ -49,7 +49,7 @@ from simkit.fight.state import (
 from simkit.models.fight_state import FightStart
 from simkit.rules.massive_damage import is_massive
 
-__all__ = ["carry", "init", "packed", "step"]
+__all__ = ["carry", "init", "packed", "start_fields", "step"]
 
 
 @lru_cache(maxsize=64)
@@ -203,3 +203,11 @@ def fight_ends(rules, keys: np.ndarray, start: FightStart | None) -> dict[str, n
     for cause in ("deaths_in_fight", "deaths_after_defeat", "deaths_after_fight"):
         res[cause] = marks[cause].astype(np.int64)
     return res
+
+
+def start_fields(rules, start: FightStart) -> np.ndarray:
+    """The PCs' fields of ``start`` in the loop's order (:data:`CARRIED`), as a block of
+    ``rules`` starts from them: the party's, and the encounter's on the loop
+    (:mod:`simkit.models.encounter_loop`; ``rules`` read by its ``n_pcs``, ``heal_below``,
+    ``checks`` and ``level``)."""
+    return _starts(rules, start)
