@@ -21,8 +21,8 @@ def kernel_vs_ref(model: Party, n: int, seed: int, state=None) -> np.ndarray:
     """Run the kernel on ``n`` tracks with recorded draws (compacting like the engine) and
     replay every track through the scalar reference: same outcome, marks and HP each round.
     ``state``: a FightStart both begin from (row by row). Returns each track's outcome index
-    (-1: unresolved). The kernel's draws: ``model`` is played with ``engine="kernel"``
-    (the loop is held to the same reference in tests/test_fight_loop_ref.py)."""
+    (-1: unresolved). The kernel's draws: ``model`` is played with ``engine="kernel"``;
+    then the loop (the default engine) on its own dice, :func:`loop_vs_ref`."""
     model = replace(model, engine="kernel")
     plan = [(name, kind) for name, kind, _ in model.plan]
     rows = iter(range(n))  # (replay starts the tracks in order)
@@ -49,6 +49,7 @@ def kernel_vs_ref(model: Party, n: int, seed: int, state=None) -> np.ndarray:
     got = replay(model, n, seed, start=start, step=step, check=same_hp, state=state)
     causes = sum(got.marks[name] for name in DEATH_CAUSES)  # (every track, ended or not)
     assert (causes == got.marks["deaths"]).all(), ("deaths by cause", causes, got.marks["deaths"])
+    loop_vs_ref(model, n, seed, state=state)  # (the default engine, on its own dice)
     return got.outcome
 
 
@@ -202,6 +203,41 @@ def _case(params: dict, c: int, n: int) -> tuple[Party, FightStart | None]:
     if given:
         return r, _random_start(r, n, 100 + c)
     return r, (_mixed_start(r, n, c) if several else None)
+
+
+def loop_vs_ref(model: Party, n: int, seed: int, state=None) -> None:
+    """Play ``n`` tracks on the compiled loop (``engine="loop"``, from ``state`` when given)
+    and each again on the scalar reference from its dice key (the loop's dice contract,
+    :mod:`simkit.models.party_replay`): the same outcome, end step, marks and end fields."""
+    from simkit.fight.loop import CARRIED, OUT_MARK0, OUT_OUTCOME, OUT_STEP
+    from simkit.fight.state import COND, HEALS, HERO, HP, MARKS, PP, SLOTS, WOUNDED
+    from simkit.models import party_loop
+    from simkit.models.party_replay import play
+
+    rules = replace(model, engine="loop")
+    keys = (np.arange(1, n + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)) ^ np.uint64(seed)
+    out, ends = party_loop._run(rules, keys, state)
+    fields = [CARRIED.index(f) for f in (HP, COND, HERO, SLOTS, HEALS, WOUNDED, PP)]
+    cond_code = {"up": 0, "dying": 1, "stable": 2, "dead": 3}
+    for t in range(n):
+        tr = play(rules, int(keys[t]) >> 1, start=None if state is None else state.row(t))
+        ref = (
+            tr["code"],
+            tr["step"],
+            [tr[m] for m in MARKS],
+            [
+                (p["hp"], cond_code[p["cond"]], p["hero"], p["slots"], p["heals"], p["wounded"],
+                 p["pp"])
+                for p in tr["pcs"]
+            ],
+        )  # fmt: skip
+        loop = (
+            int(out[t, OUT_OUTCOME]),
+            int(out[t, OUT_STEP]),
+            [int(v) for v in out[t, OUT_MARK0:]],
+            [tuple(int(ends[t, k, f]) for f in fields) for k in range(rules.n_pcs)],
+        )
+        assert loop == ref, (model, t, loop, ref)
 
 
 def _check_case(params: dict, c: int, n: int, seed: int) -> None:

@@ -126,8 +126,10 @@ class LazyRound(dict):
         for k, p in enumerate(F.pcs):
             texts.update({f"dmg{k}": p.damage, f"area{k}": p.area})
             texts.update({f"cantrip{k}": p.cantrip, f"heal{k}": p.heal})
-        for j, mo in enumerate(F.monsters):
-            texts.update({f"mdmg{j}": mo.damage, f"marea{j}": mo.area})
+        for f, lu in enumerate(rules.lineup_rules):  # each lineup's monsters' dice, by draw
+            for j, mo in enumerate(lu.fighters.monsters):
+                texts[rules.monster_draw("mdmg", f, j)] = mo.damage
+                texts[rules.monster_draw("marea", f, j)] = mo.area
         self.kinds = {name: (kind, len(shape)) for name, kind, shape in rules.plan}
         self.texts, self.dice = texts, dice
 
@@ -149,10 +151,11 @@ def play(rules: Party, key63: int, log: list | None = None, start: dict | None =
     outcome, marks and PCs at the end; ``log``, when given, is filled). ``start``: the
     track's start (a :meth:`~simkit.models.fight_state.FightStart.row`, as a day hands a
     fight its state); None: the party's fresh start."""
-    rules = _check(rules)
-    F = rules.fighters
+    if not isinstance(rules, Party):
+        raise ParamError(f"replay: a party fight only, got model {getattr(rules, 'name', rules)!r}")
     dice = CounterDice(key63)
-    init = [dice.below(20) + 1 for _ in range(len(F.pcs) + len(F.monsters))]
+    # every combatant's initiative d20, an absent monster's slot too (several lineups)
+    init = [dice.below(20) + 1 for _ in range(rules.n_pcs + rules.n_slots)]
     tr = party_ref.new_track(rules, init, start)
     if log is not None:
         tr["log"] = log
