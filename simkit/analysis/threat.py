@@ -217,6 +217,10 @@ def _check_measured(model, n, template) -> str:
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= 10**8:
         raise ValueError(f"n must be an integer in [1, 100000000] fights per run, got {n!r}")
     template = model.lineup if template is None else template
+    if template == "bestiary":  # real creatures (AP-19): against the benchmarks of their template
+        from simkit.rules.pf2e import bestiary
+
+        template = bestiary.TEMPLATE
     if template not in pf2e_budget.LINEUPS:
         raise ValueError(
             f"template must be one of {', '.join(pf2e_budget.LINEUPS)}; got {template!r}"

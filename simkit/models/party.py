@@ -152,7 +152,7 @@ from simkit.rules.dice import dice_draw, dice_values
 from simkit.rules.dying_damage import WOUNDED_ADDS
 from simkit.rules.hero_points import HERO_KNOCKOUT, HERO_POLICY
 from simkit.rules.parameters import shared
-from simkit.rules.pf2e import budget, creatures, pcs
+from simkit.rules.pf2e import bestiary, budget, creatures, pcs
 from simkit.rules.rest import PE_DAMAGE, split_damage
 from simkit.rules.strike import BASIC_X2, STRIKE_MULT, map_penalty, pc_map, roll_table, strike_ac
 
@@ -209,6 +209,9 @@ def _combatants(
         levels = tuple(lvl for lvl, _ in given)  # (the text: the creatures' names and notes)
         lu = budget.explicit_lineup(levels, level, len(members), explicit, edition)
         values = [v for _, v in given]
+    elif template == bestiary.NAME:  # real creatures, drawn per track (AP-19)
+        lu, drawn = bestiary.lineup(xp, level, len(members), edition)
+        values = list(drawn)
     else:
         lu = budget.lineup(template, xp, level, len(members), edition)
         values = [{} for _ in lu.levels]
@@ -810,8 +813,10 @@ class Party(Rules):
     lineup: str = param(
         "boss",
         kind="choice",
-        choices=budget.LINEUPS,
-        help="how the budget becomes monsters: boss, boss_and_minions, pack",
+        choices=(*budget.LINEUPS, bestiary.NAME),
+        rule="AP-19",
+        help="how the budget becomes monsters: boss, boss_and_minions, pack (benchmark "
+        "creatures), or bestiary (the boss's level, a real bundled creature drawn per track)",
     )
     monsters: str | None = param(
         None,
@@ -968,6 +973,8 @@ class Party(Rules):
                 raise ParamError(f"engine='loop': {why}")
         if self.monsters is not None and self.xp_budget is not None:
             raise ParamError("monsters and xp_budget are exclusive: give one of them")
+        if bestiary.applies(self):
+            self.lineup_rules  # a level without a bundled creature: a ParamError (AP-19)
         if self.hp is not None:
             over = [
                 (name, pc.hp)
@@ -1035,6 +1042,11 @@ class Party(Rules):
                 one = dataclasses.replace(base, **given)
             except ParamError as exc:
                 raise ParamError(f"lineups[{f}]: {exc}") from None
+            if bestiary.applies(one):
+                raise ParamError(
+                    f"lineups[{f}]: lineup={bestiary.NAME} draws its own lineups; give "
+                    f"{', '.join(budget.LINEUPS)} or monsters"
+                )
             items.append(tuple((name, getattr(one, name)) for name in LINEUP_PARAMS))
         first = dataclasses.replace(base, **dict(items[0]))
         return dataclasses.replace(first, lineups=tuple(items))
@@ -1048,7 +1060,7 @@ class Party(Rules):
     @property
     def n_fights(self) -> int:
         """How many lineups (fight indices) the rules hold."""
-        return max(1, len(self.lineups))
+        return len(self.lineup_rules)
 
     @property
     def n_slots(self) -> int:
@@ -1121,6 +1133,8 @@ class Party(Rules):
         loaded creature (AP-12..AP-15). Where the budget misbehaves, its warnings are
         ``self.fighters.lineup.warnings`` (:attr:`simkit.rules.pf2e.budget.Lineup.warnings`)."""
         text = self.fighters.lineup.describe(notes)
+        if bestiary.applies(self):
+            text += "; " + bestiary.note(self.fighters.lineup.levels)
         if self.monsters is not None and "(" in self.monsters:
             text += f"; given: {self.monsters}"
         return text
@@ -1365,7 +1379,10 @@ class Party(Rules):
         given = start is not None
         if start is None:  # the fresh start's one validated row, filled into every track
             one = _fresh_row(self)
+            drawn = bestiary.track_fights(self, rng)  # (AP-19; None: fight 0)
             per_track = {"check_penalty": self.check_penalty, "fight": 0}
+            if drawn is not None:
+                per_track["fight"] = drawn
 
             def col(name, dtype):
                 out = np.empty((n,) if name in per_track else (n, P), dtype=dtype)
@@ -1448,7 +1465,7 @@ class Party(Rules):
                 i,
                 k,
                 np.zeros(len(i), dtype=bool),
-                np.full(len(i), self.start_dc, dtype=np.int16),
+                np.repeat(L.start_dc.take(fight), P).astype(np.int16),
                 None,
                 move=False,
                 start=self.start_dying,
@@ -1972,7 +1989,7 @@ class Party(Rules):
 @lru_cache(maxsize=256)
 def _lineup_rules(rules: Party) -> tuple[Party, ...]:
     if not rules.lineups:
-        return (rules,)
+        return bestiary.lineup_rules(rules) if bestiary.applies(rules) else (rules,)
     base = dataclasses.replace(rules, lineups=())
     return tuple(dataclasses.replace(base, **dict(items)) for items in rules.lineups)
 
