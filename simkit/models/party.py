@@ -152,7 +152,7 @@ from simkit.rules.dice import dice_draw, dice_values
 from simkit.rules.dying_damage import WOUNDED_ADDS
 from simkit.rules.hero_points import HERO_KNOCKOUT, HERO_POLICY
 from simkit.rules.parameters import shared
-from simkit.rules.pf2e import bestiary, budget, creatures, pcs
+from simkit.rules.pf2e import area_census, bestiary, budget, creatures, pcs
 from simkit.rules.rest import PE_DAMAGE, split_damage
 from simkit.rules.strike import BASIC_X2, STRIKE_MULT, map_penalty, pc_map, roll_table, strike_ac
 
@@ -891,14 +891,24 @@ class Party(Rules):
         help="first aid as a PF2e check: a natural 20 / 1 moves its degree one step "
         "(false: only the total counts, as A1-6)",
     )
-    area_chance: float = param(
-        0.2,
+    area_chance: float | None = param(
+        None,
         kind="float",
         lo=0.0,
         hi=1.0,
-        help="per monster turn: chance of its limited-use area effect",
+        optional=True,
+        rule="AP-20",
+        help="per monster turn: chance of its area effect while it has uses (none: "
+        "calibrated on the bundled bestiary, by the creature's level band, docs/threat.md)",
     )
-    area_uses: int = param(1, kind="int", lo=0, hi=10, help="area effects each monster can use")
+    area_uses: int = param(
+        area_census.AREA_USES,
+        kind="int",
+        lo=0,
+        hi=10,
+        rule="AP-20",
+        help="area effects each monster can use in a fight (10: no limit, as a recharge)",
+    )
     pc_target: str = param(
         "focus",
         kind="choice",
@@ -1281,9 +1291,13 @@ class Party(Rules):
     @property
     def area_chance_of(self) -> tuple[float, ...]:
         """Each monster's chance a turn of its area effect (its own, AP-15, else
-        ``area_chance``)."""
+        ``area_chance``, else calibrated on the bundled bestiary, AP-20)."""
         return tuple(
-            self.area_chance if mo.area_chance is None else mo.area_chance
+            mo.area_chance
+            if mo.area_chance is not None
+            else self.area_chance
+            if self.area_chance is not None
+            else area_census.default_chance(mo.level, own_area=mo.area_uses is not None)
             for mo in self.fighters.monsters
         )
 
