@@ -719,7 +719,7 @@ def test_calibrating_a_budget_finds_the_step_and_names_the_lineups():
     from simkit.analysis.design import calibrate
     from simkit.testing import run_cli
 
-    base = Party(level=5)
+    base = Party(level=5, area_chance=0.2, area_uses=1)  # the benchmark before AP-20
     cal = calibrate(base, "10%", "xp_budget", outcome="any_death", lo=60, hi=160, n=4000, rng=2)
     # a level-7 boss (80 XP) for budgets 80..119, a level-8 boss (120 XP) from 120
     assert (cal.value, cal.bracket) == (119, (119, 120))
@@ -729,6 +729,7 @@ def test_calibrating_a_budget_finds_the_step_and_names_the_lineups():
     code, out, err = run_cli(
         "calibrate", "party", "--target", "any_death=10%", "--vary", "xp_budget",
         "--range", "60..160", "-n", "4000", "--seed", "2", "--set", "level=5",
+        "--set", "area_chance=0.2", "--set", "area_uses=1",
     )  # fmt: skip
     assert code == 0, err
     assert "xp_budget=119: boss: 1 x level 7" in err and "xp_budget=120: boss: 1 x level 8" in err

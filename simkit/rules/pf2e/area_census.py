@@ -14,7 +14,7 @@ for every creature: the bundled creatures say most creatures have none. Their co
   :func:`census` to it);
 - :func:`default_chance`: a benchmark monster's chance a turn (``area_chance`` none) is
   the share of the band's creatures whose area the fight plays, times
-  :data:`RECHARGE_CHANCE` (2/7, the 1d4 recharge of 11 of the 13 played areas; AP-15):
+  :data:`RECHARGE_CHANCE` (2/7, the 1d4 recharge of 10 of the 12 played areas; AP-15):
   the bestiary's mean area uses per creature turn in that band; its uses are
   :data:`AREA_USES` (no limit within a fight, as a recharge). A monster that has its own
   area uses (a loaded creature, ``7(area_uses=1)``) but no chance of its own uses
@@ -22,7 +22,7 @@ for every creature: the bundled creatures say most creatures have none. Their co
 
 The benchmark's area dice (GM Core table 2-12, limited use) and DC (table 2-11, High)
 already match the bundled areas (:func:`area_vs_tables`: the same DC for 10 of the 12
-played areas, +1 and +2 for the others; the dice's mean 0.84 to 1.14 times the table's),
+played areas, +1 and +2 for the others; the dice's mean 0.8 to 1.5 times the table's),
 so they are unchanged. ``docs/threat.md`` shows the counts.
 """
 
