@@ -133,4 +133,4 @@ def test_cli_sets_the_bestiary_lineup():
         "run", "party", "--set", "lineup=bestiary", "--set", "level=5", "-n", 2000
     )
     assert code == 0, err
-    assert "medusa" in out and "bestiary" in out
+    assert "medusa" in err and "bestiary" in err  # the lineup's line (stderr)

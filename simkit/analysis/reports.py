@@ -647,7 +647,8 @@ def _day_survival(n: int) -> Report:
         ax,
         "A level-5 party's day (fighter, rogue, cleric, wizard), step by step:\n"
         "seed 000's dying rules vs the published ones (pf2e-core), each with its own rest\n"
-        "(pf2e: a short rest is Treat Wounds until healed, an hour at most, AP-18)",
+        "(pf2e: a short rest is Treat Wounds until healed, an hour at most, AP-18;\n"
+        "each fight a moderate boss: the benchmark creature, area effect AP-20)",
     )
     fig.tight_layout()
     return Report("day_survival", {"": df}, fig, [ax])
@@ -657,7 +658,7 @@ def _party_threat_by_level(n: int) -> Report:
     """``party_threat_by_level``: P(a PC dies) and P(defeat) by threat x level x rules."""
     from simkit.analysis.party_report import threat_by_level, threat_by_level_figure
 
-    df = threat_by_level(n=n, rng=SEED)
+    df = threat_by_level(n=n, rng=SEED, bestiary=("moderate",))
     fig, axes = threat_by_level_figure(df)
     return Report("party_threat_by_level", {"": df}, fig, axes)
 

@@ -710,7 +710,9 @@ def budget_audit_figure(df: pd.DataFrame):
     fig.suptitle(
         "The encounter budget audited by simulation: the default party (fighter, rogue, cleric, "
         f"wizard; seed000) by threat, level and lineup; bands calibrated on the boss benchmarks "
-        f"of each level (n = {n:,} fights a point)",
+        f"of each level (n = {n:,} fights a point)\nmonsters: the benchmark creature of each "
+        "level (GM Core's tables, area effect calibrated on the bundled bestiary, AP-20); right: "
+        "each bundled creature alone",
         fontsize="medium",
     )
     return fig, [*line_axes, heat, solo_ax], sentences

@@ -507,6 +507,11 @@ class Day(Rules):
                 "dying= is not in the day yet: the care of a PC knocked out by a fall or a "
                 "Treat Wounds still runs on the kernel's own tracks (give it to party)"
             )
+        if getattr(self, "lineup", None) == "bestiary":  # AP-19: the party model only
+            raise ParamError(
+                "lineup=bestiary is not allowed in the day model yet (real creatures are "
+                "drawn by the party model only); give boss, boss_and_minions or pack"
+            )
         if self.short_rest_minutes % 10:
             raise ParamError(
                 f"short_rest_minutes={self.short_rest_minutes!r} is not allowed: "

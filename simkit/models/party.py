@@ -1394,7 +1394,7 @@ class Party(Rules):
         if start is None:  # the fresh start's one validated row, filled into every track
             one = _fresh_row(self)
             drawn = bestiary.track_fights(self, rng)  # (AP-19; None: fight 0)
-            per_track = {"check_penalty": self.check_penalty, "fight": 0}
+            per_track: dict[str, object] = {"check_penalty": self.check_penalty, "fight": 0}
             if drawn is not None:
                 per_track["fight"] = drawn
 
