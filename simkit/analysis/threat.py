@@ -709,10 +709,10 @@ def budget_audit_figure(df: pd.DataFrame):
     bar.set_label("threat steps from budgeted to measured by P(a PC dies) (red: deadlier)")
     fig.suptitle(
         "The encounter budget audited by simulation: the default party (fighter, rogue, cleric, "
-        f"wizard; seed000) by threat, level and lineup; bands calibrated on the boss benchmarks "
-        f"of each level (n = {n:,} fights a point)\nmonsters: the benchmark creature of each "
+        "wizard; seed000) by threat, level and lineup\nmonsters: the benchmark creature of each "
         "level (GM Core's tables, area effect calibrated on the bundled bestiary, AP-20); right: "
-        "each bundled creature alone",
+        "each bundled creature alone; bands calibrated on the boss benchmarks of each level "
+        f"(n = {n:,} fights a point)",
         fontsize="medium",
     )
     return fig, [*line_axes, heat, solo_ax], sentences
