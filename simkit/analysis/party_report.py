@@ -362,6 +362,16 @@ def bestiary_sweep(n, rng, levels, threats, rules, **sweep_options) -> pd.DataFr
     return out
 
 
+def _real_caption(real: pd.DataFrame, df: pd.DataFrame) -> str:
+    """The caption's words on the real creatures' line: what it is, and where it stops
+    (a boss above level 21 has no bundled creature, AP-19)."""
+    text = ";\nblack dotted: a real bundled creature of the moderate boss's level (lineup=bestiary)"
+    shown, every = sorted(set(real["level"])), sorted(set(df["level"]))
+    if shown != every:
+        text += f", party levels {shown[0]}-{shown[-1]} (the bundled creatures reach level 21)"
+    return text
+
+
 def _defeat_note(df: pd.DataFrame) -> str:
     """A panel's note when its dashed P(defeat) runs on its solid P(a PC dies) (at most 2
     points apart at four in five of its levels and threats): nearly every death there
@@ -542,11 +552,7 @@ def threat_by_level_figure(df: pd.DataFrame, bars_threat: str = "severe"):
     fig.suptitle(
         "party of four (fighter, rogue, cleric, wizard) vs a boss, by PF2e threat and level\n"
         + MONSTERS_CAPTION
-        + (
-            "; black dotted: a real bundled creature of the boss's level (lineup=bestiary)"
-            if len(real)
-            else ""
-        ),
+        + (_real_caption(real, df) if len(real) else ""),
         fontsize="medium",
     )
     from matplotlib.ticker import MaxNLocator
