@@ -411,9 +411,15 @@ def defaults_report(name: str, n: int) -> Report:
         staged = " (" + stage + ")" if surv["stage"].nunique() > 1 else ""
         unit = str(d["time_unit"].iloc[0])
         _title(axs[1], f"by {unit.removesuffix('s')}{staged}, until 99.9% of the tracks have ended")
+    monsters = (  # which monsters a fight's report assumes (AP-19, AP-20)
+        "\nmonsters: the benchmark creature of its level (GM Core's tables, area effect "
+        "calibrated on the bundled bestiary, AP-20)"
+        if name == "party"
+        else ""
+    )
     fig.suptitle(
         f"{name} at its defaults: {defaults_text(cls, values=paired)}"
-        f"{_certain_text(df, surv, stage)}",
+        f"{monsters}{_certain_text(df, surv, stage)}",
         fontsize="medium",
     )
     return Report(f"{name}_defaults", {"": df, "_survival": surv}, fig, axs)
