@@ -134,3 +134,20 @@ def test_cli_sets_the_bestiary_lineup():
     )
     assert code == 0, err
     assert "medusa" in err and "bestiary" in err  # the lineup's line (stderr)
+
+
+@pytest.mark.parametrize("kw", [dict(level=5), dict(level=3, threat="severe", rules="pf2e-core")])
+def test_a_replayed_bestiary_track_is_the_runs_track(kw):
+    """A replay (party_replay.replay) draws the track's creature from its key as the run did:
+    its outcome and marks are those the run counted (300 tracks, both creatures met)."""
+    from simkit.models.party_replay import replay
+
+    rules = Party(**kw, lineup="bestiary", engine="loop")
+    n = 300
+    res = simulate(rules, n, 17, keep_outcomes=True)
+    assert len(rules.lineup_rules) == 2  # two creatures of the level
+    for t in range(n):
+        frame = replay(rules, 17, t)
+        assert frame.attrs["outcome"] == res.outcomes[res.track_outcomes[t]], t
+        for m in rules.marks:
+            assert frame.attrs[m] == res.track_marks[m][t], (t, m)
