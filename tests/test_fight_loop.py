@@ -91,6 +91,11 @@ def _kernel() -> dict:
     return json.loads((Path(__file__).parent / "data" / "kernel_0.3.json").read_text())
 
 
+#: The benchmark's area effect when those figures were made (before AP-20's calibrated
+#: default): the loop plays the same fights with it.
+KERNEL_AREA = {"area_chance": 0.2, "area_uses": 1}
+
+
 def _differ(want: dict, res, n: int, marks, k: float = 5.0) -> list[str]:
     """What differs by more than ``k`` standard errors between the kernel's figures
     ``want`` (its ``n``) and ``res`` (``n`` tracks): every outcome, every event and every
@@ -118,7 +123,7 @@ def _agree(i: int, n: int, seed: int) -> list[str]:
     """Configuration ``i`` on the loop (``n`` tracks) against the kernel's figures."""
     want = _kernel()["party"][i]
     assert want["config"] == CONFIGS[i]
-    res = simkit.simulate(Party(**CONFIGS[i]), n, seed)
+    res = simkit.simulate(Party(**{**KERNEL_AREA, **CONFIGS[i]}), n, seed)
     return _differ(want, res, n, [m for m in Party.marks if m != "dead_mask"])
 
 
@@ -311,7 +316,7 @@ def test_the_day_on_the_loop_agrees_with_the_day_on_the_kernel(i):
     want = _kernel()["day"][i]
     assert want["config"] == DAY_PLANS[i]
     n = 20_000
-    res = simkit.simulate(Day(**DAY_PLANS[i]), n, 6)
+    res = simkit.simulate(Day(**{**KERNEL_AREA, **DAY_PLANS[i]}), n, 6)
     assert _differ(want, res, n, ["deaths"]) == []
 
 

@@ -719,7 +719,7 @@ def test_calibrating_a_budget_finds_the_step_and_names_the_lineups():
     from simkit.analysis.design import calibrate
     from simkit.testing import run_cli
 
-    base = Party(level=5)
+    base = Party(level=5, area_chance=0.2, area_uses=1)  # the benchmark before AP-20
     cal = calibrate(base, "10%", "xp_budget", outcome="any_death", lo=60, hi=160, n=4000, rng=2)
     # a level-7 boss (80 XP) for budgets 80..119, a level-8 boss (120 XP) from 120
     assert (cal.value, cal.bracket) == (119, (119, 120))
@@ -729,6 +729,7 @@ def test_calibrating_a_budget_finds_the_step_and_names_the_lineups():
     code, out, err = run_cli(
         "calibrate", "party", "--target", "any_death=10%", "--vary", "xp_budget",
         "--range", "60..160", "-n", "4000", "--seed", "2", "--set", "level=5",
+        "--set", "area_chance=0.2", "--set", "area_uses=1",
     )  # fmt: skip
     assert code == 0, err
     assert "xp_budget=119: boss: 1 x level 7" in err and "xp_budget=120: boss: 1 x level 8" in err
@@ -850,7 +851,10 @@ def test_stamina_counts_pinned_for_the_other_dying_systems():
     seed001 with pe_damage=hp_only), pinned on the compiled loop's dice (0.4.0)."""
     got = {}
     for rules, extra in (("seed000", {}), ("pf2e-core", {}), ("seed001", {"pe_damage": "hp_only"})):
-        res = simkit.simulate(Party(level=5, threat="severe", rules=rules, **extra), 20_000, 1)
+        old = {"area_chance": 0.2, "area_uses": 1}  # the benchmark's area before AP-20
+        res = simkit.simulate(
+            Party(level=5, threat="severe", rules=rules, **old, **extra), 20_000, 1
+        )
         got[rules] = int(res.event_count("any_death"))
     assert got == {"seed000": 4224, "pf2e-core": 4373, "seed001": 8938}
 

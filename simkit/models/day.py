@@ -507,6 +507,11 @@ class Day(Rules):
                 "dying= is not in the day yet: the care of a PC knocked out by a fall or a "
                 "Treat Wounds still runs on the kernel's own tracks (give it to party)"
             )
+        if getattr(self, "lineup", None) == "bestiary":  # AP-19: the party model only
+            raise ParamError(
+                "lineup=bestiary is not allowed in the day model yet (real creatures are "
+                "drawn by the party model only); give boss, boss_and_minions or pack"
+            )
         if self.short_rest_minutes % 10:
             raise ParamError(
                 f"short_rest_minutes={self.short_rest_minutes!r} is not allowed: "
@@ -902,7 +907,8 @@ class Day(Rules):
             ):
                 S[name][at] = np.where(alive, np.asarray(full)[None, :], S[name][at])
             if self.hero_refresh == "long_rest":
-                S["hero"][at] = np.where(alive, self.hero_points, 0)
+                kept = S["hero"][at]  # (a dead PC keeps its own, as in the reference)
+                S["hero"][at] = np.where(alive, self.hero_points, kept)
             pp_max = np.array([p.pp_max for p in F.pcs])[None, :]
             pp = pp_after_rest(S["pp"][at], pp_max, "bed" if bed else "night", self.pp_back)
             S["pp"][at] = np.where(alive, pp, S["pp"][at])

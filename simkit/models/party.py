@@ -152,7 +152,7 @@ from simkit.rules.dice import dice_draw, dice_values
 from simkit.rules.dying_damage import WOUNDED_ADDS
 from simkit.rules.hero_points import HERO_KNOCKOUT, HERO_POLICY
 from simkit.rules.parameters import shared
-from simkit.rules.pf2e import budget, creatures, pcs
+from simkit.rules.pf2e import area_census, bestiary, budget, creatures, pcs
 from simkit.rules.rest import PE_DAMAGE, split_damage
 from simkit.rules.strike import BASIC_X2, STRIKE_MULT, map_penalty, pc_map, roll_table, strike_ac
 
@@ -209,6 +209,9 @@ def _combatants(
         levels = tuple(lvl for lvl, _ in given)  # (the text: the creatures' names and notes)
         lu = budget.explicit_lineup(levels, level, len(members), explicit, edition)
         values = [v for _, v in given]
+    elif template == bestiary.NAME:  # real creatures, drawn per track (AP-19)
+        lu, drawn = bestiary.lineup(xp, level, len(members), edition)
+        values = list(drawn)
     else:
         lu = budget.lineup(template, xp, level, len(members), edition)
         values = [{} for _ in lu.levels]
@@ -810,8 +813,10 @@ class Party(Rules):
     lineup: str = param(
         "boss",
         kind="choice",
-        choices=budget.LINEUPS,
-        help="how the budget becomes monsters: boss, boss_and_minions, pack",
+        choices=(*budget.LINEUPS, bestiary.NAME),
+        rule="AP-19",
+        help="how the budget becomes monsters: boss, boss_and_minions, pack (benchmark "
+        "creatures), or bestiary (the boss's level, a real bundled creature drawn per track)",
     )
     monsters: str | None = param(
         None,
@@ -886,14 +891,24 @@ class Party(Rules):
         help="first aid as a PF2e check: a natural 20 / 1 moves its degree one step "
         "(false: only the total counts, as A1-6)",
     )
-    area_chance: float = param(
-        0.2,
+    area_chance: float | None = param(
+        None,
         kind="float",
         lo=0.0,
         hi=1.0,
-        help="per monster turn: chance of its limited-use area effect",
+        optional=True,
+        rule="AP-20",
+        help="per monster turn: chance of its area effect while it has uses (none: "
+        "calibrated on the bundled bestiary, by the creature's level band, docs/threat.md)",
     )
-    area_uses: int = param(1, kind="int", lo=0, hi=10, help="area effects each monster can use")
+    area_uses: int = param(
+        area_census.AREA_USES,
+        kind="int",
+        lo=0,
+        hi=10,
+        rule="AP-20",
+        help="area effects each monster can use in a fight (10: no limit, as a recharge)",
+    )
     pc_target: str = param(
         "focus",
         kind="choice",
@@ -968,6 +983,8 @@ class Party(Rules):
                 raise ParamError(f"engine='loop': {why}")
         if self.monsters is not None and self.xp_budget is not None:
             raise ParamError("monsters and xp_budget are exclusive: give one of them")
+        if bestiary.applies(self):
+            self.lineup_rules  # a level without a bundled creature: a ParamError (AP-19)
         if self.hp is not None:
             over = [
                 (name, pc.hp)
@@ -1035,6 +1052,11 @@ class Party(Rules):
                 one = dataclasses.replace(base, **given)
             except ParamError as exc:
                 raise ParamError(f"lineups[{f}]: {exc}") from None
+            if bestiary.applies(one):
+                raise ParamError(
+                    f"lineups[{f}]: lineup={bestiary.NAME} draws its own lineups; give "
+                    f"{', '.join(budget.LINEUPS)} or monsters"
+                )
             items.append(tuple((name, getattr(one, name)) for name in LINEUP_PARAMS))
         first = dataclasses.replace(base, **dict(items[0]))
         return dataclasses.replace(first, lineups=tuple(items))
@@ -1048,7 +1070,7 @@ class Party(Rules):
     @property
     def n_fights(self) -> int:
         """How many lineups (fight indices) the rules hold."""
-        return max(1, len(self.lineups))
+        return len(self.lineup_rules)
 
     @property
     def n_slots(self) -> int:
@@ -1121,6 +1143,8 @@ class Party(Rules):
         loaded creature (AP-12..AP-15). Where the budget misbehaves, its warnings are
         ``self.fighters.lineup.warnings`` (:attr:`simkit.rules.pf2e.budget.Lineup.warnings`)."""
         text = self.fighters.lineup.describe(notes)
+        if bestiary.applies(self):
+            text += "; " + bestiary.note(self.fighters.lineup.levels)
         if self.monsters is not None and "(" in self.monsters:
             text += f"; given: {self.monsters}"
         return text
@@ -1267,9 +1291,13 @@ class Party(Rules):
     @property
     def area_chance_of(self) -> tuple[float, ...]:
         """Each monster's chance a turn of its area effect (its own, AP-15, else
-        ``area_chance``)."""
+        ``area_chance``, else calibrated on the bundled bestiary, AP-20)."""
         return tuple(
-            self.area_chance if mo.area_chance is None else mo.area_chance
+            mo.area_chance
+            if mo.area_chance is not None
+            else self.area_chance
+            if self.area_chance is not None
+            else area_census.default_chance(mo.level, own_area=mo.area_uses is not None)
             for mo in self.fighters.monsters
         )
 
@@ -1365,7 +1393,10 @@ class Party(Rules):
         given = start is not None
         if start is None:  # the fresh start's one validated row, filled into every track
             one = _fresh_row(self)
-            per_track = {"check_penalty": self.check_penalty, "fight": 0}
+            drawn = bestiary.track_fights(self, rng)  # (AP-19; None: fight 0)
+            per_track: dict[str, object] = {"check_penalty": self.check_penalty, "fight": 0}
+            if drawn is not None:
+                per_track["fight"] = drawn
 
             def col(name, dtype):
                 out = np.empty((n,) if name in per_track else (n, P), dtype=dtype)
@@ -1448,7 +1479,7 @@ class Party(Rules):
                 i,
                 k,
                 np.zeros(len(i), dtype=bool),
-                np.full(len(i), self.start_dc, dtype=np.int16),
+                np.repeat(L.start_dc.take(fight), P).astype(np.int16),
                 None,
                 move=False,
                 start=self.start_dying,
@@ -1972,7 +2003,7 @@ class Party(Rules):
 @lru_cache(maxsize=256)
 def _lineup_rules(rules: Party) -> tuple[Party, ...]:
     if not rules.lineups:
-        return (rules,)
+        return bestiary.lineup_rules(rules) if bestiary.applies(rules) else (rules,)
     base = dataclasses.replace(rules, lineups=())
     return tuple(dataclasses.replace(base, **dict(items)) for items in rules.lineups)
 

@@ -48,6 +48,7 @@ from simkit.fight.state import (
 )
 from simkit.models.fight_state import FightStart
 from simkit.rules.massive_damage import is_massive
+from simkit.rules.pf2e import bestiary
 
 __all__ = ["carry", "init", "packed", "start_fields", "step"]
 
@@ -125,11 +126,18 @@ def init(rules, n: int, rng, start: FightStart | None = None):
         raise ParamError(
             f"start must hold {n} tracks of {rules.n_pcs} PCs, got {len(start)} of {start.n_pcs}"
         )
-    out, ends = _run(rules, rng.track_keys(), start)
+    keys = rng.track_keys()
+    drawn = None if start is not None else bestiary.track_fights(rules, rng)
+    if drawn is not None:  # a bestiary lineup (AP-19): each fresh track's own
+        out, ends = block.run(packed(rules), keys, rules.horizon, None, drawn)
+    else:
+        out, ends = _run(rules, keys, start)
     state = {"out": out, "ends": ends, **block.marks_of(out)}
     if start is not None:  # (handed on by carry; a fresh block's are the rules' own)
         state["penalty"] = np.asarray(start.check_penalty, dtype=np.int32)
         state["fight"] = np.asarray(start.fight, dtype=np.int32)
+    elif drawn is not None:
+        state["fight"] = drawn
     return state, block.step_codes(out, len(rules.outcomes), 0)
 
 
