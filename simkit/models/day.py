@@ -288,13 +288,24 @@ def _rested(S: dict, tracks: np.ndarray) -> None:
     np.putmask(S["wounded"], ends, 0)
 
 
-def _rest_fields(B, active: np.ndarray) -> np.ndarray:
-    """What a rest can change, for the tracks ``active``: (m, F) int64, each PC's HP, PE,
-    PP, slots, heals, hero points, wounded and death, and the track's fatigue state (a
+def _rest_fields(B) -> list[np.ndarray]:
+    """What a rest can change, copied for every track: each PC's HP, PE, PP, slots, heals,
+    hero points, wounded and death ((n, P) each), and the track's fatigue state ((n,); a
     Treat Wounds immunity running down is time passing, not a change)."""
     S = B.S
-    cols = [S[k][active].astype(np.int64) for k in _REST_FIELDS if k in S]
-    return np.concatenate(cols + [B.fat[active][:, None]], axis=1)
+    return [S[k].copy() for k in _REST_FIELDS if k in S] + [B.fat.copy()]
+
+
+def _rest_changed(B, active: np.ndarray, was: list[np.ndarray]) -> np.ndarray:
+    """(m,) bool: the tracks ``active`` whose :func:`_rest_fields` differ from ``was``
+    (compared over every track, then the active ones taken: plain copies and compares are
+    faster than a boolean index of each field)."""
+    S = B.S
+    now = [S[k] for k in _REST_FIELDS if k in S]
+    changed = B.fat != was[-1]
+    for a, b in zip(now, was[:-1]):
+        changed |= _row_any(a != b)
+    return changed[active]
 
 
 #: The carried fields a rest can change (:func:`_rest_fields`).
@@ -659,9 +670,9 @@ class Day(Rules):
                 first_fight = False
                 self._fight(B, step, prefix if own else prefix + (t,), start is None and t == 1)
             elif isinstance(step, RestStep):
-                was = _rest_fields(B, active)
+                was = _rest_fields(B)
                 self._rest(B, step, active, t)
-                changed = _row_any(_rest_fields(B, active) != was)  # (m,) bool
+                changed = _rest_changed(B, active, was)  # (m,) bool
                 _add_row(observed, "rest_changed", t, T, changed)
             elif isinstance(step, RoadStep):
                 self._road(B, step.kind, active)
