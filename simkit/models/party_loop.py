@@ -71,17 +71,32 @@ def _massive_at(hp_max: np.ndarray) -> np.ndarray:
     return lo
 
 
+def _unique(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(a, return_inverse=True)``, the inverse in ``a``'s shape or, when every
+    row of ``a`` is its first (a day's tracks mostly are: the same maximum HP, the same
+    check penalty), in the shape of one row (it broadcasts): no sort of every track."""
+    a = np.asarray(a)
+    if len(a) and (a == a[:1]).all():
+        values = np.unique(a[0])
+        return values, np.searchsorted(values, a[0])
+    values, at = np.unique(a, return_inverse=True)
+    return values, at.reshape(a.shape)
+
+
 def _starts(rules, start: FightStart) -> np.ndarray:
     """(n, P, len(CARRIED)) int32: the PCs' fields of ``start`` in the loop's order; a dead
     PC stays dead (R0-15), an alive one at 0 HP begins stable."""
     if start.n_pcs != rules.n_pcs:
         raise ParamError(f"start must hold tracks of {rules.n_pcs} PCs, got {start.n_pcs}")
-    hp_max = np.asarray(start.hp_max, dtype=np.int64)
+    hp_max = np.asarray(start.hp_max)
     dead = np.asarray(start.dead, dtype=bool)
-    hp = np.where(dead, 0, np.asarray(start.hp, dtype=np.int64))
+    hp = np.where(dead, 0, np.asarray(start.hp))
     # what follows from a maximum HP, once per distinct maximum (a block holds few)
-    maxima, at = np.unique(hp_max, return_inverse=True)
-    at = at.reshape(hp_max.shape)
+    maxima, at = _unique(hp_max)
+    maxima = maxima.astype(np.int64)
+    cond = np.full(hp.shape, UP, dtype=np.int32)
+    cond[hp <= 0] = STABLE
+    cond[dead] = DEAD
     fields = {
         HP: hp,
         HP_MAX: hp_max,
@@ -91,7 +106,7 @@ def _starts(rules, start: FightStart) -> np.ndarray:
         SLOTS: start.slots,
         HEALS: start.heals,
         WOUNDED: start.wounded,
-        COND: np.where(dead, DEAD, np.where(hp > 0, UP, STABLE)),
+        COND: cond,
         PP: start.pp,
         PE: start.pe,
         PE_MAX: start.pe_max,
@@ -108,11 +123,15 @@ def _run(rules, keys: np.ndarray, start: FightStart | None):
     :func:`simkit.fight.block.run`, on the tables of the start's check penalties."""
     if start is None:
         return block.run(packed(rules), keys, rules.horizon)
-    pens, pen_ix = np.unique(np.asarray(start.check_penalty), return_inverse=True)
+    pens, pen_ix = _unique(start.check_penalty)
     fights = np.asarray(start.fight)
     if fights.size and (fights.min() < 0 or fights.max() >= rules.n_fights):
         raise ParamError(f"start.fight must be in [0, {rules.n_fights - 1}]")
     T = packed(rules, tuple(int(p) for p in pens))
+    # one penalty, one lineup for every track: their (1,) forms (no per-track array)
+    pen_ix = None if len(pens) == 1 else pen_ix
+    if fights.size and (fights == fights[:1]).all():
+        fights = fights[:1]
     return block.run(T, keys, rules.horizon, _starts(rules, start), fights, pen_ix)
 
 
