@@ -166,9 +166,10 @@ def fight_round(S, T):
             pc_turn(S, T, who)
         elif S[mon(P, who - P, MHP)] > 0:
             monster_turn(S, T, who - P)
-        at = 0
-        while S[order(P, M, at)] != who:
-            at += 1
+        if S[order(P, M, at)] != who:  # a knock-out moved it (R0-03): find it again
+            at = 0
+            while S[order(P, M, at)] != who:
+                at += 1
         at += 1
 
 
@@ -246,10 +247,20 @@ def run_block(keys, T, horizon, width, starts, given, fights, pens, out, ends):
     the outputs')."""
     n = keys.shape[0]
     P = T[t.H_P]
+    # one penalty for every track and no start: every track's fresh row is the same (a
+    # template, made once a chunk and copied)
+    same = not given and pens.shape[0] == 1
     for c in prange((n + CHUNK - 1) // CHUNK):
         S = np.zeros(width, dtype=np.int64)
+        fresh_row = np.zeros(width, dtype=np.int64)
+        if same:
+            fresh_row[PEN_IX] = pens[0]
+            fresh(fresh_row, T)
         for i in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
-            S[:] = 0
+            if same:
+                S[:] = fresh_row
+            else:
+                S[:] = 0
             S[KEY] = keys[i]
             S[FIGHT_IX] = fights[i if fights.shape[0] > 1 else 0]
             S[PEN_IX] = pens[i if pens.shape[0] > 1 else 0]
@@ -257,7 +268,7 @@ def run_block(keys, T, horizon, width, starts, given, fights, pens, out, ends):
                 for k in range(P):
                     for f in range(len(CARRIED)):
                         S[pc(k, CARRIED[f])] = starts[i, k, f]
-            else:
+            elif not same:
                 fresh(S, T)
             if start(S, T, given) < 0:
                 play(S, T, horizon)
