@@ -97,8 +97,9 @@ def roll_initiative(S, T):
         S[order(P, M, c)] = c
     for a in range(1, P + M):  # insertion sort, highest key first
         c = S[order(P, M, a)]
+        key = S[init_key(P, M, c)]
         b = a - 1
-        while b >= 0 and S[init_key(P, M, S[order(P, M, b)])] < S[init_key(P, M, c)]:
+        while b >= 0 and S[init_key(P, M, S[order(P, M, b)])] < key:
             S[order(P, M, b + 1)] = S[order(P, M, b)]
             b -= 1
         S[order(P, M, b + 1)] = c
