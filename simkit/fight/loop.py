@@ -239,11 +239,11 @@ OUT_OUTCOME, OUT_STEP, OUT_MARK0 = 0, 1, 2
 def run_block(keys, T, horizon, width, starts, given, fights, pens, out, ends):
     """Every track of a block from its start to its end or ``horizon``.
 
-    ``keys`` (n,) int64: the tracks' dice keys; ``starts`` (n, P, len(CARRIED)): the PCs'
-    fields at the start when ``given`` (else fresh: :func:`fresh`); ``fights`` and ``pens``
-    (n,) or (1,) for every track: each track's lineup and check-penalty indices into the
-    tables; ``out`` (n, 2 + marks)
-    and ``ends`` (n, P, len(CARRIED)) are written. Threads take chunks of tracks, each
+    ``keys`` (n,) int64: the tracks' dice keys; ``starts`` (len(CARRIED), n, P): the PCs'
+    fields at the start when ``given`` (else fresh: :func:`fresh`), field by field;
+    ``fights`` and ``pens`` (n,) or (1,) for every track: each track's lineup and
+    check-penalty indices into the tables; ``out`` (n, 2 + marks) and ``ends``
+    (len(CARRIED), n, P) are written. Threads take chunks of tracks, each
     track in one reused row of ``width`` fields (no per-track state is kept: the memory is
     the outputs')."""
     n = keys.shape[0]
@@ -268,7 +268,7 @@ def run_block(keys, T, horizon, width, starts, given, fights, pens, out, ends):
             if given:
                 for k in range(P):
                     for f in range(len(CARRIED)):
-                        S[pc(k, CARRIED[f])] = starts[i, k, f]
+                        S[pc(k, CARRIED[f])] = starts[f, i, k]
             elif not same:
                 fresh(S, T)
             if start(S, T, given) < 0:
@@ -279,4 +279,4 @@ def run_block(keys, T, horizon, width, starts, given, fights, pens, out, ends):
                 out[i, OUT_MARK0 + m] = S[MARK0 + m]
             for k in range(P):
                 for f in range(len(CARRIED)):
-                    ends[i, k, f] = S[pc(k, CARRIED[f])]
+                    ends[f, i, k] = S[pc(k, CARRIED[f])]

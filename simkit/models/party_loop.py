@@ -84,8 +84,9 @@ def _unique(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _starts(rules, start: FightStart) -> np.ndarray:
-    """(n, P, len(CARRIED)) int32: the PCs' fields of ``start`` in the loop's order; a dead
-    PC stays dead (R0-15), an alive one at 0 HP begins stable."""
+    """(n, P, len(CARRIED)) int32: the PCs' fields of ``start`` in the loop's order (a
+    view of a field-by-field array: :func:`simkit.fight.block.run` does not copy it); a
+    dead PC stays dead (R0-15), an alive one at 0 HP begins stable."""
     if start.n_pcs != rules.n_pcs:
         raise ParamError(f"start must hold tracks of {rules.n_pcs} PCs, got {start.n_pcs}")
     hp_max = np.asarray(start.hp_max)
@@ -112,10 +113,10 @@ def _starts(rules, start: FightStart) -> np.ndarray:
         PE_MAX: start.pe_max,
         NIGHT_HP: tables.night_hp(rules, maxima)[at],
     }
-    out = np.empty(hp.shape + (len(CARRIED),), dtype=np.int32)
+    by_field = np.empty((len(CARRIED),) + hp.shape, dtype=np.int32)  # (the loop's layout)
     for i, f in enumerate(CARRIED):
-        out[:, :, i] = fields[f]
-    return out
+        by_field[i] = fields[f]
+    return by_field.transpose(1, 2, 0)
 
 
 def _run(rules, keys: np.ndarray, start: FightStart | None):
@@ -158,10 +159,10 @@ def step(rules, state, t: int, rng):
 
 def carry(rules, state, rows_idx: np.ndarray) -> FightStart:
     """What tracks ``rows_idx`` hand to a next fight (``keep_state``)."""
-    ends = state["ends"].take(rows_idx, axis=0)
+    ends = state["ends"]  # (a field's (n, P) is contiguous: taken field by field)
 
     def field(f):
-        return np.ascontiguousarray(ends[:, :, CARRIED.index(f)])
+        return ends[:, :, CARRIED.index(f)].take(rows_idx, axis=0)
 
     return FightStart.trusted(
         hp=field(HP),
