@@ -13,6 +13,7 @@ from __future__ import annotations
 import sys
 import time
 
+import numba
 import numpy as np
 
 from simkit.fight import loop
@@ -23,6 +24,10 @@ from simkit.fight.tables import H_M, H_P
 __all__ = ["CARRIED", "bytes_per_track", "marks_of", "run", "step_codes"]
 
 _WARM = [False]
+#: Chunks of tracks (:data:`simkit.fight.loop.CHUNK` each) a thread takes at a time: a
+#: thread done early takes more (dynamic scheduling; numba's default splits the block in
+#: equal parts up front, and a thread slowed by other work then holds the others up).
+THREAD_GRAB = 4
 
 
 def bytes_per_track(P: int) -> int:
@@ -69,7 +74,8 @@ def run(T: np.ndarray, keys: np.ndarray, horizon: int, starts=None, fights=None,
     zero = np.zeros(1, dtype=np.int32)
     fights = zero if fights is None else np.ascontiguousarray(fights, dtype=np.int32)
     pens = zero if pens is None else np.ascontiguousarray(pens, dtype=np.int32)
-    with np.errstate(over="ignore"):  # (uncompiled: uint64 products wrap by design)
+    with np.errstate(over="ignore"), numba.parallel_chunksize(THREAD_GRAB):
+        # (uncompiled: uint64 products wrap by design)
         _compiling(
             loop.run_block,
             *(k63, T, int(horizon), width(P, M), by_field, given, fights, pens, out, ends),
