@@ -76,6 +76,14 @@ def day_digest(i: int) -> str:
     return _digest(res.track_outcomes, *marks)
 
 
+def observed_digest(i: int) -> str:
+    """The day's observations (each step's histograms of the PCs' fields, the rests)."""
+    from simkit.models.day import Day
+
+    res = simkit.simulate(Day(**DAYS[i], engine="loop"), N, 7)
+    return _digest(*(np.asarray(res.observed[k]) for k in sorted(res.observed)))
+
+
 PINNED_CONFIGS: list[str] = [
     "139711eed1ac4cdd",
     "4d75d23ee218cdf6",
@@ -131,6 +139,8 @@ PINNED_STARTS: dict[str, str] = {
     "seed001": "944ce2df2f554ff9",
 }
 PINNED_DAYS: list[str] = ["6bae8696c7fe13a0", "022ab4cb6cdd10d8", "5dafb429a703e645"]
+#: (computed on the code before the speed work, from a copy of its tree)
+PINNED_OBSERVED: list[str] = ["6244ef8eb40763aa", "d86906009cd89f94", "82c2852757169eb9"]
 
 
 @pytest.mark.parametrize("i", range(len(CONFIGS)))
@@ -148,7 +158,13 @@ def test_day_on_the_loop_is_pinned(i):
     assert day_digest(i) == PINNED_DAYS[i], DAYS[i]
 
 
+@pytest.mark.parametrize("i", range(len(DAYS)))
+def test_days_observations_are_pinned(i):
+    assert observed_digest(i) == PINNED_OBSERVED[i], DAYS[i]
+
+
 if __name__ == "__main__":  # print the pins
     print("PINNED_CONFIGS =", [config_digest(i) for i in range(len(CONFIGS))])
     print("PINNED_STARTS =", {r: start_digest(r) for r in ("seed000", "pf2e-core", "seed001")})
     print("PINNED_DAYS =", [day_digest(i) for i in range(len(DAYS))])
+    print("PINNED_OBSERVED =", [observed_digest(i) for i in range(len(DAYS))])

@@ -740,6 +740,13 @@ class Day(Rules):
                     _add_flags(observed, name, names, row, T, alive)
                 continue
             values = S[name] if every else S[name].take(rows, axis=0)
+            if len(values) and not values.any():  # (PP and PE outside seed 001): all 0
+                one = np.array([len(values)], dtype=np.int64)  # (every histogram: m zeros)
+                _add_counts(observed, name, row, T, one)
+                if fight:
+                    for pc in names:
+                        _add_counts(observed, f"{name}:{pc}", row, T, one)
+                continue
             values = values * alive  # (m, P) int32: a dead PC has none
             _add_row(observed, name, row, T, _row_sum(values))
             if fight:
