@@ -76,6 +76,23 @@ def day_digest(i: int) -> str:
     return _digest(res.track_outcomes, *marks)
 
 
+def carried_digest() -> str:
+    """``keep_state``'s end states and a second fight's from them (two blocks, the
+    unresolved at ``max_rounds`` too): what ``carry`` hands on."""
+    h = []
+    for kw in [
+        dict(level=5, threat="severe"),
+        dict(level=3, threat="extreme", rules="seed001"),
+        dict(level=5, threat="severe", max_rounds=3),
+    ]:
+        rules = Party(**kw, engine="loop")
+        res = simkit.simulate(rules, 70_000, 3, keep_state=True, block_size=2**16)
+        second = simkit.simulate(rules, 70_000, 4, start=res.final, keep_state=True)
+        for st in (res.final, second.final):
+            h += [np.asarray(getattr(st, f.name)) for f in fields(st)]
+    return _digest(*h)
+
+
 def observed_digest(i: int) -> str:
     """The day's observations (each step's histograms of the PCs' fields, the rests)."""
     from simkit.models.day import Day
@@ -140,6 +157,7 @@ PINNED_STARTS: dict[str, str] = {
 }
 PINNED_DAYS: list[str] = ["6bae8696c7fe13a0", "022ab4cb6cdd10d8", "5dafb429a703e645"]
 #: (computed on the code before the speed work, from a copy of its tree)
+PINNED_CARRIED = "cf843dfb3122d17b"
 PINNED_OBSERVED: list[str] = ["6244ef8eb40763aa", "d86906009cd89f94", "82c2852757169eb9"]
 
 
@@ -158,6 +176,10 @@ def test_day_on_the_loop_is_pinned(i):
     assert day_digest(i) == PINNED_DAYS[i], DAYS[i]
 
 
+def test_carried_end_states_are_pinned():
+    assert carried_digest() == PINNED_CARRIED
+
+
 @pytest.mark.parametrize("i", range(len(DAYS)))
 def test_days_observations_are_pinned(i):
     assert observed_digest(i) == PINNED_OBSERVED[i], DAYS[i]
@@ -168,3 +190,4 @@ if __name__ == "__main__":  # print the pins
     print("PINNED_STARTS =", {r: start_digest(r) for r in ("seed000", "pf2e-core", "seed001")})
     print("PINNED_DAYS =", [day_digest(i) for i in range(len(DAYS))])
     print("PINNED_OBSERVED =", [observed_digest(i) for i in range(len(DAYS))])
+    print("PINNED_CARRIED =", carried_digest())

@@ -142,7 +142,10 @@ def init(rules, n: int, rng, start: FightStart | None = None):
     if start is not None and len(start) != n:
         raise ParamError(f"start must hold {n} tracks, got {len(start)}")
     out, ends = _run(rules, rng.track_keys(), start)
-    state = {"out": out, "ends": ends, **block.marks_of(out)}
+    # ``ends`` (a view of field-by-field arrays) is not a per-track array of the state: the
+    # engine's compaction would gather it row by row; ``row`` (each track's row in it) moves
+    # instead
+    state = {"out": out, "ends": (ends,), "row": np.arange(n), **block.marks_of(out)}
     if start is not None:  # (handed on by carry; a fresh block's are the rules' own)
         state["penalty"] = np.asarray(start.check_penalty, dtype=np.int32)
         state["fight"] = np.asarray(start.fight, dtype=np.int32)
@@ -159,10 +162,11 @@ def step(rules, state, t: int, rng):
 
 def carry(rules, state, rows_idx: np.ndarray) -> FightStart:
     """What tracks ``rows_idx`` hand to a next fight (``keep_state``)."""
-    ends = state["ends"]  # (a field's (n, P) is contiguous: taken field by field)
+    (ends,) = state["ends"]  # (a field's (n, P) is contiguous: taken field by field)
+    rows = state["row"].take(rows_idx)
 
     def field(f):
-        return ends[:, :, CARRIED.index(f)].take(rows_idx, axis=0)
+        return ends[:, :, CARRIED.index(f)].take(rows, axis=0)
 
     return FightStart.trusted(
         hp=field(HP),
