@@ -130,10 +130,10 @@ def _run(rules, keys: np.ndarray, start: FightStart | None):
         raise ParamError(f"start.fight must be in [0, {rules.n_fights - 1}]")
     T = packed(rules, tuple(int(p) for p in pens))
     # one penalty, one lineup for every track: their (1,) forms (no per-track array)
-    pen_ix = None if len(pens) == 1 else pen_ix
+    each_pen = None if len(pens) == 1 else pen_ix
     if fights.size and (fights == fights[:1]).all():
         fights = fights[:1]
-    return block.run(T, keys, rules.horizon, _starts(rules, start), fights, pen_ix)
+    return block.run(T, keys, rules.horizon, _starts(rules, start), fights, each_pen)
 
 
 def init(rules, n: int, rng, start: FightStart | None = None):
