@@ -8,7 +8,6 @@ from simkit.fight._jit import scalar
 from simkit.fight.dice import chance, d20, pick
 from simkit.fight.phases import (
     check_defeat,
-    count_with,
     dying_turn,
     fighting,
     first_aid,
@@ -166,13 +165,18 @@ def area_effect(S, T, j):
 def monster_target(S, T):
     """The PC a monster's strike goes to (AP-3, AP-6, R0-09): a downed PC when
     ``target_downed`` says so, else a conscious one per ``monster_target``; -1 if none."""
-    down = count_with(S, T, DYING, STABLE)
+    down, up = 0, 0  # (count_with of the downed and of the conscious, in one pass)
+    for q in range(T[t.H_P]):
+        c = S[pc(q, COND)]
+        if c == UP:
+            up += 1
+        elif c == DYING or c == STABLE:
+            down += 1
     how = t.opt(T, t.TARGET_DOWNED)
     if down and (how == t.ALWAYS or (how == t.SOMETIMES and chance(S, t.opt(T, t.DOWNED_EDGE)))):
         if t.opt(T, t.DOWNED_RANDOM):
             return nth_with(S, T, DYING, STABLE, pick(S, t.opt(T, t.PICK_P), down))
         return first_with(S, T, DYING, STABLE)
-    up = count_with(S, T, UP, UP)
     if up == 0:
         return -1
     who = t.opt(T, t.MONSTER_TARGET)
