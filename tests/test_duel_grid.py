@@ -118,10 +118,10 @@ def test_exact_duel_agrees_with_monte_carlo(level):
 @pytest.mark.slow
 @pytest.mark.parametrize("level", [10, 15, 20])
 def test_exact_duel_agrees_with_monte_carlo_high_levels(level):
-    """The boss with one area use at levels 10, 15, 20 (up to 830,592 states; the
-    default's 10 uses, AP-20, pass the bound at 20): exact = Monte Carlo within 5 SE,
-    every outcome and every round's cumulative absorption."""
-    r = Party(party="fighter", level=level, area_uses=1)
+    """The default boss at levels 10, 15, 20 (up to 4,568,256 states with the calibrated
+    benchmark's 10 area uses, AP-20): exact = Monte Carlo within 5 SE, every outcome and
+    every round's cumulative absorption."""
+    r = Party(party="fighter", level=level)
     assert_agrees_with_exact(r, 20_000, 310 + level)
 
 
@@ -138,12 +138,11 @@ def test_exact_duel_of_other_classes_agrees_with_monte_carlo(params):
 
 
 def test_every_class_and_rule_set_is_exact_at_level_20():
-    """The bound holds the largest duel with one area use (a seed-001 wizard: HP + PE,
-    slots); the default's 10 uses (AP-20) multiply the states by 5.5, past the bound at
-    level 20 (one line, ExactTooLarge: the Monte Carlo answers)."""
+    """The bound holds the largest default duel (a seed-001 wizard: HP + PE, slots, the
+    calibrated benchmark's 10 area uses, AP-20)."""
     for party in ("fighter", "rogue", "wizard"):
         for rules in ("seed000", "pf2e-core", "seed001"):
-            r = Party(party=party, level=20, rules=rules, area_uses=1)
+            r = Party(party=party, level=20, rules=rules)
             assert r.has_exact and duel_states(r) <= DUEL_MAX_STATES, (party, rules)
 
 

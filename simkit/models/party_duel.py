@@ -49,9 +49,11 @@ __all__ = [
 ]
 
 #: Duels with more possible states than this are refused (the Monte Carlo answers them):
-#: the grid solver (:mod:`simkit.models.duel_grid`) then holds about 32 MB a copy of the
-#: distribution and takes a few seconds (every class and rule set at level 20 is below it).
-DUEL_MAX_STATES = 4_000_000
+#: every class and rule set at level 20 is below it at the defaults (the calibrated
+#: benchmark's 10 area uses, AP-20: a seed-001 wizard 18.1M states, 23 s of CPU and 0.87 GB
+#: on the grid solver of :mod:`simkit.models.duel_grid`; the fighter 4.6M, 15 s and 0.38 GB,
+#: measured at load 5 on 2 cores).
+DUEL_MAX_STATES = 20_000_000
 
 
 def duel_supported(r) -> bool:
