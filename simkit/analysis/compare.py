@@ -211,6 +211,10 @@ def inert_reason(base, ambiguity) -> str | None:
     its system: ``base.dying_options``)."""
     got = _rule_set(base)
     track = _TRACK_OF.get(ambiguity.id.split("-")[0])
+    custom = getattr(base, "dying", None)
+    if track == "seed000" and custom is not None and "rules" in base.params():
+        name = custom if isinstance(custom, str) else getattr(custom, "name", "a track")
+        return f"the PCs follow dying={name} at 0 HP here, not the seed-000 track"
     if got is not None and track is not None and (got[1] == "seed001") != (track == "seed001"):
         param, system = got
         return (

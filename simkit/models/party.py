@@ -137,6 +137,7 @@ from simkit.core.rows import row_any as _any
 from simkit.core.rows import row_sum as _count
 from simkit.models.downed import DYING, STABLE, UP, Downed
 from simkit.models.downed_rule import fight_needs, fight_table, resolve
+from simkit.models.dying_keys import OPTION_KEYS
 from simkit.models.fight_state import MAX_FIGHTS, FightStart, FightState
 from simkit.rules import (
     dying_systems,
@@ -176,6 +177,19 @@ AMBIGUITIES: tuple[Ambiguity, ...] = (
             _r("HP only", {"pe_damage": "hp_only"}),
         ),
         setup={"rules": "seed001", "threat": "severe"},
+        outcome="any_death",
+    ),
+    # The seed-000 track's wounded rule as the fight plays it (the dying model's A0-2 also
+    # sets a wounded value at the start, which a fight starts at 0): ``compare party
+    # --ambiguities A0-2``. A0-1, A0-3..A0-7 are the dying model's own entries, carried.
+    Ambiguity(
+        "A0-2",
+        "R0-05",
+        "party",
+        "wounded_rule",
+        "no wounded condition in the seed; published PF2e adds wounded to dying gained",
+        (_r("no wounded", {"wounded_rule": False}, True), _r("wounded", {"wounded_rule": True})),
+        setup={"threat": "severe"},
         outcome="any_death",
     ),
 )
@@ -936,6 +950,47 @@ class Party(Rules):
         "(dnd5e, dnd5e(dc=12;bonus=2), or a track object in Python) in its place "
         "(simkit.models.downed_rule says what a fight needs from it)",
     )
+    # The rules set's own track's options (dying_systems.DYING_OPTIONS), one by one: none =
+    # the rules set's (``--set dying.check=flat`` is ``check=flat``: simkit.models.dying_keys)
+    check: str | None = param(
+        None,
+        kind="choice",
+        choices=("save", "flat"),
+        optional=True,
+        rule="A0-4",
+        seed_neutral=True,
+        help="the dying track's recovery check: Fortitude save vs dc + dying, or flat check "
+        "DC 10 + dying (none = the rules set's: seed000 save, pf2e-core flat)",
+    )
+    on_damage: str | None = param(
+        None,
+        kind="choice",
+        choices=("max", "increment"),
+        optional=True,
+        rule="A0-1",
+        seed_neutral=True,
+        help="damage while dying: keep the higher dying value, or add 1 (2 on a crit) "
+        "(none = the rules set's: seed000 max, pf2e-core increment)",
+    )
+    wounded_rule: bool | None = param(
+        None,
+        kind="bool",
+        optional=True,
+        rule="A0-2",
+        seed_neutral=True,
+        help="published wounded rule: gaining dying adds the wounded value, losing dying adds "
+        "1 wounded (none = the rules set's: seed000 false, pf2e-core true)",
+    )
+    hero_effect: str | None = param(
+        None,
+        kind="choice",
+        choices=("revive", "stabilize"),
+        optional=True,
+        rule="R0-10",
+        seed_neutral=True,
+        help="a hero point: back to 1 HP, or stable at 0 HP (none = the rules set's: seed000 "
+        "revive, pf2e-core stabilize)",
+    )
     #: The lineups of the fights a block may hold (see :meth:`with_lineups`): per fight,
     #: ``(name, value)`` pairs of :data:`LINEUP_PARAMS`; the first is the rules' own.
     #: Empty: one fight, the rules' own lineup. Not a parameter of the command line.
@@ -949,6 +1004,18 @@ class Party(Rules):
     def validate(self) -> None:
         if self.engine not in ("kernel", "loop"):
             raise ParamError(f"engine must be 'kernel' or 'loop', got {self.engine!r}")
+        given = [k for k in OPTION_KEYS if getattr(self, k) is not None]
+        if given and (self.dying is not None or not self.seed000):
+            raise ParamError(
+                f"dying.{given[0]}={getattr(self, given[0])!r} is a reading of the seed000/"
+                f"pf2e-core dying track; "
+                + (
+                    f"dying={getattr(self.downed_track, 'name', self.dying)} is a custom track "
+                    "(set its own parameters: dying.KEY)"
+                    if self.dying is not None
+                    else f"rules={self.rules} plays agonising (R1-01)"
+                )
+            )
         if self.dying is not None:
             why = fight_needs(self.downed_track)
             if why is None and self.engine != "loop":
@@ -1127,7 +1194,12 @@ class Party(Rules):
 
     @property
     def dying_options(self):
-        return dying_systems.DYING_OPTIONS[self.rules]
+        """The options of the rules set's own track (A0-1, A0-2, A0-4, R0-10): the rules
+        set's (:data:`~simkit.rules.dying_systems.DYING_OPTIONS`), those given
+        (``check``... / ``dying.check``...: :mod:`simkit.models.dying_keys`) in their place."""
+        own = dying_systems.DYING_OPTIONS[self.rules]
+        given = {k: getattr(self, k) for k in OPTION_KEYS if getattr(self, k) is not None}
+        return {**own, **given} if given else own
 
     @property
     def seed000(self) -> bool:
