@@ -114,7 +114,10 @@ One PC against one monster (``party`` of one role, ``lineup=boss``), with no hea
 answers exactly, at every level (up to :data:`~simkit.models.party_duel.DUEL_MAX_STATES`
 states: the distribution pushed forward round by round on a grid, each turn a matrix along
 one axis, :mod:`simkit.models.duel_grid`; the state-by-state chain ``exact_initial`` /
-``exact_step`` of :mod:`simkit.models.party_duel` is its reference).
+``exact_step`` of :mod:`simkit.models.party_duel` is its reference). Under a custom track
+at 0 HP (``dying=dnd5e``) too: a knock-out leaves the lone PC down (the track's start), a
+defeat at once, and no hero point revives it (:func:`~simkit.models.party_duel.custom_down`;
+a track whose start revives at once is left to the Monte Carlo).
 """
 
 from __future__ import annotations
@@ -1236,7 +1239,7 @@ class Party(Rules):
     def has_exact(self) -> bool:  # type: ignore[override]
         from simkit.models.party_duel import duel_supported
 
-        return self.dying is None and duel_supported(self)
+        return duel_supported(self)
 
     #: A duel is solved on its grid (:mod:`simkit.models.duel_grid`); ``exact_initial`` /
     #: ``exact_step`` stay as the state-by-state chain the tests hold the grid to.
