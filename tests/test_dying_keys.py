@@ -143,3 +143,25 @@ def test_the_readings_reach_the_kernel_and_the_reference_alike(i):
     from test_party import kernel_vs_ref
 
     kernel_vs_ref(Party(**CASES[i]), 60, 20 + i)
+
+
+def test_a_sweep_takes_dying_keys_fixed_and_on_its_grid():
+    g = simkit.sweep("party", {"dying.check": ["save", "flat"]}, n=200, rng=1,
+                     fixed={"level": 1})  # fmt: skip
+    assert set(g["dying.check"]) == {"save", "flat"}
+    a = simkit.sweep("party", {"level": [1]}, n=200, rng=1,
+                     fixed={"dying": "dnd5e", "dying.bonus": 3})  # fmt: skip
+    b = simkit.sweep("party", {"level": [1]}, n=200, rng=1, fixed={"dying": "dnd5e(bonus=3)"})
+    assert np.array_equal(a["p"].to_numpy(), b["p"].to_numpy(), equal_nan=True)
+
+
+def test_a_config_file_takes_dying_keys_as_a_toml_table(tmp_path, capsys):
+    from simkit.cli.main import main
+
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('model = "party"\nn = 300\nseed = 1\n[set]\ndying.check = "flat"\n')
+    assert main(["run", "--config", str(cfg), "--format", "csv"]) == 0
+    a = capsys.readouterr().out
+    assert main(["run", "party", "--set", "check=flat", "-n", "300", "--seed", "1",
+                 "--format", "csv"]) == 0  # fmt: skip
+    assert capsys.readouterr().out == a

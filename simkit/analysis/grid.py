@@ -173,6 +173,8 @@ def make_grid(
     A grid of more than ``max_points`` points (default :data:`MAX_POINTS`) is refused,
     its size computed from the axes' lengths before any value or point is built.
     """
+    from simkit.models.dying_keys import is_key
+
     mk = model_keys(model_cls)
     known = mk.known
     if axes is not None and not isinstance(axes, dict):
@@ -197,6 +199,9 @@ def make_grid(
     check_grid_size(size, max_points)
     out_fixed = {}
     for key, value in (fixed or {}).items():
+        if key not in known and is_key(model_cls, key):  # a custom track's: fold checks it
+            out_fixed[key] = value
+            continue
         if key not in known:
             raise mk.unknown(key, "--set")
         if key in out_axes:

@@ -318,6 +318,12 @@ def model_keys(model_cls) -> ModelKeys:
     known = dict(params)
     for name, k in keys.items():
         known[name] = k.meta
+    from simkit.models.dying_keys import PREFIX, TRACK_KEYS, has_keys
+
+    if has_keys(model_cls):  # dying.check...: the party's own (a grid may sweep them)
+        for name in TRACK_KEYS:
+            if name in params:
+                known[PREFIX + name] = params[name]
     return ModelKeys(model_cls, params, keys, known)
 
 
