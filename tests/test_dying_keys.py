@@ -100,12 +100,15 @@ def test_the_readings_reach_the_loop_and_the_reference_alike(i):
 
 
 def test_compare_party_prices_the_dying_tracks_ambiguities():
-    vs = variants(Party(rules="pf2e-core"), [], ["A0-4", "A0-2", "A0-6"])
+    vs = variants(Party(rules="pf2e-core", target_downed="always"), [], ["A0-4", "A0-2", "A0-6"])
     assert vs["A0-4 check=save"].dying_options["check"] == "save"
     assert vs["A0-2 wounded_rule=false"].dying_options["wounded_rule"] is False
     assert "A0-6 wounded_adds=every_hit" in vs
     with pytest.raises(ParamError, match="dying=dnd5e at 0 HP"):
         variants(Party(dying="dnd5e"), [], ["A0-4"])
+    with pytest.raises(ParamError, match="strike a PC at 0 HP .* target_downed=never"):
+        variants(Party(), [], ["A0-1"])  # no enemy hits the downed: A0-1 cannot differ
+    assert "A0-1 on_damage=increment" in variants(Party(target_downed="always"), [], ["A0-1"])
 
 
 def test_the_command_line_takes_dying_keys(capsys):

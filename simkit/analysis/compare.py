@@ -44,6 +44,7 @@ whose rule id starts with ``A``).
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -189,6 +190,13 @@ READINGS_NEED: dict[str, dict] = {
     "A0-5": {"check": "save"},
 }
 
+#: What an ambiguity's readings need of a fight to differ (``party``, ``day``): damage while
+#: dying (A0-1, and A0-6's every hit) needs enemies that strike a PC at 0 HP (R0-09).
+READINGS_NEED_NOT: dict[str, tuple[str, Any]] = {
+    "A0-1": ("target_downed", "never"),
+    "A0-6": ("target_downed", "never"),
+}
+
 #: The dying track whose rules an ambiguity is about, by its document (docs/rules.md): the
 #: seed-000 track (A0-x: seed000 and pf2e-core play it) or the seed-001 one (A1-x).
 _TRACK_OF = {"A0": "seed000", "A1": "seed001"}
@@ -220,6 +228,13 @@ def inert_reason(base, ambiguity) -> str | None:
         return (
             f"it is a rule of the {track} dying track and {base.name} plays {system} here "
             f"(set {param}={track})"
+        )
+    off_when = READINGS_NEED_NOT.get(ambiguity.id)
+    if off_when is not None and getattr(base, off_when[0], None) == off_when[1]:
+        k, v = off_when
+        return (
+            f"its readings differ only when enemies strike a PC at 0 HP (R0-09); here "
+            f"{k}={_reading_label(v)}"
         )
     need = READINGS_NEED.get(ambiguity.id)
     if need:
