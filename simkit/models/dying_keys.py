@@ -120,15 +120,15 @@ def fold(model_cls, values: dict, base=None) -> dict:
 def _on_track(rule: Any, subs: dict):
     """A custom track ``rule`` (its spec text or the track) with parameters ``subs`` set."""
     from simkit.core.params import shown
-    from simkit.models.downed_rule import _normalise, _parse
+    from simkit.models.downed_rule import canonical, spec_parts
 
     if isinstance(rule, str):
-        track, given = _parse(rule)
+        track, given = spec_parts(rule)
         merged = {**given, **{k: _text(v) for k, v in subs.items()}}
         inner = ";".join(f"{k}={v}" for k, v in merged.items())
         text = f"{track}({inner})" if inner else track
         try:
-            return _normalise(text)
+            return canonical(text)
         except ValueError as exc:  # (a ParamError too: an unknown parameter, a bad value)
             raise ParamError(f"dying.{next(iter(subs))}: {exc}") from None
     fields = spec(type(rule))

@@ -139,7 +139,7 @@ from simkit.core.rows import row_all as _all
 from simkit.core.rows import row_any as _any
 from simkit.core.rows import row_sum as _count
 from simkit.models.downed import DYING, STABLE, UP, Downed
-from simkit.models.downed_rule import fight_needs, fight_table, resolve
+from simkit.models.downed_rule import EFFECTS, fight_needs, fight_table, resolve
 from simkit.models.dying_keys import OPTION_KEYS
 from simkit.models.fight_state import MAX_FIGHTS, FightStart, FightState
 from simkit.rules import (
@@ -1224,6 +1224,13 @@ class Party(Rules):
         if "check_penalty" in {f.name for f in dataclasses.fields(track)}:
             track = dataclasses.replace(track, check_penalty=track.check_penalty + int(pen))
         return fight_table(track)
+
+    @property
+    def downed_start_revives(self) -> bool:
+        """Whether a knock-out on the custom track (``dying``) revives the PC at once (its
+        start means ``revived``); False for the rules set's own track."""
+        table = self.downed_table(self.check_penalty)
+        return table is not None and table.start == -1 - EFFECTS.index("revived")
 
     @property
     def threshold(self) -> int | None:

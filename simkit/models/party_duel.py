@@ -78,9 +78,7 @@ def custom_down(r) -> bool | None:
     seed-000 track and do nothing); False when the start revives at once (not solved)."""
     if getattr(r, "dying", None) is None:
         return None
-    from simkit.models.downed_rule import EFFECTS
-
-    return r.downed_table(r.check_penalty).start != -1 - EFFECTS.index("revived")
+    return not r.downed_start_revives
 
 
 def duel_states(r) -> int:
