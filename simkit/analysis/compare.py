@@ -220,7 +220,7 @@ def inert_reason(base, ambiguity) -> str | None:
     got = _rule_set(base)
     track = _TRACK_OF.get(ambiguity.id.split("-")[0])
     custom = getattr(base, "dying", None)
-    if track == "seed000" and custom is not None and "rules" in base.params():
+    if track == "seed000" and custom is not None and got is not None:
         name = custom if isinstance(custom, str) else getattr(custom, "name", "a track")
         return f"the PCs follow dying={name} at 0 HP here, not the seed-000 track"
     if got is not None and track is not None and (got[1] == "seed001") != (track == "seed001"):
@@ -228,13 +228,6 @@ def inert_reason(base, ambiguity) -> str | None:
         return (
             f"it is a rule of the {track} dying track and {base.name} plays {system} here "
             f"(set {param}={track})"
-        )
-    off_when = READINGS_NEED_NOT.get(ambiguity.id)
-    if off_when is not None and getattr(base, off_when[0], None) == off_when[1]:
-        k, v = off_when
-        return (
-            f"its readings differ only when enemies strike a PC at 0 HP (R0-09); here "
-            f"{k}={_reading_label(v)}"
         )
     need = READINGS_NEED.get(ambiguity.id)
     if need:
@@ -244,6 +237,14 @@ def inert_reason(base, ambiguity) -> str | None:
             what = ", ".join(f"{k}={_reading_label(v)}" for k, v in need.items())
             has = ", ".join(f"{k}={_reading_label(values[k])}" for k in off)
             return f"its readings differ only with {what}; here {has}"
+    off_when = READINGS_NEED_NOT.get(ambiguity.id)
+    fight = "rules" in base.params()  # (party, day: the encounter keeps every reading)
+    if fight and off_when is not None and getattr(base, off_when[0], None) == off_when[1]:
+        k, v = off_when
+        return (
+            f"its readings differ only when enemies strike a PC at 0 HP (R0-09); here "
+            f"{k}={_reading_label(v)}"
+        )
     return None
 
 

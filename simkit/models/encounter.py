@@ -245,9 +245,9 @@ class Encounter(Rules):
         kind="downed_rule",
         optional=True,
         seed_neutral=True,
-        help="the PC's rule at 0 HP: none = the seed-000 track (dying_rules); a custom track "
-        "(dnd5e, dnd5e(dc=12;bonus=2), or a track object in Python) in its place, on the "
-        "compiled fight loop only (Encounter(..., engine='loop'))",
+        help="the PCs' rule at 0 HP: none = the rules set's own track; a custom track "
+        "(dnd5e, dnd5e(dc=12;bonus=2), or a track object in Python) in its place "
+        "(simkit.models.downed_rule says what a fight needs from it)",
     )
     pp_max: int | None = shared("pp_max", default=None)
     pp: int | None = shared("pp", default=None)

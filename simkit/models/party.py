@@ -154,8 +154,8 @@ from simkit.rules import (
 )
 from simkit.rules.dice import dice_draw, dice_values
 from simkit.rules.dying_damage import WOUNDED_ADDS
-from simkit.rules.hero_points import HERO_KNOCKOUT, HERO_POLICY
-from simkit.rules.parameters import shared
+from simkit.rules.hero_points import HERO_EFFECT, HERO_KNOCKOUT, HERO_POLICY
+from simkit.rules.parameters import SHARED, shared
 from simkit.rules.pf2e import budget, creatures, pcs
 from simkit.rules.rest import PE_DAMAGE, split_damage
 from simkit.rules.strike import BASIC_X2, STRIKE_MULT, map_penalty, pc_map, roll_table, strike_ac
@@ -953,46 +953,29 @@ class Party(Rules):
         "(dnd5e, dnd5e(dc=12;bonus=2), or a track object in Python) in its place "
         "(simkit.models.downed_rule says what a fight needs from it)",
     )
-    # The rules set's own track's options (dying_systems.DYING_OPTIONS), one by one: none =
-    # the rules set's (``--set dying.check=flat`` is ``check=flat``: simkit.models.dying_keys)
-    check: str | None = param(
-        None,
-        kind="choice",
-        choices=("save", "flat"),
-        optional=True,
-        rule="A0-4",
-        seed_neutral=True,
-        help="the dying track's recovery check: Fortitude save vs dc + dying, or flat check "
-        "DC 10 + dying (none = the rules set's: seed000 save, pf2e-core flat)",
-    )
+    # The rules set's own track's options (dying_systems.DYING_OPTIONS), one by one, declared
+    # as the dying model's (one declaration a name): none = the rules set's (seed000: save,
+    # max, false, revive; pf2e-core: flat, increment, true, stabilize); ``--set
+    # dying.check=flat`` is ``check=flat`` (simkit.models.dying_keys). Seed-neutral: at none
+    # a sweep point's seed is as before they were added.
+    check: str | None = param(None, optional=True, seed_neutral=True, **SHARED["check"][1])
     on_damage: str | None = param(
         None,
         kind="choice",
         choices=("max", "increment"),
-        optional=True,
         rule="A0-1",
+        help="damage while dying: keep the higher dying value, or add 1 (2 on a crit)",
+        optional=True,
         seed_neutral=True,
-        help="damage while dying: keep the higher dying value, or add 1 (2 on a crit) "
-        "(none = the rules set's: seed000 max, pf2e-core increment)",
     )
     wounded_rule: bool | None = param(
-        None,
-        kind="bool",
-        optional=True,
-        rule="A0-2",
-        seed_neutral=True,
-        help="published wounded rule: gaining dying adds the wounded value, losing dying adds "
-        "1 wounded (none = the rules set's: seed000 false, pf2e-core true)",
+        None, optional=True, seed_neutral=True, **SHARED["wounded_rule"][1]
     )
     hero_effect: str | None = param(
         None,
-        kind="choice",
-        choices=("revive", "stabilize"),
         optional=True,
-        rule="R0-10",
         seed_neutral=True,
-        help="a hero point: back to 1 HP, or stable at 0 HP (none = the rules set's: seed000 "
-        "revive, pf2e-core stabilize)",
+        **{k: v for k, v in HERO_EFFECT.items() if k != "default"},
     )
     #: The lineups of the fights a block may hold (see :meth:`with_lineups`): per fight,
     #: ``(name, value)`` pairs of :data:`LINEUP_PARAMS`; the first is the rules' own.
