@@ -267,8 +267,10 @@ def test_generated_configurations_leave_every_default(count, seed):
 
     configs = _configs(count, seed)
     # (engine: how the Monte Carlo plays the fight, not a rule: tests/test_fight_loop.py;
-    # dying: a designer's track, the loop only: tests/test_downed_rule.py)
-    every = {f.name for f in dataclasses.fields(Party)} - {"lineups", "engine", "dying"}
+    # dying: a designer's track, the loop only: tests/test_downed_rule.py; the rules set's
+    # options one by one, none = the rules set's: tests/test_dying_keys.py)
+    apart = {"lineups", "engine", "dying", "check", "on_damage", "wounded_rule", "hero_effect"}
+    every = {f.name for f in dataclasses.fields(Party)} - apart
     assert every == set(OPTIONS) | set(DRAWN_APART), every ^ (set(OPTIONS) | set(DRAWN_APART))
     default = Party()
     for name in every:

@@ -229,11 +229,12 @@ def _check_measured(model, n, template) -> str:
 
 
 def _seed_of(model, seed: int) -> int:
-    """The seed :func:`simkit.sweep` gives this point (its full parameters)."""
-    from simkit.core.params import spec
+    """The seed :func:`simkit.sweep` gives this point (its parameters but those declared
+    ``seed_neutral`` at their default: :func:`~simkit.core.params.seed_params`)."""
+    from simkit.core.params import seed_params
     from simkit.core.streams import point_seed
 
-    return point_seed(seed, {"model": model.name, **{k: getattr(model, k) for k in spec(model)}})
+    return point_seed(seed, {"model": model.name, **seed_params(model)})
 
 
 def _rows(res, run: str, threat: str, lineup: str, seed: int) -> list[dict]:

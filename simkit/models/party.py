@@ -114,7 +114,10 @@ One PC against one monster (``party`` of one role, ``lineup=boss``), with no hea
 answers exactly, at every level (up to :data:`~simkit.models.party_duel.DUEL_MAX_STATES`
 states: the distribution pushed forward round by round on a grid, each turn a matrix along
 one axis, :mod:`simkit.models.duel_grid`; the state-by-state chain ``exact_initial`` /
-``exact_step`` of :mod:`simkit.models.party_duel` is its reference).
+``exact_step`` of :mod:`simkit.models.party_duel` is its reference). Under a custom track
+at 0 HP (``dying=dnd5e``) too: a knock-out leaves the lone PC down (the track's start), a
+defeat at once, and no hero point revives it (:func:`~simkit.models.party_duel.custom_down`;
+a track whose start revives at once is left to the Monte Carlo).
 """
 
 from __future__ import annotations
@@ -136,7 +139,8 @@ from simkit.core.rows import row_all as _all
 from simkit.core.rows import row_any as _any
 from simkit.core.rows import row_sum as _count
 from simkit.models.downed import DYING, STABLE, UP, Downed
-from simkit.models.downed_rule import fight_needs, fight_table, resolve
+from simkit.models.downed_rule import EFFECTS, fight_needs, fight_table, resolve
+from simkit.models.dying_keys import OPTION_KEYS
 from simkit.models.fight_state import MAX_FIGHTS, FightStart, FightState
 from simkit.rules import (
     dying_systems,
@@ -150,8 +154,8 @@ from simkit.rules import (
 )
 from simkit.rules.dice import dice_draw, dice_values
 from simkit.rules.dying_damage import WOUNDED_ADDS
-from simkit.rules.hero_points import HERO_KNOCKOUT, HERO_POLICY
-from simkit.rules.parameters import shared
+from simkit.rules.hero_points import HERO_EFFECT, HERO_KNOCKOUT, HERO_POLICY
+from simkit.rules.parameters import SHARED, shared
 from simkit.rules.pf2e import area_census, bestiary, budget, creatures, pcs
 from simkit.rules.rest import PE_DAMAGE, split_damage
 from simkit.rules.strike import BASIC_X2, STRIKE_MULT, map_penalty, pc_map, roll_table, strike_ac
@@ -176,6 +180,19 @@ AMBIGUITIES: tuple[Ambiguity, ...] = (
             _r("HP only", {"pe_damage": "hp_only"}),
         ),
         setup={"rules": "seed001", "threat": "severe"},
+        outcome="any_death",
+    ),
+    # The seed-000 track's wounded rule as the fight plays it (the dying model's A0-2 also
+    # sets a wounded value at the start, which a fight starts at 0): ``compare party
+    # --ambiguities A0-2``. A0-1, A0-3..A0-7 are the dying model's own entries, carried.
+    Ambiguity(
+        "A0-2",
+        "R0-05",
+        "party",
+        "wounded_rule",
+        "no wounded condition in the seed; published PF2e adds wounded to dying gained",
+        (_r("no wounded", {"wounded_rule": False}, True), _r("wounded", {"wounded_rule": True})),
+        setup={"threat": "severe"},
         outcome="any_death",
     ),
 )
@@ -951,6 +968,30 @@ class Party(Rules):
         "(dnd5e, dnd5e(dc=12;bonus=2), or a track object in Python) in its place "
         "(simkit.models.downed_rule says what a fight needs from it)",
     )
+    # The rules set's own track's options (dying_systems.DYING_OPTIONS), one by one, declared
+    # as the dying model's (one declaration a name): none = the rules set's (seed000: save,
+    # max, false, revive; pf2e-core: flat, increment, true, stabilize); ``--set
+    # dying.check=flat`` is ``check=flat`` (simkit.models.dying_keys). Seed-neutral: at none
+    # a sweep point's seed is as before they were added.
+    check: str | None = param(None, optional=True, seed_neutral=True, **SHARED["check"][1])
+    on_damage: str | None = param(
+        None,
+        kind="choice",
+        choices=("max", "increment"),
+        rule="A0-1",
+        help="damage while dying: keep the higher dying value, or add 1 (2 on a crit)",
+        optional=True,
+        seed_neutral=True,
+    )
+    wounded_rule: bool | None = param(
+        None, optional=True, seed_neutral=True, **SHARED["wounded_rule"][1]
+    )
+    hero_effect: str | None = param(
+        None,
+        optional=True,
+        seed_neutral=True,
+        **{k: v for k, v in HERO_EFFECT.items() if k != "default"},
+    )
     #: The lineups of the fights a block may hold (see :meth:`with_lineups`): per fight,
     #: ``(name, value)`` pairs of :data:`LINEUP_PARAMS`; the first is the rules' own.
     #: Empty: one fight, the rules' own lineup. Not a parameter of the command line.
@@ -964,6 +1005,18 @@ class Party(Rules):
     def validate(self) -> None:
         if self.engine not in ("kernel", "loop"):
             raise ParamError(f"engine must be 'kernel' or 'loop', got {self.engine!r}")
+        given = [k for k in OPTION_KEYS if getattr(self, k) is not None]
+        if given and (self.dying is not None or not self.seed000):
+            raise ParamError(
+                f"dying.{given[0]}={getattr(self, given[0])!r} is a reading of the seed000/"
+                f"pf2e-core dying track; "
+                + (
+                    f"dying={getattr(self.downed_track, 'name', self.dying)} is a custom track "
+                    "(set its own parameters: dying.KEY)"
+                    if self.dying is not None
+                    else f"rules={self.rules} plays agonising (R1-01)"
+                )
+            )
         if self.dying is not None:
             why = fight_needs(self.downed_track)
             if why is None and self.engine != "loop":
@@ -1151,7 +1204,12 @@ class Party(Rules):
 
     @property
     def dying_options(self):
-        return dying_systems.DYING_OPTIONS[self.rules]
+        """The options of the rules set's own track (A0-1, A0-2, A0-4, R0-10): the rules
+        set's (:data:`~simkit.rules.dying_systems.DYING_OPTIONS`), those given
+        (``check``... / ``dying.check``...: :mod:`simkit.models.dying_keys`) in their place."""
+        own = dying_systems.DYING_OPTIONS[self.rules]
+        given = {k: getattr(self, k) for k in OPTION_KEYS if getattr(self, k) is not None}
+        return {**own, **given} if given else own
 
     @property
     def seed000(self) -> bool:
@@ -1175,6 +1233,13 @@ class Party(Rules):
         return fight_table(track)
 
     @property
+    def downed_start_revives(self) -> bool:
+        """Whether a knock-out on the custom track (``dying``) revives the PC at once (its
+        start means ``revived``); False for the rules set's own track."""
+        table = self.downed_table(self.check_penalty)
+        return table is not None and table.start == -1 - EFFECTS.index("revived")
+
+    @property
     def threshold(self) -> int | None:
         if not self.seed000:
             return None
@@ -1188,7 +1253,7 @@ class Party(Rules):
     def has_exact(self) -> bool:  # type: ignore[override]
         from simkit.models.party_duel import duel_supported
 
-        return self.dying is None and duel_supported(self)
+        return duel_supported(self)
 
     #: A duel is solved on its grid (:mod:`simkit.models.duel_grid`); ``exact_initial`` /
     #: ``exact_step`` stay as the state-by-state chain the tests hold the grid to.
