@@ -964,6 +964,7 @@ class Party(Rules):
         None,
         kind="downed_rule",
         optional=True,
+        seed_neutral=True,  # (a sweep point's seed is the one it had before this parameter)
         help="the PCs' rule at 0 HP: none = the rules set's own track; a custom track "
         "(dnd5e, dnd5e(dc=12;bonus=2), or a track object in Python) in its place "
         "(simkit.models.downed_rule says what a fight needs from it)",
