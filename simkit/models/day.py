@@ -258,6 +258,11 @@ def _care_party(day: Day) -> _Care:
     return _Care(**{**_party_params(day), "monsters": str(getattr(day, "level"))}, engine="kernel")
 
 
+@lru_cache(maxsize=64)
+def _care_rules(day: Day) -> Party:
+    return day.care_rules()
+
+
 def _streams_source(seed: int, first_stream: int, n: int, positional: bool):
     """The random source of a block of ``n`` tracks from stream ``first_stream``:
     ``source(mask, prefix)`` is a :class:`BlockRng` over the tracks ``mask`` (n,) of the
@@ -814,11 +819,19 @@ class Day(Rules):
         mask = _row_any(knocked)
         rows = np.flatnonzero(mask)
         pen = self._penalty(B)
-        start = _CareStart.trusted(
-            **{k: _rows(pen if k == "check_penalty" else S[k], rows) for k in _FIELDS},
-            knocked=_rows(knocked, rows),
-        )
-        end = _run_rows(_care_party(self), B.src(mask, prefix), start, len(rows))
+        fields_ = {k: _rows(pen if k == "check_penalty" else S[k], rows) for k in _FIELDS}
+        if self.engine == "loop":  # each track's dice key under the care's prefix
+            from simkit.models.party_loop import care_ends
+
+            start = FightStart.trusted(**fields_)
+            keys = B.src(np.ones(len(mask), dtype=bool), prefix).track_keys()[rows]
+            ko = _rows(knocked, rows)
+            if B.record is not None:  # (a replay: each track's start, knocked and key)
+                B.record("care", -1, B, rows=rows, start=start, keys=keys, knocked=ko)
+            end = care_ends(_care_rules(self), keys, start, ko)
+        else:
+            start = _CareStart.trusted(**fields_, knocked=_rows(knocked, rows))
+            end = _run_rows(_care_party(self), B.src(mask, prefix), start, len(rows))
         B.ended[rows[end["outcome"] == F_UNRESOLVED]] = UNRESOLVED  # (a care cut at max_rounds)
         B.cause[cause][rows] += _row_sum(end["dead"] & ~_rows(S["dead"], rows))
         for k in _BACK:

@@ -87,6 +87,8 @@ class _Recorder:
                     row = None if start is None else start.row(i)
                     self.fights[p][self.t + 1] = (row, int(keys[p]) >> 1)
             return
+        if event != "step" and event != "start":  # (a care: its states are the step's)
+            return
         self.t = t
         pen = self.day._penalty(B)
         for p in self.pos:
