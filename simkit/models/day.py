@@ -915,7 +915,7 @@ class Day(Rules):
             ):
                 S[name][at] = np.where(alive, np.asarray(full)[None, :], S[name][at])
             if self.hero_refresh == "long_rest":
-                S["hero"][at] = np.where(alive, self.hero_points, 0)
+                S["hero"][at] = np.where(alive, self.hero_points, S["hero"][at])
             pp_max = np.array([p.pp_max for p in F.pcs])[None, :]
             pp = pp_after_rest(S["pp"][at], pp_max, "bed" if bed else "night", self.pp_back)
             S["pp"][at] = np.where(alive, pp, S["pp"][at])

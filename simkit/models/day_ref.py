@@ -76,11 +76,19 @@ class Draws:
     the stream prefix they came from (a fight's: ``()`` for the first fight, ``(t,)``
     later; a rest's or a fall's ``(t,)``, their care ``(t, 1)``; ``rest_when``'s ``j``-th
     rest ``(t, 2, j)``; the played short rest's ``j``-th 10-minute rest after the first
-    ``(t, 3, j)``, its care ``(t, 3, j, 1)``)."""
+    ``(t, 3, j)``, its care ``(t, 3, j, 1)``).
 
-    def __init__(self, draws):
+    ``play`` (optional): how the fights and the cares draw when their dice are not in the
+    list (a day on the compiled loop draws them by counter from the track's key under the
+    stream ``key``): ``play(rules, key, start, knocked)`` plays the party's reference on
+    them from ``start`` (a fight's start row, None for the party's fresh start) and hands
+    back its ended track; ``knocked`` (a bool a PC) for a care, None for a fight (the
+    dice contract's adapter, :func:`simkit.models.party_replay.play`)."""
+
+    def __init__(self, draws, play=None):
         self.draws = list(draws)
         self.at = 0
+        self.play = play
 
     def take(self, key: tuple) -> np.ndarray:
         """The next draw's value; it must come from the stream ``key``."""
@@ -229,11 +237,13 @@ def _fight(day, tr: dict, draws: Draws, step: FightStep, key, first: bool) -> No
                     tr["deaths_after_defeat"] += 1
         return
     r = day.fight_rules(step)
-    rolls = draws.take(key)
     fresh = first and tr["fresh"]
-    ftr = new_track(r, rolls, start=None if fresh else _row(tr))
-    ref_init(r, ftr)
-    _play(r, ftr, draws, key)
+    if draws.play is not None:
+        ftr = draws.play(r, key, None if fresh else _row(tr), None)
+    else:
+        ftr = new_track(r, draws.take(key), start=None if fresh else _row(tr))
+        ref_init(r, ftr)
+        _play(r, ftr, draws, key)
     _back(tr, ftr)
     for c in CAUSES[:3]:
         tr[c] += ftr[c]
@@ -249,16 +259,18 @@ def _care(day, tr: dict, draws: Draws, knocked: list[bool], key, cause: str) -> 
     (AP-7, AP-11; no monster: the fight won before it starts), the recovery DC that of a
     creature of the party's level (R0-06)."""
     r = day.care_rules()
-    rolls = draws.take(key)
-    ftr = new_track(r, rolls, start=_row(tr))
-    ftr["mhp"] = [0] * len(ftr["mhp"])
-    ftr["phase"] = WON
-    for k, ko in enumerate(knocked):
-        if ko:
-            ref_knock_out(r, ftr, k, dc=r.start_dc, start=r.start_dying)
     before = [pc["dead"] for pc in tr["pcs"]]
-    if any(knocked):
-        _play(r, ftr, draws, key)
+    if draws.play is not None:
+        ftr = draws.play(r, key, _row(tr), knocked)
+    else:
+        ftr = new_track(r, draws.take(key), start=_row(tr))
+        ftr["mhp"] = [0] * len(ftr["mhp"])
+        ftr["phase"] = WON
+        for k, ko in enumerate(knocked):
+            if ko:
+                ref_knock_out(r, ftr, k, dc=r.start_dc, start=r.start_dying)
+        if any(knocked):
+            _play(r, ftr, draws, key)
     _back(tr, ftr)
     tr[cause] += sum(pc["dead"] and not b for pc, b in zip(tr["pcs"], before))
     if ftr["outcome"] is None and any(knocked):  # the dying rules cut at max_rounds
