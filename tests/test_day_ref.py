@@ -1,9 +1,7 @@
-"""The day against its scalar reference (models/day_ref.py), track by track: on the compiled
-fight loop (``loop_vs_ref``) and on the party's kernel (``kernel_vs_ref``)."""
+"""The day against its scalar reference (models/day_ref.py), track by track, on the compiled
+fight loop's dice (``loop_vs_ref``)."""
 
 from __future__ import annotations
-
-import dataclasses
 
 import numpy as np
 import pytest
@@ -79,25 +77,13 @@ def _play_keyed(track: int):
     return play_on
 
 
-def kernel_vs_ref(day, n: int, seed: int, start=None) -> dict:
-    """Run ``day``'s kernel on ``n`` tracks with recorded draws and replay each through the
-    reference: the same outcome, step, marks, end state and observations. Returns the
-    outcome counts. The fights on the party's kernel (its draws are recorded)."""
-    return day_vs_ref(dataclasses.replace(day, engine="kernel"), n, seed, start)
-
-
 def loop_vs_ref(day, n: int, seed: int, start=None) -> dict:
-    """:func:`kernel_vs_ref` of the day on the compiled loop: the non-fight draws recorded
-    from the block's streams; each fight's and care's dice by counter from the key the day
-    gives the track under the step's stream, which the reference plays through the dice
-    contract's adapter (:func:`simkit.models.party_replay.play`)."""
-    return day_vs_ref(day, n, seed, start)
-
-
-def day_vs_ref(day, n: int, seed: int, start=None) -> dict:
     """``day`` on ``n`` tracks with recorded draws, each track replayed through the
     reference: the same outcome, step, marks, end state and observations. Returns the
-    outcome counts."""
+    outcome counts. The non-fight draws are recorded from the block's streams; each
+    fight's and care's dice are the loop's, by counter from the key the day gives the
+    track under the step's stream, which the reference plays through the dice contract's
+    adapter (:func:`simkit.models.party_replay.play`)."""
     logs: list[list] = [[] for _ in range(n)]
     gen = np.random.default_rng(seed)
 
@@ -111,7 +97,7 @@ def day_vs_ref(day, n: int, seed: int, start=None) -> dict:
     obs: dict = {}
     counts: dict = {}
     for i in range(n):
-        draws = Draws(logs[i], play=_play_keyed(i) if day.engine == "loop" else None)
+        draws = Draws(logs[i], play=_play_keyed(i))
         where = f"{day!r}, track {i}"
         tr = ref_day(day, draws, None if start is None else start.row(i))
         assert draws.left() == 0, f"{where}: {draws.left()} draws left unused"
@@ -246,19 +232,6 @@ COVER = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("params", COVER)
-def test_kernel_equals_reference_on_every_step_kind(params):
-    counts = kernel_vs_ref(make_model("day", **params), 40, 7)
-    assert sum(counts.values()) == 40
-
-
-def test_kernel_equals_reference_from_a_given_start():
-    """From hurt PCs (some dead, wounded, most crit-failing Treat Wounds): the care of a PC
-    that Treat Wounds knocked out, in a short rest and in rest_when's."""
-    day, n, start = _given_start()
-    kernel_vs_ref(day, n, 4, start=start)
-
-
 def _given_start():
     from dataclasses import replace
 
@@ -277,17 +250,6 @@ def _given_start():
         check_penalty=g.choice([-2, -14], size=n),  # (-14: mostly critical failures)
     )
     return day, n, start
-
-
-@pytest.mark.parametrize("params", _configs(6, 20261204))
-def test_kernel_equals_reference_on_generated_days(params):
-    kernel_vs_ref(make_model("day", **params), 25, 11)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("params", _configs(60, 17))
-def test_kernel_equals_reference_on_generated_days_many(params):
-    kernel_vs_ref(make_model("day", **params), 60, 5)
 
 
 @pytest.mark.parametrize("params", COVER)

@@ -118,7 +118,7 @@ def test_result_replay_and_refusals():
     with pytest.raises(ParamError, match="0 or more"):
         res.replay(-1)
     with pytest.raises(ParamError, match="engine='loop'"):
-        simkit.simulate(Day(level=3, engine="kernel"), 50, 1).replay(0)
+        Day(level=3, engine="kernel")
     with pytest.raises(ParamError, match="engine='loop'"):
         simkit.simulate(Party(level=3, engine="kernel"), 50, 1).replay(0)
     with pytest.raises(ParamError, match="party and day"):

@@ -9,12 +9,14 @@ fatigue counters of seed 004 and per PC the hour of Treat Wounds immunity.
 
 The steps, over every track of a block still going:
 
-- **a fight** runs the party kernel (the step's party: the day's with the step's threat,
-  budget or lineup) on the tracks still going, from their current state, as the engine
-  plays a block, and takes the end states back in track order. The first fight step runs
-  on the party's own streams (so a plan of one fight is exactly ``party`` with the same
-  seed and ``n``), later steps under ``prefix + (step,)``. Every step draws for the
-  tracks still going only; on positional streams (``simulate(..., positional=True)``,
+- **a fight** runs the compiled fight loop (:mod:`simkit.fight`, through
+  :func:`simkit.models.party_loop.fight_ends`; the step's party: the day's with the
+  step's threat, budget or lineup) on the tracks still going, from their current state,
+  and takes the end states back in track order. Each track draws the fight's dice by
+  counter from its key under the step's streams: the first fight step's are the party's
+  own (so a plan of one fight is exactly ``party`` with the same seed and ``n``), later
+  steps' under ``prefix + (step,)``. The other steps draw from the block's streams, for
+  the tracks still going only; on positional streams (``simulate(..., positional=True)``,
   what ``compare`` and ``sensitivity`` use) each track's draws are tied to the track, so
   two variants of a day share their dice track by track however their other days end.
   A lost fight (``defeat``) or a ``retreat`` ends the day; a fight still going at
@@ -41,7 +43,8 @@ The steps, over every track of a block still going:
   three such days without a meal dead (R4-05).
 - **a fall** (R4-07, :mod:`simkit.rules.fall`; massive damage R0-13): 10 to 12 m leaves a
   PC at 0 HP, stable; damage to 0 HP knocks it out, and it follows the dying rules until
-  treated (the party's care after a fight, AP-7, with no monster: the downed component),
+  treated (the party's care after a fight, AP-7, with no monster: the loop's care,
+  :func:`simkit.models.party_loop.care_ends`, as after a Treat Wounds critical failure),
   the recovery DC that of a creature of the party's level (R0-06).
 
 Outcomes: ``survived`` (no PC died in the day), ``survived_with_deaths``, ``defeat`` (a
@@ -79,7 +82,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from simkit.core.engine import Tally, compact_state
+from simkit.core.engine import Tally
 from simkit.core.model import Rules
 from simkit.core.params import ParamError, param, spec
 from simkit.core.result import pc_names
@@ -104,7 +107,7 @@ from simkit.models.day_plan import (
     road_chain,
 )
 from simkit.models.fight_state import CARRIED, FightStart
-from simkit.models.party import DEAD, WON, Party
+from simkit.models.party import Party
 from simkit.rules import fatigue_day
 from simkit.rules.fall import BAND_DEAD, BAND_KO, DICE_WIDTH, band_draw, fall_table
 from simkit.rules.heights import parse_heights
@@ -116,7 +119,7 @@ __all__ = ["CAUSES", "DAY_OUTCOMES", "PC_FIELDS", "Day", "DayEnd", "death_by_ste
 
 SURVIVED, WITH_DEATHS, DEFEAT, RETREAT = range(4)
 UNRESOLVED = 4  # (not an outcome: the engine counts what no outcome holds)
-#: A fight's end, as :class:`_Fight` reads it from the kernel's state.
+#: How a fight or a care ended (:func:`simkit.models.party_loop.fight_ends`' ``outcome``).
 F_VICTORY, F_DEATHS, F_RETREAT, F_DEFEAT, F_UNRESOLVED = range(5)
 #: The party parameters a day does not take: its plan says what each fight is.
 _NOT_TAKEN = ("threat", "xp_budget", "monsters", "hp")
@@ -157,82 +160,10 @@ class DayEnd(FightStart):
         return DayEnd.trusted(**rows_of)  # type: ignore[return-value]
 
 
-@dataclass(frozen=True, eq=False)
-class _CareStart(FightStart):
-    """A start for the care after a fall: ``knocked`` (n, P) the PCs knocked out (R0-03)."""
-
-    knocked: np.ndarray | None = None
-
-
-class _Fight(Party):
-    """The party kernel, handing back how each fight ended besides its state."""
-
-    __slots__ = ()
-
-    def ends(self, state, rows) -> dict[str, np.ndarray]:
-        """What tracks ``rows`` of ``state`` hand back to the day (:data:`_ENDS`): the
-        carried fields a fight can change, how it ended (``outcome`` (m,) int8: F_VICTORY...)
-        and its deaths by cause (the party's marks)."""
-        S = state
-
-        def rows_of(a):  # (take along axis 0: a row index a[rows] is much slower)
-            return a.take(rows, axis=0)
-
-        cond = rows_of(S.cond)
-        phase = rows_of(S.phase)
-        out = {k: rows_of(S[k]) for k in _BACK if k != "dead"}
-        out["dead"] = cond == DEAD
-        out["outcome"] = np.where(
-            phase == WON,
-            np.where(rows_of(S.deaths) > 0, F_DEATHS, F_VICTORY),
-            np.where(phase != 0, F_RETREAT, np.where(_row_all(cond != 0), F_DEFEAT, F_UNRESOLVED)),
-        ).astype(np.int8)
-        for c in FIGHT_CAUSES:
-            out[c] = rows_of(S[c])
-        return out
-
-
-class _Care(_Fight):
-    """The care of PCs knocked out outside a fight (AP-7 with no monster): the fight's
-    monsters are gone before round 1, the knocked-out PCs dying (R0-03) or agonising."""
-
-    __slots__ = ()
-
-    def init(self, n, rng, start=None):
-        assert isinstance(start, _CareStart)
-        down0 = ~start.dead & (start.hp == 0)
-        lifted = {n_: getattr(start, n_) for n_ in _FIELDS}
-        lifted["hp"] = np.where(down0 | start.knocked, 1, start.hp).astype(np.int32)
-        lifted["hp_max"] = np.maximum(start.hp_max, 1)
-        S, code = Party.init(self, n, rng, FightStart.trusted(**lifted))
-        S.mhp[:] = 0
-        S.mleft[:] = 0
-        S.phase[:] = WON
-        S.hp[down0 | start.knocked] = 0
-        S.cond[down0 & ~start.knocked] = 2  # STABLE (a PC alive at 0 HP starts stable)
-        code = np.where(_row_any(start.knocked), -1, F_VICTORY).astype(np.int8)
-        i, k = np.nonzero(start.knocked)
-        self._knockout(
-            S,
-            code,
-            i,
-            k,
-            np.zeros(len(i), dtype=bool),
-            np.full(len(i), self.start_dc, dtype=np.int16),
-            None,
-            move=False,
-            start=self.start_dying,
-        )
-        S.knockouts[:] = 0
-        code[code >= 0] = F_VICTORY
-        return S, code
-
-
 _FIELDS = tuple(f.name for f in fields(FightStart))
 #: What a fight or a care hands back to the day: the carried fields a fight can change
-#: (the maxima it cannot), how it ended and its deaths by cause.
+#: (the maxima it cannot; besides, how it ended and its deaths by cause).
 _BACK = tuple(k for k in CARRIED if k not in ("hp_max", "pe_max"))
-_ENDS = _BACK + ("outcome",) + FIGHT_CAUSES
 
 
 @lru_cache(maxsize=256)
@@ -247,15 +178,8 @@ def _party_params(day: Day) -> dict:
 
 
 @lru_cache(maxsize=256)
-def _fight_party(day: Day, step: FightStep) -> _Fight:
-    params = {**_party_params(day), **step.party_params(getattr(day, "lineup"))}
-    return _Fight(**params, engine=day.engine)
-
-
-@lru_cache(maxsize=64)
-def _care_party(day: Day) -> _Care:
-    # (the care is the kernel's downed component until the loop takes a knocked-out start)
-    return _Care(**{**_party_params(day), "monsters": str(getattr(day, "level"))}, engine="kernel")
+def _fight_party(day: Day, step: FightStep) -> Party:
+    return Party(**{**_party_params(day), **step.party_params(getattr(day, "lineup"))})
 
 
 @lru_cache(maxsize=64)
@@ -497,16 +421,18 @@ class Day(Rules):
         help="PP come back in full after a night's rest (night) or never within the day",
     )
 
-    #: How the fights are played: ``loop`` (the compiled fight loop, :mod:`simkit.fight`,
-    #: the default since 0.4.0: dice by counter; a plan of one fight is then exactly
-    #: ``Party(...)``) or ``kernel`` (the party's vectorised kernel, kept for its tests
-    #: until it is retired). Not a parameter of the command line. The care after a fall
-    #: stays on the kernel's downed component.
+    #: How the fights and the cares are played: ``loop``, the compiled fight loop
+    #: (:mod:`simkit.fight`; dice by counter: a plan of one fight is exactly
+    #: ``Party(...)``), the only engine of the day since the party's kernel left it. Not a
+    #: parameter of the command line.
     engine: str = "loop"
 
     def validate(self) -> None:
-        if self.engine not in ("kernel", "loop"):
-            raise ParamError(f"engine must be 'kernel' or 'loop', got {self.engine!r}")
+        if self.engine != "loop":
+            raise ParamError(
+                f"engine={self.engine!r}: the day runs on the compiled fight loop only "
+                "(engine='loop'); its party-kernel path was retired"
+            )
         if getattr(self, "dying", None) is not None:
             raise ParamError(
                 "dying= is not in the day yet: the care of a PC knocked out by a fall or a "
@@ -794,15 +720,12 @@ class Day(Rules):
             start = FightStart.trusted(
                 **{k: _rows(pen if k == "check_penalty" else S[k], at) for k in _FIELDS}
             )
-        if self.engine == "loop":  # each track's dice key under this step's prefix
-            from simkit.models.party_loop import fight_ends  # (numba: only when asked)
+        from simkit.models.party_loop import fight_ends  # (numba: only when asked)
 
-            keys = B.src(np.ones(len(live), dtype=bool), prefix).track_keys()
-            if B.record is not None:  # (a replay: each track's start and dice key)
-                B.record("fight", -1, B, rows=rows, start=start, keys=keys)
-            end = fight_ends(party, keys if every else keys[rows], start)
-        else:
-            end = _run_rows(party, B.src(live, prefix), start, len(rows))
+        keys = B.src(np.ones(len(live), dtype=bool), prefix).track_keys()  # under the step's
+        if B.record is not None:  # (a replay: each track's start and dice key)
+            B.record("fight", -1, B, rows=rows, start=start, keys=keys)
+        end = fight_ends(party, keys if every else keys[rows], start)
         for k in _BACK:
             _put_rows(S[k], at, end[k])
         for c in FIGHT_CAUSES:
@@ -819,19 +742,16 @@ class Day(Rules):
         mask = _row_any(knocked)
         rows = np.flatnonzero(mask)
         pen = self._penalty(B)
-        fields_ = {k: _rows(pen if k == "check_penalty" else S[k], rows) for k in _FIELDS}
-        if self.engine == "loop":  # each track's dice key under the care's prefix
-            from simkit.models.party_loop import care_ends
+        from simkit.models.party_loop import care_ends  # (numba: only when asked)
 
-            start = FightStart.trusted(**fields_)
-            keys = B.src(np.ones(len(mask), dtype=bool), prefix).track_keys()[rows]
-            ko = _rows(knocked, rows)
-            if B.record is not None:  # (a replay: each track's start, knocked and key)
-                B.record("care", -1, B, rows=rows, start=start, keys=keys, knocked=ko)
-            end = care_ends(_care_rules(self), keys, start, ko)
-        else:
-            start = _CareStart.trusted(**fields_, knocked=_rows(knocked, rows))
-            end = _run_rows(_care_party(self), B.src(mask, prefix), start, len(rows))
+        start = FightStart.trusted(
+            **{k: _rows(pen if k == "check_penalty" else S[k], rows) for k in _FIELDS}
+        )
+        keys = B.src(np.ones(len(mask), dtype=bool), prefix).track_keys()[rows]
+        ko = _rows(knocked, rows)
+        if B.record is not None:  # (a replay: each track's start, knocked and key)
+            B.record("care", -1, B, rows=rows, start=start, keys=keys, knocked=ko)
+        end = care_ends(_care_rules(self), keys, start, ko)
         B.ended[rows[end["outcome"] == F_UNRESOLVED]] = UNRESOLVED  # (a care cut at max_rounds)
         B.cause[cause][rows] += _row_sum(end["dead"] & ~_rows(S["dead"], rows))
         for k in _BACK:
@@ -1159,42 +1079,3 @@ def death_by_step(result, confidence: float = 0.95, *, level: float | None = Non
             "ci_high": high,
         }
     )
-
-
-def _run_rows(model: _Fight, brng, start: FightStart | None, n: int) -> dict[str, np.ndarray]:
-    """``model``'s ``n`` tracks from ``start`` (None: the model's fresh start), one per
-    active track of ``brng``, played to their end as the engine plays a block (init, then
-    a step a round, compacting: :func:`simkit.core.engine.run_tracks` draws the same);
-    their ends (:meth:`_Fight.ends`, each field (n, ...) in track order), written in place
-    as the tracks end."""
-    if start is None:
-        state, codes = model.init(n, brng)
-    else:
-        state, codes = model.init(n, brng, start=start)
-    codes = np.broadcast_to(codes, (n,))
-    ids: np.ndarray | None = None  # (m,) each state row's track; None: row i is track i
-    out: dict[str, np.ndarray] = {}
-    t = 0
-    while True:
-        ended = codes >= 0
-        kept = np.flatnonzero(~ended)
-        cut = t >= model.horizon and len(kept) > 0  # unresolved (the fight, or its care)
-        if len(kept) < len(codes) or cut:
-            rows = np.arange(len(codes)) if cut else np.flatnonzero(ended)
-            ends = model.ends(state, rows)
-            if cut:
-                ends["outcome"][kept] = F_UNRESOLVED
-            at = rows if ids is None else ids.take(rows)
-            for k, v in ends.items():
-                if k not in out:
-                    out[k] = np.empty((n,) + v.shape[1:], dtype=v.dtype)
-                _put_rows(out[k], at, v)
-        if not len(kept) or cut:
-            break
-        if len(kept) < len(codes):
-            ids = kept if ids is None else ids.take(kept)
-            brng.compact(kept)
-            state = compact_state(state, kept, len(codes))
-        t += 1
-        codes = model.step(state, t, brng)
-    return out

@@ -61,11 +61,6 @@ _COMPARED = ("hp", "hero", "slots", "heals", "pp", "pe", "wounded", "dead")
 def _check(rules) -> Day:
     if not isinstance(rules, Day):
         raise ParamError(f"replay: a day only, got model {getattr(rules, 'name', rules)!r}")
-    if rules.engine != "loop":
-        raise ParamError(
-            f"replay: a day run on engine='loop' only (the kernel's fights draw from the "
-            f"block's streams, not the track's), got engine={rules.engine!r}"
-        )
     return rules
 
 
