@@ -99,19 +99,19 @@ from simkit.models.day_plan import (
     FightStep,
     RestStep,
     RoadStep,
+    fatigue_exhausted,
+    fatigue_next,
+    fatigue_penalty,
     parse_fight,
     parse_plan,
     plan_text,
     repeated_plan,
-    road_cell,
-    road_chain,
 )
 from simkit.models.fight_state import CARRIED, FightStart
 from simkit.models.party import Party
-from simkit.rules import fatigue_day
-from simkit.rules.fall import BAND_DEAD, BAND_KO, DICE_WIDTH, band_draw, fall_table
+from simkit.rules import fall
+from simkit.rules.fall import DICE_WIDTH, band_draw, fall_results
 from simkit.rules.heights import parse_heights
-from simkit.rules.massive_damage import is_massive, take_damage
 from simkit.rules.pf2e import rest as pf2e_rest
 from simkit.rules.rest import PE_REST, PP_BACK, hp_after_rest, pe_after_short_rest, pp_after_rest
 
@@ -692,15 +692,14 @@ class Day(Rules):
     # -- the steps -----------------------------------------------------------------------
     def _penalty(self, B):
         """Each track's check penalty (n,): the start's plus the fatigue's (R4-03)."""
-        chain = road_chain()
-        return np.maximum(B.base_pen - chain.penalty.take(B.fat), -50).astype(np.int32)
+        return fatigue_penalty(B.base_pen, B.fat).astype(np.int32)
 
     def _fight(self, B, step, prefix, fresh):
         """The fight ``step`` for every track still going, from its state, on the random
         streams under ``prefix`` (fresh: the party's own start, as ``party`` plays it)."""
         S, ended = B.S, B.ended
         party = _fight_party(self, step)
-        exhausted = (ended < 0) & (np.asarray(road_chain().states, dtype=np.int64)[B.fat, 3] >= 0)
+        exhausted = (ended < 0) & fatigue_exhausted(B.fat)
         if exhausted.any():  # a party unconscious from fatigue cannot fight (R4-04)
             ended[exhausted] = DEFEAT
             if self.after_defeat == "slain":
@@ -964,18 +963,13 @@ class Day(Rules):
 
     def _road(self, B, kind, active):
         """A day on the road (R4-01, R4-02) or a night's sleep and a meal (R4-06)."""
-        S, fat = B.S, B.fat
-        chain = road_chain()
+        S = B.S
         tracks = np.flatnonzero(active)
-        nxt = chain.trans[0].take(fat[tracks] * fatigue_day.N_CELLS + road_cell(kind))
-        gone = nxt >= 0  # an outcome: dead (R4-05); the others end no day here
-        dead = tracks[gone & (nxt == fatigue_day.DEAD)]
+        B.fat[tracks], died = fatigue_next(B.fat[tracks], kind)
+        dead = tracks[died]
         B.cause["deaths_on_road"][dead] += _row_sum(~S["dead"][dead])
         S["dead"][dead] = True
         S["hp"][dead] = 0
-        stay = tracks[~gone]
-        fat[stay] = -1 - nxt[~gone].astype(np.int64)
-        fat[tracks[gone]] = 0
 
     def _fall(self, B, step, active, t):
         """Every living PC (or one at random) falls (R4-07, R0-13); see the docstring."""
@@ -995,16 +989,13 @@ class Day(Rules):
             falls = alive & (rank == nth[:, None])
         else:
             falls = alive
-        _, damage_tab = fall_table(hp=10**6, hp_max=10**6)  # the dice's damage by band
-        damage = damage_tab.take(band * DICE_WIDTH + roll)
         hp, hp_max = S["hp"][tracks], S["hp_max"][tracks]
-        killed = falls & ((band == BAND_DEAD) | is_massive(damage, hp_max))
-        stable = falls & ~killed & (band == BAND_KO)
-        hit = falls & ~killed & ~stable & (damage > 0)
-        new = np.where(hit, take_damage(hp, 0, damage)[0], hp)
-        new = np.where(stable | killed, 0, new)
-        knocked = hit & (new == 0)
-        S["hp"][tracks] = new
+        code, damage = fall_results(
+            band, roll, hp=hp, hp_max=hp_max, massive_damage=True, band_ko=fall.STABLE
+        )
+        killed = falls & (code == fall.DEAD)
+        knocked = falls & (code == fall.KO)  # (the others at 10 to 12 m: stable at 0 HP)
+        S["hp"][tracks] = np.where(falls, np.where(code == fall.STANDING, hp - damage, 0), hp)
         B.cause["deaths_on_road"][tracks] += _row_sum(killed)
         S["dead"][tracks] |= killed
         if knocked.any():

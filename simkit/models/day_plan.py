@@ -36,7 +36,10 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+import numpy as np
+
 from simkit.core.params import register_kind
+from simkit.models.fight_state import MIN_CHECK_PENALTY
 from simkit.rules import fatigue_day
 from simkit.rules.heights import parse_heights
 from simkit.rules.pf2e import budget
@@ -330,6 +333,34 @@ def road_chain() -> fatigue_day.DayChain:
     :data:`FATIGUE_START`): every state a party can reach, its penalty (R4-03) and its
     next state by event cell."""
     return fatigue_day.day_chain(FATIGUE_START)
+
+
+def fatigue_penalty(base, fat):
+    """The check penalty of the PCs' d20s (P-10) at fatigue state(s) ``fat`` (indices into
+    :func:`road_chain`'s states): the start's ``base`` plus the fatigue's (R4-03), not
+    below :data:`~simkit.models.fight_state.MIN_CHECK_PENALTY`. Ints or arrays."""
+    return np.maximum(np.asarray(base) - road_chain().penalty.take(fat), MIN_CHECK_PENALTY)
+
+
+def fatigue_exhausted(fat):
+    """Whether the party at fatigue state(s) ``fat`` is unconscious from fatigue (R4-04: it
+    cannot fight). Ints or arrays."""
+    return _exhausted_at().take(fat)
+
+
+@lru_cache(maxsize=1)
+def _exhausted_at() -> np.ndarray:
+    return np.asarray(road_chain().states, dtype=np.int64)[:, 3] >= 0
+
+
+def fatigue_next(fat, kind: str):
+    """The fatigue state after a day ``kind`` (a road step, or ``rest``: a night's sleep and
+    a meal) from state(s) ``fat``: ``(state, dead)``, ``dead`` when the day kills (R4-05);
+    a day ending in an outcome leaves state 0 (R4-01..R4-06, :func:`road_chain`). Ints or
+    arrays."""
+    nxt = road_chain().trans[0].take(np.asarray(fat) * fatigue_day.N_CELLS + road_cell(kind))
+    gone = nxt >= 0  # an outcome: dead (R4-05); the others end no day here
+    return np.where(gone, 0, -1 - nxt), gone & (nxt == fatigue_day.DEAD)
 
 
 register_kind(
