@@ -75,7 +75,6 @@ cleric, one monster a fight, under seed000 or pf2e-core: :mod:`simkit.models.day
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from typing import ClassVar
@@ -90,11 +89,22 @@ from simkit.core.rows import row_all as _row_all
 from simkit.core.rows import row_any as _row_any
 from simkit.core.rows import row_sum as _row_sum
 from simkit.core.stats import confidence_of
-from simkit.core.streams import STREAM_SIZE, BlockRng, stream_generator
+from simkit.core.streams import STREAM_SIZE
+from simkit.models import day_rest
+from simkit.models.day_block import (
+    _FIELDS,
+    DayBlock,
+    _add_row,
+    _bincount2,
+    _put_rows,
+    _rest_fields,
+    _rows,
+    observe,
+    streams_source,
+)
 from simkit.models.day_outcomes import CAUSES, DAY_MARKS, DAY_OUTCOMES, FIGHT_CAUSES, PC_FIELDS
 from simkit.models.day_plan import (
     BETWEEN,
-    MAX_EXTRA_RESTS,
     FallStep,
     FightStep,
     RestStep,
@@ -113,7 +123,7 @@ from simkit.rules import fall
 from simkit.rules.fall import DICE_WIDTH, band_draw, fall_results
 from simkit.rules.heights import parse_heights
 from simkit.rules.pf2e import rest as pf2e_rest
-from simkit.rules.rest import PE_REST, PP_BACK, hp_after_rest, pe_after_short_rest, pp_after_rest
+from simkit.rules.rest import PE_REST, PP_BACK
 
 __all__ = ["CAUSES", "DAY_OUTCOMES", "PC_FIELDS", "Day", "DayEnd", "death_by_step"]
 
@@ -160,7 +170,6 @@ class DayEnd(FightStart):
         return DayEnd.trusted(**rows_of)  # type: ignore[return-value]
 
 
-_FIELDS = tuple(f.name for f in fields(FightStart))
 #: What a fight or a care hands back to the day: the carried fields a fight can change
 #: (the maxima it cannot; besides, how it ended and its deaths by cause).
 _BACK = tuple(k for k in CARRIED if k not in ("hp_max", "pe_max"))
@@ -185,132 +194,6 @@ def _fight_party(day: Day, step: FightStep) -> Party:
 @lru_cache(maxsize=64)
 def _care_rules(day: Day) -> Party:
     return day.care_rules()
-
-
-def _streams_source(seed: int, first_stream: int, n: int, positional: bool):
-    """The random source of a block of ``n`` tracks from stream ``first_stream``:
-    ``source(mask, prefix)`` is a :class:`BlockRng` over the tracks ``mask`` (n,) of the
-    block, stream by stream under ``prefix``. Positional (``positional``): each track's
-    draws are tied to its position in its stream, whichever other tracks draw
-    (:mod:`simkit.core.streams`); the default mode draws rows for the tracks of ``mask``
-    only, in order."""
-    n_streams = math.ceil(n / STREAM_SIZE)
-    counts = [STREAM_SIZE] * n_streams
-    counts[-1] = n - STREAM_SIZE * (n_streams - 1)
-
-    def source(mask: np.ndarray, prefix) -> BlockRng:
-        gens = [stream_generator(seed, first_stream + j, prefix) for j in range(n_streams)]
-        brng = BlockRng(gens, counts, positional=positional)
-        if not mask.all():
-            brng.compact(np.flatnonzero(mask))
-        return brng
-
-    return source
-
-
-def _rested(S: dict, tracks: np.ndarray) -> None:
-    """The wounded condition ends at full HP after a rest (A0-2's published rule, P-12)."""
-    ends = (S["wounded"] != 0) & (S["hp"] == S["hp_max"]) & ~S["dead"]  # (n, P), every track
-    if len(tracks) < len(ends):
-        rested = np.zeros(len(ends), dtype=bool)
-        rested[tracks] = True
-        ends &= rested[:, None]
-    np.putmask(S["wounded"], ends, 0)
-
-
-def _rest_fields(B, active: np.ndarray) -> np.ndarray:
-    """What a rest can change, for the tracks ``active``: (m, F) int64, each PC's HP, PE,
-    PP, slots, heals, hero points, wounded and death, and the track's fatigue state (a
-    Treat Wounds immunity running down is time passing, not a change)."""
-    S = B.S
-    cols = [S[k][active].astype(np.int64) for k in _REST_FIELDS if k in S]
-    return np.concatenate(cols + [B.fat[active][:, None]], axis=1)
-
-
-#: The carried fields a rest can change (:func:`_rest_fields`).
-_REST_FIELDS = ("hp", "pe", "pp", "slots", "heals", "hero", "wounded", "dead")
-
-
-def _row_argmin(a: np.ndarray) -> np.ndarray:
-    """Column of each row's smallest value of ``a`` (m, P), the first of equals (as
-    ``argmin(axis=1)``, column by column: a short-axis reduction is slow)."""
-    best, k = a[:, 0].copy(), np.zeros(len(a), dtype=np.intp)
-    for c in range(1, a.shape[1]):
-        lower = a[:, c] < best
-        k[lower] = c
-        np.minimum(best, a[:, c], out=best)
-    return k
-
-
-def _rows(a: np.ndarray, at) -> np.ndarray:
-    """The rows ``at`` (an index array, or a slice: a view) of ``a`` (n, ...): taken along
-    axis 0 (``a[rows]`` on a 2-D array is several times slower)."""
-    return a[at] if isinstance(at, slice) else a.take(at, axis=0)
-
-
-def _put_rows(a: np.ndarray, at, values: np.ndarray) -> None:
-    """``a[at] = values`` for the rows ``at`` (an index array or a slice) of ``a`` (n, ...),
-    C-contiguous: a 2-D array's rows written as one opaque item each (a row index
-    assignment on a 2-D array is about ten times slower)."""
-    if a.ndim == 2 and not isinstance(at, slice):
-        row = np.dtype((np.void, a.shape[1] * a.itemsize))
-        a.view(row).reshape(len(a))[at] = (
-            np.ascontiguousarray(values, dtype=a.dtype).view(row).reshape(len(values))
-        )
-    else:
-        a[at] = values
-
-
-def _at(tracks: np.ndarray, n: int):
-    """An index for the rows ``tracks`` (sorted) of ``n``: every row is a slice (a view,
-    no fancy index)."""
-    return slice(None) if len(tracks) == n else tracks
-
-
-def _add_row(observed: dict, name: str, row: int, T: int, values: np.ndarray) -> None:
-    """Add the histogram of ``values`` (non-negative ints) to row ``row`` of
-    ``observed[name]``."""
-    _add_counts(observed, name, row, T, np.bincount(values.astype(np.intp)))
-
-
-def _add_columns(observed: dict, name: str, pcs, row: int, T: int, values: np.ndarray) -> None:
-    """Row ``row`` of ``observed[f"{name}:{pc}"]`` for each column of ``values`` (m, P)
-    (non-negative ints): one bincount for every column."""
-    width = int(values.max()) + 1 if values.size else 1
-    flat = values + np.arange(values.shape[1], dtype=np.int64) * width  # (m, P) codes
-    counts = np.bincount(flat.reshape(-1), minlength=width * values.shape[1])
-    for k, pc in enumerate(pcs):
-        hist = counts[k * width : (k + 1) * width]
-        top = np.flatnonzero(hist)
-        _add_counts(observed, f"{name}:{pc}", row, T, hist[: top[-1] + 1 if len(top) else 0])
-
-
-def _add_flags(observed: dict, name: str, pcs, row: int, T: int, flags: np.ndarray) -> None:
-    """:func:`_add_columns` of bool ``flags`` (m, P): each column's histogram is its count
-    of False and of True."""
-    m = len(flags)
-    for k, pc in enumerate(pcs):
-        ones = int(np.count_nonzero(flags[:, k]))
-        hist = np.array([m - ones, ones], dtype=np.int64)
-        _add_counts(observed, f"{name}:{pc}", row, T, hist[: 2 if ones else (1 if m else 0)])
-
-
-def _add_counts(observed: dict, name: str, row: int, T: int, counts: np.ndarray) -> None:
-    """Add ``counts`` (a histogram) to row ``row`` of ``observed[name]`` ((T + 1, width)
-    int64, widened when needed)."""
-    obs = observed.get(name)
-    if obs is None or obs.shape[1] < len(counts):
-        grown = np.zeros((T + 1, max(len(counts), 0 if obs is None else obs.shape[1])), np.int64)
-        if obs is not None:
-            grown[:, : obs.shape[1]] = obs
-        obs = observed[name] = grown
-    obs[row, : len(counts)] += counts
-
-
-def _bincount2(rows: np.ndarray, values: np.ndarray, n_rows: int) -> np.ndarray:
-    width = int(values.max()) + 1 if values.size else 1
-    flat = rows.astype(np.int64) * width + values.astype(np.int64)
-    return np.bincount(flat, minlength=n_rows * width).reshape(n_rows, width)
 
 
 @dataclass(frozen=True, slots=True)
@@ -588,8 +471,8 @@ class Day(Rules):
         """
         n, steps, T = n_tracks, self.steps, len(self.steps)
         first = self.fresh_start(1) if start is None else start  # (fresh: one row, filled)
-        src = _source or _streams_source(seed, first_stream, n, bool(positional))
-        B = _Block.new(self, first, n, src, prefix)
+        src = _source or streams_source(seed, first_stream, n, bool(positional))
+        B = DayBlock.new(self, first, n, src, prefix)
         watch = _record is None  # (a replay reads no observation: it skips them)
         if _record is not None:
             B.record = _record
@@ -601,19 +484,19 @@ class Day(Rules):
             if not active.any():
                 break
             if watch:
-                self._observe(observed, B.S, active, t - 1, T, isinstance(step, FightStep))
+                observe(observed, B.S, active, t - 1, T, isinstance(step, FightStep), self.pc_names)
             before = B.S["dead"].copy()
             if isinstance(step, FightStep):
                 if self.rest_when is not None:
-                    self._rest_when(B, active, t)
+                    day_rest.rest_when(self, B, active, t)
                 own = first_fight
                 first_fight = False
                 self._fight(B, step, prefix if own else prefix + (t,), start is None and t == 1)
             elif isinstance(step, RestStep) and not watch:
-                self._rest(B, step, active, t)
+                day_rest.rest(self, B, step, active, t)
             elif isinstance(step, RestStep):
                 was = _rest_fields(B, active)
-                self._rest(B, step, active, t)
+                day_rest.rest(self, B, step, active, t)
                 changed = _row_any(_rest_fields(B, active) != was)  # (m,) bool
                 _add_row(observed, "rest_changed", t, T, changed)
             elif isinstance(step, RoadStep):
@@ -670,24 +553,6 @@ class Day(Rules):
                 (first_id, {k: np.where(unresolved, 0, values[k]) for k in self.marks})
             )
         return tally
-
-    def _observe(self, observed, S, active, row, T, fight):
-        """Before step ``row + 1``, over the tracks still going: the party's totals, and at
-        a fight each PC's (``<field>:<pc>``, :data:`PC_FIELDS`; a dead PC has 0 of each)."""
-        every = bool(active.all())
-        rows = None if every else np.flatnonzero(active)
-        alive = ~(S["dead"] if every else S["dead"].take(rows, axis=0))  # (m, P)
-        names = self.pc_names
-        for name in PC_FIELDS:
-            if name == "alive":
-                if fight:  # (a 0/1 column's histogram: its count of 1s)
-                    _add_flags(observed, name, names, row, T, alive)
-                continue
-            values = S[name] if every else S[name].take(rows, axis=0)
-            values = values * alive  # (m, P) int32: a dead PC has none
-            _add_row(observed, name, row, T, _row_sum(values))
-            if fight:
-                _add_columns(observed, name, names, row, T, values)
 
     # -- the steps -----------------------------------------------------------------------
     def _penalty(self, B):
@@ -763,87 +628,6 @@ class Day(Rules):
             if p.medicine is not None
         ]
 
-    def _treat(self, B, tracks, rng):
-        """One short rest of Treat Wounds (P-11) on ``tracks`` (the rng's tracks, in order):
-        each conscious medic, in the party's order, treats the most hurt living PC (lowest
-        HP fraction, ties the lower index) that no one treated this hour; the PCs knocked
-        out by a critical failure are returned (n_tracks, P)."""
-        S, tw_wait = B.S, B.tw_wait
-        m, P = len(tracks), S["hp"].shape[1]
-        at = _at(tracks, len(tw_wait))  # (every track: views, changed in place)
-        pen = self._penalty(B)[at]
-        hp, hp_max, dead = _rows(S["hp"], at), _rows(S["hp_max"], at), _rows(S["dead"], at)
-        wait = _rows(tw_wait, at)  # (m, P, W)
-        knocked = np.zeros((m, P), dtype=bool)
-        rows = np.arange(m)
-        for j, (c, medicine) in enumerate(self._medics()):
-            w = j if wait.shape[2] > 1 else 0  # (per_healer: this medic's own counter)
-            change = pf2e_rest.treat_wounds_phase(rng, m, medicine + pen)
-            able = ~dead[:, c] & (hp[:, c] > 0)
-            hurt = ~dead & (hp < hp_max) & (wait[:, :, w] == 0)
-            frac = np.where(hurt, hp / hp_max, np.inf)
-            k = _row_argmin(frac)
-            go = able & hurt[rows, k]
-            r, k = rows[go], k[go]
-            was = hp[r, k]
-            new = np.clip(was + change[go], 0, hp_max[r, k])
-            hp[r, k] = new
-            wait[r, k, w] = self.immune_rests
-            healed = change[go] > 0
-            S["wounded"][tracks[r[healed]], k[healed]] = 0
-            ko = (new == 0) & (was > 0)
-            knocked[r[ko], k[ko]] = True
-        _put_rows(S["hp"], at, hp)
-        _put_rows(tw_wait, at, np.maximum(wait.astype(np.int16) - 1, 0))
-        return knocked
-
-    def _treat_and_care(self, B, mask, prefix):
-        """A short rest of Treat Wounds for the tracks ``mask`` on the streams under
-        ``prefix``, then the care of the PCs it knocked out (under ``prefix + (1,)``)."""
-        tracks = np.flatnonzero(mask)
-        knocked = self._treat(B, tracks, B.src(mask, prefix))
-        if knocked.any():
-            full = np.zeros(B.S["hp"].shape, dtype=bool)
-            full[tracks] = knocked
-            self._care(B, full, prefix + (1,), "deaths_after_fight")
-
-    def _rest(self, B, step, active, t):
-        S = B.S
-        kind = step.kind
-        tracks = np.flatnonzero(active)
-        at = _at(tracks, len(active))
-        alive = ~S["dead"][at]
-        if kind == "short_rest":
-            if self.pe_rest_on:
-                self._spend_pp_on_pe(B, tracks)
-            if self.pf2e_rest and self._medics():
-                self._short_rest(B, active, t, once=step.once)
-        else:
-            bed = kind == "bed_rest"
-            hp, hp_max = S["hp"][at], S["hp_max"][at]
-            if self.pf2e_rest:
-                con = np.array([p.con for p in self.base_party.fighters.pcs])
-                new = pf2e_rest.night_rest_hp(hp, hp_max, con[None, :], self.level, bed)
-            else:
-                new = hp_after_rest(hp, hp_max, self.level, rest="bed" if bed else "night")
-            S["hp"][at] = np.where(alive, new, 0)
-            F = self.base_party.fighters
-            for name, full in (
-                ("slots", [p.slots for p in F.pcs]),
-                ("heals", [p.heals for p in F.pcs]),
-            ):
-                S[name][at] = np.where(alive, np.asarray(full)[None, :], S[name][at])
-            if self.hero_refresh == "long_rest":
-                S["hero"][at] = np.where(alive, self.hero_points, S["hero"][at])
-            pp_max = np.array([p.pp_max for p in F.pcs])[None, :]
-            pp = pp_after_rest(S["pp"][at], pp_max, "bed" if bed else "night", self.pp_back)
-            S["pp"][at] = np.where(alive, pp, S["pp"][at])
-            if "pe" in S:  # stamina back in full after a night (R1-09)
-                S["pe"][at] = np.where(alive, S["pe_max"][at], S["pe"][at])
-            B.tw_wait[at] = 0
-            self._road(B, "rest", active)
-        _rested(S, tracks)
-
     @property
     def has_medic(self) -> bool:
         """Whether a PC of the party has Medicine to Treat Wounds (P-11)."""
@@ -882,84 +666,6 @@ class Day(Rules):
             conscious = ~S["dead"][:, c] & (S["hp"][:, c] > 0)
             out |= conscious & _row_any(hurt & (tw_wait[:, :, w] < left))
         return out
-
-    def _short_rest(self, B, active, t, once=False):
-        """A short rest's Treat Wounds (P-11) for the tracks ``active``; each track's
-        number of 10-minute rests (n,) int64 is returned.
-
-        The first 10-minute rest is every track's (``short_rest(once)`` stops there: its
-        draws, on the streams under ``prefix + (t,)``, are the played rest's first); the
-        played rest (AP-18) then goes on, rest ``j`` on the streams under ``prefix + (t, 3,
-        j)``, for the tracks where a Treat Wounds could still help within the budget
-        (:meth:`treat_can_help`, ``short_rest_minutes``), so no PC is left below its max
-        HP while one could. Time passes only in the rests played: a track that stops early
-        counts fewer rests of immunity (``tw_wait``)."""
-        used = active.astype(np.int64)
-        self._treat_and_care(B, active, B.prefix + (t,))
-        if once:
-            return used
-        R = self.short_rests
-        going = active.copy()
-        for j in range(1, R):
-            going &= (B.ended < 0) & self.treat_can_help(B.S, B.tw_wait, R - j)
-            if not going.any():
-                break
-            self._treat_and_care(B, going, B.prefix + (t, 3, j))
-            used += going
-        return used
-
-    def _rest_when(self, B, active, t):
-        """Short rests before the fight of step ``t`` while some living PC is below
-        ``rest_when`` of its max HP (HP + PE when the fights use PE) and a short rest can
-        help it: Treat Wounds can reach it (pf2e rest, a medic conscious) or it would spend
-        a PP on its PE (R1-09, ``pe_rest``)."""
-        treat = self.pf2e_rest and bool(self._medics())
-        pe = self.pe_rest_on
-        if not (treat or pe):
-            return
-        S = B.S
-        for j in range(MAX_EXTRA_RESTS):
-            if pe:
-                low = S["hp"] + S["pe"] < self.rest_when * (S["hp_max"] + S["pe_max"])
-            else:
-                low = S["hp"] < self.rest_when * S["hp_max"]
-            low &= ~S["dead"]  # (n, P) bool
-            helps = np.zeros(low.shape, dtype=bool)  # (n, P): a short rest would help it
-            if treat:
-                for i, (c, _) in enumerate(self._medics()):
-                    w = i if B.tw_wait.shape[2] > 1 else 0
-                    conscious = ~S["dead"][:, c] & (S["hp"][:, c] > 0)  # (n,)
-                    helps |= (B.tw_wait[:, :, w] == 0) & conscious[:, None]
-            if pe:
-                helps |= self._pe_after(S, slice(None))[0] > S["pe"]
-            need = active & (B.ended < 0) & _row_any(low & helps)
-            if not need.any():
-                return
-            tracks = np.flatnonzero(need)
-            if pe:
-                self._spend_pp_on_pe(B, tracks)
-            if treat:
-                self._treat_and_care(B, need, B.prefix + (t, 2, j))
-            _rested(S, tracks)
-
-    def _pe_after(self, S, at):
-        """Each PC's ``(pe, pp)`` (m, P) after the PP it would spend on its PE in a short
-        rest (R1-09 as ``pe_rest`` reads it, A1-8; keeping its stabilisation cost, R1-04),
-        on the rows ``at``."""
-        keep = [self.base_party.stabilize_cost(k) for k in range(S["pp"].shape[1])]
-        return pe_after_short_rest(
-            S["pe"][at], S["pe_max"][at], S["pp"][at], np.asarray(keep)[None, :], self.pe_rest
-        )
-
-    def _spend_pp_on_pe(self, B, tracks):
-        """A short rest's stamina for the tracks ``tracks`` (sorted): each living PC whose
-        PE are below the maximum spends 1 PP for them as ``pe_rest`` reads it (R1-09, A1-8)."""
-        S = B.S
-        at = _at(tracks, len(B.ended))
-        pe, pp = self._pe_after(S, at)
-        alive = ~S["dead"][at]
-        S["pe"][at] = np.where(alive, pe, S["pe"][at])
-        S["pp"][at] = np.where(alive, pp, S["pp"][at])
 
     def _road(self, B, kind, active):
         """A day on the road (R4-01, R4-02) or a night's sleep and a meal (R4-06)."""
@@ -1002,48 +708,6 @@ class Day(Rules):
             full = np.zeros(S["hp"].shape, dtype=bool)
             full[tracks] = knocked
             self._care(B, full, B.prefix + (t, 1), "deaths_on_road")
-
-
-@dataclass(eq=False)
-class _Block:
-    """The state of one block of days (n tracks, P PCs), handed to every step."""
-
-    S: dict  # the FightStart fields, writable: (n, P) per PC, (n,) per track
-    src: object  # source(mask, prefix) -> the random source of those tracks
-    prefix: tuple  # the block's stream prefix
-    base_pen: np.ndarray  # (n,) int32: the start's check penalty (P-10)
-    dead0: np.ndarray  # (n, P) bool: dead before the day
-    ended: np.ndarray  # (n,) int8: the day's outcome, -1 still going
-    end_step: np.ndarray  # (n,) int64: the step it ended at (0: not yet)
-    first_death: np.ndarray  # (n,) int64: the step of the first death (0: none)
-    fat: np.ndarray  # (n,) int64: fatigue state index (day_chain, R4-01..R4-06)
-    tw_wait: np.ndarray  # (n, P, W) int8: short rests before Treat Wounds again (P-11,
-    #   AP-18; W = 1, or one counter per medic under treat_immunity=per_healer)
-    cause: dict  # CAUSES -> (n,) int64: the day's deaths by cause
-    record: object = None  # a replay's recorder (Day.run_block's _record), or None
-
-    @classmethod
-    def new(cls, day: Day, first: FightStart, n: int, src, prefix) -> _Block:
-        """A block of ``n`` days from ``first``: its ``n`` rows, or one row for every day."""
-        P = first.n_pcs
-        S = {}
-        for k in _FIELDS:
-            v = getattr(first, k)
-            S[k] = np.empty((n,) + v.shape[1:], dtype=bool if k == "dead" else np.int32)
-            S[k][...] = v  # (a copy: the block writes its own)
-        return cls(
-            S=S,
-            src=src,
-            prefix=tuple(prefix),
-            base_pen=S["check_penalty"].copy(),
-            dead0=S["dead"].copy(),
-            ended=np.full(n, -1, dtype=np.int8),
-            end_step=np.zeros(n, dtype=np.int64),
-            first_death=np.zeros(n, dtype=np.int64),
-            fat=np.zeros(n, dtype=np.int64),
-            tw_wait=np.zeros((n, P, day.immunity_counters), dtype=np.int8),
-            cause={c: np.zeros(n, dtype=np.int64) for c in CAUSES},
-        )
 
 
 def death_by_step(result, confidence: float = 0.95, *, level: float | None = None):
