@@ -90,17 +90,16 @@ from simkit.core.rows import row_any as _row_any
 from simkit.core.rows import row_sum as _row_sum
 from simkit.core.stats import confidence_of
 from simkit.core.streams import STREAM_SIZE
-from simkit.models import day_rest
 from simkit.models.day_block import (
-    _FIELDS,
+    FIELDS,
     DayBlock,
-    _add_row,
-    _bincount2,
-    _put_rows,
-    _rest_fields,
-    _rows,
+    add_row,
+    bincount2,
     observe,
+    put_rows,
+    rest_fields,
     streams_source,
+    take_rows,
 )
 from simkit.models.day_outcomes import CAUSES, DAY_MARKS, DAY_OUTCOMES, FIGHT_CAUSES, PC_FIELDS
 from simkit.models.day_plan import (
@@ -117,6 +116,7 @@ from simkit.models.day_plan import (
     plan_text,
     repeated_plan,
 )
+from simkit.models.day_rest import rest, rest_when
 from simkit.models.fight_state import CARRIED, FightStart
 from simkit.models.party import Party
 from simkit.rules import fall
@@ -488,24 +488,24 @@ class Day(Rules):
             before = B.S["dead"].copy()
             if isinstance(step, FightStep):
                 if self.rest_when is not None:
-                    day_rest.rest_when(self, B, active, t)
+                    rest_when(self, B, active, t)
                 own = first_fight
                 first_fight = False
                 self._fight(B, step, prefix if own else prefix + (t,), start is None and t == 1)
             elif isinstance(step, RestStep) and not watch:
-                day_rest.rest(self, B, step, active, t)
+                rest(self, B, step, active, t)
             elif isinstance(step, RestStep):
-                was = _rest_fields(B, active)
-                day_rest.rest(self, B, step, active, t)
-                changed = _row_any(_rest_fields(B, active) != was)  # (m,) bool
-                _add_row(observed, "rest_changed", t, T, changed)
+                was = rest_fields(B, active)
+                rest(self, B, step, active, t)
+                changed = _row_any(rest_fields(B, active) != was)  # (m,) bool
+                add_row(observed, "rest_changed", t, T, changed)
             elif isinstance(step, RoadStep):
                 self._road(B, step.kind, active)
             elif isinstance(step, FallStep):
                 self._fall(B, step, active, t)
             S, ended = B.S, B.ended
             died_k = _row_sum(S["dead"] & ~before)
-            _add_row(observed, "deaths", t, T, died_k[active])  # deaths in step t
+            add_row(observed, "deaths", t, T, died_k[active])  # deaths in step t
             died = died_k > 0
             B.first_death[died & (B.first_death == 0)] = t
             still = ended < 0
@@ -540,7 +540,7 @@ class Day(Rules):
             "dead_mask": mask,
             **B.cause,
         }
-        marks = {k: _bincount2(out, values[k][done], n_out) for k in self.marks}
+        marks = {k: bincount2(out, values[k][done], n_out) for k in self.marks}
         tally = Tally(hist=hist, marks=marks, observed=observed)
         first_id = first_stream * STREAM_SIZE
         if keep:
@@ -582,7 +582,7 @@ class Day(Rules):
         else:
             pen = self._penalty(B)
             start = FightStart.trusted(
-                **{k: _rows(pen if k == "check_penalty" else S[k], at) for k in _FIELDS}
+                **{k: take_rows(pen if k == "check_penalty" else S[k], at) for k in FIELDS}
             )
         from simkit.models.party_loop import fight_ends  # (numba: only when asked)
 
@@ -591,7 +591,7 @@ class Day(Rules):
             B.record("fight", -1, B, rows=rows, start=start, keys=keys)
         end = fight_ends(party, keys if every else keys[rows], start)
         for k in _BACK:
-            _put_rows(S[k], at, end[k])
+            put_rows(S[k], at, end[k])
         for c in FIGHT_CAUSES:
             B.cause[c][at] += end[c]
         o = end["outcome"]
@@ -609,17 +609,17 @@ class Day(Rules):
         from simkit.models.party_loop import care_ends  # (numba: only when asked)
 
         start = FightStart.trusted(
-            **{k: _rows(pen if k == "check_penalty" else S[k], rows) for k in _FIELDS}
+            **{k: take_rows(pen if k == "check_penalty" else S[k], rows) for k in FIELDS}
         )
         keys = B.src(np.ones(len(mask), dtype=bool), prefix).track_keys()[rows]
-        ko = _rows(knocked, rows)
+        ko = take_rows(knocked, rows)
         if B.record is not None:  # (a replay: each track's start, knocked and key)
             B.record("care", -1, B, rows=rows, start=start, keys=keys, knocked=ko)
         end = care_ends(_care_rules(self), keys, start, ko)
         B.ended[rows[end["outcome"] == F_UNRESOLVED]] = UNRESOLVED  # (a care cut at max_rounds)
-        B.cause[cause][rows] += _row_sum(end["dead"] & ~_rows(S["dead"], rows))
+        B.cause[cause][rows] += _row_sum(end["dead"] & ~take_rows(S["dead"], rows))
         for k in _BACK:
-            _put_rows(S[k], rows, end[k])
+            put_rows(S[k], rows, end[k])
 
     def _medics(self) -> list[tuple[int, int]]:
         return [

@@ -14,9 +14,22 @@ from simkit.core.streams import STREAM_SIZE, BlockRng, stream_generator
 from simkit.models.day_outcomes import CAUSES, PC_FIELDS
 from simkit.models.fight_state import FightStart
 
-__all__ = ["DayBlock", "observe", "streams_source"]
+__all__ = [
+    "FIELDS",
+    "DayBlock",
+    "add_row",
+    "bincount2",
+    "observe",
+    "put_rows",
+    "rest_fields",
+    "rested",
+    "row_argmin",
+    "rows_at",
+    "streams_source",
+    "take_rows",
+]
 
-_FIELDS = tuple(f.name for f in fields(FightStart))
+FIELDS = tuple(f.name for f in fields(FightStart))
 
 
 def streams_source(seed: int, first_stream: int, n: int, positional: bool):
@@ -40,7 +53,7 @@ def streams_source(seed: int, first_stream: int, n: int, positional: bool):
     return source
 
 
-def _rested(S: dict, tracks: np.ndarray) -> None:
+def rested(S: dict, tracks: np.ndarray) -> None:
     """The wounded condition ends at full HP after a rest (A0-2's published rule, P-12)."""
     ends = (S["wounded"] != 0) & (S["hp"] == S["hp_max"]) & ~S["dead"]  # (n, P), every track
     if len(tracks) < len(ends):
@@ -50,20 +63,20 @@ def _rested(S: dict, tracks: np.ndarray) -> None:
     np.putmask(S["wounded"], ends, 0)
 
 
-def _rest_fields(B, active: np.ndarray) -> np.ndarray:
+def rest_fields(B, active: np.ndarray) -> np.ndarray:
     """What a rest can change, for the tracks ``active``: (m, F) int64, each PC's HP, PE,
     PP, slots, heals, hero points, wounded and death, and the track's fatigue state (a
     Treat Wounds immunity running down is time passing, not a change)."""
     S = B.S
-    cols = [S[k][active].astype(np.int64) for k in _REST_FIELDS if k in S]
+    cols = [S[k][active].astype(np.int64) for k in REST_FIELDS if k in S]
     return np.concatenate(cols + [B.fat[active][:, None]], axis=1)
 
 
-#: The carried fields a rest can change (:func:`_rest_fields`).
-_REST_FIELDS = ("hp", "pe", "pp", "slots", "heals", "hero", "wounded", "dead")
+#: The carried fields a rest can change (:func:`rest_fields`).
+REST_FIELDS = ("hp", "pe", "pp", "slots", "heals", "hero", "wounded", "dead")
 
 
-def _row_argmin(a: np.ndarray) -> np.ndarray:
+def row_argmin(a: np.ndarray) -> np.ndarray:
     """Column of each row's smallest value of ``a`` (m, P), the first of equals (as
     ``argmin(axis=1)``, column by column: a short-axis reduction is slow)."""
     best, k = a[:, 0].copy(), np.zeros(len(a), dtype=np.intp)
@@ -74,13 +87,13 @@ def _row_argmin(a: np.ndarray) -> np.ndarray:
     return k
 
 
-def _rows(a: np.ndarray, at) -> np.ndarray:
+def take_rows(a: np.ndarray, at) -> np.ndarray:
     """The rows ``at`` (an index array, or a slice: a view) of ``a`` (n, ...): taken along
     axis 0 (``a[rows]`` on a 2-D array is several times slower)."""
     return a[at] if isinstance(at, slice) else a.take(at, axis=0)
 
 
-def _put_rows(a: np.ndarray, at, values: np.ndarray) -> None:
+def put_rows(a: np.ndarray, at, values: np.ndarray) -> None:
     """``a[at] = values`` for the rows ``at`` (an index array or a slice) of ``a`` (n, ...),
     C-contiguous: a 2-D array's rows written as one opaque item each (a row index
     assignment on a 2-D array is about ten times slower)."""
@@ -93,19 +106,19 @@ def _put_rows(a: np.ndarray, at, values: np.ndarray) -> None:
         a[at] = values
 
 
-def _at(tracks: np.ndarray, n: int):
+def rows_at(tracks: np.ndarray, n: int):
     """An index for the rows ``tracks`` (sorted) of ``n``: every row is a slice (a view,
     no fancy index)."""
     return slice(None) if len(tracks) == n else tracks
 
 
-def _add_row(observed: dict, name: str, row: int, T: int, values: np.ndarray) -> None:
+def add_row(observed: dict, name: str, row: int, T: int, values: np.ndarray) -> None:
     """Add the histogram of ``values`` (non-negative ints) to row ``row`` of
     ``observed[name]``."""
-    _add_counts(observed, name, row, T, np.bincount(values.astype(np.intp)))
+    add_counts(observed, name, row, T, np.bincount(values.astype(np.intp)))
 
 
-def _add_columns(observed: dict, name: str, pcs, row: int, T: int, values: np.ndarray) -> None:
+def add_columns(observed: dict, name: str, pcs, row: int, T: int, values: np.ndarray) -> None:
     """Row ``row`` of ``observed[f"{name}:{pc}"]`` for each column of ``values`` (m, P)
     (non-negative ints): one bincount for every column."""
     width = int(values.max()) + 1 if values.size else 1
@@ -114,20 +127,20 @@ def _add_columns(observed: dict, name: str, pcs, row: int, T: int, values: np.nd
     for k, pc in enumerate(pcs):
         hist = counts[k * width : (k + 1) * width]
         top = np.flatnonzero(hist)
-        _add_counts(observed, f"{name}:{pc}", row, T, hist[: top[-1] + 1 if len(top) else 0])
+        add_counts(observed, f"{name}:{pc}", row, T, hist[: top[-1] + 1 if len(top) else 0])
 
 
-def _add_flags(observed: dict, name: str, pcs, row: int, T: int, flags: np.ndarray) -> None:
-    """:func:`_add_columns` of bool ``flags`` (m, P): each column's histogram is its count
+def add_flags(observed: dict, name: str, pcs, row: int, T: int, flags: np.ndarray) -> None:
+    """:func:`add_columns` of bool ``flags`` (m, P): each column's histogram is its count
     of False and of True."""
     m = len(flags)
     for k, pc in enumerate(pcs):
         ones = int(np.count_nonzero(flags[:, k]))
         hist = np.array([m - ones, ones], dtype=np.int64)
-        _add_counts(observed, f"{name}:{pc}", row, T, hist[: 2 if ones else (1 if m else 0)])
+        add_counts(observed, f"{name}:{pc}", row, T, hist[: 2 if ones else (1 if m else 0)])
 
 
-def _add_counts(observed: dict, name: str, row: int, T: int, counts: np.ndarray) -> None:
+def add_counts(observed: dict, name: str, row: int, T: int, counts: np.ndarray) -> None:
     """Add ``counts`` (a histogram) to row ``row`` of ``observed[name]`` ((T + 1, width)
     int64, widened when needed)."""
     obs = observed.get(name)
@@ -139,7 +152,7 @@ def _add_counts(observed: dict, name: str, row: int, T: int, counts: np.ndarray)
     obs[row, : len(counts)] += counts
 
 
-def _bincount2(rows: np.ndarray, values: np.ndarray, n_rows: int) -> np.ndarray:
+def bincount2(rows: np.ndarray, values: np.ndarray, n_rows: int) -> np.ndarray:
     width = int(values.max()) + 1 if values.size else 1
     flat = rows.astype(np.int64) * width + values.astype(np.int64)
     return np.bincount(flat, minlength=n_rows * width).reshape(n_rows, width)
@@ -154,13 +167,13 @@ def observe(observed, S, active, row, T, fight, names):
     for name in PC_FIELDS:
         if name == "alive":
             if fight:  # (a 0/1 column's histogram: its count of 1s)
-                _add_flags(observed, name, names, row, T, alive)
+                add_flags(observed, name, names, row, T, alive)
             continue
         values = S[name] if every else S[name].take(rows, axis=0)
         values = values * alive  # (m, P) int32: a dead PC has none
-        _add_row(observed, name, row, T, _row_sum(values))
+        add_row(observed, name, row, T, _row_sum(values))
         if fight:
-            _add_columns(observed, name, names, row, T, values)
+            add_columns(observed, name, names, row, T, values)
 
 
 @dataclass(eq=False)
@@ -187,7 +200,7 @@ class DayBlock:
         one row for every day."""
         P = first.n_pcs
         S = {}
-        for k in _FIELDS:
+        for k in FIELDS:
             v = getattr(first, k)
             S[k] = np.empty((n,) + v.shape[1:], dtype=bool if k == "dead" else np.int32)
             S[k][...] = v  # (a copy: the block writes its own)

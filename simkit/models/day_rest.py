@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from simkit.core.rows import row_any as _row_any
-from simkit.models.day_block import _at, _put_rows, _rested, _row_argmin, _rows
+from simkit.models.day_block import put_rows, rested, row_argmin, rows_at, take_rows
 from simkit.models.day_plan import MAX_EXTRA_RESTS
 from simkit.rules.pf2e import rest as pf2e_rest
 from simkit.rules.rest import hp_after_rest, pe_after_short_rest, pp_after_rest
@@ -26,10 +26,10 @@ def treat(day, B, tracks, rng):
     out by a critical failure are returned (n_tracks, P)."""
     S, tw_wait = B.S, B.tw_wait
     m, P = len(tracks), S["hp"].shape[1]
-    at = _at(tracks, len(tw_wait))  # (every track: views, changed in place)
+    at = rows_at(tracks, len(tw_wait))  # (every track: views, changed in place)
     pen = day._penalty(B)[at]
-    hp, hp_max, dead = _rows(S["hp"], at), _rows(S["hp_max"], at), _rows(S["dead"], at)
-    wait = _rows(tw_wait, at)  # (m, P, W)
+    hp, hp_max, dead = take_rows(S["hp"], at), take_rows(S["hp_max"], at), take_rows(S["dead"], at)
+    wait = take_rows(tw_wait, at)  # (m, P, W)
     knocked = np.zeros((m, P), dtype=bool)
     rows = np.arange(m)
     for j, (c, medicine) in enumerate(day._medics()):
@@ -38,7 +38,7 @@ def treat(day, B, tracks, rng):
         able = ~dead[:, c] & (hp[:, c] > 0)
         hurt = ~dead & (hp < hp_max) & (wait[:, :, w] == 0)
         frac = np.where(hurt, hp / hp_max, np.inf)
-        k = _row_argmin(frac)
+        k = row_argmin(frac)
         go = able & hurt[rows, k]
         r, k = rows[go], k[go]
         was = hp[r, k]
@@ -49,8 +49,8 @@ def treat(day, B, tracks, rng):
         S["wounded"][tracks[r[healed]], k[healed]] = 0
         ko = (new == 0) & (was > 0)
         knocked[r[ko], k[ko]] = True
-    _put_rows(S["hp"], at, hp)
-    _put_rows(tw_wait, at, np.maximum(wait.astype(np.int16) - 1, 0))
+    put_rows(S["hp"], at, hp)
+    put_rows(tw_wait, at, np.maximum(wait.astype(np.int16) - 1, 0))
     return knocked
 
 
@@ -69,7 +69,7 @@ def rest(day, B, step, active, t):
     S = B.S
     kind = step.kind
     tracks = np.flatnonzero(active)
-    at = _at(tracks, len(active))
+    at = rows_at(tracks, len(active))
     alive = ~S["dead"][at]
     if kind == "short_rest":
         if day.pe_rest_on:
@@ -100,7 +100,7 @@ def rest(day, B, step, active, t):
             S["pe"][at] = np.where(alive, S["pe_max"][at], S["pe"][at])
         B.tw_wait[at] = 0
         day._road(B, "rest", active)
-    _rested(S, tracks)
+    rested(S, tracks)
 
 
 def short_rest(day, B, active, t, once=False):
@@ -161,7 +161,7 @@ def rest_when(day, B, active, t):
             spend_pp_on_pe(day, B, tracks)
         if treat:
             treat_and_care(day, B, need, B.prefix + (t, 2, j))
-        _rested(S, tracks)
+        rested(S, tracks)
 
 
 def pe_after(day, S, at):
@@ -178,7 +178,7 @@ def spend_pp_on_pe(day, B, tracks):
     """A short rest's stamina for the tracks ``tracks`` (sorted): each living PC whose
     PE are below the maximum spends 1 PP for them as ``pe_rest`` reads it (R1-09, A1-8)."""
     S = B.S
-    at = _at(tracks, len(B.ended))
+    at = rows_at(tracks, len(B.ended))
     pe, pp = pe_after(day, S, at)
     alive = ~S["dead"][at]
     S["pe"][at] = np.where(alive, pe, S["pe"][at])
