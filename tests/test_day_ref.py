@@ -195,6 +195,7 @@ def _configs(count: int, seed: int) -> list[dict]:
                 hero_points=int(g.integers(0, 3)),
                 max_rounds=pick((4, 100, 100)),
                 trait=pick(("lethal", "lethal", "nonlethal")),
+                wake_after=pick(("long_rest", "long_rest", "hour", "ten_minutes")),
             )
         )
     return out
@@ -224,6 +225,11 @@ COVER = [
     dict(plan="severe, short_rest, moderate, short_rest(once), severe, long_rest, severe",
          level=8, rules="pf2e-core", treat_immunity="per_healer", rest_when=0.7,
          party="cleric,fighter,cleric,wizard", short_rest_minutes=120),
+    # R0-08's wake-up: at the end of a short rest, a night or a day on the road
+    dict(plan="severe, short_rest, severe, short_rest(once), no_sleep, severe, fall(11)",
+         level=3, wake_after="ten_minutes", party="fighter,rogue,wizard"),
+    dict(plan="severe, short_rest(once), severe, short_rest, severe, long_rest, fall(11)",
+         level=5, rules="pf2e-core", wake_after="hour", short_rest_minutes=30),
     # fatigue: exhausted at a fight (R4-04); woken by a night (R4-06); dead (R4-05)
     dict(plan=", ".join(["no_sleep"] * 5 + ["no_food"] * 5) + ", trivial", level=6,
          after_defeat="captured"),

@@ -36,6 +36,11 @@ The steps, over every track of a block still going:
   ``pe_damage=pe_first``) each living PC whose PE are below the maximum spends 1 PP to
   get them back (R1-09) as ``pe_rest`` reads it (A1-8: when it keeps its stabilisation
   cost in PP after, by default), at the rest's start (before Treat Wounds).
+- **R0-08's wake-up** (``wake_after``): a PC stable at 0 HP wakes at 1 HP at the end of a
+  step at least ``hour`` or ``ten_minutes`` long (a short rest lasts ``short_rest_minutes``,
+  ``short_rest(once)`` ten minutes, a long or bed rest a night, a day on the road a day; a
+  fight or a fall no time; time does not add up across steps); by default (``long_rest``)
+  only a long or bed rest's healing wakes it, as before.
 - **the road**: ``no_sleep`` / ``no_food`` advance the fatigue counters by the rule of
   :func:`simkit.rules.fatigue_day.fatigue_day` (its table,
   :func:`~simkit.rules.fatigue_day.day_chain`): the penalty (R4-01..R4-03) is added to
@@ -104,6 +109,7 @@ from simkit.models.day_block import (
 from simkit.models.day_outcomes import CAUSES, DAY_MARKS, DAY_OUTCOMES, FIGHT_CAUSES, PC_FIELDS
 from simkit.models.day_plan import (
     BETWEEN,
+    WAKE_AFTER,
     FallStep,
     FightStep,
     RestStep,
@@ -115,6 +121,7 @@ from simkit.models.day_plan import (
     parse_plan,
     plan_text,
     repeated_plan,
+    woken,
 )
 from simkit.models.day_rest import rest, rest_when
 from simkit.models.fight_state import CARRIED, FightStart
@@ -302,6 +309,18 @@ class Day(Rules):
         choices=PP_BACK,
         rule="A1-7",
         help="PP come back in full after a night's rest (night) or never within the day",
+    )
+
+    wake_after: str = param(
+        "long_rest",
+        kind="choice",
+        choices=tuple(WAKE_AFTER),
+        rule="R0-08",
+        help="a PC stable at 0 HP wakes at 1 HP at the end of a step at least this long "
+        "(hour, ten_minutes: a short rest lasts short_rest_minutes, short_rest(once) ten "
+        "minutes, a long or bed rest a night, a day on the road a day; a fight or a fall no "
+        "time; time does not add up across steps), or only by a long or bed rest's healing "
+        "(long_rest)",
     )
 
     #: How the fights and the cares are played: ``loop``, the compiled fight loop
@@ -494,13 +513,16 @@ class Day(Rules):
                 self._fight(B, step, prefix if own else prefix + (t,), start is None and t == 1)
             elif isinstance(step, RestStep) and not watch:
                 rest(self, B, step, active, t)
+                self._wake(B, step, active)
             elif isinstance(step, RestStep):
                 was = rest_fields(B, active)
                 rest(self, B, step, active, t)
+                self._wake(B, step, active)
                 changed = _row_any(rest_fields(B, active) != was)  # (m,) bool
                 add_row(observed, "rest_changed", t, T, changed)
             elif isinstance(step, RoadStep):
                 self._road(B, step.kind, active)
+                self._wake(B, step, active)
             elif isinstance(step, FallStep):
                 self._fall(B, step, active, t)
             S, ended = B.S, B.ended
@@ -676,6 +698,13 @@ class Day(Rules):
         B.cause["deaths_on_road"][dead] += _row_sum(~S["dead"][dead])
         S["dead"][dead] = True
         S["hp"][dead] = 0
+
+    def _wake(self, B, step, active):
+        """R0-08's natural wake-up (``wake_after``): at the end of a step at least that long,
+        each PC stable at 0 HP on a day still going wakes at 1 HP."""
+        if woken(self.wake_after, step, self.short_rest_minutes):
+            S = B.S
+            np.putmask(S["hp"], (active & (B.ended < 0))[:, None] & ~S["dead"] & (S["hp"] == 0), 1)
 
     def _fall(self, B, step, active, t):
         """Every living PC (or one at random) falls (R4-07, R0-13); see the docstring."""

@@ -106,8 +106,9 @@ def _care_rules(day) -> Party:
 
 def day_duel_supported(day) -> bool:
     """Whether ``day`` is an exact day duel: one PC who is not a cleric (no heals, no
-    Medicine), rules seed000 or pf2e-core, one monster (or none) in every fight."""
-    if getattr(day, "rules") not in _SYSTEMS:
+    Medicine), rules seed000 or pf2e-core, one monster (or none) in every fight, R0-08's
+    wake-up by a long rest only (``wake_after=long_rest``)."""
+    if getattr(day, "rules") not in _SYSTEMS or day.wake_after != "long_rest":
         return False
     pcs = day.base_party.fighters.pcs
     if len(pcs) != 1 or pcs[0].heal is not None or pcs[0].medicine is not None:

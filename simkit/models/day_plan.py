@@ -335,6 +335,32 @@ def road_chain() -> fatigue_day.DayChain:
     return fatigue_day.day_chain(FATIGUE_START)
 
 
+#: R0-08's natural wake-up as ``wake_after`` reads it: the minutes a PC stable at 0 HP lies
+#: unconscious before it wakes at 1 HP (None: only a long or bed rest's healing wakes it).
+WAKE_AFTER: dict[str, int | None] = {"long_rest": None, "hour": 60, "ten_minutes": 10}
+#: How long a night's rest and a day on the road last, in minutes (R0-08's wake-up).
+NIGHT_MINUTES, ROAD_MINUTES = 8 * 60, 24 * 60
+
+
+def step_minutes(step, short_rest_minutes: int) -> int:
+    """How long a step lasts, as R0-08's wake-up counts it: a short rest its budget
+    ``short_rest_minutes`` (``short_rest(once)``: one 10-minute rest), a long or bed rest a
+    night, a day on the road a day; a fight or a fall no time."""
+    if isinstance(step, RestStep):
+        if step.kind != "short_rest":
+            return NIGHT_MINUTES
+        return 10 if step.once else int(short_rest_minutes)
+    return ROAD_MINUTES if isinstance(step, RoadStep) else 0
+
+
+def woken(wake_after: str, step, short_rest_minutes: int) -> bool:
+    """Whether a PC stable at 0 HP wakes at 1 HP at the end of ``step`` (R0-08 as
+    ``wake_after`` reads it: a step lasting at least that long; time does not add up
+    across steps)."""
+    need = WAKE_AFTER[wake_after]
+    return need is not None and step_minutes(step, short_rest_minutes) >= need
+
+
 def fatigue_penalty(base, fat):
     """The check penalty of the PCs' d20s (P-10) at fatigue state(s) ``fat`` (indices into
     :func:`road_chain`'s states): the start's ``base`` plus the fatigue's (R4-03), not

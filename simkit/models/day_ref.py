@@ -43,6 +43,7 @@ from simkit.models.day_plan import (
     FightStep,
     RestStep,
     RoadStep,
+    woken,
 )
 from simkit.models.fight_state import CARRIED
 from simkit.models.party import Party, faces
@@ -154,9 +155,11 @@ def ref_day(day, draws: Draws, start: dict | None = None) -> dict:
         elif isinstance(step, RestStep):
             was = _rest_fields(tr)
             _rest(day, tr, draws, step, t)
+            _wake(day, tr, step)
             obs["rest_changed"] = int(_rest_fields(tr) != was)
         elif isinstance(step, RoadStep):
             _road(tr, step.kind)
+            _wake(day, tr, step)
         elif isinstance(step, FallStep):
             _fall(day, tr, draws, step, t)
         died = sum(pc["dead"] and not b for pc, b in zip(pcs, before))
@@ -176,6 +179,16 @@ def ref_day(day, draws: Draws, start: dict | None = None) -> dict:
         tr["step"] = T
     assert tr["outcome"] in DAY_OUTCOMES + ("unresolved",)
     return tr
+
+
+def _wake(day, tr: dict, step) -> None:
+    """R0-08's wake-up as ``day.wake_after`` reads it: at the end of a step at least that
+    long (:func:`~simkit.models.day_plan.woken`), a PC alive at 0 HP (stable: between
+    steps no PC is dying) wakes at 1 HP, on a day still going."""
+    if tr["outcome"] is None and woken(day.wake_after, step, day.short_rest_minutes):
+        for pc in tr["pcs"]:
+            if not pc["dead"] and pc["hp"] == 0:
+                pc["hp"] = 1
 
 
 def _rest_fields(tr: dict) -> tuple:
