@@ -335,11 +335,6 @@ class Day(Rules):
                 f"engine={self.engine!r}: the day runs on the compiled fight loop only "
                 "(engine='loop'); its party-kernel path was retired"
             )
-        if getattr(self, "dying", None) is not None:
-            raise ParamError(
-                "dying= is not in the day yet: the care of a PC knocked out by a fall or a "
-                "Treat Wounds still runs on the kernel's own tracks (give it to party)"
-            )
         if self.short_rest_minutes % 10:
             raise ParamError(
                 f"short_rest_minutes={self.short_rest_minutes!r} is not allowed: "

@@ -110,6 +110,8 @@ def day_duel_supported(day) -> bool:
     wake-up by a long rest only (``wake_after=long_rest``)."""
     if getattr(day, "rules") not in _SYSTEMS or day.wake_after != "long_rest":
         return False
+    if getattr(day, "dying", None) is not None:  # (a designer's track at 0 HP: not yet)
+        return False
     pcs = day.base_party.fighters.pcs
     if len(pcs) != 1 or pcs[0].heal is not None or pcs[0].medicine is not None:
         return False
