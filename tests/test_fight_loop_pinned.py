@@ -158,10 +158,12 @@ PINNED_STARTS: dict[str, str] = {
     "pf2e-core": "228d25c8e638f162",
     "seed001": "944ce2df2f554ff9",
 }
-PINNED_DAYS: list[str] = ["6bae8696c7fe13a0", "022ab4cb6cdd10d8", "5dafb429a703e645"]
+#: (days 1 and 2 pinned again when the day's cares after a fall or a Treat Wounds moved to
+#: the loop's dice, issue 28: their fights' numbers unchanged, day 0 has no care)
+PINNED_DAYS: list[str] = ["6bae8696c7fe13a0", "161a37af1c5e12e3", "f7acae3083ac5b41"]
 #: (computed on the code before the speed work, from a copy of its tree)
 PINNED_CARRIED = "cf843dfb3122d17b"
-PINNED_OBSERVED: list[str] = ["6244ef8eb40763aa", "d86906009cd89f94", "82c2852757169eb9"]
+PINNED_OBSERVED: list[str] = ["6244ef8eb40763aa", "9081c3c77161654a", "8a1c93bfcac8b935"]
 
 
 @pytest.mark.parametrize("i", range(len(CONFIGS)))
