@@ -24,6 +24,7 @@ from simkit.fight.phases import (
     RETREAT,
     VICTORY,
     VICTORY_DEATHS,
+    back_up,
     check_defeat,
     dying_turn,
     fighting,
@@ -64,6 +65,7 @@ from simkit.fight.state import (
     SLOTS,
     STABLE,
     STEP,
+    TEMP,
     UP,
     WON,
     WOUNDED,
@@ -120,6 +122,7 @@ def fresh(S, T):
         S[pc(k, PE)] = t.pcn(S, T, k, t.PE0)
         S[pc(k, PE_MAX)] = t.pcn(S, T, k, t.PE0)
         S[pc(k, NIGHT_HP)] = t.pcn(S, T, k, t.NIGHT_HP0)
+        S[pc(k, TEMP)] = t.pcn(S, T, k, t.TEMP0)  # R0-14
         S[pc(k, COND)] = UP
 
 
@@ -175,7 +178,8 @@ def fight_round(S, T):
 @scalar
 def care_round(S, T):
     """AP-7: each conscious cleric heals the first PC at 0 HP (a heal left) or gives first
-    aid to the first dying PC; then every dying PC takes its turn."""
+    aid to the first dying PC; then every dying PC takes its turn, and with ``back_in_fight``
+    (R1-05) a stable one (or one its turn stabilised) gets up for 1 PP."""
     P = T[t.H_P]
     for c in range(P):
         if t.pcn(S, T, c, t.ROLE) != t.CLERIC or S[pc(c, COND)] != UP:
@@ -187,9 +191,12 @@ def care_round(S, T):
         k = first_with(S, T, DYING, DYING)
         if k >= 0:
             first_aid(S, T, c, k)
+    back = t.opt(T, t.BACK_ON)
     for k in range(P):
         if S[pc(k, COND)] == DYING:
             dying_turn(S, T, k)
+        if back and S[pc(k, COND)] == STABLE:
+            back_up(S, T, k)
 
 
 @scalar

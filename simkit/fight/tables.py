@@ -100,8 +100,9 @@ STRIKER, CLERIC, WIZARD = 0, 1, 2
     COST,
     HEALER,
     NIGHT_HP0,
-) = range(23)
-N_PCN = 23
+    TEMP0,
+) = range(24)
+N_PCN = 24
 # -- monn columns (per monster) -----------------------------------------------------------
 M_HP, M_AC, M_REFLEX, M_PERC, M_ATK, M_RDC, M_SDC, M_DMG, M_AREA, M_USES, M_EDGE = range(11)
 N_MONN = 11
@@ -141,8 +142,13 @@ D_COUNT, D_SIDES, D_BONUS, D_WIDTH, D_OFF = range(5)
     CUSTOM,
     TRK_FACES,
     DEFEAT_OFF,
-) = range(32)
-N_OPT = 32
+    SLOWED_ON,
+    SLOWED_SPARE,
+    BACK_ON,
+    ENOUGH_PP,
+    BACK_AGAIN,
+) = range(37)
+N_OPT = 37
 LETHAL, DEATH, NONLETHAL = 0, 1, 2
 NEVER, SOMETIMES, ALWAYS = 0, 1, 2
 T_RANDOM, T_WEAKEST, T_FOCUS = 0, 1, 2
@@ -309,6 +315,7 @@ def _pc_tables(rules, pen: int, healers, dcs, Vmax: int, opts, dice) -> dict:
             rules.stabilize_cost(k),
             healers.index(p.medicine),
             _night_hp(rules, p.hp),
+            rules.temp_hp_of(k) if hasattr(rules, "temp_hp_of") else 0,  # R0-14
         )
     rec = np.zeros((P, len(dcs), Vmax + 1, 20), dtype=np.int64)
     aid = np.zeros((P, 20), dtype=np.int64)
@@ -519,6 +526,11 @@ def build(rules, pens: tuple[int, ...] | None = None) -> Tables:
     trk, faces = _trk(rules, pens)
     opt[CUSTOM] = trk is not None
     opt[TRK_FACES] = faces
+    seeds = getattr(rules, "seed_rules", {})  # R0-04, R0-10, R1-05, A1-3, A1-12 (issue 31)
+    opt[SLOWED_ON] = seeds.get("slowed", False)
+    opt[SLOWED_SPARE] = seeds.get("slowed_loses", "spare") == "spare"
+    opt[BACK_ON] = seed001 and seeds.get("back_in_fight", False)
+    opt[ENOUGH_PP], opt[BACK_AGAIN] = seeds.get("enough_pp", 1), seeds.get("back_again", False)
     rows = np.array(dice.rows, dtype=np.int64).reshape(-1, 5)
     sums = np.concatenate(dice.parts) if dice.parts else np.zeros(1, dtype=np.int64)
     return Tables(

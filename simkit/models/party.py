@@ -862,6 +862,32 @@ class Party(Rules):
         help="seed001: damage takes the PCs' stamina points (PE) before their HP (pe_first), "
         "or HP only (hp_only: no PE)",
     )
+    slowed: bool = param(
+        False,
+        kind="bool",
+        rule="R0-04",
+        help="seed000: a PC back at 1 HP or more from dying (a heal, a hero point: R0-10) is "
+        "slowed on its next turn by its dying value just before (slowed_loses says which "
+        "actions it loses)",
+    )
+    slowed_loses: str = param(
+        "spare",
+        kind="choice",
+        choices=("spare", "strike"),
+        rule="AP-19",
+        help="the actions slowed takes of a PC's 3: first the spare third one the fight does "
+        "not model (spare), or a strike at once (strike: the third is always spent)",
+    )
+    temp_hp: int = shared("temp_hp")
+    back_in_fight: bool = shared("back_in_fight")
+    enough_pp: int = shared("enough_pp")
+    back_again: bool = param(
+        False,
+        kind="bool",
+        rule="A1-12",
+        help="seed001 with back_in_fight: a PC up again by R1-05 spends 1 PP for 1 HP on each "
+        "later turn while below its max HP and its PP are enough (false: once a stabilisation)",
+    )
     long_term: bool = shared("long_term")
     checks: int = shared("checks")
     attacks: int = shared("attacks")
@@ -960,6 +986,11 @@ class Party(Rules):
                 )
             if why is not None:
                 raise ParamError(why)
+        if self.engine == "kernel" and self.seed_rules_on:
+            raise ParamError(
+                "slowed, back_in_fight and temp_hp are played by the fight loop only "
+                "(engine='loop')"
+            )
         if self.engine == "loop":
             from simkit.fight.tables import supported
 
@@ -1164,7 +1195,34 @@ class Party(Rules):
     def has_exact(self) -> bool:  # type: ignore[override]
         from simkit.models.party_duel import duel_supported
 
-        return self.dying is None and duel_supported(self)
+        return self.dying is None and not self.seed_rules_on and duel_supported(self)
+
+    @property
+    def seed_rules(self) -> dict:
+        """The seed rules of issue 31 as the fight loop reads them (:mod:`simkit.fight.tables`):
+        slowed after waking (R0-04, R0-10: seed000's own track only), back in the fight
+        (R1-05, A1-3, A1-12: seed001 only)."""
+        return {
+            "slowed": self.slowed and self.rules == "seed000" and self.dying is None,
+            "slowed_loses": self.slowed_loses,
+            "back_in_fight": self.back_in_fight and not self.seed000,
+            "enough_pp": self.enough_pp,
+            "back_again": self.back_again,
+        }
+
+    @property
+    def seed_rules_on(self) -> bool:
+        """Whether a seed rule of issue 31 changes this fight (slowed, R1-05, temporary HP):
+        the loop and its reference play them; the kernel and the exact duel do not."""
+        s = self.seed_rules
+        temp = any(self.temp_hp_of(k) for k in range(len(self.fighters.pcs)))
+        return bool(s["slowed"] or s["back_in_fight"] or temp)
+
+    def temp_hp_of(self, k: int) -> int:
+        """PC ``k``'s temporary HP at a fresh start (R0-14): its own (``fighter(temp_hp=5)``)
+        if given, else the party's ``temp_hp``."""
+        own = self.fighters.pcs[k].temp_hp
+        return int(own if own is not None else self.temp_hp)
 
     #: A duel is solved on its grid (:mod:`simkit.models.duel_grid`); ``exact_initial`` /
     #: ``exact_step`` stay as the state-by-state chain the tests hold the grid to.
