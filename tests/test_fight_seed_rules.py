@@ -20,6 +20,8 @@ from simkit.fight.state import COND, HEALS, HERO, HP, MARKS, PE, PP, SLOTS, WOUN
 from simkit.models.party import Party
 from simkit.models.party_replay import play
 
+#: The seed rules' parameters (issue 31 item 2).
+SEED_PARAMS = ("slowed", "slowed_loses", "temp_hp", "back_in_fight", "enough_pp", "back_again")
 FIELDS = (HP, COND, HERO, SLOTS, HEALS, WOUNDED, PP, PE)
 COND_CODE = {"up": 0, "dying": 1, "stable": 2, "dead": 3}
 
@@ -175,3 +177,38 @@ def test_the_seed_rules_default_off_and_refuse_where_not_played():
         Party(slowed=True, engine="kernel")
     duel = dict(party="fighter", lineup="boss", threat="moderate")
     assert Party(**duel).has_exact and not Party(**duel, temp_hp=5).has_exact
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(plan="severe, short_rest, severe, fall(9), moderate", level=5, rules="seed001",
+             party="fighter,rogue,cleric(heals=0)", spend="asap", back_in_fight=True,
+             back_again=True, temp_hp=5),
+        dict(plan="severe, short_rest, extreme, fall(11), long_rest, severe", level=4,
+             hero_points=1, slowed=True, slowed_loses="strike",
+             party="fighter(temp_hp=8),cleric,wizard"),
+    ],
+)  # fmt: skip
+def test_the_days_fights_take_the_seed_rules_track_by_track(params):
+    """A day's fights are party fights: the day on the loop = its replay on the reference
+    (each fight on the party's reference, its end state checked inside the replay);
+    temporary HP only in the day's first fight (a fresh start; later fights start from
+    the state handed on); the care after a fall has no fight turn (no seed rule there)."""
+    from simkit.models.day import Day
+    from simkit.models.day_replay import replay_tracks
+
+    rules = Day(**params)
+    n = 120
+    res = simkit.simulate(rules, n, 5, keep_outcomes=True)
+    frames = replay_tracks(rules, 5, range(n), n)
+    for t, frame in enumerate(frames):
+        assert frame.attrs["outcome"] == res.outcomes[res.track_outcomes[t]], (t, frame.attrs)
+        for m in rules.marks:
+            assert frame.attrs[m] == res.track_marks[m][t], (t, m)
+    plain = {k: v for k, v in params.items() if k not in SEED_PARAMS}
+    plain["party"] = params["party"].replace("(temp_hp=8)", "")
+    base = simkit.simulate(Day(**plain), n, 5, keep_outcomes=True)
+    assert (base.track_outcomes != res.track_outcomes).any() or any(
+        (base.track_marks[m] != res.track_marks[m]).any() for m in rules.marks
+    )  # (the rules change some of these days)

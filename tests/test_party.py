@@ -231,8 +231,10 @@ def test_generated_configurations_leave_every_default(count, seed):
 
     configs = _configs(count, seed)
     # (engine: how the Monte Carlo plays the fight, not a rule: tests/test_fight_loop.py;
-    # dying: a designer's track, the loop only: tests/test_downed_rule.py)
-    every = {f.name for f in dataclasses.fields(Party)} - {"lineups", "engine", "dying"}
+    # dying: a designer's track, the loop only: tests/test_downed_rule.py; the seed rules of
+    # issue 31 item 2, the loop only: tests/test_fight_seed_rules.py)
+    seeds = {"slowed", "slowed_loses", "temp_hp", "back_in_fight", "enough_pp", "back_again"}
+    every = {f.name for f in dataclasses.fields(Party)} - {"lineups", "engine", "dying"} - seeds
     assert every == set(OPTIONS) | set(DRAWN_APART), every ^ (set(OPTIONS) | set(DRAWN_APART))
     default = Party()
     for name in every:

@@ -24,7 +24,6 @@ from simkit.fight.phases import (
     RETREAT,
     VICTORY,
     VICTORY_DEATHS,
-    back_up,
     check_defeat,
     dying_turn,
     fighting,
@@ -178,8 +177,8 @@ def fight_round(S, T):
 @scalar
 def care_round(S, T):
     """AP-7: each conscious cleric heals the first PC at 0 HP (a heal left) or gives first
-    aid to the first dying PC; then every dying PC takes its turn, and with ``back_in_fight``
-    (R1-05) a stable one (or one its turn stabilised) gets up for 1 PP."""
+    aid to the first dying PC; then every dying PC takes its turn (no R1-05 after the
+    fight: it is a way back into one, AP-20)."""
     P = T[t.H_P]
     for c in range(P):
         if t.pcn(S, T, c, t.ROLE) != t.CLERIC or S[pc(c, COND)] != UP:
@@ -191,12 +190,9 @@ def care_round(S, T):
         k = first_with(S, T, DYING, DYING)
         if k >= 0:
             first_aid(S, T, c, k)
-    back = t.opt(T, t.BACK_ON)
     for k in range(P):
         if S[pc(k, COND)] == DYING:
             dying_turn(S, T, k)
-        if back and S[pc(k, COND)] == STABLE:
-            back_up(S, T, k)
 
 
 @scalar

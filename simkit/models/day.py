@@ -197,6 +197,7 @@ class _Care(_Fight):
     monsters are gone before round 1, the knocked-out PCs dying (R0-03) or agonising."""
 
     __slots__ = ()
+    kernel_takes_seed_rules = True  # (no fight turn: no slowed, R1-05 or temporary HP here)
 
     def init(self, n, rng, start=None):
         assert isinstance(start, _CareStart)

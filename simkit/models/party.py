@@ -986,7 +986,7 @@ class Party(Rules):
                 )
             if why is not None:
                 raise ParamError(why)
-        if self.engine == "kernel" and self.seed_rules_on:
+        if self.engine == "kernel" and self.seed_rules_on and not self.kernel_takes_seed_rules:
             raise ParamError(
                 "slowed, back_in_fight and temp_hp are played by the fight loop only "
                 "(engine='loop')"
@@ -1196,6 +1196,10 @@ class Party(Rules):
         from simkit.models.party_duel import duel_supported
 
         return self.dying is None and not self.seed_rules_on and duel_supported(self)
+
+    #: Whether the kernel may take rules with the seed rules of issue 31 on: a care with no
+    #: fight turns (the day's care after a fall, where none of them arises) may.
+    kernel_takes_seed_rules: ClassVar[bool] = False
 
     @property
     def seed_rules(self) -> dict:

@@ -746,10 +746,8 @@ class _Fight:
             dying = self.party(DYING)
             if dying:
                 self.first_aid(c, dying[0])
-        for k in self.party(DYING, STABLE):
-            if self.pc(k)["cond"] == DYING:
-                self.dying_turn(k)
-            seeds.get_up(self.r, self.pc(k))  # R1-05
+        for k in self.party(DYING):
+            self.dying_turn(k)
 
     def night(self):
         """AP-11: each stable PC's hourly checks (R1-06, R1-08, A1-6, R1-11), the best
