@@ -21,7 +21,8 @@ from simkit.models.party import Party
 from simkit.models.party_replay import play
 
 #: The seed rules' parameters (issue 31 item 2).
-SEED_PARAMS = ("slowed", "slowed_loses", "temp_hp", "back_in_fight", "enough_pp", "back_again")
+SEED_PARAMS = ("slowed", "slowed_loses", "temp_hp", "back_in_fight", "enough_pp", "back_again",
+               "con_damage", "ability_reading")  # fmt: skip
 FIELDS = (HP, COND, HERO, SLOTS, HEALS, WOUNDED, PP, PE)
 COND_CODE = {"up": 0, "dying": 1, "stable": 2, "dead": 3}
 
@@ -78,6 +79,22 @@ CASES = [
         dict(level=5, threat="extreme", hero_points=2, hp=10),
         dict(slowed=True, temp_hp=6),
     ),
+    (dict(level=5, threat="severe", rules="seed001"), dict(con_damage=2)),
+    (
+        dict(level=7, threat="extreme", rules="seed001", target_downed="sometimes", spend="asap"),
+        dict(con_damage=3, ability_reading="per_point", back_in_fight=True),
+    ),
+    (
+        dict(
+            level=3,
+            threat="severe",
+            rules="seed001",
+            natural=True,
+            check_penalty=-2,
+            party="fighter(con=1),rogue,cleric(heals=0)",
+        ),
+        dict(con_damage=1, ability_reading="per_two"),
+    ),
 ]
 
 
@@ -118,7 +135,9 @@ def test_the_seed_rules_on_the_loop_are_the_reference_track_by_track(i):
         assert loop[t] == want, (CASES[i], t, loop[t], want)
     # the rule changes some of these tracks (it is not inert here), and so does each reading
     assert loop != _loop(Party(**fight), keys), CASES[i]
-    for name, other in (("back_again", False), ("enough_pp", 1), ("slowed_loses", "spare")):
+    readings = (("back_again", False), ("enough_pp", 1), ("slowed_loses", "spare"),
+                ("ability_reading", "score"))  # fmt: skip
+    for name, other in readings:
         if name in seed and seed[name] != other:
             assert loop != _loop(Party(**fight, **{**seed, name: other}), keys), (CASES[i], name)
 
@@ -162,6 +181,13 @@ def test_temporary_hp_protect_the_party():
     assert _moves(Party(**fight), Party(**fight, temp_hp=10)) < -5
 
 
+def test_constitution_damage_costs_lives_under_seed001():
+    """R1-12: a strike that takes Constitution lowers the PE and the hourly checks'
+    modifier: more deaths."""
+    fight = dict(level=5, threat="severe", rules="seed001")
+    assert _moves(Party(**fight), Party(**fight, con_damage=2)) > 5
+
+
 def test_the_seed_rules_default_off_and_refuse_where_not_played():
     base = Party()
     assert not base.slowed and not base.back_in_fight and base.temp_hp == 0
@@ -169,6 +195,7 @@ def test_the_seed_rules_default_off_and_refuse_where_not_played():
     # slowed is seed000's (R0-04); back_in_fight seed001's (R1-05): inert elsewhere
     assert not Party(rules="pf2e-core", slowed=True).seed_rules_on
     assert not Party(rules="seed000", back_in_fight=True).seed_rules_on
+    assert not Party(rules="seed000", con_damage=2).seed_rules_on  # (R1-12: seed001's)
     # a PC's own temporary HP, else the party's
     r = Party(party="fighter(temp_hp=5),cleric", temp_hp=2)
     assert [r.temp_hp_of(k) for k in range(2)] == [5, 2]
@@ -184,7 +211,7 @@ def test_the_seed_rules_default_off_and_refuse_where_not_played():
     [
         dict(plan="severe, short_rest, severe, fall(9), moderate", level=5, rules="seed001",
              party="fighter,rogue,cleric(heals=0)", spend="asap", back_in_fight=True,
-             back_again=True, temp_hp=5),
+             back_again=True, temp_hp=5, con_damage=1),
         dict(plan="severe, short_rest, extreme, fall(11), long_rest, severe", level=4,
              hero_points=1, slowed=True, slowed_loses="strike",
              party="fighter(temp_hp=8),cleric,wizard"),

@@ -234,6 +234,7 @@ def test_generated_configurations_leave_every_default(count, seed):
     # dying: a designer's track, the loop only: tests/test_downed_rule.py; the seed rules of
     # issue 31 item 2, the loop only: tests/test_fight_seed_rules.py)
     seeds = {"slowed", "slowed_loses", "temp_hp", "back_in_fight", "enough_pp", "back_again"}
+    seeds |= {"con_damage", "ability_reading"}
     every = {f.name for f in dataclasses.fields(Party)} - {"lineups", "engine", "dying"} - seeds
     assert every == set(OPTIONS) | set(DRAWN_APART), every ^ (set(OPTIONS) | set(DRAWN_APART))
     default = Party()

@@ -14,6 +14,7 @@ from simkit.fight.dice import below, d20
 from simkit.fight.state import (
     AGONY_T,
     BACK,
+    CON_DAMAGE,
     COND,
     DC,
     DEAD,
@@ -38,6 +39,7 @@ from simkit.fight.state import (
     NONLETHAL,
     OUTCOME,
     PE,
+    PE_MAX,
     PHASE,
     PP,
     SLOWED,
@@ -55,6 +57,7 @@ from simkit.rules.rest import split_damage_ref
 __all__ = [
     "DEFEAT",
     "back_up",
+    "con_hit",
     "RETREAT",
     "VICTORY",
     "VICTORY_DEATHS",
@@ -378,6 +381,19 @@ def back_up(S, T, k):
         S[pc(k, BACK)] = 1
         return True
     return False
+
+
+@scalar
+def con_hit(S, T, k):
+    """R1-12 (``con_damage``, seed 001): a monster's strike that hurt PC ``k`` also takes
+    Constitution: its modifier falls (A1-4), and its maximum PE with it (PE kept up to it)."""
+    n = t.opt(T, t.CON_DMG)
+    if n == 0 or S[pc(k, COND)] == DEAD:
+        return
+    S[pc(k, CON_DAMAGE)] += n
+    pe_max = t.con_of(S, T, k) % 65536
+    S[pc(k, PE_MAX)] = pe_max
+    S[pc(k, PE)] = min(S[pc(k, PE)], pe_max)
 
 
 # -- the monsters -------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from simkit.fight.dice import chance, d20, pick
 from simkit.fight.phases import (
     back_up,
     check_defeat,
+    con_hit,
     count_with,
     dying_turn,
     fighting,
@@ -255,4 +256,5 @@ def monster_turn(S, T, j):
             if dmg > 0:
                 crit = 1 if d == CRIT_SUCCESS else 0
                 take_damage(S, T, k, dmg, crit, t.monn(S, T, j, t.M_RDC), j)
+                con_hit(S, T, k)  # R1-12
                 check_defeat(S, T)

@@ -881,6 +881,24 @@ class Party(Rules):
     temp_hp: int = shared("temp_hp")
     back_in_fight: bool = shared("back_in_fight")
     enough_pp: int = shared("enough_pp")
+    con_damage: int = param(
+        0,
+        kind="int",
+        lo=0,
+        hi=20,
+        rule="R1-12",
+        help="seed001: points of Constitution damage each monster strike that hurts a PC "
+        "deals: its modifier falls (ability_reading), its maximum PE with it, and its "
+        "hourly checks take the lower modifier",
+    )
+    ability_reading: str = param(
+        "score",
+        kind="choice",
+        choices=("score", "per_point", "per_two"),
+        rule="A1-4",
+        help="what ability damage does to the modifier: that of the damaged score (score), "
+        "-1 a point (per_point) or -1 per 2 points (per_two)",
+    )
     back_again: bool = param(
         False,
         kind="bool",
@@ -1205,13 +1223,15 @@ class Party(Rules):
     def seed_rules(self) -> dict:
         """The seed rules of issue 31 as the fight loop reads them (:mod:`simkit.fight.tables`):
         slowed after waking (R0-04, R0-10: seed000's own track only), back in the fight
-        (R1-05, A1-3, A1-12: seed001 only)."""
+        (R1-05, A1-3, A1-12: seed001 only), Constitution damage (R1-12, A1-4: seed001 only)."""
         return {
             "slowed": self.slowed and self.rules == "seed000" and self.dying is None,
             "slowed_loses": self.slowed_loses,
             "back_in_fight": self.back_in_fight and not self.seed000,
             "enough_pp": self.enough_pp,
             "back_again": self.back_again,
+            "con_damage": self.con_damage if not self.seed000 else 0,
+            "ability_reading": self.ability_reading,
         }
 
     @property
@@ -1220,7 +1240,7 @@ class Party(Rules):
         the loop and its reference play them; the kernel and the exact duel do not."""
         s = self.seed_rules
         temp = any(self.temp_hp_of(k) for k in range(len(self.fighters.pcs)))
-        return bool(s["slowed"] or s["back_in_fight"] or temp)
+        return bool(s["slowed"] or s["back_in_fight"] or s["con_damage"] or temp)
 
     def temp_hp_of(self, k: int) -> int:
         """PC ``k``'s temporary HP at a fresh start (R0-14): its own (``fighter(temp_hp=5)``)

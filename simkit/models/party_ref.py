@@ -146,6 +146,7 @@ def new_track(r: Party, init_rolls, start: dict | None = None) -> dict:
                 "temp": 0 if given else r.temp_hp_of(k),  # R0-14: a fresh start's
                 "slowed": 0,  # R0-04
                 "back": False,  # up by R1-05 since the last knock-out (A1-12)
+                "con_dmg": 0,  # Constitution damage (R1-12)
             }
         )
     order = initiative.initiative_order(  # P-01, AP-1; a PC's roll takes the penalty (P-10)
@@ -714,6 +715,7 @@ class _Fight:
             )  # fmt: skip
             if dmg > 0:
                 self.take_damage(k, dmg, crit=deg == CRIT_SUCCESS, dc=mo.recovery_dc, by=j)
+                seeds.con_hit(r, self.F.pcs[k], self.pc(k))  # R1-12
                 self.log_state(at, k)
                 self.check_defeat()
 
@@ -764,7 +766,7 @@ class _Fight:
                 hourly.hourly_result(
                     int(self.d["con"][k][h]),
                     int(self.d["med"][k][h]),
-                    con=self.F.pcs[k].con,
+                    con=seeds.con_now(r, self.F.pcs[k], pc),  # (R1-12)
                     healer=healer,
                     check_penalty=self.pen,
                     natural=r.natural,

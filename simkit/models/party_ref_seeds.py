@@ -14,13 +14,30 @@ Plain functions on one PC's dict of :mod:`simkit.models.party_ref` (its ``hp``, 
   1 HP, conscious; ``back_again``: 1 PP for 1 HP again on each later turn.
 - R0-14, temporary HP (``temp_hp``): lost first, while the PC is conscious
   (:func:`simkit.rules.massive_damage.take_damage`).
+- R1-12 / A1-4, Constitution damage (``con_damage``, seed001): each monster strike that
+  hurts a living PC takes that many points of its Constitution score (taken as 10 + 2 x its
+  modifier); the modifier is :func:`simkit.rules.rest.ability_modifier`'s under
+  ``ability_reading``; the maximum PE fall by the level per modifier point lost
+  (:func:`simkit.rules.rest.pe_max`: level x (PE per level + modifier)), the PE with them;
+  the hourly checks (R1-06) take the lowered modifier.
 """
 
 from __future__ import annotations
 
 from simkit.rules.massive_damage import take_damage
+from simkit.rules.rest import ability_modifier
 
-__all__ = ["ACTIONS", "COST", "actions_left", "again", "get_up", "slowed_on_waking", "soak"]
+__all__ = [
+    "ACTIONS",
+    "COST",
+    "actions_left",
+    "again",
+    "con_hit",
+    "con_now",
+    "get_up",
+    "slowed_on_waking",
+    "soak",
+]
 
 #: A PC's actions a turn (PF2e), and what the fight's activities cost of them.
 ACTIONS = 3
@@ -72,3 +89,24 @@ def soak(pc: dict, dmg: int) -> int:
     # the rule's own function on a PC of ``dmg`` HP: the HP it loses are the damage left
     hp_after, pc["temp"] = (int(x) for x in take_damage(dmg, pc["temp"], dmg))
     return dmg - hp_after
+
+
+def con_now(r, me, pc: dict) -> int:
+    """PC ``pc``'s Constitution modifier after its damage (R1-12, A1-4); ``me``: its
+    numbers (``con``, the modifier before any damage)."""
+    score = 10 + 2 * me.con
+    lost = ability_modifier(score, 0, r.ability_reading) - ability_modifier(
+        score, pc["con_dmg"], r.ability_reading
+    )
+    return me.con - int(lost)
+
+
+def con_hit(r, me, pc: dict) -> None:
+    """R1-12: a monster's strike hurt ``pc``: ``con_damage`` points of Constitution; its
+    maximum PE fall by its level per modifier point lost, its PE kept under them."""
+    if r.rules != "seed001" or not r.con_damage or pc["cond"] == "dead":
+        return
+    pc["con_dmg"] += r.con_damage
+    per_level = r.level * (me.con - con_now(r, me, pc))
+    pc["pe_max"] = max(me.pe_max - per_level, 0)
+    pc["pe"] = min(pc["pe"], pc["pe_max"])
