@@ -148,8 +148,6 @@ def actions(S, T, k):
     fight does not model (``slowed_loses=spare``, AP-19) or a strike at once; the slowed
     value is spent."""
     s = S[pc(k, SLOWED)]
-    if s == 0:
-        return PC_STRIKES
     S[pc(k, SLOWED)] = 0
     if t.opt(T, t.SLOWED_SPARE):
         return max(min(PC_STRIKES, 3 - s), 0)
@@ -163,26 +161,25 @@ def pc_turn(S, T, k):
     for 1 PP and acts; stabilised in its turn, it gets up and acts next turn; up again by
     R1-05 (``back_again``, A1-12), 1 PP for 1 HP on each later turn while below its max."""
     cond = S[pc(k, COND)]
-    back = t.opt(T, t.BACK_ON)
     up_now = False
-    if cond == STABLE and back:
+    if cond == STABLE and t.opt(T, t.BACK_ON):
         up_now = back_up(S, T, k)
         cond = S[pc(k, COND)]
     if cond == DYING:
         dying_turn(S, T, k)
-        if back and S[pc(k, COND)] == STABLE:
+        if S[pc(k, COND)] == STABLE and t.opt(T, t.BACK_ON):
             back_up(S, T, k)
     elif cond == UP:
         if (
-            not up_now
-            and S[pc(k, BACK)]
+            S[pc(k, BACK)]
+            and not up_now
             and t.opt(T, t.BACK_AGAIN)
             and S[pc(k, HP)] < S[pc(k, HP_MAX)]
             and S[pc(k, PP)] >= t.opt(T, t.ENOUGH_PP)
         ):
             S[pc(k, PP)] -= 1
             S[pc(k, HP)] += 1
-        acts = actions(S, T, k)
+        acts = PC_STRIKES if S[pc(k, SLOWED)] == 0 else actions(S, T, k)
         role = t.pcn(S, T, k, t.ROLE)
         if role == t.CLERIC:
             cleric(S, T, k, acts)
@@ -256,5 +253,6 @@ def monster_turn(S, T, j):
             if dmg > 0:
                 crit = 1 if d == CRIT_SUCCESS else 0
                 take_damage(S, T, k, dmg, crit, t.monn(S, T, j, t.M_RDC), j)
-                con_hit(S, T, k)  # R1-12
+                if t.opt(T, t.CON_DMG):
+                    con_hit(S, T, k)  # R1-12
                 check_defeat(S, T)
