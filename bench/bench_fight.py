@@ -66,6 +66,9 @@ def main(argv=None) -> int:
     ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds (median)")
     ap.add_argument("--threads", type=int, default=0, help="also the loop on this many threads")
     args = ap.parse_args(argv)
+    # the threads' pool started with every thread (started at one, numba's OpenMP layer
+    # ran 2 threads no faster than one here), then one thread
+    simkit.simulate(Party(**CASES["moderate"], engine="loop"), 4096, 1)
     numba.set_num_threads(1)
     for kw in CASES.values():  # compile and warm (not timed)
         simkit.simulate(Party(**kw, engine="loop"), 1000, 1)

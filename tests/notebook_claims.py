@@ -191,11 +191,14 @@ _NB03 = [
     Claim(
         "In ordinary play the costly ones are A4-3 and A4-2",
         "set(lvl5[~lvl5.ambiguity.isin(['A1-3', 'A0-7', 'A1-1', 'A1-13', 'A4-4'])]"
-        ".sort_values('spread').ambiguity.iloc[-5:]) == {'A4-3', 'A4-2', 'A0-2', 'A1-9', 'A1-5'}",
+        ".sort_values('spread').ambiguity.iloc[-6:])"
+        " == {'A4-3', 'A4-2', 'A0-2', 'A1-9', 'A0-3', 'A1-5'}"
+        " and lvl5.set_index('ambiguity').spread['A0-3']"
+        " > lvl5.set_index('ambiguity').spread['A1-5']",
     ),
     Claim(
-        "it moves a level-5 party's P(a PC dies) by 34 points",
-        "near(lvl5.set_index('ambiguity').spread['A1-5'], 0.34, 0.005)"
+        "it moves a level-5 party's P(a PC dies) by 28 points",
+        "near(lvl5.set_index('ambiguity').spread['A1-5'], 0.28, 0.005)"
         " and lvl5.set_index('ambiguity').model['A1-5'] == 'party'",
     ),
     Claim(
@@ -228,48 +231,55 @@ _NB04 = [
         "one creature three levels above the party",
         "[m.level for m in model.fighters.monsters] == [8]",
     ),
-    Claim("Here 79% of the fights are won with nobody dead", "near(res['victory'], 0.79, 0.005)"),
-    Claim("8% are won with deaths", "near(res['victory_with_deaths'], 0.08, 0.005)"),
-    Claim("and 12% are lost", "near(res['defeat'], 0.12, 0.005)"),
-    Claim("about one fight in five kills someone (21%)", "near(res['any_death'], 0.21, 0.005)"),
+    Claim("Here 85% of the fights are won with nobody dead", "near(res['victory'], 0.85, 0.005)"),
+    Claim("7% are won with deaths", "near(res['victory_with_deaths'], 0.07, 0.005)"),
+    Claim("and 8% are lost", "near(res['defeat'], 0.08, 0.005)"),
     Claim(
-        "The seed and the published rules kill about as often (21% each)",
-        "near(by_rules.loc['seed000', 'P(a PC dies)'], 0.21, 0.005)"
-        " and near(by_rules.loc['pf2e-core', 'P(a PC dies)'], 0.21, 0.005)",
+        "about one fight in seven kills someone (15%)",
+        "near(res['any_death'], 0.15, 0.005) and near(1 / res['any_death'], 7, 0.5)",
     ),
     Claim(
-        "(21% defeats; under 1% die during the fight or after a won fight)",
-        "near(by_rules.loc['pf2e-core', 'P(defeat)'], 0.21, 0.005)"
+        "The seed and the published rules kill about as often (15% and 14%)",
+        "near(by_rules.loc['seed000', 'P(a PC dies)'], 0.15, 0.005)"
+        " and near(by_rules.loc['pf2e-core', 'P(a PC dies)'], 0.14, 0.005)",
+    ),
+    Claim(
+        "(14% defeats; under 1% die during the fight or after a won fight)",
+        "near(by_rules.loc['pf2e-core', 'P(defeat)'], 0.14, 0.005)"
         " and by_rules.loc['pf2e-core', 'in the fight'] < 0.01"
         " and by_rules.loc['pf2e-core', 'after the fight'] < 0.01",
     ),
     Claim(
-        "the seed loses fewer fights (12%) and kills 6% during the fight and 7% after a won one",
-        "near(by_rules.loc['seed000', 'P(defeat)'], 0.12, 0.005)"
-        " and near(by_rules.loc['seed000', 'in the fight'], 0.06, 0.005)"
-        " and near(by_rules.loc['seed000', 'after the fight'], 0.07, 0.005)",
+        "the seed loses fewer fights (8%) and kills 4% during the fight and 6% after a won one",
+        "near(by_rules.loc['seed000', 'P(defeat)'], 0.08, 0.005)"
+        " and near(by_rules.loc['seed000', 'in the fight'], 0.04, 0.005)"
+        " and near(by_rules.loc['seed000', 'after the fight'], 0.06, 0.005)",
     ),
     Claim(
         "so the party is almost never defeated (under 1%)",
         "by_rules.loc['seed001', 'P(defeat)'] < 0.01",
     ),
     Claim(
-        "still, 11% of the fights kill someone, nearly all in the hourly Constitution checks"
-        " after the fight (10%)",
-        "near(by_rules.loc['seed001', 'P(a PC dies)'], 0.11, 0.005)"
-        " and near(by_rules.loc['seed001', 'after the fight'], 0.10, 0.005)",
+        "still, 9% of the fights kill someone, nearly all in the hourly Constitution checks"
+        " after the fight (8%)",
+        "near(by_rules.loc['seed001', 'P(a PC dies)'], 0.09, 0.005)"
+        " and near(by_rules.loc['seed001', 'after the fight'], 0.08, 0.005)",
     ),
     Claim(
-        'Without stamina (`pe_damage="hp_only"`) seed 001 would kill 44%',
-        "near(by_rules.loc['seed001, no stamina', 'P(a PC dies)'], 0.44, 0.005)",
+        'Without stamina (`pe_damage="hp_only"`) seed 001 would kill 35%',
+        "near(by_rules.loc['seed001, no stamina', 'P(a PC dies)'], 0.35, 0.005)",
     ),
     Claim("(for one PC: 40 XP, one creature of its own level)", "duel.budget_xp == 40"),
-    Claim("loses 16% of its fights", "near(exact['defeat'], 0.16, 0.005)"),
+    Claim("loses 17% of its fights", "near(exact['defeat'], 0.17, 0.005)"),
     Claim("lies within 2 standard errors of the exact answer", "abs(z) < 2"),
 ]
 
 _NB06 = [
-    Claim("(one use, a 20% chance a turn)", "bench.area_uses == 1 and bench.area_chance == 0.2"),
+    Claim(
+        "7.8% at level 5, AP-20",
+        "bench.area_uses_of == (10,) and near(bench.area_chance_of[0], 0.078, 0.0005)"
+        " and mine.level == 5",
+    ),
 ]
 
 #: Notebook file name -> its claims.

@@ -404,7 +404,7 @@ def test_cli_run_day_prints_the_designers_notes():
     assert code == 0, err
     notes = [x for x in err.splitlines() if x.startswith("simkit: note: ")]
     assert notes == [  # (seed000: the seeds' rest, one line for the rest that did nothing)
-        "simkit: note: step 2 (short_rest) changed nothing in any of the 499 days that "
+        "simkit: note: step 2 (short_rest) changed nothing in any of the 500 days that "
         "reached it: under the seeds' rest a short rest heals no HP (rest_rules=pf2e: Treat "
         "Wounds)"
     ]

@@ -126,9 +126,10 @@ def test_a_plan_past_the_day_s_bound_is_refused_with_its_state_count():
     """Fights at five check penalties (each night without sleep adds one): five chains,
     each within a duel's bound, too many together."""
     plan = ", ".join(["moderate", "no_sleep"] * 4 + ["moderate"])
-    day = Day(level=20, party="fighter(hp_max=1400)", plan=plan)
+    # one area use (the benchmark before AP-20): each chain within a duel's bound
+    day = Day(level=20, party="fighter(hp_max=1400)", plan=plan, area_uses=1)
     total, largest = day_duel_states(day)
-    assert largest <= DUEL_MAX_STATES < DAY_DUEL_MAX_STATES < total
+    assert largest <= DUEL_MAX_STATES and DAY_DUEL_MAX_STATES < total
     with pytest.raises(ExactTooLarge, match=f"up to {total} states"):
         simkit.solve(day)
     assert solve_if_possible(day) is None  # run's table: no exact column

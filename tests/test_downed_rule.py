@@ -145,7 +145,7 @@ def test_what_the_kernel_and_seed001_do_not_play_is_refused():
         Party(dying="dnd5e", engine="kernel")
     with pytest.raises(ParamError, match="seed001 keeps its own"):
         Party(dying="dnd5e", rules="seed001")
-    assert not Party(party="fighter", level=1, dying="dnd5e").has_exact
+    assert Party(party="fighter", level=1, dying="dnd5e").has_exact  # tests/test_duel_custom.py
 
 
 def test_the_command_line_takes_a_track_and_its_parameters(capsys):

@@ -118,8 +118,9 @@ def test_exact_duel_agrees_with_monte_carlo(level):
 @pytest.mark.slow
 @pytest.mark.parametrize("level", [10, 15, 20])
 def test_exact_duel_agrees_with_monte_carlo_high_levels(level):
-    """The default boss at levels 10, 15, 20 (up to 830,592 states): exact = Monte Carlo
-    within 5 SE, every outcome and every round's cumulative absorption."""
+    """The default boss at levels 10, 15, 20 (up to 4,568,256 states with the calibrated
+    benchmark's 10 area uses, AP-20): exact = Monte Carlo within 5 SE, every outcome and
+    every round's cumulative absorption."""
     r = Party(party="fighter", level=level)
     assert_agrees_with_exact(r, 20_000, 310 + level)
 
@@ -137,7 +138,8 @@ def test_exact_duel_of_other_classes_agrees_with_monte_carlo(params):
 
 
 def test_every_class_and_rule_set_is_exact_at_level_20():
-    """The bound holds the largest default duel (a seed-001 wizard: HP + PE, slots)."""
+    """The bound holds the largest default duel (a seed-001 wizard: HP + PE, slots, the
+    calibrated benchmark's 10 area uses, AP-20)."""
     for party in ("fighter", "rogue", "wizard"):
         for rules in ("seed000", "pf2e-core", "seed001"):
             r = Party(party=party, level=20, rules=rules)

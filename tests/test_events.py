@@ -90,8 +90,8 @@ def test_unresolved_tracks_count_as_no_death():
     s = res.summary().set_index("outcome")
     resolved = 1 - res["unresolved"]
     assert res["unresolved"] > 0.5
-    assert s.loc["any_death", "p"] <= resolved
-    assert s.loc["expected_deaths", "mean"] <= 4 * resolved
+    assert s.loc["any_death", "p"] <= resolved + 1e-12  # (every resolved track may have one)
+    assert s.loc["expected_deaths", "mean"] <= 4 * resolved + 1e-12
     assert 0 <= s.loc["expected_deaths", "ci_low"] <= s.loc["expected_deaths", "ci_high"] <= 4
     # rounds: an unresolved track counts as the horizon (1), an ended one its rounds
     h = res.marks["rounds"].sum(axis=0)
@@ -262,7 +262,7 @@ def test_run_party_output_carries_the_events(tmp_path):
     assert code == 0, err
     df = pd.read_csv(out).set_index("outcome")
     assert df.index[0] == "any_death" and "tpk" in df.index and "expected_deaths" in df.index
-    assert df.loc["any_death", "p"] <= 1 - df.loc["unresolved", "p"]
+    assert df.loc["any_death", "p"] <= 1 - df.loc["unresolved", "p"] + 1e-12
     assert 0 <= df.loc["expected_deaths", "ci_low"] <= df.loc["expected_deaths", "ci_high"] <= 4
     res = simkit.simulate(Party(max_rounds=1, monsters="24(hp=100000)"), 100, rng=1)
     assert df.loc["any_death", "count"] == res.event_count("any_death")

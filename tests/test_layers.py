@@ -115,7 +115,12 @@ MODEL_IMPORTS_ALLOWED = {
         "simkit.models.downed",
         "simkit.models.party_loop",  # the compiled fight loop's glue (engine="loop")
         "simkit.models.downed_rule",  # a designer's track at 0 HP (dying=)
+        "simkit.models.dying_keys",  # dying.KEY: the track's options by name
     },
+    # dying.KEY on a custom track: its spec, merged
+    "simkit.models.dying_keys": {"simkit.models.downed_rule"},
+    # a grid's dying.check...: the party's own readings, by the dying model's names
+    "simkit.models.keys": {"simkit.models.dying_keys"},
     "simkit.models.party_loop": {"simkit.models.fight_state"},
     # a custom track as a fight's rule at 0 HP: the registry names the tracks
     "simkit.models.downed_rule": {"simkit.models", "simkit.models.custom"},
@@ -137,9 +142,14 @@ MODEL_IMPORTS_ALLOWED = {
     "simkit.models.encounter": {
         "simkit.models.downed",
         "simkit.models.encounter_loop",  # the compiled fight loop's glue (engine="loop")
+        "simkit.models.downed_rule",  # a designer's track at 0 HP (dying=, the loop)
     },
     # the encounter on the loop: its starts in the loop's order, as the party's
-    "simkit.models.encounter_loop": {"simkit.models.fight_state", "simkit.models.party_loop"},
+    "simkit.models.encounter_loop": {
+        "simkit.models.fight_state",
+        "simkit.models.party_loop",
+        "simkit.models.downed_rule",  # a custom track at 0 HP as the loop's table
+    },
     # the day composes the party's fights (its state, its kernel) over a plan
     "simkit.models.day": {
         "simkit.models.party",

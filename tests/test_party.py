@@ -21,8 +21,8 @@ def kernel_vs_ref(model: Party, n: int, seed: int, state=None) -> np.ndarray:
     """Run the kernel on ``n`` tracks with recorded draws (compacting like the engine) and
     replay every track through the scalar reference: same outcome, marks and HP each round.
     ``state``: a FightStart both begin from (row by row). Returns each track's outcome index
-    (-1: unresolved). The kernel's draws: ``model`` is played with ``engine="kernel"``
-    (the loop is held to the same reference in tests/test_fight_loop_ref.py)."""
+    (-1: unresolved). The kernel's draws: ``model`` is played with ``engine="kernel"``;
+    then the loop (the default engine) on its own dice, :func:`loop_vs_ref`."""
     model = replace(model, engine="kernel")
     plan = [(name, kind) for name, kind, _ in model.plan]
     rows = iter(range(n))  # (replay starts the tracks in order)
@@ -49,6 +49,7 @@ def kernel_vs_ref(model: Party, n: int, seed: int, state=None) -> np.ndarray:
     got = replay(model, n, seed, start=start, step=step, check=same_hp, state=state)
     causes = sum(got.marks[name] for name in DEATH_CAUSES)  # (every track, ended or not)
     assert (causes == got.marks["deaths"]).all(), ("deaths by cause", causes, got.marks["deaths"])
+    loop_vs_ref(model, n, seed, state=state)  # (the default engine, on its own dice)
     return got.outcome
 
 
@@ -204,6 +205,41 @@ def _case(params: dict, c: int, n: int) -> tuple[Party, FightStart | None]:
     return r, (_mixed_start(r, n, c) if several else None)
 
 
+def loop_vs_ref(model: Party, n: int, seed: int, state=None) -> None:
+    """Play ``n`` tracks on the compiled loop (``engine="loop"``, from ``state`` when given)
+    and each again on the scalar reference from its dice key (the loop's dice contract,
+    :mod:`simkit.models.party_replay`): the same outcome, end step, marks and end fields."""
+    from simkit.fight.loop import CARRIED, OUT_MARK0, OUT_OUTCOME, OUT_STEP
+    from simkit.fight.state import COND, HEALS, HERO, HP, MARKS, PP, SLOTS, WOUNDED
+    from simkit.models import party_loop
+    from simkit.models.party_replay import play
+
+    rules = replace(model, engine="loop")
+    keys = (np.arange(1, n + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)) ^ np.uint64(seed)
+    out, ends = party_loop._run(rules, keys, state)
+    fields = [CARRIED.index(f) for f in (HP, COND, HERO, SLOTS, HEALS, WOUNDED, PP)]
+    cond_code = {"up": 0, "dying": 1, "stable": 2, "dead": 3}
+    for t in range(n):
+        tr = play(rules, int(keys[t]) >> 1, start=None if state is None else state.row(t))
+        ref = (
+            tr["code"],
+            tr["step"],
+            [tr[m] for m in MARKS],
+            [
+                (p["hp"], cond_code[p["cond"]], p["hero"], p["slots"], p["heals"], p["wounded"],
+                 p["pp"])
+                for p in tr["pcs"]
+            ],
+        )  # fmt: skip
+        loop = (
+            int(out[t, OUT_OUTCOME]),
+            int(out[t, OUT_STEP]),
+            [int(v) for v in out[t, OUT_MARK0:]],
+            [tuple(int(ends[t, k, f]) for f in fields) for k in range(rules.n_pcs)],
+        )
+        assert loop == ref, (model, t, loop, ref)
+
+
 def _check_case(params: dict, c: int, n: int, seed: int) -> None:
     r, start = _case(params, c, n)
     kernel_vs_ref(r, n, seed, state=start)
@@ -231,11 +267,13 @@ def test_generated_configurations_leave_every_default(count, seed):
 
     configs = _configs(count, seed)
     # (engine: how the Monte Carlo plays the fight, not a rule: tests/test_fight_loop.py;
-    # dying: a designer's track, the loop only: tests/test_downed_rule.py; the seed rules of
-    # issue 31 item 2, the loop only: tests/test_fight_seed_rules.py)
-    seeds = {"slowed", "slowed_loses", "temp_hp", "back_in_fight", "enough_pp", "back_again"}
-    seeds |= {"con_damage", "ability_reading"}
-    every = {f.name for f in dataclasses.fields(Party)} - {"lineups", "engine", "dying"} - seeds
+    # dying: a designer's track, the loop only: tests/test_downed_rule.py; the rules set's
+    # options one by one, none = the rules set's: tests/test_dying_keys.py)
+    apart = {"lineups", "engine", "dying", "check", "on_damage", "wounded_rule", "hero_effect"}
+    # the seed rules of issue 31 item 2, the loop only: tests/test_fight_seed_rules.py
+    apart |= {"slowed", "slowed_loses", "temp_hp", "back_in_fight", "enough_pp", "back_again"}
+    apart |= {"con_damage", "ability_reading"}
+    every = {f.name for f in dataclasses.fields(Party)} - apart
     assert every == set(OPTIONS) | set(DRAWN_APART), every ^ (set(OPTIONS) | set(DRAWN_APART))
     default = Party()
     for name in every:
@@ -686,7 +724,7 @@ def test_calibrating_a_budget_finds_the_step_and_names_the_lineups():
     from simkit.analysis.design import calibrate
     from simkit.testing import run_cli
 
-    base = Party(level=5)
+    base = Party(level=5, area_chance=0.2, area_uses=1)  # the benchmark before AP-20
     cal = calibrate(base, "10%", "xp_budget", outcome="any_death", lo=60, hi=160, n=4000, rng=2)
     # a level-7 boss (80 XP) for budgets 80..119, a level-8 boss (120 XP) from 120
     assert (cal.value, cal.bracket) == (119, (119, 120))
@@ -696,6 +734,7 @@ def test_calibrating_a_budget_finds_the_step_and_names_the_lineups():
     code, out, err = run_cli(
         "calibrate", "party", "--target", "any_death=10%", "--vary", "xp_budget",
         "--range", "60..160", "-n", "4000", "--seed", "2", "--set", "level=5",
+        "--set", "area_chance=0.2", "--set", "area_uses=1",
     )  # fmt: skip
     assert code == 0, err
     assert "xp_budget=119: boss: 1 x level 7" in err and "xp_budget=120: boss: 1 x level 8" in err
@@ -817,7 +856,10 @@ def test_stamina_counts_pinned_for_the_other_dying_systems():
     seed001 with pe_damage=hp_only), pinned on the compiled loop's dice (0.4.0)."""
     got = {}
     for rules, extra in (("seed000", {}), ("pf2e-core", {}), ("seed001", {"pe_damage": "hp_only"})):
-        res = simkit.simulate(Party(level=5, threat="severe", rules=rules, **extra), 20_000, 1)
+        old = {"area_chance": 0.2, "area_uses": 1}  # the benchmark's area before AP-20
+        res = simkit.simulate(
+            Party(level=5, threat="severe", rules=rules, **old, **extra), 20_000, 1
+        )
         got[rules] = int(res.event_count("any_death"))
     assert got == {"seed000": 4224, "pf2e-core": 4373, "seed001": 8938}
 

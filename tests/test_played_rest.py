@@ -91,7 +91,7 @@ def test_short_rest_once_keeps_the_single_attempt_numbers():
     the one that rest gave (pinned from the code before the change, seed 7, 4,000 days, the
     fights on the party's kernel as then)."""
     day = make_model("day", level=5, plan="moderate, short_rest(once), moderate", rest_rules="pf2e")
-    day = replace(day, engine="kernel")
+    day = replace(day, engine="kernel", area_chance=0.2, area_uses=1)  # (the area before AP-20)
     res = simkit.simulate(day, 4000, rng=7)
     assert res.hist.tolist() == [[0, 0, 0, 3064], [0, 0, 0, 396], [0, 47, 0, 493], [0, 0, 0, 0]]
     assert res.marks["deaths"].sum(axis=0).tolist() == [3064, 340, 51, 5, 540]

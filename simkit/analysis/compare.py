@@ -44,6 +44,7 @@ whose rule id starts with ``A``).
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -189,6 +190,13 @@ READINGS_NEED: dict[str, dict] = {
     "A0-5": {"check": "save"},
 }
 
+#: What an ambiguity's readings need of a fight to differ (``party``, ``day``): damage while
+#: dying (A0-1, and A0-6's every hit) needs enemies that strike a PC at 0 HP (R0-09).
+READINGS_NEED_NOT: dict[str, tuple[str, Any]] = {
+    "A0-1": ("target_downed", "never"),
+    "A0-6": ("target_downed", "never"),
+}
+
 #: The dying track whose rules an ambiguity is about, by its document (docs/rules.md): the
 #: seed-000 track (A0-x: seed000 and pf2e-core play it) or the seed-001 one (A1-x).
 _TRACK_OF = {"A0": "seed000", "A1": "seed001"}
@@ -211,6 +219,10 @@ def inert_reason(base, ambiguity) -> str | None:
     its system: ``base.dying_options``)."""
     got = _rule_set(base)
     track = _TRACK_OF.get(ambiguity.id.split("-")[0])
+    custom = getattr(base, "dying", None)
+    if track == "seed000" and custom is not None and got is not None:
+        name = custom if isinstance(custom, str) else getattr(custom, "name", "a track")
+        return f"the PCs follow dying={name} at 0 HP here, not the seed-000 track"
     if got is not None and track is not None and (got[1] == "seed001") != (track == "seed001"):
         param, system = got
         return (
@@ -225,6 +237,14 @@ def inert_reason(base, ambiguity) -> str | None:
             what = ", ".join(f"{k}={_reading_label(v)}" for k, v in need.items())
             has = ", ".join(f"{k}={_reading_label(values[k])}" for k in off)
             return f"its readings differ only with {what}; here {has}"
+    off_when = READINGS_NEED_NOT.get(ambiguity.id)
+    fight = "rules" in base.params()  # (party, day: the encounter keeps every reading)
+    if fight and off_when is not None and getattr(base, off_when[0], None) == off_when[1]:
+        k, v = off_when
+        return (
+            f"its readings differ only when enemies strike a PC at 0 HP (R0-09); here "
+            f"{k}={_reading_label(v)}"
+        )
     return None
 
 

@@ -483,8 +483,9 @@ def fights_by_level_figure(df: pd.DataFrame):
     fig.suptitle(
         "An adventuring day of moderate fights: P(a PC dies over the day) by the number of "
         "fights, party level and rest\n(party of four: fighter, rogue, cleric, wizard; each "
-        "fight a PF2e moderate boss; a short rest: under pf2e-core Treat Wounds on every hurt "
-        "PC until healed, an hour at most; no HP under the seeds' rest; stamina for a PP "
+        "fight a PF2e moderate boss, the benchmark creature (area effect AP-20);\n"
+        "a short rest: under pf2e-core Treat Wounds on every hurt PC until healed, an hour "
+        "at most; no HP under the seeds' rest; stamina for a PP "
         "under seed001)",
         fontsize="medium",
     )

@@ -173,6 +173,8 @@ def make_grid(
     A grid of more than ``max_points`` points (default :data:`MAX_POINTS`) is refused,
     its size computed from the axes' lengths before any value or point is built.
     """
+    from simkit.models.dying_keys import is_key
+
     mk = model_keys(model_cls)
     known = mk.known
     if axes is not None and not isinstance(axes, dict):
@@ -197,6 +199,9 @@ def make_grid(
     check_grid_size(size, max_points)
     out_fixed = {}
     for key, value in (fixed or {}).items():
+        if key not in known and is_key(model_cls, key):  # a custom track's: fold checks it
+            out_fixed[key] = value
+            continue
         if key not in known:
             raise mk.unknown(key, "--set")
         if key in out_axes:
@@ -227,16 +232,21 @@ def parse_grid_args(model_cls, items: list[str], max_points: int | None = None) 
 
 
 def parse_fixed_args(model_cls, items: list[str]) -> dict:
-    """``--set KEY=VALUE`` for a sweep: model parameters or sweep keys."""
+    """``--set KEY=VALUE`` for a sweep: model parameters or sweep keys, and ``dying.KEY``
+    keys (kept as text: :func:`simkit.models.dying_keys.fold` reads them)."""
+    from simkit.models.dying_keys import is_key
     mk = model_keys(model_cls)
     out = {}
     for item in items or []:
         if "=" not in item:
             raise ParamError(f"--set {item!r} is malformed: write --set KEY=VALUE")
         key, text = (s.strip() for s in item.split("=", 1))
-        if key not in mk.known:
-            raise mk.unknown(key, "--set")
         if key in out:
             raise ParamError(f"--set {key} given twice: give each key once")
+        if is_key(model_cls, key):  # dying.KEY: what it sets depends on dying= (fold)
+            out[key] = text
+            continue
+        if key not in mk.known:
+            raise mk.unknown(key, "--set")
         out[key] = mk.parse(key, text)
     return out

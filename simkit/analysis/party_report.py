@@ -9,6 +9,7 @@ from simkit.core.stats import confidence_of
 
 __all__ = [
     "CAUSES",
+    "MONSTERS_CAPTION",
     "QUICK_LEVELS",
     "QUICK_N",
     "THREAT_LEVELS",
@@ -27,6 +28,12 @@ THREAT_LEVELS = tuple(range(1, 21))
 #: report, where a point costs its fixed ~0.3 s whatever n).
 QUICK_LEVELS = (1, 3, 5, 7, 10, 13, 16, 20)
 QUICK_N = 2_000
+
+#: Which monsters a party chart assumes, for its caption (AP-19, AP-20).
+MONSTERS_CAPTION = (
+    "monsters: the benchmark creature of each level (GM Core's creature tables; "
+    "area effect calibrated on the bundled bestiary, AP-20)"
+)
 
 #: The party's deaths by cause (means of the ``deaths_<cause>`` marks), in stacking order.
 CAUSES = (
@@ -298,10 +305,13 @@ def threat_by_level(
     levels=None,
     threats=("trivial", "low", "moderate", "severe", "extreme"),
     rules=("seed000", "pf2e-core", "seed001"),
+    bestiary=(),
     **sweep_options,
 ) -> pd.DataFrame:
     """P(a PC dies), P(defeat) and deaths by cause of the default party by threat x
-    level x rules.
+    level x rules, against the benchmark boss (``lineup`` column ``boss``) and, at the
+    threats of ``bestiary``, against real bundled creatures (``lineup=bestiary``, AP-19; the
+    levels whose boss the bundled bestiary covers).
 
     A sweep (:func:`simkit.sweep`) of the ``party`` model over ``threat``, ``level`` and
     ``rules`` (``levels`` None: every level 1..20, :data:`THREAT_LEVELS`; with fewer
@@ -318,8 +328,48 @@ def threat_by_level(
         levels = THREAT_LEVELS if n >= QUICK_N else QUICK_LEVELS
     grid = {"rules": list(rules), "threat": list(threats), "level": list(levels)}
     df = sweep("party", grid, n=n, rng=rng, **sweep_options)
+    df.insert(0, "lineup", "boss")
+    if bestiary:
+        real = bestiary_sweep(n, rng, levels, bestiary, rules, **sweep_options)
+        df = pd.concat([df, real], ignore_index=True)
     df.attrs["changes"] = level_changes(levels=levels)
     return df
+
+
+def bestiary_sweep(n, rng, levels, threats, rules, **sweep_options) -> pd.DataFrame:
+    """:func:`threat_by_level`'s rows against real creatures (``lineup=bestiary``) at
+    ``threats``, at the levels whose boss the bundled bestiary covers (AP-19)."""
+    from simkit.analysis.sweep import sweep
+    from simkit.core.params import ParamError
+    from simkit.models.party import Party
+
+    frames = []
+    for th in threats:
+        covered = []
+        for L in levels:
+            try:
+                Party(level=int(L), threat=th, lineup="bestiary")
+            except ParamError:
+                continue
+            covered.append(int(L))
+        if covered:
+            grid = {"rules": list(rules), "threat": [th], "level": covered}
+            fixed = {"lineup": "bestiary"}
+            frames.append(sweep("party", grid, n=n, rng=rng, fixed=fixed, **sweep_options))
+    out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    if len(out):
+        out.insert(0, "lineup", "bestiary")
+    return out
+
+
+def _real_caption(real: pd.DataFrame, df: pd.DataFrame) -> str:
+    """The caption's words on the real creatures' line: what it is, and where it stops
+    (a boss above level 21 has no bundled creature, AP-19)."""
+    text = ";\nblack dotted: a real bundled creature of the moderate boss's level (lineup=bestiary)"
+    shown, every = sorted(set(real["level"])), sorted(set(df["level"]))
+    if shown != every:
+        text += f", party levels {shown[0]}-{shown[-1]} (the bundled creatures reach level 21)"
+    return text
 
 
 def _defeat_note(df: pd.DataFrame) -> str:
@@ -377,6 +427,8 @@ def threat_by_level_figure(df: pd.DataFrame, bars_threat: str = "severe"):
     Returns (figure, the top row's axes)."""
     import matplotlib.pyplot as plt
 
+    real = df[df["lineup"] == "bestiary"] if "lineup" in df else df.iloc[:0]
+    df = df[df["lineup"] != "bestiary"] if "lineup" in df else df
     rules = list(dict.fromkeys(df["rules"]))
     threats = list(dict.fromkeys(df["threat"]))
     if bars_threat not in threats:
@@ -419,6 +471,15 @@ def threat_by_level_figure(df: pd.DataFrame, bars_threat: str = "severe"):
                     zorder=3 if on_top else 2,
                 )
                 ax.fill_between(d["level"], d["ci_low"], d["ci_high"], color=colour, alpha=0.15)
+        for th in dict.fromkeys(real["threat"]):  # real creatures (AP-19): a black line
+            d = real[
+                (real["rules"] == r) & (real["threat"] == th) & (real["outcome"] == "any_death")
+            ].sort_values("level")
+            ax.plot(
+                d["level"], d["p"], ":", color="black", marker="D", markersize=3.5, lw=1.8,
+                label=f"{th}, real creatures: a PC dies", zorder=4,
+            )  # fmt: skip
+            ax.fill_between(d["level"], d["ci_low"], d["ci_high"], color="black", alpha=0.1)
         ax.set_title(f"rules {r}", fontsize="medium")
         ax.grid(alpha=0.3)
         note = _defeat_note(df[df["rules"] == r])
@@ -489,7 +550,9 @@ def threat_by_level_figure(df: pd.DataFrame, bars_threat: str = "severe"):
         frameon=False,
     )
     fig.suptitle(
-        "party of four (fighter, rogue, cleric, wizard) vs a boss, by PF2e threat and level",
+        "party of four (fighter, rogue, cleric, wizard) vs a boss, by PF2e threat and level\n"
+        + MONSTERS_CAPTION
+        + (_real_caption(real, df) if len(real) else ""),
         fontsize="medium",
     )
     from matplotlib.ticker import MaxNLocator

@@ -411,9 +411,15 @@ def defaults_report(name: str, n: int) -> Report:
         staged = " (" + stage + ")" if surv["stage"].nunique() > 1 else ""
         unit = str(d["time_unit"].iloc[0])
         _title(axs[1], f"by {unit.removesuffix('s')}{staged}, until 99.9% of the tracks have ended")
+    monsters = (  # which monsters a fight's report assumes (AP-19, AP-20)
+        "\nmonsters: the benchmark creature of its level (GM Core's tables, area effect "
+        "calibrated on the bundled bestiary, AP-20)"
+        if name == "party"
+        else ""
+    )
     fig.suptitle(
         f"{name} at its defaults: {defaults_text(cls, values=paired)}"
-        f"{_certain_text(df, surv, stage)}",
+        f"{monsters}{_certain_text(df, surv, stage)}",
         fontsize="medium",
     )
     return Report(f"{name}_defaults", {"": df, "_survival": surv}, fig, axs)
@@ -647,7 +653,8 @@ def _day_survival(n: int) -> Report:
         ax,
         "A level-5 party's day (fighter, rogue, cleric, wizard), step by step:\n"
         "seed 000's dying rules vs the published ones (pf2e-core), each with its own rest\n"
-        "(pf2e: a short rest is Treat Wounds until healed, an hour at most, AP-18)",
+        "(pf2e: a short rest is Treat Wounds until healed, an hour at most, AP-18;\n"
+        "each fight a moderate boss: the benchmark creature, area effect AP-20)",
     )
     fig.tight_layout()
     return Report("day_survival", {"": df}, fig, [ax])
@@ -657,7 +664,7 @@ def _party_threat_by_level(n: int) -> Report:
     """``party_threat_by_level``: P(a PC dies) and P(defeat) by threat x level x rules."""
     from simkit.analysis.party_report import threat_by_level, threat_by_level_figure
 
-    df = threat_by_level(n=n, rng=SEED)
+    df = threat_by_level(n=n, rng=SEED, bestiary=("moderate",))
     fig, axes = threat_by_level_figure(df)
     return Report("party_threat_by_level", {"": df}, fig, axes)
 

@@ -195,6 +195,16 @@ def _read_toml(path) -> dict:
     except RecursionError:  # pragma: no cover - caught by the depth check above
         raise ParamError(f"{where}: values nested too deep") from None
     for table in ("grid", "set"):
+        if isinstance(cfg.get(table), dict) and isinstance(cfg[table].get("dying"), dict):
+            # TOML reads dying.check = "flat" as a table: the dying.KEY keys
+            # (simkit.models.dying_keys), in their place
+            cfg[table] = {
+                k2: v2
+                for k, v in cfg[table].items()
+                for k2, v2 in (
+                    ((f"dying.{s}", w) for s, w in v.items()) if k == "dying" else ((k, v),)
+                )
+            }
         for key, value in (
             (cfg.get(table) or {}).items() if isinstance(cfg.get(table), dict) else ()
         ):

@@ -217,6 +217,10 @@ def _check_measured(model, n, template) -> str:
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= 10**8:
         raise ValueError(f"n must be an integer in [1, 100000000] fights per run, got {n!r}")
     template = model.lineup if template is None else template
+    if template == "bestiary":  # real creatures (AP-19): against the benchmarks of their template
+        from simkit.rules.pf2e import bestiary
+
+        template = bestiary.TEMPLATE
     if template not in pf2e_budget.LINEUPS:
         raise ValueError(
             f"template must be one of {', '.join(pf2e_budget.LINEUPS)}; got {template!r}"
@@ -225,11 +229,12 @@ def _check_measured(model, n, template) -> str:
 
 
 def _seed_of(model, seed: int) -> int:
-    """The seed :func:`simkit.sweep` gives this point (its full parameters)."""
-    from simkit.core.params import spec
+    """The seed :func:`simkit.sweep` gives this point (its parameters but those declared
+    ``seed_neutral`` at their default: :func:`~simkit.core.params.seed_params`)."""
+    from simkit.core.params import seed_params
     from simkit.core.streams import point_seed
 
-    return point_seed(seed, {"model": model.name, **{k: getattr(model, k) for k in spec(model)}})
+    return point_seed(seed, {"model": model.name, **seed_params(model)})
 
 
 def _rows(res, run: str, threat: str, lineup: str, seed: int) -> list[dict]:
@@ -705,8 +710,10 @@ def budget_audit_figure(df: pd.DataFrame):
     bar.set_label("threat steps from budgeted to measured by P(a PC dies) (red: deadlier)")
     fig.suptitle(
         "The encounter budget audited by simulation: the default party (fighter, rogue, cleric, "
-        f"wizard; seed000) by threat, level and lineup; bands calibrated on the boss benchmarks "
-        f"of each level (n = {n:,} fights a point)",
+        "wizard; seed000) by threat, level and lineup\nmonsters: the benchmark creature of each "
+        "level (GM Core's tables, area effect calibrated on the bundled bestiary, AP-20); right: "
+        "each bundled creature alone; bands calibrated on the boss benchmarks of each level "
+        f"(n = {n:,} fights a point)",
         fontsize="medium",
     )
     return fig, [*line_axes, heat, solo_ax], sentences

@@ -147,8 +147,10 @@ def parse_sets(model_cls, sets: list[str] | None) -> dict:
     level keys (``level``, ``level_diff``...: :mod:`simkit.cli.levels`), which
     :func:`model_from_args` turns into parameters.
     """
+    from simkit.models.dying_keys import is_key
+
     known = spec(model_cls)
-    out = {}
+    out: dict = {}
     for item in sets or []:
         if "=" not in item:
             raise ParamError(f"--set {item!r} is malformed: write --set KEY=VALUE")
@@ -156,6 +158,9 @@ def parse_sets(model_cls, sets: list[str] | None) -> dict:
         key = key.strip()
         if key in out:
             raise ParamError(f"--set {key} given twice: give each parameter once")
+        if is_key(model_cls, key):  # dying.KEY: what it sets depends on dying= (fold)
+            out[key] = value.strip()
+            continue
         if key not in known and key in FATIGUE_KEYS and "check_penalty" in known:
             out[key] = parse_fatigue_value(key, value)  # -> check_penalty in make_model
             continue

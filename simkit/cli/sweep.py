@@ -500,7 +500,9 @@ def _cmd_compare(args) -> int:
             else [a.strip() for a in args.ambiguities.split(",") if a.strip()]
         )
     try:  # the base of the ambiguities' readings: the model with the --set values
-        base = cls().replace(**fixed) if fixed else cls
+        from simkit.models.dying_keys import fold
+
+        base = cls().replace(**fold(cls, fixed)) if fixed else cls
     except (ParamError, TypeError):
         base = cls
     if amb is True:

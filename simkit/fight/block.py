@@ -13,6 +13,7 @@ from __future__ import annotations
 import sys
 import time
 
+import numba
 import numpy as np
 
 from simkit.fight import loop
@@ -23,6 +24,10 @@ from simkit.fight.tables import H_M, H_P
 __all__ = ["CARRIED", "bytes_per_track", "marks_of", "run", "step_codes"]
 
 _WARM = [False]
+#: Chunks of tracks (:data:`simkit.fight.loop.CHUNK` each) a thread takes at a time: a
+#: thread done early takes more (dynamic scheduling; numba's default splits the block in
+#: equal parts up front, and a thread slowed by other work then holds the others up).
+THREAD_GRAB = 4
 
 
 def bytes_per_track(P: int) -> int:
@@ -57,19 +62,25 @@ def run(T: np.ndarray, keys: np.ndarray, horizon: int, starts=None, fights=None,
     P, M = int(T[H_P]), int(T[H_M])
     k63 = (np.asarray(keys, dtype=np.uint64) >> np.uint64(1)).astype(np.int64)
     given = starts is not None
+    # the loop reads and writes them field by field ((len(CARRIED), n, P), each field's
+    # (n, P) contiguous): ``ends`` is handed back as its (n, P, len(CARRIED)) view, and a
+    # start made as such a view (:func:`simkit.models.party_loop._starts`) is not copied
     if starts is None:
-        starts = np.zeros((1, P, len(CARRIED)), dtype=np.int32)
+        by_field = np.zeros((len(CARRIED), 1, P), dtype=np.int32)
+    else:
+        by_field = np.ascontiguousarray(np.asarray(starts, dtype=np.int32).transpose(2, 0, 1))
     out = np.empty((n, OUT_MARK0 + len(MARKS)), dtype=np.int32)
-    ends = np.empty((n, P, len(CARRIED)), dtype=np.int32)
+    ends = np.empty((len(CARRIED), n, P), dtype=np.int32)
     zero = np.zeros(1, dtype=np.int32)
     fights = zero if fights is None else np.ascontiguousarray(fights, dtype=np.int32)
     pens = zero if pens is None else np.ascontiguousarray(pens, dtype=np.int32)
-    with np.errstate(over="ignore"):  # (uncompiled: uint64 products wrap by design)
+    with np.errstate(over="ignore"), numba.parallel_chunksize(THREAD_GRAB):
+        # (uncompiled: uint64 products wrap by design)
         _compiling(
             loop.run_block,
-            *(k63, T, int(horizon), width(P, M), starts, given, fights, pens, out, ends),
+            *(k63, T, int(horizon), width(P, M), by_field, given, fights, pens, out, ends),
         )
-    return out, ends
+    return out, ends.transpose(1, 2, 0)
 
 
 def step_codes(out: np.ndarray, n_out: int, t: int) -> np.ndarray:

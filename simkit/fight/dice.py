@@ -69,7 +69,12 @@ def d20(S):
 def chance(S, edge):
     """Whether an event of probability ``edge / 2**32`` happens (``edge`` from
     :func:`simkit.fight.tables.edge_of`)."""
-    return below(S, 1 << 32) < edge  # (drawn whatever the edge: one word a chance)
+    # below(S, 2**32), which is the word's top 32 bits (Lemire's product with 2**32 never
+    # rejects), without its division for the rejection bound: one word a chance, drawn
+    # whatever the edge
+    w = word(S[KEY], S[CTR])
+    S[CTR] += 1
+    return np.int64(w >> _S32) < edge
 
 
 @scalar

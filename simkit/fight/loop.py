@@ -98,8 +98,9 @@ def roll_initiative(S, T):
         S[order(P, M, c)] = c
     for a in range(1, P + M):  # insertion sort, highest key first
         c = S[order(P, M, a)]
+        key = S[init_key(P, M, c)]
         b = a - 1
-        while b >= 0 and S[init_key(P, M, S[order(P, M, b)])] < S[init_key(P, M, c)]:
+        while b >= 0 and S[init_key(P, M, S[order(P, M, b)])] < key:
             S[order(P, M, b + 1)] = S[order(P, M, b)]
             b -= 1
         S[order(P, M, b + 1)] = c
@@ -168,9 +169,10 @@ def fight_round(S, T):
             pc_turn(S, T, who)
         elif S[mon(P, who - P, MHP)] > 0:
             monster_turn(S, T, who - P)
-        at = 0
-        while S[order(P, M, at)] != who:
-            at += 1
+        if S[order(P, M, at)] != who:  # a knock-out moved it (R0-03): find it again
+            at = 0
+            while S[order(P, M, at)] != who:
+                at += 1
         at += 1
 
 
@@ -178,7 +180,7 @@ def fight_round(S, T):
 def care_round(S, T):
     """AP-7: each conscious cleric heals the first PC at 0 HP (a heal left) or gives first
     aid to the first dying PC; then every dying PC takes its turn (no R1-05 after the
-    fight: it is a way back into one, AP-20)."""
+    fight: it is a way back into one, AP-22)."""
     P = T[t.H_P]
     for c in range(P):
         if t.pcn(S, T, c, t.ROLE) != t.CLERIC or S[pc(c, COND)] != UP:
@@ -240,27 +242,37 @@ OUT_OUTCOME, OUT_STEP, OUT_MARK0 = 0, 1, 2
 def run_block(keys, T, horizon, width, starts, given, fights, pens, out, ends):
     """Every track of a block from its start to its end or ``horizon``.
 
-    ``keys`` (n,) int64: the tracks' dice keys; ``starts`` (n, P, len(CARRIED)): the PCs'
-    fields at the start when ``given`` (else fresh: :func:`fresh`); ``fights`` and ``pens``
-    (n,) or (1,) for every track: each track's lineup and check-penalty indices into the
-    tables; ``out`` (n, 2 + marks)
-    and ``ends`` (n, P, len(CARRIED)) are written. Threads take chunks of tracks, each
+    ``keys`` (n,) int64: the tracks' dice keys; ``starts`` (len(CARRIED), n, P): the PCs'
+    fields at the start when ``given`` (else fresh: :func:`fresh`), field by field;
+    ``fights`` and ``pens`` (n,) or (1,) for every track: each track's lineup and
+    check-penalty indices into the tables; ``out`` (n, 2 + marks) and ``ends``
+    (len(CARRIED), n, P) are written. Threads take chunks of tracks, each
     track in one reused row of ``width`` fields (no per-track state is kept: the memory is
     the outputs')."""
     n = keys.shape[0]
     P = T[t.H_P]
+    # one penalty for every track and no start: every track's fresh row is the same (a
+    # template, made once a chunk and copied)
+    same = not given and pens.shape[0] == 1
     for c in prange((n + CHUNK - 1) // CHUNK):
         S = np.zeros(width, dtype=np.int64)
+        fresh_row = np.zeros(width, dtype=np.int64)
+        if same:
+            fresh_row[PEN_IX] = pens[0]
+            fresh(fresh_row, T)
         for i in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
-            S[:] = 0
+            if same:
+                S[:] = fresh_row
+            else:
+                S[:] = 0
             S[KEY] = keys[i]
             S[FIGHT_IX] = fights[i if fights.shape[0] > 1 else 0]
             S[PEN_IX] = pens[i if pens.shape[0] > 1 else 0]
             if given:
                 for k in range(P):
                     for f in range(len(CARRIED)):
-                        S[pc(k, CARRIED[f])] = starts[i, k, f]
-            else:
+                        S[pc(k, CARRIED[f])] = starts[f, i, k]
+            elif not same:
                 fresh(S, T)
             if start(S, T, given) < 0:
                 play(S, T, horizon)
@@ -270,4 +282,4 @@ def run_block(keys, T, horizon, width, starts, given, fights, pens, out, ends):
                 out[i, OUT_MARK0 + m] = S[MARK0 + m]
             for k in range(P):
                 for f in range(len(CARRIED)):
-                    ends[i, k, f] = S[pc(k, CARRIED[f])]
+                    ends[f, i, k] = S[pc(k, CARRIED[f])]

@@ -401,7 +401,10 @@ def con_hit(S, T, k):
 def hit_monster(S, T, j, dmg):
     """``dmg`` to monster ``j``; at 0 HP it is dead (R0-02); none left: the party won."""
     P, M = T[t.H_P], T[t.H_M]
-    S[mon(P, j, MHP)] = max(S[mon(P, j, MHP)] - dmg, 0)
+    hp = max(S[mon(P, j, MHP)] - dmg, 0)
+    S[mon(P, j, MHP)] = hp
+    if hp > 0:  # (it lives: no need to look at the others)
+        return
     for x in range(M):
         if S[mon(P, x, MHP)] > 0:
             return

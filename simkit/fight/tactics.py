@@ -10,7 +10,6 @@ from simkit.fight.phases import (
     back_up,
     check_defeat,
     con_hit,
-    count_with,
     dying_turn,
     fighting,
     first_aid,
@@ -145,7 +144,7 @@ def cleric(S, T, c, acts):
 def actions(S, T, k):
     """The modelled actions (strikes; a spell, a heal, first aid take 2) of PC ``k``'s turn:
     2, less its slowed value (R0-04, R0-10), which takes first the spare third action the
-    fight does not model (``slowed_loses=spare``, AP-19) or a strike at once; the slowed
+    fight does not model (``slowed_loses=spare``, AP-21) or a strike at once; the slowed
     value is spent."""
     s = S[pc(k, SLOWED)]
     S[pc(k, SLOWED)] = 0
@@ -211,13 +210,18 @@ def area_effect(S, T, j):
 def monster_target(S, T):
     """The PC a monster's strike goes to (AP-3, AP-6, R0-09): a downed PC when
     ``target_downed`` says so, else a conscious one per ``monster_target``; -1 if none."""
-    down = count_with(S, T, DYING, STABLE)
+    down, up = 0, 0  # (count_with of the downed and of the conscious, in one pass)
+    for q in range(T[t.H_P]):
+        c = S[pc(q, COND)]
+        if c == UP:
+            up += 1
+        elif c == DYING or c == STABLE:
+            down += 1
     how = t.opt(T, t.TARGET_DOWNED)
     if down and (how == t.ALWAYS or (how == t.SOMETIMES and chance(S, t.opt(T, t.DOWNED_EDGE)))):
         if t.opt(T, t.DOWNED_RANDOM):
             return nth_with(S, T, DYING, STABLE, pick(S, t.opt(T, t.PICK_P), down))
         return first_with(S, T, DYING, STABLE)
-    up = count_with(S, T, UP, UP)
     if up == 0:
         return -1
     who = t.opt(T, t.MONSTER_TARGET)

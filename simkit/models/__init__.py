@@ -132,23 +132,28 @@ def as_rules(model, **params) -> Rules:
         return model
     from simkit.rules.penalties import FATIGUE_KEYS, apply_fatigue
 
-    values, _ = derive_params(type(model), params)
+    values, _ = derive_params(type(model), params, base=model)
     if any(k in values for k in FATIGUE_KEYS) and "check_penalty" not in values:
         values["check_penalty"] = getattr(model, "check_penalty", 0)  # the penalty adds to it
     return model.replace(**apply_fatigue(type(model), values))
 
 
-def derive_params(model_cls, values: dict) -> tuple[dict, dict]:
+def derive_params(model_cls, values: dict, base=None) -> tuple[dict, dict]:
     """``values`` with the keys that are not parameters of ``model_cls`` but set some
     (``level``, ``level_diff``, ``monster_level``, ``pc_*``: :mod:`simkit.models.keys`)
     turned into the parameters they set; ``days_without_*`` are kept (for
     :func:`simkit.rules.penalties.apply_fatigue`). Returns ``(values, derived)``,
     ``derived`` the parameters set from the keys (explicit values win). A key's value is
-    checked (range, kind) with a message naming it.
+    checked (range, kind) with a message naming it. ``dying.KEY`` keys (``party``, ``day``)
+    become the parameters they set (:func:`simkit.models.dying_keys.fold`; ``base``: the
+    rules they apply to, whose ``dying`` they read when ``values`` has none).
     """
     from simkit.core.params import spec
+    from simkit.models.dying_keys import fold
     from simkit.models.keys import check_key, resolve_point, sweep_keys_for
     from simkit.rules.penalties import FATIGUE_KEYS
+
+    values = fold(model_cls, values, base)
 
     lk = {k: v for k, v in sweep_keys_for(model_cls).items() if k not in FATIGUE_KEYS}
     keys = {k: check_key(k, lk[k].meta, v) for k, v in values.items() if k in lk}

@@ -290,13 +290,24 @@ def _rested(S: dict, tracks: np.ndarray) -> None:
     np.putmask(S["wounded"], ends, 0)
 
 
-def _rest_fields(B, active: np.ndarray) -> np.ndarray:
-    """What a rest can change, for the tracks ``active``: (m, F) int64, each PC's HP, PE,
-    PP, slots, heals, hero points, wounded and death, and the track's fatigue state (a
+def _rest_fields(B) -> list[np.ndarray]:
+    """What a rest can change, copied for every track: each PC's HP, PE, PP, slots, heals,
+    hero points, wounded and death ((n, P) each), and the track's fatigue state ((n,); a
     Treat Wounds immunity running down is time passing, not a change)."""
     S = B.S
-    cols = [S[k][active].astype(np.int64) for k in _REST_FIELDS if k in S]
-    return np.concatenate(cols + [B.fat[active][:, None]], axis=1)
+    return [S[k].copy() for k in _REST_FIELDS if k in S] + [B.fat.copy()]
+
+
+def _rest_changed(B, active: np.ndarray, was: list[np.ndarray]) -> np.ndarray:
+    """(m,) bool: the tracks ``active`` whose :func:`_rest_fields` differ from ``was``
+    (compared over every track, then the active ones taken: plain copies and compares are
+    faster than a boolean index of each field)."""
+    S = B.S
+    now = [S[k] for k in _REST_FIELDS if k in S]
+    changed = B.fat != was[-1]
+    for a, b in zip(now, was[:-1]):
+        changed |= _row_any(a != b)
+    return changed[active]
 
 
 #: The carried fields a rest can change (:func:`_rest_fields`).
@@ -508,6 +519,11 @@ class Day(Rules):
                 "dying= is not in the day yet: the care of a PC knocked out by a fall or a "
                 "Treat Wounds still runs on the kernel's own tracks (give it to party)"
             )
+        if getattr(self, "lineup", None) == "bestiary":  # AP-19: the party model only
+            raise ParamError(
+                "lineup=bestiary is not allowed in the day model yet (real creatures are "
+                "drawn by the party model only); give boss, boss_and_minions or pack"
+            )
         if self.short_rest_minutes % 10:
             raise ParamError(
                 f"short_rest_minutes={self.short_rest_minutes!r} is not allowed: "
@@ -682,9 +698,9 @@ class Day(Rules):
             elif isinstance(step, RestStep) and not watch:
                 self._rest(B, step, active, t)
             elif isinstance(step, RestStep):
-                was = _rest_fields(B, active)
+                was = _rest_fields(B)
                 self._rest(B, step, active, t)
-                changed = _row_any(_rest_fields(B, active) != was)  # (m,) bool
+                changed = _rest_changed(B, active, was)  # (m,) bool
                 _add_row(observed, "rest_changed", t, T, changed)
             elif isinstance(step, RoadStep):
                 self._road(B, step.kind, active)
@@ -754,6 +770,13 @@ class Day(Rules):
                     _add_flags(observed, name, names, row, T, alive)
                 continue
             values = S[name] if every else S[name].take(rows, axis=0)
+            if len(values) and not values.any():  # (PP and PE outside seed 001): all 0
+                one = np.array([len(values)], dtype=np.int64)  # (every histogram: m zeros)
+                _add_counts(observed, name, row, T, one)
+                if fight:
+                    for pc in names:
+                        _add_counts(observed, f"{name}:{pc}", row, T, one)
+                continue
             values = values * alive  # (m, P) int32: a dead PC has none
             _add_row(observed, name, row, T, _row_sum(values))
             if fight:
@@ -903,7 +926,8 @@ class Day(Rules):
             ):
                 S[name][at] = np.where(alive, np.asarray(full)[None, :], S[name][at])
             if self.hero_refresh == "long_rest":
-                S["hero"][at] = np.where(alive, self.hero_points, 0)
+                kept = S["hero"][at]  # (a dead PC keeps its own, as in the reference)
+                S["hero"][at] = np.where(alive, self.hero_points, kept)
             pp_max = np.array([p.pp_max for p in F.pcs])[None, :]
             pp = pp_after_rest(S["pp"][at], pp_max, "bed" if bed else "night", self.pp_back)
             S["pp"][at] = np.where(alive, pp, S["pp"][at])

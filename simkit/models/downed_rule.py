@@ -45,7 +45,16 @@ import numpy as np
 
 from simkit.core.params import ParamError, register_kind
 
-__all__ = ["EFFECTS", "FightTable", "fight_needs", "fight_table", "resolve"]
+__all__ = [
+    "EFFECTS",
+    "FightTable",
+    "canonical",
+    "fight_needs",
+    "fight_table",
+    "resolve",
+    "spec_parts",
+    "table_at",
+]
 
 #: What an outcome does in a fight, by code: dead, stable, revived.
 EFFECTS = ("dead", "stable", "revived")
@@ -214,3 +223,34 @@ def fight_table(track) -> FightTable:
         next=np.array(nxt, dtype=np.int64).reshape(S if states else 0, len(rolls)),
         hit=np.array(hit, dtype=np.int64).reshape(S if states else 0, 2),
     )
+
+
+def table_at(value, pen: int) -> FightTable | None:
+    """What the fight loop reads of a ``dying`` value (:func:`fight_table`) for PCs under
+    check penalty ``pen`` (P-10: added to the track's ``check_penalty``, when it has one),
+    or None for the rules set's own track (``value`` None)."""
+    track = resolve(value)
+    if track is None:
+        return None
+    if "check_penalty" in spec_of(track):
+        track = track.replace(check_penalty=track.check_penalty + int(pen))
+    return fight_table(track)
+
+
+def spec_of(track) -> dict:
+    """The declared parameters of ``track`` (:func:`simkit.core.params.spec`)."""
+    from simkit.core.params import spec
+
+    return spec(type(track))
+
+
+def spec_parts(text: str) -> tuple[str, dict[str, str]]:
+    """A track's spec text ``"name(a=1;b=2)"`` as ``("name", {"a": "1", "b": "2"})``
+    (ValueError when malformed)."""
+    return _parse(text)
+
+
+def canonical(value):
+    """A ``dying`` value as the rules keep it (a track object as is, a name as its sorted
+    spec text); ValueError (a ParamError for a parameter) when it names no usable track."""
+    return _normalise(value)

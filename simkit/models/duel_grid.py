@@ -206,7 +206,8 @@ def _strike(r, outcomes, n: int, hp_start: int, held: bool):
     hp = np.arange(1, n)
     threshold = r.threshold if held else None
     lethal = r.trait == "lethal"
-    revives = r.dying_options.get("hero_effect") == "revive"
+    # a hero point revives (R0-10) on the rules set's own track, not on a custom one
+    revives = r.dying_options.get("hero_effect") == "revive" and r.dying is None
     for d, crit, q in outcomes:
         if d <= 0:
             A[hp, hp] += q

@@ -240,6 +240,15 @@ class Encounter(Rules):
         help="damage while dying: keep the higher dying value, or add 1 (2 on a crit)",
     )
     wounded_adds: str = param(**WOUNDED_ADDS)
+    dying: Any = param(
+        None,
+        kind="downed_rule",
+        optional=True,
+        seed_neutral=True,
+        help="the PCs' rule at 0 HP: none = the rules set's own track; a custom track "
+        "(dnd5e, dnd5e(dc=12;bonus=2), or a track object in Python) in its place "
+        "(simkit.models.downed_rule says what a fight needs from it)",
+    )
     pp_max: int | None = shared("pp_max", default=None)
     pp: int | None = shared("pp", default=None)
     spend: str | int = shared("spend")
@@ -385,6 +394,22 @@ class Encounter(Rules):
     def validate(self) -> None:
         if self.engine not in ("kernel", "loop"):
             raise ParamError(f"engine must be 'kernel' or 'loop', got {self.engine!r}")
+        if self.dying is not None:
+            from simkit.models.downed_rule import fight_needs, resolve
+
+            why = fight_needs(resolve(self.dying))
+            if why is None and self.engine != "loop":
+                why = (
+                    "dying=: the encounter's kernel plays only its own tracks; "
+                    "Encounter(..., engine='loop') plays a custom track"
+                )
+            if why is None and not self.seed000:
+                why = (
+                    "dying= replaces the seed-000 dying track; dying_rules=seed001 keeps "
+                    "its own (agonising, R1-01)"
+                )
+            if why is not None:
+                raise ParamError(why)
         if self.engine == "loop":
             from simkit.models.encounter_loop import supported
 

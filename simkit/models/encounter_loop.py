@@ -46,6 +46,7 @@ from simkit.fight.state import (
     WOUNDED,
     width,
 )
+from simkit.models.downed_rule import table_at
 from simkit.models.fight_state import FightStart
 from simkit.models.party_loop import start_fields
 from simkit.rules import dying_systems, hourly, perseverance
@@ -120,6 +121,8 @@ def fight_rules(rules) -> SimpleNamespace:
         hero_effect=rules.hero_effect,
     )
     return SimpleNamespace(
+        dying=rules.dying,  # a custom track at 0 HP (issue 31), or None
+        downed_table=lambda p: table_at(rules.dying, p),
         check_penalty=pen,
         fighters=fighters,
         lineup_rules=(lineup,),
@@ -233,6 +236,13 @@ def run(rules, keys: np.ndarray, start: FightStart | None = None):
             raise ParamError("start.fight must be 0 (an encounter has one lineup)")
         if np.any((np.asarray(start.hp) == 0) & (np.asarray(start.pe) > 0)):
             raise ParamError("start: the loop does not play temporary HP (pe) at 0 HP yet")
+        if rules.dying is not None and np.any(
+            (np.asarray(start.hp) == 0) & ~np.asarray(start.dead, dtype=bool)
+        ):
+            raise ParamError(
+                "start: a PC at 0 HP under a custom track (dying=) has no state on it to "
+                "start from; give it 1 HP or more"
+            )
         pens, at = np.unique(np.asarray(start.check_penalty), return_inverse=True)
         T, C = packed(rules, tuple(int(p) for p in pens))
         starts = start_fields(fight_rules(rules), start)

@@ -318,6 +318,12 @@ def model_keys(model_cls) -> ModelKeys:
     known = dict(params)
     for name, k in keys.items():
         known[name] = k.meta
+    from simkit.models.dying_keys import PREFIX, TRACK_KEYS, has_keys
+
+    if has_keys(model_cls):  # dying.check...: the party's own (a grid may sweep them)
+        for name in TRACK_KEYS:
+            if name in params:
+                known[PREFIX + name] = params[name]
     return ModelKeys(model_cls, params, keys, known)
 
 
@@ -333,7 +339,9 @@ def resolve_point(model_cls, values: dict, _cache: tuple | None = None) -> tuple
         params_spec, keys = mk.params, mk.sweep_keys
     else:  # (parameters' metadata, sweep keys), as :func:`simkit.analysis.sweep.plan_sweep` keeps
         params_spec, keys = _cache
-    values = dict(values)
+    from simkit.models.dying_keys import fold
+
+    values = dict(fold(model_cls, values))  # dying.KEY keys (party, day)
     if "level_diff" in values and "level" not in values and "level" in params_spec:
         values["level"] = params_spec["level"]["default"]  # the model's own level (encounter)
     derived: dict = {}

@@ -114,7 +114,10 @@ One PC against one monster (``party`` of one role, ``lineup=boss``), with no hea
 answers exactly, at every level (up to :data:`~simkit.models.party_duel.DUEL_MAX_STATES`
 states: the distribution pushed forward round by round on a grid, each turn a matrix along
 one axis, :mod:`simkit.models.duel_grid`; the state-by-state chain ``exact_initial`` /
-``exact_step`` of :mod:`simkit.models.party_duel` is its reference).
+``exact_step`` of :mod:`simkit.models.party_duel` is its reference). Under a custom track
+at 0 HP (``dying=dnd5e``) too: a knock-out leaves the lone PC down (the track's start), a
+defeat at once, and no hero point revives it (:func:`~simkit.models.party_duel.custom_down`;
+a track whose start revives at once is left to the Monte Carlo).
 """
 
 from __future__ import annotations
@@ -136,7 +139,8 @@ from simkit.core.rows import row_all as _all
 from simkit.core.rows import row_any as _any
 from simkit.core.rows import row_sum as _count
 from simkit.models.downed import DYING, STABLE, UP, Downed
-from simkit.models.downed_rule import fight_needs, fight_table, resolve
+from simkit.models.downed_rule import EFFECTS, fight_needs, fight_table, resolve
+from simkit.models.dying_keys import OPTION_KEYS
 from simkit.models.fight_state import MAX_FIGHTS, FightStart, FightState
 from simkit.rules import (
     dying_systems,
@@ -150,9 +154,9 @@ from simkit.rules import (
 )
 from simkit.rules.dice import dice_draw, dice_values
 from simkit.rules.dying_damage import WOUNDED_ADDS
-from simkit.rules.hero_points import HERO_KNOCKOUT, HERO_POLICY
-from simkit.rules.parameters import shared
-from simkit.rules.pf2e import budget, creatures, pcs
+from simkit.rules.hero_points import HERO_EFFECT, HERO_KNOCKOUT, HERO_POLICY
+from simkit.rules.parameters import SHARED, shared
+from simkit.rules.pf2e import area_census, bestiary, budget, creatures, pcs
 from simkit.rules.rest import PE_DAMAGE, split_damage
 from simkit.rules.strike import BASIC_X2, STRIKE_MULT, map_penalty, pc_map, roll_table, strike_ac
 
@@ -176,6 +180,19 @@ AMBIGUITIES: tuple[Ambiguity, ...] = (
             _r("HP only", {"pe_damage": "hp_only"}),
         ),
         setup={"rules": "seed001", "threat": "severe"},
+        outcome="any_death",
+    ),
+    # The seed-000 track's wounded rule as the fight plays it (the dying model's A0-2 also
+    # sets a wounded value at the start, which a fight starts at 0): ``compare party
+    # --ambiguities A0-2``. A0-1, A0-3..A0-7 are the dying model's own entries, carried.
+    Ambiguity(
+        "A0-2",
+        "R0-05",
+        "party",
+        "wounded_rule",
+        "no wounded condition in the seed; published PF2e adds wounded to dying gained",
+        (_r("no wounded", {"wounded_rule": False}, True), _r("wounded", {"wounded_rule": True})),
+        setup={"threat": "severe"},
         outcome="any_death",
     ),
 )
@@ -209,6 +226,9 @@ def _combatants(
         levels = tuple(lvl for lvl, _ in given)  # (the text: the creatures' names and notes)
         lu = budget.explicit_lineup(levels, level, len(members), explicit, edition)
         values = [v for _, v in given]
+    elif template == bestiary.NAME:  # real creatures, drawn per track (AP-19)
+        lu, drawn = bestiary.lineup(xp, level, len(members), edition)
+        values = list(drawn)
     else:
         lu = budget.lineup(template, xp, level, len(members), edition)
         values = [{} for _ in lu.levels]
@@ -810,8 +830,10 @@ class Party(Rules):
     lineup: str = param(
         "boss",
         kind="choice",
-        choices=budget.LINEUPS,
-        help="how the budget becomes monsters: boss, boss_and_minions, pack",
+        choices=(*budget.LINEUPS, bestiary.NAME),
+        rule="AP-19",
+        help="how the budget becomes monsters: boss, boss_and_minions, pack (benchmark "
+        "creatures), or bestiary (the boss's level, a real bundled creature drawn per track)",
     )
     monsters: str | None = param(
         None,
@@ -874,7 +896,7 @@ class Party(Rules):
         "spare",
         kind="choice",
         choices=("spare", "strike"),
-        rule="AP-19",
+        rule="AP-21",
         help="the actions slowed takes of a PC's 3: first the spare third one the fight does "
         "not model (spare), or a strike at once (strike: the third is always spent)",
     )
@@ -930,14 +952,24 @@ class Party(Rules):
         help="first aid as a PF2e check: a natural 20 / 1 moves its degree one step "
         "(false: only the total counts, as A1-6)",
     )
-    area_chance: float = param(
-        0.2,
+    area_chance: float | None = param(
+        None,
         kind="float",
         lo=0.0,
         hi=1.0,
-        help="per monster turn: chance of its limited-use area effect",
+        optional=True,
+        rule="AP-20",
+        help="per monster turn: chance of its area effect while it has uses (none: "
+        "calibrated on the bundled bestiary, by the creature's level band, docs/threat.md)",
     )
-    area_uses: int = param(1, kind="int", lo=0, hi=10, help="area effects each monster can use")
+    area_uses: int = param(
+        area_census.AREA_USES,
+        kind="int",
+        lo=0,
+        hi=10,
+        rule="AP-20",
+        help="area effects each monster can use in a fight (10: no limit, as a recharge)",
+    )
     pc_target: str = param(
         "focus",
         kind="choice",
@@ -980,6 +1012,30 @@ class Party(Rules):
         "(dnd5e, dnd5e(dc=12;bonus=2), or a track object in Python) in its place "
         "(simkit.models.downed_rule says what a fight needs from it)",
     )
+    # The rules set's own track's options (dying_systems.DYING_OPTIONS), one by one, declared
+    # as the dying model's (one declaration a name): none = the rules set's (seed000: save,
+    # max, false, revive; pf2e-core: flat, increment, true, stabilize); ``--set
+    # dying.check=flat`` is ``check=flat`` (simkit.models.dying_keys). Seed-neutral: at none
+    # a sweep point's seed is as before they were added.
+    check: str | None = param(None, optional=True, seed_neutral=True, **SHARED["check"][1])
+    on_damage: str | None = param(
+        None,
+        kind="choice",
+        choices=("max", "increment"),
+        rule="A0-1",
+        help="damage while dying: keep the higher dying value, or add 1 (2 on a crit)",
+        optional=True,
+        seed_neutral=True,
+    )
+    wounded_rule: bool | None = param(
+        None, optional=True, seed_neutral=True, **SHARED["wounded_rule"][1]
+    )
+    hero_effect: str | None = param(
+        None,
+        optional=True,
+        seed_neutral=True,
+        **{k: v for k, v in HERO_EFFECT.items() if k != "default"},
+    )
     #: The lineups of the fights a block may hold (see :meth:`with_lineups`): per fight,
     #: ``(name, value)`` pairs of :data:`LINEUP_PARAMS`; the first is the rules' own.
     #: Empty: one fight, the rules' own lineup. Not a parameter of the command line.
@@ -993,6 +1049,18 @@ class Party(Rules):
     def validate(self) -> None:
         if self.engine not in ("kernel", "loop"):
             raise ParamError(f"engine must be 'kernel' or 'loop', got {self.engine!r}")
+        given = [k for k in OPTION_KEYS if getattr(self, k) is not None]
+        if given and (self.dying is not None or not self.seed000):
+            raise ParamError(
+                f"dying.{given[0]}={getattr(self, given[0])!r} is a reading of the seed000/"
+                f"pf2e-core dying track; "
+                + (
+                    f"dying={getattr(self.downed_track, 'name', self.dying)} is a custom track "
+                    "(set its own parameters: dying.KEY)"
+                    if self.dying is not None
+                    else f"rules={self.rules} plays agonising (R1-01)"
+                )
+            )
         if self.dying is not None:
             why = fight_needs(self.downed_track)
             if why is None and self.engine != "loop":
@@ -1017,6 +1085,8 @@ class Party(Rules):
                 raise ParamError(f"engine='loop': {why}")
         if self.monsters is not None and self.xp_budget is not None:
             raise ParamError("monsters and xp_budget are exclusive: give one of them")
+        if bestiary.applies(self):
+            self.lineup_rules  # a level without a bundled creature: a ParamError (AP-19)
         if self.hp is not None:
             over = [
                 (name, pc.hp)
@@ -1084,6 +1154,11 @@ class Party(Rules):
                 one = dataclasses.replace(base, **given)
             except ParamError as exc:
                 raise ParamError(f"lineups[{f}]: {exc}") from None
+            if bestiary.applies(one):
+                raise ParamError(
+                    f"lineups[{f}]: lineup={bestiary.NAME} draws its own lineups; give "
+                    f"{', '.join(budget.LINEUPS)} or monsters"
+                )
             items.append(tuple((name, getattr(one, name)) for name in LINEUP_PARAMS))
         first = dataclasses.replace(base, **dict(items[0]))
         return dataclasses.replace(first, lineups=tuple(items))
@@ -1097,7 +1172,7 @@ class Party(Rules):
     @property
     def n_fights(self) -> int:
         """How many lineups (fight indices) the rules hold."""
-        return max(1, len(self.lineups))
+        return len(self.lineup_rules)
 
     @property
     def n_slots(self) -> int:
@@ -1170,13 +1245,20 @@ class Party(Rules):
         loaded creature (AP-12..AP-15). Where the budget misbehaves, its warnings are
         ``self.fighters.lineup.warnings`` (:attr:`simkit.rules.pf2e.budget.Lineup.warnings`)."""
         text = self.fighters.lineup.describe(notes)
+        if bestiary.applies(self):
+            text += "; " + bestiary.note(self.fighters.lineup.levels)
         if self.monsters is not None and "(" in self.monsters:
             text += f"; given: {self.monsters}"
         return text
 
     @property
     def dying_options(self):
-        return dying_systems.DYING_OPTIONS[self.rules]
+        """The options of the rules set's own track (A0-1, A0-2, A0-4, R0-10): the rules
+        set's (:data:`~simkit.rules.dying_systems.DYING_OPTIONS`), those given
+        (``check``... / ``dying.check``...: :mod:`simkit.models.dying_keys`) in their place."""
+        own = dying_systems.DYING_OPTIONS[self.rules]
+        given = {k: getattr(self, k) for k in OPTION_KEYS if getattr(self, k) is not None}
+        return {**own, **given} if given else own
 
     @property
     def seed000(self) -> bool:
@@ -1200,6 +1282,13 @@ class Party(Rules):
         return fight_table(track)
 
     @property
+    def downed_start_revives(self) -> bool:
+        """Whether a knock-out on the custom track (``dying``) revives the PC at once (its
+        start means ``revived``); False for the rules set's own track."""
+        table = self.downed_table(self.check_penalty)
+        return table is not None and table.start == -1 - EFFECTS.index("revived")
+
+    @property
     def threshold(self) -> int | None:
         if not self.seed000:
             return None
@@ -1213,7 +1302,7 @@ class Party(Rules):
     def has_exact(self) -> bool:  # type: ignore[override]
         from simkit.models.party_duel import duel_supported
 
-        return self.dying is None and not self.seed_rules_on and duel_supported(self)
+        return not self.seed_rules_on and duel_supported(self)
 
     #: Whether the kernel may take rules with the seed rules of issue 31 on: a care with no
     #: fight turns (the day's care after a fall, where none of them arises) may.
@@ -1349,9 +1438,13 @@ class Party(Rules):
     @property
     def area_chance_of(self) -> tuple[float, ...]:
         """Each monster's chance a turn of its area effect (its own, AP-15, else
-        ``area_chance``)."""
+        ``area_chance``, else calibrated on the bundled bestiary, AP-20)."""
         return tuple(
-            self.area_chance if mo.area_chance is None else mo.area_chance
+            mo.area_chance
+            if mo.area_chance is not None
+            else self.area_chance
+            if self.area_chance is not None
+            else area_census.default_chance(mo.level, own_area=mo.area_uses is not None)
             for mo in self.fighters.monsters
         )
 
@@ -1447,7 +1540,10 @@ class Party(Rules):
         given = start is not None
         if start is None:  # the fresh start's one validated row, filled into every track
             one = _fresh_row(self)
-            per_track = {"check_penalty": self.check_penalty, "fight": 0}
+            drawn = bestiary.track_fights(self, rng)  # (AP-19; None: fight 0)
+            per_track: dict[str, object] = {"check_penalty": self.check_penalty, "fight": 0}
+            if drawn is not None:
+                per_track["fight"] = drawn
 
             def col(name, dtype):
                 out = np.empty((n,) if name in per_track else (n, P), dtype=dtype)
@@ -1530,7 +1626,7 @@ class Party(Rules):
                 i,
                 k,
                 np.zeros(len(i), dtype=bool),
-                np.full(len(i), self.start_dc, dtype=np.int16),
+                np.repeat(L.start_dc.take(fight), P).astype(np.int16),
                 None,
                 move=False,
                 start=self.start_dying,
@@ -2054,7 +2150,7 @@ class Party(Rules):
 @lru_cache(maxsize=256)
 def _lineup_rules(rules: Party) -> tuple[Party, ...]:
     if not rules.lineups:
-        return (rules,)
+        return bestiary.lineup_rules(rules) if bestiary.applies(rules) else (rules,)
     base = dataclasses.replace(rules, lineups=())
     return tuple(dataclasses.replace(base, **dict(items)) for items in rules.lineups)
 

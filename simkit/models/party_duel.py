@@ -41,6 +41,7 @@ from simkit.rules.strike import basic_save_pmf, map_penalty, pc_map, strike_pmf
 
 __all__ = [
     "DUEL_MAX_STATES",
+    "custom_down",
     "duel_initial",
     "duel_states",
     "duel_step",
@@ -49,15 +50,17 @@ __all__ = [
 ]
 
 #: Duels with more possible states than this are refused (the Monte Carlo answers them):
-#: the grid solver (:mod:`simkit.models.duel_grid`) then holds about 32 MB a copy of the
-#: distribution and takes a few seconds (every class and rule set at level 20 is below it).
-DUEL_MAX_STATES = 4_000_000
+#: every class and rule set at level 20 is below it at the defaults (the calibrated
+#: benchmark's 10 area uses, AP-20: a seed-001 wizard 18.1M states, 23 s of CPU and 0.87 GB
+#: on the grid solver of :mod:`simkit.models.duel_grid`; the fighter 4.6M, 15 s and 0.38 GB,
+#: measured at load 5 on 2 cores).
+DUEL_MAX_STATES = 20_000_000
 
 
 def duel_supported(r) -> bool:
     """Whether ``r`` is an exact duel: one non-healing PC, one monster, one lineup, not
     starting at 0 HP (any dying system: with one PC, a knock-out no hero point undoes is a
-    defeat)."""
+    defeat; a custom track at 0 HP too, unless its start revives at once: :func:`custom_down`)."""
     F = r.fighters
     return (
         r.n_fights == 1
@@ -65,7 +68,19 @@ def duel_supported(r) -> bool:
         and F.pcs[0].heal is None
         and len(F.monsters) == 1
         and r.hp != 0
+        and custom_down(r) is not False
     )
+
+
+def custom_down(r) -> bool | None:
+    """A duel's knock-out under a custom track at 0 HP (``dying``,
+    :mod:`simkit.models.downed_rule`): None without one (the rules set's own track: a hero
+    point may revive, R0-10); True when the knock-out leaves the PC down (the track's start
+    is a state, dead or stable: every PC is down, a defeat; hero points belong to the
+    seed-000 track and do nothing); False when the start revives at once (not solved)."""
+    if getattr(r, "dying", None) is None:
+        return None
+    return not r.downed_start_revives
 
 
 def duel_states(r) -> int:
@@ -159,6 +174,7 @@ def _turns(r):
         return tuple(dist.items())
 
     hp_start = start_hp(r)
+    down = bool(custom_down(r))  # a custom track at 0 HP: a knock-out is a defeat
 
     def hit(hp: int, hero: int, moved: bool, d: int, crit: bool, p: float, new, lost) -> None:
         """The PC at ``hp`` (with PE: HP + PE) takes ``d`` damage with probability ``p``."""
@@ -176,8 +192,8 @@ def _turns(r):
         if hp - d > 0:
             new[(hp - d + pe, hero, moved)] += p
             return
-        if r.trait != "lethal":  # death: dead; nonlethal: stable at 0 HP: every PC down
-            lost[0] += p
+        if r.trait != "lethal" or down:  # death: dead; nonlethal: stable; a custom track's
+            lost[0] += p  # start: every PC down
             return
         threshold = r.threshold if hero > 0 else None
         res = hero_points.rise(

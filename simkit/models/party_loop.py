@@ -48,6 +48,7 @@ from simkit.fight.state import (
 )
 from simkit.models.fight_state import FightStart
 from simkit.rules.massive_damage import is_massive
+from simkit.rules.pf2e import bestiary
 
 __all__ = ["carry", "init", "packed", "start_fields", "step"]
 
@@ -72,15 +73,31 @@ def _massive_at(hp_max: np.ndarray) -> np.ndarray:
     return lo
 
 
+def _unique(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(a, return_inverse=True)``, the inverse in ``a``'s shape or, when every
+    row of ``a`` is its first (a day's tracks mostly are: the same maximum HP, the same
+    check penalty), in the shape of one row (it broadcasts): no sort of every track."""
+    a = np.asarray(a)
+    if len(a) and (a == a[:1]).all():
+        values = np.unique(a[0])
+        return values, np.searchsorted(values, a[0])
+    values, at = np.unique(a, return_inverse=True)
+    return values, at.reshape(a.shape)
+
+
 def _starts(rules, start: FightStart) -> np.ndarray:
-    """(n, P, len(CARRIED)) int32: the PCs' fields of ``start`` in the loop's order; a dead
-    PC stays dead (R0-15), an alive one at 0 HP begins stable."""
-    hp_max = np.asarray(start.hp_max, dtype=np.int64)
+    """(n, P, len(CARRIED)) int32: the PCs' fields of ``start`` in the loop's order (a
+    view of a field-by-field array: :func:`simkit.fight.block.run` does not copy it); a
+    dead PC stays dead (R0-15), an alive one at 0 HP begins stable."""
+    hp_max = np.asarray(start.hp_max)
     dead = np.asarray(start.dead, dtype=bool)
-    hp = np.where(dead, 0, np.asarray(start.hp, dtype=np.int64))
+    hp = np.where(dead, 0, np.asarray(start.hp))
     # what follows from a maximum HP, once per distinct maximum (a block holds few)
-    maxima, at = np.unique(hp_max, return_inverse=True)
-    at = at.reshape(hp_max.shape)
+    maxima, at = _unique(hp_max)
+    maxima = maxima.astype(np.int64)
+    cond = np.full(hp.shape, UP, dtype=np.int32)
+    cond[hp <= 0] = STABLE
+    cond[dead] = DEAD
     fields = {
         HP: hp,
         HP_MAX: hp_max,
@@ -90,16 +107,16 @@ def _starts(rules, start: FightStart) -> np.ndarray:
         SLOTS: start.slots,
         HEALS: start.heals,
         WOUNDED: start.wounded,
-        COND: np.where(dead, DEAD, np.where(hp > 0, UP, STABLE)),
+        COND: cond,
         PP: start.pp,
         PE: start.pe,
         PE_MAX: start.pe_max,
         NIGHT_HP: tables.night_hp(rules, maxima)[at],
     }
-    out = np.empty(hp.shape + (len(CARRIED),), dtype=np.int32)
+    by_field = np.empty((len(CARRIED),) + hp.shape, dtype=np.int32)  # (the loop's layout)
     for i, f in enumerate(CARRIED):
-        out[:, :, i] = fields[f]
-    return out
+        by_field[i] = fields[f]
+    return by_field.transpose(1, 2, 0)
 
 
 def _run(rules, keys: np.ndarray, start: FightStart | None):
@@ -107,7 +124,7 @@ def _run(rules, keys: np.ndarray, start: FightStart | None):
     :func:`simkit.fight.block.run`, on the tables of the start's check penalties."""
     if start is None:
         return block.run(packed(rules), keys, rules.horizon)
-    pens, pen_ix = np.unique(np.asarray(start.check_penalty), return_inverse=True)
+    pens, pen_ix = _unique(start.check_penalty)
     fights = np.asarray(start.fight)
     if fights.size and (fights.min() < 0 or fights.max() >= rules.n_fights):
         bad = int(fights.max() if fights.max() >= rules.n_fights else fights.min())
@@ -115,7 +132,11 @@ def _run(rules, keys: np.ndarray, start: FightStart | None):
             f"start: fight must be in [0, {rules.n_fights - 1}] (the rules' lineups), got {bad}"
         )
     T = packed(rules, tuple(int(p) for p in pens))
-    return block.run(T, keys, rules.horizon, _starts(rules, start), fights, pen_ix)
+    # one penalty, one lineup for every track: their (1,) forms (no per-track array)
+    each_pen = None if len(pens) == 1 else pen_ix
+    if fights.size and (fights == fights[:1]).all():
+        fights = fights[:1]
+    return block.run(T, keys, rules.horizon, _starts(rules, start), fights, each_pen)
 
 
 def init(rules, n: int, rng, start: FightStart | None = None):
@@ -125,11 +146,21 @@ def init(rules, n: int, rng, start: FightStart | None = None):
         raise ParamError(
             f"start must hold {n} tracks of {rules.n_pcs} PCs, got {len(start)} of {start.n_pcs}"
         )
-    out, ends = _run(rules, rng.track_keys(), start)
-    state = {"out": out, "ends": ends, **block.marks_of(out)}
+    keys = rng.track_keys()
+    drawn = None if start is not None else bestiary.track_fights(rules, rng)
+    if drawn is not None:  # a bestiary lineup (AP-19): each fresh track's own
+        out, ends = block.run(packed(rules), keys, rules.horizon, None, drawn)
+    else:
+        out, ends = _run(rules, keys, start)
+    # ``ends`` (a view of field-by-field arrays) is not a per-track array of the state: the
+    # engine's compaction would gather it row by row; ``row`` (each track's row in it) moves
+    # instead
+    state = {"out": out, "ends": (ends,), "row": np.arange(n), **block.marks_of(out)}
     if start is not None:  # (handed on by carry; a fresh block's are the rules' own)
         state["penalty"] = np.asarray(start.check_penalty, dtype=np.int32)
         state["fight"] = np.asarray(start.fight, dtype=np.int32)
+    elif drawn is not None:
+        state["fight"] = drawn
     return state, block.step_codes(out, len(rules.outcomes), 0)
 
 
@@ -143,10 +174,11 @@ def step(rules, state, t: int, rng):
 
 def carry(rules, state, rows_idx: np.ndarray) -> FightStart:
     """What tracks ``rows_idx`` hand to a next fight (``keep_state``)."""
-    ends = state["ends"].take(rows_idx, axis=0)
+    (ends,) = state["ends"]  # (a field's (n, P) is contiguous: taken field by field)
+    rows = state["row"].take(rows_idx)
 
     def field(f):
-        return np.ascontiguousarray(ends[:, :, CARRIED.index(f)])
+        return ends[:, :, CARRIED.index(f)].take(rows, axis=0)
 
     return FightStart.trusted(
         hp=field(HP),

@@ -7,7 +7,7 @@ Plain functions on one PC's dict of :mod:`simkit.models.party_ref` (its ``hp``, 
 - R0-04 / R0-10, slowed after waking (``slowed``, seed000's own track): a PC back at 1 HP or
   more from dying is slowed for a round by the dying value it held; its next turn has 3
   actions less that value. The fight models 2 of the 3 actions (two strikes, P-02; a
-  spell, a heal or first aid costs 2); AP-19 says which go first: the spare third action
+  spell, a heal or first aid costs 2); AP-21 says which go first: the spare third action
   (``slowed_loses=spare``) or a strike (``strike``: the spare one is always spent).
 - R1-05 / A1-3 / A1-12, back in the fight (``back_in_fight``, seed001): a stable PC with
   ``enough_pp`` PP, or knocked out by nonlethal damage with 1 PP, spends 1 PP to be at
@@ -54,7 +54,7 @@ def slowed_on_waking(r, pc: dict) -> int:
 
 def actions_left(r, pc: dict) -> int:
     """The actions of ``pc``'s turn the fight models (at most 2: two strikes), its slowed
-    value spent (R0-04, AP-19)."""
+    value spent (R0-04, AP-21)."""
     slowed, pc["slowed"] = pc["slowed"], 0
     left = ACTIONS - slowed
     if r.slowed_loses == "spare":

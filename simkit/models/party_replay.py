@@ -29,6 +29,7 @@ from simkit.core.streams import STREAM_SIZE, stream_generator
 from simkit.models import party_ref
 from simkit.models.party import OUTCOMES, Party
 from simkit.rules.dice import Dice
+from simkit.rules.pf2e import bestiary
 
 __all__ = [
     "LOG_COLUMNS",
@@ -51,12 +52,26 @@ _MASK = (1 << 64) - 1
 _GOLDEN = counter.GOLDEN
 
 
-def track_key(seed: int, track: int) -> int:
-    """The dice key (63 bits) of track ``track`` of a run on ``seed``: its stream's key and
-    its position in the stream (:func:`simkit.core.counter.track_keys`)."""
+def track_key(seed: int, track: int, bits: int = 63) -> int:
+    """The dice key (63 bits; ``bits=64``: the key before the loop drops its last bit) of
+    track ``track`` of a run on ``seed``: its stream's key and its position in the stream
+    (:func:`simkit.core.counter.track_keys`)."""
     stream, pos = divmod(int(track), STREAM_SIZE)
     skey = counter.stream_key(stream_generator(int(seed), stream))
-    return int(counter.track_keys([skey], [pos + 1])[pos]) >> 1
+    return int(counter.track_keys([skey], [pos + 1])[pos]) >> (64 - bits)
+
+
+def _bestiary_start(rules: Party, seed: int, track: int) -> dict | None:
+    """The fresh start of a ``lineup=bestiary`` track, at the lineup its dice key drew
+    (AP-19, :func:`simkit.rules.pf2e.bestiary.draw`); None for other rules."""
+    if not bestiary.applies(rules):
+        return None
+    if rules.hp == 0:  # (a fresh start at 0 HP is not a given start's)
+        raise ParamError("replay: lineup=bestiary with hp=0 is not replayed yet")
+    key = np.array([track_key(seed, track, bits=64)], dtype=np.uint64)
+    start = rules.fresh_start(1).row(0)
+    start["fight"] = int(bestiary.draw(key, rules.fighters.lineup.levels)[0])
+    return start
 
 
 class CounterDice:
@@ -126,8 +141,10 @@ class LazyRound(dict):
         for k, p in enumerate(F.pcs):
             texts.update({f"dmg{k}": p.damage, f"area{k}": p.area})
             texts.update({f"cantrip{k}": p.cantrip, f"heal{k}": p.heal})
-        for j, mo in enumerate(F.monsters):
-            texts.update({f"mdmg{j}": mo.damage, f"marea{j}": mo.area})
+        for f, lu in enumerate(rules.lineup_rules):  # each lineup's monsters' dice, by draw
+            for j, mo in enumerate(lu.fighters.monsters):
+                texts[rules.monster_draw("mdmg", f, j)] = mo.damage
+                texts[rules.monster_draw("marea", f, j)] = mo.area
         self.kinds = {name: (kind, len(shape)) for name, kind, shape in rules.plan}
         self.texts, self.dice = texts, dice
 
@@ -139,7 +156,7 @@ class LazyRound(dict):
 def _check(rules) -> Party:
     if not isinstance(rules, Party):
         raise ParamError(f"replay: a party fight only, got model {getattr(rules, 'name', rules)!r}")
-    if rules.n_fights > 1:
+    if rules.n_fights > 1 and not bestiary.applies(rules):
         raise ParamError("replay: rules of one lineup only (with_lineups: not yet)")
     return rules
 
@@ -149,10 +166,11 @@ def play(rules: Party, key63: int, log: list | None = None, start: dict | None =
     outcome, marks and PCs at the end; ``log``, when given, is filled). ``start``: the
     track's start (a :meth:`~simkit.models.fight_state.FightStart.row`, as a day hands a
     fight its state); None: the party's fresh start."""
-    rules = _check(rules)
-    F = rules.fighters
+    if not isinstance(rules, Party):
+        raise ParamError(f"replay: a party fight only, got model {getattr(rules, 'name', rules)!r}")
     dice = CounterDice(key63)
-    init = [dice.below(20) + 1 for _ in range(len(F.pcs) + len(F.monsters))]
+    # every combatant's initiative d20, an absent monster's slot too (several lineups)
+    init = [dice.below(20) + 1 for _ in range(rules.n_pcs + rules.n_slots)]
     tr = party_ref.new_track(rules, init, start)
     if log is not None:
         tr["log"] = log
@@ -216,7 +234,7 @@ def replay(rules: Party, seed: int, track: int, n: int | None = None) -> pd.Data
         )
     track = check_track(track, n)
     log: list = []
-    tr = play(rules, track_key(seed, track), log)
+    tr = play(rules, track_key(seed, track), log, _bestiary_start(rules, seed, track))
     frame = log_frame(log)
     frame.attrs.update(
         outcome=fight_outcome(tr), step=tr["step"], **{m: tr[m] for m in rules.marks}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from simkit.analysis.plots.frames import (
     lead_columns,
     model_of,
@@ -79,9 +81,32 @@ def survival_title(df, outcomes=("active", "dead"), stage: str | None = None) ->
     return f"{model}{where}: {names} by {step}{fixed}"
 
 
+def monsters_text(df) -> str:
+    """Which monsters a party or day chart assumes (AP-19, AP-20): ``"monsters: the
+    benchmark creature"``, ``"monsters: real bundled creatures (lineup=bestiary)"``, both,
+    or ``""`` (another model, or every point's monsters given, which its settings show)."""
+    if model_of(df) not in ("party", "day") or not len(df):
+        return ""
+    points = []
+    for text in dict.fromkeys(df["params"].dropna().astype(str)) if "params" in df else ():
+        try:
+            points.append(dict(json.loads(text)))
+        except (ValueError, TypeError):
+            continue
+    lineups = {str(p.get("lineup", "boss")) for p in points if not p.get("monsters")}
+    lineups |= set(df["lineup"].astype(str)) if "lineup" in df else set()
+    given = bool(points) and all(p.get("monsters") for p in points)
+    real = "bestiary" in lineups
+    bench = not given and bool(lineups - {"bestiary"} or not points)
+    parts = ["the benchmark creature (area effect AP-20)"] if bench else []
+    parts += ["real bundled creatures (lineup=bestiary)"] if real else []
+    return "monsters: " + " and ".join(parts) if parts else ""
+
+
 def settings_text(df) -> str:
-    """The second line of a title: ``\n(n = 5,000 tracks a point; hit_chance=0.3)`` or ``""``."""
-    bits = [b for b in (n_text(df), fixed_text(df)) if b]
+    """The second line of a title: ``\n(n = 5,000 tracks a point; hit_chance=0.3)`` or ``""``;
+    a party or day chart also says which monsters it assumes (:func:`monsters_text`)."""
+    bits = [b for b in (n_text(df), fixed_text(df), monsters_text(df)) if b]
     return f"\n({'; '.join(bits)})" if bits else ""
 
 
