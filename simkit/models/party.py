@@ -886,6 +886,7 @@ class Party(Rules):
     )
     slowed: bool = param(
         False,
+        seed_neutral=True,
         kind="bool",
         rule="R0-04",
         help="seed000: a PC back at 1 HP or more from dying (a heal, a hero point: R0-10) is "
@@ -894,17 +895,20 @@ class Party(Rules):
     )
     slowed_loses: str = param(
         "spare",
+        seed_neutral=True,
         kind="choice",
         choices=("spare", "strike"),
         rule="AP-21",
         help="the actions slowed takes of a PC's 3: first the spare third one the fight does "
         "not model (spare), or a strike at once (strike: the third is always spent)",
     )
-    temp_hp: int = shared("temp_hp")
-    back_in_fight: bool = shared("back_in_fight")
-    enough_pp: int = shared("enough_pp")
+    # (seed_neutral: at their defaults, the seeds of sweeps and threat runs stay as before)
+    temp_hp: int = param(0, seed_neutral=True, **SHARED["temp_hp"][1])
+    back_in_fight: bool = param(False, seed_neutral=True, **SHARED["back_in_fight"][1])
+    enough_pp: int = param(1, seed_neutral=True, **SHARED["enough_pp"][1])
     con_damage: int = param(
         0,
+        seed_neutral=True,
         kind="int",
         lo=0,
         hi=20,
@@ -915,6 +919,7 @@ class Party(Rules):
     )
     ability_reading: str = param(
         "score",
+        seed_neutral=True,
         kind="choice",
         choices=("score", "per_point", "per_two"),
         rule="A1-4",
@@ -923,6 +928,7 @@ class Party(Rules):
     )
     back_again: bool = param(
         False,
+        seed_neutral=True,
         kind="bool",
         rule="A1-12",
         help="seed001 with back_in_fight: a PC up again by R1-05 spends 1 PP for 1 HP on each "

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simkit.models import party_ref_seeds as seeds
+import simkit.models.party_ref_seeds as seeds
 from simkit.models.party import OUTCOMES, Party
 from simkit.rules import (
     dying_damage,
