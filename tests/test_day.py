@@ -500,3 +500,30 @@ def test_rest_when_rests_for_stamina_under_seed001():
     p = sum(died) / (2 * n)
     se = math.sqrt(2 * p * (1 - p) / n)
     assert died[1] / n < died[0] / n - 5 * se, died
+
+
+def test_a_stable_pc_wakes_after_the_time_wake_after_names():
+    """R0-08 (``wake_after``): a PC stable at 0 HP after a fight wakes at 1 HP at the end of
+    a short rest under ten_minutes (and hour, a 60-minute rest), not under hour after
+    short_rest(once) (ten minutes), nor by default (long_rest: only a night's healing)."""
+    import dataclasses
+
+    import simkit
+    from simkit.models import make_model
+
+    def down(wake_after, plan):
+        day = make_model("day", level=3, plan=plan, party="fighter,rogue,wizard")
+        res = simkit.simulate(
+            dataclasses.replace(day, wake_after=wake_after), 4000, 3, keep_state=True
+        )
+        end = res.final
+        going = end.outcome <= 1  # (survived, with deaths)
+        return int(((end.hp == 0) & ~end.dead)[going].sum())
+
+    assert down("long_rest", "severe, short_rest") > 50
+    assert down("ten_minutes", "severe, short_rest") == 0
+    assert down("hour", "severe, short_rest") == 0
+    assert down("hour", "severe, short_rest(once)") > 50
+    assert down("ten_minutes", "severe, no_food") == 0
+    assert not make_model("day", party="fighter", plan="moderate, short_rest",
+                          wake_after="hour").has_exact  # fmt: skip

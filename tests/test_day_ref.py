@@ -1,16 +1,17 @@
-"""The day's kernel against its scalar reference (models/day_ref.py), track by track."""
+"""The day against its scalar reference (models/day_ref.py), track by track, on the compiled
+fight loop's dice (``loop_vs_ref``)."""
 
 from __future__ import annotations
-
-import dataclasses
 
 import numpy as np
 import pytest
 
+from simkit.core import counter
 from simkit.models import make_model
 from simkit.models.day import CAUSES, PC_FIELDS
 from simkit.models.day_plan import FightStep
 from simkit.models.day_ref import Draws, ref_day
+from simkit.models.party_replay import play
 
 
 class _Recorder:
@@ -50,12 +51,39 @@ class _Recorder:
     def random(self, size=None, dtype=np.float64):
         return self._keep("random", self.gen.random(size=size, dtype=dtype))
 
+    def track_keys(self):
+        """Each track's dice key under this stream (a loop's fight or care): a function of
+        the stream's prefix and the track, drawing nothing from the block."""
+        return np.array([key_of(self.key, int(i)) for i in self.ids], dtype=np.uint64)
 
-def kernel_vs_ref(day, n: int, seed: int, start=None) -> dict:
-    """Run ``day``'s kernel on ``n`` tracks with recorded draws and replay each through the
+
+def key_of(prefix: tuple, track: int) -> int:
+    """The dice key (64 bits) :meth:`_Recorder.track_keys` gives ``track`` under ``prefix``."""
+    h = 0x243F6A8885A308D3
+    for v in (len(prefix), *prefix, track):
+        h = counter.mix64((h + (int(v) + 1) * counter.GOLDEN) & ((1 << 64) - 1))
+    return h
+
+
+def _play_keyed(track: int):
+    """The day reference's fights and cares on the loop's dice for ``track``: the party's
+    reference played by the dice contract's adapter from the key the day gave them."""
+
+    def play_on(rules, prefix, start, knocked):
+        key63 = key_of(tuple(prefix), track) >> 1
+        tr = play(rules, key63, start=start, knocked=knocked)
+        return tr
+
+    return play_on
+
+
+def loop_vs_ref(day, n: int, seed: int, start=None) -> dict:
+    """``day`` on ``n`` tracks with recorded draws, each track replayed through the
     reference: the same outcome, step, marks, end state and observations. Returns the
-    outcome counts. The fights on the party's kernel (its draws are recorded)."""
-    day = dataclasses.replace(day, engine="kernel")
+    outcome counts. The non-fight draws are recorded from the block's streams; each
+    fight's and care's dice are the loop's, by counter from the key the day gives the
+    track under the step's stream, which the reference plays through the dice contract's
+    adapter (:func:`simkit.models.party_replay.play`)."""
     logs: list[list] = [[] for _ in range(n)]
     gen = np.random.default_rng(seed)
 
@@ -69,7 +97,7 @@ def kernel_vs_ref(day, n: int, seed: int, start=None) -> dict:
     obs: dict = {}
     counts: dict = {}
     for i in range(n):
-        draws = Draws(logs[i])
+        draws = Draws(logs[i], play=_play_keyed(i))
         where = f"{day!r}, track {i}"
         tr = ref_day(day, draws, None if start is None else start.row(i))
         assert draws.left() == 0, f"{where}: {draws.left()} draws left unused"
@@ -167,6 +195,7 @@ def _configs(count: int, seed: int) -> list[dict]:
                 hero_points=int(g.integers(0, 3)),
                 max_rounds=pick((4, 100, 100)),
                 trait=pick(("lethal", "lethal", "nonlethal")),
+                wake_after=pick(("long_rest", "long_rest", "hour", "ten_minutes")),
             )
         )
     return out
@@ -196,6 +225,11 @@ COVER = [
     dict(plan="severe, short_rest, moderate, short_rest(once), severe, long_rest, severe",
          level=8, rules="pf2e-core", treat_immunity="per_healer", rest_when=0.7,
          party="cleric,fighter,cleric,wizard", short_rest_minutes=120),
+    # R0-08's wake-up: at the end of a short rest, a night or a day on the road
+    dict(plan="severe, short_rest, severe, short_rest(once), no_sleep, severe, fall(11)",
+         level=3, wake_after="ten_minutes", party="fighter,rogue,wizard"),
+    dict(plan="severe, short_rest(once), severe, short_rest, severe, long_rest, fall(11)",
+         level=5, rules="pf2e-core", wake_after="hour", short_rest_minutes=30),
     # fatigue: exhausted at a fight (R4-04); woken by a night (R4-06); dead (R4-05)
     dict(plan=", ".join(["no_sleep"] * 5 + ["no_food"] * 5) + ", trivial", level=6,
          after_defeat="captured"),
@@ -204,15 +238,7 @@ COVER = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("params", COVER)
-def test_kernel_equals_reference_on_every_step_kind(params):
-    counts = kernel_vs_ref(make_model("day", **params), 40, 7)
-    assert sum(counts.values()) == 40
-
-
-def test_kernel_equals_reference_from_a_given_start():
-    """From hurt PCs (some dead, wounded, most crit-failing Treat Wounds): the care of a PC
-    that Treat Wounds knocked out, in a short rest and in rest_when's."""
+def _given_start():
     from dataclasses import replace
 
     day = make_model("day", plan="short_rest, low, long_rest, moderate", level=5,
@@ -229,15 +255,28 @@ def test_kernel_equals_reference_from_a_given_start():
         wounded=g.integers(0, 2, size=start.hp.shape),
         check_penalty=g.choice([-2, -14], size=n),  # (-14: mostly critical failures)
     )
-    kernel_vs_ref(day, n, 4, start=start)
+    return day, n, start
+
+
+@pytest.mark.parametrize("params", COVER)
+def test_loop_equals_reference_on_every_step_kind(params):
+    counts = loop_vs_ref(make_model("day", **params), 40, 7)
+    assert sum(counts.values()) == 40
+
+
+def test_loop_equals_reference_from_a_given_start():
+    """From hurt PCs (some dead, wounded, most crit-failing Treat Wounds): the care of a PC
+    that Treat Wounds knocked out, in a short rest and in rest_when's, on the loop."""
+    day, n, start = _given_start()
+    loop_vs_ref(day, n, 4, start=start)
 
 
 @pytest.mark.parametrize("params", _configs(6, 20261204))
-def test_kernel_equals_reference_on_generated_days(params):
-    kernel_vs_ref(make_model("day", **params), 25, 11)
+def test_loop_equals_reference_on_generated_days(params):
+    loop_vs_ref(make_model("day", **params), 25, 11)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("params", _configs(60, 17))
-def test_kernel_equals_reference_on_generated_days_many(params):
-    kernel_vs_ref(make_model("day", **params), 60, 5)
+def test_loop_equals_reference_on_generated_days_many(params):
+    loop_vs_ref(make_model("day", **params), 60, 5)

@@ -35,12 +35,21 @@ def _same_as_run(rules, frame, res, t):
         assert frame.attrs[m] == res.track_marks[m][t], (t, m, frame.attrs)
 
 
-def _fights_add_up(frame):
-    """The replayed fights' deaths by cause are the day's; a day lost in a fight ends with
+def _fights_add_up(rules, frame):
+    """The replayed fights' deaths by cause are the day's, and with the replayed cares of a
+    Treat Wounds critical failure its deaths after a fight; a day lost in a fight ends with
     that fight lost."""
+    from simkit.models.day_plan import RestStep
+
     fights = frame.attrs["fights"]
     for cause in ("deaths_in_fight", "deaths_after_defeat"):
         assert sum(f[cause] for f in fights) == frame.attrs[cause], (cause, frame.attrs)
+    cares = frame.attrs["cares"]
+    rest = [c for c in cares if isinstance(rules.steps[c["step"] - 1], RestStep)]
+    after = sum(f["deaths_after_fight"] for f in fights) + sum(c["deaths"] for c in rest)
+    assert after == frame.attrs["deaths_after_fight"], frame.attrs
+    fall = sum(c["deaths"] for c in cares if c not in rest)
+    assert fall <= frame.attrs["deaths_on_road"], frame.attrs
     if frame.attrs["outcome"] in ("defeat", "retreat") and fights:
         last = fights[-1]
         if last["step"] == frame.attrs["step"]:
@@ -55,7 +64,7 @@ def test_a_replayed_day_is_the_runs_day(i):
     outcomes = set()
     for t, frame in enumerate(frames):
         _same_as_run(rules, frame, res, t)
-        _fights_add_up(frame)
+        _fights_add_up(rules, frame)
         outcomes.add(frame.attrs["outcome"])
         assert list(frame.columns) == list(COLUMNS)
         last = frame[frame.actor == "party"].iloc[-1]
@@ -70,7 +79,7 @@ def test_a_replayed_day_is_the_runs_day(i):
 
 def test_the_log_tells_the_day():
     """Each step's party row and each PC's state; a fight's log rows as the party's
-    replay gives them, and its summary."""
+    replay gives them, and its summary; a care's log rows in its step."""
     rules = Day(**CASES[0], engine="loop")
     res = simkit.simulate(rules, 500, 3, keep_outcomes=True)
     t = pick_track(res, "first-death")
@@ -83,8 +92,9 @@ def test_the_log_tells_the_day():
     assert len(states) == len(party) * rules.n_pcs
     assert set(states.cond) <= {"up", "stable", "dead"}
     assert (states[states.step == party.step.max()].cond == "dead").sum() == deaths[t]
-    fight_rows = frame[frame["round"].notna()]
-    assert set(fight_rows.step) == {f["step"] for f in frame.attrs["fights"]}
+    fight_rows = frame[frame["round"].notna()]  # (a fight's, or a care's: its rounds)
+    steps = {f["step"] for f in frame.attrs["fights"] + frame.attrs["cares"]}
+    assert set(fight_rows.step) == steps
     assert len(fight_rows) and (fight_rows.action == "strike").any()
 
 
@@ -118,7 +128,7 @@ def test_result_replay_and_refusals():
     with pytest.raises(ParamError, match="0 or more"):
         res.replay(-1)
     with pytest.raises(ParamError, match="engine='loop'"):
-        simkit.simulate(Day(level=3, engine="kernel"), 50, 1).replay(0)
+        Day(level=3, engine="kernel")
     with pytest.raises(ParamError, match="engine='loop'"):
         simkit.simulate(Party(level=3, engine="kernel"), 50, 1).replay(0)
     with pytest.raises(ParamError, match="party and day"):

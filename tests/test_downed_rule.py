@@ -156,8 +156,20 @@ def test_the_command_line_takes_a_track_and_its_parameters(capsys):
     assert "victory" in out.out
 
 
-def test_the_day_refuses_a_custom_track_in_one_line():
-    from simkit.models.day import Day
+def test_the_day_takes_a_custom_track_on_its_fights_and_cares():
+    """A designer's track at 0 HP in the day: its fights and its cares (a fall, a Treat
+    Wounds critical failure) on the loop, held to the day's reference track by track; no
+    exact day duel for it yet."""
+    from test_day_ref import loop_vs_ref
 
-    with pytest.raises(ParamError, match="not in the day yet"):
-        Day(dying="dnd5e")
+    from simkit.models import make_model
+
+    for kw in (
+        dict(plan="severe, fall(9), short_rest, fall(uniform:2-12), severe", level=5),
+        dict(plan="severe, short_rest, fall(9), long_rest, fall(13, one)", level=6,
+             rules="pf2e-core", party="cleric,fighter,rogue", rest_when=0.7),
+        dict(plan="fall(9), fall(9), severe", level=2, max_rounds=4),
+    ):  # fmt: skip
+        day = make_model("day", dying="dnd5e(bonus=2)", **kw)
+        assert sum(loop_vs_ref(day, 60, 3).values()) == 60
+    assert not make_model("day", party="fighter", plan="moderate", dying="dnd5e").has_exact

@@ -450,3 +450,23 @@ def test_fall_dying_takes_the_dying_options():
     ex = solve(m).probabilities
     for o in m.outcomes:
         assert within_se(mc[o], ex[o], n)
+
+
+@pytest.mark.parametrize("reading", ["table", "example"])
+def test_fall_results_is_fall_result_over_arrays(reading):
+    """The vectorised fall (the day's) is the scalar rule on every band and roll."""
+    from simkit.rules.fall import DICE_WIDTH, STABLE, _dice_totals, fall_result, fall_results
+
+    g = np.random.default_rng(5)
+    m = 3000
+    band, roll = g.integers(0, 7, m), g.integers(0, DICE_WIDTH, m)
+    hp = g.integers(0, 40, m)
+    hp_max, temp = hp + g.integers(0, 30, m), g.integers(0, 4, m)
+    opts = dict(massive_damage=True, reading=reading, band_ko=STABLE)
+    codes, damage = fall_results(band, roll, hp=hp, hp_max=hp_max, temp_hp=temp, **opts)
+    for i in range(m):
+        total = int(_dice_totals(fall_dice(int(band[i]), reading))[roll[i]])
+        want = fall_result(
+            int(band[i]), total, hp=int(hp[i]), hp_max=int(hp_max[i]), temp_hp=int(temp[i]), **opts
+        )
+        assert (int(codes[i]), int(damage[i]) if want[1] else 0) == want, i

@@ -150,15 +150,20 @@ MODEL_IMPORTS_ALLOWED = {
         "simkit.models.party_loop",
         "simkit.models.downed_rule",  # a custom track at 0 HP as the loop's table
     },
-    # the day composes the party's fights (its state, its kernel) over a plan
+    # the day composes the party's fights (its state, the compiled loop) over a plan
     "simkit.models.day": {
         "simkit.models.party",
-        "simkit.models.party_loop",  # the day's fights on the compiled loop (engine="loop")
+        "simkit.models.party_loop",  # the day's fights and cares on the compiled loop
         "simkit.models.fight_state",
         "simkit.models.day_plan",
         "simkit.models.day_outcomes",
         "simkit.models.day_duel",
+        "simkit.models.day_block",  # the block's state, rows and observations
+        "simkit.models.day_rest",  # the rests on a block
     },
+    "simkit.models.day_plan": {"simkit.models.fight_state"},  # (the check penalty's floor)
+    "simkit.models.day_block": {"simkit.models.day_outcomes", "simkit.models.fight_state"},
+    "simkit.models.day_rest": {"simkit.models.day_block", "simkit.models.day_plan"},
     # the exact day duel: the party's duels and care over the day's plan
     "simkit.models.day_duel": {
         "simkit.models.party",

@@ -52,16 +52,20 @@ def _compiling(fn, *args):
     return out
 
 
-def run(T: np.ndarray, keys: np.ndarray, horizon: int, starts=None, fights=None, pens=None):
+def run(
+    T: np.ndarray, keys: np.ndarray, horizon: int, starts=None, fights=None, pens=None, care=False
+):
     """Every track of ``keys`` (uint64 dice keys) played from its start to its end or
     ``horizon``: ``(out, ends)``, int32 arrays of shapes (n, 2 + marks) and (n, P,
     len(CARRIED)). ``starts``: the PCs' fields at the start, (n, P, len(CARRIED)) in
     :data:`CARRIED` order (None: fresh); ``fights``, ``pens``: each track's lineup and
-    check-penalty index into the tables (None: 0 for every track)."""
+    check-penalty index into the tables (None: 0 for every track). ``care``: a care of PCs
+    knocked out outside a fight (:data:`simkit.fight.loop.CARE`; ``starts`` marks them
+    ``DYING``)."""
     n = len(keys)
     P, M = int(T[H_P]), int(T[H_M])
     k63 = (np.asarray(keys, dtype=np.uint64) >> np.uint64(1)).astype(np.int64)
-    given = starts is not None
+    given = loop.CARE if care else int(starts is not None)  # (an int: one compiled loop)
     # the loop reads and writes them field by field ((len(CARRIED), n, P), each field's
     # (n, P) contiguous): ``ends`` is handed back as its (n, P, len(CARRIED)) view, and a
     # start made as such a view (:func:`simkit.models.party_loop._starts`) is not copied

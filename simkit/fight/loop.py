@@ -75,10 +75,12 @@ from simkit.fight.state import (
 )
 from simkit.fight.tactics import monster_turn, pc_turn
 
-__all__ = ["CARRIED", "fresh", "play", "run_block", "start"]
+__all__ = ["CARE", "CARRIED", "fresh", "play", "run_block", "start"]
 
 #: Tracks a thread takes at a time.
 CHUNK = 256
+#: ``given`` of a care's start (:func:`start`): the PCs set, the monsters gone.
+CARE = 2
 
 
 @scalar
@@ -134,14 +136,26 @@ def start(S, T, given):
     Without a start, ``hp`` caps every PC's HP (R0-01) and ``hp=0`` knocks every PC out
     before round 1 (dying ``start_dying``, the recovery DC of the lineup's first monster;
     no move, not counted). With a monster and no PC conscious the fight is lost at once
-    (AP-9); with no monster it is won, and ends now when every PC is conscious."""
+    (AP-9); with no monster it is won, and ends now when every PC is conscious.
+
+    ``given == CARE``: the care of PCs knocked out outside a fight (the day's, after a fall
+    or a Treat Wounds critical failure; AP-7 with no monster): the lineup's monsters are
+    gone before round 1 and each PC the start marks ``DYING`` is knocked out as ``hp=0``
+    knocks one out (dying ``start_dying``, the lineup's recovery DC)."""
     P, M = T[t.H_P], T[t.H_M]
+    care = given == CARE
     for j in range(M):
-        S[mon(P, j, MHP)] = t.monn(S, T, j, t.M_HP)
-        S[mon(P, j, AREA_LEFT)] = t.monn(S, T, j, t.M_USES)
-    S[PHASE] = FIGHT if t.n_monsters(S, T) else WON
+        S[mon(P, j, MHP)] = 0 if care else t.monn(S, T, j, t.M_HP)
+        S[mon(P, j, AREA_LEFT)] = 0 if care else t.monn(S, T, j, t.M_USES)
+    S[PHASE] = FIGHT if t.n_monsters(S, T) and not care else WON
     S[OUTCOME] = -1
     roll_initiative(S, T)
+    if care:  # the start's PCs marked DYING are knocked out now, as hp=0 knocks them out
+        for k in range(P):
+            if S[pc(k, COND)] == DYING:
+                S[pc(k, COND)] = UP
+                knock_out(S, T, k, 0, t.start_dc(S, T), -1, 1)
+        S[KNOCKOUTS] = 0
     cap = t.opt(T, t.HP_CAP)
     if cap >= 0 and not given:
         for k in range(P):

@@ -9,12 +9,14 @@ fatigue counters of seed 004 and per PC the hour of Treat Wounds immunity.
 
 The steps, over every track of a block still going:
 
-- **a fight** runs the party kernel (the step's party: the day's with the step's threat,
-  budget or lineup) on the tracks still going, from their current state, as the engine
-  plays a block, and takes the end states back in track order. The first fight step runs
-  on the party's own streams (so a plan of one fight is exactly ``party`` with the same
-  seed and ``n``), later steps under ``prefix + (step,)``. Every step draws for the
-  tracks still going only; on positional streams (``simulate(..., positional=True)``,
+- **a fight** runs the compiled fight loop (:mod:`simkit.fight`, through
+  :func:`simkit.models.party_loop.fight_ends`; the step's party: the day's with the
+  step's threat, budget or lineup) on the tracks still going, from their current state,
+  and takes the end states back in track order. Each track draws the fight's dice by
+  counter from its key under the step's streams: the first fight step's are the party's
+  own (so a plan of one fight is exactly ``party`` with the same seed and ``n``), later
+  steps' under ``prefix + (step,)``. The other steps draw from the block's streams, for
+  the tracks still going only; on positional streams (``simulate(..., positional=True)``,
   what ``compare`` and ``sensitivity`` use) each track's draws are tied to the track, so
   two variants of a day share their dice track by track however their other days end.
   A lost fight (``defeat``) or a ``retreat`` ends the day; a fight still going at
@@ -34,6 +36,11 @@ The steps, over every track of a block still going:
   ``pe_damage=pe_first``) each living PC whose PE are below the maximum spends 1 PP to
   get them back (R1-09) as ``pe_rest`` reads it (A1-8: when it keeps its stabilisation
   cost in PP after, by default), at the rest's start (before Treat Wounds).
+- **R0-08's wake-up** (``wake_after``): a PC stable at 0 HP wakes at 1 HP at the end of a
+  step at least ``hour`` or ``ten_minutes`` long (a short rest lasts ``short_rest_minutes``,
+  ``short_rest(once)`` ten minutes, a long or bed rest a night, a day on the road a day; a
+  fight or a fall no time; time does not add up across steps); by default (``long_rest``)
+  only a long or bed rest's healing wakes it, as before.
 - **the road**: ``no_sleep`` / ``no_food`` advance the fatigue counters by the rule of
   :func:`simkit.rules.fatigue_day.fatigue_day` (its table,
   :func:`~simkit.rules.fatigue_day.day_chain`): the penalty (R4-01..R4-03) is added to
@@ -41,7 +48,8 @@ The steps, over every track of a block still going:
   three such days without a meal dead (R4-05).
 - **a fall** (R4-07, :mod:`simkit.rules.fall`; massive damage R0-13): 10 to 12 m leaves a
   PC at 0 HP, stable; damage to 0 HP knocks it out, and it follows the dying rules until
-  treated (the party's care after a fight, AP-7, with no monster: the downed component),
+  treated (the party's care after a fight, AP-7, with no monster: the loop's care,
+  :func:`simkit.models.party_loop.care_ends`, as after a Treat Wounds critical failure),
   the recovery DC that of a creature of the party's level (R0-06).
 
 Outcomes: ``survived`` (no PC died in the day), ``survived_with_deaths``, ``defeat`` (a
@@ -72,14 +80,13 @@ cleric, one monster a fight, under seed000 or pf2e-core: :mod:`simkit.models.day
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from typing import ClassVar
 
 import numpy as np
 
-from simkit.core.engine import Tally, compact_state
+from simkit.core.engine import Tally
 from simkit.core.model import Rules
 from simkit.core.params import ParamError, param, spec
 from simkit.core.result import pc_names
@@ -87,36 +94,50 @@ from simkit.core.rows import row_all as _row_all
 from simkit.core.rows import row_any as _row_any
 from simkit.core.rows import row_sum as _row_sum
 from simkit.core.stats import confidence_of
-from simkit.core.streams import STREAM_SIZE, BlockRng, stream_generator
+from simkit.core.streams import STREAM_SIZE
+from simkit.models.day_block import (
+    FIELDS,
+    DayBlock,
+    add_row,
+    bincount2,
+    observe,
+    put_rows,
+    rest_changed,
+    rest_fields,
+    streams_source,
+    take_rows,
+)
 from simkit.models.day_outcomes import CAUSES, DAY_MARKS, DAY_OUTCOMES, FIGHT_CAUSES, PC_FIELDS
 from simkit.models.day_plan import (
     BETWEEN,
-    MAX_EXTRA_RESTS,
+    WAKE_AFTER,
     FallStep,
     FightStep,
     RestStep,
     RoadStep,
+    fatigue_exhausted,
+    fatigue_next,
+    fatigue_penalty,
     parse_fight,
     parse_plan,
     plan_text,
     repeated_plan,
-    road_cell,
-    road_chain,
+    woken,
 )
+from simkit.models.day_rest import rest, rest_when
 from simkit.models.fight_state import CARRIED, FightStart
-from simkit.models.party import DEAD, WON, Party
-from simkit.rules import fatigue_day
-from simkit.rules.fall import BAND_DEAD, BAND_KO, DICE_WIDTH, band_draw, fall_table
+from simkit.models.party import Party
+from simkit.rules import fall
+from simkit.rules.fall import DICE_WIDTH, band_draw, fall_results
 from simkit.rules.heights import parse_heights
-from simkit.rules.massive_damage import is_massive, take_damage
 from simkit.rules.pf2e import rest as pf2e_rest
-from simkit.rules.rest import PE_REST, PP_BACK, hp_after_rest, pe_after_short_rest, pp_after_rest
+from simkit.rules.rest import PE_REST, PP_BACK
 
 __all__ = ["CAUSES", "DAY_OUTCOMES", "PC_FIELDS", "Day", "DayEnd", "death_by_step"]
 
 SURVIVED, WITH_DEATHS, DEFEAT, RETREAT = range(4)
 UNRESOLVED = 4  # (not an outcome: the engine counts what no outcome holds)
-#: A fight's end, as :class:`_Fight` reads it from the kernel's state.
+#: How a fight or a care ended (:func:`simkit.models.party_loop.fight_ends`' ``outcome``).
 F_VICTORY, F_DEATHS, F_RETREAT, F_DEFEAT, F_UNRESOLVED = range(5)
 #: The party parameters a day does not take: its plan says what each fight is.
 _NOT_TAKEN = ("threat", "xp_budget", "monsters", "hp")
@@ -157,83 +178,9 @@ class DayEnd(FightStart):
         return DayEnd.trusted(**rows_of)  # type: ignore[return-value]
 
 
-@dataclass(frozen=True, eq=False)
-class _CareStart(FightStart):
-    """A start for the care after a fall: ``knocked`` (n, P) the PCs knocked out (R0-03)."""
-
-    knocked: np.ndarray | None = None
-
-
-class _Fight(Party):
-    """The party kernel, handing back how each fight ended besides its state."""
-
-    __slots__ = ()
-
-    def ends(self, state, rows) -> dict[str, np.ndarray]:
-        """What tracks ``rows`` of ``state`` hand back to the day (:data:`_ENDS`): the
-        carried fields a fight can change, how it ended (``outcome`` (m,) int8: F_VICTORY...)
-        and its deaths by cause (the party's marks)."""
-        S = state
-
-        def rows_of(a):  # (take along axis 0: a row index a[rows] is much slower)
-            return a.take(rows, axis=0)
-
-        cond = rows_of(S.cond)
-        phase = rows_of(S.phase)
-        out = {k: rows_of(S[k]) for k in _BACK if k != "dead"}
-        out["dead"] = cond == DEAD
-        out["outcome"] = np.where(
-            phase == WON,
-            np.where(rows_of(S.deaths) > 0, F_DEATHS, F_VICTORY),
-            np.where(phase != 0, F_RETREAT, np.where(_row_all(cond != 0), F_DEFEAT, F_UNRESOLVED)),
-        ).astype(np.int8)
-        for c in FIGHT_CAUSES:
-            out[c] = rows_of(S[c])
-        return out
-
-
-class _Care(_Fight):
-    """The care of PCs knocked out outside a fight (AP-7 with no monster): the fight's
-    monsters are gone before round 1, the knocked-out PCs dying (R0-03) or agonising."""
-
-    __slots__ = ()
-    kernel_takes_seed_rules = True  # (no fight turn: no slowed, R1-05 or temporary HP here)
-
-    def init(self, n, rng, start=None):
-        assert isinstance(start, _CareStart)
-        down0 = ~start.dead & (start.hp == 0)
-        lifted = {n_: getattr(start, n_) for n_ in _FIELDS}
-        lifted["hp"] = np.where(down0 | start.knocked, 1, start.hp).astype(np.int32)
-        lifted["hp_max"] = np.maximum(start.hp_max, 1)
-        S, code = Party.init(self, n, rng, FightStart.trusted(**lifted))
-        S.mhp[:] = 0
-        S.mleft[:] = 0
-        S.phase[:] = WON
-        S.hp[down0 | start.knocked] = 0
-        S.cond[down0 & ~start.knocked] = 2  # STABLE (a PC alive at 0 HP starts stable)
-        code = np.where(_row_any(start.knocked), -1, F_VICTORY).astype(np.int8)
-        i, k = np.nonzero(start.knocked)
-        self._knockout(
-            S,
-            code,
-            i,
-            k,
-            np.zeros(len(i), dtype=bool),
-            np.full(len(i), self.start_dc, dtype=np.int16),
-            None,
-            move=False,
-            start=self.start_dying,
-        )
-        S.knockouts[:] = 0
-        code[code >= 0] = F_VICTORY
-        return S, code
-
-
-_FIELDS = tuple(f.name for f in fields(FightStart))
 #: What a fight or a care hands back to the day: the carried fields a fight can change
-#: (the maxima it cannot), how it ended and its deaths by cause.
+#: (the maxima it cannot; besides, how it ended and its deaths by cause).
 _BACK = tuple(k for k in CARRIED if k not in ("hp_max", "pe_max"))
-_ENDS = _BACK + ("outcome",) + FIGHT_CAUSES
 
 
 @lru_cache(maxsize=256)
@@ -248,152 +195,13 @@ def _party_params(day: Day) -> dict:
 
 
 @lru_cache(maxsize=256)
-def _fight_party(day: Day, step: FightStep) -> _Fight:
-    params = {**_party_params(day), **step.party_params(getattr(day, "lineup"))}
-    return _Fight(**params, engine=day.engine)
+def _fight_party(day: Day, step: FightStep) -> Party:
+    return Party(**{**_party_params(day), **step.party_params(getattr(day, "lineup"))})
 
 
 @lru_cache(maxsize=64)
-def _care_party(day: Day) -> _Care:
-    # (the care is the kernel's downed component until the loop takes a knocked-out start)
-    return _Care(**{**_party_params(day), "monsters": str(getattr(day, "level"))}, engine="kernel")
-
-
-def _streams_source(seed: int, first_stream: int, n: int, positional: bool):
-    """The random source of a block of ``n`` tracks from stream ``first_stream``:
-    ``source(mask, prefix)`` is a :class:`BlockRng` over the tracks ``mask`` (n,) of the
-    block, stream by stream under ``prefix``. Positional (``positional``): each track's
-    draws are tied to its position in its stream, whichever other tracks draw
-    (:mod:`simkit.core.streams`); the default mode draws rows for the tracks of ``mask``
-    only, in order."""
-    n_streams = math.ceil(n / STREAM_SIZE)
-    counts = [STREAM_SIZE] * n_streams
-    counts[-1] = n - STREAM_SIZE * (n_streams - 1)
-
-    def source(mask: np.ndarray, prefix) -> BlockRng:
-        gens = [stream_generator(seed, first_stream + j, prefix) for j in range(n_streams)]
-        brng = BlockRng(gens, counts, positional=positional)
-        if not mask.all():
-            brng.compact(np.flatnonzero(mask))
-        return brng
-
-    return source
-
-
-def _rested(S: dict, tracks: np.ndarray) -> None:
-    """The wounded condition ends at full HP after a rest (A0-2's published rule, P-12)."""
-    ends = (S["wounded"] != 0) & (S["hp"] == S["hp_max"]) & ~S["dead"]  # (n, P), every track
-    if len(tracks) < len(ends):
-        rested = np.zeros(len(ends), dtype=bool)
-        rested[tracks] = True
-        ends &= rested[:, None]
-    np.putmask(S["wounded"], ends, 0)
-
-
-def _rest_fields(B) -> list[np.ndarray]:
-    """What a rest can change, copied for every track: each PC's HP, PE, PP, slots, heals,
-    hero points, wounded and death ((n, P) each), and the track's fatigue state ((n,); a
-    Treat Wounds immunity running down is time passing, not a change)."""
-    S = B.S
-    return [S[k].copy() for k in _REST_FIELDS if k in S] + [B.fat.copy()]
-
-
-def _rest_changed(B, active: np.ndarray, was: list[np.ndarray]) -> np.ndarray:
-    """(m,) bool: the tracks ``active`` whose :func:`_rest_fields` differ from ``was``
-    (compared over every track, then the active ones taken: plain copies and compares are
-    faster than a boolean index of each field)."""
-    S = B.S
-    now = [S[k] for k in _REST_FIELDS if k in S]
-    changed = B.fat != was[-1]
-    for a, b in zip(now, was[:-1]):
-        changed |= _row_any(a != b)
-    return changed[active]
-
-
-#: The carried fields a rest can change (:func:`_rest_fields`).
-_REST_FIELDS = ("hp", "pe", "pp", "slots", "heals", "hero", "wounded", "dead")
-
-
-def _row_argmin(a: np.ndarray) -> np.ndarray:
-    """Column of each row's smallest value of ``a`` (m, P), the first of equals (as
-    ``argmin(axis=1)``, column by column: a short-axis reduction is slow)."""
-    best, k = a[:, 0].copy(), np.zeros(len(a), dtype=np.intp)
-    for c in range(1, a.shape[1]):
-        lower = a[:, c] < best
-        k[lower] = c
-        np.minimum(best, a[:, c], out=best)
-    return k
-
-
-def _rows(a: np.ndarray, at) -> np.ndarray:
-    """The rows ``at`` (an index array, or a slice: a view) of ``a`` (n, ...): taken along
-    axis 0 (``a[rows]`` on a 2-D array is several times slower)."""
-    return a[at] if isinstance(at, slice) else a.take(at, axis=0)
-
-
-def _put_rows(a: np.ndarray, at, values: np.ndarray) -> None:
-    """``a[at] = values`` for the rows ``at`` (an index array or a slice) of ``a`` (n, ...),
-    C-contiguous: a 2-D array's rows written as one opaque item each (a row index
-    assignment on a 2-D array is about ten times slower)."""
-    if a.ndim == 2 and not isinstance(at, slice):
-        row = np.dtype((np.void, a.shape[1] * a.itemsize))
-        a.view(row).reshape(len(a))[at] = (
-            np.ascontiguousarray(values, dtype=a.dtype).view(row).reshape(len(values))
-        )
-    else:
-        a[at] = values
-
-
-def _at(tracks: np.ndarray, n: int):
-    """An index for the rows ``tracks`` (sorted) of ``n``: every row is a slice (a view,
-    no fancy index)."""
-    return slice(None) if len(tracks) == n else tracks
-
-
-def _add_row(observed: dict, name: str, row: int, T: int, values: np.ndarray) -> None:
-    """Add the histogram of ``values`` (non-negative ints) to row ``row`` of
-    ``observed[name]``."""
-    _add_counts(observed, name, row, T, np.bincount(values.astype(np.intp)))
-
-
-def _add_columns(observed: dict, name: str, pcs, row: int, T: int, values: np.ndarray) -> None:
-    """Row ``row`` of ``observed[f"{name}:{pc}"]`` for each column of ``values`` (m, P)
-    (non-negative ints): one bincount for every column."""
-    width = int(values.max()) + 1 if values.size else 1
-    flat = values + np.arange(values.shape[1], dtype=np.int64) * width  # (m, P) codes
-    counts = np.bincount(flat.reshape(-1), minlength=width * values.shape[1])
-    for k, pc in enumerate(pcs):
-        hist = counts[k * width : (k + 1) * width]
-        top = np.flatnonzero(hist)
-        _add_counts(observed, f"{name}:{pc}", row, T, hist[: top[-1] + 1 if len(top) else 0])
-
-
-def _add_flags(observed: dict, name: str, pcs, row: int, T: int, flags: np.ndarray) -> None:
-    """:func:`_add_columns` of bool ``flags`` (m, P): each column's histogram is its count
-    of False and of True."""
-    m = len(flags)
-    for k, pc in enumerate(pcs):
-        ones = int(np.count_nonzero(flags[:, k]))
-        hist = np.array([m - ones, ones], dtype=np.int64)
-        _add_counts(observed, f"{name}:{pc}", row, T, hist[: 2 if ones else (1 if m else 0)])
-
-
-def _add_counts(observed: dict, name: str, row: int, T: int, counts: np.ndarray) -> None:
-    """Add ``counts`` (a histogram) to row ``row`` of ``observed[name]`` ((T + 1, width)
-    int64, widened when needed)."""
-    obs = observed.get(name)
-    if obs is None or obs.shape[1] < len(counts):
-        grown = np.zeros((T + 1, max(len(counts), 0 if obs is None else obs.shape[1])), np.int64)
-        if obs is not None:
-            grown[:, : obs.shape[1]] = obs
-        obs = observed[name] = grown
-    obs[row, : len(counts)] += counts
-
-
-def _bincount2(rows: np.ndarray, values: np.ndarray, n_rows: int) -> np.ndarray:
-    width = int(values.max()) + 1 if values.size else 1
-    flat = rows.astype(np.int64) * width + values.astype(np.int64)
-    return np.bincount(flat, minlength=n_rows * width).reshape(n_rows, width)
+def _care_rules(day: Day) -> Party:
+    return day.care_rules()
 
 
 @dataclass(frozen=True, slots=True)
@@ -504,20 +312,29 @@ class Day(Rules):
         help="PP come back in full after a night's rest (night) or never within the day",
     )
 
-    #: How the fights are played: ``loop`` (the compiled fight loop, :mod:`simkit.fight`,
-    #: the default since 0.4.0: dice by counter; a plan of one fight is then exactly
-    #: ``Party(...)``) or ``kernel`` (the party's vectorised kernel, kept for its tests
-    #: until it is retired). Not a parameter of the command line. The care after a fall
-    #: stays on the kernel's downed component.
+    wake_after: str = param(
+        "long_rest",
+        kind="choice",
+        choices=tuple(WAKE_AFTER),
+        rule="R0-08",
+        help="a PC stable at 0 HP wakes at 1 HP at the end of a step at least this long "
+        "(hour, ten_minutes: a short rest lasts short_rest_minutes, short_rest(once) ten "
+        "minutes, a long or bed rest a night, a day on the road a day; a fight or a fall no "
+        "time; time does not add up across steps), or only by a long or bed rest's healing "
+        "(long_rest)",
+    )
+
+    #: How the fights and the cares are played: ``loop``, the compiled fight loop
+    #: (:mod:`simkit.fight`; dice by counter: a plan of one fight is exactly
+    #: ``Party(...)``), the only engine of the day since the party's kernel left it. Not a
+    #: parameter of the command line.
     engine: str = "loop"
 
     def validate(self) -> None:
-        if self.engine not in ("kernel", "loop"):
-            raise ParamError(f"engine must be 'kernel' or 'loop', got {self.engine!r}")
-        if getattr(self, "dying", None) is not None:
+        if self.engine != "loop":
             raise ParamError(
-                "dying= is not in the day yet: the care of a PC knocked out by a fall or a "
-                "Treat Wounds still runs on the kernel's own tracks (give it to party)"
+                f"engine={self.engine!r}: the day runs on the compiled fight loop only "
+                "(engine='loop'); its party-kernel path was retired"
             )
         if getattr(self, "lineup", None) == "bestiary":  # AP-19: the party model only
             raise ParamError(
@@ -674,8 +491,8 @@ class Day(Rules):
         """
         n, steps, T = n_tracks, self.steps, len(self.steps)
         first = self.fresh_start(1) if start is None else start  # (fresh: one row, filled)
-        src = _source or _streams_source(seed, first_stream, n, bool(positional))
-        B = _Block.new(self, first, n, src, prefix)
+        src = _source or streams_source(seed, first_stream, n, bool(positional))
+        B = DayBlock.new(self, first, n, src, prefix)
         watch = _record is None  # (a replay reads no observation: it skips them)
         if _record is not None:
             B.record = _record
@@ -687,28 +504,31 @@ class Day(Rules):
             if not active.any():
                 break
             if watch:
-                self._observe(observed, B.S, active, t - 1, T, isinstance(step, FightStep))
+                observe(observed, B.S, active, t - 1, T, isinstance(step, FightStep), self.pc_names)
             before = B.S["dead"].copy()
             if isinstance(step, FightStep):
                 if self.rest_when is not None:
-                    self._rest_when(B, active, t)
+                    rest_when(self, B, active, t)
                 own = first_fight
                 first_fight = False
                 self._fight(B, step, prefix if own else prefix + (t,), start is None and t == 1)
             elif isinstance(step, RestStep) and not watch:
-                self._rest(B, step, active, t)
+                rest(self, B, step, active, t)
+                self._wake(B, step, active)
             elif isinstance(step, RestStep):
-                was = _rest_fields(B)
-                self._rest(B, step, active, t)
-                changed = _rest_changed(B, active, was)  # (m,) bool
-                _add_row(observed, "rest_changed", t, T, changed)
+                was = rest_fields(B)
+                rest(self, B, step, active, t)
+                self._wake(B, step, active)
+                changed = rest_changed(B, active, was)  # (m,) bool
+                add_row(observed, "rest_changed", t, T, changed)
             elif isinstance(step, RoadStep):
                 self._road(B, step.kind, active)
+                self._wake(B, step, active)
             elif isinstance(step, FallStep):
                 self._fall(B, step, active, t)
             S, ended = B.S, B.ended
             died_k = _row_sum(S["dead"] & ~before)
-            _add_row(observed, "deaths", t, T, died_k[active])  # deaths in step t
+            add_row(observed, "deaths", t, T, died_k[active])  # deaths in step t
             died = died_k > 0
             B.first_death[died & (B.first_death == 0)] = t
             still = ended < 0
@@ -743,7 +563,7 @@ class Day(Rules):
             "dead_mask": mask,
             **B.cause,
         }
-        marks = {k: _bincount2(out, values[k][done], n_out) for k in self.marks}
+        marks = {k: bincount2(out, values[k][done], n_out) for k in self.marks}
         tally = Tally(hist=hist, marks=marks, observed=observed)
         first_id = first_stream * STREAM_SIZE
         if keep:
@@ -757,43 +577,17 @@ class Day(Rules):
             )
         return tally
 
-    def _observe(self, observed, S, active, row, T, fight):
-        """Before step ``row + 1``, over the tracks still going: the party's totals, and at
-        a fight each PC's (``<field>:<pc>``, :data:`PC_FIELDS`; a dead PC has 0 of each)."""
-        every = bool(active.all())
-        rows = None if every else np.flatnonzero(active)
-        alive = ~(S["dead"] if every else S["dead"].take(rows, axis=0))  # (m, P)
-        names = self.pc_names
-        for name in PC_FIELDS:
-            if name == "alive":
-                if fight:  # (a 0/1 column's histogram: its count of 1s)
-                    _add_flags(observed, name, names, row, T, alive)
-                continue
-            values = S[name] if every else S[name].take(rows, axis=0)
-            if len(values) and not values.any():  # (PP and PE outside seed 001): all 0
-                one = np.array([len(values)], dtype=np.int64)  # (every histogram: m zeros)
-                _add_counts(observed, name, row, T, one)
-                if fight:
-                    for pc in names:
-                        _add_counts(observed, f"{name}:{pc}", row, T, one)
-                continue
-            values = values * alive  # (m, P) int32: a dead PC has none
-            _add_row(observed, name, row, T, _row_sum(values))
-            if fight:
-                _add_columns(observed, name, names, row, T, values)
-
     # -- the steps -----------------------------------------------------------------------
     def _penalty(self, B):
         """Each track's check penalty (n,): the start's plus the fatigue's (R4-03)."""
-        chain = road_chain()
-        return np.maximum(B.base_pen - chain.penalty.take(B.fat), -50).astype(np.int32)
+        return fatigue_penalty(B.base_pen, B.fat).astype(np.int32)
 
     def _fight(self, B, step, prefix, fresh):
         """The fight ``step`` for every track still going, from its state, on the random
         streams under ``prefix`` (fresh: the party's own start, as ``party`` plays it)."""
         S, ended = B.S, B.ended
         party = _fight_party(self, step)
-        exhausted = (ended < 0) & (np.asarray(road_chain().states, dtype=np.int64)[B.fat, 3] >= 0)
+        exhausted = (ended < 0) & fatigue_exhausted(B.fat)
         if exhausted.any():  # a party unconscious from fatigue cannot fight (R4-04)
             ended[exhausted] = DEFEAT
             if self.after_defeat == "slain":
@@ -811,19 +605,16 @@ class Day(Rules):
         else:
             pen = self._penalty(B)
             start = FightStart.trusted(
-                **{k: _rows(pen if k == "check_penalty" else S[k], at) for k in _FIELDS}
+                **{k: take_rows(pen if k == "check_penalty" else S[k], at) for k in FIELDS}
             )
-        if self.engine == "loop":  # each track's dice key under this step's prefix
-            from simkit.models.party_loop import fight_ends  # (numba: only when asked)
+        from simkit.models.party_loop import fight_ends  # (numba: only when asked)
 
-            keys = B.src(np.ones(len(live), dtype=bool), prefix).track_keys()
-            if B.record is not None:  # (a replay: each track's start and dice key)
-                B.record("fight", -1, B, rows=rows, start=start, keys=keys)
-            end = fight_ends(party, keys if every else keys[rows], start)
-        else:
-            end = _run_rows(party, B.src(live, prefix), start, len(rows))
+        keys = B.src(np.ones(len(live), dtype=bool), prefix).track_keys()  # under the step's
+        if B.record is not None:  # (a replay: each track's start and dice key)
+            B.record("fight", -1, B, rows=rows, start=start, keys=keys)
+        end = fight_ends(party, keys if every else keys[rows], start)
         for k in _BACK:
-            _put_rows(S[k], at, end[k])
+            put_rows(S[k], at, end[k])
         for c in FIGHT_CAUSES:
             B.cause[c][at] += end[c]
         o = end["outcome"]
@@ -838,15 +629,20 @@ class Day(Rules):
         mask = _row_any(knocked)
         rows = np.flatnonzero(mask)
         pen = self._penalty(B)
-        start = _CareStart.trusted(
-            **{k: _rows(pen if k == "check_penalty" else S[k], rows) for k in _FIELDS},
-            knocked=_rows(knocked, rows),
+        from simkit.models.party_loop import care_ends  # (numba: only when asked)
+
+        start = FightStart.trusted(
+            **{k: take_rows(pen if k == "check_penalty" else S[k], rows) for k in FIELDS}
         )
-        end = _run_rows(_care_party(self), B.src(mask, prefix), start, len(rows))
+        keys = B.src(np.ones(len(mask), dtype=bool), prefix).track_keys()[rows]
+        ko = take_rows(knocked, rows)
+        if B.record is not None:  # (a replay: each track's start, knocked and key)
+            B.record("care", -1, B, rows=rows, start=start, keys=keys, knocked=ko)
+        end = care_ends(_care_rules(self), keys, start, ko)
         B.ended[rows[end["outcome"] == F_UNRESOLVED]] = UNRESOLVED  # (a care cut at max_rounds)
-        B.cause[cause][rows] += _row_sum(end["dead"] & ~_rows(S["dead"], rows))
+        B.cause[cause][rows] += _row_sum(end["dead"] & ~take_rows(S["dead"], rows))
         for k in _BACK:
-            _put_rows(S[k], rows, end[k])
+            put_rows(S[k], rows, end[k])
 
     def _medics(self) -> list[tuple[int, int]]:
         return [
@@ -854,88 +650,6 @@ class Day(Rules):
             for c, p in enumerate(self.base_party.fighters.pcs)
             if p.medicine is not None
         ]
-
-    def _treat(self, B, tracks, rng):
-        """One short rest of Treat Wounds (P-11) on ``tracks`` (the rng's tracks, in order):
-        each conscious medic, in the party's order, treats the most hurt living PC (lowest
-        HP fraction, ties the lower index) that no one treated this hour; the PCs knocked
-        out by a critical failure are returned (n_tracks, P)."""
-        S, tw_wait = B.S, B.tw_wait
-        m, P = len(tracks), S["hp"].shape[1]
-        at = _at(tracks, len(tw_wait))  # (every track: views, changed in place)
-        pen = self._penalty(B)[at]
-        hp, hp_max, dead = _rows(S["hp"], at), _rows(S["hp_max"], at), _rows(S["dead"], at)
-        wait = _rows(tw_wait, at)  # (m, P, W)
-        knocked = np.zeros((m, P), dtype=bool)
-        rows = np.arange(m)
-        for j, (c, medicine) in enumerate(self._medics()):
-            w = j if wait.shape[2] > 1 else 0  # (per_healer: this medic's own counter)
-            change = pf2e_rest.treat_wounds_phase(rng, m, medicine + pen)
-            able = ~dead[:, c] & (hp[:, c] > 0)
-            hurt = ~dead & (hp < hp_max) & (wait[:, :, w] == 0)
-            frac = np.where(hurt, hp / hp_max, np.inf)
-            k = _row_argmin(frac)
-            go = able & hurt[rows, k]
-            r, k = rows[go], k[go]
-            was = hp[r, k]
-            new = np.clip(was + change[go], 0, hp_max[r, k])
-            hp[r, k] = new
-            wait[r, k, w] = self.immune_rests
-            healed = change[go] > 0
-            S["wounded"][tracks[r[healed]], k[healed]] = 0
-            ko = (new == 0) & (was > 0)
-            knocked[r[ko], k[ko]] = True
-        _put_rows(S["hp"], at, hp)
-        _put_rows(tw_wait, at, np.maximum(wait.astype(np.int16) - 1, 0))
-        return knocked
-
-    def _treat_and_care(self, B, mask, prefix):
-        """A short rest of Treat Wounds for the tracks ``mask`` on the streams under
-        ``prefix``, then the care of the PCs it knocked out (under ``prefix + (1,)``)."""
-        tracks = np.flatnonzero(mask)
-        knocked = self._treat(B, tracks, B.src(mask, prefix))
-        if knocked.any():
-            full = np.zeros(B.S["hp"].shape, dtype=bool)
-            full[tracks] = knocked
-            self._care(B, full, prefix + (1,), "deaths_after_fight")
-
-    def _rest(self, B, step, active, t):
-        S = B.S
-        kind = step.kind
-        tracks = np.flatnonzero(active)
-        at = _at(tracks, len(active))
-        alive = ~S["dead"][at]
-        if kind == "short_rest":
-            if self.pe_rest_on:
-                self._spend_pp_on_pe(B, tracks)
-            if self.pf2e_rest and self._medics():
-                self._short_rest(B, active, t, once=step.once)
-        else:
-            bed = kind == "bed_rest"
-            hp, hp_max = S["hp"][at], S["hp_max"][at]
-            if self.pf2e_rest:
-                con = np.array([p.con for p in self.base_party.fighters.pcs])
-                new = pf2e_rest.night_rest_hp(hp, hp_max, con[None, :], self.level, bed)
-            else:
-                new = hp_after_rest(hp, hp_max, self.level, rest="bed" if bed else "night")
-            S["hp"][at] = np.where(alive, new, 0)
-            F = self.base_party.fighters
-            for name, full in (
-                ("slots", [p.slots for p in F.pcs]),
-                ("heals", [p.heals for p in F.pcs]),
-            ):
-                S[name][at] = np.where(alive, np.asarray(full)[None, :], S[name][at])
-            if self.hero_refresh == "long_rest":
-                kept = S["hero"][at]  # (a dead PC keeps its own, as in the reference)
-                S["hero"][at] = np.where(alive, self.hero_points, kept)
-            pp_max = np.array([p.pp_max for p in F.pcs])[None, :]
-            pp = pp_after_rest(S["pp"][at], pp_max, "bed" if bed else "night", self.pp_back)
-            S["pp"][at] = np.where(alive, pp, S["pp"][at])
-            if "pe" in S:  # stamina back in full after a night (R1-09)
-                S["pe"][at] = np.where(alive, S["pe_max"][at], S["pe"][at])
-            B.tw_wait[at] = 0
-            self._road(B, "rest", active)
-        _rested(S, tracks)
 
     @property
     def has_medic(self) -> bool:
@@ -976,98 +690,22 @@ class Day(Rules):
             out |= conscious & _row_any(hurt & (tw_wait[:, :, w] < left))
         return out
 
-    def _short_rest(self, B, active, t, once=False):
-        """A short rest's Treat Wounds (P-11) for the tracks ``active``; each track's
-        number of 10-minute rests (n,) int64 is returned.
-
-        The first 10-minute rest is every track's (``short_rest(once)`` stops there: its
-        draws, on the streams under ``prefix + (t,)``, are the played rest's first); the
-        played rest (AP-18) then goes on, rest ``j`` on the streams under ``prefix + (t, 3,
-        j)``, for the tracks where a Treat Wounds could still help within the budget
-        (:meth:`treat_can_help`, ``short_rest_minutes``), so no PC is left below its max
-        HP while one could. Time passes only in the rests played: a track that stops early
-        counts fewer rests of immunity (``tw_wait``)."""
-        used = active.astype(np.int64)
-        self._treat_and_care(B, active, B.prefix + (t,))
-        if once:
-            return used
-        R = self.short_rests
-        going = active.copy()
-        for j in range(1, R):
-            going &= (B.ended < 0) & self.treat_can_help(B.S, B.tw_wait, R - j)
-            if not going.any():
-                break
-            self._treat_and_care(B, going, B.prefix + (t, 3, j))
-            used += going
-        return used
-
-    def _rest_when(self, B, active, t):
-        """Short rests before the fight of step ``t`` while some living PC is below
-        ``rest_when`` of its max HP (HP + PE when the fights use PE) and a short rest can
-        help it: Treat Wounds can reach it (pf2e rest, a medic conscious) or it would spend
-        a PP on its PE (R1-09, ``pe_rest``)."""
-        treat = self.pf2e_rest and bool(self._medics())
-        pe = self.pe_rest_on
-        if not (treat or pe):
-            return
-        S = B.S
-        for j in range(MAX_EXTRA_RESTS):
-            if pe:
-                low = S["hp"] + S["pe"] < self.rest_when * (S["hp_max"] + S["pe_max"])
-            else:
-                low = S["hp"] < self.rest_when * S["hp_max"]
-            low &= ~S["dead"]  # (n, P) bool
-            helps = np.zeros(low.shape, dtype=bool)  # (n, P): a short rest would help it
-            if treat:
-                for i, (c, _) in enumerate(self._medics()):
-                    w = i if B.tw_wait.shape[2] > 1 else 0
-                    conscious = ~S["dead"][:, c] & (S["hp"][:, c] > 0)  # (n,)
-                    helps |= (B.tw_wait[:, :, w] == 0) & conscious[:, None]
-            if pe:
-                helps |= self._pe_after(S, slice(None))[0] > S["pe"]
-            need = active & (B.ended < 0) & _row_any(low & helps)
-            if not need.any():
-                return
-            tracks = np.flatnonzero(need)
-            if pe:
-                self._spend_pp_on_pe(B, tracks)
-            if treat:
-                self._treat_and_care(B, need, B.prefix + (t, 2, j))
-            _rested(S, tracks)
-
-    def _pe_after(self, S, at):
-        """Each PC's ``(pe, pp)`` (m, P) after the PP it would spend on its PE in a short
-        rest (R1-09 as ``pe_rest`` reads it, A1-8; keeping its stabilisation cost, R1-04),
-        on the rows ``at``."""
-        keep = [self.base_party.stabilize_cost(k) for k in range(S["pp"].shape[1])]
-        return pe_after_short_rest(
-            S["pe"][at], S["pe_max"][at], S["pp"][at], np.asarray(keep)[None, :], self.pe_rest
-        )
-
-    def _spend_pp_on_pe(self, B, tracks):
-        """A short rest's stamina for the tracks ``tracks`` (sorted): each living PC whose
-        PE are below the maximum spends 1 PP for them as ``pe_rest`` reads it (R1-09, A1-8)."""
-        S = B.S
-        at = _at(tracks, len(B.ended))
-        pe, pp = self._pe_after(S, at)
-        alive = ~S["dead"][at]
-        S["pe"][at] = np.where(alive, pe, S["pe"][at])
-        S["pp"][at] = np.where(alive, pp, S["pp"][at])
-
     def _road(self, B, kind, active):
         """A day on the road (R4-01, R4-02) or a night's sleep and a meal (R4-06)."""
-        S, fat = B.S, B.fat
-        chain = road_chain()
+        S = B.S
         tracks = np.flatnonzero(active)
-        nxt = chain.trans[0].take(fat[tracks] * fatigue_day.N_CELLS + road_cell(kind))
-        gone = nxt >= 0  # an outcome: dead (R4-05); the others end no day here
-        dead = tracks[gone & (nxt == fatigue_day.DEAD)]
+        B.fat[tracks], died = fatigue_next(B.fat[tracks], kind)
+        dead = tracks[died]
         B.cause["deaths_on_road"][dead] += _row_sum(~S["dead"][dead])
         S["dead"][dead] = True
         S["hp"][dead] = 0
-        stay = tracks[~gone]
-        fat[stay] = -1 - nxt[~gone].astype(np.int64)
-        fat[tracks[gone]] = 0
+
+    def _wake(self, B, step, active):
+        """R0-08's natural wake-up (``wake_after``): at the end of a step at least that long,
+        each PC stable at 0 HP on a day still going wakes at 1 HP."""
+        if woken(self.wake_after, step, self.short_rest_minutes):
+            S = B.S
+            np.putmask(S["hp"], (active & (B.ended < 0))[:, None] & ~S["dead"] & (S["hp"] == 0), 1)
 
     def _fall(self, B, step, active, t):
         """Every living PC (or one at random) falls (R4-07, R0-13); see the docstring."""
@@ -1087,64 +725,19 @@ class Day(Rules):
             falls = alive & (rank == nth[:, None])
         else:
             falls = alive
-        _, damage_tab = fall_table(hp=10**6, hp_max=10**6)  # the dice's damage by band
-        damage = damage_tab.take(band * DICE_WIDTH + roll)
         hp, hp_max = S["hp"][tracks], S["hp_max"][tracks]
-        killed = falls & ((band == BAND_DEAD) | is_massive(damage, hp_max))
-        stable = falls & ~killed & (band == BAND_KO)
-        hit = falls & ~killed & ~stable & (damage > 0)
-        new = np.where(hit, take_damage(hp, 0, damage)[0], hp)
-        new = np.where(stable | killed, 0, new)
-        knocked = hit & (new == 0)
-        S["hp"][tracks] = new
+        code, damage = fall_results(
+            band, roll, hp=hp, hp_max=hp_max, massive_damage=True, band_ko=fall.STABLE
+        )
+        killed = falls & (code == fall.DEAD)
+        knocked = falls & (code == fall.KO)  # (the others at 10 to 12 m: stable at 0 HP)
+        S["hp"][tracks] = np.where(falls, np.where(code == fall.STANDING, hp - damage, 0), hp)
         B.cause["deaths_on_road"][tracks] += _row_sum(killed)
         S["dead"][tracks] |= killed
         if knocked.any():
             full = np.zeros(S["hp"].shape, dtype=bool)
             full[tracks] = knocked
             self._care(B, full, B.prefix + (t, 1), "deaths_on_road")
-
-
-@dataclass(eq=False)
-class _Block:
-    """The state of one block of days (n tracks, P PCs), handed to every step."""
-
-    S: dict  # the FightStart fields, writable: (n, P) per PC, (n,) per track
-    src: object  # source(mask, prefix) -> the random source of those tracks
-    prefix: tuple  # the block's stream prefix
-    base_pen: np.ndarray  # (n,) int32: the start's check penalty (P-10)
-    dead0: np.ndarray  # (n, P) bool: dead before the day
-    ended: np.ndarray  # (n,) int8: the day's outcome, -1 still going
-    end_step: np.ndarray  # (n,) int64: the step it ended at (0: not yet)
-    first_death: np.ndarray  # (n,) int64: the step of the first death (0: none)
-    fat: np.ndarray  # (n,) int64: fatigue state index (day_chain, R4-01..R4-06)
-    tw_wait: np.ndarray  # (n, P, W) int8: short rests before Treat Wounds again (P-11,
-    #   AP-18; W = 1, or one counter per medic under treat_immunity=per_healer)
-    cause: dict  # CAUSES -> (n,) int64: the day's deaths by cause
-    record: object = None  # a replay's recorder (Day.run_block's _record), or None
-
-    @classmethod
-    def new(cls, day: Day, first: FightStart, n: int, src, prefix) -> _Block:
-        """A block of ``n`` days from ``first``: its ``n`` rows, or one row for every day."""
-        P = first.n_pcs
-        S = {}
-        for k in _FIELDS:
-            v = getattr(first, k)
-            S[k] = np.empty((n,) + v.shape[1:], dtype=bool if k == "dead" else np.int32)
-            S[k][...] = v  # (a copy: the block writes its own)
-        return cls(
-            S=S,
-            src=src,
-            prefix=tuple(prefix),
-            base_pen=S["check_penalty"].copy(),
-            dead0=S["dead"].copy(),
-            ended=np.full(n, -1, dtype=np.int8),
-            end_step=np.zeros(n, dtype=np.int64),
-            first_death=np.zeros(n, dtype=np.int64),
-            fat=np.zeros(n, dtype=np.int64),
-            tw_wait=np.zeros((n, P, day.immunity_counters), dtype=np.int8),
-            cause={c: np.zeros(n, dtype=np.int64) for c in CAUSES},
-        )
 
 
 def death_by_step(result, confidence: float = 0.95, *, level: float | None = None):
@@ -1171,42 +764,3 @@ def death_by_step(result, confidence: float = 0.95, *, level: float | None = Non
             "ci_high": high,
         }
     )
-
-
-def _run_rows(model: _Fight, brng, start: FightStart | None, n: int) -> dict[str, np.ndarray]:
-    """``model``'s ``n`` tracks from ``start`` (None: the model's fresh start), one per
-    active track of ``brng``, played to their end as the engine plays a block (init, then
-    a step a round, compacting: :func:`simkit.core.engine.run_tracks` draws the same);
-    their ends (:meth:`_Fight.ends`, each field (n, ...) in track order), written in place
-    as the tracks end."""
-    if start is None:
-        state, codes = model.init(n, brng)
-    else:
-        state, codes = model.init(n, brng, start=start)
-    codes = np.broadcast_to(codes, (n,))
-    ids: np.ndarray | None = None  # (m,) each state row's track; None: row i is track i
-    out: dict[str, np.ndarray] = {}
-    t = 0
-    while True:
-        ended = codes >= 0
-        kept = np.flatnonzero(~ended)
-        cut = t >= model.horizon and len(kept) > 0  # unresolved (the fight, or its care)
-        if len(kept) < len(codes) or cut:
-            rows = np.arange(len(codes)) if cut else np.flatnonzero(ended)
-            ends = model.ends(state, rows)
-            if cut:
-                ends["outcome"][kept] = F_UNRESOLVED
-            at = rows if ids is None else ids.take(rows)
-            for k, v in ends.items():
-                if k not in out:
-                    out[k] = np.empty((n,) + v.shape[1:], dtype=v.dtype)
-                _put_rows(out[k], at, v)
-        if not len(kept) or cut:
-            break
-        if len(kept) < len(codes):
-            ids = kept if ids is None else ids.take(kept)
-            brng.compact(kept)
-            state = compact_state(state, kept, len(codes))
-        t += 1
-        codes = model.step(state, t, brng)
-    return out

@@ -52,16 +52,23 @@ from functools import lru_cache
 import numpy as np
 
 from simkit.core.exact import ExactTooLarge
-from simkit.models.day_plan import FallStep, FightStep, RestStep, RoadStep, road_cell, road_chain
+from simkit.models.day_plan import (
+    FallStep,
+    FightStep,
+    RestStep,
+    RoadStep,
+    fatigue_exhausted,
+    fatigue_next,
+    fatigue_penalty,
+)
 from simkit.models.downed import turn_table
 from simkit.models.duel_grid import duel_grid
 from simkit.models.party import Party
 from simkit.models.party_duel import DUEL_MAX_STATES, duel_states, duel_supported
-from simkit.rules import fatigue_day, hero_points
+from simkit.rules import fall, hero_points
 from simkit.rules.dying_damage import knockout_value, wounded_after_losing
-from simkit.rules.fall import BAND_DEAD, BAND_KO, FALL_EDGES, fall_cells
+from simkit.rules.fall import FALL_EDGES, fall_cells
 from simkit.rules.heights import parse_heights
-from simkit.rules.massive_damage import is_massive, take_damage
 from simkit.rules.pf2e.rest import night_rest_hp
 from simkit.rules.rest import hp_after_rest
 
@@ -99,8 +106,11 @@ def _care_rules(day) -> Party:
 
 def day_duel_supported(day) -> bool:
     """Whether ``day`` is an exact day duel: one PC who is not a cleric (no heals, no
-    Medicine), rules seed000 or pf2e-core, one monster (or none) in every fight."""
-    if getattr(day, "rules") not in _SYSTEMS:
+    Medicine), rules seed000 or pf2e-core, one monster (or none) in every fight, R0-08's
+    wake-up by a long rest only (``wake_after=long_rest``)."""
+    if getattr(day, "rules") not in _SYSTEMS or day.wake_after != "long_rest":
+        return False
+    if getattr(day, "dying", None) is not None:  # (a designer's track at 0 HP: not yet)
         return False
     pcs = day.base_party.fighters.pcs
     if len(pcs) != 1 or pcs[0].heal is not None or pcs[0].medicine is not None:
@@ -119,20 +129,18 @@ def _no_monster(r: Party) -> bool:
 def _road(fat: int, kind: str) -> tuple[int, bool]:
     """The fatigue state after a day ``kind`` (a road step or ``rest``) and whether the
     PC died (R4-05): the rule's table (:func:`simkit.rules.fatigue_day.day_chain`)."""
-    nxt = int(road_chain().trans[0][fat, road_cell(kind)])
-    if nxt >= 0:  # an outcome: dead (R4-05); the others end no day here
-        return 0, nxt == fatigue_day.DEAD
-    return -1 - nxt, False
+    nxt, dead = fatigue_next(fat, kind)
+    return int(nxt), bool(dead)
 
 
 def _penalty(day, fat: int) -> int:
     """The check penalty of the PC's d20s at fatigue state ``fat`` (R4-03, P-10)."""
-    return max(int(getattr(day, "check_penalty")) - int(road_chain().penalty[fat]), -50)
+    return int(fatigue_penalty(int(getattr(day, "check_penalty")), fat))
 
 
 def _exhausted(fat: int) -> bool:
     """Unconscious from fatigue (R4-04): the PC cannot fight."""
-    return road_chain().states[fat][3] >= 0
+    return bool(fatigue_exhausted(fat))
 
 
 def _fights(day) -> list[tuple[FightStep, int]]:
@@ -252,21 +260,20 @@ def _fall(day, step: FallStep, dist: dict, pen: int) -> tuple[dict, float]:
     """A fall of the PC (R4-07, R0-13; the one living PC under ``fall(H, one)``)."""
     hp_max = day.base_party.fighters.pcs[0].hp
     probs = parse_heights(step.height).band_probabilities(FALL_EDGES)
-    cells = fall_cells(probs, hp=10**6, hp_max=10**6)  # the dice's damage by band
+    cells = fall_cells(probs, hp=10**6, hp_max=10**6)  # the dice's totals by band
     out: dict = defaultdict(float)
     lost = 0.0
     for (hp, hero, slots, w), p in dist.items():
-        for q, _code, damage, band in cells:
+        for q, _code, total, band in cells:
             pq = p * q
-            if band == BAND_DEAD or is_massive(damage, hp_max):
+            code, damage = fall.fall_result(
+                band, total, hp=hp, hp_max=hp_max, massive_damage=True, band_ko=fall.STABLE
+            )
+            if code == fall.DEAD:
                 lost += pq
-            elif band == BAND_KO:  # 0 HP, stable (no HP deterioration)
+            elif code == fall.STABLE:  # 10 to 12 m: 0 HP, stable (no HP deterioration)
                 out[(0, hero, slots, w)] += pq
-            elif damage > 0:
-                new = int(take_damage(hp, 0, damage)[0])
-                if new > 0:
-                    out[(new, hero, slots, w)] += pq
-                    continue
+            elif code == fall.KO:
                 for r, end in _care(day, hero, w, pen):  # knocked out: the dying rules
                     if isinstance(end, str):  # dead
                         lost += pq * r
@@ -274,7 +281,7 @@ def _fall(day, step: FallStep, dist: dict, pen: int) -> tuple[dict, float]:
                         h2, he2, w2 = end
                         out[(h2, he2, slots, w2)] += pq * r
             else:
-                out[(hp, hero, slots, w)] += pq
+                out[(hp - damage, hero, slots, w)] += pq
     return dict(out), lost
 
 

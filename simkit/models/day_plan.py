@@ -36,7 +36,10 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+import numpy as np
+
 from simkit.core.params import register_kind
+from simkit.models.fight_state import MIN_CHECK_PENALTY
 from simkit.rules import fatigue_day
 from simkit.rules.heights import parse_heights
 from simkit.rules.pf2e import budget
@@ -330,6 +333,60 @@ def road_chain() -> fatigue_day.DayChain:
     :data:`FATIGUE_START`): every state a party can reach, its penalty (R4-03) and its
     next state by event cell."""
     return fatigue_day.day_chain(FATIGUE_START)
+
+
+#: R0-08's natural wake-up as ``wake_after`` reads it: the minutes a PC stable at 0 HP lies
+#: unconscious before it wakes at 1 HP (None: only a long or bed rest's healing wakes it).
+WAKE_AFTER: dict[str, int | None] = {"long_rest": None, "hour": 60, "ten_minutes": 10}
+#: How long a night's rest and a day on the road last, in minutes (R0-08's wake-up).
+NIGHT_MINUTES, ROAD_MINUTES = 8 * 60, 24 * 60
+
+
+def step_minutes(step, short_rest_minutes: int) -> int:
+    """How long a step lasts, as R0-08's wake-up counts it: a short rest its budget
+    ``short_rest_minutes`` (``short_rest(once)``: one 10-minute rest), a long or bed rest a
+    night, a day on the road a day; a fight or a fall no time."""
+    if isinstance(step, RestStep):
+        if step.kind != "short_rest":
+            return NIGHT_MINUTES
+        return 10 if step.once else int(short_rest_minutes)
+    return ROAD_MINUTES if isinstance(step, RoadStep) else 0
+
+
+def woken(wake_after: str, step, short_rest_minutes: int) -> bool:
+    """Whether a PC stable at 0 HP wakes at 1 HP at the end of ``step`` (R0-08 as
+    ``wake_after`` reads it: a step lasting at least that long; time does not add up
+    across steps)."""
+    need = WAKE_AFTER[wake_after]
+    return need is not None and step_minutes(step, short_rest_minutes) >= need
+
+
+def fatigue_penalty(base, fat):
+    """The check penalty of the PCs' d20s (P-10) at fatigue state(s) ``fat`` (indices into
+    :func:`road_chain`'s states): the start's ``base`` plus the fatigue's (R4-03), not
+    below :data:`~simkit.models.fight_state.MIN_CHECK_PENALTY`. Ints or arrays."""
+    return np.maximum(np.asarray(base) - road_chain().penalty.take(fat), MIN_CHECK_PENALTY)
+
+
+def fatigue_exhausted(fat):
+    """Whether the party at fatigue state(s) ``fat`` is unconscious from fatigue (R4-04: it
+    cannot fight). Ints or arrays."""
+    return _exhausted_at().take(fat)
+
+
+@lru_cache(maxsize=1)
+def _exhausted_at() -> np.ndarray:
+    return np.asarray(road_chain().states, dtype=np.int64)[:, 3] >= 0
+
+
+def fatigue_next(fat, kind: str):
+    """The fatigue state after a day ``kind`` (a road step, or ``rest``: a night's sleep and
+    a meal) from state(s) ``fat``: ``(state, dead)``, ``dead`` when the day kills (R4-05);
+    a day ending in an outcome leaves state 0 (R4-01..R4-06, :func:`road_chain`). Ints or
+    arrays."""
+    nxt = road_chain().trans[0].take(np.asarray(fat) * fatigue_day.N_CELLS + road_cell(kind))
+    gone = nxt >= 0  # an outcome: dead (R4-05); the others end no day here
+    return np.where(gone, 0, -1 - nxt), gone & (nxt == fatigue_day.DEAD)
 
 
 register_kind(

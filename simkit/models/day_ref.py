@@ -43,6 +43,7 @@ from simkit.models.day_plan import (
     FightStep,
     RestStep,
     RoadStep,
+    woken,
 )
 from simkit.models.fight_state import CARRIED
 from simkit.models.party import Party, faces
@@ -76,11 +77,19 @@ class Draws:
     the stream prefix they came from (a fight's: ``()`` for the first fight, ``(t,)``
     later; a rest's or a fall's ``(t,)``, their care ``(t, 1)``; ``rest_when``'s ``j``-th
     rest ``(t, 2, j)``; the played short rest's ``j``-th 10-minute rest after the first
-    ``(t, 3, j)``, its care ``(t, 3, j, 1)``)."""
+    ``(t, 3, j)``, its care ``(t, 3, j, 1)``).
 
-    def __init__(self, draws):
+    ``play`` (optional): how the fights and the cares draw when their dice are not in the
+    list (a day on the compiled loop draws them by counter from the track's key under the
+    stream ``key``): ``play(rules, key, start, knocked)`` plays the party's reference on
+    them from ``start`` (a fight's start row, None for the party's fresh start) and hands
+    back its ended track; ``knocked`` (a bool a PC) for a care, None for a fight (the
+    dice contract's adapter, :func:`simkit.models.party_replay.play`)."""
+
+    def __init__(self, draws, play=None):
         self.draws = list(draws)
         self.at = 0
+        self.play = play
 
     def take(self, key: tuple) -> np.ndarray:
         """The next draw's value; it must come from the stream ``key``."""
@@ -146,9 +155,11 @@ def ref_day(day, draws: Draws, start: dict | None = None) -> dict:
         elif isinstance(step, RestStep):
             was = _rest_fields(tr)
             _rest(day, tr, draws, step, t)
+            _wake(day, tr, step)
             obs["rest_changed"] = int(_rest_fields(tr) != was)
         elif isinstance(step, RoadStep):
             _road(tr, step.kind)
+            _wake(day, tr, step)
         elif isinstance(step, FallStep):
             _fall(day, tr, draws, step, t)
         died = sum(pc["dead"] and not b for pc, b in zip(pcs, before))
@@ -168,6 +179,16 @@ def ref_day(day, draws: Draws, start: dict | None = None) -> dict:
         tr["step"] = T
     assert tr["outcome"] in DAY_OUTCOMES + ("unresolved",)
     return tr
+
+
+def _wake(day, tr: dict, step) -> None:
+    """R0-08's wake-up as ``day.wake_after`` reads it: at the end of a step at least that
+    long (:func:`~simkit.models.day_plan.woken`), a PC alive at 0 HP (stable: between
+    steps no PC is dying) wakes at 1 HP, on a day still going."""
+    if tr["outcome"] is None and woken(day.wake_after, step, day.short_rest_minutes):
+        for pc in tr["pcs"]:
+            if not pc["dead"] and pc["hp"] == 0:
+                pc["hp"] = 1
 
 
 def _rest_fields(tr: dict) -> tuple:
@@ -229,11 +250,13 @@ def _fight(day, tr: dict, draws: Draws, step: FightStep, key, first: bool) -> No
                     tr["deaths_after_defeat"] += 1
         return
     r = day.fight_rules(step)
-    rolls = draws.take(key)
     fresh = first and tr["fresh"]
-    ftr = new_track(r, rolls, start=None if fresh else _row(tr))
-    ref_init(r, ftr)
-    _play(r, ftr, draws, key)
+    if draws.play is not None:
+        ftr = draws.play(r, key, None if fresh else _row(tr), None)
+    else:
+        ftr = new_track(r, draws.take(key), start=None if fresh else _row(tr))
+        ref_init(r, ftr)
+        _play(r, ftr, draws, key)
     _back(tr, ftr)
     for c in CAUSES[:3]:
         tr[c] += ftr[c]
@@ -249,16 +272,18 @@ def _care(day, tr: dict, draws: Draws, knocked: list[bool], key, cause: str) -> 
     (AP-7, AP-11; no monster: the fight won before it starts), the recovery DC that of a
     creature of the party's level (R0-06)."""
     r = day.care_rules()
-    rolls = draws.take(key)
-    ftr = new_track(r, rolls, start=_row(tr))
-    ftr["mhp"] = [0] * len(ftr["mhp"])
-    ftr["phase"] = WON
-    for k, ko in enumerate(knocked):
-        if ko:
-            ref_knock_out(r, ftr, k, dc=r.start_dc, start=r.start_dying)
     before = [pc["dead"] for pc in tr["pcs"]]
-    if any(knocked):
-        _play(r, ftr, draws, key)
+    if draws.play is not None:
+        ftr = draws.play(r, key, _row(tr), knocked)
+    else:
+        ftr = new_track(r, draws.take(key), start=_row(tr))
+        ftr["mhp"] = [0] * len(ftr["mhp"])
+        ftr["phase"] = WON
+        for k, ko in enumerate(knocked):
+            if ko:
+                ref_knock_out(r, ftr, k, dc=r.start_dc, start=r.start_dying)
+        if any(knocked):
+            _play(r, ftr, draws, key)
     _back(tr, ftr)
     tr[cause] += sum(pc["dead"] and not b for pc, b in zip(tr["pcs"], before))
     if ftr["outcome"] is None and any(knocked):  # the dying rules cut at max_rounds

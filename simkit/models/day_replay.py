@@ -1,8 +1,8 @@
 """One adventuring day replayed from a loop run, with its log (issue 32 item 4).
 
-A day on the compiled fight loop (``Day(..., engine="loop")``) draws each fight's dice by
-counter from the track's key under the step's prefix, but its rests, the road, the falls
-and the care after a fall draw from block streams (:class:`~simkit.core.streams.BlockRng`):
+A day (on the compiled fight loop) draws each fight's and each care's dice by counter from
+the track's key under the step's prefix, but its rests, the road and the falls draw from
+block streams (:class:`~simkit.core.streams.BlockRng`):
 what track ``K`` draws there depends on which other tracks of its stream
 (:data:`~simkit.core.streams.STREAM_SIZE` tracks) are still going. So the day is replayed in
 two parts:
@@ -12,12 +12,15 @@ two parts:
    draws are the run's) by :meth:`~simkit.models.day.Day.run_block` with a recorder
    (``_record``, which reads the block and draws nothing): track ``K``'s state after every
    step (each PC's HP, condition, wounded, hero points, slots, heals, PP, PE; the check
-   penalty of fatigue, R4-03) and, at each fight, the start it was handed and its dice
-   key. The day's outcome and marks are those the re-run counted, the run's.
-2. **The fights.** Each fight is played again on the party's scalar reference
-   (:func:`simkit.models.party_replay.play`: the reference, independent of the loop, from
-   the fight's start and dice key), whose log is the fight's, round by round; its end must
-   be the state the day carried on with (checked: a RuntimeError otherwise).
+   penalty of fatigue, R4-03) and, at each fight and each care, the start it was handed
+   (a care's knocked-out PCs) and its dice key. The day's outcome and marks are those the
+   re-run counted, the run's.
+2. **The fights and the cares.** Each fight is played again on the party's scalar
+   reference (:func:`simkit.models.party_replay.play`: the reference, independent of the
+   loop, from the fight's start and dice key), whose log is the fight's, round by round;
+   its end must be the state the day carried on with (checked: a RuntimeError otherwise).
+   Each care (the PCs a fall or a Treat Wounds critical failure knocked out, AP-7 with no
+   monster) is played again the same way (``play(..., knocked=)``), its log in its step.
 
 ``tests/test_day_replay.py`` holds the replayed days to the run (outcome and marks, every
 pick) and the replayed fights to the day's.
@@ -61,11 +64,6 @@ _COMPARED = ("hp", "hero", "slots", "heals", "pp", "pe", "wounded", "dead")
 def _check(rules) -> Day:
     if not isinstance(rules, Day):
         raise ParamError(f"replay: a day only, got model {getattr(rules, 'name', rules)!r}")
-    if rules.engine != "loop":
-        raise ParamError(
-            f"replay: a day run on engine='loop' only (the kernel's fights draw from the "
-            f"block's streams, not the track's), got engine={rules.engine!r}"
-        )
     return rules
 
 
@@ -77,8 +75,17 @@ class _Recorder:
         self.day, self.pos, self.t = day, [int(p) for p in pos], 0
         self.states: dict[int, list] = {p: [] for p in self.pos}
         self.fights: dict[int, dict] = {p: {} for p in self.pos}
+        self.cares: dict[int, dict] = {p: {} for p in self.pos}
 
     def __call__(self, event: str, t: int, B, **info) -> None:
+        if event == "care":  # a care in step self.t + 1 (a fall's, or a Treat Wounds')
+            rows, start, keys, knocked = info["rows"], info["start"], info["keys"], info["knocked"]
+            for p in self.pos:
+                i = int(np.searchsorted(rows, p))
+                if i < len(rows) and rows[i] == p:
+                    care = (start.row(i), knocked[i].tolist(), int(keys[i]) >> 1)
+                    self.cares[p].setdefault(self.t + 1, []).append(care)
+            return
         if event == "fight":  # the fight of step self.t + 1, handed its tracks
             rows, start, keys = info["rows"], info["start"], info["keys"]
             for p in self.pos:
@@ -86,6 +93,8 @@ class _Recorder:
                 if i < len(rows) and rows[i] == p:
                     row = None if start is None else start.row(i)
                     self.fights[p][self.t + 1] = (row, int(keys[p]) >> 1)
+            return
+        if event != "step" and event != "start":  # (a care: its states are the step's)
             return
         self.t = t
         pen = self.day._penalty(B)
@@ -112,6 +121,7 @@ def _record(day: Day, seed: int, n: int, tracks, positional: bool):
             out[stream * STREAM_SIZE + p] = (
                 rec.states[p],
                 rec.fights[p],
+                rec.cares[p],
                 names[int(ended[p])],
                 {m: int(v[p]) for m, v in marks.items()},
             )
@@ -179,8 +189,25 @@ def _fight(day: Day, step, t: int, text: str, start, key63: int, after: dict):
     return rows, summary
 
 
+def _care(day: Day, t: int, text: str, care) -> tuple[list[dict], dict]:
+    """A care of step ``t`` played again on the reference from its start, its knocked-out
+    PCs and its dice key: its log rows and its summary (its deaths, its rounds)."""
+    start, knocked, key63 = care
+    log: list = []
+    tr = play(day.care_rules(), key63, log, start, knocked)
+    summary = {
+        "step": t,
+        "knocked": sum(knocked),
+        "outcome": "unresolved" if tr["code"] < 0 else "over",
+        "rounds": tr["step"],
+        "deaths": tr["deaths"],
+    }
+    return [{"step": t, "plan": text, **row} for row in log], summary
+
+
 def _frame(day: Day, seed: int, track: int, n: int, recorded) -> pd.DataFrame:
-    states, fights, outcome, marks = recorded
+    states, fights, cares, outcome, marks = recorded
+    care_summaries = []
     steps = day.steps
     rows: list[dict] = []
     summaries = []
@@ -203,8 +230,14 @@ def _frame(day: Day, seed: int, track: int, n: int, recorded) -> pd.DataFrame:
             else:
                 note = "no fight: the party is unconscious from fatigue (R4-04)"
         elif t and prev is not None:
+            for care in cares.get(t, ()):
+                log, summary = _care(day, t, text, care)
+                rows += log
+                care_summaries.append(summary)
             hp0, hp1 = _party_hp(prev), _party_hp(state)
             note = f"party HP {hp0} -> {hp1}"
+            for c in (s for s in care_summaries if s["step"] == t):
+                note += f"; a care of {c['knocked']} PC(s) knocked out: {c['deaths']} died"
             if state["penalty"] != prev["penalty"]:
                 note += f", check penalty {state['penalty']}"
         if state["ended"] >= 0 or t == len(steps):  # (a day lived through ends after)
@@ -215,6 +248,7 @@ def _frame(day: Day, seed: int, track: int, n: int, recorded) -> pd.DataFrame:
     frame = log_frame(rows, COLUMNS, _INTS)
     frame.attrs.update(track=track, seed=seed, n=n, outcome=outcome, **marks)
     frame.attrs["fights"] = summaries
+    frame.attrs["cares"] = care_summaries
     return frame
 
 
@@ -253,15 +287,18 @@ def replay(rules: Day, seed: int, track: int, n: int, *, positional: bool = Fals
         :data:`COLUMNS`. For each step (``step``, 0 the start, and ``plan``, the step's
         text): inside a fight its log as :func:`simkit.models.party_replay.replay` gives
         it (round, actor, action, target, the natural d20 with the bonus and the DC it
-        met, the degree, the damage, the target's HP, condition and dying value); then a
+        met, the degree, the damage, the target's HP, condition and dying value), and so
+        inside a rest or a fall the log of each care of PCs it knocked out; then a
         row ``actor="party"`` (``action``: the step's kind; ``note``: the fight's outcome
-        and rounds, the party's HP before and after a rest or a fall, the day's end) and
+        and rounds, the party's HP before and after a rest or a fall and its cares'
+        deaths, the day's end) and
         one ``action="state"`` row a PC: its HP, condition, ``hp_max``, ``wounded``,
         ``hero``, ``slots``, ``heals``, ``pp``, ``pe`` after the step and the party's check
         ``penalty`` (fatigue, R4-03). ``attrs``: the day's ``outcome`` and marks as the run
         counted them (``deaths``, ``step``, ``first_death``, ``dead_mask``, the deaths by
         cause), ``fights`` (each fight's step, outcome, rounds and the party's marks),
-        ``track``, ``seed``, ``n``.
+        ``cares`` (each care's step, PCs knocked out, ``outcome`` over or unresolved,
+        rounds and deaths), ``track``, ``seed``, ``n``.
 
     Raises
     ------

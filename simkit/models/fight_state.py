@@ -22,7 +22,11 @@ import numpy as np
 
 from simkit.core.params import ParamError
 
-__all__ = ["CARRIED", "MAX_FIGHTS", "PER_TRACK", "FightStart", "FightState"]
+__all__ = ["CARRIED", "MAX_FIGHTS", "MIN_CHECK_PENALTY", "PER_TRACK", "FightStart", "FightState"]
+
+#: The lowest check penalty a PC's d20s take (P-10): a start's, and a day's with its fatigue
+#: (R4-03) added, not below it.
+MIN_CHECK_PENALTY = -50
 
 #: The per-PC fields a fight hands on (each (n, P)), in order.
 CARRIED = ("hp", "hp_max", "hero", "slots", "heals", "pp", "wounded", "dead", "pe", "pe_max")
@@ -104,8 +108,8 @@ class FightStart:
         if (arrays["dead"] & (arrays["hp"] != 0)).any():
             raise ParamError("start: a dead PC has hp 0 (R0-15)")
         pen = arrays["check_penalty"]
-        if pen.size and not (-50 <= int(pen.min()) and int(pen.max()) <= 0):
-            raise ParamError("start: check_penalty must be in [-50, 0]")
+        if pen.size and not (MIN_CHECK_PENALTY <= int(pen.min()) and int(pen.max()) <= 0):
+            raise ParamError(f"start: check_penalty must be in [{MIN_CHECK_PENALTY}, 0]")
         fight = arrays["fight"]
         if fight.size and not (0 <= int(fight.min()) and int(fight.max()) < MAX_FIGHTS):
             raise ParamError(f"start: fight must be in [0, {MAX_FIGHTS - 1}]")

@@ -1014,6 +1014,7 @@ class Party(Rules):
         None,
         kind="downed_rule",
         optional=True,
+        seed_neutral=True,  # (a sweep point's seed is the one it had before this parameter)
         help="the PCs' rule at 0 HP: none = the rules set's own track; a custom track "
         "(dnd5e, dnd5e(dc=12;bonus=2), or a track object in Python) in its place "
         "(simkit.models.downed_rule says what a fight needs from it)",
@@ -1078,7 +1079,7 @@ class Party(Rules):
                 )
             if why is not None:
                 raise ParamError(why)
-        if self.engine == "kernel" and self.seed_rules_on and not self.kernel_takes_seed_rules:
+        if self.engine == "kernel" and self.seed_rules_on:
             raise ParamError(
                 "slowed, back_in_fight and temp_hp are played by the fight loop only "
                 "(engine='loop')"
@@ -1309,10 +1310,6 @@ class Party(Rules):
         from simkit.models.party_duel import duel_supported
 
         return not self.seed_rules_on and duel_supported(self)
-
-    #: Whether the kernel may take rules with the seed rules of issue 31 on: a care with no
-    #: fight turns (the day's care after a fall, where none of them arises) may.
-    kernel_takes_seed_rules: ClassVar[bool] = False
 
     @property
     def seed_rules(self) -> dict:

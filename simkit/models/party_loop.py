@@ -31,6 +31,7 @@ from simkit.fight.loop import CARRIED
 from simkit.fight.state import (
     COND,
     DEAD,
+    DYING,
     HEALS,
     HERO,
     HP,
@@ -50,7 +51,7 @@ from simkit.models.fight_state import FightStart
 from simkit.rules.massive_damage import is_massive
 from simkit.rules.pf2e import bestiary
 
-__all__ = ["carry", "init", "packed", "start_fields", "step"]
+__all__ = ["care_ends", "carry", "fight_ends", "init", "packed", "start_fields", "step"]
 
 
 @lru_cache(maxsize=64)
@@ -85,19 +86,25 @@ def _unique(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return values, at.reshape(a.shape)
 
 
-def _starts(rules, start: FightStart) -> np.ndarray:
+def _starts(rules, start: FightStart, knocked: np.ndarray | None = None) -> np.ndarray:
     """(n, P, len(CARRIED)) int32: the PCs' fields of ``start`` in the loop's order (a
     view of a field-by-field array: :func:`simkit.fight.block.run` does not copy it); a
-    dead PC stays dead (R0-15), an alive one at 0 HP begins stable."""
+    dead PC stays dead (R0-15), an alive one at 0 HP begins stable; one ``knocked`` (n, P)
+    (a care's, :func:`care_ends`) is marked ``DYING`` at 0 HP."""
     hp_max = np.asarray(start.hp_max)
     dead = np.asarray(start.dead, dtype=bool)
     hp = np.where(dead, 0, np.asarray(start.hp))
+    if knocked is not None:
+        knocked = np.asarray(knocked, dtype=bool) & ~dead
+        hp = np.where(knocked, 0, hp)
     # what follows from a maximum HP, once per distinct maximum (a block holds few)
     maxima, at = _unique(hp_max)
     maxima = maxima.astype(np.int64)
     cond = np.full(hp.shape, UP, dtype=np.int32)
     cond[hp <= 0] = STABLE
     cond[dead] = DEAD
+    if knocked is not None:
+        cond[knocked] = DYING
     fields = {
         HP: hp,
         HP_MAX: hp_max,
@@ -119,9 +126,10 @@ def _starts(rules, start: FightStart) -> np.ndarray:
     return by_field.transpose(1, 2, 0)
 
 
-def _run(rules, keys: np.ndarray, start: FightStart | None):
+def _run(rules, keys: np.ndarray, start: FightStart | None, knocked: np.ndarray | None = None):
     """The block of ``keys`` played from ``start`` (None: fresh): ``(out, ends)`` of
-    :func:`simkit.fight.block.run`, on the tables of the start's check penalties."""
+    :func:`simkit.fight.block.run`, on the tables of the start's check penalties; with
+    ``knocked`` (n, P), the care of those PCs (:func:`care_ends`)."""
     if start is None:
         return block.run(packed(rules), keys, rules.horizon)
     pens, pen_ix = _unique(start.check_penalty)
@@ -136,7 +144,9 @@ def _run(rules, keys: np.ndarray, start: FightStart | None):
     each_pen = None if len(pens) == 1 else pen_ix
     if fights.size and (fights == fights[:1]).all():
         fights = fights[:1]
-    return block.run(T, keys, rules.horizon, _starts(rules, start), fights, each_pen)
+    starts = _starts(rules, start, knocked)
+    care = knocked is not None
+    return block.run(T, keys, rules.horizon, starts, fights, each_pen, care=care)
 
 
 def init(rules, n: int, rng, start: FightStart | None = None):
@@ -215,7 +225,21 @@ def fight_ends(rules, keys: np.ndarray, start: FightStart | None) -> dict[str, n
     carried fields (HP, hero points, slots, heals, PP, PE, wounded, the dead; each (n, P)),
     ``outcome`` ((n,) int8: won, won with deaths, retreat, defeat, unresolved) and the
     deaths by cause (the party's marks, (n,))."""
-    out, ends = _run(rules, keys, start)
+    return _day_ends(*_run(rules, keys, start))
+
+
+def care_ends(rules, keys: np.ndarray, start: FightStart, knocked: np.ndarray):
+    """A day's care on the loop (AP-7 with no monster): the PCs ``knocked`` (n, P) out
+    outside a fight (a fall, a Treat Wounds critical failure) from ``start``, the lineup's
+    monsters gone before round 1; each knocked-out PC starts dying ``start_dying`` at the
+    recovery DC of ``rules``' first monster (under seed001 agonising; as ``hp=0`` knocks
+    one out), the others as the start holds them (up, stable at 0 HP, dead); the clerics
+    heal and give first aid until no PC is dying. What it hands back is
+    :func:`fight_ends`' (``outcome`` 4: cut at ``max_rounds``)."""
+    return _day_ends(*_run(rules, keys, start, knocked))
+
+
+def _day_ends(out: np.ndarray, ends: np.ndarray) -> dict[str, np.ndarray]:
     res = {
         name: np.ascontiguousarray(ends[:, :, CARRIED.index(f)])
         for name, f in (

@@ -161,11 +161,21 @@ def _check(rules) -> Party:
     return rules
 
 
-def play(rules: Party, key63: int, log: list | None = None, start: dict | None = None) -> dict:
+def play(
+    rules: Party,
+    key63: int,
+    log: list | None = None,
+    start: dict | None = None,
+    knocked=None,
+) -> dict:
     """One track of ``rules`` on the reference from its dice key: the track's dict (its
     outcome, marks and PCs at the end; ``log``, when given, is filled). ``start``: the
     track's start (a :meth:`~simkit.models.fight_state.FightStart.row`, as a day hands a
-    fight its state); None: the party's fresh start."""
+    fight its state); None: the party's fresh start. ``knocked`` (a bool a PC, with a
+    ``start``): a care, as the day plays one for PCs knocked out outside a fight (AP-7
+    with no monster): the monsters gone before round 1, each PC ``knocked`` out then
+    (:func:`~simkit.models.party_ref.ref_knock_out`: dying ``start_dying`` at the recovery
+    DC :attr:`~simkit.models.party.Party.start_dc`)."""
     if not isinstance(rules, Party):
         raise ParamError(f"replay: a party fight only, got model {getattr(rules, 'name', rules)!r}")
     dice = CounterDice(key63)
@@ -174,6 +184,15 @@ def play(rules: Party, key63: int, log: list | None = None, start: dict | None =
     tr = party_ref.new_track(rules, init, start)
     if log is not None:
         tr["log"] = log
+    if knocked is not None:
+        tr["mhp"] = [0] * len(tr["mhp"])
+        tr["area_left"] = [0] * len(tr["area_left"])
+        tr["phase"] = party_ref.WON
+        for k, ko in enumerate(knocked):
+            if ko and tr["pcs"][k]["cond"] != party_ref.DEAD:
+                tr["pcs"][k]["hp"] = 0
+                party_ref.ref_knock_out(rules, tr, k, dc=rules.start_dc, start=rules.start_dying)
+        tr["knockouts"] = 0
     code = party_ref.ref_init(rules, tr)
     step = 0
     while code is None and step < rules.max_rounds:

@@ -47,6 +47,8 @@ __all__ = [
     "fall_dice",
     "twelve_metres",
     "fall_result",
+    "fall_results",
+    "STABLE",
     "fall_cells",
     "fall_table",
     "band_draw",
@@ -59,6 +61,9 @@ FALL_EDGES = (2.0, 4.0, 6.0, 8.0, 10.0, 12.0)
 BAND_KO, BAND_DEAD = 5, 6
 #: Outcome codes of a fall.
 DEAD, KO, STANDING = 0, 1, 2
+#: A code a fall's caller may give the 10-<12 m band (``band_ko``): at 0 HP, stable (R4-07:
+#: not dying, unlike ``KO``, damage that brings the faller to 0 HP).
+STABLE = 3
 #: Equally likely combinations of the most d6s a band rolls (4): one draw in ``0..1295``.
 DICE_WIDTH = 6**4
 _N_BANDS = len(FALL_EDGES) + 1
@@ -150,6 +155,33 @@ def fall_result(
     if massive_damage and damage >= 2 * hp_max:
         return DEAD, damage
     return (KO if max(0, damage - temp_hp) >= hp else STANDING), damage
+
+
+def fall_results(
+    band,
+    roll,
+    *,
+    hp,
+    hp_max,
+    temp_hp=0,
+    massive_damage: bool = False,
+    reading: str = "table",
+    band_ko: int = KO,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`fall_result` over arrays (broadcast together): ``(codes int8, damage int64)``
+    of falls in bands ``band`` whose dice are the packed rolls ``roll`` (``< 1296``; the d6
+    ``i`` is ``roll // 6**i % 6 + 1``, a band rolling ``k`` d6s reads the first ``k``)."""
+    band = np.asarray(band, dtype=np.int64)
+    roll = np.asarray(roll, dtype=np.int64)
+    _, table = fall_table(hp=0, hp_max=0, reading=reading)  # the dice's damage by band
+    damage = table.take(band * DICE_WIDTH + roll)
+    n_dice = np.array([fall_dice(b, reading) for b in range(_N_BANDS)]).take(band)
+    massive = massive_damage & (damage >= 2 * np.asarray(hp_max))
+    knocked = np.maximum(damage - np.asarray(temp_hp), 0) >= np.asarray(hp)
+    code = np.where(massive, DEAD, np.where(knocked, KO, STANDING))
+    code = np.where(n_dice == 0, STANDING, code)
+    code = np.where(band == BAND_KO, band_ko, np.where(band == BAND_DEAD, DEAD, code))
+    return code.astype(np.int8), damage
 
 
 def _dice_totals(k: int) -> np.ndarray:
