@@ -181,7 +181,11 @@ MODEL_IMPORTS_ALLOWED = {
         "simkit.models.day_plan",
         "simkit.models.day_outcomes",
     },
-    "simkit.models.party_ref": {"simkit.models.party", "simkit.models.fight_state"},
+    "simkit.models.party_ref": {
+        "simkit.models.party",
+        "simkit.models.fight_state",
+        "simkit.models.party_ref_seeds",  # the reference's seed rules (issue 31 item 2)
+    },
     # the exact duel on a grid: the chain's size and start (its reference)
     "simkit.models.duel_grid": {"simkit.models.party_duel"},
     "simkit.models.encounter_ref": {"simkit.models.encounter"},

@@ -268,12 +268,17 @@ def test_party_presets_and_ambiguities():
         variants("party", presets=(), ambiguities=["A0-6"])
 
 
+#: The readings of the fights' seed rules (issue 31 item 2): R1-05's A1-3 and A1-12, R1-12's
+#: A1-4; inert at the party's defaults (back_in_fight and con_damage off).
+SEED_RULES = ("A1-3", "A1-4", "A1-12")
+
+
 @pytest.mark.parametrize(
     "rules, ids",
     [
-        ("seed000", ("A0-1", "A0-6", "A1-1", "A1-2", "A1-5", "A1-6")),
-        ("pf2e-core", ("A0-1", "A0-5", "A0-6", "A1-1", "A1-2", "A1-5", "A1-6")),
-        ("seed001", ("A0-1", "A0-2", "A0-3", "A0-4", "A0-5", "A0-6", "A0-7")),
+        ("seed000", ("A0-1", "A0-6", "A1-1", "A1-2", "A1-5", "A1-6", *SEED_RULES)),
+        ("pf2e-core", ("A0-1", "A0-5", "A0-6", "A1-1", "A1-2", "A1-5", "A1-6", *SEED_RULES)),
+        ("seed001", ("A0-1", "A0-2", "A0-3", "A0-4", "A0-5", "A0-6", "A0-7", *SEED_RULES)),
     ],
 )
 def test_the_ambiguities_left_out_are_inert_track_by_track(rules, ids):

@@ -270,6 +270,9 @@ def test_generated_configurations_leave_every_default(count, seed):
     # dying: a designer's track, the loop only: tests/test_downed_rule.py; the rules set's
     # options one by one, none = the rules set's: tests/test_dying_keys.py)
     apart = {"lineups", "engine", "dying", "check", "on_damage", "wounded_rule", "hero_effect"}
+    # the seed rules of issue 31 item 2, the loop only: tests/test_fight_seed_rules.py
+    apart |= {"slowed", "slowed_loses", "temp_hp", "back_in_fight", "enough_pp", "back_again"}
+    apart |= {"con_damage", "ability_reading"}
     every = {f.name for f in dataclasses.fields(Party)} - apart
     assert every == set(OPTIONS) | set(DRAWN_APART), every ^ (set(OPTIONS) | set(DRAWN_APART))
     default = Party()

@@ -197,6 +197,14 @@ READINGS_NEED_NOT: dict[str, tuple[str, Any]] = {
     "A0-6": ("target_downed", "never"),
 }
 
+#: What a fight's (``party``, ``day``) readings of the seed rules of issue 31 need to differ:
+#: an option on (R1-05's A1-3 and A1-12 need ``back_in_fight``, R1-12's A1-4 ``con_damage``).
+FIGHT_READINGS_NEED_ON: dict[str, str] = {
+    "A1-3": "back_in_fight",
+    "A1-12": "back_in_fight",
+    "A1-4": "con_damage",
+}
+
 #: The dying track whose rules an ambiguity is about, by its document (docs/rules.md): the
 #: seed-000 track (A0-x: seed000 and pf2e-core play it) or the seed-001 one (A1-x).
 _TRACK_OF = {"A0": "seed000", "A1": "seed001"}
@@ -239,6 +247,9 @@ def inert_reason(base, ambiguity) -> str | None:
             return f"its readings differ only with {what}; here {has}"
     off_when = READINGS_NEED_NOT.get(ambiguity.id)
     fight = "rules" in base.params()  # (party, day: the encounter keeps every reading)
+    on = FIGHT_READINGS_NEED_ON.get(ambiguity.id)
+    if fight and on is not None and not getattr(base, on, None):
+        return f"its readings differ only with {on} on; here {on}={_reading_label(False)}"
     if fight and off_when is not None and getattr(base, off_when[0], None) == off_when[1]:
         k, v = off_when
         return (

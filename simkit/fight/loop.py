@@ -64,6 +64,7 @@ from simkit.fight.state import (
     SLOTS,
     STABLE,
     STEP,
+    TEMP,
     UP,
     WON,
     WOUNDED,
@@ -123,6 +124,7 @@ def fresh(S, T):
         S[pc(k, PE)] = t.pcn(S, T, k, t.PE0)
         S[pc(k, PE_MAX)] = t.pcn(S, T, k, t.PE0)
         S[pc(k, NIGHT_HP)] = t.pcn(S, T, k, t.NIGHT_HP0)
+        S[pc(k, TEMP)] = t.pcn(S, T, k, t.TEMP0)  # R0-14
         S[pc(k, COND)] = UP
 
 
@@ -191,7 +193,8 @@ def fight_round(S, T):
 @scalar
 def care_round(S, T):
     """AP-7: each conscious cleric heals the first PC at 0 HP (a heal left) or gives first
-    aid to the first dying PC; then every dying PC takes its turn."""
+    aid to the first dying PC; then every dying PC takes its turn (no R1-05 after the
+    fight: it is a way back into one, AP-22)."""
     P = T[t.H_P]
     for c in range(P):
         if t.pcn(S, T, c, t.ROLE) != t.CLERIC or S[pc(c, COND)] != UP:

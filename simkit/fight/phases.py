@@ -13,6 +13,8 @@ from simkit.fight._jit import scalar
 from simkit.fight.dice import below, d20
 from simkit.fight.state import (
     AGONY_T,
+    BACK,
+    CON_DAMAGE,
     COND,
     DC,
     DEAD,
@@ -37,9 +39,12 @@ from simkit.fight.state import (
     NONLETHAL,
     OUTCOME,
     PE,
+    PE_MAX,
     PHASE,
     PP,
+    SLOWED,
     STABLE,
+    TEMP,
     UP,
     WON,
     WOUNDED,
@@ -51,6 +56,8 @@ from simkit.rules.rest import split_damage_ref
 
 __all__ = [
     "DEFEAT",
+    "back_up",
+    "con_hit",
     "RETREAT",
     "VICTORY",
     "VICTORY_DEATHS",
@@ -167,6 +174,8 @@ def dying_to(S, T, k, old, new, knockout):
     if res == t.R_STABLE:
         stabilize(S, T, k)
     elif res == t.R_HERO and t.opt(T, t.HERO_REVIVE):  # R0-10: back at 1 HP, conscious
+        if t.opt(T, t.SLOWED_ON):  # slowed by the dying value it held (R0-04)
+            S[pc(k, SLOWED)] = old
         leave_dying(S, T, k)
         S[pc(k, HERO)] -= 1
         S[HERO_SPENT] += 1
@@ -227,6 +236,8 @@ def knock_out(S, T, k, crit, dc, by, start):
     ``by``: the monster whose turn it is (the PC moves before it, R0-03), -1 for no move;
     ``start``: 0 a fight's knock-out (dying 1), 1 a fight begun at 0 HP (``start_dying``)."""
     S[pc(k, HP)] = 0
+    S[pc(k, SLOWED)] = 0
+    S[pc(k, BACK)] = 0
     S[KNOCKOUTS] += 1
     if by >= 0:
         move_before(S, T, k, by)
@@ -261,6 +272,12 @@ def take_damage(S, T, k, dmg, crit, dc, by):
     if dmg >= S[pc(k, MASSIVE)]:  # R0-13: the hit's whole damage
         kill(S, k, False)
         return
+    if cond == UP and S[pc(k, TEMP)] > 0:  # R0-14: temporary HP first
+        soak = min(S[pc(k, TEMP)], dmg)
+        S[pc(k, TEMP)] -= soak
+        dmg -= soak
+        if dmg == 0:
+            return
     if t.opt(T, t.PE_FIRST):  # A1-5: stamina first; what the PE take does nothing more
         hp = S[pc(k, HP)]
         pe, hp_left, excess = split_damage(dmg, S[pc(k, PE)], hp, "pe_first")
@@ -313,6 +330,8 @@ def heal(S, T, c, k):
     and no longer dying."""
     hp = min(S[pc(k, HP)] + roll(S, T, t.pcn(S, T, c, t.HEAL)), S[pc(k, HP_MAX)])
     if S[pc(k, COND)] != UP and hp >= 1:  # (R1-03 too)
+        if t.opt(T, t.SLOWED_ON):  # slowed by the dying value it held (R0-04)
+            S[pc(k, SLOWED)] = S[pc(k, DYING_V)] if S[pc(k, COND)] == DYING else 0
         leave_dying(S, T, k)
         S[pc(k, COND)] = UP
         S[pc(k, NONLETHAL)] = 0
@@ -347,6 +366,34 @@ def dying_turn(S, T, k):
         return
     old = S[pc(k, DYING_V)]
     dying_to(S, T, k, old, old + t.rec(S, T, k, S[pc(k, DC)], old, d20(S)), 0)
+
+
+@scalar
+def back_up(S, T, k):
+    """R1-05, A1-3: stable PC ``k`` with ``enough_pp`` PP (1 after a nonlethal knock-out)
+    spends 1 PP to be back at 1 HP, conscious; True if it did."""
+    pp = S[pc(k, PP)]
+    if pp >= t.opt(T, t.ENOUGH_PP) or (S[pc(k, NONLETHAL)] and pp >= 1):
+        S[pc(k, PP)] = pp - 1
+        S[pc(k, HP)] = 1
+        S[pc(k, COND)] = UP
+        S[pc(k, NONLETHAL)] = 0
+        S[pc(k, BACK)] = 1
+        return True
+    return False
+
+
+@scalar
+def con_hit(S, T, k):
+    """R1-12 (``con_damage``, seed 001): a monster's strike that hurt PC ``k`` also takes
+    Constitution: its modifier falls (A1-4), and its maximum PE with it (PE kept up to it)."""
+    n = t.opt(T, t.CON_DMG)
+    if n == 0 or S[pc(k, COND)] == DEAD:
+        return
+    S[pc(k, CON_DAMAGE)] += n
+    pe_max = t.con_of(S, T, k) % 65536
+    S[pc(k, PE_MAX)] = pe_max
+    S[pc(k, PE)] = min(S[pc(k, PE)], pe_max)
 
 
 # -- the monsters -------------------------------------------------------------------------

@@ -18,6 +18,9 @@ The loop (:mod:`simkit.fight.loop`) reads and writes one track through its row `
   (perseverance points, R1-01), ``PE``/``PE_MAX`` (stamina points, A1-5), ``AGONY_T``
   (turns agonising since the knock-out, R1-04), ``NONLETHAL`` (down by nonlethal
   damage, R1-11) and ``NIGHT_HP`` (its HP after a night with no hourly result, R1-07);
+  ``TEMP`` (temporary HP, R0-14), ``SLOWED`` (the slowed value its next turn takes,
+  R0-04, R0-10), ``BACK`` (up again by R1-05 since its last knock-out, A1-12) and
+  ``CON_DAMAGE`` (points of Constitution damage taken, R1-12);
 - per monster ``j``, at :func:`mon` ``(P, j, field)``: ``MHP`` (its HP; 0 = dead,
   R0-02), ``AREA_LEFT`` (area effects left, AP-10);
 - the acting order, first to act first, at :func:`order` ``(P, M, a)``: PC ``k`` is ``k``,
@@ -25,7 +28,7 @@ The loop (:mod:`simkit.fight.loop`) reads and writes one track through its row `
   initiative totals' sort keys after it (:func:`init_key`).
 
 :func:`width` is a row's length; 8 bytes a field: a party of four against one boss holds
-752 bytes a track (:func:`bytes_per_track`).
+896 bytes a track (:func:`bytes_per_track`).
 """
 
 from __future__ import annotations
@@ -114,8 +117,12 @@ N_TRK = MARK0 + len(MARKS)
     AGONY_T,
     NONLETHAL,
     NIGHT_HP,
-) = range(17)
-N_PC = 17
+    TEMP,
+    SLOWED,
+    BACK,
+    CON_DAMAGE,
+) = range(21)
+N_PC = 21
 # -- a monster's fields ----------------------------------------------------------------------
 MHP, AREA_LEFT = range(2)
 N_MON = 2

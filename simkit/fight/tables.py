@@ -17,10 +17,9 @@ when it applies:
   (R0-03, R0-09, A0-1, A0-2, A0-6, :mod:`simkit.rules.dying_damage`);
 - ``aid[k, roll - 1]``: PC ``k``'s first aid (R1-02, AP-4, :mod:`simkit.rules.first_aid`);
 - ``agony[k, pp, turn]``: seed 001's agonising turn (R1-01, R1-04,
-  :func:`simkit.rules.perseverance.perseverance_round`); ``hour[k, healer, lethal, con,
-  med]``: an hourly Constitution check (R1-06, R1-08, A1-6,
-  :func:`simkit.rules.hourly.hourly_result`), and the night's hours and HP from
-  :func:`simkit.rules.hourly.wake_up` (R1-07);
+  :func:`simkit.rules.perseverance.perseverance_round`); ``hour`` (an hourly check, R1-06)
+  and ``con`` (Constitution damage, R1-12): :mod:`simkit.fight.tables_con`; the night's
+  hours and HP from :func:`simkit.rules.hourly.wake_up` (R1-07);
 - ``strike_x[deg]``, ``basic_x2[deg]``: a strike's and a basic save's damage multipliers
   (P-03, P-04, :mod:`simkit.rules.strike`); ``pmap``/``mmap``: the multiple attack
   penalties (P-02); the AC of a PC at 0 HP (R0-11) in ``pcn[:, AC_DOWN]``;
@@ -52,8 +51,9 @@ from collections import namedtuple
 import numpy as np
 
 from simkit.core.params import ParamError
+from simkit.fight import tables_con
 from simkit.fight._jit import scalar
-from simkit.fight.state import FIGHT_IX, PEN_IX
+from simkit.fight.state import CON_DAMAGE, FIGHT_IX, PEN_IX, pc
 from simkit.rules import (
     dying_damage,
     dying_systems,
@@ -100,8 +100,9 @@ STRIKER, CLERIC, WIZARD = 0, 1, 2
     COST,
     HEALER,
     NIGHT_HP0,
-) = range(23)
-N_PCN = 23
+    TEMP0,
+) = range(24)
+N_PCN = 24
 # -- monn columns (per monster) -----------------------------------------------------------
 M_HP, M_AC, M_REFLEX, M_PERC, M_ATK, M_RDC, M_SDC, M_DMG, M_AREA, M_USES, M_EDGE = range(11)
 N_MONN = 11
@@ -141,8 +142,16 @@ D_COUNT, D_SIDES, D_BONUS, D_WIDTH, D_OFF = range(5)
     CUSTOM,
     TRK_FACES,
     DEFEAT_OFF,
-) = range(32)
-N_OPT = 32
+    SLOWED_ON,
+    SLOWED_SPARE,
+    BACK_ON,
+    ENOUGH_PP,
+    BACK_AGAIN,
+    CON_DMG,
+    CON_L,
+    CON_CAP,
+) = range(40)
+N_OPT = 40
 LETHAL, DEATH, NONLETHAL = 0, 1, 2
 NEVER, SOMETIMES, ALWAYS = 0, 1, 2
 T_RANDOM, T_WEAKEST, T_FOCUS = 0, 1, 2
@@ -176,9 +185,10 @@ Tables = namedtuple(
         "aid",  # (pens, P, 20) int64
         "tie",  # (P + M,) int64
         "agony",  # (P, PP_CAP + 1, T_CAP + 1) int64: (outcome + 1) * 4096 + PP after the turn
-        "hour",  # (pens, P, N_HEALERS, 2, 20, 20) int64: an hourly result
+        "hour",  # (pens, P, loss, N_HEALERS, 2, 20, 20) int64: an hourly result (tables_con)
         "opt",  # (N_OPT,) int64
         "trk",  # a custom track at 0 HP (``dying``), by check penalty: see _trk
+        "con",  # (P, damage) int64: Constitution damage (R1-12, tables_con)
     ],
 )
 
@@ -309,10 +319,10 @@ def _pc_tables(rules, pen: int, healers, dcs, Vmax: int, opts, dice) -> dict:
             rules.stabilize_cost(k),
             healers.index(p.medicine),
             _night_hp(rules, p.hp),
+            rules.temp_hp_of(k) if hasattr(rules, "temp_hp_of") else 0,  # R0-14
         )
     rec = np.zeros((P, len(dcs), Vmax + 1, 20), dtype=np.int64)
     aid = np.zeros((P, 20), dtype=np.int64)
-    hour = np.zeros((P, len(healers), 2, 20, 20), dtype=np.int64)
     for k, p in enumerate(F.pcs):
         for i, dc in enumerate(dcs):
             for v in range(1, Vmax + 1):
@@ -331,21 +341,7 @@ def _pc_tables(rules, pen: int, healers, dcs, Vmax: int, opts, dice) -> dict:
                 )
                 for r in range(1, 21)
             ]
-        if not rules.seed000:
-            for h, healer in enumerate(healers):
-                for lethal in (0, 1):
-                    for con in range(1, 21):
-                        for med in range(1, 21):
-                            hour[k, h, lethal, con - 1, med - 1] = hourly.hourly_result(
-                                con,
-                                med,
-                                con=p.con,
-                                healer=healer,
-                                check_penalty=pen,
-                                natural=rules.natural,
-                                lethal=bool(lethal),
-                            )
-    return {"pcn": pcn, "rec": rec, "aid": aid, "hour": hour}
+    return {"pcn": pcn, "rec": rec, "aid": aid, "hour": tables_con.hour_table(rules, pen, healers)}
 
 
 def build(rules, pens: tuple[int, ...] | None = None) -> Tables:
@@ -519,6 +515,14 @@ def build(rules, pens: tuple[int, ...] | None = None) -> Tables:
     trk, faces = _trk(rules, pens)
     opt[CUSTOM] = trk is not None
     opt[TRK_FACES] = faces
+    seeds = getattr(rules, "seed_rules", {})  # R0-04, R0-10, R1-05, A1-3, A1-12 (issue 31)
+    opt[SLOWED_ON] = seeds.get("slowed", False)
+    opt[SLOWED_SPARE] = seeds.get("slowed_loses", "spare") == "spare"
+    opt[BACK_ON] = seed001 and seeds.get("back_in_fight", False)
+    opt[ENOUGH_PP], opt[BACK_AGAIN] = seeds.get("enough_pp", 1), seeds.get("back_again", False)
+    con = tables_con.con_table(rules, seeds)  # R1-12, A1-4
+    opt[CON_DMG] = seed001 and seeds.get("con_damage", 0)
+    opt[CON_L], opt[CON_CAP] = by_pen[0]["hour"].shape[1], con.shape[1] - 1
     rows = np.array(dice.rows, dtype=np.int64).reshape(-1, 5)
     sums = np.concatenate(dice.parts) if dice.parts else np.zeros(1, dtype=np.int64)
     return Tables(
@@ -546,6 +550,7 @@ def build(rules, pens: tuple[int, ...] | None = None) -> Tables:
         hour=np.stack([b["hour"] for b in by_pen]),
         opt=opt,
         trk=np.zeros(1, dtype=np.int64) if trk is None else trk,
+        con=con,
     )
 
 
@@ -598,6 +603,7 @@ H_P, H_M, H_V, H_NDC, H_NPEN, H_NFIGHT = range(6)
     O_HOUR,
     O_OPT,
     O_TRK,
+    O_CON,
 ) = range(6, 6 + len(Tables._fields))
 N_HEAD = 6 + len(Tables._fields)
 
@@ -755,8 +761,21 @@ def agony(T, k, pp, turn):
 def hour(S, T, k, healer, lethal, con, med):
     """An hourly check of PC ``k`` (R1-06, R1-08): 0 dead, 1 stays, 2 awake."""
     nh = T[T[O_OPT] + N_HEALERS]
-    pk = S[PEN_IX] * T[H_P] + k
-    return T[T[O_HOUR] + (((pk * nh + healer) * 2 + lethal) * 20 + con - 1) * 20 + med - 1]
+    pkl = (S[PEN_IX] * T[H_P] + k) * T[T[O_OPT] + CON_L] + con_loss(S, T, k)
+    return T[T[O_HOUR] + (((pkl * nh + healer) * 2 + lethal) * 20 + con - 1) * 20 + med - 1]
+
+
+@scalar
+def con_of(S, T, k):
+    """PC ``k``'s Constitution row (R1-12): ``loss * 65536 + max PE`` after its damage."""
+    d = min(S[pc(k, CON_DAMAGE)], T[T[O_OPT] + CON_CAP])
+    return T[T[O_CON] + k * (T[T[O_OPT] + CON_CAP] + 1) + d]
+
+
+@scalar
+def con_loss(S, T, k):
+    """PC ``k``'s Constitution modifier lost to its damage (the hourly table's index)."""
+    return con_of(S, T, k) // 65536
 
 
 @scalar

@@ -7,7 +7,9 @@ from simkit.fight import tables as t
 from simkit.fight._jit import scalar
 from simkit.fight.dice import chance, d20, pick
 from simkit.fight.phases import (
+    back_up,
     check_defeat,
+    con_hit,
     dying_turn,
     fighting,
     first_aid,
@@ -20,13 +22,17 @@ from simkit.fight.phases import (
 )
 from simkit.fight.state import (
     AREA_LEFT,
+    BACK,
     COND,
     DYING,
     HEALS,
     HP,
+    HP_MAX,
     LOW,
     MHP,
+    PP,
     SLOTS,
+    SLOWED,
     STABLE,
     UP,
     mon,
@@ -65,9 +71,9 @@ def pc_target(S, T):
 
 
 @scalar
-def strikes(S, T, k):
-    """Two strikes at the multiple attack penalty (P-02, P-03)."""
-    for a in range(PC_STRIKES):
+def strikes(S, T, k, n):
+    """``n`` strikes (two, or fewer when slowed) at the multiple attack penalty (P-02, P-03)."""
+    for a in range(n):
         if not fighting(S):
             return
         j = pc_target(S, T)
@@ -91,9 +97,12 @@ def spell(S, T, k, j, base):
 
 
 @scalar
-def wizard(S, T, k):
-    """Its area spell at every living monster while a slot is left, else its cantrip (P-05)."""
+def wizard(S, T, k, acts):
+    """Its area spell at every living monster while a slot is left, else its cantrip (P-05);
+    either takes 2 actions (none with fewer, R0-04)."""
     P = T[t.H_P]
+    if acts < 2:
+        return
     if S[pc(k, SLOTS)] > 0:
         S[pc(k, SLOTS)] -= 1
         base = roll(S, T, t.pcn(S, T, k, t.AREA))
@@ -107,9 +116,13 @@ def wizard(S, T, k):
 
 
 @scalar
-def cleric(S, T, c):
+def cleric(S, T, c, acts):
     """AP-5: heal the first PC at 0 HP, else the first conscious one at or below
-    ``heal_below`` of its max HP; else first aid on the first dying PC; else strikes."""
+    ``heal_below`` of its max HP; else first aid on the first dying PC; else strikes. A heal
+    and first aid take 2 actions: with fewer (slowed, R0-04), the strikes it has left."""
+    if acts < 2:
+        strikes(S, T, c, acts)
+        return
     if S[pc(c, HEALS)] > 0:
         k = first_with(S, T, DYING, STABLE)
         if k < 0:
@@ -124,23 +137,55 @@ def cleric(S, T, c):
     if k >= 0:
         first_aid(S, T, c, k)
         return
-    strikes(S, T, c)
+    strikes(S, T, c, acts)
+
+
+@scalar
+def actions(S, T, k):
+    """The modelled actions (strikes; a spell, a heal, first aid take 2) of PC ``k``'s turn:
+    2, less its slowed value (R0-04, R0-10), which takes first the spare third action the
+    fight does not model (``slowed_loses=spare``, AP-21) or a strike at once; the slowed
+    value is spent."""
+    s = S[pc(k, SLOWED)]
+    S[pc(k, SLOWED)] = 0
+    if t.opt(T, t.SLOWED_SPARE):
+        return max(min(PC_STRIKES, 3 - s), 0)
+    return max(PC_STRIKES - s, 0)
 
 
 @scalar
 def pc_turn(S, T, k):
-    """PC ``k``'s turn: dying, its recovery check; conscious, its role's tactic."""
+    """PC ``k``'s turn: dying, its recovery check; conscious, its role's tactic. Under
+    seed 001 with ``back_in_fight`` (R1-05): stable at its turn's start, it gets up at 1 HP
+    for 1 PP and acts; stabilised in its turn, it gets up and acts next turn; up again by
+    R1-05 (``back_again``, A1-12), 1 PP for 1 HP on each later turn while below its max."""
     cond = S[pc(k, COND)]
+    up_now = False
+    if cond == STABLE and t.opt(T, t.BACK_ON):
+        up_now = back_up(S, T, k)
+        cond = S[pc(k, COND)]
     if cond == DYING:
         dying_turn(S, T, k)
+        if S[pc(k, COND)] == STABLE and t.opt(T, t.BACK_ON):
+            back_up(S, T, k)
     elif cond == UP:
+        if (
+            S[pc(k, BACK)]
+            and not up_now
+            and t.opt(T, t.BACK_AGAIN)
+            and S[pc(k, HP)] < S[pc(k, HP_MAX)]
+            and S[pc(k, PP)] >= t.opt(T, t.ENOUGH_PP)
+        ):
+            S[pc(k, PP)] -= 1
+            S[pc(k, HP)] += 1
+        acts = PC_STRIKES if S[pc(k, SLOWED)] == 0 else actions(S, T, k)
         role = t.pcn(S, T, k, t.ROLE)
         if role == t.CLERIC:
-            cleric(S, T, k)
+            cleric(S, T, k, acts)
         elif role == t.WIZARD:
-            wizard(S, T, k)
+            wizard(S, T, k, acts)
         else:
-            strikes(S, T, k)
+            strikes(S, T, k, acts)
 
 
 # -- the monsters -------------------------------------------------------------------------
@@ -212,4 +257,6 @@ def monster_turn(S, T, j):
             if dmg > 0:
                 crit = 1 if d == CRIT_SUCCESS else 0
                 take_damage(S, T, k, dmg, crit, t.monn(S, T, j, t.M_RDC), j)
+                if t.opt(T, t.CON_DMG):
+                    con_hit(S, T, k)  # R1-12
                 check_defeat(S, T)

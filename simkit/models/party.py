@@ -884,6 +884,56 @@ class Party(Rules):
         help="seed001: damage takes the PCs' stamina points (PE) before their HP (pe_first), "
         "or HP only (hp_only: no PE)",
     )
+    slowed: bool = param(
+        False,
+        seed_neutral=True,
+        kind="bool",
+        rule="R0-04",
+        help="seed000: a PC back at 1 HP or more from dying (a heal, a hero point: R0-10) is "
+        "slowed on its next turn by its dying value just before (slowed_loses says which "
+        "actions it loses)",
+    )
+    slowed_loses: str = param(
+        "spare",
+        seed_neutral=True,
+        kind="choice",
+        choices=("spare", "strike"),
+        rule="AP-21",
+        help="the actions slowed takes of a PC's 3: first the spare third one the fight does "
+        "not model (spare), or a strike at once (strike: the third is always spent)",
+    )
+    # (seed_neutral: at their defaults, the seeds of sweeps and threat runs stay as before)
+    temp_hp: int = param(0, seed_neutral=True, **SHARED["temp_hp"][1])
+    back_in_fight: bool = param(False, seed_neutral=True, **SHARED["back_in_fight"][1])
+    enough_pp: int = param(1, seed_neutral=True, **SHARED["enough_pp"][1])
+    con_damage: int = param(
+        0,
+        seed_neutral=True,
+        kind="int",
+        lo=0,
+        hi=20,
+        rule="R1-12",
+        help="seed001: points of Constitution damage each monster strike that hurts a PC "
+        "deals: its modifier falls (ability_reading), its maximum PE with it, and its "
+        "hourly checks take the lower modifier",
+    )
+    ability_reading: str = param(
+        "score",
+        seed_neutral=True,
+        kind="choice",
+        choices=("score", "per_point", "per_two"),
+        rule="A1-4",
+        help="what ability damage does to the modifier: that of the damaged score (score), "
+        "-1 a point (per_point) or -1 per 2 points (per_two)",
+    )
+    back_again: bool = param(
+        False,
+        seed_neutral=True,
+        kind="bool",
+        rule="A1-12",
+        help="seed001 with back_in_fight: a PC up again by R1-05 spends 1 PP for 1 HP on each "
+        "later turn while below its max HP and its PP are enough (false: once a stabilisation)",
+    )
     long_term: bool = shared("long_term")
     checks: int = shared("checks")
     attacks: int = shared("attacks")
@@ -1029,6 +1079,11 @@ class Party(Rules):
                 )
             if why is not None:
                 raise ParamError(why)
+        if self.engine == "kernel" and self.seed_rules_on:
+            raise ParamError(
+                "slowed, back_in_fight and temp_hp are played by the fight loop only "
+                "(engine='loop')"
+            )
         if self.engine == "loop":
             from simkit.fight.tables import supported
 
@@ -1254,7 +1309,36 @@ class Party(Rules):
     def has_exact(self) -> bool:  # type: ignore[override]
         from simkit.models.party_duel import duel_supported
 
-        return duel_supported(self)
+        return not self.seed_rules_on and duel_supported(self)
+
+    @property
+    def seed_rules(self) -> dict:
+        """The seed rules of issue 31 as the fight loop reads them (:mod:`simkit.fight.tables`):
+        slowed after waking (R0-04, R0-10: seed000's own track only), back in the fight
+        (R1-05, A1-3, A1-12: seed001 only), Constitution damage (R1-12, A1-4: seed001 only)."""
+        return {
+            "slowed": self.slowed and self.rules == "seed000" and self.dying is None,
+            "slowed_loses": self.slowed_loses,
+            "back_in_fight": self.back_in_fight and not self.seed000,
+            "enough_pp": self.enough_pp,
+            "back_again": self.back_again,
+            "con_damage": self.con_damage if not self.seed000 else 0,
+            "ability_reading": self.ability_reading,
+        }
+
+    @property
+    def seed_rules_on(self) -> bool:
+        """Whether a seed rule of issue 31 changes this fight (slowed, R1-05, temporary HP):
+        the loop and its reference play them; the kernel and the exact duel do not."""
+        s = self.seed_rules
+        temp = any(self.temp_hp_of(k) for k in range(len(self.fighters.pcs)))
+        return bool(s["slowed"] or s["back_in_fight"] or s["con_damage"] or temp)
+
+    def temp_hp_of(self, k: int) -> int:
+        """PC ``k``'s temporary HP at a fresh start (R0-14): its own (``fighter(temp_hp=5)``)
+        if given, else the party's ``temp_hp``."""
+        own = self.fighters.pcs[k].temp_hp
+        return int(own if own is not None else self.temp_hp)
 
     #: A duel is solved on its grid (:mod:`simkit.models.duel_grid`); ``exact_initial`` /
     #: ``exact_step`` stay as the state-by-state chain the tests hold the grid to.

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
+import simkit.models.party_ref_seeds as seeds
 from simkit.models.party import OUTCOMES, Party
 from simkit.rules import (
     dying_damage,
@@ -142,6 +143,10 @@ def new_track(r: Party, init_rolls, start: dict | None = None) -> dict:
                 "nonlethal": False,
                 "slots": int(start["slots"][k]),
                 "heals": int(start["heals"][k]),
+                "temp": 0 if given else r.temp_hp_of(k),  # R0-14: a fresh start's
+                "slowed": 0,  # R0-04
+                "back": False,  # up by R1-05 since the last knock-out (A1-12)
+                "con_dmg": 0,  # Constitution damage (R1-12)
             }
         )
     order = initiative.initiative_order(  # P-01, AP-1; a PC's roll takes the penalty (P-10)
@@ -352,6 +357,7 @@ class _Fight:
         if res == hero_points.STABLE:
             self.stabilize(k)
         elif res == hero_points.HERO and self.opts["hero_effect"] == "revive":
+            pc["slowed"] = seeds.slowed_on_waking(r, pc)  # R0-04
             self.leave_dying(k)  # R0-10: back at 1 HP, conscious, no longer dying
             pc["hero"] -= 1
             self.tr["hero_spent"] += 1
@@ -369,7 +375,7 @@ class _Fight:
         recovery DC ``dc``; ``by``: the monster whose turn it is (the PC then moves to just
         before it in the order, R0-03, AP-2), None for no move."""
         r, pc = self.r, self.pc(k)
-        pc["hp"] = 0
+        pc.update(hp=0, slowed=0, back=False)
         self.tr["knockouts"] += 1
         if by is not None:
             self.tr["order"] = initiative.move_before(self.tr["order"], k, by)
@@ -402,6 +408,9 @@ class _Fight:
             return
         if massive_damage.is_massive(dmg, pc["hp_max"]):  # R0-13: the hit's whole damage
             self.kill(k)
+            return
+        dmg = seeds.soak(pc, dmg)  # R0-14: temporary HP first
+        if dmg == 0:
             return
         if not r.seed000 and r.pe_damage == "pe_first":  # A1-5: stamina first
             pc["pe"], hp_left, excess = split_damage_ref(dmg, pc["pe"], pc["hp"], r.pe_damage)
@@ -452,6 +461,7 @@ class _Fight:
         amount = dice_value(self.F.pcs[c].heal, self.d[f"heal{c}"])
         hp = min(pc["hp"] + amount, pc["hp_max"])
         if pc["cond"] != UP and hp >= 1:  # back at 1 HP or more: conscious, not dying
+            pc["slowed"] = seeds.slowed_on_waking(self.r, pc)  # R0-04
             self.leave_dying(k)
             pc.update(cond=UP, nonlethal=False)
         pc["hp"] = hp
@@ -538,10 +548,11 @@ class _Fight:
         if not self.living_monsters():
             self.tr["phase"] = WON
 
-    def strikes(self, k):
-        """Two strikes at the multiple attack penalty (P-02, P-03, P-10; AP-6)."""
+    def strikes(self, k, acts=PC_STRIKES):
+        """Two strikes (one an action: ``acts``) at the multiple attack penalty (P-02, P-03,
+        P-10; AP-6)."""
         me = self.F.pcs[k]
-        for a in range(PC_STRIKES):
+        for a in range(min(PC_STRIKES, acts // seeds.COST["strike"])):
             if not self.fighting():
                 return
             j = self.pc_target(k, a)
@@ -574,9 +585,11 @@ class _Fight:
             degree=DEGREES[deg], damage=dmg, hp=self.tr["mhp"][j],
         )  # fmt: skip
 
-    def wizard(self, k):
+    def wizard(self, k, acts):
         """The area spell at every living monster while a slot is left, else the cantrip (P-05)."""
         me, pc = self.F.pcs[k], self.pc(k)
+        if acts < seeds.COST["spell"]:
+            return
         if pc["slots"] > 0:
             pc["slots"] -= 1
             base = dice_value(me.area, self.d[f"area{k}"])
@@ -587,10 +600,10 @@ class _Fight:
         if j is not None:
             self.spell(k, j, dice_value(me.cantrip, self.d[f"cantrip{k}"]))
 
-    def cleric(self, c):
+    def cleric(self, c, acts):
         """AP-5: heal a PC at 0 HP, else a conscious one at or below ``heal_below``; else
-        first aid on a dying PC; else two strikes."""
-        if self.pc(c)["heals"] > 0:
+        first aid on a dying PC; else two strikes (a heal, first aid: 2 actions, R0-04)."""
+        if self.pc(c)["heals"] > 0 and acts >= seeds.COST["heal"]:
             down = self.party(DYING, STABLE)
             low = [
                 q
@@ -601,23 +614,31 @@ class _Fight:
                 self.heal(c, (down or low)[0])
                 return
         dying = self.party(DYING)
-        if dying:
+        if dying and acts >= seeds.COST["first_aid"]:
             self.first_aid(c, dying[0])
             return
-        self.strikes(c)
+        self.strikes(c, acts)
 
     def pc_turn(self, k):
-        cond = self.pc(k)["cond"]
-        if cond == DYING:
+        """Dying, the dying turn (R1-05: stabilised in it, up again for 1 PP); stable, up
+        again for 1 PP (R1-05) and its tactic; up, A1-12's HP, slowed (R0-04), its tactic."""
+        pc, r = self.pc(k), self.r
+        if pc["cond"] == DYING:
             self.dying_turn(k)
-        elif cond == UP:
-            role = self.F.pcs[k].role
-            if role == "cleric":
-                self.cleric(k)
-            elif role == "wizard":
-                self.wizard(k)
-            else:
-                self.strikes(k)
+            seeds.get_up(r, pc)
+            return
+        if not seeds.get_up(r, pc):
+            if pc["cond"] != UP:
+                return
+            seeds.again(r, pc)
+        acts = seeds.actions_left(r, pc)
+        role = self.F.pcs[k].role
+        if role == "cleric":
+            self.cleric(k, acts)
+        elif role == "wizard":
+            self.wizard(k, acts)
+        else:
+            self.strikes(k, acts)
 
     # -- the monsters' turns -------------------------------------------------------------------
     def area_effect(self, j):
@@ -694,6 +715,7 @@ class _Fight:
             )  # fmt: skip
             if dmg > 0:
                 self.take_damage(k, dmg, crit=deg == CRIT_SUCCESS, dc=mo.recovery_dc, by=j)
+                seeds.con_hit(r, self.F.pcs[k], self.pc(k))  # R1-12
                 self.log_state(at, k)
                 self.check_defeat()
 
@@ -744,7 +766,7 @@ class _Fight:
                 hourly.hourly_result(
                     int(self.d["con"][k][h]),
                     int(self.d["med"][k][h]),
-                    con=self.F.pcs[k].con,
+                    con=seeds.con_now(r, self.F.pcs[k], pc),  # (R1-12)
                     healer=healer,
                     check_penalty=self.pen,
                     natural=r.natural,

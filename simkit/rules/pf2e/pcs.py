@@ -284,6 +284,7 @@ class PCStats:
     con: int  # Con modifier (hourly checks, R1-06)
     pp_max: int  # perseverance points (seed 001)
     pe_max: int  # stamina points (seed 001, A1-5): rules.rest.pe_max
+    temp_hp: int | None = None  # temporary HP at a fresh start (R0-14); None: the fight's
 
 
 def _dice(count: int, faces: int, bonus: int) -> str:
@@ -381,6 +382,7 @@ PC_FIELDS: dict[str, overrides.Field] = {
     "con": overrides.Field("int", -5, 10),
     "pp_max": overrides.Field("int", 0, 100),
     "pe_max": overrides.Field("int", 0, 10_000),
+    "temp_hp": overrides.Field("int", 0, 10_000),
 }
 
 

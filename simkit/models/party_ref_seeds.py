@@ -1,0 +1,112 @@
+"""The seed rules of issue 31 in the party fight's scalar reference, from the rule text.
+
+Plain functions on one PC's dict of :mod:`simkit.models.party_ref` (its ``hp``, ``cond``,
+``dying``, ``pp``, ``nonlethal`` and the fields these rules add: ``temp``, ``slowed``,
+``back``), written from ``docs/rules.md`` and not from the fight loop's code:
+
+- R0-04 / R0-10, slowed after waking (``slowed``, seed000's own track): a PC back at 1 HP or
+  more from dying is slowed for a round by the dying value it held; its next turn has 3
+  actions less that value. The fight models 2 of the 3 actions (two strikes, P-02; a
+  spell, a heal or first aid costs 2); AP-21 says which go first: the spare third action
+  (``slowed_loses=spare``) or a strike (``strike``: the spare one is always spent).
+- R1-05 / A1-3 / A1-12, back in the fight (``back_in_fight``, seed001): a stable PC with
+  ``enough_pp`` PP, or knocked out by nonlethal damage with 1 PP, spends 1 PP to be at
+  1 HP, conscious; ``back_again``: 1 PP for 1 HP again on each later turn.
+- R0-14, temporary HP (``temp_hp``): lost first, while the PC is conscious
+  (:func:`simkit.rules.massive_damage.take_damage`).
+- R1-12 / A1-4, Constitution damage (``con_damage``, seed001): each monster strike that
+  hurts a living PC takes that many points of its Constitution score (taken as 10 + 2 x its
+  modifier); the modifier is :func:`simkit.rules.rest.ability_modifier`'s under
+  ``ability_reading``; the maximum PE fall by the level per modifier point lost
+  (:func:`simkit.rules.rest.pe_max`: level x (PE per level + modifier)), the PE with them;
+  the hourly checks (R1-06) take the lowered modifier.
+"""
+
+from __future__ import annotations
+
+from simkit.rules.massive_damage import take_damage
+from simkit.rules.rest import ability_modifier
+
+__all__ = [
+    "ACTIONS",
+    "COST",
+    "actions_left",
+    "again",
+    "con_hit",
+    "con_now",
+    "get_up",
+    "slowed_on_waking",
+    "soak",
+]
+
+#: A PC's actions a turn (PF2e), and what the fight's activities cost of them.
+ACTIONS = 3
+COST = {"strike": 1, "spell": 2, "heal": 2, "first_aid": 2}
+
+
+def slowed_on_waking(r, pc: dict) -> int:
+    """The slowed value PC ``pc`` takes as it wakes at 1 HP or more (R0-04, R0-10): its dying
+    value then, under seed000's own track with ``slowed``; else 0."""
+    if not r.slowed or r.rules != "seed000" or r.dying is not None:
+        return 0
+    return pc["dying"] if pc["cond"] == "dying" else 0
+
+
+def actions_left(r, pc: dict) -> int:
+    """The actions of ``pc``'s turn the fight models (at most 2: two strikes), its slowed
+    value spent (R0-04, AP-21)."""
+    slowed, pc["slowed"] = pc["slowed"], 0
+    left = ACTIONS - slowed
+    if r.slowed_loses == "spare":
+        return max(0, min(left, ACTIONS - 1))  # the unmodelled third action goes first
+    return max(0, left - 1)  # the third is spent anyway: a strike goes first
+
+
+def get_up(r, pc: dict) -> bool:
+    """R1-05 with A1-3: a stable PC with enough PP (any 1 PP after a nonlethal knock-out,
+    R1-11) spends 1 PP: 1 HP, conscious, fighting again. True if it did."""
+    if not (r.back_in_fight and r.rules == "seed001" and pc["cond"] == "stable"):
+        return False
+    enough = 1 if pc["nonlethal"] else r.enough_pp
+    if pc["pp"] < max(enough, 1):
+        return False
+    pc.update(pp=pc["pp"] - 1, hp=1, cond="up", nonlethal=False, back=True)
+    return True
+
+
+def again(r, pc: dict) -> None:
+    """A1-12 ``back_again``: a PC up by R1-05 since its last knock-out, below its max HP,
+    spends 1 PP for 1 HP at its turn (at most 1 HP a turn) while its PP are enough."""
+    if r.back_again and pc["back"] and pc["hp"] < pc["hp_max"] and pc["pp"] >= r.enough_pp:
+        pc.update(pp=pc["pp"] - 1, hp=pc["hp"] + 1)
+
+
+def soak(pc: dict, dmg: int) -> int:
+    """R0-14: a conscious PC's temporary HP take ``dmg`` first; the damage left for its PE
+    and HP."""
+    if pc["cond"] != "up" or pc["temp"] <= 0:
+        return dmg
+    # the rule's own function on a PC of ``dmg`` HP: the HP it loses are the damage left
+    hp_after, pc["temp"] = (int(x) for x in take_damage(dmg, pc["temp"], dmg))
+    return dmg - hp_after
+
+
+def con_now(r, me, pc: dict) -> int:
+    """PC ``pc``'s Constitution modifier after its damage (R1-12, A1-4); ``me``: its
+    numbers (``con``, the modifier before any damage)."""
+    score = 10 + 2 * me.con
+    lost = ability_modifier(score, 0, r.ability_reading) - ability_modifier(
+        score, pc["con_dmg"], r.ability_reading
+    )
+    return me.con - int(lost)
+
+
+def con_hit(r, me, pc: dict) -> None:
+    """R1-12: a monster's strike hurt ``pc``: ``con_damage`` points of Constitution; its
+    maximum PE fall by its level per modifier point lost, its PE kept under them."""
+    if r.rules != "seed001" or not r.con_damage or pc["cond"] == "dead":
+        return
+    pc["con_dmg"] += r.con_damage
+    per_level = r.level * (me.con - con_now(r, me, pc))
+    pc["pe_max"] = max(me.pe_max - per_level, 0)
+    pc["pe"] = min(pc["pe"], pc["pe_max"])
