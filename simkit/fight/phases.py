@@ -154,7 +154,7 @@ def kill(S, k, defeat):
 def leave_dying(S, T, k):
     """PC ``k`` loses the dying condition; its wounded value rises (A0-2; not under a
     custom track, whose state is its own)."""
-    if S[pc(k, COND)] == DYING and not t.opt(T, t.CUSTOM):
+    if S[pc(k, COND)] == DYING and not t.custom(S, T, k):
         S[pc(k, WOUNDED)] = t.wafter(T, S[pc(k, WOUNDED)])
     S[pc(k, DYING_V)] = 0
 
@@ -248,9 +248,9 @@ def knock_out(S, T, k, crit, dc, by, start):
         S[pc(k, COND)] = STABLE
         S[pc(k, DYING_V)] = 0
         S[pc(k, NONLETHAL)] = 1
-    elif t.opt(T, t.CUSTOM):  # a designer's track: its start (issue 31)
+    elif t.custom(S, T, k):  # a designer's track: its start (issue 31; per PC)
         S[pc(k, NONLETHAL)] = 0
-        custom_to(S, T, k, t.trk_start(S, T))
+        custom_to(S, T, k, t.trk_start(S, T, k))
     elif t.opt(T, t.SEED001):  # agonising (R1-01); dead at once with no PP (A1-1)
         S[pc(k, COND)] = DYING
         S[pc(k, AGONY_T)] = 0
@@ -298,8 +298,8 @@ def take_damage(S, T, k, dmg, crit, dc, by):
         return
     elif cond == STABLE:
         knock_out(S, T, k, crit, dc, -1, 0)
-    elif t.opt(T, t.CUSTOM):  # a designer's track: its on_hit
-        custom_to(S, T, k, t.trk_hit(S, T, S[pc(k, DYING_V)], crit))
+    elif t.custom(S, T, k):  # a designer's track: its on_hit
+        custom_to(S, T, k, t.trk_hit(S, T, k, S[pc(k, DYING_V)], crit))
     elif t.opt(T, t.SEED001):  # agonising: the damage changes nothing
         return
     else:  # dying: A0-1, A0-2, A0-6; the higher DC (R0-09)
@@ -331,7 +331,8 @@ def heal(S, T, c, k):
     hp = min(S[pc(k, HP)] + roll(S, T, t.pcn(S, T, c, t.HEAL)), S[pc(k, HP_MAX)])
     if S[pc(k, COND)] != UP and hp >= 1:  # (R1-03 too)
         if t.opt(T, t.SLOWED_ON):  # slowed by the dying value it held (R0-04)
-            S[pc(k, SLOWED)] = S[pc(k, DYING_V)] if S[pc(k, COND)] == DYING else 0
+            held = S[pc(k, COND)] == DYING and not t.custom(S, T, k)  # (not a track's code)
+            S[pc(k, SLOWED)] = S[pc(k, DYING_V)] if held else 0
         leave_dying(S, T, k)
         S[pc(k, COND)] = UP
         S[pc(k, NONLETHAL)] = 0
@@ -352,9 +353,9 @@ def dying_turn(S, T, k):
     """A dying PC's turn: the recovery check (R0-05..R0-07, A0-4), then what the new value
     does (:func:`dying_to`); agonising (seed 001), its perseverance turn (R1-01, R1-04);
     on a custom track, a face of its dice and its transition."""
-    if t.opt(T, t.CUSTOM):
-        face = below(S, t.opt(T, t.TRK_FACES))
-        custom_to(S, T, k, t.trk_turn(S, T, S[pc(k, DYING_V)], face))
+    if t.custom(S, T, k):
+        face = t.trk_face(S, T, k, below(S, t.opt(T, t.TRK_FACES)))
+        custom_to(S, T, k, t.trk_turn(S, T, k, S[pc(k, DYING_V)], face))
         return
     if t.opt(T, t.SEED001):
         S[pc(k, AGONY_T)] += 1

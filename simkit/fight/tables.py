@@ -25,8 +25,8 @@ when it applies:
   penalties (P-02); the AC of a PC at 0 HP (R0-11) in ``pcn[:, AC_DOWN]``;
 - ``tie``: the initiative ties (AP-1, :func:`simkit.rules.initiative.initiative_keys`);
 - ``dice``/``sums``: each dice expression's sums (:func:`simkit.rules.dice.dice_table`);
-- ``trk``: a designer's track at 0 HP in the rules set's place (``dying``, issue 31:
-  :mod:`simkit.models.downed_rule`'s table, by check penalty): the code after a turn with
+- ``trk``: a designer's track at 0 HP in the rules set's place (``dying``, per PC, issue 31:
+  :mod:`simkit.fight.tables_trk`, by check penalty and PC): the code after a turn with
   each face and after a hit, a state's index or ``-1 - effect`` (dead, stable, revived).
 
 The tables that hold a check's bonus (``pcn``, ``rec``, ``aid``, ``hour``) have one block a
@@ -51,7 +51,7 @@ from collections import namedtuple
 import numpy as np
 
 from simkit.core.params import ParamError
-from simkit.fight import tables_con
+from simkit.fight import tables_con, tables_trk
 from simkit.fight._jit import scalar
 from simkit.fight.state import CON_DAMAGE, FIGHT_IX, PEN_IX, pc
 from simkit.rules import (
@@ -512,7 +512,7 @@ def build(rules, pens: tuple[int, ...] | None = None) -> Tables:
     opt[N_HEALERS] = len(healers)
     opt[PICK_P], opt[PICK_M] = _pick_width(P), _pick_width(M)
     opt[NIGHT_HOURS] = hourly.WAKE_HOURS
-    trk, faces = _trk(rules, pens)
+    trk, faces = tables_trk.trk_table(rules, pens)  # per PC (issue 31)
     opt[CUSTOM] = trk is not None
     opt[TRK_FACES] = faces
     seeds = getattr(rules, "seed_rules", {})  # R0-04, R0-10, R1-05, A1-3, A1-12 (issue 31)
@@ -552,28 +552,6 @@ def build(rules, pens: tuple[int, ...] | None = None) -> Tables:
         trk=np.zeros(1, dtype=np.int64) if trk is None else trk,
         con=con,
     )
-
-
-def _trk(rules, pens) -> tuple[np.ndarray | None, int]:
-    """The custom track at 0 HP of ``rules`` (``rules.downed_table(pen)``: None for the
-    rules set's own) as one flat table, and its faces: per check penalty ``p``, at ``4 p``,
-    (unused, start code, offset of next (S, K), offset of hit (S, 2)); then the arrays."""
-    first = rules.downed_table(pens[0]) if getattr(rules, "dying", None) is not None else None
-    if first is None:
-        return None, 0
-    head = np.zeros(4 * len(pens), dtype=np.int64)
-    parts = [head]
-    at = len(head)
-    for p, pen in enumerate(pens):
-        ft = rules.downed_table(pen)
-        head[4 * p + 1] = ft.start
-        head[4 * p + 2] = at
-        parts.append(ft.next.reshape(-1))
-        at += ft.next.size
-        head[4 * p + 3] = at
-        parts.append(ft.hit.reshape(-1))
-        at += ft.hit.size
-    return np.concatenate(parts), len(first.rolls)
 
 
 # -- the packed form the loop reads ----------------------------------------------------------
@@ -779,20 +757,34 @@ def con_loss(S, T, k):
 
 
 @scalar
-def trk_start(S, T):
-    """The code a knock-out enters a custom track at (track ``S``'s check penalty)."""
-    return T[T[O_TRK] + 4 * S[PEN_IX] + 1]
+def custom(S, T, k):
+    """Whether PC ``k`` follows a custom track at 0 HP (its own or the fight's ``dying``)."""
+    if not T[T[O_OPT] + CUSTOM]:
+        return False
+    return T[T[O_TRK] + 4 * (S[PEN_IX] * T[H_P] + k)] > 0
 
 
 @scalar
-def trk_turn(S, T, code, face):
-    """A custom track's code after a turn of state ``code`` with face ``face``."""
-    base = T[O_TRK]
-    return T[base + T[base + 4 * S[PEN_IX] + 2] + code * T[T[O_OPT] + TRK_FACES] + face]
+def trk_face(S, T, k, draw):
+    """PC ``k``'s face of its track from a ``trk`` draw (below ``TRK_FACES``)."""
+    return draw % T[T[O_TRK] + 4 * (S[PEN_IX] * T[H_P] + k)]
 
 
 @scalar
-def trk_hit(S, T, code, crit):
-    """A custom track's code after a hit (``crit`` 1: a critical hit) in state ``code``."""
-    base = T[O_TRK]
-    return T[base + T[base + 4 * S[PEN_IX] + 3] + 2 * code + crit]
+def trk_start(S, T, k):
+    """The code a knock-out enters PC ``k``'s custom track at."""
+    return T[T[O_TRK] + 4 * (S[PEN_IX] * T[H_P] + k) + 1]
+
+
+@scalar
+def trk_turn(S, T, k, code, face):
+    """PC ``k``'s custom track: the code after a turn of state ``code`` with face ``face``."""
+    base, row = T[O_TRK], T[O_TRK] + 4 * (S[PEN_IX] * T[H_P] + k)
+    return T[base + T[row + 2] + code * T[row] + face]
+
+
+@scalar
+def trk_hit(S, T, k, code, crit):
+    """PC ``k``'s custom track: the code after a hit (``crit`` 1: critical) in ``code``."""
+    base, row = T[O_TRK], T[O_TRK] + 4 * (S[PEN_IX] * T[H_P] + k)
+    return T[base + T[row + 3] + 2 * code + crit]

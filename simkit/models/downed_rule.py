@@ -51,6 +51,9 @@ __all__ = [
     "canonical",
     "fight_needs",
     "fight_table",
+    "pc_table",
+    "pc_track",
+    "pc_value",
     "resolve",
     "spec_parts",
     "table_at",
@@ -254,3 +257,58 @@ def canonical(value):
     """A ``dying`` value as the rules keep it (a track object as is, a name as its sorted
     spec text); ValueError (a ParamError for a parameter) when it names no usable track."""
     return _normalise(value)
+
+
+# -- per PC (issue 31 item 1: ``party="fighter(dying=dnd5e),cleric"``) ---------------------
+def pc_value(rules, k: int):
+    """PC ``k``'s rule at 0 HP: its own ``dying`` (``fighter(dying=dnd5e)``), else the
+    fight's (``rules.dying``); None for the rules set's own track."""
+    own = getattr(rules.fighters.pcs[k], "dying", None)
+    return own if own is not None else getattr(rules, "dying", None)
+
+
+def pc_track(rules, k: int):
+    """PC ``k``'s custom track object (:func:`pc_value`, resolved), or None."""
+    return resolve(pc_value(rules, k))
+
+
+def pc_table(rules, k: int, pen: int) -> FightTable | None:
+    """What the fight loop reads of PC ``k``'s track under check penalty ``pen``
+    (:func:`table_at`), or None for the rules set's own track."""
+    return table_at(pc_value(rules, k), pen)
+
+
+def any_custom(rules) -> bool:
+    """Whether some PC of ``rules`` follows a custom track at 0 HP."""
+    return any(pc_value(rules, k) is not None for k in range(len(rules.fighters.pcs)))
+
+
+def faces_width(rules) -> int:
+    """The width of the ``trk`` draw: the least common multiple of the custom tracks'
+    face counts (one track: its count, so a party-wide ``dying`` draws as before); a PC
+    takes the draw modulo its own count (equally likely, as its count divides the width)."""
+    import math
+
+    counts = [
+        len(pc_track(rules, k).faces()[0])
+        for k in range(len(rules.fighters.pcs))
+        if pc_value(rules, k) is not None
+    ]
+    return math.lcm(*counts) if counts else 0
+
+
+def check_pcs(rules) -> str | None:
+    """None when every PC's own track (``fighter(dying=NAME)``) names a custom track a fight
+    can play, else one line saying what is wrong."""
+    for k, p in enumerate(rules.fighters.pcs):
+        own = getattr(p, "dying", None)
+        if own is None:
+            continue
+        try:
+            canonical(own)
+        except (ValueError, ParamError) as exc:
+            return f"party: {p.role}(dying={own}): {exc}"
+        why = fight_needs(resolve(own))
+        if why is not None:
+            return f"party: {p.role}: {why}"
+    return None

@@ -139,7 +139,15 @@ from simkit.core.rows import row_all as _all
 from simkit.core.rows import row_any as _any
 from simkit.core.rows import row_sum as _count
 from simkit.models.downed import DYING, STABLE, UP, Downed
-from simkit.models.downed_rule import EFFECTS, fight_needs, fight_table, resolve
+from simkit.models.downed_rule import (
+    EFFECTS,
+    any_custom,
+    check_pcs,
+    faces_width,
+    fight_needs,
+    fight_table,
+    resolve,
+)
 from simkit.models.dying_keys import OPTION_KEYS
 from simkit.models.fight_state import MAX_FIGHTS, FightStart, FightState
 from simkit.rules import (
@@ -1079,6 +1087,14 @@ class Party(Rules):
                 )
             if why is not None:
                 raise ParamError(why)
+        why = check_pcs(self)  # a PC's own track (``fighter(dying=dnd5e)``, issue 31)
+        if why is None and any_custom(self) and self.dying is None:
+            if self.engine != "loop":
+                why = "a PC's dying=: the kernel (engine='kernel') plays only the rules set's track"
+            elif not self.seed000:
+                why = f"a PC's dying= replaces seed000/pf2e-core's track; rules={self.rules}"
+        if why is not None:
+            raise ParamError(why)
         if self.engine == "kernel" and self.seed_rules_on:
             raise ParamError(
                 "slowed, back_in_fight and temp_hp are played by the fight loop only "
@@ -1309,7 +1325,8 @@ class Party(Rules):
     def has_exact(self) -> bool:  # type: ignore[override]
         from simkit.models.party_duel import duel_supported
 
-        return not self.seed_rules_on and duel_supported(self)
+        own = any(getattr(p, "dying", None) is not None for p in self.fighters.pcs)
+        return not self.seed_rules_on and not own and duel_supported(self)
 
     @property
     def seed_rules(self) -> dict:
@@ -1409,8 +1426,8 @@ class Party(Rules):
                 out.append(("down_tgt", pick_draw(P), (M, A)))
         if self.hourly_on:
             out += [("con", "d20", (P, HOURS)), ("med", "d20", (P, HOURS))]
-        if self.dying is not None:  # a face of the designer's track (the loop only)
-            out.append(("trk", f"below:{len(self.downed_track.faces()[0])}", (P,)))
+        if any_custom(self):  # a face of the designer's tracks (the loop only; per PC)
+            out.append(("trk", f"below:{faces_width(self)}", (P,)))
         return out
 
     @property

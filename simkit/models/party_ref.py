@@ -36,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 import simkit.models.party_ref_seeds as seeds
+from simkit.models.downed_rule import pc_track
 from simkit.models.party import OUTCOMES, Party
 from simkit.rules import (
     dying_damage,
@@ -245,9 +246,11 @@ class _Fight:
         self.F = self.lu.fighters
         self.opts = r.dying_options
         self.pen = tr["check_penalty"]
-        self.track = r.downed_track  # a designer's track at 0 HP (``dying``), or None
-        if self.track is not None and hasattr(self.track, "check_penalty"):  # P-10
-            self.track = self.track.replace(check_penalty=self.track.check_penalty + self.pen)
+        # each PC's designer's track at 0 HP (its own ``dying``, else the fight's), or None
+        self.tracks = [pc_track(r, k) for k in range(len(self.F.pcs))]
+        for k, trk in enumerate(self.tracks):
+            if trk is not None and hasattr(trk, "check_penalty"):  # P-10
+                self.tracks[k] = trk.replace(check_penalty=trk.check_penalty + self.pen)
 
     # -- the log (a replay: ``tr["log"]``, a list, when the track keeps one) -----------------
     def note(self, actor: str, action: str, **row) -> None:
@@ -313,7 +316,7 @@ class _Fight:
         """PC ``k``, dying, loses the dying condition (seed 000 track): its wounded value
         rises by 1 under the wounded rule (A0-2)."""
         pc = self.pc(k)
-        if self.r.seed000 and self.track is None and pc["cond"] == DYING:
+        if self.r.seed000 and self.tracks[k] is None and pc["cond"] == DYING:
             pc["wounded"] = dying_damage.wounded_after_losing(
                 pc["wounded"], self.opts["wounded_rule"]
             )
@@ -327,7 +330,7 @@ class _Fight:
         if not isinstance(value, str):
             pc.update(cond=DYING, trk=value)
             return
-        meaning = (getattr(self.track, "fight_outcomes", None) or {}).get(value, value)
+        meaning = (getattr(self.tracks[k], "fight_outcomes", None) or {}).get(value, value)
         if meaning == "dead":
             self.kill(k)
         elif meaning == "stable":
@@ -383,9 +386,9 @@ class _Fight:
             self.kill(k)
         elif r.trait == "nonlethal":  # R0-02, R0-03, R1-11: unconscious, no dying
             pc.update(cond=STABLE, dying=0, nonlethal=True)
-        elif self.track is not None:  # the designer's track: its start
+        elif self.tracks[k] is not None:  # the PC's designer's track: its start
             pc.update(nonlethal=False)
-            self.track_to(k, self.track.start())
+            self.track_to(k, self.tracks[k].start())
         elif r.seed000:  # R0-03, R0-06, A0-2
             pc.update(dc=dc, nonlethal=False)
             gain = dying_damage.knockout_value(
@@ -429,8 +432,8 @@ class _Fight:
             return
         elif pc["cond"] == STABLE:
             self.knock_out(k, crit=crit, dc=dc, by=None)
-        elif self.track is not None:  # the designer's track: its on_hit
-            self.track_to(k, self.track.on_hit(pc["trk"], bool(crit)))
+        elif self.tracks[k] is not None:  # the PC's designer's track: its on_hit
+            self.track_to(k, self.tracks[k].on_hit(pc["trk"], bool(crit)))
         elif r.seed000:  # dying: A0-1, A0-2, A0-6; the higher DC (R0-09)
             old = pc["dying"]
             new = dying_damage.hit_while_dying(
@@ -491,11 +494,12 @@ class _Fight:
         """The turn of a dying PC: the recovery check (R0-05..R0-07, A0-4) or, agonising,
         the perseverance turn (R1-01, R1-04)."""
         r, pc = self.r, self.pc(k)
-        if self.track is not None:  # the designer's track: a face of its dice
-            rolls = self.track.faces()[0]
-            roll = rolls[int(self.d["trk"][k])]
+        track = self.tracks[k]
+        if track is not None:  # the PC's designer's track: a face of its dice
+            rolls = track.faces()[0]
+            roll = rolls[int(self.d["trk"][k]) % len(rolls)]  # (the draw: below trk_width)
             old = pc["trk"]
-            self.track_to(k, self.track.transition(old, roll))
+            self.track_to(k, track.transition(old, roll))
             self.note(
                 self.name(k), "death save", target=self.name(k), roll=roll,
                 note=f"{old} -> {pc['trk'] if pc['cond'] == DYING else pc['cond']}",

@@ -31,8 +31,9 @@ class Field:
     """One overridable number: ``kind`` ``int`` (in ``[lo, hi]``, ASCII digits:
     :func:`simkit.core.numbers.ascii_int`), ``float`` (in ``[lo, hi]``,
     :func:`simkit.core.numbers.ascii_number`), ``dice`` (an amount of HP, never below 0:
-    :func:`simkit.rules.dice.parse_amount`) or ``bool``; or one of ``names`` (a benchmark
-    of a table, e.g. ``High``, resolved by the owner)."""
+    :func:`simkit.rules.dice.parse_amount`), ``bool``, ``word`` (a name its owner checks,
+    e.g. a track at 0 HP) or ``choice`` (one of ``names`` only); or one of ``names`` (a
+    benchmark of a table, e.g. ``High``, resolved by the owner)."""
 
     kind: str
     lo: float = 0
@@ -56,6 +57,12 @@ class Field:
                 return str(parse_amount(dice))
             except ValueError as exc:
                 raise ValueError(f"{what}: {key}={raw} is not allowed: {exc}") from None
+        if self.kind == "choice":  # one of ``names`` only (matched above)
+            raise ValueError(f"{what}: {key} must be one of {', '.join(self.names)}, got {raw!r}")
+        if self.kind == "word":  # a name, checked by its owner (e.g. a track at 0 HP)
+            if not re.fullmatch(r"[A-Za-z_][\w-]*", raw):
+                raise ValueError(f"{what}: {key} must be a name such as dnd5e, got {raw!r}")
+            return raw
         if self.kind == "bool":
             if raw.lower() in ("true", "1", "yes"):
                 return True

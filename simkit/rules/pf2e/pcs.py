@@ -285,6 +285,13 @@ class PCStats:
     pp_max: int  # perseverance points (seed 001)
     pe_max: int  # stamina points (seed 001, A1-5): rules.rest.pe_max
     temp_hp: int | None = None  # temporary HP at a fresh start (R0-14); None: the fight's
+    # its own rule at 0 HP (issue 31): a custom track's name (``dying``), and the PF2e
+    # options of the seed-000 track (P-13..P-16); None: the fight's
+    dying: str | None = None
+    toughness: bool | None = None
+    diehard: bool | None = None
+    fortune: str | None = None
+    hero_use: str | None = None
 
 
 def _dice(count: int, faces: int, bonus: int) -> str:
@@ -383,6 +390,13 @@ PC_FIELDS: dict[str, overrides.Field] = {
     "pp_max": overrides.Field("int", 0, 100),
     "pe_max": overrides.Field("int", 0, 10_000),
     "temp_hp": overrides.Field("int", 0, 10_000),
+    # the PC's own rule at 0 HP (issue 31): a custom track (the party checks the name) and
+    # the seed-000 track's PF2e options (P-13..P-16)
+    "dying": overrides.Field("word"),
+    "toughness": overrides.Field("bool"),
+    "diehard": overrides.Field("bool"),
+    "fortune": overrides.Field("choice", names=("none", "fortune", "misfortune")),
+    "hero_use": overrides.Field("choice", names=("recover", "reroll")),
 }
 
 
