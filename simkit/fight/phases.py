@@ -170,7 +170,7 @@ def stabilize(S, T, k):
 def dying_to(S, T, k, old, new, knockout):
     """Dying of PC ``k`` goes from ``old`` to ``new``: stable (R0-08), a hero point (R0-10,
     A0-3, A0-7), dead (R0-04) or dying ``new``, as :func:`simkit.rules.hero_points.rise`."""
-    res = t.rise(T, 1 if S[pc(k, HERO)] > 0 else 0, knockout, old, new)
+    res = t.rise(T, k, 1 if S[pc(k, HERO)] > 0 else 0, knockout, old, new)
     if res == t.R_STABLE:
         stabilize(S, T, k)
     elif res == t.R_HERO and t.opt(T, t.HERO_REVIVE):  # R0-10: back at 1 HP, conscious
@@ -350,8 +350,9 @@ def first_aid(S, T, c, k):
 
 @scalar
 def dying_turn(S, T, k):
-    """A dying PC's turn: the recovery check (R0-05..R0-07, A0-4), then what the new value
-    does (:func:`dying_to`); agonising (seed 001), its perseverance turn (R1-01, R1-04);
+    """A dying PC's turn: the recovery check (R0-05..R0-07, A0-4; P-13..P-16: its second
+    d20 kept higher or lower, a hero point's reroll), then what the new value does
+    (:func:`dying_to`); agonising (seed 001), its perseverance turn (R1-01, R1-04);
     on a custom track, a face of its dice and its transition."""
     if t.custom(S, T, k):
         face = t.trk_face(S, T, k, below(S, t.opt(T, t.TRK_FACES)))
@@ -366,7 +367,15 @@ def dying_turn(S, T, k):
             kill(S, k, False)
         return
     old = S[pc(k, DYING_V)]
-    dying_to(S, T, k, old, old + t.rec(S, T, k, S[pc(k, DC)], old, d20(S)), 0)
+    roll = d20(S)
+    roll2 = d20(S) if t.pf2(T, k, 0) else 0  # P-15, P-16: a second d20
+    kept = t.pf2(T, k, 2 + 20 * (roll - 1) + roll2 - 1) if roll2 else roll
+    delta = t.rec(S, T, k, S[pc(k, DC)], old, kept)
+    if t.pf2(T, k, 1) and S[pc(k, HERO)] > 0 and delta > 0:  # P-16: the reroll stands
+        delta = t.rec(S, T, k, S[pc(k, DC)], old, roll2)
+        S[pc(k, HERO)] -= 1
+        S[HERO_SPENT] += 1
+    dying_to(S, T, k, old, old + delta, 0)
 
 
 @scalar

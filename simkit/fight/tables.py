@@ -51,9 +51,10 @@ from collections import namedtuple
 import numpy as np
 
 from simkit.core.params import ParamError
-from simkit.fight import tables_con, tables_trk
+from simkit.fight import tables_con, tables_pf2e, tables_trk
 from simkit.fight._jit import scalar
 from simkit.fight.state import CON_DAMAGE, FIGHT_IX, PEN_IX, pc
+from simkit.fight.tables_pf2e import N_PF2
 from simkit.rules import (
     dying_damage,
     dying_systems,
@@ -178,7 +179,7 @@ Tables = namedtuple(
         "basic_x2",  # (4,) int64
         "rec",  # (pens, P, n_dc, V + 1, 20) int64
         "dc_index",  # (max DC + 1,) int64: a DC's index in rec
-        "rise",  # (2, 2, V + 1, V + 1) int64
+        "rise",  # (P, 2, 2, V + 1, V + 1) int64: per PC (tables_pf2e)
         "ko",  # (2, 2, V + 1) int64: [a fight's knock-out / hp=0's start_dying, crit, wounded]
         "hit",  # (V + 1, 2, V + 1) int64
         "wafter",  # (V + 1,) int64
@@ -189,6 +190,7 @@ Tables = namedtuple(
         "opt",  # (N_OPT,) int64
         "trk",  # a custom track at 0 HP (``dying``), by check penalty: see _trk
         "con",  # (P, damage) int64: Constitution damage (R1-12, tables_con)
+        "pf2",  # (P, N_PF2) int64: PF2e's options per PC (P-15, P-16, tables_pf2e)
     ],
 )
 
@@ -322,13 +324,14 @@ def _pc_tables(rules, pen: int, healers, dcs, Vmax: int, opts, dice) -> dict:
             rules.temp_hp_of(k) if hasattr(rules, "temp_hp_of") else 0,  # R0-14
         )
     rec = np.zeros((P, len(dcs), Vmax + 1, 20), dtype=np.int64)
+    tough = [bool(tables_pf2e.options(rules, k)["toughness"]) for k in range(P)]  # P-13
     aid = np.zeros((P, 20), dtype=np.int64)
     for k, p in enumerate(F.pcs):
         for i, dc in enumerate(dcs):
             for v in range(1, Vmax + 1):
                 for r in range(1, 21):
                     rec[k, i, v, r - 1] = recovery_check.recovery_delta(
-                        r, v, check=opts["check"], bonus=p.fort + pen, dc=dc
+                        r, v, check=opts["check"], bonus=p.fort + pen, dc=dc, toughness=tough[k]
                     )
         if p.medicine is not None:
             aid[k] = [
@@ -395,7 +398,8 @@ def build(rules, pens: tuple[int, ...] | None = None) -> Tables:
     )
     # dying values: clamped at V, past death and past the hero point's threshold
     thr = rules.threshold
-    Vmax = max(rules.death_at, thr or 0, rules.start_dying) + 4
+    diehard = any(tables_pf2e.options(rules, k)["diehard"] for k in range(P))  # P-14
+    Vmax = max(rules.death_at + int(diehard), thr or 0, rules.start_dying) + 4
     dcs = sorted(
         {int(mo.recovery_dc) for fr in fights for mo in fr.fighters.monsters}
         | {int(mo.spell_dc) for fr in fights for mo in fr.fighters.monsters}
@@ -405,19 +409,7 @@ def build(rules, pens: tuple[int, ...] | None = None) -> Tables:
     for i, dc in enumerate(dcs):
         dc_index[dc] = i
     by_pen = [_pc_tables(rules, pen, healers, dcs, Vmax, opts, dice) for pen in pens]
-    rise = np.zeros((2, 2, Vmax + 1, Vmax + 1), dtype=np.int64)
-    for held in (0, 1):
-        for knockout in (0, 1):
-            for old in range(Vmax + 1):
-                for new in range(Vmax + 1):
-                    rise[held, knockout, old, new] = hero_points.rise(
-                        old,
-                        new,
-                        threshold=thr if held else None,
-                        death_at=rules.death_at,
-                        knockout=bool(knockout),
-                        hero_knockout=rules.hero_knockout,
-                    )
+    rise = tables_pf2e.rise_table(rules, Vmax)  # per PC (P-14, P-16)
     wr = bool(opts["wounded_rule"])
     ko = np.array(
         [
@@ -551,6 +543,7 @@ def build(rules, pens: tuple[int, ...] | None = None) -> Tables:
         opt=opt,
         trk=np.zeros(1, dtype=np.int64) if trk is None else trk,
         con=con,
+        pf2=tables_pf2e.pf2_table(rules),
     )
 
 
@@ -582,6 +575,7 @@ H_P, H_M, H_V, H_NDC, H_NPEN, H_NFIGHT = range(6)
     O_OPT,
     O_TRK,
     O_CON,
+    O_PF2,
 ) = range(6, 6 + len(Tables._fields))
 N_HEAD = 6 + len(Tables._fields)
 
@@ -687,11 +681,18 @@ def rec(S, T, k, dc, dying, natural):
 
 
 @scalar
-def rise(T, held, knockout, old, new):
-    """What dying going from ``old`` to ``new`` does (R_STABLE, R_HERO, R_DEAD, R_CARRY)."""
+def rise(T, k, held, knockout, old, new):
+    """What PC ``k``'s dying going from ``old`` to ``new`` does (R_STABLE, R_HERO, R_DEAD,
+    R_CARRY), at its own death value and hero threshold (P-14, P-16)."""
     v = T[H_V]
-    at = ((held * 2 + knockout) * (v + 1) + min(old, v)) * (v + 1) + min(max(new, 0), v)
+    at = (((k * 2 + held) * 2 + knockout) * (v + 1) + min(old, v)) * (v + 1) + min(max(new, 0), v)
     return T[T[O_RISE] + at]
+
+
+@scalar
+def pf2(T, k, f):
+    """PC ``k``'s PF2e option entry ``f`` (0 two d20s, 1 rerolls, 2 + i the kept d20s)."""
+    return T[T[O_PF2] + k * N_PF2 + f]
 
 
 @scalar

@@ -52,6 +52,7 @@ __all__ = [
     "fight_needs",
     "fight_table",
     "pc_table",
+    "pf2e_of",
     "pc_track",
     "pc_value",
     "resolve",
@@ -311,4 +312,65 @@ def check_pcs(rules) -> str | None:
         why = fight_needs(resolve(own))
         if why is not None:
             return f"party: {p.role}: {why}"
+    return None
+
+
+# -- the seed-000 track's PF2e options per PC (issue 31 item 4; P-13..P-16) ---------------
+#: Each option and its value when neither the PC nor the fight gives one (the dying model's
+#: defaults, :class:`simkit.models.dying.Dying`).
+PF2E_DEFAULTS = {"toughness": False, "diehard": False, "fortune": "none", "hero_use": "recover"}
+
+
+def pf2e_of(rules, k: int) -> dict:
+    """PC ``k``'s PF2e options on the seed-000/pf2e-core track: its own
+    (``fighter(toughness=true)``), else the fight's, else :data:`PF2E_DEFAULTS`; with
+    ``death_at`` (1 more with Diehard, P-14), ``threshold`` (the hero point's, A0-3: None
+    when the points reroll, P-16), ``rerolls`` (P-16 with a point to spend) and ``two``
+    (whether its recovery check draws a second d20: P-15 or P-16)."""
+    from simkit.rules.hero_points import hero_threshold
+
+    p = rules.fighters.pcs[k]
+    out: dict[str, Any] = {}
+    for name, default in PF2E_DEFAULTS.items():
+        own = getattr(p, name, None)
+        out[name] = own if own is not None else getattr(rules, name, default)
+    points = int(getattr(rules, "hero_points", 0))
+    out["rerolls"] = out["hero_use"] == "reroll" and points > 0
+    out["death_at"] = int(rules.death_at) + int(bool(out["diehard"]))
+    if out["rerolls"]:
+        out["threshold"] = None
+    elif not out["diehard"]:
+        out["threshold"] = rules.threshold  # (the fight's own: no default number moves)
+    else:
+        out["threshold"] = hero_threshold(rules.hero_policy, points, out["death_at"])
+    out["two"] = out["fortune"] != "none" or out["rerolls"]
+    return out
+
+
+def pf2e_on(rules) -> bool:
+    """Whether some PC plays a PF2e option other than the default (P-13..P-16)."""
+    return any(
+        pf2e_of(rules, k)[name] != default
+        for k in range(len(rules.fighters.pcs))
+        for name, default in PF2E_DEFAULTS.items()
+    )
+
+
+def check_pf2e(rules) -> str | None:
+    """None when every PC's PF2e options can be played, else one line saying why not."""
+    for k, p in enumerate(rules.fighters.pcs):
+        o = pf2e_of(rules, k)
+        if o["hero_use"] == "reroll" and o["fortune"] != "none":
+            return (
+                f"{p.role}: hero_use=reroll and fortune={o['fortune']} cannot combine: a hero "
+                "point's reroll is itself a fortune effect (P-15, P-16)"
+            )
+    if pf2e_on(rules):
+        if not rules.seed000:
+            return (
+                f"toughness, diehard, fortune and hero_use are options of the seed000/"
+                f"pf2e-core track; rules={rules.rules} plays agonising (R1-01)"
+            )
+        if getattr(rules, "engine", "loop") != "loop":
+            return "toughness, diehard, fortune, hero_use: the fight loop only (engine='loop')"
     return None

@@ -143,9 +143,12 @@ from simkit.models.downed_rule import (
     EFFECTS,
     any_custom,
     check_pcs,
+    check_pf2e,
     faces_width,
     fight_needs,
     fight_table,
+    pf2e_of,
+    pf2e_on,
     resolve,
 )
 from simkit.models.dying_keys import OPTION_KEYS
@@ -910,6 +913,38 @@ class Party(Rules):
         help="the actions slowed takes of a PC's 3: first the spare third one the fight does "
         "not model (spare), or a strike at once (strike: the third is always spent)",
     )
+    # PF2e's options on the seed-000/pf2e-core track (P-13..P-16, issue 31), as the dying
+    # model's; per PC too (``fighter(toughness=true)``: :func:`downed_rule.pf2e_of`)
+    toughness: bool = param(
+        False,
+        kind="bool",
+        rule="P-13",
+        seed_neutral=True,
+        help="PF2e Toughness: recovery DC 1 lower (flat check DC 9 + dying)",
+    )
+    diehard: bool = param(
+        False,
+        kind="bool",
+        rule="P-14",
+        seed_neutral=True,
+        help="PF2e Diehard: the dying value that kills is 1 higher",
+    )
+    fortune: str = param(
+        "none",
+        kind="choice",
+        choices=("none", "fortune", "misfortune"),
+        rule="P-15",
+        seed_neutral=True,
+        help="recovery check rolled twice keeping the higher/lower d20",
+    )
+    hero_use: str = param(
+        "recover",
+        kind="choice",
+        choices=("recover", "reroll"),
+        rule="P-16",
+        seed_neutral=True,
+        help="hero points: recover (R0-10) or reroll a failed recovery check",
+    )
     # (seed_neutral: at their defaults, the seeds of sweeps and threat runs stay as before)
     temp_hp: int = param(0, seed_neutral=True, **SHARED["temp_hp"][1])
     back_in_fight: bool = param(False, seed_neutral=True, **SHARED["back_in_fight"][1])
@@ -1093,6 +1128,7 @@ class Party(Rules):
                 why = "a PC's dying=: the kernel (engine='kernel') plays only the rules set's track"
             elif not self.seed000:
                 why = f"a PC's dying= replaces seed000/pf2e-core's track; rules={self.rules}"
+        why = why or check_pf2e(self)  # PF2e's options per PC (P-13..P-16)
         if why is not None:
             raise ParamError(why)
         if self.engine == "kernel" and self.seed_rules_on:
@@ -1326,6 +1362,7 @@ class Party(Rules):
         from simkit.models.party_duel import duel_supported
 
         own = any(getattr(p, "dying", None) is not None for p in self.fighters.pcs)
+        own = own or pf2e_on(self)  # (the exact duel plays neither yet)
         return not self.seed_rules_on and not own and duel_supported(self)
 
     @property
@@ -1426,6 +1463,8 @@ class Party(Rules):
                 out.append(("down_tgt", pick_draw(P), (M, A)))
         if self.hourly_on:
             out += [("con", "d20", (P, HOURS)), ("med", "d20", (P, HOURS))]
+        if any(pf2e_of(self, k)["two"] for k in range(P)):  # P-15, P-16 (the loop only)
+            out.append(("check2", "d20", (P,)))
         if any_custom(self):  # a face of the designer's tracks (the loop only; per PC)
             out.append(("trk", f"below:{faces_width(self)}", (P,)))
         return out

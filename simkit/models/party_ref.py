@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 import simkit.models.party_ref_seeds as seeds
-from simkit.models.downed_rule import pc_track
+from simkit.models.downed_rule import pc_track, pf2e_of
 from simkit.models.party import OUTCOMES, Party
 from simkit.rules import (
     dying_damage,
@@ -349,11 +349,12 @@ class _Fight:
         stable at 0 (R0-08), a hero point spent (R0-10, A0-3, A0-7), dead at ``death_at``
         (R0-04), else dying ``new``."""
         r, pc = self.r, self.pc(k)
+        o = pf2e_of(r, k)  # its own death value and hero threshold (P-14, P-16)
         res = hero_points.rise(
             old,
             new,
-            threshold=r.threshold if pc["hero"] > 0 else None,
-            death_at=r.death_at,
+            threshold=o["threshold"] if pc["hero"] > 0 else None,
+            death_at=o["death_at"],
             knockout=knockout,
             hero_knockout=r.hero_knockout,
         )
@@ -507,15 +508,22 @@ class _Fight:
             )  # fmt: skip
             return
         if r.seed000:
-            old = pc["dying"]
+            old, o = pc["dying"], pf2e_of(r, k)
             roll = int(self.d["check"][k])
-            delta = recovery_check.recovery_delta(
-                roll,
-                old,
+            roll2 = int(self.d["check2"][k]) if o["two"] else None  # P-15, P-16
+            kw = dict(
                 check=self.opts["check"],
                 bonus=self.F.pcs[k].fort + self.pen,
                 dc=pc["dc"],
+                toughness=o["toughness"],  # P-13
             )
+            delta = recovery_check.recovery_delta(
+                recovery_check.kept_roll(roll, roll2, o["fortune"]), old, **kw
+            )
+            if o["rerolls"] and pc["hero"] > 0 and delta > 0:  # P-16: the reroll stands
+                delta = recovery_check.recovery_delta(roll2, old, **kw)
+                pc["hero"] -= 1
+                self.tr["hero_spent"] += 1
             self.dying_to(k, old, old + delta, knockout=False)
             self.note(
                 self.name(k), "recovery check", target=self.name(k), roll=roll,
