@@ -122,3 +122,32 @@ def test_what_cannot_be_played_is_refused_in_one_line(kw, words):
 def test_an_option_is_not_an_exact_duel():
     assert Party(party="fighter", level=1).has_exact
     assert not Party(party="fighter(toughness=true)", level=1).has_exact
+
+
+def test_the_day_takes_each_pcs_rule_on_its_fights_and_cares():
+    """A PC's own track and PF2e options in the day: its fights and cares on the loop, held
+    to the day's reference track by track."""
+    from test_day_ref import loop_vs_ref
+
+    from simkit.models import make_model
+
+    for kw in (
+        dict(plan="severe, fall(9), short_rest, fall(uniform:2-12), severe", level=5,
+             party="fighter(dying=dnd5e),rogue(diehard=true;fortune=fortune),"
+             "cleric(toughness=true),wizard"),
+        dict(plan="severe, short_rest, fall(9), long_rest, fall(13, one)", level=6,
+             rules="pf2e-core", party="cleric,fighter(hero_use=reroll),rogue(dying=dnd5e)",
+             rest_when=0.7),
+    ):  # fmt: skip
+        day = make_model("day", **kw)
+        assert sum(loop_vs_ref(day, 60, 3).values()) == 60
+        assert not day.has_exact
+
+
+def test_the_command_line_takes_them(capsys):
+    from simkit.cli.main import main
+
+    args = ["run", "party", "--set", "toughness=true", "--set", "fortune=fortune",
+            "--set", "party=fighter(dying=dnd5e;diehard=true),cleric", "-n", "2000"]  # fmt: skip
+    assert main(args) == 0
+    assert "victory" in capsys.readouterr().out
