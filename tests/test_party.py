@@ -273,6 +273,8 @@ def test_generated_configurations_leave_every_default(count, seed):
     # the seed rules of issue 31 item 2, the loop only: tests/test_fight_seed_rules.py
     apart |= {"slowed", "slowed_loses", "temp_hp", "back_in_fight", "enough_pp", "back_again"}
     apart |= {"con_damage", "ability_reading"}
+    # PF2e's dying options (issue 31 item 4), the loop only: tests/test_fight_pf2e_options.py
+    apart |= {"toughness", "diehard", "fortune", "hero_use"}
     every = {f.name for f in dataclasses.fields(Party)} - apart
     assert every == set(OPTIONS) | set(DRAWN_APART), every ^ (set(OPTIONS) | set(DRAWN_APART))
     default = Party()

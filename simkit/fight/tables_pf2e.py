@@ -29,10 +29,22 @@ N_PF2 = 2 + 400
 
 
 def options(rules, k: int) -> dict:
-    """PC ``k``'s PF2e options (:func:`simkit.models.downed_rule.pf2e_of`)."""
-    from simkit.models.downed_rule import pf2e_of
-
-    return pf2e_of(rules, k)
+    """PC ``k``'s PF2e options (``rules.pf2e_of(k)``:
+    :func:`simkit.models.downed_rule.pf2e_of`); a rules object without them (a one-PC
+    shim's) plays none."""
+    own = getattr(rules, "pf2e_of", None)
+    if own is not None:
+        return own(k)
+    return dict(
+        toughness=False,
+        diehard=False,
+        fortune="none",
+        hero_use="recover",
+        rerolls=False,
+        two=False,
+        death_at=rules.death_at,
+        threshold=rules.threshold,
+    )
 
 
 def rise_table(rules, Vmax: int) -> np.ndarray:

@@ -18,28 +18,33 @@ import numpy as np
 __all__ = ["trk_table"]
 
 
+def _table(rules, k: int, pen: int):
+    """PC ``k``'s track as the loop reads it, or None: the rules' own reader per PC
+    (``pc_downed_table``: :class:`~simkit.models.party.Party`), else the fight's
+    (``downed_table``: one track for every PC, a one-PC shim's)."""
+    per_pc = getattr(rules, "pc_downed_table", None)
+    if per_pc is not None:
+        return per_pc(k, pen)
+    return rules.downed_table(pen) if getattr(rules, "dying", None) is not None else None
+
+
 def trk_table(rules, pens) -> tuple[np.ndarray | None, int]:
     """The custom tracks of ``rules``' PCs as one flat table (None when no PC has one), and
-    the width of the ``trk`` draw (:func:`simkit.models.downed_rule.faces_width`)."""
-    from simkit.models.downed_rule import pc_value, table_at
-
+    the width of the ``trk`` draw: the least common multiple of their face counts (one
+    track: its count), each PC taking the draw modulo its own count."""
     P = len(rules.fighters.pcs)
-    values = [pc_value(rules, k) for k in range(P)]
-    if all(v is None for v in values):
-        return None, 0
-    own = getattr(rules, "downed_table", None)  # the fight's (a shim's) own reader
     head = np.zeros(4 * len(pens) * P, dtype=np.int64)
     parts, at, widths = [head], len(head), []
     for p, pen in enumerate(pens):
-        for k, value in enumerate(values):
-            if value is None:
+        for k in range(P):
+            ft = _table(rules, k, pen)
+            if ft is None:
                 continue
-            shared = value is getattr(rules, "dying", None) and own is not None
-            ft = own(pen) if shared and own is not None else table_at(value, pen)
-            assert ft is not None  # (value is not None)
             row = 4 * (p * P + k)
             head[row : row + 4] = (len(ft.rolls), ft.start, at, at + ft.next.size)
             parts += [ft.next.reshape(-1), ft.hit.reshape(-1)]
             at += ft.next.size + ft.hit.size
             widths.append(len(ft.rolls))
+    if not widths:
+        return None, 0
     return np.concatenate(parts), int(np.lcm.reduce(widths))

@@ -65,7 +65,6 @@ from simkit.rules.parameters import shared
 from simkit.rules.pf2e import levels
 from simkit.rules.pf2e.levels import monster_high_dc
 from simkit.rules.recovery_check import (
-    FORTUNE,
     MARGIN_HI,
     MARGIN_LO,
     check_margin,
@@ -199,7 +198,7 @@ class Dying(Rules):
     time_unit: ClassVar[str] = "rounds"
     outcomes: ClassVar[tuple[str, ...]] = ("stable", "dead", "revived")
     rule_ids: ClassVar[str] = "R0-03..R0-10, R0-13; A0-1..A0-8; P-13..P-16"
-    headline_params: ClassVar[tuple[str, ...]] = ('save_bonus', 'dc', 'hit_chance', 'hero_points')
+    headline_params: ClassVar[tuple[str, ...]] = ("save_bonus", "dc", "hit_chance", "hero_points")
     active_label: ClassVar[str] = "still dying"
     presets: ClassVar[dict[str, dict[str, Any]]] = {"seed": {}, "pf2e-core": PF2E_CORE}
     ambiguities: ClassVar[tuple[Ambiguity, ...]] = AMBIGUITIES
@@ -281,38 +280,11 @@ class Dying(Rules):
         help="the dying value the recovery DC adds: the current one at each check, or the "
         "one at the knock-out (the DC fixed whole then)",
     )
-    toughness: bool = param(
-        False,
-        kind="bool",
-        rule="P-13",
-        seed_neutral=True,
-        help="PF2e Toughness: the recovery DC is 1 lower (flat check DC 9 + dying)",
-    )
-    diehard: bool = param(
-        False,
-        kind="bool",
-        rule="P-14",
-        seed_neutral=True,
-        help="PF2e Diehard: the dying value that kills is 1 higher (dying 5 with death_at=4)",
-    )
-    fortune: str = param(
-        "none",
-        kind="choice",
-        choices=FORTUNE,
-        rule="P-15",
-        seed_neutral=True,
-        help="recovery check rolled once, or twice keeping the higher (fortune) or the "
-        "lower (misfortune) d20",
-    )
-    hero_use: str = param(
-        "recover",
-        kind="choice",
-        choices=HERO_USE,
-        rule="P-16",
-        seed_neutral=True,
-        help="hero points: recover (R0-10 as hero_policy / hero_effect say) or reroll (one "
-        "point rerolls a failed recovery check, the second result kept)",
-    )
+    # PF2e's options (P-13..P-16), declared once for the dying model and the fights
+    toughness: bool = shared("toughness")
+    diehard: bool = shared("diehard")
+    fortune: str = shared("fortune")
+    hero_use: str = shared("hero_use")
 
     @classmethod
     def typical_character(cls, level: int) -> dict[str, Any]:

@@ -147,9 +147,13 @@ from simkit.models.downed_rule import (
     faces_width,
     fight_needs,
     fight_table,
-    pf2e_of,
+    pc_table,
+    pc_track,
     pf2e_on,
     resolve,
+)
+from simkit.models.downed_rule import (
+    pf2e_of as _pf2e_of,
 )
 from simkit.models.dying_keys import OPTION_KEYS
 from simkit.models.fight_state import MAX_FIGHTS, FightStart, FightState
@@ -915,36 +919,10 @@ class Party(Rules):
     )
     # PF2e's options on the seed-000/pf2e-core track (P-13..P-16, issue 31), as the dying
     # model's; per PC too (``fighter(toughness=true)``: :func:`downed_rule.pf2e_of`)
-    toughness: bool = param(
-        False,
-        kind="bool",
-        rule="P-13",
-        seed_neutral=True,
-        help="PF2e Toughness: recovery DC 1 lower (flat check DC 9 + dying)",
-    )
-    diehard: bool = param(
-        False,
-        kind="bool",
-        rule="P-14",
-        seed_neutral=True,
-        help="PF2e Diehard: the dying value that kills is 1 higher",
-    )
-    fortune: str = param(
-        "none",
-        kind="choice",
-        choices=("none", "fortune", "misfortune"),
-        rule="P-15",
-        seed_neutral=True,
-        help="recovery check rolled twice keeping the higher/lower d20",
-    )
-    hero_use: str = param(
-        "recover",
-        kind="choice",
-        choices=("recover", "reroll"),
-        rule="P-16",
-        seed_neutral=True,
-        help="hero points: recover (R0-10) or reroll a failed recovery check",
-    )
+    toughness: bool = shared("toughness")
+    diehard: bool = shared("diehard")
+    fortune: str = shared("fortune")
+    hero_use: str = shared("hero_use")
     # (seed_neutral: at their defaults, the seeds of sweeps and threat runs stay as before)
     temp_hp: int = param(0, seed_neutral=True, **SHARED["temp_hp"][1])
     back_in_fight: bool = param(False, seed_neutral=True, **SHARED["back_in_fight"][1])
@@ -1340,6 +1318,19 @@ class Party(Rules):
             track = dataclasses.replace(track, check_penalty=track.check_penalty + int(pen))
         return fight_table(track)
 
+    def pc_downed_track(self, k: int):
+        """PC ``k``'s custom track at 0 HP (its own ``dying``, else the fight's), or None
+        (:func:`downed_rule.pc_track`)."""
+        return pc_track(self, k)
+
+    def pc_downed_table(self, k: int, pen: int):
+        """What the fight loop reads of PC ``k``'s track (:func:`downed_rule.pc_table`)."""
+        return pc_table(self, k, pen)
+
+    def pf2e_of(self, k: int) -> dict:
+        """PC ``k``'s PF2e options on the dying track (:func:`downed_rule.pf2e_of`)."""
+        return _pf2e_of(self, k)
+
     @property
     def downed_start_revives(self) -> bool:
         """Whether a knock-out on the custom track (``dying``) revives the PC at once (its
@@ -1463,7 +1454,7 @@ class Party(Rules):
                 out.append(("down_tgt", pick_draw(P), (M, A)))
         if self.hourly_on:
             out += [("con", "d20", (P, HOURS)), ("med", "d20", (P, HOURS))]
-        if any(pf2e_of(self, k)["two"] for k in range(P)):  # P-15, P-16 (the loop only)
+        if any(self.pf2e_of(k)["two"] for k in range(P)):  # P-15, P-16 (the loop only)
             out.append(("check2", "d20", (P,)))
         if any_custom(self):  # a face of the designer's tracks (the loop only; per PC)
             out.append(("trk", f"below:{faces_width(self)}", (P,)))

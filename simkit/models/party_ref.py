@@ -36,7 +36,6 @@ from __future__ import annotations
 import numpy as np
 
 import simkit.models.party_ref_seeds as seeds
-from simkit.models.downed_rule import pc_track, pf2e_of
 from simkit.models.party import OUTCOMES, Party
 from simkit.rules import (
     dying_damage,
@@ -247,7 +246,7 @@ class _Fight:
         self.opts = r.dying_options
         self.pen = tr["check_penalty"]
         # each PC's designer's track at 0 HP (its own ``dying``, else the fight's), or None
-        self.tracks = [pc_track(r, k) for k in range(len(self.F.pcs))]
+        self.tracks = [r.pc_downed_track(k) for k in range(len(self.F.pcs))]
         for k, trk in enumerate(self.tracks):
             if trk is not None and hasattr(trk, "check_penalty"):  # P-10
                 self.tracks[k] = trk.replace(check_penalty=trk.check_penalty + self.pen)
@@ -349,7 +348,7 @@ class _Fight:
         stable at 0 (R0-08), a hero point spent (R0-10, A0-3, A0-7), dead at ``death_at``
         (R0-04), else dying ``new``."""
         r, pc = self.r, self.pc(k)
-        o = pf2e_of(r, k)  # its own death value and hero threshold (P-14, P-16)
+        o = r.pf2e_of(k)  # its own death value and hero threshold (P-14, P-16)
         res = hero_points.rise(
             old,
             new,
@@ -508,7 +507,7 @@ class _Fight:
             )  # fmt: skip
             return
         if r.seed000:
-            old, o = pc["dying"], pf2e_of(r, k)
+            old, o = pc["dying"], r.pf2e_of(k)
             roll = int(self.d["check"][k])
             roll2 = int(self.d["check2"][k]) if o["two"] else None  # P-15, P-16
             kw = dict(

@@ -68,6 +68,47 @@ SHARED: dict[str, tuple[Any, dict[str, Any]]] = {
         0,
         _D(kind="int", lo=0, hi=100000, rule="R0-14", help="temporary HP at the start, lost first"),
     ),
+    # -- PF2e's options on the dying track (P-13..P-16): the dying model's and the fights' --
+    "toughness": (
+        False,
+        _D(
+            kind="bool",
+            rule="P-13",
+            seed_neutral=True,
+            help="PF2e Toughness: the recovery DC is 1 lower (flat check DC 9 + dying)",
+        ),
+    ),
+    "diehard": (
+        False,
+        _D(
+            kind="bool",
+            rule="P-14",
+            seed_neutral=True,
+            help="PF2e Diehard: the dying value that kills is 1 higher (dying 5 with death_at=4)",
+        ),
+    ),
+    "fortune": (
+        "none",
+        _D(
+            kind="choice",
+            choices=("none", "fortune", "misfortune"),
+            rule="P-15",
+            seed_neutral=True,
+            help="recovery check rolled once, or twice keeping the higher (fortune) or the "
+            "lower (misfortune) d20",
+        ),
+    ),
+    "hero_use": (
+        "recover",
+        _D(
+            kind="choice",
+            choices=("recover", "reroll"),
+            rule="P-16",
+            seed_neutral=True,
+            help="hero points: recover (R0-10 as hero_policy / hero_effect say) or reroll (one "
+            "point rerolls a failed recovery check, the second result kept)",
+        ),
+    ),
     "massive_damage": (
         False,
         _D(
