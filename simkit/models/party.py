@@ -1,379 +1,71 @@
 """A party encounter: PCs against monsters with hit points, one whole fight per track.
 
-One step is one round. Every track is one fight of the same party (``party``: a comma
-list of roles of :mod:`simkit.rules.pf2e.pcs` at ``level``) against the same lineup (built
-from the XP budget of ``threat``, or ``xp_budget``, by the ``lineup`` template of
-:mod:`simkit.rules.pf2e.budget`; creatures from :func:`simkit.rules.pf2e.creatures.monster`).
-Arrays have shape ``(m, n_pcs)`` / ``(m, n_monsters)``: the kernel is vectorised over
-tracks and combatants; :mod:`simkit.models.party_ref` is the scalar reference.
+One step is one round. Every track is one fight of the same party (``party``: roles of
+:mod:`simkit.rules.pf2e.pcs` at ``level``) against the same lineup (from the XP budget of
+``threat`` or ``xp_budget`` by the ``lineup`` template, or ``monsters``; several lineups in
+one block: :meth:`Party.with_lineups`, :mod:`simkit.models.party_lineups`). The compiled
+fight loop plays it (:mod:`simkit.fight`, glue :mod:`simkit.models.party_loop`; dice by
+counter); :mod:`simkit.models.party_ref` is the scalar reference, reading a round's draws by
+the names of :attr:`Party.plan` (:mod:`simkit.models.party_plan`). One PC (not a cleric)
+against one monster is solved exactly (:mod:`simkit.models.duel_grid`,
+:mod:`simkit.models.party_duel`). The parameters' declarations are
+:mod:`simkit.models.party_params`.
 
-The round
----------
-0. **Initiative** (once, at the start, P-01): every combatant rolls d20 + Perception;
-   higher acts first; ties: monsters before PCs, then lower index first (AP-1). Each
-   round the combatants act in that order. A PC knocked out by monster ``j`` moves to
-   just before ``j`` (R0-03): it does not act again this round, and its next turn (its
-   first recovery check) comes just before ``j``'s next turn; when ``j`` knocks out
-   several PCs, the one knocked out later ends right before ``j`` (AP-2; an area effect's
-   in the party's order). Damage while it is down does not move it (R0-09). The rules
-   are :mod:`simkit.rules.initiative`; strikes and basic saves :mod:`simkit.rules.strike`.
-1. **A PC's turn.** Dying (seed 000 / pf2e-core): the recovery check of
-   :mod:`simkit.rules.recovery_check` (R0-05..R0-07), then what the new value does
-   (:mod:`simkit.rules.hero_points`: stable at 0, a hero point spent per ``hero_policy``,
-   dead at ``death_at``). Agonising (seed 001): spends the stabilisation cost when
-   ``spend`` says so (R1-04), else loses 1 PP at the end of its turn, dead at 0 (R1-01).
-   Conscious, by role:
-
-   - ``cleric``: with heals left, heals (``heal`` dice) the first PC at 0 HP (not dead),
-     else the first conscious PC at or below ``heal_below`` of its max HP (R0-04, R1-03:
-     back at 1+ HP, conscious, dying lost); else first aid (Medicine vs
-     ``first_aid_dc``, R1-02; ``first_aid_natural``: with the natural 20 / 1 rule, AP-4)
-     on the first dying PC; else strikes (AP-5).
-   - ``wizard``: with a slot left, its area spell at every living monster (basic Reflex
-     save vs its spell DC); else its cantrip (basic Reflex) at the target of
-     ``pc_target``.
-   - ``fighter``, ``rogue`` (and a cleric with nothing better to do): two strikes at
-     the multiple attack penalty (-5, agile -4), each at the target of ``pc_target``:
-     ``focus`` = the living monster with the fewest HP (ties: the lower index),
-     ``spread`` = a living monster at random. A natural-20 / +10 degree is a critical
-     hit (double damage). A monster at 0 HP is dead (R0-02).
-2. **A monster's turn.** With a limited-use area effect left (``area_uses``, or its own
-   for a creature loaded from a stat block, AP-15), with probability ``area_chance`` (or its
-   own recharge chance): the area damage of its level (table 2-12, one roll)
-   against every conscious PC, each a basic Reflex save vs its spell DC (critical
-   failure: a critical for the knock-out, R0-03). Else ``attacks`` strikes at ``map``,
-   each at a PC: a downed PC (at 0 HP and not dead: the first in the party's order, or
-   one at random with ``downed_pick=random``, AP-3) when ``target_downed``
-   is ``always`` (or ``sometimes``, with probability ``downed_chance``; R0-09), else a
-   conscious PC per ``monster_target``: ``random``, ``weakest`` (fewest HP), ``focus``
-   (the first conscious PC in the party's order). AC of a PC at 0 HP: -6 (R0-11).
-3. **Damage to a PC.** A hit of at least 2 x its max HP kills (R0-13,
-   :mod:`simkit.rules.massive_damage`; the hit's whole damage, PE or not). Under seed 001
-   with ``pe_damage=pe_first`` (A1-5, :func:`simkit.rules.rest.split_damage`) the PC's
-   stamina points (PE) take the damage first and only the rest goes on (a hit the PE
-   take whole does nothing more). Conscious: HP fall; at 0, knocked out (R0-03): a
-   ``death`` trait kills (R0-12), ``nonlethal`` leaves it stable (R0-02, R1-11), else
-   dying 1 (2 on a critical, + wounded under the wounded rule,
-   :func:`simkit.rules.dying_damage.knockout_value`) with the recovery DC of the source
-   (a strike: the monster's high DC, R0-06, A0-5; an area effect: its spell DC), or
-   agonising under seed 001 (dead at once at 0 PP, ``zero_pp``, A1-1). At 0 HP
-   (R0-09): a stable PC is knocked out again; a dying one's value changes per
-   ``on_damage`` (:func:`simkit.rules.dying_damage.hit_while_dying`, A0-1) and the DC
-   rises to the new source's if higher; an agonising one carries on.
-4. **The end.** The fight ends when every monster is at 0 HP (the party wins), when
-   every PC is at 0 HP (``defeat``: ``after_defeat=slain`` kills the downed PCs,
-   ``captured`` leaves them alive), or at the end of a round in which ``retreat_at`` or
-   more PCs are down (``retreat``). After a won fight (or a retreat) the downed PCs are
-   treated, one round at a time: each conscious cleric heals a PC at 0 HP or gives
-   first aid to a dying one; the dying make their checks until stable, healed or dead;
-   under seed 001 (with ``long_term``) the stable PCs then make the hourly
-   Constitution checks of :mod:`simkit.rules.hourly` (R1-06..R1-08; the best
-   conscious cleric's Medicine as the healer), resolved at once.
-
-``check_penalty`` (fatigue, hunger: R4-03, P-10) is added to every d20 a PC rolls: its
-strikes, initiative, saves, recovery checks (not a flat check), Medicine and hourly
-checks; not to its DCs (a spell DC is not a roll).
-
-Lineups as data: :meth:`Party.with_lineups` gives rules with several lineups, and a
-start's ``fight`` (:class:`~simkit.models.fight_state.FightStart`) picks each track's;
-the kernel reads every monster's numbers from tables over (fight, slot), padded to the
-largest lineup (an absent monster is at 0 HP: it never acts and is never a target), so
-tracks of different fights share a block. One lineup gives the numbers of the rules
-without it, draw for draw.
-
-``hp`` (default: full) sets every PC's HP at the start; ``hp=0``: every PC starts
-knocked out (dying ``start_dying``, recovery DC of the first monster's level; agonising
-under seed 001), before round 1.
-
-Outcomes: ``victory`` (no PC died), ``victory_with_deaths``, ``retreat``, ``defeat``
-(and ``unresolved`` at ``max_rounds``). Marks: ``deaths``, ``knockouts``, ``rounds``
-(rounds of fighting), ``dead_mask`` (bit ``k`` set when PC ``k`` died), ``hero_spent``,
-``heals_spent``, and ``deaths`` by cause (they add up to it): ``deaths_in_fight`` (died
-in the fight's rounds, before it was won, fled or lost; with ``hp=0`` and a monster,
-at the start),
-``deaths_after_defeat`` (killed because every PC was down, ``after_defeat=slain``),
-``deaths_after_fight`` (died in the care after a won fight or a retreat: the dying
-turns, the hourly checks).
-
-``rules`` picks the dying system: ``seed000`` (as written), ``pf2e-core`` (published
-PF2e: flat check, damage while dying increments, wounded, the hero point stabilises), or
-``seed001`` (perseverance then the hourly checks). Not modelled: temporary HP,
-slowed after waking, positions and movement, reactions, a PC's third action.
-
-A PC at 0 HP (its dying or agonising turn, the knock-out, damage while down, waking,
-first aid and the hourly checks) is kept by :class:`simkit.models.downed.Downed` over the
-flat positions ``i * P + k`` of the ``(m, P)`` arrays, the component ``encounter`` uses
-for its one PC; this model keeps only its own consequences of a death (``deaths``,
-``dead_mask``, the DEAD condition) and of a knock-out (``knockouts``, R0-03's move).
-
-Exact duels
------------
-One PC against one monster (``party`` of one role, ``lineup=boss``), with no healer
-(the PC is not a cleric), is a finite absorbing chain over (PC HP (and PE under seed
-001), monster HP, dying state): ``has_exact`` is then true and :func:`simkit.solve`
-answers exactly, at every level (up to :data:`~simkit.models.party_duel.DUEL_MAX_STATES`
-states: the distribution pushed forward round by round on a grid, each turn a matrix along
-one axis, :mod:`simkit.models.duel_grid`; the state-by-state chain ``exact_initial`` /
-``exact_step`` of :mod:`simkit.models.party_duel` is its reference). Under a custom track
-at 0 HP (``dying=dnd5e``) too: a knock-out leaves the lone PC down (the track's start), a
-defeat at once, and no hero point revives it (:func:`~simkit.models.party_duel.custom_down`;
-a track whose start revives at once is left to the Monte Carlo).
+The round, the end, the outcomes and marks, the rules sets and the exact duels are told in
+docs/explanation/models.md ("The ``party`` fight"). The vectorised kernel of 0.3 was
+retired (its figures: tests/data/kernel_0.3.json).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, ClassVar
 
 import numpy as np
 
 from simkit.core.ambiguity import Ambiguity
-from simkit.core.ambiguity import reading as _r
 from simkit.core.model import Rules
 from simkit.core.params import ParamError, param
 from simkit.core.result import pc_names
 from simkit.models.downed_rule import EFFECTS, fight_needs, fight_table, resolve
 from simkit.models.dying_keys import OPTION_KEYS
-from simkit.models.fight_state import MAX_FIGHTS, FightStart
-from simkit.rules import (
-    dying_systems,
-    guide,
-    hero_points,
-    hourly,
-    perseverance,
+from simkit.models.fight_state import FightStart
+from simkit.models.party_lineups import (
+    LINEUP_PARAMS,
+    MAX_LINEUPS,
+    Combatants,
+    check_lineups,
+    combatants,
+    lineup_rules,
+    lineup_sources,
+    party_roles,
+    with_lineups,
 )
-from simkit.rules.dice import dice_draw
+from simkit.models.party_params import AMBIGUITIES, PARAMS
+from simkit.models.party_plan import faces, pick_draw, round_plan
+from simkit.rules import dying_systems, hero_points, perseverance
 from simkit.rules.dying_damage import WOUNDED_ADDS
-from simkit.rules.hero_points import HERO_EFFECT, HERO_KNOCKOUT, HERO_POLICY
+from simkit.rules.hero_points import HERO_KNOCKOUT, HERO_POLICY
 from simkit.rules.parameters import SHARED, shared
-from simkit.rules.pf2e import area_census, bestiary, budget, creatures, pcs
-from simkit.rules.rest import PE_DAMAGE
+from simkit.rules.pf2e import area_census, bestiary, budget, creatures
 
-__all__ = ["OUTCOMES", "RULES_SETS", "Combatants", "Party"]
+#: (Combatants, LINEUP_PARAMS, MAX_LINEUPS: simkit.models.party_lineups; faces, pick_draw:
+#: simkit.models.party_plan; importable from here as before)
+__all__ = [
+    "LINEUP_PARAMS",
+    "MAX_LINEUPS",
+    "OUTCOMES",
+    "RULES_SETS",
+    "Combatants",
+    "Party",
+    "faces",
+    "pick_draw",
+]
 
 OUTCOMES = ("victory", "victory_with_deaths", "retreat", "defeat")
-#: The ambiguities of docs/rules.md this model carries (the ambiguity report, compare).
-AMBIGUITIES: tuple[Ambiguity, ...] = (
-    Ambiguity(
-        "A1-5",
-        "R1-10",
-        "party",
-        "pe_damage",
-        "whether damage takes stamina points (PE) before hit points",
-        (
-            _r("PE first", {"pe_damage": "pe_first"}, True),
-            _r("HP only", {"pe_damage": "hp_only"}),
-        ),
-        setup={"rules": "seed001", "threat": "severe"},
-        outcome="any_death",
-    ),
-    # The seed-000 track's wounded rule as the fight plays it (the dying model's A0-2 also
-    # sets a wounded value at the start, which a fight starts at 0): ``compare party
-    # --ambiguities A0-2``. A0-1, A0-3..A0-7 are the dying model's own entries, carried.
-    Ambiguity(
-        "A0-2",
-        "R0-05",
-        "party",
-        "wounded_rule",
-        "no wounded condition in the seed; published PF2e adds wounded to dying gained",
-        (_r("no wounded", {"wounded_rule": False}, True), _r("wounded", {"wounded_rule": True})),
-        setup={"threat": "severe"},
-        outcome="any_death",
-    ),
-)
 #: The dying systems (``rules``), declared once in :mod:`simkit.rules.dying_systems`.
 RULES_SETS = dying_systems.DYING_OPTIONS
-HOURS = hourly.WAKE_HOURS  # R1-07
-
-
-@dataclass(frozen=True)
-class Combatants:
-    """The resolved numbers of a fight: one entry per PC / per monster."""
-
-    pcs: tuple[pcs.PCStats, ...]
-    monsters: tuple[creatures.Monster, ...]
-    lineup: budget.Lineup
-
-
-@lru_cache(maxsize=256)
-def _roles(party: str) -> tuple[str, ...]:
-    """The roles of a party text (parsed once per text: the kernel asks every round)."""
-    return tuple(r for r, _ in pcs.party_members(party))
-
-
-@lru_cache(maxsize=256)
-def _combatants(
-    party, level, template, xp, benchmark, defense, monster_dc, explicit, edition="gm-core"
-) -> Combatants:
-    members = pcs.party_members(party)
-    if explicit is not None:
-        given = budget.lineup_members(explicit)
-        levels = tuple(lvl for lvl, _ in given)  # (the text: the creatures' names and notes)
-        lu = budget.explicit_lineup(levels, level, len(members), explicit, edition)
-        values = [v for _, v in given]
-    elif template == bestiary.NAME:  # real creatures, drawn per track (AP-19)
-        lu, drawn = bestiary.lineup(xp, level, len(members), edition)
-        values = list(drawn)
-    else:
-        lu = budget.lineup(template, xp, level, len(members), edition)
-        values = [{} for _ in lu.levels]
-    return Combatants(
-        pcs=tuple(pcs.member(r, v, level) for r, v in members),
-        monsters=tuple(
-            creatures.explicit_monster(lvl, v, benchmark, defense, monster_dc)
-            for lvl, v in zip(lu.levels, values)
-        ),
-        lineup=lu,
-    )
-
-
-#: The parameters one lineup of :meth:`Party.with_lineups` may set: what builds the monsters.
-LINEUP_PARAMS = (
-    "threat",
-    "xp_budget",
-    "lineup",
-    "monsters",
-    "budget",
-    "benchmark",
-    "defense",
-    "monster_dc",
-    "area_uses",
-    "area_chance",
-    "map",
-)
-#: The most lineups one rules object holds.
-MAX_LINEUPS = MAX_FIGHTS
-
-
-@dataclass(frozen=True)
-class _Lineups:
-    """Every lineup's monsters as tables over (fight, slot), padded to the largest lineup:
-    ``F`` fights, ``M`` slots. A padded slot is an absent monster: 0 HP (dead, never acts,
-    never a target), no area effect. Flat tables are indexed ``f * M + j``."""
-
-    rules: tuple  # (F,) the single-lineup rules of each fight (Party, lineups=())
-    F: int
-    M: int
-    count: np.ndarray  # int8 (F,): monsters of each lineup
-    hp: np.ndarray  # int32 (F, M): HP (0: absent)
-    uses: np.ndarray  # int8 (F, M): area effects (AP-10, AP-15; 0: absent)
-    perception: np.ndarray  # float64 (F, M): Perception (initiative, P-01)
-    edges: np.ndarray  # int64 (F * M,): the area effect's chance a turn, as a chance edge
-    rdc: np.ndarray  # int32 (F * M,): recovery DC its strikes set (R0-06)
-    sdc: np.ndarray  # int32 (F * M,): spell DC (its area effect's basic save)
-    start_dc: np.ndarray  # int16 (F,): recovery DC of a PC starting at hp=0
-    mdmg_src: np.ndarray  # intp (F * M,): the source (draw) of slot j's damage in fight f
-    mdmg_texts: tuple  # dice of each damage source
-    mdmg_slot: tuple  # slot of each damage source
-    marea_src: np.ndarray  # intp (F * M,): the source of slot j's area damage in fight f
-    marea_texts: tuple
-    marea_slot: tuple
-
-    def monster(self, f: int, j: int):
-        """Monster ``j`` of fight ``f`` (None: a padded slot)."""
-        mons = self.rules[f].fighters.monsters
-        return mons[j] if j < len(mons) else None
-
-
-def _sources_of(texts: list[list[str | None]], M: int):
-    """Draw sources of one kind of monster dice: per slot, one source per distinct dice
-    text over the fights (with one lineup: source ``j`` is slot ``j``). Returns (source of
-    each (fight, slot), flat; each source's text; each source's slot)."""
-    src = np.zeros(len(texts) * M, dtype=np.intp)
-    out_t: list[str] = []
-    out_j: list[int] = []
-    for j in range(M):
-        seen: dict[str, int] = {}
-        for f, row in enumerate(texts):
-            t = row[j] if j < len(row) else None
-            if t is None:
-                continue
-            if t not in seen:
-                seen[t] = len(out_t)
-                out_t.append(t)
-                out_j.append(j)
-            src[f * M + j] = seen[t]
-        first = next(iter(seen.values()))
-        for f, row in enumerate(texts):  # a padded slot: any source (never read)
-            if j >= len(row) or row[j] is None:
-                src[f * M + j] = first
-    src.setflags(write=False)
-    return src, tuple(out_t), tuple(out_j)
-
-
-@lru_cache(maxsize=256)
-def _lineups(rules) -> _Lineups:
-    """The lineup tables of ``rules`` (one fight unless it has ``lineups``)."""
-    fights = rules.lineup_rules
-    F = len(fights)
-    mons = [fr.fighters.monsters for fr in fights]
-    M = max(len(x) for x in mons)
-    shape = (F, M)
-    hp = np.zeros(shape, dtype=np.int32)
-    uses = np.zeros(shape, dtype=np.int8)
-    perc = np.zeros(shape, dtype=np.float64)
-    edges = np.zeros(shape, dtype=np.int64)
-    rdc = np.zeros(shape, dtype=np.int32)
-    sdc = np.zeros(shape, dtype=np.int32)
-    for f, (fr, ms) in enumerate(zip(fights, mons)):
-        for j, mo in enumerate(ms):
-            hp[f, j], perc[f, j] = mo.hp, mo.perception
-            rdc[f, j], sdc[f, j] = mo.recovery_dc, mo.spell_dc
-            uses[f, j] = fr.area_uses_of[j]
-            p = fr.area_chance_of[j]
-            edges[f, j] = int(guide.cell_guide((p, 1.0 - p))[0][1])
-    mdmg = _sources_of([[mo.damage for mo in ms] for ms in mons], M)
-    marea = _sources_of([[mo.area for mo in ms] for ms in mons], M)
-    count = np.array([len(x) for x in mons], dtype=np.int8)
-    start_dc = np.array([fr.start_dc for fr in fights], dtype=np.int16)
-    flat: dict[str, np.ndarray] = {
-        "edges": edges.reshape(-1),
-        "rdc": rdc.reshape(-1),
-        "sdc": sdc.reshape(-1),
-    }
-    tables: list[np.ndarray] = [hp, uses, perc, count, start_dc, *flat.values()]
-    for a in tables:
-        a.setflags(write=False)
-    return _Lineups(
-        rules=fights,
-        F=F,
-        M=M,
-        count=count,
-        hp=hp,
-        uses=uses,
-        perception=perc,
-        **flat,
-        start_dc=start_dc,
-        mdmg_src=mdmg[0],
-        mdmg_texts=mdmg[1],
-        mdmg_slot=mdmg[2],
-        marea_src=marea[0],
-        marea_texts=marea[1],
-        marea_slot=marea[2],
-    )
-
-
-@lru_cache(maxsize=256)
-def _plan(rules) -> list:
-    return rules._plan()
-
-
-def faces(kind: str, raw: np.ndarray) -> np.ndarray:
-    """What a draw of plan ``kind`` means, from the ``below`` integers drawn for it: a d20
-    face 1..20 from ``[0, 20)``; any other kind is used as drawn."""
-    return raw + np.uint16(1) if kind == "d20" else raw
-
-
-def pick_draw(count: int) -> str:
-    """How a uniform choice among at most ``count`` candidates is drawn: ``"below:L"`` with
-    ``L`` the least common multiple of ``1..count`` (then ``w mod c`` is exactly uniform on
-    ``c <= count`` candidates, see :func:`pick`); ``"random"`` (a uniform float) when ``L``
-    would pass 65,536."""
-    lcm = math.lcm(*range(1, max(count, 1) + 1))
-    return f"below:{lcm}" if lcm <= 65536 else "random"
 
 
 @dataclass(frozen=True, slots=True)
@@ -419,64 +111,15 @@ class Party(Rules):
     headline_params: ClassVar[tuple[str, ...]] = ("level", "threat", "party", "lineup", "rules")
 
     level: int = shared("level", default=5)
-    party: str = param(
-        "fighter,rogue,cleric,wizard",
-        kind="party",
-        help="the PCs: a comma list of roles (fighter, rogue, cleric, wizard), each with "
-        "explicit numbers if wanted: fighter(hp=80;ac=23)",
-    )
-    threat: str = param(
-        "moderate",
-        kind="choice",
-        choices=budget.THREATS,
-        help="PF2e threat: sets the XP budget for the party's size (the budget edition's table)",
-    )
-    xp_budget: int | None = param(
-        None,
-        kind="int",
-        lo=0,
-        hi=2000,
-        optional=True,
-        unit="XP",
-        help="XP budget of the lineup (none: from threat)",
-    )
-    lineup: str = param(
-        "boss",
-        kind="choice",
-        choices=(*budget.LINEUPS, bestiary.NAME),
-        rule="AP-19",
-        help="how the budget becomes monsters: boss, boss_and_minions, pack (benchmark "
-        "creatures), or bestiary (the boss's level, a real bundled creature drawn per track)",
-    )
-    monsters: str | None = param(
-        None,
-        kind="levels",
-        optional=True,
-        help="explicit lineup: creature levels like 7,5,5, each with explicit numbers if "
-        "wanted: 7(hp=150;attack=18) (none: from the budget)",
-    )
-    budget: str = param(
-        "gm-core",
-        kind="choice",
-        choices=budget.EDITIONS,
-        rule="P-06",
-        help="the encounter budget's edition: gm-core (remaster: Low 20 XP per PC beyond "
-        "four) or crb (Core Rulebook Table 10-1: Low 15); sets threat's budget and a "
-        "lineup's threat",
-    )
+    party: str = param(**PARAMS["party"])
+    threat: str = param(**PARAMS["threat"])
+    xp_budget: int | None = param(**PARAMS["xp_budget"])
+    lineup: str = param(**PARAMS["lineup"])
+    monsters: str | None = param(**PARAMS["monsters"])
+    budget: str = param(**PARAMS["budget"])
     benchmark: str = shared("benchmark")
-    defense: str = param(
-        "Moderate",
-        kind="choice",
-        choices=creatures.DEFENSES,
-        help="creature-building benchmark of the monsters' HP, AC, saves, Perception",
-    )
-    rules: str = param(
-        "seed000",
-        kind="choice",
-        choices=dying_systems.SYSTEMS,
-        help="dying system: seed000, pf2e-core (published PF2e), seed001 (perseverance)",
-    )
+    defense: str = param(**PARAMS["defense"])
+    rules: str = param(**PARAMS["rules"])
     hp: int | None = shared("hp")
     start_dying: int = shared("start_dying")
     check_penalty: int = shared("check_penalty")
@@ -489,64 +132,16 @@ class Party(Rules):
     spend: str | int = shared("spend")
     stabilize_cap: int | None = shared("stabilize_cap", optional=True)
     zero_pp: str = shared("zero_pp")
-    pe_damage: str = param(
-        "pe_first",
-        kind="choice",
-        choices=PE_DAMAGE,
-        rule="A1-5",
-        help="seed001: damage takes the PCs' stamina points (PE) before their HP (pe_first), "
-        "or HP only (hp_only: no PE)",
-    )
-    slowed: bool = param(
-        False,
-        seed_neutral=True,
-        kind="bool",
-        rule="R0-04",
-        help="seed000: a PC back at 1 HP or more from dying (a heal, a hero point: R0-10) is "
-        "slowed on its next turn by its dying value just before (slowed_loses says which "
-        "actions it loses)",
-    )
-    slowed_loses: str = param(
-        "spare",
-        seed_neutral=True,
-        kind="choice",
-        choices=("spare", "strike"),
-        rule="AP-21",
-        help="the actions slowed takes of a PC's 3: first the spare third one the fight does "
-        "not model (spare), or a strike at once (strike: the third is always spent)",
-    )
+    pe_damage: str = param(**PARAMS["pe_damage"])
+    slowed: bool = param(**PARAMS["slowed"])
+    slowed_loses: str = param(**PARAMS["slowed_loses"])
     # (seed_neutral: at their defaults, the seeds of sweeps and threat runs stay as before)
     temp_hp: int = param(0, seed_neutral=True, **SHARED["temp_hp"][1])
     back_in_fight: bool = param(False, seed_neutral=True, **SHARED["back_in_fight"][1])
     enough_pp: int = param(1, seed_neutral=True, **SHARED["enough_pp"][1])
-    con_damage: int = param(
-        0,
-        seed_neutral=True,
-        kind="int",
-        lo=0,
-        hi=20,
-        rule="R1-12",
-        help="seed001: points of Constitution damage each monster strike that hurts a PC "
-        "deals: its modifier falls (ability_reading), its maximum PE with it, and its "
-        "hourly checks take the lower modifier",
-    )
-    ability_reading: str = param(
-        "score",
-        seed_neutral=True,
-        kind="choice",
-        choices=("score", "per_point", "per_two"),
-        rule="A1-4",
-        help="what ability damage does to the modifier: that of the damaged score (score), "
-        "-1 a point (per_point) or -1 per 2 points (per_two)",
-    )
-    back_again: bool = param(
-        False,
-        seed_neutral=True,
-        kind="bool",
-        rule="A1-12",
-        help="seed001 with back_in_fight: a PC up again by R1-05 spends 1 PP for 1 HP on each "
-        "later turn while below its max HP and its PP are enough (false: once a stabilisation)",
-    )
+    con_damage: int = param(**PARAMS["con_damage"])
+    ability_reading: str = param(**PARAMS["ability_reading"])
+    back_again: bool = param(**PARAMS["back_again"])
     long_term: bool = shared("long_term")
     checks: int = shared("checks")
     attacks: int = shared("attacks")
@@ -555,107 +150,27 @@ class Party(Rules):
     monster_dc: str = shared("monster_dc")
     target_downed: str = shared("target_downed")
     downed_chance: float = shared("downed_chance")
-    downed_pick: str = param(
-        "first",
-        kind="choice",
-        choices=("first", "random"),
-        rule="AP-3",
-        help="a monster striking the downed strikes the first downed PC in the party's order, "
-        "or one at random",
-    )
+    downed_pick: str = param(**PARAMS["downed_pick"])
     first_aid_dc: int = shared("first_aid_dc")
-    first_aid_natural: bool = param(
-        False,
-        kind="bool",
-        rule="AP-4",
-        help="first aid as a PF2e check: a natural 20 / 1 moves its degree one step "
-        "(false: only the total counts, as A1-6)",
-    )
-    area_chance: float | None = param(
-        None,
-        kind="float",
-        lo=0.0,
-        hi=1.0,
-        optional=True,
-        rule="AP-20",
-        help="per monster turn: chance of its area effect while it has uses (none: "
-        "calibrated on the bundled bestiary, by the creature's level band, docs/threat.md)",
-    )
-    area_uses: int = param(
-        area_census.AREA_USES,
-        kind="int",
-        lo=0,
-        hi=10,
-        rule="AP-20",
-        help="area effects each monster can use in a fight (10: no limit, as a recharge)",
-    )
-    pc_target: str = param(
-        "focus",
-        kind="choice",
-        choices=("focus", "spread"),
-        help="PCs' targets: the weakest monster (focus) or one at random (spread)",
-    )
-    monster_target: str = param(
-        "random",
-        kind="choice",
-        choices=("random", "weakest", "focus"),
-        help="monsters' targets among conscious PCs: random, weakest, focus (first)",
-    )
-    heal_below: float = param(
-        0.5,
-        kind="float",
-        lo=0.0,
-        hi=1.0,
-        help="the cleric heals a conscious PC at or below this fraction of its max HP",
-    )
-    after_defeat: str = param(
-        "slain",
-        kind="choice",
-        choices=("slain", "captured"),
-        help="every PC down: the monsters kill them (slain) or take them (captured)",
-    )
-    retreat_at: int | None = param(
-        None,
-        kind="int",
-        lo=1,
-        hi=8,
-        optional=True,
-        help="the party retreats at the end of a round with this many PCs down",
-    )
+    first_aid_natural: bool = param(**PARAMS["first_aid_natural"])
+    area_chance: float | None = param(**PARAMS["area_chance"])
+    area_uses: int = param(**PARAMS["area_uses"])
+    pc_target: str = param(**PARAMS["pc_target"])
+    monster_target: str = param(**PARAMS["monster_target"])
+    heal_below: float = param(**PARAMS["heal_below"])
+    after_defeat: str = param(**PARAMS["after_defeat"])
+    retreat_at: int | None = param(**PARAMS["retreat_at"])
     max_rounds: int = shared("max_rounds")
-    dying: Any = param(
-        None,
-        kind="downed_rule",
-        optional=True,
-        seed_neutral=True,  # (a sweep point's seed is the one it had before this parameter)
-        help="the PCs' rule at 0 HP: none = the rules set's own track; a custom track "
-        "(dnd5e, dnd5e(dc=12;bonus=2), or a track object in Python) in its place "
-        "(simkit.models.downed_rule says what a fight needs from it)",
-    )
+    dying: Any = param(**PARAMS["dying"])
     # The rules set's own track's options (dying_systems.DYING_OPTIONS), one by one, declared
     # as the dying model's (one declaration a name): none = the rules set's (seed000: save,
     # max, false, revive; pf2e-core: flat, increment, true, stabilize); ``--set
     # dying.check=flat`` is ``check=flat`` (simkit.models.dying_keys). Seed-neutral: at none
     # a sweep point's seed is as before they were added.
     check: str | None = param(None, optional=True, seed_neutral=True, **SHARED["check"][1])
-    on_damage: str | None = param(
-        None,
-        kind="choice",
-        choices=("max", "increment"),
-        rule="A0-1",
-        help="damage while dying: keep the higher dying value, or add 1 (2 on a crit)",
-        optional=True,
-        seed_neutral=True,
-    )
-    wounded_rule: bool | None = param(
-        None, optional=True, seed_neutral=True, **SHARED["wounded_rule"][1]
-    )
-    hero_effect: str | None = param(
-        None,
-        optional=True,
-        seed_neutral=True,
-        **{k: v for k, v in HERO_EFFECT.items() if k != "default"},
-    )
+    on_damage: str | None = param(**PARAMS["on_damage"])
+    wounded_rule: bool | None = param(**PARAMS["wounded_rule"])
+    hero_effect: str | None = param(**PARAMS["hero_effect"])
     #: The lineups of the fights a block may hold (see :meth:`with_lineups`): per fight,
     #: ``(name, value)`` pairs of :data:`LINEUP_PARAMS`; the first is the rules' own.
     #: Empty: one fight, the rules' own lineup. Not a parameter of the command line.
@@ -721,17 +236,7 @@ class Party(Rules):
                 f"at most the party's size ({self.n_pcs})"
             )
         if self.lineups:
-            if not isinstance(self.lineups, tuple) or not 1 <= len(self.lineups) <= MAX_LINEUPS:
-                raise ParamError(
-                    f"lineups must be a tuple of 1 to {MAX_LINEUPS} lineups (Party.with_lineups)"
-                )
-            own = dict(self.lineups[0])
-            for name, value in own.items():
-                if name not in LINEUP_PARAMS or getattr(self, name) != value:
-                    raise ParamError(
-                        f"lineups: the first lineup is the rules' own, {name}={value!r} is not "
-                        f"(build them with Party.with_lineups)"
-                    )
+            check_lineups(self)
 
     # -- several lineups in one block ---------------------------------------------------
     def with_lineups(self, lineups) -> Party:
@@ -747,42 +252,13 @@ class Party(Rules):
         of ``start=`` with ``fight=f`` fights lineup ``f``, and tracks of different fights
         share a block. One lineup gives exactly the numbers of the rules with it.
         """
-        items = []
-        base = dataclasses.replace(self, lineups=())
-        lineups = tuple(lineups)
-        if not 1 <= len(lineups) <= MAX_LINEUPS:
-            raise ParamError(f"lineups: give 1 to {MAX_LINEUPS} lineups, got {len(lineups)}")
-        for f, lu in enumerate(lineups):
-            given = {"monsters": lu} if isinstance(lu, str) else dict(lu)
-            bad = [name for name in given if name not in LINEUP_PARAMS]
-            if bad:
-                raise ParamError(
-                    f"lineups[{f}]: {bad[0]!r} is not a lineup parameter; allowed: "
-                    + ", ".join(LINEUP_PARAMS)
-                )
-            if given.get("monsters") is not None:
-                given.setdefault("xp_budget", None)
-            elif "threat" in given or given.get("xp_budget") is not None:
-                given.setdefault("monsters", None)
-                given.setdefault("xp_budget", None)
-            try:
-                one = dataclasses.replace(base, **given)
-            except ParamError as exc:
-                raise ParamError(f"lineups[{f}]: {exc}") from None
-            if bestiary.applies(one):
-                raise ParamError(
-                    f"lineups[{f}]: lineup={bestiary.NAME} draws its own lineups; give "
-                    f"{', '.join(budget.LINEUPS)} or monsters"
-                )
-            items.append(tuple((name, getattr(one, name)) for name in LINEUP_PARAMS))
-        first = dataclasses.replace(base, **dict(items[0]))
-        return dataclasses.replace(first, lineups=tuple(items))
+        return with_lineups(self, lineups)
 
     @property
     def lineup_rules(self) -> tuple[Party, ...]:
         """The rules of each fight index: one rules object per lineup, without
         ``lineups`` (just ``(self,)`` for rules with one lineup)."""
-        return _lineup_rules(self)
+        return lineup_rules(self)
 
     @property
     def n_fights(self) -> int:
@@ -791,15 +267,15 @@ class Party(Rules):
 
     @property
     def n_slots(self) -> int:
-        """Monster slots of the kernel's arrays: the largest lineup's size."""
-        return _lineups(self).M
+        """Monster slots of a round's draws (:attr:`plan`): the largest lineup's size."""
+        return lineup_sources(self).M
 
     def monster_draw(self, kind: str, fight: int, j: int) -> str:
         """The plan name of the draw of monster ``j``'s dice in fight ``fight``: ``kind``
         ``"mdmg"`` (its strikes' damage) or ``"marea"`` (its area effect). With one lineup
         it is ``kind + str(j)``; with several, one draw serves every fight whose slot
         ``j`` rolls the same dice."""
-        L = _lineups(self)
+        L = lineup_sources(self)
         src = L.mdmg_src if kind == "mdmg" else L.marea_src
         return f"{kind}{int(src[fight * L.M + j])}"
 
@@ -807,7 +283,7 @@ class Party(Rules):
     @property
     def roles(self) -> tuple[str, ...]:
         """The PCs' roles, in the party's order."""
-        return _roles(self.party)
+        return party_roles(self.party)
 
     @property
     def n_pcs(self) -> int:
@@ -831,7 +307,7 @@ class Party(Rules):
     @property
     def fighters(self) -> Combatants:
         """The PCs' and monsters' numbers (cached on what they depend on)."""
-        return _combatants(
+        return combatants(
             self.party,
             self.level,
             self.lineup,
@@ -937,7 +413,7 @@ class Party(Rules):
     @property
     def seed_rules_on(self) -> bool:
         """Whether a seed rule of issue 31 changes this fight (slowed, R1-05, temporary HP):
-        the loop and its reference play them; the kernel and the exact duel do not."""
+        the loop and its reference play them; the exact duel does not."""
         s = self.seed_rules
         temp = any(self.temp_hp_of(k) for k in range(len(self.fighters.pcs)))
         return bool(s["slowed"] or s["back_in_fight"] or s["con_damage"] or temp)
@@ -974,52 +450,7 @@ class Party(Rules):
 
         Depends on the rules alone, never on the tracks' states.
         """
-        return _plan(self)
-
-    def _plan(self) -> list[tuple[str, str, tuple[int, ...]]]:
-        P, M, A = self.n_pcs, self.n_slots, self.attacks
-        F = self.fighters
-        L = _lineups(self)
-        out: list[tuple[str, str, tuple[int, ...]]] = [
-            ("check", "d20", (P,)),
-            ("patk", "d20", (P, 2)),
-        ]
-        for k, pc in enumerate(F.pcs):
-            out.append((f"dmg{k}", dice_draw(pc.damage), (2,)))
-            if pc.area and pc.cantrip:
-                out += [
-                    (f"area{k}", dice_draw(pc.area), ()),
-                    (f"cantrip{k}", dice_draw(pc.cantrip), ()),
-                ]
-            if pc.heal:
-                out.append((f"heal{k}", dice_draw(pc.heal), ()))
-        if self.wizards:
-            out.append(("msave", "d20", (len(self.wizards), M)))
-        if self.clerics:
-            out.append(("aid", "d20", (len(self.clerics),)))
-        if self.pc_target == "spread":
-            out.append(("pc_tgt", pick_draw(M), (P, 2)))
-        if M:
-            out += [("matk", "d20", (M, A))]
-            for j in range(M):  # (one source a slot with one lineup)
-                for x in (x for x, slot in enumerate(L.mdmg_slot) if slot == j):
-                    out.append((f"mdmg{x}", dice_draw(L.mdmg_texts[x]), (A,)))
-                if self.area_on:
-                    for x in (x for x, slot in enumerate(L.marea_slot) if slot == j):
-                        out.append((f"marea{x}", dice_draw(L.marea_texts[x]), ()))
-            if self.area_on:
-                out += [("area_u", "chance", (M,)), ("psave", "d20", (M, P))]
-            if self.monster_target == "random":
-                out.append(("mon_tgt", pick_draw(P), (M, A)))
-            if self.target_downed == "sometimes":
-                out.append(("downed_u", "chance", (M, A)))
-            if self.target_downed != "never" and self.downed_pick == "random":
-                out.append(("down_tgt", pick_draw(P), (M, A)))
-        if self.hourly_on:
-            out += [("con", "d20", (P, HOURS)), ("med", "d20", (P, HOURS))]
-        if self.dying is not None:  # a face of the designer's track (the loop only)
-            out.append(("trk", f"below:{len(self.downed_track.faces()[0])}", (P,)))
-        return out
+        return round_plan(self)
 
     @property
     def clerics(self) -> tuple[int, ...]:
@@ -1108,11 +539,3 @@ class Party(Rules):
         from simkit.models.party_loop import step as loop_step
 
         return loop_step(self, state, t, rng)
-
-
-@lru_cache(maxsize=256)
-def _lineup_rules(rules: Party) -> tuple[Party, ...]:
-    if not rules.lineups:
-        return bestiary.lineup_rules(rules) if bestiary.applies(rules) else (rules,)
-    base = dataclasses.replace(rules, lineups=())
-    return tuple(dataclasses.replace(base, **dict(items)) for items in rules.lineups)
