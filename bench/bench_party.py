@@ -7,7 +7,7 @@ same process as the default ``encounter`` model, interleaved round by round, bes
 ``--rounds`` kept, timed by the process's **CPU time** (``time.process_time``: on a
 shared machine, the time spent waiting for a core is left out; read the ratios, each
 measured within one run). Printed: encounters/s on one core (target for the ``boss``
-lineup, with the vectorised kernel: >= 300,000) and the ratio
+lineup: >= 300,000, set for 0.3's vectorised kernel) and the ratio
 
     (CPU seconds per party encounter) / (CPU seconds per track of encounter defaults)
 
@@ -41,7 +41,7 @@ CASES = {
     ),
     "L5 party of four vs moderate pack": Party(level=5, threat="moderate", lineup="pack"),
 }
-#: encounters/s on one core for the ``boss`` lineup (the vectorised kernel)
+#: encounters/s on one core for the ``boss`` lineup (0.3's target, set for its kernel)
 RATE_TARGET = 300_000
 RATE_CASE = "L5 party of four vs moderate boss"
 RATIO_TARGET = 10.0

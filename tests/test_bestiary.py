@@ -71,9 +71,8 @@ def test_a_tracks_lineup_depends_on_its_own_key_only():
     assert bestiary.track_fights(Party(level=5), BlockRng([g[1]], [10])) is None
 
 
-@pytest.mark.parametrize("engine", ["kernel", "loop"])
-def test_same_seed_same_numbers_whatever_the_block_size(engine):
-    rules = Party(level=2, lineup="bestiary", engine=engine)  # barghest or daeodon
+def test_same_seed_same_numbers_whatever_the_block_size():
+    rules = Party(level=2, lineup="bestiary")  # barghest or daeodon
     n = STREAM_SIZE + 321
     a = simulate(rules, n, rng=5, block_size=1)
     for kw in (dict(block_size=DEFAULT_BLOCK), dict(block_size=7, workers=2)):
@@ -83,23 +82,22 @@ def test_same_seed_same_numbers_whatever_the_block_size(engine):
         for key in a.marks:
             assert np.array_equal(a.marks[key], b.marks[key]), (kw, key)
     # and the draw did mix both creatures in: not every track fought lineup 0
-    one = simulate(Party(level=2, monsters=rules.lineup_rules[0].monsters, engine=engine), n, 5)
+    one = simulate(Party(level=2, monsters=rules.lineup_rules[0].monsters), n, 5)
     assert one.counts != a.counts
 
 
-@pytest.mark.parametrize("engine", ["kernel", "loop"])
-def test_the_bestiary_is_the_mixture_of_its_creatures(engine):
+def test_the_bestiary_is_the_mixture_of_its_creatures():
     """P(victory) and the mean rounds of the drawn lineup = the weights' mixture of each
     creature's own run (independent runs: 5 standard errors of the difference)."""
     n = 40_000
-    rules = Party(level=5, lineup="bestiary", engine=engine)  # level 7: medusa, omen dragon
+    rules = Party(level=5, lineup="bestiary")  # level 7: medusa, omen dragon
     mix = simulate(rules, n, rng=1)
     combos = bestiary.combinations(rules.fighters.lineup.levels)
     total = sum(c.weight for c in combos)
     p_mix = mix["victory"]
     p_parts, var_parts = 0.0, 0.0
     for k, c in enumerate(combos):
-        one = simulate(Party(level=5, monsters=c.monsters, engine=engine), n, rng=100 + k)
+        one = simulate(Party(level=5, monsters=c.monsters), n, rng=100 + k)
         p = one["victory"]
         w = c.weight / total
         p_parts += w * p

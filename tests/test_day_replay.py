@@ -129,8 +129,6 @@ def test_result_replay_and_refusals():
         res.replay(-1)
     with pytest.raises(ParamError, match="engine='loop'"):
         Day(level=3, engine="kernel")
-    with pytest.raises(ParamError, match="engine='loop'"):
-        simkit.simulate(Party(level=3, engine="kernel"), 50, 1).replay(0)
     with pytest.raises(ParamError, match="party and day"):
         simkit.simulate(simkit.models.make_model("dying"), 50, 1).replay(0)
     with pytest.raises(ParamError, match="worst-decile"):

@@ -140,9 +140,7 @@ def test_a_track_a_fight_cannot_use_is_refused_in_one_line(value, words):
     assert "\n" not in str(e.value)
 
 
-def test_what_the_kernel_and_seed001_do_not_play_is_refused():
-    with pytest.raises(ParamError, match="kernel"):
-        Party(dying="dnd5e", engine="kernel")
+def test_what_seed001_does_not_play_is_refused():
     with pytest.raises(ParamError, match="seed001 keeps its own"):
         Party(dying="dnd5e", rules="seed001")
     assert Party(party="fighter", level=1, dying="dnd5e").has_exact  # tests/test_duel_custom.py

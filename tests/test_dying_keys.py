@@ -142,10 +142,10 @@ def test_the_day_takes_the_partys_readings():
 
 
 @pytest.mark.parametrize("i", range(len(CASES)))
-def test_the_readings_reach_the_kernel_and_the_reference_alike(i):
-    from test_party import kernel_vs_ref
+def test_the_readings_replay_on_the_reference_track_by_track(i):
+    from test_party import loop_vs_ref
 
-    kernel_vs_ref(Party(**CASES[i]), 60, 20 + i)
+    loop_vs_ref(Party(**CASES[i]), 60, 20 + i)
 
 
 def test_a_sweep_takes_dying_keys_fixed_and_on_its_grid():

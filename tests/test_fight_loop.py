@@ -226,22 +226,22 @@ def test_the_loop_compiled_is_the_loop_uncompiled():
 
 
 def test_keep_state_and_start_hand_a_fight_on():
-    """A second fight from the first's end states: as the kernel's, in distribution."""
-    n = 30_000
-    out = {}
-    for engine in ("kernel", "loop"):
-        fight = Party(level=5, threat="severe", engine=engine)
-        first = simkit.simulate(fight, n, 1, keep_state=True)
-        second = simkit.simulate(fight, n, 2, start=first.final)
-        out[engine] = (first.probabilities["defeat"], second.probabilities["defeat"])
-    for a, b in zip(out["kernel"], out["loop"]):
-        se = np.sqrt(a * (1 - a) / n + b * (1 - b) / n)
-        assert abs(a - b) <= 5 * se, out
+    """A second fight from the first's end states (``keep_state``, ``start=``): track by
+    track the scalar reference's from the same end states (0.3's kernel held it in
+    distribution before it was retired)."""
+    from test_party import loop_vs_ref
+
+    fight = Party(level=5, threat="severe")
+    first = simkit.simulate(fight, 300, 1, keep_state=True)
+    loop_vs_ref(fight, 300, 2, state=first.final)
 
 
 def test_what_the_loop_does_not_play_is_refused_in_one_line():
-    with pytest.raises(ParamError, match="engine must be 'kernel' or 'loop'"):
+    with pytest.raises(ParamError, match="compiled fight loop only"):
         Party(engine="fast")
+    with pytest.raises(ParamError, match="kernel of 0.3 was retired") as err:
+        Party(engine="kernel")
+    assert "\n" not in str(err.value)
 
 
 def test_tables_come_from_the_rules_references():
@@ -269,7 +269,8 @@ def test_tables_come_from_the_rules_references():
 @pytest.mark.parametrize("rules_set", ["seed000", "pf2e-core", "seed001"])
 def test_several_lineups_and_penalties_in_one_block(rules_set):
     """Tracks of three lineups and two check penalties (P-10) in one block, from a start
-    with wounds: each (lineup, penalty) group's outcomes as the kernel's, within 5 SE."""
+    with wounds: each (lineup, penalty) group's outcomes as those of its lineup's own rules
+    on the group's rows alone (an independent run), within 5 SE."""
     from dataclasses import fields
 
     from simkit.models.fight_state import FightStart
@@ -284,17 +285,19 @@ def test_several_lineups_and_penalties_in_one_block(rules_set):
     arrays["fight"] = (group // 2).astype(np.int32)
     arrays["check_penalty"] = np.where(group % 2 == 1, -2, 0).astype(np.int32)
     start = FightStart(**arrays)
-    out = {}
-    for engine in ("kernel", "loop"):
-        rules = Party(level=5, rules=rules_set, engine=engine).with_lineups(lineups)
-        res = simkit.simulate(rules, n, 21, start=start, keep_outcomes=True)
-        out[engine] = res.track_outcomes
+    rules = base.with_lineups(lineups)
+    mixed = simkit.simulate(rules, n, 21, start=start, keep_outcomes=True).track_outcomes
     for g in range(6):
         at = group == g
         m = int(at.sum())
+        alone = base.with_lineups([lineups[g // 2]])
+        rows = FightStart(
+            **{k: v[at] for k, v in arrays.items()} | {"fight": np.zeros(m, np.int32)}
+        )
+        own = simkit.simulate(alone, m, 22 + g, start=rows, keep_outcomes=True).track_outcomes
         for code in range(len(Party.outcomes)):
-            a = np.mean(out["kernel"][at] == code)
-            b = np.mean(out["loop"][at] == code)
+            a = np.mean(mixed[at] == code)
+            b = np.mean(own == code)
             se = np.sqrt((a * (1 - a) + b * (1 - b)) / m)
             assert abs(a - b) <= 5 * max(se, 1 / m), (g, Party.outcomes[code], a, b)
 

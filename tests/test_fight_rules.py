@@ -10,7 +10,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from test_party import kernel_vs_ref
+from test_party import loop_vs_ref
 
 import simkit
 from simkit.core.exact import solve
@@ -254,8 +254,8 @@ def test_check_penalty_slows_initiative_and_strikes_in_the_kernel():
         ),
     ],
 )
-def test_kernel_equals_reference_with_the_fight_options(params):
-    kernel_vs_ref(Party(**params), 150, 13)
+def test_loop_equals_reference_with_the_fight_options(params):
+    loop_vs_ref(Party(**params), 150, 13)
 
 
 def test_downed_pick_random_spreads_the_blows_over_the_downed():
@@ -353,7 +353,7 @@ def test_the_wake_up_never_passes_max_hp():
 def test_a_heal_of_zero_does_not_wake_a_downed_pc():
     """A heal brings a PC at 0 HP back at 1 HP or more (R0-04, R1-03); one that rolls 0
     leaves it down (the reference found the kernel waking it at 0 HP)."""
-    kernel_vs_ref(
+    loop_vs_ref(
         Party(
             level=4,
             party="fighter,cleric(heal=1d2-1)",
@@ -407,8 +407,8 @@ def test_each_monster_has_its_own_area_uses_and_chance():
     r = Party(level=2, monsters="air-scamp,arbiter,boar,2", area_chance=0.3, area_uses=2)
     assert r.area_uses_of == (10, 1, 0, 2)
     assert r.area_chance_of[1:] == (0.3, 0.3, 0.3) and 0 < r.area_chance_of[0] < 1
-    kernel_vs_ref(r, 200, 21)
-    kernel_vs_ref(
+    loop_vs_ref(r, 200, 21)
+    loop_vs_ref(
         Party(level=1, party="fighter,wizard", monsters="air-scamp,air-scamp(area_chance=1)"),
         150,
         2,

@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 import simkit
-from simkit.core.params import ParamError
 from simkit.fight import block, tables
 from simkit.fight.loop import CARRIED, OUT_MARK0, OUT_OUTCOME, OUT_STEP
 from simkit.fight.state import COND, HEALS, HERO, HP, MARKS, PE, PP, SLOTS, WOUNDED
@@ -201,9 +200,7 @@ def test_the_seed_rules_default_off_and_refuse_where_not_played():
     # a PC's own temporary HP, else the party's
     r = Party(party="fighter(temp_hp=5),cleric", temp_hp=2)
     assert [r.temp_hp_of(k) for k in range(2)] == [5, 2]
-    # the kernel and the exact duel do not play them
-    with pytest.raises(ParamError, match="fight loop only"):
-        Party(slowed=True, engine="kernel")
+    # the exact duel does not play them
     duel = dict(party="fighter", lineup="boss", threat="moderate")
     assert Party(**duel).has_exact and not Party(**duel, temp_hp=5).has_exact
 

@@ -201,11 +201,11 @@ def test_a_start_of_the_wrong_size_or_model_is_refused():
         ),
     ],
 )
-def test_kernel_equals_reference_from_start_states(params):
-    from test_party import _random_start, kernel_vs_ref
+def test_loop_equals_reference_from_start_states(params):
+    from test_party import _random_start, loop_vs_ref
 
     r = Party(**params)
-    kernel_vs_ref(r, 120, 17, state=_random_start(r, 120, 3))
+    loop_vs_ref(r, 120, 17, state=_random_start(r, 120, 3))
 
 
 def test_a_block_of_two_fights_gives_each_fight_what_it_gives_alone():

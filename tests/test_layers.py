@@ -109,6 +109,9 @@ MODEL_IMPORTS_ALLOWED = {
     "simkit.models.fall": {"simkit.models.dying", "simkit.models.perseverance"},
     "simkit.models.dnd": {"simkit.models.custom"},
     "simkit.models.party": {
+        "simkit.models.party_lineups",  # its lineups' declarations and draw sources
+        "simkit.models.party_params",  # its parameters' and ambiguities' declarations
+        "simkit.models.party_plan",  # a round's named draws (the references' contract)
         "simkit.models.party_duel",
         "simkit.models.duel_grid",  # the duel's exact answer on its grid
         "simkit.models.fight_state",
@@ -122,6 +125,8 @@ MODEL_IMPORTS_ALLOWED = {
     # a grid's dying.check...: the party's own readings, by the dying model's names
     "simkit.models.keys": {"simkit.models.dying_keys"},
     "simkit.models.party_loop": {"simkit.models.fight_state"},
+    "simkit.models.party_lineups": {"simkit.models.fight_state"},  # (MAX_FIGHTS)
+    "simkit.models.party_plan": {"simkit.models.party_lineups"},
     # a custom track as a fight's rule at 0 HP: the registry names the tracks
     "simkit.models.downed_rule": {"simkit.models", "simkit.models.custom"},
     # a replay plays a track on the party's reference (its log), from the loop's dice contract

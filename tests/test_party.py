@@ -1,4 +1,4 @@
-"""The party model: kernel vs scalar reference, outcomes, parameters, monotonicity."""
+"""The party model: the fight loop vs the scalar reference, outcomes, parameters, monotonicity."""
 
 from __future__ import annotations
 
@@ -11,47 +11,9 @@ import pytest
 import simkit
 from simkit.core.params import ParamError
 from simkit.models.fight_state import FightStart
-from simkit.models.party import Party, faces
+from simkit.models.party import Party
 from simkit.models.party_duel import DUEL_MAX_STATES, duel_states
-from simkit.models.party_ref import new_track, ref_init, ref_round
-from simkit.testing import assert_agrees_with_exact, replay, standard_error, within_se
-
-
-def kernel_vs_ref(model: Party, n: int, seed: int, state=None) -> np.ndarray:
-    """Run the kernel on ``n`` tracks with recorded draws (compacting like the engine) and
-    replay every track through the scalar reference: same outcome, marks and HP each round.
-    ``state``: a FightStart both begin from (row by row). Returns each track's outcome index
-    (-1: unresolved). The kernel's draws: ``model`` is played with ``engine="kernel"``;
-    then the loop (the default engine) on its own dice, :func:`loop_vs_ref`."""
-    model = replace(model, engine="kernel")
-    plan = [(name, kind) for name, kind, _ in model.plan]
-    rows = iter(range(n))  # (replay starts the tracks in order)
-
-    def start(draws):
-        row = None if state is None else state.row(next(rows))
-        tr = new_track(model, draws[0].value, start=row)  # the natural initiative d20s
-        return ref_init(model, tr), tr
-
-    def step(tr, t, k, draws):
-        assert len(draws) == len(plan), (len(draws), plan)
-        return ref_round(
-            model, tr, {name: faces(kind, d.value) for (name, kind), d in zip(plan, draws)}
-        ), tr
-
-    def same_hp(S, row, tr, t, code):
-        hp = [pc["hp"] for pc in tr["pcs"]]
-        assert hp == list(S["hp"][row]), ("PC HP", hp, S["hp"][row])
-        pe = [pc["pe"] for pc in tr["pcs"]]
-        assert pe == list(S["pe"][row]), ("PC PE", pe, S["pe"][row])
-        mhp = tr["mhp"] + [0] * (model.n_slots - len(tr["mhp"]))  # (a padded slot: 0 HP)
-        assert mhp == list(S["mhp"][row]), ("monster HP", tr["mhp"], S["mhp"][row])
-
-    got = replay(model, n, seed, start=start, step=step, check=same_hp, state=state)
-    causes = sum(got.marks[name] for name in DEATH_CAUSES)  # (every track, ended or not)
-    assert (causes == got.marks["deaths"]).all(), ("deaths by cause", causes, got.marks["deaths"])
-    loop_vs_ref(model, n, seed, state=state)  # (the default engine, on its own dice)
-    return got.outcome
-
+from simkit.testing import assert_agrees_with_exact, standard_error, within_se
 
 #: The marks that split ``deaths`` by cause.
 DEATH_CAUSES = ("deaths_in_fight", "deaths_after_defeat", "deaths_after_fight")
@@ -242,20 +204,20 @@ def loop_vs_ref(model: Party, n: int, seed: int, state=None) -> None:
 
 def _check_case(params: dict, c: int, n: int, seed: int) -> None:
     r, start = _case(params, c, n)
-    kernel_vs_ref(r, n, seed, state=start)
+    loop_vs_ref(r, n, seed, state=start)
     if start is not None:  # each track hands on its fight
         res = simkit.simulate(r, n, 2, start=start, keep_state=True)
         assert (res.final.fight == start.fight).all()
 
 
 @pytest.mark.parametrize("c, params", list(enumerate(_configs(12, 20261130))))
-def test_kernel_equals_scalar_reference(c, params):
+def test_loop_equals_scalar_reference(c, params):
     _check_case(params, c, 60, 11)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("c, params", list(enumerate(_configs(60, 11))))
-def test_kernel_equals_scalar_reference_many(c, params):
+def test_loop_equals_scalar_reference_many(c, params):
     _check_case(params, c, 200, 5)
 
 
@@ -287,10 +249,10 @@ def test_generated_configurations_leave_every_default(count, seed):
 def test_no_monster_and_every_knockout_revived_is_won_at_once():
     """``hp=0`` without a monster, a hero point spent at each knock-out
     (``hero_policy=immediately``): every PC is up again before round 1, so the fight is won
-    at step 0 (AP-16), in the kernel as in the reference (the kernel used to wait a round:
+    at step 0 (AP-16), on the loop as in the reference (0.3's kernel used to wait a round:
     found by the generated configurations)."""
     r = Party(level=3, party="fighter,wizard", xp_budget=0, hp=0, hero_policy="immediately")
-    kernel_vs_ref(r, 40, 3)
+    loop_vs_ref(r, 40, 3)
     res = simkit.simulate(r, 1000, 1)
     assert res.hist[r.outcomes.index("victory"), 0] == 1000
 
@@ -709,8 +671,8 @@ def test_explicit_numbers_per_pc_and_per_monster(tmp_path):
         ("rogue(attack=14;damage=2d6+4),cleric(medicine=15)", "6(attack=17;damage=2d10+8)"),
     ],
 )
-def test_kernel_equals_scalar_reference_with_explicit_numbers(party, monsters):
-    kernel_vs_ref(Party(level=4, party=party, monsters=monsters, target_downed="always"), 80, 2)
+def test_loop_equals_scalar_reference_with_explicit_numbers(party, monsters):
+    loop_vs_ref(Party(level=4, party=party, monsters=monsters, target_downed="always"), 80, 2)
 
 
 def test_exact_duel_with_explicit_numbers_agrees_with_monte_carlo():
@@ -904,11 +866,11 @@ def test_seed001_duel_with_stamina_agrees_with_monte_carlo(params):
 
 def test_a_hit_of_no_damage_does_nothing_to_a_downed_pc():
     """A strike that hits for 0 damage (``damage=1d2-1``) on a PC at 0 HP is no damage
-    while down (R0-09): the kernel left it a hit (a dying value up, a stable PC knocked out
+    while down (R0-09): 0.3's kernel left it a hit (a dying value up, a stable PC knocked out
     again) where the reference did nothing; found by the generated configurations."""
     r = Party(level=3, party="fighter,rogue", monsters="5(damage=1d2-1)", target_downed="always")
     n = 60
     start = r.fresh_start(n)
     hp = start.hp.copy()
     hp[:, 0] = 0  # the fighter starts stable at 0 HP
-    kernel_vs_ref(r, n, 4, state=replace(start, hp=hp))
+    loop_vs_ref(r, n, 4, state=replace(start, hp=hp))

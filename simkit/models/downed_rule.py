@@ -365,12 +365,9 @@ def check_pf2e(rules) -> str | None:
                 f"{p.role}: hero_use=reroll and fortune={o['fortune']} cannot combine: a hero "
                 "point's reroll is itself a fortune effect (P-15, P-16)"
             )
-    if pf2e_on(rules):
-        if not rules.seed000:
-            return (
-                f"toughness, diehard, fortune and hero_use are options of the seed000/"
-                f"pf2e-core track; rules={rules.rules} plays agonising (R1-01)"
-            )
-        if getattr(rules, "engine", "loop") != "loop":
-            return "toughness, diehard, fortune, hero_use: the fight loop only (engine='loop')"
+    if pf2e_on(rules) and not rules.seed000:
+        return (
+            f"toughness, diehard, fortune and hero_use are options of the seed000/"
+            f"pf2e-core track; rules={rules.rules} plays agonising (R1-01)"
+        )
     return None

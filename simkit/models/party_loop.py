@@ -15,8 +15,8 @@ model hands a block to it and reads it back for the engine (:mod:`simkit.core.en
 
 Several lineups (``Party.with_lineups``, a start's ``fight``) and a check penalty per track
 (a start's ``check_penalty``) are tables over (fight, slot) and (penalty, PC): the loop
-reads each track's. The vectorised kernel of 0.3 stays as ``engine="kernel"`` until it is
-retired.
+reads each track's. The vectorised kernel of 0.3 (``engine="kernel"``) was retired; this
+is the party's only Monte Carlo.
 """
 
 from __future__ import annotations

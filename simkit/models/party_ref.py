@@ -2,10 +2,11 @@
 
 Written from the rules as ``docs/rules.md`` states them (seed 000 R0-01..R0-13 with
 A0-1..A0-7, seed 001 R1-01..R1-08 and R1-11 with A1-1, A1-2, A1-6, the fight rules
-P-01..P-10 and the party model's readings AP-1..AP-11) and from the round told in the
-docstring of :mod:`simkit.models.party`; not from the kernel's code. One combatant at a
-time, the acting order a list of combatants, every rule through its scalar reference in
-:mod:`simkit.rules`. It shares with the kernel only what it must to be fed the same draws:
+P-01..P-10 and the party model's readings AP-1..AP-11) and from the round told in
+docs/explanation/models.md ("The ``party`` fight"); not from the engines' code (0.3's
+kernel, the compiled loop). One combatant at a time, the acting order a list of
+combatants, every rule through its scalar reference in :mod:`simkit.rules`. It shares
+with the engines only what it must to be fed the same draws:
 the names and shapes of a round's draws (:attr:`~simkit.models.party.Party.plan`), what a
 pick draw means (:func:`_pick`), a chance draw (:func:`_happens`) and a dice draw
 (:func:`simkit.rules.dice.dice_value`). Slow on purpose; not used by the engine.
@@ -67,7 +68,7 @@ FIGHT, WON, FLED = "fight", "won", "fled"
 PC_STRIKES = 2
 
 
-# -- what a draw means (the draw conventions shared with the kernel) -----------------------------
+# -- what a draw means (the draw conventions of the plan, simkit.models.party_plan) ---------------
 def _pick(draw, count: int) -> int:
     """The chosen one (0-based) among ``count``: ``w mod count`` for an integer draw made
     below a multiple of ``count``; ``floor(u * count)`` for a uniform float."""

@@ -242,15 +242,9 @@ def replay(rules: Party, seed: int, track: int, n: int | None = None) -> pd.Data
     Raises
     ------
     ParamError
-        Rules not of the party on ``engine="loop"`` (the kernel draws from block streams:
-        one of its tracks cannot be played again alone), or a track not of the run.
+        Rules not of the party, or a track not of the run.
     """
     rules = _check(rules)
-    if rules.engine != "loop":
-        raise ParamError(
-            f"replay: a run on engine='loop' only (the kernel's dice are the block's, not the "
-            f"track's), got engine={rules.engine!r}"
-        )
     track = check_track(track, n)
     log: list = []
     tr = play(rules, track_key(seed, track), log, _bestiary_start(rules, seed, track))

@@ -3,9 +3,12 @@
 Issue 28: the compiled loop replaces the kernel, and "every fight number changes once":
 tests/test_fight_loop.py holds the loop to these figures (every outcome, event and mark
 within 5 standard errors) on the same 47 configurations and 4 day plans, so the check
-outlives the kernel. Run from the repository root on a commit that still has the kernel:
+outlives the kernel. Kept as the record: the kernel was retired after it ran, so it runs
+only on a commit that still has the kernel (the JSON's was made on commit
+c7ec21ed96b0f5644d1994816e0622997ce2c81e, its ``"commit"``), from the repository root:
 
-    python tests/data/make_kernel_figures.py     # writes tests/data/kernel_0.3.json
+    git worktree add /tmp/k c7ec21ed96b0f5644d1994816e0622997ce2c81e
+    cd /tmp/k && python tests/data/make_kernel_figures.py  # writes tests/data/kernel_0.3.json
 
 Each configuration ``i`` at n = 200,000 tracks, seed ``7 + i``; each day plan at n = 20,000,
 seed 5 (the seeds the tests used when both engines ran side by side).
