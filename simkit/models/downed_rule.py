@@ -284,20 +284,6 @@ def any_custom(rules) -> bool:
     return any(pc_value(rules, k) is not None for k in range(len(rules.fighters.pcs)))
 
 
-def faces_width(rules) -> int:
-    """The width of the ``trk`` draw: the least common multiple of the custom tracks'
-    face counts (one track: its count, so a party-wide ``dying`` draws as before); a PC
-    takes the draw modulo its own count (equally likely, as its count divides the width)."""
-    import math
-
-    counts = [
-        len(pc_track(rules, k).faces()[0])
-        for k in range(len(rules.fighters.pcs))
-        if pc_value(rules, k) is not None
-    ]
-    return math.lcm(*counts) if counts else 0
-
-
 def check_pcs(rules) -> str | None:
     """None when every PC's own track (``fighter(dying=NAME)``) names a custom track a fight
     can play, else one line saying what is wrong."""
