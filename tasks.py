@@ -7,7 +7,7 @@
     python3 tasks.py bench    # every benchmark in bench/ (not tests), failures listed at the end
 
 The first command installs from the package index (about 80 s); ``report`` takes about
-2 minutes, ``test`` 3 to 4 minutes on 2 cores (pytest-xdist on every core, the tests marked
+2 minutes, ``test`` 4 to 5 minutes on 2 cores (pytest-xdist on every core, the tests marked
 ``slow`` included: ``-m "not slow"`` leaves them out; it builds the site
 too: tests/test_docs.py), ``docs`` about a minute (strict: a warning is an error; the
 notebooks are executed). Afterwards the
