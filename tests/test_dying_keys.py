@@ -10,14 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_fight_loop_ref import _reference_track
+from test_fight_loop_ref import assert_loop_is_reference
 
 import simkit
 from simkit.analysis.compare import variants
 from simkit.core.params import ParamError
-from simkit.fight import block, tables
-from simkit.fight.loop import CARRIED, OUT_MARK0, OUT_OUTCOME, OUT_STEP
-from simkit.fight.state import COND, HERO, HP, WOUNDED
 from simkit.models import as_rules, make_model
 from simkit.models.day import Day
 from simkit.models.dnd import DnD5e
@@ -82,21 +79,7 @@ CASES = [
 
 @pytest.mark.parametrize("i", range(len(CASES)))
 def test_the_readings_reach_the_loop_and_the_reference_alike(i):
-    rules = Party(**CASES[i])
-    T = tables.pack(tables.build(rules))
-    keys = (np.arange(1, 151, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)) ^ np.uint64(i)
-    out, ends = block.run(T, keys, rules.max_rounds)
-    fields = [CARRIED.index(f) for f in (HP, COND, HERO, WOUNDED)]
-    for t, key in enumerate(keys):
-        code, step, marks, pcs = _reference_track(rules, int(key) >> 1)
-        loop = (
-            int(out[t, OUT_OUTCOME]),
-            int(out[t, OUT_STEP]),
-            [int(v) for v in out[t, OUT_MARK0:]],
-            [tuple(int(ends[t, k, f]) for f in fields) for k in range(rules.n_pcs)],
-        )
-        ref = (code, step, marks, [tuple(p[:2]) + (p[2], p[5]) for p in pcs])
-        assert loop == ref, (CASES[i], t)
+    assert_loop_is_reference(Party(**CASES[i]), 150, i, CASES[i])
 
 
 def test_compare_party_prices_the_dying_tracks_ambiguities():

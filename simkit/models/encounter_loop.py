@@ -33,22 +33,11 @@ from simkit.fight import block, tables
 from simkit.fight import encounter as fe
 from simkit.fight.loop import CARRIED
 from simkit.fight.state import (
-    COND,
-    DEAD,
-    HEALS,
-    HERO,
-    HP,
-    HP_MAX,
-    PE,
-    PE_MAX,
-    PP,
-    SLOTS,
-    WOUNDED,
     width,
 )
 from simkit.models.downed_rule import table_at
 from simkit.models.fight_state import FightStart
-from simkit.models.party_loop import start_fields
+from simkit.models.party_loop import handed_on, start_fields
 from simkit.rules import dying_systems, hourly, perseverance
 
 __all__ = ["carry", "fight_rules", "init", "options", "packed", "run", "step", "supported"]
@@ -287,21 +276,4 @@ def carry(rules, state, rows_idx: np.ndarray) -> FightStart:
     """What tracks ``rows_idx`` hand to a next fight (``keep_state``): the PC's HP, hero
     points, the healer's heals left, PP, wounded, temporary HP left (as stamina, ``pe``),
     whether it is dead, and the track's check penalty."""
-    ends = state["ends"].take(rows_idx, axis=0)
-
-    def field(f):
-        return np.ascontiguousarray(ends[:, :, CARRIED.index(f)])
-
-    return FightStart.trusted(
-        hp=field(HP),
-        hp_max=field(HP_MAX),
-        hero=field(HERO),
-        slots=field(SLOTS),
-        heals=field(HEALS),
-        pp=field(PP),
-        pe=field(PE),
-        pe_max=field(PE_MAX),
-        wounded=field(WOUNDED),
-        dead=field(COND) == DEAD,
-        check_penalty=state["penalty"].take(rows_idx),
-    )
+    return handed_on(state["ends"], rows_idx, state["penalty"].take(rows_idx))

@@ -51,7 +51,16 @@ from simkit.models.fight_state import FightStart
 from simkit.rules.massive_damage import is_massive
 from simkit.rules.pf2e import bestiary
 
-__all__ = ["care_ends", "carry", "fight_ends", "init", "packed", "start_fields", "step"]
+__all__ = [
+    "care_ends",
+    "carry",
+    "fight_ends",
+    "handed_on",
+    "init",
+    "packed",
+    "start_fields",
+    "step",
+]
 
 
 @lru_cache(maxsize=64)
@@ -182,13 +191,13 @@ def step(rules, state, t: int, rng):
     return block.step_codes(out, len(rules.outcomes), t), rules.horizon - t + 1
 
 
-def carry(rules, state, rows_idx: np.ndarray) -> FightStart:
-    """What tracks ``rows_idx`` hand to a next fight (``keep_state``)."""
-    (ends,) = state["ends"]  # (a field's (n, P) is contiguous: taken field by field)
-    rows = state["row"].take(rows_idx)
+def handed_on(ends: np.ndarray, rows: np.ndarray, check_penalty, fight=None) -> FightStart:
+    """The :class:`FightStart` that tracks ``rows`` of ``ends`` ((n, P, len(CARRIED)), a
+    block's end fields) hand to a next fight, with their ``check_penalty`` and ``fight``
+    ((m,) each; None: fight 0): the party's :func:`carry` and the encounter's."""
 
     def field(f):
-        return ends[:, :, CARRIED.index(f)].take(rows, axis=0)
+        return np.ascontiguousarray(ends[:, :, CARRIED.index(f)].take(rows, axis=0))
 
     return FightStart.trusted(
         hp=field(HP),
@@ -201,16 +210,23 @@ def carry(rules, state, rows_idx: np.ndarray) -> FightStart:
         pe_max=field(PE_MAX),
         wounded=field(WOUNDED),
         dead=field(COND) == DEAD,
-        check_penalty=(
+        check_penalty=check_penalty,
+        fight=np.zeros(len(rows), dtype=np.int32) if fight is None else fight,
+    )
+
+
+def carry(rules, state, rows_idx: np.ndarray) -> FightStart:
+    """What tracks ``rows_idx`` hand to a next fight (``keep_state``)."""
+    (ends,) = state["ends"]  # (a field's (n, P) is contiguous: taken field by field)
+    return handed_on(
+        ends,
+        state["row"].take(rows_idx),
+        (
             state["penalty"].take(rows_idx)
             if "penalty" in state
             else np.full(len(rows_idx), rules.check_penalty, dtype=np.int32)
         ),
-        fight=(
-            state["fight"].take(rows_idx)
-            if "fight" in state
-            else np.zeros(len(rows_idx), dtype=np.int32)
-        ),
+        state["fight"].take(rows_idx) if "fight" in state else None,
     )
 
 
