@@ -46,6 +46,7 @@ from simkit.models.party_replay import (
     check_track,
     fight_outcome,
     log_frame,
+    other_pick,
     play,
 )
 
@@ -328,9 +329,4 @@ def pick_track(result, how: str) -> int:
         early = np.where(first > 0, -first, np.iinfo(np.int64).min)  # (an earlier death: worse)
         order = np.lexsort((-np.arange(len(deaths)), early, deaths))[::-1]
         return int(order[len(order) // 10])
-    if how == "first-death":
-        hit = np.flatnonzero(deaths > 0)
-        if not len(hit):
-            raise ParamError("pick_track: no track of this run has a death")
-        return int(hit[0])
-    raise ParamError(f"pick_track: how must be one of {', '.join(PICKS)}, got {how!r}")
+    return other_pick(how, deaths)

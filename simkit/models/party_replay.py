@@ -39,6 +39,7 @@ __all__ = [
     "check_track",
     "fight_outcome",
     "log_frame",
+    "other_pick",
     "pick_track",
     "play",
     "replay",
@@ -270,6 +271,12 @@ def pick_track(result, how: str) -> int:
     if how == "worst-decile":
         order = np.lexsort((-np.arange(len(rounds)), rounds, deaths))[::-1]
         return int(order[len(order) // 10])
+    return other_pick(how, deaths)
+
+
+def other_pick(how: str, deaths: np.ndarray) -> int:
+    """The picks a party and a day share: ``first-death`` (the first track with a death,
+    ``deaths`` (n,) each track's); any other ``how`` is refused in one line."""
     if how == "first-death":
         hit = np.flatnonzero(deaths > 0)
         if not len(hit):
