@@ -13,9 +13,9 @@ import pytest
 import simkit
 from simkit.core.exact import ExactTooLarge, solve_if_possible
 from simkit.models.day import Day
-from simkit.models.day_duel import DAY_DUEL_MAX_STATES, day_duel_states
+from simkit.models.day_duel import DAY_DUEL_MAX_CELLS, day_duel_cells, day_duel_states
 from simkit.models.party import Party
-from simkit.models.party_duel import DUEL_MAX_STATES
+from simkit.models.party_duel import DUEL_MAX_CELLS
 from simkit.testing import assert_agrees_with_exact, run_cli
 
 RULES = ("seed000", "pf2e-core")
@@ -102,10 +102,10 @@ def test_where_the_exact_solver_applies():
 
 
 def test_a_plan_past_a_duel_s_bound_is_refused_with_its_state_count():
-    day = Day(level=20, party="fighter(hp_max=3000)", plan="moderate, short_rest, moderate")
+    day = Day(level=20, party="fighter(hp_max=9000)", plan="moderate, short_rest, moderate")
     assert day.has_exact
     total, largest = day_duel_states(day)
-    assert largest > DUEL_MAX_STATES
+    assert day_duel_cells(day)[1] > DUEL_MAX_CELLS
     with pytest.raises(ExactTooLarge, match=f"up to {largest} states"):
         simkit.solve(day)
     code, out, err = run_cli(
@@ -114,7 +114,7 @@ def test_a_plan_past_a_duel_s_bound_is_refused_with_its_state_count():
         "--set",
         "level=20",
         "--set",
-        "party=fighter(hp_max=3000)",
+        "party=fighter(hp_max=9000)",
         "--set",
         "plan=moderate",
     )
@@ -123,14 +123,14 @@ def test_a_plan_past_a_duel_s_bound_is_refused_with_its_state_count():
 
 
 def test_a_plan_past_the_day_s_bound_is_refused_with_its_state_count():
-    """Fights at five check penalties (each night without sleep adds one): five chains,
+    """Fights at five check penalties (each night without sleep adds one): five fights,
     each within a duel's bound, too many together."""
     plan = ", ".join(["moderate", "no_sleep"] * 4 + ["moderate"])
-    # one area use (the benchmark before AP-20): each chain within a duel's bound
-    day = Day(level=20, party="fighter(hp_max=1400)", plan=plan, area_uses=1)
+    day = Day(level=20, party="fighter(hp_max=3400)", plan=plan, area_uses=1)
     total, largest = day_duel_states(day)
-    assert largest <= DUEL_MAX_STATES and DAY_DUEL_MAX_STATES < total
-    with pytest.raises(ExactTooLarge, match=f"up to {total} states"):
+    cells, most = day_duel_cells(day)
+    assert most <= DUEL_MAX_CELLS and DAY_DUEL_MAX_CELLS < cells
+    with pytest.raises(ExactTooLarge, match=f"up to {total} states over its fights, {cells} cells"):
         simkit.solve(day)
     assert solve_if_possible(day) is None  # run's table: no exact column
 

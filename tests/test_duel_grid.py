@@ -17,7 +17,13 @@ from simkit.models.day_duel import _fight, _fight_rules
 from simkit.models.day_plan import FightStep
 from simkit.models.duel_grid import duel_hist
 from simkit.models.party import Party
-from simkit.models.party_duel import DUEL_MAX_STATES, duel_initial, duel_states, duel_step
+from simkit.models.party_duel import (
+    DUEL_MAX_CELLS,
+    duel_cells,
+    duel_initial,
+    duel_states,
+    duel_step,
+)
 from simkit.testing import assert_agrees_with_exact
 
 
@@ -139,20 +145,21 @@ def test_exact_duel_of_other_classes_agrees_with_monte_carlo(params):
 
 def test_every_class_and_rule_set_is_exact_at_level_20():
     """The bound holds the largest default duel (a seed-001 wizard: HP + PE, slots, the
-    calibrated benchmark's 10 area uses, AP-20)."""
+    calibrated benchmark's 10 area uses, AP-20), with room for its options (AP-31)."""
     for party in ("fighter", "rogue", "wizard"):
         for rules in ("seed000", "pf2e-core", "seed001"):
             r = Party(party=party, level=20, rules=rules)
-            assert r.has_exact and duel_states(r) <= DUEL_MAX_STATES, (party, rules)
+            assert r.has_exact and duel_cells(r) <= DUEL_MAX_CELLS / 10, (party, rules)
 
 
 def test_too_large_is_refused_in_one_line_with_its_count():
-    big = Party(party="fighter(hp_max=3000)", level=20)
-    count = duel_states(big)
-    assert count > DUEL_MAX_STATES
+    big = Party(party="fighter(hp_max=9000)", level=20)
+    count, cells = duel_states(big), duel_cells(big)
+    assert cells > DUEL_MAX_CELLS
     with pytest.raises(ExactTooLarge) as info:
         simkit.solve(big)
     msg = str(info.value)
     assert isinstance(info.value, ParamError) and "\n" not in msg
-    assert f"up to {count} states" in msg and f"more than {DUEL_MAX_STATES}" in msg
+    assert f"up to {count} states" in msg and f"needs {cells} cells" in msg
+    assert f"more than {DUEL_MAX_CELLS}" in msg
     assert solve_if_possible(big) is None  # run's table: no exact column

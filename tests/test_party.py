@@ -12,7 +12,7 @@ import simkit
 from simkit.core.params import ParamError
 from simkit.models.fight_state import FightStart
 from simkit.models.party import Party
-from simkit.models.party_duel import DUEL_MAX_STATES, duel_states
+from simkit.models.party_duel import DUEL_MAX_CELLS, duel_states
 from simkit.testing import assert_agrees_with_exact, standard_error, within_se
 
 #: The marks that split ``deaths`` by cause.
@@ -447,8 +447,8 @@ def test_duels_have_exact_answers_others_refuse():
 
     # refused before 0.4 (more than 20,000 states), exact now (the duel's grid)
     assert solve(Party(party="fighter", level=12, threat="extreme"))["defeat"] > 0
-    big = Party(party="fighter(hp_max=3000)", level=20)
-    with pytest.raises(ExactTooLarge, match=f"up to {duel_states(big)} states .*{DUEL_MAX_STATES}"):
+    big = Party(party="fighter(hp_max=9000)", level=20)
+    with pytest.raises(ExactTooLarge, match=f"up to {duel_states(big)} states .*{DUEL_MAX_CELLS}"):
         solve(big)
 
 

@@ -38,9 +38,9 @@ With one PC a death ends the day (every PC dead: ``defeat``), so the outcomes ar
 ``unresolved``; ``survived_with_deaths`` and ``retreat`` have probability 0.
 
 The chain is refused (:class:`~simkit.core.exact.ExactTooLarge`) when one fight's duel
-has more than :data:`~simkit.models.party_duel.DUEL_MAX_STATES` states or the plan's
-distinct fights (lineup, check penalty) more than :data:`DAY_DUEL_MAX_STATES` together
-(:func:`day_duel_states`).
+needs more than :data:`~simkit.models.party_duel.DUEL_MAX_CELLS` cells or the plan's
+distinct fights (lineup, check penalty) more than :data:`DAY_DUEL_MAX_CELLS` together
+(:func:`day_duel_cells`; the message gives their chain states too, :func:`day_duel_states`).
 """
 
 from __future__ import annotations
@@ -62,9 +62,10 @@ from simkit.models.day_plan import (
     fatigue_penalty,
 )
 from simkit.models.downed import turn_table
+from simkit.models.downed_rule import pf2e_on
 from simkit.models.duel_grid import duel_grid
 from simkit.models.party import Party
-from simkit.models.party_duel import DUEL_MAX_STATES, duel_states, duel_supported
+from simkit.models.party_duel import DUEL_MAX_CELLS, duel_cells, duel_states, duel_supported
 from simkit.rules import fall, hero_points
 from simkit.rules.dying_damage import knockout_value, wounded_after_losing
 from simkit.rules.fall import FALL_EDGES, fall_cells
@@ -72,11 +73,21 @@ from simkit.rules.heights import parse_heights
 from simkit.rules.pf2e.rest import night_rest_hp
 from simkit.rules.rest import hp_after_rest
 
-__all__ = ["DAY_DUEL_MAX_STATES", "day_duel_hist", "day_duel_states", "day_duel_supported"]
+__all__ = [
+    "DAY_DUEL_MAX_CELLS",
+    "DAY_DUEL_MAX_STATES",
+    "day_duel_cells",
+    "day_duel_hist",
+    "day_duel_states",
+    "day_duel_supported",
+]
 
-#: Plans whose distinct fights have more duel states than this together are refused (a
+#: Plans whose distinct fights need more solver cells than this together are refused (a
 #: bound on the time: each fight is one grid at a time, :mod:`simkit.models.duel_grid`).
-DAY_DUEL_MAX_STATES = 16_000_000
+DAY_DUEL_MAX_CELLS = 100_000_000
+#: The former bound on the fights' chain states together (kept for compatibility: the
+#: bound is now on the cells, :data:`DAY_DUEL_MAX_CELLS`).
+DAY_DUEL_MAX_STATES = DAY_DUEL_MAX_CELLS
 #: The dying systems of an exact day duel.
 _SYSTEMS = ("seed000", "pf2e-core")
 _DEAD = "dead"  # a care's outcome: the PC died
@@ -107,11 +118,17 @@ def _care_rules(day) -> Party:
 def day_duel_supported(day) -> bool:
     """Whether ``day`` is an exact day duel: one PC who is not a cleric (no heals, no
     Medicine), rules seed000 or pf2e-core, one monster (or none) in every fight, R0-08's
-    wake-up by a long rest only (``wake_after=long_rest``)."""
+    wake-up by a long rest only (``wake_after=long_rest``); PF2e's options (AP-26) only in a
+    plan without falls (the care after one plays none of them). Slowed (R0-04) changes
+    nothing here (a lone PC wakes in a fight only by a hero point at its knock-out, dying 0;
+    slowed is not carried from a fall's care to the next fight); temporary HP (R0-14) are
+    the first fight's when it is the plan's first step (a fresh start, AP-23)."""
     if getattr(day, "rules") not in _SYSTEMS or day.wake_after != "long_rest":
         return False
     if getattr(day, "dying", None) is not None:  # (a designer's track at 0 HP: not yet)
         return False
+    if any(isinstance(s, FallStep) for s in day.steps) and pf2e_on(day.base_party):
+        return False  # (the care after a fall, _care, plays none of PF2e's options)
     pcs = day.base_party.fighters.pcs
     if len(pcs) != 1 or pcs[0].heal is not None or pcs[0].medicine is not None:
         return False
@@ -158,27 +175,39 @@ def _fights(day) -> list[tuple[FightStep, int]]:
     return out
 
 
+def _duels(day) -> list[Party]:
+    """The plan's distinct fights with a monster (lineup and check penalty)."""
+    rules = {_duel_rules(day, s, pen) for s, pen in _fights(day)}
+    return [r for r in rules if not _no_monster(r)]
+
+
 def day_duel_states(day) -> tuple[int, int]:
     """``(total, largest)``: upper bounds on the transient states of the plan's distinct
     fights (lineup and check penalty) together, and of its largest
     (:func:`simkit.models.party_duel.duel_states`)."""
-    rules = {_duel_rules(day, s, pen) for s, pen in _fights(day)}
-    rules = {r for r in rules if not _no_monster(r)}
-    counts = [duel_states(r) for r in rules] or [0]
+    counts = [duel_states(r) for r in _duels(day)] or [0]
+    return sum(counts), max(counts)
+
+
+def day_duel_cells(day) -> tuple[int, int]:
+    """``(total, largest)``: the solver cells of the plan's distinct fights together, and of
+    its largest (:func:`simkit.models.party_duel.duel_cells`)."""
+    counts = [duel_cells(r) for r in _duels(day)] or [0]
     return sum(counts), max(counts)
 
 
 def _check_size(day) -> None:
-    total, largest = day_duel_states(day)
-    if largest > DUEL_MAX_STATES:
+    total, largest = day_duel_cells(day)
+    states, most = day_duel_states(day)
+    if largest > DUEL_MAX_CELLS:
         raise ExactTooLarge(
-            f"the exact day duel has a fight of up to {largest} states (more than "
-            f"{DUEL_MAX_STATES} a fight); use Monte Carlo (simkit run day ...)"
+            f"the exact day duel has a fight of up to {most} states that needs {largest} "
+            f"cells (more than {DUEL_MAX_CELLS} a fight); use Monte Carlo (simkit run day ...)"
         )
-    if total > DAY_DUEL_MAX_STATES:
+    if total > DAY_DUEL_MAX_CELLS:
         raise ExactTooLarge(
-            f"the exact day duel has up to {total} states over its fights (more than "
-            f"{DAY_DUEL_MAX_STATES}); use Monte Carlo (simkit run day ...)"
+            f"the exact day duel has up to {states} states over its fights, {total} cells "
+            f"(more than {DAY_DUEL_MAX_CELLS}); use Monte Carlo (simkit run day ...)"
         )
 
 
@@ -214,7 +243,7 @@ def day_duel_hist(day) -> np.ndarray:
             if _exhausted(fat):  # R4-04: a defeat (after_defeat)
                 lost, dist = sum(dist.values()), {}
             else:
-                dist, lost = _fight(_duel_rules(day, step, _penalty(day, fat)), dist)
+                dist, lost = _fight(_duel_rules(day, step, _penalty(day, fat)), dist, t == 1)
         elif isinstance(step, RestStep):
             dist, fat, lost = _rest(day, step.kind, dist, fat)
         elif isinstance(step, RoadStep):
@@ -356,9 +385,10 @@ def _care(day, hero: int, wounded: int, pen: int) -> tuple[tuple[float, _End], .
 
 
 # -- a fight ---------------------------------------------------------------------------------
-def _fight(r: Party, dist: dict) -> tuple[dict, float]:
+def _fight(r: Party, dist: dict, fresh: bool = False) -> tuple[dict, float]:
     """The duel ``r`` from every carried state of ``dist``: (the victories' end states,
-    P(defeat)); the mass still fighting after ``max_rounds`` rounds is dropped
+    P(defeat)); ``fresh``: the plan's first step, the PC with its temporary HP (R0-14,
+    AP-23; none are handed on); the mass still fighting after ``max_rounds`` rounds is dropped
     (``unresolved``). The wounded value rides along unchanged (a lone PC's knock-out in
     a fight is a defeat, or a seed-000 hero point's revival, which adds none): the carried
     states of one wounded value start the duel's grid together (it is linear in them,
@@ -369,7 +399,7 @@ def _fight(r: Party, dist: dict) -> tuple[dict, float]:
         if hp == 0:  # alive at 0 HP: stable, every PC down at the start (a defeat)
             lost += p
         else:
-            live[w][(hp, hero, slots)] += p
+            live[w][(hp + (r.temp_hp_of(0) if fresh else 0), hero, slots)] += p
     if _no_monster(r):  # every PC up and no monster: won at round 0
         return {k + (w,): p for w, d in live.items() for k, p in d.items()}, lost
     out: dict = defaultdict(float)

@@ -1,30 +1,44 @@
-"""Exact duels on a grid: the state distribution pushed forward one round at a time.
+"""Exact duels, fast: the PC's side and the monster's side pushed apart, joined each round.
 
-The exact duel of :mod:`simkit.models.party_duel` (one PC, one monster, no healer) has a
-state ``(pc_hp, hero, slots, mhp, area, pc_first)``. At level 20 that is up to 830,000
-states, and a round reaches hundreds of thousands of others from each (every total of
-the PC's two strikes times every total of the monster's strikes): a transition matrix,
-even sparse, would not fit. But a round is a product of two turns that each touch few
-fields: the PC's turn moves only the monster's HP (and spends a slot), the monster's
-turn only the PC's HP and hero points (a hero point's revival, R0-10, moves the PC to
-act first: ``pc_first``). So the distribution is kept as a dense array
+The exact duel of :mod:`simkit.models.party_duel` (one PC, one monster, no healer) is a
+chain over ``(pc_hp, hero, slots, mhp, area, pc_first)``: at level 20 up to 18 million
+states. But its two halves never look at each other: the PC's turn moves only the
+monster's HP and depends only on the PC's spell slots (which it spends one a turn), and
+the monster's turn moves only the PC's side (HP, hero points, the monster's area uses)
+and depends on nothing of the monster's HP. Given how many turns the PC has taken, the
+monster's HP is independent of the PC's side. So the solver keeps
 
-``X[first, area, slots, hero, hp, mhp]`` (float64; ``first`` 1: the PC acts first;
-``area`` the monster's area uses left, one value when it never uses one; ``hp`` the PC's
-HP, with PE under seed 001 its HP + PE; ``mhp`` the monster's HP)
+- **the monster's side** as one number sequence per slot count at the start:
+  ``alive[k]``, P(the monster still stands after the PC's ``k`` turns), and ``killed[k]``,
+  P(it falls on turn ``k``) (its HP pushed through the PC's turns, an ``(mhp + 1)``-square
+  matrix a turn);
+- **the PC's side** as a small dense array (float64)
 
-and each turn is one small dense matrix applied along its axis (BLAS): the PC's turn an
-``(mhp + 1, mhp + 1)`` matrix, the monster's turn ``(hp + 1, hp + 1)`` blocks, one per
-(hero points before, after). The grid's cells are :func:`party_duel.duel_states`; a
-round costs about ``4 * cells * (hp + mhp)`` flops; the rounds stop at ``max_rounds`` or
-once less than 1e-18 of the mass is still fighting (below float64's rounding of the
-answers). The matrices are built from the same pmfs and rules as the state-by-state
-chain (:func:`party_duel.duel_step`, the reference the tests hold this to). Only the
-occupied area uses, slots and hero points are pushed (they only decrease).
+  ``Y[first, slots0, skips, area, hero, con, v]``: ``first`` 1 when the PC acts first;
+  ``slots0`` its spell slots at the start (a day's fights start from many);
+  ``skips`` the turns it skipped (a hero point's revival while the monster acts first,
+  R0-03: the PC moves before the monster and skips its turn), so that in round ``t`` it
+  has had ``t - 1 - skips`` turns; ``area`` the monster's area uses left; ``hero`` its
+  hero points; ``con`` its Constitution damage (R1-12, seed 001's ``con_damage``); ``v``
+  its HP, plus its stamina points under seed 001 with ``pe_damage=pe_first`` (A1-5) and
+  its temporary HP (R0-14), which damage takes in the order temporary HP, PE, HP;
+
+and the duel's mass in a state is ``Y`` times the monster's ``alive``. A round: the PC's
+turn multiplies by the monster's side (its victories: ``Y x killed``), the monster's turn
+is a few ``(v, v)`` matrices applied along ``v`` (one per strike, one for the area
+effect), its defeats ``lost x alive``. A round costs about ``cells(Y) x v`` flops: a
+level-20 duel takes milliseconds. The rounds stop at ``max_rounds`` or once less than
+1e-18 of the mass is still fighting (below float64's rounding of the answers), as before.
+The matrices come from the same pmfs and rules as the state-by-state chain
+(:func:`party_duel.duel_step`, the reference the tests hold this to), and the answers of
+the former grid solver (the whole chain pushed on a grid) are pinned to 1e-12.
 
 Rules: P-01 (initiative), P-02..P-04 (strikes, the multiple attack penalty, basic saves),
 P-10 (the check penalty), R0-03 (a revived PC acts before the monster), R0-10 (a hero
-point's revival), R0-13 (massive damage), A1-5 (stamina points first, seed 001).
+point's revival), R0-13 (massive damage: the hit's whole damage), R0-14 (temporary HP
+first, AP-23), A1-5 (stamina points next, seed 001), R1-12 (Constitution damage lowers the
+PE's maximum, AP-24), P-14 and P-16 (Diehard, a hero point's reroll: which knock-outs a
+hero point undoes, AP-26).
 """
 
 from __future__ import annotations
@@ -34,7 +48,6 @@ from functools import lru_cache
 
 import numpy as np
 
-from simkit.core.exact import ExactTooLarge
 from simkit.rules import hero_points, initiative, massive_damage
 from simkit.rules.rest import split_damage
 from simkit.rules.strike import basic_save_pmf, map_penalty, pc_map, strike_pmf
@@ -46,138 +59,218 @@ NEGLIGIBLE = 1e-18
 
 
 @dataclass(frozen=True)
+class Hit:
+    """One monster strike (or its area effect) on the PC's side.
+
+    Attributes
+    ----------
+    miss : float
+        P(no damage): nothing changes.
+    hurt : ndarray, shape (cons, n, n)
+        From each Constitution damage and ``v`` (row) to ``v`` after a hit the PC stands
+        (column), the Constitution damage then ``up[con]``.
+    revive, lost : ndarray, shape (2, cons, n)
+        ``[held]``: P(knocked out and back at 1 HP by a hero point, R0-10) and P(defeat:
+        massive damage, R0-13, or a knock-out no point undoes), without (0) and with (1)
+        hero points.
+    up : ndarray of int, shape (cons,)
+        The Constitution damage after a hit that hurt (R1-12; the same without it).
+    """
+
+    miss: float
+    hurt: np.ndarray
+    revive: np.ndarray
+    lost: np.ndarray
+    up: np.ndarray
+
+    def apply(self, X: np.ndarray, stay, moved) -> np.ndarray:
+        """Add the hit on ``X[..., hero, con, v]`` to ``stay`` (hero points kept) and
+        ``moved`` (a point spent on a revival); return P(defeat) ``[...]``."""
+        if self.miss:
+            stay += self.miss * X
+        lead = X.shape[:-3]
+        cons, n = X.shape[-2:]
+        lost = np.zeros(lead)
+        for h in range(X.shape[-3]):
+            x = X[..., h, :, :]
+            if not x.any():
+                continue
+            held = int(h > 0)
+            xc = np.moveaxis(x, -2, 0).reshape(cons, -1, n)  # (cons, lead, n)
+            after = np.matmul(xc, self.hurt).reshape((cons,) + lead + (n,))
+            if cons == 1:
+                stay[..., h, self.up[0], :] += after[0]
+            else:
+                for c in range(cons):
+                    stay[..., h, self.up[c], :] += after[c]
+            lost += np.einsum("...cv,cv->...", x, self.lost[held])
+            if h > 0 and self.revive[1].any():
+                back = np.einsum("...cv,cv->...c", x, self.revive[1])
+                for c in range(cons):
+                    moved[..., h - 1, self.up[c], 1] += back[..., c]
+        return lost
+
+
+@dataclass(frozen=True)
 class DuelGrid:
-    """The turns of one duel as matrices, and its grid's shape.
+    """A duel's two sides: the PC's turns on the monster's HP, the monster's on the PC's.
 
     Attributes
     ----------
     shape : tuple of int
-        ``(2, areas, slots, heroes, hps, mhps)`` of the grid (see the module docstring).
+        ``(slots, skips, areas, heroes, cons, n)`` of the PC's side (the module docstring),
+        ``first`` apart.
     pc_slot, pc_plain : ndarray, shape (mhps, mhps)
         The PC's turn on the monster's HP with a slot left (its area spell) and without
         (cantrip or strikes): row = HP before, column = after (0: the monster is down).
-    strikes, area : tuple of two dicts
-        The monster's turn (its strikes; its area effect): ``(h, h2) -> (cols, BT)``, the
-        HP after (a slice) and the transposed matrix ``(cols, hps)`` from hero points ``h``
-        to ``h2 <= h`` (``h2 < h``: revived, R0-10, at 1 HP, the PC then acts first), and
-        ``h -> (hps,)`` P(defeat) from each HP.
+    mhp : int
+        The monster's HP at the start.
+    strikes : tuple of Hit
+        The monster's strikes, in order (P-02, P-03).
+    area : Hit or None
+        Its area effect (P-04, AP-10), None when it never uses one.
     chance : float
         The monster's chance of its area effect a turn while it has uses.
     first : float
         P(the PC acts before the monster), P-01.
     start : tuple of int
-        The duel's start ``(hp, hero, slots, mhp, area)`` (grid indices; ``area`` 0 when
-        the monster never uses its area effect).
+        The duel's start ``(v, hero, slots, area)`` (grid indices).
+    hp0 : int
+        The PC's HP at the start (the part of ``v`` that is HP: ``min(v, hp0)``).
     """
 
     shape: tuple[int, ...]
     pc_slot: np.ndarray
     pc_plain: np.ndarray
-    strikes: tuple[dict, dict]
-    area: tuple[dict, dict] | None
+    mhp: int
+    strikes: tuple[Hit, ...]
+    area: Hit | None
     chance: float
     first: float
-    start: tuple[int, int, int, int, int]
+    start: tuple[int, int, int, int]
+    hp0: int
 
     def initial(self, starts: dict | None = None) -> np.ndarray:
-        """The grid at the start: the PC at ``start`` (or ``starts``: ``{(hp, hero, slots):
-        p}``), the monster fresh, initiative by P-01."""
-        X = np.zeros(self.shape)
-        hp, hero, slots, mhp, area = self.start
-        for (h, he, s), p in (starts or {(hp, hero, slots): 1.0}).items():
-            X[1, area, s, he, h, mhp] += p * self.first
-            X[0, area, s, he, h, mhp] += p * (1 - self.first)
+        """The PC's side at the start: ``start`` (or ``starts``: ``{(hp, hero, slots):
+        p}``), no turn skipped, no Constitution damage, initiative by P-01; shape
+        ``(2,) + shape``."""
+        X = np.zeros((2,) + self.shape)
+        v, hero, slots, area = self.start
+        for (h, he, s), p in (starts or {(v, hero, slots): 1.0}).items():
+            X[1, s, 0, area, he, 0, h] += p * self.first
+            X[0, s, 0, area, he, 0, h] += p * (1 - self.first)
         return X
 
-    def run(self, X: np.ndarray, rounds: int, ends: bool = False):
-        """Push ``X`` through up to ``rounds`` rounds (in place).
+    def monster_side(self, turns: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(alive, killed)``, shape ``(slots, turns + 2)``: P(the monster stands after
+        the PC's ``k`` turns) and P(it falls on turn ``k``), from each slot count."""
+        slots = self.shape[0]
+        alive = np.zeros((slots, turns + 2))
+        killed = np.zeros((slots, turns + 2))
+        for s0 in range(slots):
+            m = np.zeros(self.pc_plain.shape[0])
+            m[self.mhp] = 1.0
+            alive[s0, 0] = 1.0
+            for k in range(1, turns + 2):
+                m = m @ (self.pc_slot if s0 - (k - 1) > 0 else self.pc_plain)
+                killed[s0, k] = m[0]
+                m[0] = 0.0
+                alive[s0, k] = m.sum()
+        return alive, killed
 
-        Returns ``(victory, defeat, rest)``: P(victory) and P(defeat) at each round
-        (shape ``(rounds + 1,)``, round 0 empty), the mass still fighting at the end; with
-        ``ends`` also the victories' end states ``(slots, hero, hp)`` summed over the
-        rounds (a day carries them on)."""
+    def run(self, X: np.ndarray, rounds: int, ends: bool = False):
+        """Push the PC's side ``X`` (from :meth:`initial`) through up to ``rounds``
+        rounds.
+
+        Returns ``(victory, defeat, rest, end)``: P(victory) and P(defeat) at each round
+        (shape ``(rounds + 1,)``, round 0 empty), the mass still fighting at the end, and
+        with ``ends`` the victories' end states ``[slots, hero, hp]`` summed over the
+        rounds (a day carries them on; else None)."""
+        slots, skips = self.shape[:2]
+        alive, killed = self.monster_side(rounds)
         won = np.zeros(rounds + 1)
         lost = np.zeros(rounds + 1)
-        end = np.zeros(self.shape[2:5]) if ends else None
+        end = np.zeros((slots, self.shape[3], self.shape[5])) if ends else None
+        s0 = np.arange(slots)[:, None]
+
+        def turns(t: int) -> np.ndarray:
+            """The PC's turns before round ``t``, per (slots0, skips) (clipped at 0: a
+            cell with more skips than rounds holds no mass)."""
+            return np.maximum(t - 1 - np.arange(skips), 0)[None, :].repeat(slots, 0)
+
+        rest = 1.0
         for t in range(1, rounds + 1):
-            if X.sum() <= NEGLIGIBLE:
+            k = turns(t)
+            rest = _joined(X, alive[s0, k])
+            if rest <= NEGLIGIBLE:
                 break
-            Z = _occupied(X)  # (a view: area uses, slots, hero points only decrease)
-            # the PC first: its turn, then the monster's
-            y1, v1 = self._pc(Z[1])
-            stay1, moved1, l1 = self._monster(y1)
-            # the monster first: a revived PC skips its turn (R0-03)
-            stay0, moved0, l0 = self._monster(Z[0])
-            y0, v0 = self._pc(stay0)
-            Z[1] = stay1 + moved1 + moved0
-            Z[0] = y0
-            won[t] = v1.sum() + v0.sum()
-            lost[t] = l1 + l0
+            # the PC first: its turn (the monster's side), then the monster's
+            win1 = X[1] * killed[s0, k + 1][..., None, None, None, None]
+            stay1, moved1, l1 = self._monster(X[1])
+            lost[t] += float((l1 * alive[s0, k + 1]).sum())
+            # the monster first: a PC revived in its turn skips its own (R0-03)
+            stay0, moved0, l0 = self._monster(X[0])
+            lost[t] += float((l0 * alive[s0, k]).sum())
+            win0 = stay0 * killed[s0, k + 1][..., None, None, None, None]
+            won[t] = win1.sum() + win0.sum()
             if end is not None:
-                s, h = v1.shape[1:3]
-                end[:s, :h] += v1.sum(axis=0) + v0.sum(axis=0)
-        return won, lost, float(X.sum()), end
+                self._ends(end, win1 + win0, k + 1)
+            X = np.stack([stay0, stay1 + moved1])
+            X[1, :, 1:] += moved0[:, :-1]  # (one more skip)
+        else:
+            rest = _joined(X, alive[s0, turns(rounds + 1)])
+        return won, lost, rest, end
 
-    def _pc(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The PC's turn on ``X[area, slots, hero, hp, mhp]``: the grid after it (a slot
-        spent) and the victories ``[area, slots, hero, hp]`` (the monster at 0 HP)."""
-        Y = np.zeros_like(X)
-        Y[:, 0] = X[:, 0] @ self.pc_plain
-        if X.shape[1] > 1:  # a slot spent
-            Y[:, :-1] += X[:, 1:] @ self.pc_slot
-        won = Y[..., 0].copy()
-        Y[..., 0] = 0.0
-        return Y, won
+    def _ends(self, end: np.ndarray, win: np.ndarray, k: np.ndarray) -> None:
+        """Add the victories ``win[slots0, skips, area, hero, con, v]`` after the PC's
+        ``k[slots0, skips]``-th turn to ``end[slots, hero, hp]`` (its HP: the part of
+        ``v`` that is HP, temporary HP are not handed on)."""
+        per = win.sum(axis=(2, 4))  # (slots0, skips, hero, v)
+        hp = np.minimum(np.arange(per.shape[-1]), self.hp0)
+        for s in range(per.shape[0]):
+            for j in range(per.shape[1]):
+                left = max(s - int(k[s, j]), 0)
+                for h in range(per.shape[2]):
+                    np.add.at(end[left, h], hp, per[s, j, h])
 
-    def _monster(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
-        """The monster's turn on ``X[area, slots, hero, hp, mhp]``: ``(stay, moved,
-        defeat)``, the PC's hero points unchanged or spent on a revival (R0-10)."""
+    def _monster(self, X: np.ndarray):
+        """The monster's turn on ``X[slots0, skips, area, hero, con, v]``: ``(stay, moved,
+        defeat[slots0, skips])``, the PC's hero points kept or spent on a revival."""
         stay = np.zeros_like(X)
         moved = np.zeros_like(X)
-        if self.area is None or self.chance <= 0 or X.shape[0] == 1:
-            lost = _turn(self.strikes, X, stay, moved, 1.0)
-            return stay, moved, lost
-        lost = _turn(self.strikes, X[:1], stay[:1], moved[:1], 1.0)
-        lost += _turn(self.strikes, X[1:], stay[1:], moved[1:], 1 - self.chance)
-        lost += _turn(self.area, X[1:], stay[:-1], moved[:-1], self.chance)
+        if self.area is None or self.chance <= 0 or X.shape[2] == 1:
+            lost = _strikes(self.strikes, X, stay, moved, 1.0)
+        else:
+            c = self.chance
+            lost = _strikes(self.strikes, X[:, :, :1], stay[:, :, :1], moved[:, :, :1], 1.0)
+            lost += _strikes(self.strikes, X[:, :, 1:], stay[:, :, 1:], moved[:, :, 1:], 1 - c)
+            lost += _strikes((self.area,), X[:, :, 1:], stay[:, :, :-1], moved[:, :, :-1], c)
         return stay, moved, lost
 
 
-def _occupied(X: np.ndarray) -> np.ndarray:
-    """The view of ``X`` up to the last area use, slot and hero point count with mass (a
-    wizard's slots are spent in two rounds: the rest of the fight is a third as large)."""
-    held = np.any(X.reshape(X.shape[:4] + (-1,)), axis=(0, 4))  # (areas, slots, heroes)
-    if not held.any():
-        return X
-    last = [
-        np.flatnonzero(np.any(held, axis=(1, 2))),
-        np.flatnonzero(np.any(held, axis=(0, 2))),
-        np.flatnonzero(np.any(held, axis=(0, 1))),
-    ]
-    cut = [int(i[-1]) + 1 for i in last]
-    return X[:, : cut[0], : cut[1], : cut[2]]
+def _joined(X: np.ndarray, alive: np.ndarray) -> float:
+    """The duel's mass still fighting: the PC's side ``X[first, slots0, skips, ...]`` times
+    the monster's ``alive[slots0, skips]``."""
+    return float((X.sum(axis=(0, 3, 4, 5, 6)) * alive).sum())
 
 
-def _turn(turn: tuple[dict, dict], X, stay, moved, w: float) -> float:
-    """Add ``w`` times the monster turn ``turn`` of ``X[..., hero, hp, mhp]`` to ``stay``
-    and ``moved``; return the mass defeated."""
-    blocks, lost = turn
-    out = 0.0
-    for h in range(X.shape[-3]):
-        x = X[..., h, :, :]
-        if not x.any():
-            continue
-        if w != 1.0:
-            x = x * w
-        for h2 in range(h + 1):
-            block = blocks.get((h, h2))
-            if block is None:
-                continue
-            cols, BT = block
-            target = stay if h2 == h else moved
-            target[..., h2, cols, :] += np.matmul(BT, x)
-        out += float(x.sum(axis=-1).sum(axis=tuple(range(x.ndim - 2))) @ lost[h])
-    return out
+def _strikes(hits, X, stay, moved, w: float) -> np.ndarray:
+    """Add ``w`` times the hits ``hits`` one after the other on ``X`` to ``stay`` and
+    ``moved`` (a PC revived stays revived: its later hits go to ``moved``); return the
+    mass defeated ``[slots0, skips]``."""
+    if w != 1.0:
+        X = X * w
+    cur_s, cur_m = X, np.zeros_like(X)
+    lost = np.zeros(X.shape[:3])
+    for hit in hits:
+        new_s, new_m = np.zeros_like(X), np.zeros_like(X)
+        lost += hit.apply(cur_s, new_s, new_m)
+        if cur_m.any():
+            lost += hit.apply(cur_m, new_m, new_m)
+        cur_s, cur_m = new_s, new_m
+    stay += cur_s
+    moved += cur_m
+    return lost.sum(axis=2)
 
 
 # -- building the matrices --------------------------------------------------------------------
@@ -195,96 +288,116 @@ def _pc_matrix(pmfs, n: int) -> np.ndarray:
     return T
 
 
-def _strike(r, outcomes, n: int, hp_start: int, held: bool):
-    """One hit of the monster on the PC at HP ``0..n-1`` (with PE: HP + PE), hero points
-    held or not: ``(A, revive, lost)``: ``A (n, n)`` HP before -> after, P(revived at 1
-    HP, R0-10) and P(defeat) from each HP (:func:`party_duel._turns`'s ``hit``)."""
+@dataclass(frozen=True)
+class _Pool:
+    """How ``v`` splits into HP, PE and temporary HP (R0-14, A1-5, R1-12): ``hp0`` HP at
+    the start, ``pe`` the stamina points' maximum after each Constitution damage (zeros
+    without PE), ``con`` the damage a hurting strike adds (0: none)."""
+
+    hp0: int
+    pe: np.ndarray
+    con: int
+
+    def up(self) -> np.ndarray:
+        """The Constitution damage after a hurting strike, from each (capped at the last
+        value that changes the PE, :func:`_pe_caps`)."""
+        cons = len(self.pe)
+        return np.minimum(np.arange(cons) + self.con, cons - 1)
+
+    def hit(self, v: np.ndarray, c: int, d: int) -> tuple[np.ndarray, np.ndarray]:
+        """``d`` damage to the PC at ``v`` with Constitution damage ``c``: ``(v after,
+        knocked out)``; after a hurting strike the PE are held to the new maximum."""
+        hp = np.minimum(v, self.hp0)
+        pe = np.minimum(v - hp, self.pe[c])
+        temp = v - hp - pe
+        soak = np.minimum(temp, d)  # R0-14: temporary HP first
+        temp, rest = temp - soak, d - soak
+        pe_after, hp_after, _ = split_damage(rest, pe, hp, "pe_first")  # A1-5: then PE
+        down = hp_after <= 0
+        if d > 0:
+            pe_after = np.minimum(pe_after, self.pe[self.up()[c]])  # R1-12
+        return hp_after + pe_after + temp, down
+
+
+def _hit(r, outcomes, n: int, pool: _Pool, ko: dict, plain: bool) -> Hit:
+    """One strike of the monster (or its area effect, ``plain``: no Constitution damage)
+    on the PC's side of ``n`` values of ``v`` (:class:`Hit`); ``ko[(held, crit)]``: whether
+    a hero point revives a knock-out (R0-10)."""
     hp_max = r.fighters.pcs[0].hp
-    A = np.zeros((n, n))
-    revive = np.zeros(n)
-    lost = np.zeros(n)
-    hp = np.arange(1, n)
-    threshold = r.threshold if held else None
-    lethal = r.trait == "lethal"
-    # a hero point revives (R0-10) on the rules set's own track, not on a custom one
-    revives = r.dying_options.get("hero_effect") == "revive" and r.dying is None
+    cons = len(pool.pe)
+    v = np.arange(1, n)
+    miss = 0.0
+    hurt = np.zeros((cons, n, n))
+    revive = np.zeros((2, cons, n))
+    lost = np.zeros((2, cons, n))
+    up = pool.up() if not plain else np.arange(cons)
+    if plain:  # (the area effect deals no Constitution damage)
+        pool = _Pool(pool.hp0, pool.pe, 0)
     for d, crit, q in outcomes:
         if d <= 0:
-            A[hp, hp] += q
+            miss += q
             continue
-        if massive_damage.is_massive(d, hp_max):  # R0-13
-            lost[hp] += q
+        if massive_damage.is_massive(d, hp_max):  # R0-13: the hit's whole damage
+            lost[:, :, 1:] += q
             continue
-        if r.pe_on:  # A1-5: the PE first
-            h = np.minimum(hp, hp_start)
-            pe, left, excess = (np.asarray(x) for x in split_damage(d, hp - h, h, r.pe_damage))
-            new = h - (h - left + excess) + pe
-            down = h - (h - left + excess) <= 0
-        else:
-            new = hp - d
-            down = new <= 0
-        up = ~down
-        np.add.at(A, (hp[up], new[up]), q)
-        if not down.any():
-            continue
-        res = hero_points.rise(
-            0,
-            1 + int(crit),
-            threshold=threshold,
-            death_at=r.death_at,
-            knockout=True,
-            hero_knockout=r.hero_knockout,
-        )
-        if lethal and res == hero_points.HERO and revives:
-            revive[hp[down]] += q
-        else:
-            lost[hp[down]] += q
-    return A, revive, lost
+        for c in range(cons):
+            after, down = pool.hit(v, c, d)
+            np.add.at(hurt[c], (v[~down], after[~down]), q)
+            for held in (0, 1):
+                (revive if ko[(held, crit)] else lost)[held, c, v[down]] += q
+    return Hit(miss=miss, hurt=hurt, revive=revive, lost=lost, up=up)
 
 
-def _monster_turn(r, pmfs, n: int, heroes: int, hp_start: int):
-    """The monster's turn (``pmfs``: its strikes or its area effect) as blocks ``(h, h2)``
-    and P(defeat) per HP, from each count of hero points ``h``."""
-    hits = {held: [_strike(r, o, n, hp_start, held) for o in pmfs] for held in (False, True)}
-    blocks: dict = {}
-    lost: dict = {}
-    for h in range(heroes):
-        cur = {h: np.eye(n)}
-        out = np.zeros(n)
-        for k in range(len(pmfs)):
-            new: dict = {}
-            for h2, M in cur.items():
-                A, rev, lo = hits[h2 > 0][k]
-                new[h2] = new.get(h2, 0) + M @ A
-                out += M @ lo
-                if h2 > 0 and rev.any():
-                    col = np.zeros((n, n))
-                    col[:, 1] = M @ rev
-                    new[h2 - 1] = new.get(h2 - 1, 0) + col
-            cur = new
-        for h2, M in cur.items():  # (a revival's block reaches 1 HP, few columns)
-            used = np.flatnonzero(M.any(axis=0))
-            if used.size:
-                cols = slice(int(used[0]), int(used[-1]) + 1)
-                blocks[(h, h2)] = (cols, np.ascontiguousarray(M[:, cols].T))
-        lost[h] = out
-    return blocks, lost
+def _revives(r) -> dict:
+    """``{(held, crit): bool}``: whether a knock-out (dying 1, 2 on a critical) is undone by
+    a hero point at once (R0-10; ``hero_points.rise`` with the PC's own death_at and
+    threshold, P-14, P-16: :meth:`Party.pf2e_of`); only on the rules set's own track with
+    ``hero_effect=revive`` (seed 000), never on a custom one nor under a non-lethal trait."""
+    from simkit.models.party_duel import custom_down
+
+    revive = r.dying_options.get("hero_effect") == "revive" and not custom_down(r)
+    revive = revive and r.trait == "lethal"
+    o = r.pf2e_of(0)
+    out = {}
+    for held in (0, 1):
+        for crit in (False, True):
+            res = hero_points.rise(
+                0,
+                1 + int(crit),
+                threshold=o["threshold"] if held else None,
+                death_at=o["death_at"],
+                knockout=True,
+                hero_knockout=r.hero_knockout,
+            )
+            out[(held, crit)] = bool(revive and res == hero_points.HERO)
+    return out
+
+
+def _pe_caps(r) -> np.ndarray:
+    """The PC's maximum PE after each Constitution damage, up to the last that changes it
+    (R1-12, AP-24: the fight loop's own table, :func:`simkit.fight.tables_con.con_table`);
+    ``[0]`` without PE, ``[pe_max]`` without Constitution damage."""
+    from simkit.fight.tables_con import con_table
+
+    if not r.pe_on:
+        return np.zeros(1, dtype=np.int64)
+    seeds = r.seed_rules
+    if not seeds["con_damage"]:
+        return np.array([r.fighters.pcs[0].pe_max], dtype=np.int64)
+    caps = con_table(r, seeds)[0] % 65536
+    last = int(np.flatnonzero(caps != caps[-1])[-1]) + 1 if (caps != caps[-1]).any() else 0
+    return caps[: last + 1]
 
 
 def duel_grid(r, starts=()) -> DuelGrid:
     """The grid of duel ``r`` (:func:`party_duel.duel_supported`); ``starts``: the PC's
     ``(hp, hero, slots)`` it must hold besides the start (a day's carried states; the grid
     is as large as the largest of each, and at least the PC's own).
-    Refused (:class:`~simkit.core.exact.ExactTooLarge`, the count and the limit) past
-    :data:`party_duel.DUEL_MAX_STATES` cells."""
-    from simkit.models.party_duel import DUEL_MAX_STATES, duel_states
+    Refused (:class:`~simkit.core.exact.ExactTooLarge`, the chain's states and the grid's
+    cells) past :data:`party_duel.DUEL_MAX_CELLS` cells."""
+    from simkit.models.party_duel import check_size
 
-    count = duel_states(r)
-    if count > DUEL_MAX_STATES:
-        raise ExactTooLarge(
-            f"the exact duel has up to {count} states (more than {DUEL_MAX_STATES}); "
-            "use Monte Carlo (simkit run party ...)"
-        )
+    check_size(r)
     pc = r.fighters.pcs[0]
     most = (pc.hp, r.hero_points, pc.slots)
     return _grid(r, tuple(max([m] + [s[i] for s in starts]) for i, m in enumerate(most)))
@@ -293,13 +406,15 @@ def duel_grid(r, starts=()) -> DuelGrid:
 @lru_cache(maxsize=16)
 def _grid(r, most: tuple[int, int, int]) -> DuelGrid:
     """The grid of ``r`` holding a PC of up to ``most`` (HP, hero points, slots)."""
-    from simkit.models.party_duel import start_hp
+    from simkit.models.party_duel import duel_start_v, start_hp
 
     pc, mo = r.fighters.pcs[0], r.fighters.monsters[0]
-    hp_start = start_hp(r)
-    hp = hp_start + (pc.pe_max if r.pe_on else 0)
-    n_hp = max(hp, most[0], 1) + 1
+    v0 = duel_start_v(r)
+    n = max(v0, most[0], 1) + 1
+    ko = _revives(r)
+    revives = any(ko.values())
     heroes = most[1] + 1
+    skips = heroes if revives else 1  # (turns skipped: one a revival)
     slots = most[2] + 1
     chance = r.area_chance_of[0] if r.area_on else 0.0
     areas = r.area_uses_of[0] + 1 if chance > 0 else 1
@@ -315,24 +430,27 @@ def _grid(r, most: tuple[int, int, int]) -> DuelGrid:
     else:
         with_slot = plain = pc_strikes
     n_m = mo.hp + 1
-    mo_strikes = [
-        strike_pmf(mo.attack - map_penalty(r.map, a), pc.ac, mo.damage) for a in range(r.attacks)
-    ]
+    pool = _Pool(start_hp(r), _pe_caps(r), int(r.seed_rules["con_damage"]) if r.pe_on else 0)
+    mo_strikes = tuple(
+        _hit(r, strike_pmf(mo.attack - map_penalty(r.map, a), pc.ac, mo.damage), n, pool, ko, False)
+        for a in range(r.attacks)
+    )
     area = None
     if chance > 0:
-        area = _monster_turn(
-            r, [basic_save_pmf(pc.reflex + pen, mo.spell_dc, mo.area)], n_hp, heroes, hp_start
-        )
+        pmf = basic_save_pmf(pc.reflex + pen, mo.spell_dc, mo.area)
+        area = _hit(r, pmf, n, pool, ko, True)
     first = float(initiative.pc_first_p(pc.perception, mo.perception, pen))  # P-01
     return DuelGrid(
-        shape=(2, areas, slots, heroes, n_hp, n_m),
+        shape=(slots, skips, areas, heroes, len(pool.pe), n),
         pc_slot=_pc_matrix(with_slot, n_m),
         pc_plain=_pc_matrix(plain, n_m),
-        strikes=_monster_turn(r, mo_strikes, n_hp, heroes, hp_start),
+        mhp=mo.hp,
+        strikes=mo_strikes,
         area=area,
         chance=chance,
         first=first,
-        start=(hp, r.hero_points, pc.slots, mo.hp, areas - 1),
+        start=(v0, r.hero_points, pc.slots, areas - 1),
+        hp0=start_hp(r),
     )
 
 

@@ -37,7 +37,6 @@ from simkit.models.downed_rule import (
     fight_table,
     pc_table,
     pc_track,
-    pf2e_on,
     resolve,
 )
 from simkit.models.downed_rule import (
@@ -432,9 +431,7 @@ class Party(Rules):
     def has_exact(self) -> bool:  # type: ignore[override]
         from simkit.models.party_duel import duel_supported
 
-        own = any(getattr(p, "dying", None) is not None for p in self.fighters.pcs)
-        own = own or pf2e_on(self)  # (the exact duel plays neither yet)
-        return not self.seed_rules_on and not own and duel_supported(self)
+        return duel_supported(self)  # (the seed rules and PF2e's options too: AP-31)
 
     @property
     def seed_rules(self) -> dict:
@@ -453,8 +450,9 @@ class Party(Rules):
 
     @property
     def seed_rules_on(self) -> bool:
-        """Whether a seed rule of issue 31 changes this fight (slowed, R1-05, temporary HP):
-        the loop and its reference play them; the exact duel does not."""
+        """Whether a seed rule of issue 31 changes this fight (slowed, R1-05, temporary HP,
+        Constitution damage): the loop and its reference play them (the exact duel too,
+        AP-31)."""
         s = self.seed_rules
         temp = any(self.temp_hp_of(k) for k in range(len(self.fighters.pcs)))
         return bool(s["slowed"] or s["back_in_fight"] or s["con_damage"] or temp)

@@ -40,8 +40,12 @@ from simkit.rules.rest import split_damage
 from simkit.rules.strike import basic_save_pmf, map_penalty, pc_map, strike_pmf
 
 __all__ = [
+    "DUEL_MAX_CELLS",
     "DUEL_MAX_STATES",
+    "check_size",
     "custom_down",
+    "duel_cells",
+    "duel_start_v",
     "duel_initial",
     "duel_states",
     "duel_step",
@@ -49,18 +53,29 @@ __all__ = [
     "start_hp",
 ]
 
-#: Duels with more possible states than this are refused (the Monte Carlo answers them):
-#: every class and rule set at level 20 is below it at the defaults (the calibrated
-#: benchmark's 10 area uses, AP-20: a seed-001 wizard 18.1M states, 23 s of CPU and 0.87 GB
-#: on the grid solver of :mod:`simkit.models.duel_grid`; the fighter 4.6M, 15 s and 0.38 GB,
-#: measured at load 5 on 2 cores).
-DUEL_MAX_STATES = 20_000_000
+#: Duels whose solver needs more float64 cells than this (:func:`duel_cells`) are refused
+#: (the Monte Carlo answers them): 40M cells is 320 MB. Every class and rule set at level
+#: 20 is far below it at the defaults (a seed-001 wizard: 18.1M chain states, under 2M
+#: cells; :mod:`simkit.models.duel_grid` pushes the PC's side and the monster's apart,
+#: AP-30).
+DUEL_MAX_CELLS = 40_000_000
+#: The former bound on the chain's states (kept for compatibility: the bound is now on the
+#: solver's cells, :data:`DUEL_MAX_CELLS`).
+DUEL_MAX_STATES = DUEL_MAX_CELLS
 
 
 def duel_supported(r) -> bool:
     """Whether ``r`` is an exact duel: one non-healing PC, one monster, one lineup, not
     starting at 0 HP (any dying system: with one PC, a knock-out no hero point undoes is a
-    defeat; a custom track at 0 HP too, unless its start revives at once: :func:`custom_down`)."""
+    defeat; a custom track at 0 HP too, unless its start revives at once: :func:`custom_down`;
+    a PC's own track, AP-25, is not solved).
+
+    The seed rules of issue 31 (AP-21..AP-24) and PF2e's options (AP-26) are all solved
+    (AP-31): temporary HP (R0-14) and Constitution damage (R1-12) on the grid; slowed
+    (R0-04), back in the fight (R1-05, A1-12), Toughness (P-13) and fortune (P-15) change
+    nothing in a duel (a lone PC's knock-out is a defeat at once unless a hero point undoes
+    it then, waking it with dying 0); Diehard (P-14) and a hero point's reroll (P-16) change
+    which knock-outs a point undoes."""
     F = r.fighters
     return (
         r.n_fights == 1
@@ -69,7 +84,56 @@ def duel_supported(r) -> bool:
         and len(F.monsters) == 1
         and r.hp != 0
         and custom_down(r) is not False
+        and getattr(F.pcs[0], "dying", None) is None
     )
+
+
+def duel_start_v(r) -> int:
+    """The PC's ``v`` at the start: its HP (:func:`start_hp`), plus its PE with
+    ``pe_damage=pe_first`` (A1-5), plus its temporary HP (R0-14, AP-23)."""
+    pc = r.fighters.pcs[0]
+    return start_hp(r) + (pc.pe_max if r.pe_on else 0) + _temp_hp(r)
+
+
+def _temp_hp(r) -> int:
+    """The PC's temporary HP at a fresh start (R0-14; 0 for a rules object without them)."""
+    own = getattr(r, "temp_hp_of", None)
+    return int(own(0)) if own is not None else 0
+
+
+def _cons(r) -> int:
+    """The Constitution damage values a duel's PC can have (R1-12, AP-24): an upper bound,
+    the fight loop's cap; 1 without it."""
+    seeds = getattr(r, "seed_rules", {})
+    if not (r.pe_on and seeds.get("con_damage")):
+        return 1
+    from simkit.fight.tables_con import DAMAGE_CAP
+
+    return DAMAGE_CAP + 1
+
+
+def duel_cells(r) -> int:
+    """The float64 cells the grid solver holds at most (:mod:`simkit.models.duel_grid`):
+    the largest of the PC's side, the monster's hit matrices ``(v, v)`` (one per strike
+    and its area effect, per Constitution damage) and its turn ``(mhp, mhp)``."""
+    pc, mo = r.fighters.pcs[0], r.fighters.monsters[0]
+    n = max(duel_start_v(r), 1) + 1
+    cons = min(_cons(r), 64)  # (the values that change the PE: fewer than 64, AP-24)
+    side = 2 * (pc.slots + 1) * (r.hero_points + 1) ** 2 * cons * n
+    side *= r.area_uses_of[0] + 1 if r.area_on else 1
+    hits = r.attacks + (1 if r.area_on else 0)
+    return max(side, hits * cons * n * n, (mo.hp + 1) ** 2)
+
+
+def check_size(r) -> None:
+    """Refuse (:class:`~simkit.core.exact.ExactTooLarge`, one line with the chain's states
+    and the solver's cells) a duel past :data:`DUEL_MAX_CELLS`."""
+    cells = duel_cells(r)
+    if cells > DUEL_MAX_CELLS:
+        raise ExactTooLarge(
+            f"the exact duel has up to {duel_states(r)} states and needs {cells} cells "
+            f"(more than {DUEL_MAX_CELLS}); use Monte Carlo (simkit run party ...)"
+        )
 
 
 def custom_down(r) -> bool | None:
@@ -84,11 +148,13 @@ def custom_down(r) -> bool | None:
 
 
 def duel_states(r) -> int:
-    """An upper bound on the duel's transient states."""
+    """An upper bound on the duel's transient states (the chain's; with Constitution damage
+    times its values, :func:`_cons`)."""
     pc, mo = r.fighters.pcs[0], r.fighters.monsters[0]
-    hp = start_hp(r) + (pc.pe_max if r.pe_on else 0)  # (with PE: HP + PE)
+    hp = duel_start_v(r)  # (with PE: HP + PE; with temporary HP, those too)
     return (
-        (max(hp, 1) + 1)
+        _cons(r)
+        * (max(hp, 1) + 1)
         * (mo.hp + 1)
         * (r.hero_points + 1)
         * (pc.slots + 1)
@@ -108,12 +174,12 @@ def duel_initial(r, start: tuple[int, int, int] | None = None) -> dict:
         )
     if start is not None and r.pe_on:
         raise NotImplementedError("party: a duel from a given state has no PE (pe_damage)")
-    count = duel_states(r)
-    if count > DUEL_MAX_STATES:
-        raise ExactTooLarge(
-            f"the exact duel has up to {count} states (more than {DUEL_MAX_STATES}); "
-            "use Monte Carlo (simkit run party ...)"
+    if _temp_hp(r) or _cons(r) > 1:
+        raise NotImplementedError(
+            "party: the state-by-state chain has no temp_hp nor con_damage (the grid has: "
+            "simkit.models.duel_grid)"
         )
+    check_size(r)
     pc, mo = r.fighters.pcs[0], r.fighters.monsters[0]
     first = float(initiative.pc_first_p(pc.perception, mo.perception, r.check_penalty))  # P-01
     hp = start_hp(r) + (pc.pe_max if r.pe_on else 0)  # (with PE: HP + PE)
@@ -174,6 +240,7 @@ def _turns(r):
         return tuple(dist.items())
 
     hp_start = start_hp(r)
+    own = r.pf2e_of(0)
     down = bool(custom_down(r))  # a custom track at 0 HP: a knock-out is a defeat
 
     def hit(hp: int, hero: int, moved: bool, d: int, crit: bool, p: float, new, lost) -> None:
@@ -195,12 +262,12 @@ def _turns(r):
         if r.trait != "lethal" or down:  # death: dead; nonlethal: stable; a custom track's
             lost[0] += p  # start: every PC down
             return
-        threshold = r.threshold if hero > 0 else None
+        threshold = own["threshold"] if hero > 0 else None  # (P-14, P-16: the PC's own)
         res = hero_points.rise(
             0,
             1 + int(crit),
             threshold=threshold,
-            death_at=r.death_at,
+            death_at=own["death_at"],
             knockout=True,
             hero_knockout=r.hero_knockout,
         )
