@@ -1,0 +1,116 @@
+"""The exact duel with the seed rules that fights play (issue 31 item 2; AP-21..AP-24) and
+PF2e's dying options (AP-26), AP-31: each held to Monte Carlo (the party of one PC, the
+compiled loop) within 5 SE, and moving P(defeat) the way the text says, or not at all
+where a duel leaves the rule nothing to do (a lone PC's knock-out is a defeat at once,
+unless a hero point undoes it then, dying 0)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import simkit
+from simkit.core.exact import _propagate, build_chain
+from simkit.models.day import Day
+from simkit.models.duel_grid import duel_hist
+from simkit.models.party import Party
+from simkit.models.party_duel import duel_states
+from simkit.testing import assert_agrees_with_exact
+
+_S000 = dict(party="fighter", level=3, threat="severe")
+_HERO = dict(_S000, hero_points=2, hero_policy="immediately")
+_S001 = dict(party="fighter", level=3, threat="severe", rules="seed001")
+
+#: (the duel without the option, the option, how P(defeat) moves: "less", "more", "same")
+CASES = [
+    # R0-14, AP-23: temporary HP first (seed 000; a PC's own; seed 001 before the PE)
+    (_S000, dict(temp_hp=10), "less"),
+    (_S000, dict(party="fighter(temp_hp=4)"), "less"),
+    (dict(party="wizard", level=3, threat="severe", rules="seed001"), dict(temp_hp=6), "less"),
+    # R1-12, AP-24: Constitution damage lowers the PE's maximum (A1-4 per_point)
+    (
+        dict(party="rogue", level=3, threat="extreme", rules="seed001"),
+        dict(con_damage=6, ability_reading="per_point"),
+        "more",
+    ),
+    # P-14: Diehard, the at_death policy following death_at + 1: a critical knock-out at
+    # death_at 2 no longer spends the point
+    (dict(_HERO, hero_policy="at_death", death_at=2), dict(diehard=True), "more"),
+    # P-16: the points reroll recovery checks, none revives
+    (_HERO, dict(hero_use="reroll"), "more"),
+    # nothing to do in a duel: slowed wakes with dying 0 (R0-04, AP-21), R1-05 needs a
+    # turn at 0 HP (AP-22, A1-12), Toughness and fortune change the recovery check
+    (_HERO, dict(slowed=True, slowed_loses="strike"), "same"),
+    (dict(_S001, spend="asap"), dict(back_in_fight=True, back_again=True), "same"),
+    (_HERO, dict(toughness=True), "same"),
+    (_HERO, dict(fortune="misfortune"), "same"),
+]
+
+
+def _id(case) -> str:
+    return ",".join(f"{k}={v}" for k, v in case[1].items())
+
+
+@pytest.mark.parametrize("case", CASES, ids=[_id(c) for c in CASES])
+def test_option_in_the_exact_duel_is_monte_carlo_s_and_moves_as_the_text_says(case):
+    base, option, move = case
+    off, on = Party(**base), Party(**{**base, **option})
+    assert on.has_exact
+    assert_agrees_with_exact(on, 20_000, 3100 + CASES.index(case))
+    h_off, h_on = duel_hist(off), duel_hist(on)
+    d = list(on.outcomes).index("defeat")
+    if move == "same":
+        np.testing.assert_allclose(h_on, h_off, rtol=0, atol=1e-15)
+    elif move == "less":
+        assert h_on[d].sum() < h_off[d].sum() - 1e-3
+    else:
+        assert h_on[d].sum() > h_off[d].sum() + 1e-3
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(party="rogue", level=1, hero_points=2, hero_policy="at_death", death_at=2),
+        dict(party="fighter", level=1, hero_points=3, hero_policy=2, diehard=True),
+        dict(party="wizard", level=1, hero_points=1, hero_use="reroll", xp_budget=20),
+        dict(party="fighter", level=1, hero_points=2, death_at=2, diehard=True, area_chance=0.5),
+    ],
+)
+def test_pf2e_options_on_the_grid_are_the_chain_s(params):
+    """Diehard and a hero point's reroll (P-14, P-16) on the grid = the state-by-state chain
+    (:mod:`simkit.models.party_duel`), every round."""
+    r = Party(**params)
+    assert duel_states(r) <= 20_000
+    chain = _propagate(r, build_chain(r))
+    np.testing.assert_allclose(duel_hist(r), chain.hist, rtol=0, atol=1e-13)
+
+
+def test_the_chain_refuses_temp_hp_and_con_damage_in_one_line():
+    for r in (Party(**_S000, temp_hp=3), Party(**_S001, con_damage=1)):
+        with pytest.raises(NotImplementedError) as info:
+            r.exact_initial()
+        assert "\n" not in str(info.value) and "temp_hp nor con_damage" in str(info.value)
+        assert simkit.solve(r)["defeat"] > 0  # (the grid answers)
+
+
+def test_temp_hp_in_a_day_are_the_first_fight_s_only():
+    """R0-14, AP-23: the day's first step is a fresh start (its temporary HP); a later
+    fight starts from the state handed on (none). Exact = Monte Carlo, and the pool helps
+    only when the day opens with a fight."""
+    plan = "severe, short_rest, severe"
+    base = dict(level=2, party="fighter", plan=plan)
+    day = Day(**base, temp_hp=8)
+    assert day.has_exact
+    assert_agrees_with_exact(day, 20_000, 3131)
+    d = list(day.outcomes).index("defeat")
+    assert day.exact_hist()[d].sum() < Day(**base).exact_hist()[d].sum() - 1e-3
+    later = dict(base, plan="short_rest, " + plan)
+    np.testing.assert_allclose(
+        Day(**later, temp_hp=8).exact_hist(), Day(**later).exact_hist(), rtol=0, atol=1e-15
+    )
+
+
+def test_pf2e_options_in_a_day_with_a_fall_are_refused():
+    """The care after a fall (AP-7) plays none of PF2e's options: no exact day duel then."""
+    assert Day(level=1, party="fighter", plan="severe", diehard=True).has_exact
+    assert not Day(level=1, party="fighter", plan="severe, fall(6)", diehard=True).has_exact
