@@ -89,25 +89,19 @@ class Hit:
         if self.miss:
             stay += self.miss * X
         lead = X.shape[:-3]
-        cons, n = X.shape[-2:]
+        n = X.shape[-1]
         lost = np.zeros(lead)
         for h in range(X.shape[-3]):
-            x = X[..., h, :, :]
-            if not x.any():
-                continue
             held = int(h > 0)
-            xc = np.moveaxis(x, -2, 0).reshape(cons, -1, n)  # (cons, lead, n)
-            after = np.matmul(xc, self.hurt).reshape((cons,) + lead + (n,))
-            if cons == 1:
-                stay[..., h, self.up[0], :] += after[0]
-            else:
-                for c in range(cons):
-                    stay[..., h, self.up[c], :] += after[c]
-            lost += np.einsum("...cv,cv->...", x, self.lost[held])
-            if h > 0 and self.revive[1].any():
-                back = np.einsum("...cv,cv->...c", x, self.revive[1])
-                for c in range(cons):
-                    moved[..., h - 1, self.up[c], 1] += back[..., c]
+            for c in range(X.shape[-2]):
+                x = X[..., h, c, :]
+                if not x.any():  # (most hero points and Constitution damages hold none)
+                    continue
+                up = self.up[c]
+                stay[..., h, up, :] += (x.reshape(-1, n) @ self.hurt[c]).reshape(lead + (n,))
+                lost += x @ self.lost[held, c]
+                if held and self.revive[1, c].any():
+                    moved[..., h - 1, up, 1] += x @ self.revive[1, c]
         return lost
 
 
@@ -300,7 +294,7 @@ class _Pool:
 
     def up(self) -> np.ndarray:
         """The Constitution damage after a hurting strike, from each (capped at the last
-        value that changes the PE, :func:`_pe_caps`)."""
+        value that changes the PE, :func:`party_duel.pe_caps`)."""
         cons = len(self.pe)
         return np.minimum(np.arange(cons) + self.con, cons - 1)
 
@@ -373,22 +367,6 @@ def _revives(r) -> dict:
     return out
 
 
-def _pe_caps(r) -> np.ndarray:
-    """The PC's maximum PE after each Constitution damage, up to the last that changes it
-    (R1-12, AP-24: the fight loop's own table, :func:`simkit.fight.tables_con.con_table`);
-    ``[0]`` without PE, ``[pe_max]`` without Constitution damage."""
-    from simkit.fight.tables_con import con_table
-
-    if not r.pe_on:
-        return np.zeros(1, dtype=np.int64)
-    seeds = r.seed_rules
-    if not seeds["con_damage"]:
-        return np.array([r.fighters.pcs[0].pe_max], dtype=np.int64)
-    caps = con_table(r, seeds)[0] % 65536
-    last = int(np.flatnonzero(caps != caps[-1])[-1]) + 1 if (caps != caps[-1]).any() else 0
-    return caps[: last + 1]
-
-
 def duel_grid(r, starts=()) -> DuelGrid:
     """The grid of duel ``r`` (:func:`party_duel.duel_supported`); ``starts``: the PC's
     ``(hp, hero, slots)`` it must hold besides the start (a day's carried states; the grid
@@ -406,7 +384,7 @@ def duel_grid(r, starts=()) -> DuelGrid:
 @lru_cache(maxsize=16)
 def _grid(r, most: tuple[int, int, int]) -> DuelGrid:
     """The grid of ``r`` holding a PC of up to ``most`` (HP, hero points, slots)."""
-    from simkit.models.party_duel import duel_start_v, start_hp
+    from simkit.models.party_duel import duel_start_v, pe_caps, start_hp
 
     pc, mo = r.fighters.pcs[0], r.fighters.monsters[0]
     v0 = duel_start_v(r)
@@ -430,7 +408,7 @@ def _grid(r, most: tuple[int, int, int]) -> DuelGrid:
     else:
         with_slot = plain = pc_strikes
     n_m = mo.hp + 1
-    pool = _Pool(start_hp(r), _pe_caps(r), int(r.seed_rules["con_damage"]) if r.pe_on else 0)
+    pool = _Pool(start_hp(r), pe_caps(r), int(r.seed_rules["con_damage"]) if r.pe_on else 0)
     mo_strikes = tuple(
         _hit(r, strike_pmf(mo.attack - map_penalty(r.map, a), pc.ac, mo.damage), n, pool, ko, False)
         for a in range(r.attacks)

@@ -34,6 +34,8 @@ from __future__ import annotations
 from collections import defaultdict
 from functools import cache, lru_cache
 
+import numpy as np
+
 from simkit.core.exact import ExactTooLarge
 from simkit.rules import hero_points, initiative, massive_damage
 from simkit.rules.rest import split_damage
@@ -101,15 +103,26 @@ def _temp_hp(r) -> int:
     return int(own(0)) if own is not None else 0
 
 
-def _cons(r) -> int:
-    """The Constitution damage values a duel's PC can have (R1-12, AP-24): an upper bound,
-    the fight loop's cap; 1 without it."""
-    seeds = getattr(r, "seed_rules", {})
-    if not (r.pe_on and seeds.get("con_damage")):
-        return 1
-    from simkit.fight.tables_con import DAMAGE_CAP
+def pe_caps(r) -> np.ndarray:
+    """The PC's maximum PE after each Constitution damage, up to the last that changes it
+    (R1-12, AP-24: the fight loop's own table, :func:`simkit.fight.tables_con.con_table`);
+    ``[0]`` without PE, ``[pe_max]`` without Constitution damage."""
+    from simkit.fight.tables_con import con_table
 
-    return DAMAGE_CAP + 1
+    if not r.pe_on:
+        return np.zeros(1, dtype=np.int64)
+    seeds = getattr(r, "seed_rules", {})
+    if not seeds.get("con_damage"):
+        return np.array([r.fighters.pcs[0].pe_max], dtype=np.int64)
+    caps = con_table(r, seeds)[0] % 65536
+    changed = np.flatnonzero(caps != caps[-1])
+    return caps[: int(changed[-1]) + 2] if changed.size else caps[:1]
+
+
+def _cons(r) -> int:
+    """The Constitution damage values a duel's PC can have (R1-12, AP-24) that differ; 1
+    without it."""
+    return len(pe_caps(r))
 
 
 def duel_cells(r) -> int:
@@ -118,7 +131,7 @@ def duel_cells(r) -> int:
     and its area effect, per Constitution damage) and its turn ``(mhp, mhp)``."""
     pc, mo = r.fighters.pcs[0], r.fighters.monsters[0]
     n = max(duel_start_v(r), 1) + 1
-    cons = min(_cons(r), 64)  # (the values that change the PE: fewer than 64, AP-24)
+    cons = _cons(r)
     side = 2 * (pc.slots + 1) * (r.hero_points + 1) ** 2 * cons * n
     side *= r.area_uses_of[0] + 1 if r.area_on else 1
     hits = r.attacks + (1 if r.area_on else 0)
