@@ -1,5 +1,5 @@
 """The exact duels' answers pinned (issue 31, item 6): the values main's grid solver gave
-on 2026-12-05 (commit 9245732), before the solver was rewritten for speed. Each duel:
+on 2026-12-05 (commit 9245732), before the solver was rewritten for speed (AP-30). Each duel:
 P(victory), P(defeat) and their first moments over the rounds (the sum of t x P(it ends at
 round t)); each day: the outcomes' totals and the defeat's first moment over the plan's
 steps. Held to 1e-12 (absolute): a rewrite may change the rounding, not the answers."""
@@ -110,6 +110,20 @@ DUELS = [
             "map": "agile",
         },
         (0.4098207152154551, 0.5901792847845457, 1.1220208854727334, 1.5341875017135598),
+    ),
+    # levels 12 and 20: computed by main's solver module (commit 9245732's duel_grid.py,
+    # 3-10 s each) on the same rules objects
+    (
+        {"party": "fighter", "level": 20, "rules": "seed001"},
+        (0.9996899261607797, 0.00031007383921388844, 5.030906248906048, 0.002487362355713975),
+    ),
+    (
+        {"party": "rogue", "level": 20, "hero_points": 3, "threat": "severe"},
+        (0.3154406537980316, 0.6845593462019637, 1.805124270314308, 3.443798887285339),
+    ),
+    (
+        {"party": "wizard", "level": 12, "rules": "pf2e-core", "area_chance": 0.5},
+        (0.04530426442701897, 0.9546957355729773, 0.23318535395233142, 4.243227297049536),
     ),
 ]
 
