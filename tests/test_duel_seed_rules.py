@@ -6,16 +6,18 @@ unless a hero point undoes it then, dying 0)."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
 import simkit
-from simkit.core.exact import _propagate, build_chain
+from simkit.core.exact import NoExactSolver, _propagate, build_chain
 from simkit.models.day import Day
 from simkit.models.duel_grid import duel_hist
 from simkit.models.party import Party
 from simkit.models.party_duel import duel_states
-from simkit.testing import assert_agrees_with_exact
+from simkit.testing import assert_agrees_with_exact, run_cli
 
 _S000 = dict(party="fighter", level=3, threat="severe")
 _HERO = dict(_S000, hero_points=2, hero_policy="immediately")
@@ -114,3 +116,24 @@ def test_pf2e_options_in_a_day_with_a_fall_are_refused():
     """The care after a fall (AP-7) plays none of PF2e's options: no exact day duel then."""
     assert Day(level=1, party="fighter", plan="severe", diehard=True).has_exact
     assert not Day(level=1, party="fighter", plan="severe, fall(6)", diehard=True).has_exact
+
+
+@pytest.mark.parametrize(
+    ("model", "params", "why"),
+    [
+        ("party", dict(party="fighter(dying=dnd5e)"), "a PC's own track at 0 HP"),
+        ("party", dict(party="fighter,rogue"), "2 PCs; a duel is one PC"),
+        ("day", dict(party="fighter", plan="severe, fall(6)", diehard=True), "AP-32"),
+        ("day", dict(party="fighter", rules="seed001"), "rules=seed001"),
+    ],
+)
+def test_what_stays_refused_says_why_in_one_line(model, params, why):
+    m = (Party if model == "party" else Day)(level=1, **params)
+    assert not m.has_exact and why in m.exact_refusal
+    with pytest.raises(NoExactSolver, match=re.escape(why)):
+        simkit.solve(m)
+    sets = [f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in params.items()]
+    argv = [x for s in ["level=1", *sets] for x in ("--set", s)]
+    code, out, err = run_cli("exact", model, *argv)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and why in err

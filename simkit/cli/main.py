@@ -497,7 +497,11 @@ def _cmd_exact(args) -> int:
         emit(exact_marks_frame(model, check_marks(model, args.marks)), args)
         return 0
     if not model.has_exact:
-        raise ParamError(f"model {model.name!r} has no exact solver; use `simkit run {model.name}`")
+        why = getattr(model, "exact_refusal", None)  # (a model that says why: its duels)
+        why = f" ({why})" if why else ""
+        raise ParamError(
+            f"model {model.name!r} has no exact solver{why}; use `simkit run {model.name}`"
+        )
     try:
         ex = solve(model)
     except NotImplementedError as exc:  # e.g. a chain with too many states

@@ -317,7 +317,9 @@ def solve(model, *, tol: float = 0.0) -> ModelResult:
         :class:`NoExactSolver`).
     """
     if not model.has_exact:
-        raise NoExactSolver(f"model {model.name!r} has no exact solver")
+        why = getattr(model, "exact_refusal", None)  # (a model that says why: its duels)
+        why = f" ({why})" if why else ""
+        raise NoExactSolver(f"model {model.name!r} has no exact solver{why}")
     try:
         if model.is_chain:
             return model.solve_stages(solve)

@@ -456,6 +456,13 @@ class Day(Rules):
 
         return day_duel_supported(self)
 
+    @property
+    def exact_refusal(self) -> str | None:
+        """Why this day has no exact solver, in a few words (None when it has one)."""
+        from simkit.models.day_duel import day_duel_refusal
+
+        return day_duel_refusal(self)
+
     def exact_hist(self) -> np.ndarray:
         from simkit.models.day_duel import day_duel_hist
 

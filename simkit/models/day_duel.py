@@ -65,7 +65,12 @@ from simkit.models.downed import turn_table
 from simkit.models.downed_rule import pf2e_on
 from simkit.models.duel_grid import duel_grid
 from simkit.models.party import Party
-from simkit.models.party_duel import DUEL_MAX_CELLS, duel_cells, duel_states, duel_supported
+from simkit.models.party_duel import (
+    DUEL_MAX_CELLS,
+    duel_cells,
+    duel_refusal,
+    duel_states,
+)
 from simkit.rules import fall, hero_points
 from simkit.rules.dying_damage import knockout_value, wounded_after_losing
 from simkit.rules.fall import FALL_EDGES, fall_cells
@@ -78,6 +83,7 @@ __all__ = [
     "DAY_DUEL_MAX_STATES",
     "day_duel_cells",
     "day_duel_hist",
+    "day_duel_refusal",
     "day_duel_states",
     "day_duel_supported",
 ]
@@ -123,19 +129,32 @@ def day_duel_supported(day) -> bool:
     nothing here (a lone PC wakes in a fight only by a hero point at its knock-out, dying 0;
     slowed is not carried from a fall's care to the next fight); temporary HP (R0-14) are
     the first fight's when it is the plan's first step (a fresh start, AP-23)."""
-    if getattr(day, "rules") not in _SYSTEMS or day.wake_after != "long_rest":
-        return False
+    return day_duel_refusal(day) is None
+
+
+def day_duel_refusal(day) -> str | None:
+    """Why ``day`` is not an exact day duel, in a few words (None when it is one:
+    :func:`day_duel_supported`)."""
+    if getattr(day, "rules") not in _SYSTEMS:
+        return f"rules={getattr(day, 'rules')}; a day duel is under seed000 or pf2e-core"
+    if day.wake_after != "long_rest":
+        return f"wake_after={day.wake_after}; a day duel wakes by a long rest only"
     if getattr(day, "dying", None) is not None:  # (a designer's track at 0 HP: not yet)
-        return False
+        return "a custom track at 0 HP (dying=) in a day"
     if any(isinstance(s, FallStep) for s in day.steps) and pf2e_on(day.base_party):
-        return False  # (the care after a fall, _care, plays none of PF2e's options)
+        return "PF2e's options with a fall (the care after it plays none of them, AP-32)"
     pcs = day.base_party.fighters.pcs
-    if len(pcs) != 1 or pcs[0].heal is not None or pcs[0].medicine is not None:
-        return False
-    return all(
-        _no_monster(r) or duel_supported(r)
-        for r in (_fight_rules(day, s) for s in day.steps if isinstance(s, FightStep))
-    )
+    if len(pcs) != 1:
+        return f"{len(pcs)} PCs; a day duel is one PC"
+    if pcs[0].heal is not None or pcs[0].medicine is not None:
+        return "a PC who heals or has Medicine; a day duel's PC has neither"
+    for step in day.steps:
+        if isinstance(step, FightStep):
+            r = _fight_rules(day, step)
+            why = None if _no_monster(r) else duel_refusal(r)
+            if why is not None:
+                return f"fight {step.text()!r}: {why}"
+    return None
 
 
 def _no_monster(r: Party) -> bool:

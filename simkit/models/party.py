@@ -434,6 +434,13 @@ class Party(Rules):
         return duel_supported(self)  # (the seed rules and PF2e's options too: AP-31)
 
     @property
+    def exact_refusal(self) -> str | None:
+        """Why this fight has no exact solver, in a few words (None when it has one)."""
+        from simkit.models.party_duel import duel_refusal
+
+        return duel_refusal(self)
+
+    @property
     def seed_rules(self) -> dict:
         """The seed rules of issue 31 as the fight loop reads them (:mod:`simkit.fight.tables`):
         slowed after waking (R0-04, R0-10: seed000's own track only), back in the fight

@@ -49,6 +49,7 @@ __all__ = [
     "duel_cells",
     "duel_start_v",
     "duel_initial",
+    "duel_refusal",
     "duel_states",
     "duel_step",
     "duel_supported",
@@ -78,16 +79,28 @@ def duel_supported(r) -> bool:
     nothing in a duel (a lone PC's knock-out is a defeat at once unless a hero point undoes
     it then, waking it with dying 0); Diehard (P-14) and a hero point's reroll (P-16) change
     which knock-outs a point undoes."""
+    return duel_refusal(r) is None
+
+
+def duel_refusal(r) -> str | None:
+    """Why ``r`` is not an exact duel, in a few words (None when it is one:
+    :func:`duel_supported`)."""
     F = r.fighters
-    return (
-        r.n_fights == 1
-        and len(F.pcs) == 1
-        and F.pcs[0].heal is None
-        and len(F.monsters) == 1
-        and r.hp != 0
-        and custom_down(r) is not False
-        and getattr(F.pcs[0], "dying", None) is None
-    )
+    if r.n_fights != 1:
+        return f"a plan of {r.n_fights} lineups; a duel is one"
+    if len(F.pcs) != 1:
+        return f"{len(F.pcs)} PCs; a duel is one PC"
+    if F.pcs[0].heal is not None:
+        return "a PC who heals (a cleric); a duel's PC does not"
+    if len(F.monsters) != 1:
+        return f"{len(F.monsters)} monsters; a duel is one"
+    if r.hp == 0:
+        return "hp=0: the PC starts down"
+    if custom_down(r) is False:
+        return "a custom track at 0 HP whose start revives at once (dying=)"
+    if getattr(F.pcs[0], "dying", None) is not None:
+        return "a PC's own track at 0 HP (fighter(dying=...), AP-25)"
+    return None
 
 
 def duel_start_v(r) -> int:
