@@ -112,10 +112,21 @@ def test_temp_hp_in_a_day_are_the_first_fight_s_only():
     )
 
 
-def test_pf2e_options_in_a_day_with_a_fall_are_refused():
-    """The care after a fall (AP-7) plays none of PF2e's options: no exact day duel then."""
-    assert Day(level=1, party="fighter", plan="severe", diehard=True).has_exact
-    assert not Day(level=1, party="fighter", plan="severe, fall(6)", diehard=True).has_exact
+@pytest.mark.parametrize(
+    "option",
+    [dict(toughness=True), dict(diehard=True), dict(fortune="fortune"), dict(fortune="misfortune")],
+    ids=["toughness", "diehard", "fortune", "misfortune"],
+)
+def test_pf2e_options_in_a_day_s_care_after_a_fall_are_monte_carlo_s(option):
+    """P-13..P-15 in the care of a PC knocked out by a fall (AP-7, AP-32): exact = Monte
+    Carlo within 5 SE, and the answer moves (a PC stable at 0 HP loses the next fight,
+    R0-08: an easier recovery check leaves fewer PCs to be revived by their hero point)."""
+    base = dict(level=1, party="fighter", plan="fall(8), severe", hero_points=1)
+    day = Day(**base, **option)
+    assert day.has_exact
+    assert_agrees_with_exact(day, 20_000, 3140)
+    d = list(day.outcomes).index("defeat")
+    assert abs(day.exact_hist()[d].sum() - Day(**base).exact_hist()[d].sum()) > 1e-4
 
 
 @pytest.mark.parametrize(
@@ -123,7 +134,11 @@ def test_pf2e_options_in_a_day_with_a_fall_are_refused():
     [
         ("party", dict(party="fighter(dying=dnd5e)"), "a PC's own track at 0 HP"),
         ("party", dict(party="fighter,rogue"), "2 PCs; a duel is one PC"),
-        ("day", dict(party="fighter", plan="severe, fall(6)", diehard=True), "AP-32"),
+        (
+            "day",
+            dict(party="fighter", plan="severe, fall(6)", hero_use="reroll", hero_points=1),
+            "AP-32",
+        ),
         ("day", dict(party="fighter", rules="seed001"), "rules=seed001"),
     ],
 )

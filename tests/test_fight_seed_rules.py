@@ -200,9 +200,9 @@ def test_the_seed_rules_default_off_and_refuse_where_not_played():
     # a PC's own temporary HP, else the party's
     r = Party(party="fighter(temp_hp=5),cleric", temp_hp=2)
     assert [r.temp_hp_of(k) for k in range(2)] == [5, 2]
-    # the exact duel does not play them
+    # the exact duel plays them too (AP-31: tests/test_duel_seed_rules.py)
     duel = dict(party="fighter", lineup="boss", threat="moderate")
-    assert Party(**duel).has_exact and not Party(**duel, temp_hp=5).has_exact
+    assert Party(**duel).has_exact and Party(**duel, temp_hp=5).has_exact
 
 
 @pytest.mark.parametrize(

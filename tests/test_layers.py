@@ -172,7 +172,6 @@ MODEL_IMPORTS_ALLOWED = {
     # the exact day duel: the party's duels and care over the day's plan
     "simkit.models.day_duel": {
         "simkit.models.party",
-        "simkit.models.downed_rule",  # (pf2e_on: PF2e's options, which the care refuses)
         "simkit.models.party_duel",
         "simkit.models.duel_grid",
         "simkit.models.downed",

@@ -497,7 +497,7 @@ def test_cli_run_shows_lineup_and_designer_odds():
     assert "lineup boss: 1 x level 8 (120 of 120 XP, severe)" in err
     assert "P(a PC dies)" in err
     code, out, err = run_cli(
-        "exact", "party", "--set", "level=20", "--set", "party=fighter(hp_max=3000)"
+        "exact", "party", "--set", "level=20", "--set", "party=fighter(hp_max=9000)"
     )
     assert code == 2 and "states" in err and len(err.strip().splitlines()) == 1
     code, out, err = run_cli("run", "party", "--set", "party=fighter,bard")

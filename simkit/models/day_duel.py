@@ -29,9 +29,10 @@ Monte Carlo day (:mod:`simkit.models.day`) applies each step:
 - **a fall** (R4-07, :func:`simkit.rules.fall.fall_cells`; R0-13 massive damage): dead,
   stable at 0 HP (10 to 12 m), or the damage; a PC knocked out by it follows the dying
   rules until stable, revived by a hero point or dead (the party's care with no
-  monster, AP-7; R0-03..R0-10 through :func:`simkit.models.downed.turn_table`), the
-  recovery DC that of a creature of the party's level (R0-06), for at most
-  ``max_rounds`` rounds (a care cut there ends the day ``unresolved``).
+  monster, AP-7; R0-03..R0-10 through :func:`simkit.models.downed.turn_table`, with
+  the PC's PF2e options P-13..P-15, AP-32), the recovery DC that of a creature of the
+  party's level (R0-06), for at most ``max_rounds`` rounds (a care cut there ends the
+  day ``unresolved``).
 
 With one PC a death ends the day (every PC dead: ``defeat``), so the outcomes are
 ``survived`` (at the plan's last step), ``defeat`` (at the step it happened) and
@@ -62,7 +63,6 @@ from simkit.models.day_plan import (
     fatigue_penalty,
 )
 from simkit.models.downed import turn_table
-from simkit.models.downed_rule import pf2e_on
 from simkit.models.duel_grid import duel_grid
 from simkit.models.party import Party
 from simkit.models.party_duel import (
@@ -76,6 +76,7 @@ from simkit.rules.dying_damage import knockout_value, wounded_after_losing
 from simkit.rules.fall import FALL_EDGES, fall_cells
 from simkit.rules.heights import parse_heights
 from simkit.rules.pf2e.rest import night_rest_hp
+from simkit.rules.recovery_check import kept_roll
 from simkit.rules.rest import hp_after_rest
 
 __all__ = [
@@ -124,8 +125,9 @@ def _care_rules(day) -> Party:
 def day_duel_supported(day) -> bool:
     """Whether ``day`` is an exact day duel: one PC who is not a cleric (no heals, no
     Medicine), rules seed000 or pf2e-core, one monster (or none) in every fight, R0-08's
-    wake-up by a long rest only (``wake_after=long_rest``); PF2e's options (AP-26) only in a
-    plan without falls (the care after one plays none of them). Slowed (R0-04) changes
+    wake-up by a long rest only (``wake_after=long_rest``); PF2e's options (AP-26, AP-32) in
+    its fights and in the care after a fall (P-13..P-15), a hero point's reroll (P-16) only
+    in a plan without falls (the care has no rerolls). Slowed (R0-04) changes
     nothing here (a lone PC wakes in a fight only by a hero point at its knock-out, dying 0;
     slowed is not carried from a fall's care to the next fight); temporary HP (R0-14) are
     the first fight's when it is the plan's first step (a fresh start, AP-23)."""
@@ -141,8 +143,8 @@ def day_duel_refusal(day) -> str | None:
         return f"wake_after={day.wake_after}; a day duel wakes by a long rest only"
     if getattr(day, "dying", None) is not None:  # (a designer's track at 0 HP: not yet)
         return "a custom track at 0 HP (dying=) in a day"
-    if any(isinstance(s, FallStep) for s in day.steps) and pf2e_on(day.base_party):
-        return "PF2e's options with a fall (the care after it plays none of them, AP-32)"
+    if any(isinstance(s, FallStep) for s in day.steps) and day.base_party.pf2e_of(0)["rerolls"]:
+        return "hero_use=reroll with a fall (the care after it has no rerolls, AP-32)"
     pcs = day.base_party.fighters.pcs
     if len(pcs) != 1:
         return f"{len(pcs)} PCs; a day duel is one PC"
@@ -359,13 +361,14 @@ def _care(day, hero: int, wounded: int, pen: int) -> tuple[tuple[float, _End], .
         else:
             ends[(0, 0, wounded)] += p
 
-    threshold = r.threshold if hero > 0 else None
+    own = r.pf2e_of(0)  # P-13..P-15: the PC's death value, hero threshold, check, d20s
+    threshold = own["threshold"] if hero > 0 else None
     gain = knockout_value(start=r.start_dying, wounded=wounded, wounded_rule=wounded_rule)
     res = hero_points.rise(
         0,
         gain,
         threshold=threshold,
-        death_at=r.death_at,
+        death_at=own["death_at"],
         knockout=True,
         hero_knockout=r.hero_knockout,
     )
@@ -380,16 +383,18 @@ def _care(day, hero: int, wounded: int, pen: int) -> tuple[tuple[float, _End], .
         dying = {gain: 1.0}
     # one recovery check a round (R0-05..R0-08; Fortitude + penalty against the DC)
     margin = pc.fort + pen - r.start_dc
+    check, death_at = opts.get("check", "save"), own["death_at"]
     table = turn_table(
-        opts.get("check", "save"), margin, r.death_at, r.threshold, r.hero_knockout
-    ).reshape(2, r.death_at, 20)[int(hero > 0)]
+        check, margin, death_at, own["threshold"], r.hero_knockout, own["toughness"]
+    ).reshape(2, death_at, 20)[int(hero > 0)]
+    weight = _roll_weights(own["fortune"])
     for _ in range(r.max_rounds):
         if not dying:
             break
         nxt: dict[int, float] = defaultdict(float)
         for d, p in dying.items():
-            for value in table[d].tolist():
-                q = p / 20
+            for value, w in zip(table[d].tolist(), weight, strict=True):
+                q = p * w
                 if value >= 1:
                     nxt[value] += q
                 elif value == 0:
@@ -401,6 +406,19 @@ def _care(day, hero: int, wounded: int, pen: int) -> tuple[tuple[float, _End], .
         dying = nxt
     # (the mass still dying after max_rounds rounds: the day ends unresolved)
     return tuple((p, end) for end, p in ends.items())
+
+
+@lru_cache(maxsize=4)
+def _roll_weights(fortune: str) -> tuple[float, ...]:
+    """P(the recovery check keeps each natural d20, 1..20): 1/20 each, or under P-15's
+    fortune / misfortune the 400 pairs through :func:`simkit.rules.recovery_check.kept_roll`."""
+    if fortune == "none":
+        return (1 / 20,) * 20
+    counts = [0] * 20
+    for r1 in range(1, 21):
+        for r2 in range(1, 21):
+            counts[kept_roll(r1, r2, fortune) - 1] += 1
+    return tuple(c / 400 for c in counts)
 
 
 # -- a fight ---------------------------------------------------------------------------------

@@ -50,12 +50,18 @@ _EMPTY = np.zeros(0, dtype=np.intp)
 
 @lru_cache(maxsize=256)
 def turn_table(
-    check: str, margin: int, death_at: int, threshold: int | None, hero_knockout: str
+    check: str,
+    margin: int,
+    death_at: int,
+    threshold: int | None,
+    hero_knockout: str,
+    toughness: bool = False,
 ) -> np.ndarray:
     """A dying PC's turn with one recovery DC: ``[held * 20 * death_at + dying * 20 + roll - 1]``.
 
     Built from the scalar references (:func:`simkit.rules.recovery_check.recovery_delta`,
     :func:`simkit.rules.hero_points.rise`); ``margin`` is the save's bonus minus the DC.
+    ``toughness``: P-13, the DC one lower.
     Entry: the new dying value (>= 1, carry on), 0 stable, -1 a hero point, -2 dead (int16).
     """
     tab = np.zeros((2, death_at, 20), dtype=np.int16)
@@ -63,7 +69,9 @@ def turn_table(
     for held in (0, 1):
         for dying in range(1, death_at):
             for roll in range(1, 21):
-                new = dying + recovery_delta(roll, dying, check=check, bonus=margin, dc=0)
+                new = dying + recovery_delta(
+                    roll, dying, check=check, bonus=margin, dc=0, toughness=toughness
+                )
                 res = hp_rule.rise(
                     dying,
                     new,
