@@ -24,9 +24,17 @@ Everything is built from the same numbers (:mod:`simkit.rules.pf2e.pcs`,
 damage, :func:`simkit.rules.hero_points.rise`) as the Monte Carlo kernel; the turns are
 memoised on the few fields they depend on.
 
+PF2e's Diehard and a hero point's reroll (P-14, P-16) change which knock-outs a point
+undoes (the PC's own ``death_at`` and threshold, :meth:`Party.pf2e_of`); the other seed
+rules and options of fights change nothing in a duel (AP-31, :func:`duel_supported`).
+
 This chain, state by state, is the reference: :func:`simkit.solve` answers a duel on
-the grid of :mod:`simkit.models.duel_grid` (the same turns as matrices along one axis),
-which the tests hold to it on small duels.
+the grid of :mod:`simkit.models.duel_grid` (the PC's side and the monster's pushed apart,
+AP-30), which the tests hold to it on small duels. Temporary HP (R0-14) and Constitution
+damage (R1-12) are the grid's only: the chain refuses them (``exact_initial``). This
+module also sizes a duel (:func:`duel_states`: the chain's states; :func:`duel_cells`:
+the grid's cells, refused past :data:`DUEL_MAX_CELLS`) and says why a fight is not a
+duel (:func:`duel_refusal`).
 """
 
 from __future__ import annotations
