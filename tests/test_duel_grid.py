@@ -132,6 +132,7 @@ def test_exact_duel_agrees_with_monte_carlo(level):
         dict(party="rogue", level=16, rules="seed001", hero_points=0),
         dict(party="wizard", level=20, rules="seed001"),  # (the largest: 18,139,968 states)
         dict(party="fighter", level=20, rules="seed001", hero_points=2),
+        dict(party="rogue", level=20, threat="severe", dying="dnd5e"),  # a custom rule at 0 HP
     ],
 )
 def test_exact_duel_of_other_classes_agrees_with_monte_carlo(params):
