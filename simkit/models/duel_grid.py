@@ -95,10 +95,14 @@ class Hit:
             held = int(h > 0)
             for c in range(X.shape[-2]):
                 x = X[..., h, c, :]
-                if not x.any():  # (most hero points and Constitution damages hold none)
+                rows = x.reshape(-1, n)
+                held_v = np.flatnonzero(rows.any(axis=0))
+                if not held_v.size:  # (most hero points and Constitution damages hold none)
                     continue
                 up = self.up[c]
-                stay[..., h, up, :] += (x.reshape(-1, n) @ self.hurt[c]).reshape(lead + (n,))
+                lo, hi = int(held_v[0]), int(held_v[-1]) + 1  # (a hit never raises v)
+                after = rows[:, lo:hi] @ self.hurt[c, lo:hi, :hi]
+                stay[..., h, up, :hi] += after.reshape(lead + (hi,))
                 lost += x @ self.lost[held, c]
                 if held and self.revive[1, c].any():
                     moved[..., h - 1, up, 1] += x @ self.revive[1, c]
@@ -298,9 +302,10 @@ class _Pool:
         cons = len(self.pe)
         return np.minimum(np.arange(cons) + self.con, cons - 1)
 
-    def hit(self, v: np.ndarray, c: int, d: int) -> tuple[np.ndarray, np.ndarray]:
-        """``d`` damage to the PC at ``v`` with Constitution damage ``c``: ``(v after,
-        knocked out)``; after a hurting strike the PE are held to the new maximum."""
+    def hit(self, v: np.ndarray, c: np.ndarray, d: int) -> tuple[np.ndarray, np.ndarray]:
+        """``d`` damage to the PC at ``v`` with Constitution damage ``c`` (arrays that
+        broadcast): ``(v after, knocked out)``; after a hurting strike the PE are held to
+        the new maximum."""
         hp = np.minimum(v, self.hp0)
         pe = np.minimum(v - hp, self.pe[c])
         temp = v - hp - pe
@@ -319,9 +324,12 @@ def _hit(r, outcomes, n: int, pool: _Pool, ko: dict, plain: bool) -> Hit:
     a hero point revives a knock-out (R0-10)."""
     hp_max = r.fighters.pcs[0].hp
     cons = len(pool.pe)
-    v = np.arange(1, n)
+    v = np.arange(1, n)[None, :]  # (1, n - 1): every v but 0
+    c = np.arange(cons)[:, None]  # (cons, 1): every Constitution damage
+    cc, vv = np.broadcast_arrays(c, v)
     miss = 0.0
     hurt = np.zeros((cons, n, n))
+    cells: list = []  # (flat indices into hurt, p) of each damage
     revive = np.zeros((2, cons, n))
     lost = np.zeros((2, cons, n))
     up = pool.up() if not plain else np.arange(cons)
@@ -334,11 +342,15 @@ def _hit(r, outcomes, n: int, pool: _Pool, ko: dict, plain: bool) -> Hit:
         if massive_damage.is_massive(d, hp_max):  # R0-13: the hit's whole damage
             lost[:, :, 1:] += q
             continue
-        for c in range(cons):
-            after, down = pool.hit(v, c, d)
-            np.add.at(hurt[c], (v[~down], after[~down]), q)
-            for held in (0, 1):
-                (revive if ko[(held, crit)] else lost)[held, c, v[down]] += q
+        after, down = pool.hit(v, c, d)  # (cons, n - 1): every damage and v at once
+        up_ = ~down
+        cells.append(((cc[up_] * n + vv[up_]) * n + after[up_], q))
+        for held in (0, 1):
+            (revive if ko[(held, crit)] else lost)[held, cc[down], vv[down]] += q
+    if cells:  # (one pass over every hit that leaves the PC standing)
+        at = np.concatenate([i for i, _ in cells])
+        w = np.concatenate([np.full(len(i), q) for i, q in cells])
+        hurt[...] = np.bincount(at, weights=w, minlength=cons * n * n).reshape(cons, n, n)
     return Hit(miss=miss, hurt=hurt, revive=revive, lost=lost, up=up)
 
 
