@@ -87,12 +87,29 @@ def test_pf2e_options_on_the_grid_are_the_chain_s(params):
     np.testing.assert_allclose(duel_hist(r), chain.hist, rtol=0, atol=1e-13)
 
 
-def test_the_chain_refuses_temp_hp_and_con_damage_in_one_line():
-    for r in (Party(**_S000, temp_hp=3), Party(**_S001, con_damage=1)):
-        with pytest.raises(NotImplementedError) as info:
-            r.exact_initial()
-        assert "\n" not in str(info.value) and "temp_hp nor con_damage" in str(info.value)
-        assert simkit.solve(r)["defeat"] > 0  # (the grid answers)
+def test_the_chain_refuses_con_damage_in_one_line():
+    r = Party(**_S001, con_damage=1)
+    with pytest.raises(NotImplementedError) as info:
+        r.exact_initial()
+    assert "\n" not in str(info.value) and "no con_damage" in str(info.value)
+    assert simkit.solve(r)["defeat"] > 0  # (the grid answers)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(party="fighter", level=1, temp_hp=4, hero_points=2, hero_policy="immediately"),
+        dict(party="wizard", level=1, rules="seed001", temp_hp=5, xp_budget=20, area_uses=1),
+        dict(party="rogue(temp_hp=3)", level=1, rules="seed001", hp=6, area_chance=0.5),
+    ],
+)
+def test_temp_hp_on_the_grid_are_the_chain_s(params):
+    """R0-14 (and A1-5's PE after them) on the grid = the state-by-state chain, every
+    round."""
+    r = Party(**params)
+    assert duel_states(r) <= 20_000
+    chain = _propagate(r, build_chain(r))
+    np.testing.assert_allclose(duel_hist(r), chain.hist, rtol=0, atol=1e-13)
 
 
 def test_temp_hp_in_a_day_are_the_first_fight_s_only():

@@ -30,8 +30,9 @@ rules and options of fights change nothing in a duel (AP-31, :func:`duel_support
 
 This chain, state by state, is the reference: :func:`simkit.solve` answers a duel on
 the grid of :mod:`simkit.models.duel_grid` (the PC's side and the monster's pushed apart,
-AP-30), which the tests hold to it on small duels. Temporary HP (R0-14) and Constitution
-damage (R1-12) are the grid's only: the chain refuses them (``exact_initial``). This
+AP-30), which the tests hold to it on small duels. With temporary HP (R0-14) ``pc_hp`` is
+HP + PE + temporary HP, taken in the reverse order. Constitution damage (R1-12) is the
+grid's only: the chain refuses it (``exact_initial``). This
 module also sizes a duel (:func:`duel_states`: the chain's states; :func:`duel_cells`:
 the grid's cells, refused past :data:`DUEL_MAX_CELLS`) and says why a fight is not a
 duel (:func:`duel_refusal`).
@@ -208,15 +209,15 @@ def duel_initial(r, start: tuple[int, int, int] | None = None) -> dict:
         )
     if start is not None and r.pe_on:
         raise NotImplementedError("party: a duel from a given state has no PE (pe_damage)")
-    if _temp_hp(r) or _cons(r) > 1:
+    if _cons(r) > 1:
         raise NotImplementedError(
-            "party: the state-by-state chain has no temp_hp nor con_damage (the grid has: "
+            "party: the state-by-state chain has no con_damage (the grid has: "
             "simkit.models.duel_grid)"
         )
     check_size(r)
     pc, mo = r.fighters.pcs[0], r.fighters.monsters[0]
     first = float(initiative.pc_first_p(pc.perception, mo.perception, r.check_penalty))  # P-01
-    hp = start_hp(r) + (pc.pe_max if r.pe_on else 0)  # (with PE: HP + PE)
+    hp = duel_start_v(r)  # (with PE: HP + PE; with temporary HP, those too)
     out: dict = {}
     pc_part = (hp, r.hero_points, pc.slots) if start is None else tuple(start)
     base = pc_part + (mo.hp, r.area_uses_of[0])
@@ -274,24 +275,31 @@ def _turns(r):
         return tuple(dist.items())
 
     hp_start = start_hp(r)
+    pe_max = pc.pe_max if r.pe_on else 0
     own = r.pf2e_of(0)
     down = bool(custom_down(r))  # a custom track at 0 HP: a knock-out is a defeat
 
     def hit(hp: int, hero: int, moved: bool, d: int, crit: bool, p: float, new, lost) -> None:
-        """The PC at ``hp`` (with PE: HP + PE) takes ``d`` damage with probability ``p``."""
+        """The PC at ``hp`` (with PE: HP + PE; with temporary HP, those too) takes ``d``
+        damage with probability ``p``."""
         if d <= 0:
             new[(hp, hero, moved)] += p
             return
         if massive_damage.is_massive(d, hp_max):  # R0-13: the hit's whole damage
             lost[0] += p
             return
-        pe = 0
-        if r.pe_on:  # A1-5: the PE take it first (the HP are whole while PE are left)
-            hp, pe = min(hp, hp_start), hp - min(hp, hp_start)
+        # the pool's parts: HP are whole while PE are left, PE whole while temporary HP are
+        whole = min(hp, hp_start)
+        pe = min(hp - whole, pe_max)
+        temp = hp - whole - pe
+        hp = whole
+        soak = min(temp, d)  # R0-14: temporary HP first
+        temp, d = temp - soak, d - soak
+        if r.pe_on:  # A1-5: then the PE
             pe, hp_left, excess = (int(x) for x in split_damage(d, pe, hp, r.pe_damage))
             d = hp - hp_left + excess  # what the PE did not take
         if hp - d > 0:
-            new[(hp - d + pe, hero, moved)] += p
+            new[(hp - d + pe + temp, hero, moved)] += p
             return
         if r.trait != "lethal" or down:  # death: dead; nonlethal: stable; a custom track's
             lost[0] += p  # start: every PC down
