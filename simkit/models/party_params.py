@@ -12,6 +12,7 @@ from simkit.rules.hero_points import HERO_EFFECT
 from simkit.rules.parameters import SHARED
 from simkit.rules.pf2e import area_census, bestiary, budget, creatures
 from simkit.rules.rest import PE_DAMAGE
+from simkit.rules.temp_hp import TEMP_KEEP
 
 __all__ = ["AMBIGUITIES", "PARAMS"]
 
@@ -129,6 +130,15 @@ PARAMS: dict[str, dict[str, Any]] = {
         rule="AP-21",
         help="the actions slowed takes of a PC's 3: first the spare third one the fight does "
         "not model (spare), or a strike at once (strike: the third is always spent)",
+    ),
+    "temp_keep": dict(
+        default="larger",
+        seed_neutral=True,
+        kind="choice",
+        choices=TEMP_KEEP,
+        rule="R0-14, AP-37",
+        help="temporary HP gained while some remain (a PC's grant_temp_hp): the PC keeps the "
+        "larger amount (larger), the old ones (old) or takes the new ones (new)",
     ),
     "con_damage": dict(
         default=0,
