@@ -52,7 +52,9 @@ PARAMS: dict[str, dict[str, Any]] = {
         default="fighter,rogue,cleric,wizard",
         kind="party",
         help="the PCs: a comma list of roles (fighter, rogue, cleric, wizard), each with "
-        "explicit numbers if wanted: fighter(hp=80;ac=23)",
+        "explicit numbers if wanted: fighter(hp_max=80;ac=23); its own rule at 0 HP, with the "
+        "track's parameters in parentheses: fighter(dying=dnd5e(bonus=2;dc=12)); its grant of "
+        "temporary HP: cleric(grant_temp_hp=13;grant_uses=3)",
     ),
     "threat": dict(
         default="moderate",

@@ -398,7 +398,7 @@ PC_FIELDS: dict[str, overrides.Field] = {
     "grant_uses": overrides.Field("int", 1, 20),
     # the PC's own rule at 0 HP (issue 31): a custom track (the party checks the name) and
     # the seed-000 track's PF2e options (P-13..P-16)
-    "dying": overrides.Field("word"),
+    "dying": overrides.Field("spec"),
     "toughness": overrides.Field("bool"),
     "diehard": overrides.Field("bool"),
     "fortune": overrides.Field("choice", names=("none", "fortune", "misfortune")),
@@ -477,6 +477,6 @@ register_kind(
     "party",
     parse_party,
     f"a comma list of 1..{MAX_PARTY} roles among {', '.join(ROLES)}, each optionally with "
-    "its numbers, e.g. fighter(hp_max=80;ac=23)",
+    "its numbers, e.g. fighter(hp_max=80;ac=23) or fighter(dying=dnd5e(bonus=2;dc=12))",
     show_reason=True,
 )
