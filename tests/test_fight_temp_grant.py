@@ -18,6 +18,7 @@ from simkit.core.params import ParamError
 from simkit.fight import tables
 from simkit.fight.grant import grant as loop_grant
 from simkit.fight.state import COND, DEAD, GRANTS, TEMP, UP, pc, width
+from simkit.models import party_ref
 from simkit.models import party_ref_seeds as seeds
 from simkit.models.party import Party
 from simkit.rules.temp_hp import TEMP_KEEP, kept_temp
@@ -70,9 +71,12 @@ def _both(keep: str, temps, conds=None, acts=2, grants=2):
     S[pc(2, GRANTS)] = grants
     did = bool(loop_grant(S, T, 2, acts))
     loop = (did, [int(S[pc(k, TEMP)]) for k in range(4)], int(S[pc(2, GRANTS)]))
-    pcs = [{"temp": temps[k], "cond": conds[k], "grants": 0} for k in range(4)]
+    fight = party_ref._Fight(r, party_ref.new_track(r, [10] * 5), {})
+    pcs = fight.tr["pcs"]
+    for k in range(4):
+        pcs[k].update(temp=temps[k], cond=conds[k])
     pcs[2]["grants"] = grants
-    did = seeds.grant(r, r.fighters.pcs[2], pcs, 2, acts)
+    did = seeds.grant(fight, 2, acts)
     ref = (did, [p["temp"] for p in pcs], pcs[2]["grants"])
     return loop, ref
 

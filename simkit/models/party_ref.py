@@ -630,7 +630,7 @@ class _Fight:
         if dying and acts >= seeds.COST["first_aid"]:
             self.first_aid(c, dying[0])
             return
-        if not seeds.grant(self.r, self.F.pcs[c], self.tr["pcs"], c, acts):  # AP-37
+        if not seeds.grant(self, c, acts):  # R0-14, AP-37
             self.strikes(c, acts)
 
     def pc_turn(self, k):
@@ -649,7 +649,7 @@ class _Fight:
         role = self.F.pcs[k].role
         if role == "cleric":
             self.cleric(k, acts)
-        elif seeds.grant(r, self.F.pcs[k], self.tr["pcs"], k, acts):  # R0-14, AP-37
+        elif seeds.grant(self, k, acts):  # R0-14, AP-37
             pass
         elif role == "wizard":
             self.wizard(k, acts)

@@ -118,21 +118,26 @@ def con_hit(r, me, pc: dict) -> None:
     pc["pe"] = min(pc["pe"], pc["pe_max"])
 
 
-def grant(r, me, pcs: list, k: int, acts: int) -> bool:
-    """R0-14, AP-37: PC ``k`` (its numbers ``me``), with a grant left and ``acts`` actions
-    enough, grants ``me.grant_temp_hp`` temporary HP to the conscious PC they add the most
-    to as ``temp_keep`` reads the rule (the first in the party's order of those), if they
-    add any; True if it did (its turn's actions are spent)."""
+def grant(fight, k: int, acts: int) -> bool:
+    """R0-14, AP-37: PC ``k`` of ``fight`` (the reference's round: its rules ``r``, PCs'
+    numbers ``F.pcs``, track ``tr``), with a grant left and ``acts`` actions enough, grants
+    its ``grant_temp_hp`` temporary HP to the conscious PC they add the most to as
+    ``temp_keep`` reads the rule (the first in the party's order of those), if they add
+    any; True if it did (its turn's actions are spent; a row of the log)."""
+    r, pcs, n = fight.r, fight.tr["pcs"], fight.F.pcs[k].grant_temp_hp
     if pcs[k]["grants"] <= 0 or acts < COST["grant"]:
         return False
     gains = {
-        q: kept_temp(pc["temp"], me.grant_temp_hp, r.temp_keep) - pc["temp"]
+        q: kept_temp(pc["temp"], n, r.temp_keep) - pc["temp"]
         for q, pc in enumerate(pcs)
         if pc["cond"] == "up"
     }
     best = max(gains, key=lambda q: (gains[q], -q), default=None)
     if best is None or gains[best] <= 0:
         return False
+    old = pcs[best]["temp"]
     pcs[k]["grants"] -= 1
-    pcs[best]["temp"] = kept_temp(pcs[best]["temp"], me.grant_temp_hp, r.temp_keep)
+    pcs[best]["temp"] = kept_temp(old, n, r.temp_keep)
+    fight.note(fight.name(k), "temporary HP", target=fight.name(best),
+               note=f"temporary HP {old} -> {pcs[best]['temp']}", **fight.state(best))  # fmt: skip
     return True
