@@ -204,3 +204,18 @@ def test_the_days_fights_take_the_grant_track_by_track():
     assert (base.track_outcomes != res.track_outcomes).any() or any(
         (base.track_marks[m] != res.track_marks[m]).any() for m in rules.marks
     )
+
+
+def test_the_exact_day_duel_refuses_what_it_does_not_play():
+    """The exact day duel plays none of temporary HP, their grant, a PC's own parameterised
+    track or PF2e's options: a day with one of them has no exact answer (the Monte Carlo
+    answers it), where it used to be solved without them."""
+    from simkit.models.day import Day
+
+    plan = dict(plan="severe, severe", level=2)
+    assert Day(party="fighter", **plan).has_exact
+    for party in ("fighter(grant_temp_hp=20;grant_uses=3)", "fighter(temp_hp=30)",
+                  "fighter(dying=dnd5e(bonus=2))", "fighter(diehard=true)"):  # fmt: skip
+        assert not Day(party=party, **plan).has_exact, party
+    with pytest.raises(ParamError, match="no exact solver"):
+        simkit.solve(Day(party="fighter(grant_temp_hp=20)", **plan))
