@@ -455,12 +455,8 @@ class Day(Rules):
         seed rules of issue 31 (temporary HP and their grant, slowed, R1-05, Constitution
         damage), a PC's own track at 0 HP or PF2e's options (as the party's duel)."""
         from simkit.models.day_duel import day_duel_supported
-        from simkit.models.downed_rule import any_custom, pf2e_on
 
-        bp = self.base_party
-        if bp.seed_rules_on or any_custom(bp) or pf2e_on(bp):
-            return False
-        return day_duel_supported(self)
+        return not self.base_party.beyond_duels and day_duel_supported(self)
 
     def exact_hist(self) -> np.ndarray:
         from simkit.models.day_duel import day_duel_hist

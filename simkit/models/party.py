@@ -433,9 +433,14 @@ class Party(Rules):
     def has_exact(self) -> bool:  # type: ignore[override]
         from simkit.models.party_duel import duel_supported
 
+        return not self.beyond_duels and duel_supported(self)
+
+    @property
+    def beyond_duels(self) -> bool:
+        """Whether the fight plays what the exact duels do not (yet): a seed rule of issue 31
+        (:attr:`seed_rules_on`), a PC's own track at 0 HP or PF2e's options."""
         own = any(getattr(p, "dying", None) is not None for p in self.fighters.pcs)
-        own = own or pf2e_on(self)  # (the exact duel plays neither yet)
-        return not self.seed_rules_on and not own and duel_supported(self)
+        return self.seed_rules_on or own or pf2e_on(self)
 
     @property
     def seed_rules(self) -> dict:
