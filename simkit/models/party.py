@@ -156,6 +156,7 @@ class Party(Rules):
     hero_use: str = shared("hero_use")
     # (seed_neutral: at their defaults, the seeds of sweeps and threat runs stay as before)
     temp_hp: int = param(0, seed_neutral=True, **SHARED["temp_hp"][1])
+    temp_keep: str = param(**PARAMS["temp_keep"])
     back_in_fight: bool = param(False, seed_neutral=True, **SHARED["back_in_fight"][1])
     enough_pp: int = param(1, seed_neutral=True, **SHARED["enough_pp"][1])
     con_damage: int = param(**PARAMS["con_damage"])
@@ -434,6 +435,14 @@ class Party(Rules):
         return duel_supported(self)  # (the seed rules and PF2e's options too: AP-31)
 
     @property
+    def beyond_duels(self) -> bool:
+        """Whether the fight plays what the exact duels do not: a PC's own track at 0 HP
+        (AP-25) or a PC's grant of temporary HP (AP-37); the other seed rules of issue 31
+        and PF2e's options they play (AP-31, :func:`simkit.models.party_duel.duel_refusal`)."""
+        own = any(getattr(p, "dying", None) is not None for p in self.fighters.pcs)
+        return own or any(p.grant_temp_hp for p in self.fighters.pcs)
+
+    @property
     def exact_refusal(self) -> str | None:
         """Why this fight has no exact solver, in a few words (None when it has one)."""
         from simkit.models.party_duel import duel_refusal
@@ -457,11 +466,11 @@ class Party(Rules):
 
     @property
     def seed_rules_on(self) -> bool:
-        """Whether a seed rule of issue 31 changes this fight (slowed, R1-05, temporary HP,
-        Constitution damage): the loop and its reference play them (the exact duel too,
-        AP-31)."""
+        """Whether a seed rule of issue 31 changes this fight (slowed, R1-05, temporary HP and
+        a PC's grant of them, AP-37, Constitution damage): the loop and its reference play
+        them; the exact duel too, but a grant (AP-31)."""
         s = self.seed_rules
-        temp = any(self.temp_hp_of(k) for k in range(len(self.fighters.pcs)))
+        temp = any(self.temp_hp_of(k) or p.grant_temp_hp for k, p in enumerate(self.fighters.pcs))
         return bool(s["slowed"] or s["back_in_fight"] or s["con_damage"] or temp)
 
     def temp_hp_of(self, k: int) -> int:

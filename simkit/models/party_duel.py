@@ -80,7 +80,8 @@ def duel_supported(r) -> bool:
     """Whether ``r`` is an exact duel: one non-healing PC, one monster, one lineup, not
     starting at 0 HP (any dying system: with one PC, a knock-out no hero point undoes is a
     defeat; a custom track at 0 HP too, unless its start revives at once: :func:`custom_down`;
-    a PC's own track, AP-25, is not solved).
+    a PC's own track, AP-25, and a PC's grant of temporary HP, AP-37, are not solved: the
+    grant is the PC's turn acting on its own HP, which the grid keeps apart, AP-30).
 
     The seed rules of issue 31 (AP-21..AP-24) and PF2e's options (AP-26) are all solved
     (AP-31): temporary HP (R0-14) and Constitution damage (R1-12) on the grid; slowed
@@ -109,6 +110,8 @@ def duel_refusal(r) -> str | None:
         return "a custom track at 0 HP whose start revives at once (dying=)"
     if getattr(F.pcs[0], "dying", None) is not None:
         return "a PC's own track at 0 HP (fighter(dying=...), AP-25)"
+    if getattr(F.pcs[0], "grant_temp_hp", 0):
+        return "a PC's grant of temporary HP (grant_temp_hp, AP-37)"
     return None
 
 
