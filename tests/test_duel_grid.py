@@ -159,3 +159,15 @@ def test_too_large_is_refused_in_one_line_with_its_count():
     assert f"up to {count} states" in msg and f"needs {cells} cells" in msg
     assert f"more than {DUEL_MAX_CELLS}" in msg
     assert solve_if_possible(big) is None  # run's table: no exact column
+
+
+def test_a_long_horizon_costs_only_the_rounds_fought():
+    """``max_rounds=100000``: the monster's side is pushed as far as the fight goes (it is
+    over, to 1e-18, in under 30 rounds), the answer that of the default horizon."""
+    import time
+
+    r = Party(party="fighter", level=20)
+    t0 = time.process_time()
+    long = simkit.solve(Party(party="fighter", level=20, max_rounds=100_000))
+    assert time.process_time() - t0 < 5.0  # (about 0.1 s; 10 s and more if pushed to the end)
+    assert long.probabilities == pytest.approx(simkit.solve(r).probabilities, abs=1e-15)

@@ -162,19 +162,9 @@ class DuelGrid:
     def monster_side(self, turns: int) -> tuple[np.ndarray, np.ndarray]:
         """``(alive, killed)``, shape ``(slots, turns + 2)``: P(the monster stands after
         the PC's ``k`` turns) and P(it falls on turn ``k``), from each slot count."""
-        slots = self.shape[0]
-        alive = np.zeros((slots, turns + 2))
-        killed = np.zeros((slots, turns + 2))
-        for s0 in range(slots):
-            m = np.zeros(self.pc_plain.shape[0])
-            m[self.mhp] = 1.0
-            alive[s0, 0] = 1.0
-            for k in range(1, turns + 2):
-                m = m @ (self.pc_slot if s0 - (k - 1) > 0 else self.pc_plain)
-                killed[s0, k] = m[0]
-                m[0] = 0.0
-                alive[s0, k] = m.sum()
-        return alive, killed
+        side = _MonsterSide(self, turns)
+        side.upto(turns + 1)
+        return side.alive, side.killed
 
     def run(self, X: np.ndarray, rounds: int, ends: bool = False):
         """Push the PC's side ``X`` (from :meth:`initial`) through up to ``rounds``
@@ -185,7 +175,8 @@ class DuelGrid:
         with ``ends`` the victories' end states ``[slots, hero, hp]`` summed over the
         rounds (a day carries them on; else None)."""
         slots, skips = self.shape[:2]
-        alive, killed = self.monster_side(rounds)
+        side = _MonsterSide(self, rounds)  # (pushed as far as the rounds go, no further)
+        alive, killed = side.alive, side.killed
         won = np.zeros(rounds + 1)
         lost = np.zeros(rounds + 1)
         end = np.zeros((slots, self.shape[3], self.shape[5])) if ends else None
@@ -198,6 +189,7 @@ class DuelGrid:
 
         rest = 1.0
         for t in range(1, rounds + 1):
+            side.upto(t)
             k = turns(t)
             rest = _joined(X, alive[s0, k])
             if rest <= NEGLIGIBLE:
@@ -216,6 +208,7 @@ class DuelGrid:
             X = np.stack([stay0, stay1 + moved1])
             X[1, :, 1:] += moved0[:, :-1]  # (one more skip)
         else:
+            side.upto(rounds)
             rest = _joined(X, alive[s0, turns(rounds + 1)])
         return won, lost, rest, end
 
@@ -244,6 +237,34 @@ class DuelGrid:
             lost += _strikes(self.strikes, X[:, :, 1:], stay[:, :, 1:], moved[:, :, 1:], 1 - c)
             lost += _strikes((self.area,), X[:, :, 1:], stay[:, :, :-1], moved[:, :, :-1], c)
         return stay, moved, lost
+
+
+class _MonsterSide:
+    """The monster's HP pushed through the PC's turns on demand, from each slot count at
+    the start: ``alive[slots0, k]``, ``killed[slots0, k]`` (:meth:`DuelGrid.monster_side`)
+    filled up to :meth:`upto`'s ``k`` (a duel over by round 30 of ``max_rounds=100000``
+    pushes 30 turns)."""
+
+    def __init__(self, grid: DuelGrid, turns: int):
+        slots = grid.shape[0]
+        self.grid = grid
+        self.alive = np.zeros((slots, turns + 2))
+        self.killed = np.zeros((slots, turns + 2))
+        self.alive[:, 0] = 1.0
+        self.m = np.zeros((slots, grid.pc_plain.shape[0]))  # the monster's HP, per slots0
+        self.m[:, grid.mhp] = 1.0
+        self.done = 0
+
+    def upto(self, k: int) -> None:
+        """Fill ``alive`` and ``killed`` up to turn ``k``."""
+        g = self.grid
+        for j in range(self.done + 1, k + 1):
+            for s0 in range(len(self.m)):
+                self.m[s0] = self.m[s0] @ (g.pc_slot if s0 - (j - 1) > 0 else g.pc_plain)
+            self.killed[:, j] = self.m[:, 0]
+            self.m[:, 0] = 0.0
+            self.alive[:, j] = self.m.sum(axis=1)
+        self.done = max(self.done, k)
 
 
 def _joined(X: np.ndarray, alive: np.ndarray) -> float:
