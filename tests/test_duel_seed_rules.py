@@ -6,6 +6,7 @@ unless a hero point undoes it then, dying 0)."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import numpy as np
@@ -87,12 +88,23 @@ def test_pf2e_options_on_the_grid_are_the_chain_s(params):
     np.testing.assert_allclose(duel_hist(r), chain.hist, rtol=0, atol=1e-13)
 
 
-def test_the_chain_refuses_con_damage_in_one_line():
-    r = Party(**_S001, con_damage=1)
-    with pytest.raises(NotImplementedError) as info:
-        r.exact_initial()
-    assert "\n" not in str(info.value) and "no con_damage" in str(info.value)
-    assert simkit.solve(r)["defeat"] > 0  # (the grid answers)
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(party="rogue", level=3, con_damage=6, xp_budget=20, hp=5),
+        dict(party="fighter", level=3, con_damage=8, xp_budget=20, hp=5, temp_hp=2),
+    ],
+)
+def test_con_damage_on_the_grid_is_the_chain_s(params):
+    """R1-12 (AP-24: the PE's maximum lowered after each strike that hurts, A1-4
+    ``per_point``) on the grid = the state-by-state chain, every round; and it matters here
+    (P(defeat) several times higher)."""
+    r = Party(**params, rules="seed001", ability_reading="per_point", area_uses=1)
+    chain = _propagate(r, build_chain(r))
+    np.testing.assert_allclose(duel_hist(r), chain.hist, rtol=0, atol=1e-13)
+    d = list(r.outcomes).index("defeat")
+    without = duel_hist(dataclasses.replace(r, con_damage=0))
+    assert chain.hist[d].sum() > 3 * without[d].sum()
 
 
 @pytest.mark.parametrize(

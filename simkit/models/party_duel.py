@@ -31,8 +31,9 @@ rules and options of fights change nothing in a duel (AP-31, :func:`duel_support
 This chain, state by state, is the reference: :func:`simkit.solve` answers a duel on
 the grid of :mod:`simkit.models.duel_grid` (the PC's side and the monster's pushed apart,
 AP-30), which the tests hold to it on small duels. With temporary HP (R0-14) ``pc_hp`` is
-HP + PE + temporary HP, taken in the reverse order. Constitution damage (R1-12) is the
-grid's only: the chain refuses it (``exact_initial``). This
+HP + PE + temporary HP, taken in the reverse order; with Constitution damage (R1-12)
+``pc_hp`` is ``(that, the damage)``, each strike that hurts adding ``con_damage`` and the
+PE held to the lowered maximum (:func:`pe_caps`). This
 module also sizes a duel (:func:`duel_states`: the chain's states; :func:`duel_cells`:
 the grid's cells, refused past :data:`DUEL_MAX_CELLS`) and says why a fight is not a
 duel (:func:`duel_refusal`).
@@ -212,15 +213,12 @@ def duel_initial(r, start: tuple[int, int, int] | None = None) -> dict:
         )
     if start is not None and r.pe_on:
         raise NotImplementedError("party: a duel from a given state has no PE (pe_damage)")
-    if _cons(r) > 1:
-        raise NotImplementedError(
-            "party: the state-by-state chain has no con_damage (the grid has: "
-            "simkit.models.duel_grid)"
-        )
     check_size(r)
     pc, mo = r.fighters.pcs[0], r.fighters.monsters[0]
     first = float(initiative.pc_first_p(pc.perception, mo.perception, r.check_penalty))  # P-01
     hp = duel_start_v(r)  # (with PE: HP + PE; with temporary HP, those too)
+    if _cons(r) > 1:  # (with Constitution damage: (that, its damage), R1-12)
+        hp = (hp, 0)  # type: ignore[assignment]
     out: dict = {}
     pc_part = (hp, r.hero_points, pc.slots) if start is None else tuple(start)
     base = pc_part + (mo.hp, r.area_uses_of[0])
@@ -278,22 +276,26 @@ def _turns(r):
         return tuple(dist.items())
 
     hp_start = start_hp(r)
-    pe_max = pc.pe_max if r.pe_on else 0
+    caps = pe_caps(r)  # the PE's maximum after each Constitution damage (R1-12)
+    con = int(r.seed_rules["con_damage"]) if len(caps) > 1 else 0
     own = r.pf2e_of(0)
     down = bool(custom_down(r))  # a custom track at 0 HP: a knock-out is a defeat
 
-    def hit(hp: int, hero: int, moved: bool, d: int, crit: bool, p: float, new, lost) -> None:
-        """The PC at ``hp`` (with PE: HP + PE; with temporary HP, those too) takes ``d``
-        damage with probability ``p``."""
+    def hit(hp, hero: int, moved: bool, d: int, crit: bool, p: float, new, lost, hurts) -> None:
+        """The PC at ``hp`` (with PE: HP + PE; with temporary HP, those too; with
+        Constitution damage, ``(that, its damage)``) takes ``d`` damage with probability
+        ``p``; ``hurts``: a strike, whose damage also takes Constitution (R1-12)."""
         if d <= 0:
             new[(hp, hero, moved)] += p
             return
         if massive_damage.is_massive(d, hp_max):  # R0-13: the hit's whole damage
             lost[0] += p
             return
+        hp, c = hp if con else (hp, 0)
+        after = min(c + con, len(caps) - 1) if hurts else c  # R1-12: con_hit after the hit
         # the pool's parts: HP are whole while PE are left, PE whole while temporary HP are
         whole = min(hp, hp_start)
-        pe = min(hp - whole, pe_max)
+        pe = min(hp - whole, int(caps[c]) if r.pe_on else 0)
         temp = hp - whole - pe
         hp = whole
         soak = min(temp, d)  # R0-14: temporary HP first
@@ -301,8 +303,10 @@ def _turns(r):
         if r.pe_on:  # A1-5: then the PE
             pe, hp_left, excess = (int(x) for x in split_damage(d, pe, hp, r.pe_damage))
             d = hp - hp_left + excess  # what the PE did not take
+            pe = min(pe, int(caps[after]))  # R1-12: the PE held to the lowered maximum
         if hp - d > 0:
-            new[(hp - d + pe + temp, hero, moved)] += p
+            v = hp - d + pe + temp
+            new[((v, after) if con else v, hero, moved)] += p
             return
         if r.trait != "lethal" or down:  # death: dead; nonlethal: stable; a custom track's
             lost[0] += p  # start: every PC down
@@ -317,7 +321,7 @@ def _turns(r):
             hero_knockout=r.hero_knockout,
         )
         if res == hero_points.HERO and opts["hero_effect"] == "revive":
-            new[(1, hero - 1, True)] += p
+            new[((1, after) if con else 1, hero - 1, True)] += p
         else:
             lost[0] += p
 
@@ -330,7 +334,7 @@ def _turns(r):
             new: dict = defaultdict(float)
             for (h, he, mv), p in dist.items():
                 for d, c, q in outcomes:
-                    hit(h, he, mv, d, c, p * q, new, lost)
+                    hit(h, he, mv, d, c, p * q, new, lost, not use_area)
             dist = new
         return tuple((h, he, mv, p) for (h, he, mv), p in dist.items()), lost[0]
 
