@@ -138,8 +138,8 @@ def test_the_command_line_takes_a_track_and_its_parameters(capsys):
 
 def test_the_day_takes_a_custom_track_on_its_fights_and_cares():
     """A designer's track at 0 HP in the day: its fights and its cares (a fall, a Treat
-    Wounds critical failure) on the loop, held to the day's reference track by track; no
-    exact day duel for it yet."""
+    Wounds critical failure) on the loop, held to the day's reference track by track; its
+    exact day duel (AP-32): tests/test_duel_custom.py."""
     from test_day_ref import loop_vs_ref
 
     from simkit.models import make_model
@@ -152,4 +152,4 @@ def test_the_day_takes_a_custom_track_on_its_fights_and_cares():
     ):  # fmt: skip
         day = make_model("day", dying="dnd5e(bonus=2)", **kw)
         assert sum(loop_vs_ref(day, 60, 3).values()) == 60
-    assert not make_model("day", party="fighter", plan="moderate", dying="dnd5e").has_exact
+    assert make_model("day", party="fighter", plan="moderate", dying="dnd5e").has_exact

@@ -145,3 +145,19 @@ def test_the_custom_copy_of_the_seed000_track_gives_the_built_in_numbers_in_a_pa
     da, db = ra.track_marks["deaths"], rb.track_marks["deaths"]
     sd = np.hypot(da.std(), db.std()) / np.sqrt(n)
     assert abs(da.mean() - db.mean()) < 5 * sd, (da.mean(), db.mean())
+
+
+@pytest.mark.parametrize("dying", ["dnd5e", "dnd5e(bonus=2)"])
+def test_a_custom_track_in_an_exact_day_is_monte_carlo_s(dying):
+    """A custom rule at 0 HP in the exact day duel (AP-32): a knock-out in a fight is a
+    defeat, a fall's knock-out follows the track (one equally likely face a round) until
+    dead, stable at 0 HP (a defeat at the next fight) or revived at 1 HP. Exact = Monte
+    Carlo within 5 SE; the answer moves from the seed-000 track's."""
+    from simkit.models.day import Day
+
+    base = dict(level=2, party="fighter", plan="fall(8), severe, long_rest, fall(9), moderate")
+    day = Day(**base, dying=dying)
+    assert day.has_exact
+    assert_agrees_with_exact(day, 20_000, 3300)
+    d = list(day.outcomes).index("defeat")
+    assert abs(day.exact_hist()[d].sum() - Day(**base).exact_hist()[d].sum()) > 1e-3

@@ -173,6 +173,7 @@ MODEL_IMPORTS_ALLOWED = {
     # the exact day duel: the party's duels and care over the day's plan
     "simkit.models.day_duel": {
         "simkit.models.party",
+        "simkit.models.downed_rule",  # (EFFECTS: a custom track's outcomes in the care)
         "simkit.models.party_duel",
         "simkit.models.duel_grid",
         "simkit.models.downed",

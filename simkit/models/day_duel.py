@@ -63,6 +63,7 @@ from simkit.models.day_plan import (
     fatigue_penalty,
 )
 from simkit.models.downed import turn_table
+from simkit.models.downed_rule import EFFECTS
 from simkit.models.duel_grid import duel_grid
 from simkit.models.party import Party
 from simkit.models.party_duel import (
@@ -130,7 +131,9 @@ def day_duel_supported(day) -> bool:
     in a plan without falls (the care has no rerolls). Slowed (R0-04) changes
     nothing here (a lone PC wakes in a fight only by a hero point at its knock-out, dying 0;
     slowed is not carried from a fall's care to the next fight); temporary HP (R0-14) are
-    the first fight's when it is the plan's first step (a fresh start, AP-23)."""
+    the first fight's when it is the plan's first step (a fresh start, AP-23). A custom
+    track at 0 HP (``dying=``) is played in the care after a fall (AP-32); a PC's own track
+    and a grant of temporary HP are not (:attr:`Party.beyond_duels`)."""
     return day_duel_refusal(day) is None
 
 
@@ -141,8 +144,6 @@ def day_duel_refusal(day) -> str | None:
         return f"rules={getattr(day, 'rules')}; a day duel is under seed000 or pf2e-core"
     if day.wake_after != "long_rest":
         return f"wake_after={day.wake_after}; a day duel wakes by a long rest only"
-    if getattr(day, "dying", None) is not None:  # (a designer's track at 0 HP: not yet)
-        return "a custom track at 0 HP (dying=) in a day"
     if any(isinstance(s, FallStep) for s in day.steps) and day.base_party.pf2e_of(0)["rerolls"]:
         return "hero_use=reroll with a fall (the care after it has no rerolls, AP-32)"
     pcs = day.base_party.fighters.pcs
@@ -350,6 +351,9 @@ def _care(day, hero: int, wounded: int, pen: int) -> tuple[tuple[float, _End], .
         return ((1.0, _DEAD),)
     if r.trait == "nonlethal":  # R0-02: stable at 0 HP
         return ((1.0, (0, hero, wounded)),)
+    table = r.downed_table(pen)
+    if table is not None:  # a custom track at 0 HP (dying=, AP-32)
+        return _custom_care(table, hero, wounded, r.max_rounds)
     ends: dict = defaultdict(float)
 
     def stable(p: float) -> None:  # R0-08 (A0-2: wounded + 1)
@@ -405,6 +409,35 @@ def _care(day, hero: int, wounded: int, pen: int) -> tuple[tuple[float, _End], .
                     ends[_DEAD] += q
         dying = nxt
     # (the mass still dying after max_rounds rounds: the day ends unresolved)
+    return tuple((p, end) for end, p in ends.items())
+
+
+def _custom_care(table, hero: int, wounded: int, rounds: int) -> tuple[tuple[float, _End], ...]:
+    """:func:`_care` on a custom track at 0 HP (``dying=``,
+    :class:`simkit.models.downed_rule.FightTable`): from its start, one equally likely face
+    a round (the track's turn) for at most ``rounds`` rounds; dead, stable at 0 HP or
+    revived at 1 HP (hero points and the wounded value are the seed-000 track's: kept as
+    they are)."""
+    dead, stable, revived = (-1 - EFFECTS.index(e) for e in ("dead", "stable", "revived"))
+    ends: dict = defaultdict(float)
+    dist: dict[int, float] = {int(table.start): 1.0}
+    faces = len(table.rolls)
+    for step in range(rounds + 1):
+        nxt: dict[int, float] = defaultdict(float)
+        for code, p in dist.items():
+            if code == dead:
+                ends[_DEAD] += p
+            elif code == stable:
+                ends[(0, hero, wounded)] += p
+            elif code == revived:
+                ends[(1, hero, wounded)] += p
+            elif step < rounds:  # (still on the track: its turn)
+                for face in range(faces):
+                    nxt[int(table.next[code, face])] += p / faces
+        dist = nxt
+        if not dist:
+            break
+    # (the mass still on the track after ``rounds`` rounds: the day ends unresolved)
     return tuple((p, end) for end, p in ends.items())
 
 
