@@ -568,7 +568,7 @@ def test_issue_toml_cases_are_one_line(tmp_path, monkeypatch, data, words):
 # -- the hostile cases of issue 19 --------------------------------------------------------------
 
 #: A one-PC party: past its exact duel's state bound at level 5 (solved at once at level 1).
-DUEL = ["--set", "party=fighter(hp_max=3000)"]  # at level 20: too large for the exact duel
+DUEL = ["--set", "party=fighter(hp_max=9000)"]  # at level 20: too large for the exact duel
 
 
 def test_issue19_sweep_point_too_large_for_exact_gets_empty_exact(tmp_path, monkeypatch):
@@ -576,16 +576,18 @@ def test_issue19_sweep_point_too_large_for_exact_gets_empty_exact(tmp_path, monk
     import pandas as pd
 
     monkeypatch.chdir(tmp_path)
-    argv = ["sweep", "party", *DUEL, "--grid", "level=1,20", "-n", "50", "--seed", "1"]
-    code, out, err = run_cli(*argv, "-o", "y.csv", "--quiet")
+    # (the exact duel's bound is on its cells, which hp_max sets: a grid over the PC, AP-30)
+    big = "fighter(hp_max=9000)"
+    argv = ["sweep", "party", "--set", "level=20", "--grid", f"party=fighter,{big}"]
+    code, out, err = run_cli(*argv, "-n", "50", "--seed", "1", "-o", "y.csv", "--quiet")
     assert (code, err) == (0, ""), err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["y.csv"]  # no journal left
     df = pd.read_csv(tmp_path / "y.csv")
     df = df[df.outcome.isin(REGISTRY["party"]().all_outcomes)]  # (not the events' rows)
-    assert df[df.level == 1]["exact"].notna().all()
-    assert df[df.level == 20]["exact"].isna().all()
-    assert (df.groupby("level")["count"].sum() == 50).all()
-    api = simkit.sweep("party", {"party": "fighter(hp_max=3000)"}, 50, 1, fixed={"level": 20})
+    assert df[df.party == "fighter"]["exact"].notna().all()
+    assert df[df.party == big]["exact"].isna().all()
+    assert (df.groupby("party")["count"].sum() == 50).all()
+    api = simkit.sweep("party", {"party": "fighter(hp_max=9000)"}, 50, 1, fixed={"level": 20})
     api = api[api.outcome.isin(REGISTRY["party"]().all_outcomes)]
     assert api["exact"].isna().all() and api["count"].sum() == 50
 
@@ -626,7 +628,7 @@ def test_issue19_compare_and_sensitivity_fall_back_to_monte_carlo(tmp_path, monk
     _assert_one_line(code, out, err, sens)
     assert "states" in err, err
     cal = simkit.calibrate(
-        simkit.make_model("party", party="fighter(hp_max=3000)", level=20),
+        simkit.make_model("party", party="fighter(hp_max=9000)", level=20),
         0.1,
         "hero_points",
         outcome="defeat",
