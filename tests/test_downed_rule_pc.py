@@ -100,5 +100,11 @@ def test_a_pc_track_a_fight_cannot_use_is_refused_in_one_line(kw, words):
     assert "\n" not in str(e.value)
 
 
-def test_a_pc_track_is_not_an_exact_duel():
-    assert not Party(party="fighter(dying=dnd5e)", level=1).has_exact
+def test_a_pc_track_is_an_exact_duel_as_the_fight_s_track():
+    """AP-25, AP-31: one PC's own track is the fight's (tests/test_duel_custom.py)."""
+    own = Party(party="fighter(dying=dnd5e)", level=1)
+    assert own.has_exact
+    assert (
+        own.exact_hist().tolist()
+        == Party(party="fighter", level=1, dying="dnd5e").exact_hist().tolist()
+    )

@@ -161,3 +161,21 @@ def test_a_custom_track_in_an_exact_day_is_monte_carlo_s(dying):
     assert_agrees_with_exact(day, 20_000, 3300)
     d = list(day.outcomes).index("defeat")
     assert abs(day.exact_hist()[d].sum() - Day(**base).exact_hist()[d].sum()) > 1e-3
+
+
+def test_a_pcs_own_track_is_the_fight_s_track_in_exact_duels_and_days():
+    """AP-25: one PC on its own track is that PC on the fight's track (same numbers and
+    dice), in the exact duel and the exact day (AP-31, AP-32); and Monte Carlo agrees."""
+    from simkit.models.day import Day
+
+    duel = dict(level=3, threat="severe")
+    own, wide = (
+        Party(party="fighter(dying=dnd5e)", **duel),
+        Party(party="fighter", dying="dnd5e", **duel),
+    )
+    assert own.exact_hist().tolist() == wide.exact_hist().tolist()
+    plan = dict(level=2, plan="fall(8), severe, long_rest, fall(9), moderate")
+    own_day = Day(party="fighter(dying=dnd5e(bonus=2))", **plan)
+    wide_day = Day(party="fighter", dying="dnd5e(bonus=2)", **plan)
+    assert own_day.exact_hist().tolist() == wide_day.exact_hist().tolist()
+    assert_agrees_with_exact(own_day, 20_000, 3301)

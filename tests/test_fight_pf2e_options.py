@@ -102,10 +102,10 @@ def test_what_cannot_be_played_is_refused_in_one_line(kw, words):
 
 
 def test_an_option_is_an_exact_duel_too():
-    """AP-31 (tests/test_duel_seed_rules.py); a PC's own track (AP-25) is not."""
+    """AP-31 (tests/test_duel_seed_rules.py); a grant of temporary HP (AP-37) is not."""
     assert Party(party="fighter", level=1).has_exact
     assert Party(party="fighter(toughness=true)", level=1).has_exact
-    assert not Party(party="fighter(dying=dnd5e)", level=1).has_exact
+    assert not Party(party="fighter(grant_temp_hp=5)", level=1).has_exact
 
 
 def test_the_day_takes_each_pcs_rule_on_its_fights_and_cares():

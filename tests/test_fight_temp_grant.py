@@ -207,17 +207,16 @@ def test_the_days_fights_take_the_grant_track_by_track():
 
 
 def test_the_exact_day_duel_refuses_what_it_does_not_play():
-    """The exact day duel plays neither a grant of temporary HP nor a PC's own parameterised
-    track: a day with one of them has no exact answer (the Monte Carlo answers it), where it
-    used to be solved without them. A pool of temporary HP and PF2e's options it plays
-    (AP-31, AP-32: tests/test_duel_seed_rules.py)."""
+    """The exact day duel plays no grant of temporary HP: a day with one has no exact answer
+    (the Monte Carlo answers it), where it used to be solved without it. A pool of temporary
+    HP, PF2e's options and a PC's own parameterised track it plays (AP-31, AP-32:
+    tests/test_duel_seed_rules.py, tests/test_duel_custom.py)."""
     from simkit.models.day import Day
 
     plan = dict(plan="severe, severe", level=2)
     assert Day(party="fighter", **plan).has_exact
-    for party in ("fighter(grant_temp_hp=20;grant_uses=3)", "fighter(dying=dnd5e(bonus=2))"):
-        assert not Day(party=party, **plan).has_exact, party
-    for party in ("fighter(temp_hp=30)", "fighter(diehard=true)"):
+    assert not Day(party="fighter(grant_temp_hp=20;grant_uses=3)", **plan).has_exact
+    for party in ("fighter(temp_hp=30)", "fighter(diehard=true)", "fighter(dying=dnd5e(bonus=2))"):
         assert Day(party=party, **plan).has_exact, party
     with pytest.raises(ParamError, match="no exact solver"):
         simkit.solve(Day(party="fighter(grant_temp_hp=20)", **plan))

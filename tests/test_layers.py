@@ -193,6 +193,8 @@ MODEL_IMPORTS_ALLOWED = {
         "simkit.models.fight_state",
         "simkit.models.party_ref_seeds",  # the reference's seed rules (issue 31 item 2)
     },
+    # a duel's custom track at 0 HP (the PC's own or the fight's)
+    "simkit.models.party_duel": {"simkit.models.downed_rule"},
     # the exact duel on a grid: the chain's size and start (its reference)
     "simkit.models.duel_grid": {"simkit.models.party_duel"},
     "simkit.models.encounter_ref": {"simkit.models.encounter"},

@@ -63,7 +63,7 @@ from simkit.models.day_plan import (
     fatigue_penalty,
 )
 from simkit.models.downed import turn_table
-from simkit.models.downed_rule import EFFECTS
+from simkit.models.downed_rule import EFFECTS, pc_table
 from simkit.models.duel_grid import duel_grid
 from simkit.models.party import Party
 from simkit.models.party_duel import (
@@ -132,8 +132,8 @@ def day_duel_supported(day) -> bool:
     nothing here (a lone PC wakes in a fight only by a hero point at its knock-out, dying 0;
     slowed is not carried from a fall's care to the next fight); temporary HP (R0-14) are
     the first fight's when it is the plan's first step (a fresh start, AP-23). A custom
-    track at 0 HP (``dying=``) is played in the care after a fall (AP-32); a PC's own track
-    and a grant of temporary HP are not (:attr:`Party.beyond_duels`)."""
+    track at 0 HP (``dying=``, or the PC's own) is played in the care after a fall (AP-32);
+    a grant of temporary HP is not (:attr:`Party.beyond_duels`)."""
     return day_duel_refusal(day) is None
 
 
@@ -351,7 +351,7 @@ def _care(day, hero: int, wounded: int, pen: int) -> tuple[tuple[float, _End], .
         return ((1.0, _DEAD),)
     if r.trait == "nonlethal":  # R0-02: stable at 0 HP
         return ((1.0, (0, hero, wounded)),)
-    table = r.downed_table(pen)
+    table = pc_table(r, 0, pen)  # (the PC's own track, else the day's)
     if table is not None:  # a custom track at 0 HP (dying=, AP-32)
         return _custom_care(table, hero, wounded, r.max_rounds)
     ends: dict = defaultdict(float)

@@ -436,11 +436,10 @@ class Party(Rules):
 
     @property
     def beyond_duels(self) -> bool:
-        """Whether the fight plays what the exact duels do not: a PC's own track at 0 HP
-        (AP-25) or a PC's grant of temporary HP (AP-37); the other seed rules of issue 31
-        and PF2e's options they play (AP-31, :func:`simkit.models.party_duel.duel_refusal`)."""
-        own = any(getattr(p, "dying", None) is not None for p in self.fighters.pcs)
-        return own or any(p.grant_temp_hp for p in self.fighters.pcs)
+        """Whether the fight plays what the exact duels do not: a PC's grant of temporary HP
+        (AP-37); the other seed rules of issue 31, PF2e's options and a PC's own track at
+        0 HP they play (AP-31, :func:`simkit.models.party_duel.duel_refusal`)."""
+        return any(p.grant_temp_hp for p in self.fighters.pcs)
 
     @property
     def exact_refusal(self) -> str | None:

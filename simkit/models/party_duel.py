@@ -47,6 +47,7 @@ from functools import cache, lru_cache
 import numpy as np
 
 from simkit.core.exact import ExactTooLarge
+from simkit.models.downed_rule import EFFECTS, pc_table
 from simkit.rules import hero_points, initiative, massive_damage
 from simkit.rules.rest import split_damage
 from simkit.rules.strike import basic_save_pmf, map_penalty, pc_map, strike_pmf
@@ -81,8 +82,9 @@ def duel_supported(r) -> bool:
     """Whether ``r`` is an exact duel: one non-healing PC, one monster, one lineup, not
     starting at 0 HP (any dying system: with one PC, a knock-out no hero point undoes is a
     defeat; a custom track at 0 HP too, unless its start revives at once: :func:`custom_down`;
-    a PC's own track, AP-25, and a PC's grant of temporary HP, AP-37, are not solved: the
-    grant is the PC's turn acting on its own HP, which the grid keeps apart, AP-30).
+    the PC's own track, AP-25, as the fight's: the same numbers and dice; a PC's grant of
+    temporary HP, AP-37, is not solved: it is the PC's turn acting on its own HP, which the
+    grid keeps apart, AP-30).
 
     The seed rules of issue 31 (AP-21..AP-24) and PF2e's options (AP-26) are all solved
     (AP-31): temporary HP (R0-14) and Constitution damage (R1-12) on the grid; slowed
@@ -109,8 +111,6 @@ def duel_refusal(r) -> str | None:
         return "hp=0: the PC starts down"
     if custom_down(r) is False:
         return "a custom track at 0 HP whose start revives at once (dying=)"
-    if getattr(F.pcs[0], "dying", None) is not None:
-        return "a PC's own track at 0 HP (fighter(dying=...), AP-25)"
     if getattr(F.pcs[0], "grant_temp_hp", 0):
         return "a PC's grant of temporary HP (grant_temp_hp, AP-37)"
     return None
@@ -176,14 +176,16 @@ def check_size(r) -> None:
 
 
 def custom_down(r) -> bool | None:
-    """A duel's knock-out under a custom track at 0 HP (``dying``,
-    :mod:`simkit.models.downed_rule`): None without one (the rules set's own track: a hero
-    point may revive, R0-10); True when the knock-out leaves the PC down (the track's start
-    is a state, dead or stable: every PC is down, a defeat; hero points belong to the
-    seed-000 track and do nothing); False when the start revives at once (not solved)."""
-    if getattr(r, "dying", None) is None:
+    """A duel's knock-out under a custom track at 0 HP (the PC's own, ``fighter(dying=...)``,
+    else the fight's ``dying``: :func:`simkit.models.downed_rule.pc_table`): None without
+    one (the rules set's own track: a hero point may revive, R0-10); True when the knock-out
+    leaves the PC down (the track's start is a state, dead or stable: every PC is down, a
+    defeat; hero points belong to the seed-000 track and do nothing); False when the start
+    revives at once (not solved)."""
+    table = pc_table(r, 0, r.check_penalty)
+    if table is None:
         return None
-    return not r.downed_start_revives
+    return table.start != -1 - EFFECTS.index("revived")
 
 
 def duel_states(r) -> int:
