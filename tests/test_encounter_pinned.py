@@ -1,7 +1,8 @@
 """The encounter loop's numbers pinned, track by track: a hash of ``out`` and ``ends``
 (:func:`simkit.models.encounter_loop.run`) of every configuration of the kernel's figures
 (tests/data/encounter_kernel_0.3.json) and of a start, computed before the encounter's
-speed work and its kernel's retirement (issue 28, item 3). Making the encounter faster, or
+speed work and its kernel's retirement (issue 28, item 3; configurations 25..30, temporary
+HP at 0 HP, which the loop played from then on, pinned when it did). Making the encounter faster, or
 moving code, must not change one number: any drift of the dice, their order or a rule's
 reading fails here.
 
@@ -85,6 +86,12 @@ PINS: dict[str, str] = {
     "22": "e2723e044064163f",
     "23": "db243ff1e61e63b3",
     "24": "1e19657064eec29c",
+    "25": "a59960021b02ee7c",
+    "26": "896cddedae7eeffd",
+    "27": "f6f68aee2fafc530",
+    "28": "e90fe6d10b8bbb7a",
+    "29": "516dd2ad94e06a74",
+    "30": "96428e9c9d00568f",
     "31": "c58d5ffb2ae91e63",
     "32": "5db58bf84a53e14d",
     "33": "e6ac751ccc9d8c79",

@@ -55,11 +55,14 @@ from simkit.fight.state import (
     N_TRK,
     NONLETHAL,
     OUTCOME,
+    PE,
+    PE_MAX,
     PEN_IX,
     PHASE,
     PP,
     STABLE,
     STEP,
+    TEMP,
     UP,
     WOUNDED,
     mon,
@@ -102,6 +105,9 @@ N_C = 18
 #: What a track hands back: outcome, end step, then the marks in ``Encounter.marks`` order.
 OUT_OUTCOME, OUT_STEP, OUT_KO, OUT_KO_ROUND, OUT_HP, OUT_HERO, OUT_HEALER, OUT_HOURS = range(8)
 N_OUT = 8
+#: Where a start's and an end's ``pe`` column is in :data:`~simkit.fight.loop.CARRIED`: the
+#: encounter's temporary HP (R0-14, the loop's ``TEMP``; it has no stamina points).
+CARRIED_PE = CARRIED.index(PE)
 
 
 @scalar
@@ -306,9 +312,9 @@ def play_round(S, T, C, r):
 
 @scalar
 def start(S, T, C, given):
-    """Step 0 of a track whose PC is set (``given``: from a start; else fresh, at its
-    numbers: ``hp``, ``pp``, ``wounded``, temporary HP as the stamina the loop's damage
-    takes first): the enemies at 1 HP, the acting order; fresh at ``hp=0``, knocked out
+    """Step 0 of a track whose PC is set (``given``: from a start, its temporary HP in the
+    ``pe`` column; else fresh, at its numbers: ``hp``, ``pp``, ``wounded``, ``temp_hp``,
+    R0-14, soaked only while conscious): the enemies at 1 HP, the acting order; fresh at ``hp=0``, knocked out
     before round 1 (dying ``start_dying``, the strikes' DC, first in the order); from a
     start, dead stays dead (R0-15) and at 0 HP it is stable, knocked out before round 1;
     with no enemy, resolved at once. The outcome if it ends there."""
@@ -318,6 +324,10 @@ def start(S, T, C, given):
         S[pc(0, HP)] = C[C_START_HP]
         S[pc(0, PP)] = C[C_START_PP]
         S[pc(0, WOUNDED)] = C[C_WOUNDED0]
+        S[pc(0, PE_MAX)] = S[pc(0, TEMP)]  # (what an end hands on: pe <= pe_max)
+    else:
+        S[pc(0, TEMP)] = S[pc(0, PE)]
+        S[pc(0, PE)] = 0
     for j in range(M):
         S[mon(P, j, MHP)] = t.monn(S, T, j, t.M_HP)
         S[mon(P, j, AREA_LEFT)] = 0
@@ -381,3 +391,4 @@ def run_encounters(keys, T, C, horizon, width, starts, given, pens, out, ends):
             out[i, OUT_HOURS] = S[ex(T, X_HOURS)]
             for f in range(len(CARRIED)):
                 ends[i, 0, f] = S[pc(0, CARRIED[f])]
+            ends[i, 0, CARRIED_PE] = S[pc(0, TEMP)]  # (temporary HP, in ``pe``)
