@@ -17,9 +17,7 @@ from simkit.models.encounter import Encounter
 
 
 def _kernel() -> dict:
-    return json.loads(
-        (Path(__file__).parent / "data" / "encounter_kernel_0.3.json").read_text()
-    )
+    return json.loads((Path(__file__).parent / "data" / "encounter_kernel_0.3.json").read_text())
 
 
 ROWS = _kernel()["encounter"]

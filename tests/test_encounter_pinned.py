@@ -26,9 +26,9 @@ N = 3_000
 KEYS = np.arange(1, N + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
 CONFIGS = [
     r["config"]
-    for r in json.loads(
-        (Path(__file__).parent / "data" / "encounter_kernel_0.3.json").read_text()
-    )["encounter"]
+    for r in json.loads((Path(__file__).parent / "data" / "encounter_kernel_0.3.json").read_text())[
+        "encounter"
+    ]
 ]
 
 

@@ -135,13 +135,13 @@ class Encounter(Rules):
     )
     rule_ids: ClassVar[str] = "R0-01..R0-14, R1-01..R1-08, R1-11; A0-1..A0-7, A1-1..A1-3, A1-6"
     headline_params: ClassVar[tuple[str, ...]] = (
-        'level',
-        'monster_level',
-        'enemies',
-        'target_downed',
-        'healer_round',
-        'hero_points',
-        'fight_rounds',
+        "level",
+        "monster_level",
+        "enemies",
+        "target_downed",
+        "healer_round",
+        "hero_points",
+        "fight_rounds",
     )
     active_label: ClassVar[str] = "still in the fight"
     #: the same four overrides for the encounter's seed-000 dying track
@@ -406,9 +406,7 @@ class Encounter(Rules):
     def save(self, which: str) -> int:
         """The PC's save bonus (``fort``, ``reflex``, ``will``), with ``check_penalty``."""
         value = getattr(self, which)
-        return (
-            value if value is not None else getattr(self.typical, which)
-        ) + self.check_penalty
+        return (value if value is not None else getattr(self.typical, which)) + self.check_penalty
 
     @property
     def mlevel(self) -> int:

@@ -82,20 +82,60 @@ EXTRA = [
     dict(level=15, monster_level=13, benchmark="Moderate", map="none", attacks=2, heals=1),
     dict(level=5, **PF2E, wounded=1, hero_points=2, hero_policy=2, healer_chance=0.1),
     dict(level=5, hero_points=3, hero_knockout="die", death_at=3, target_downed="always"),
-    dict(level=5, wounded_rule=True, wounded_adds="every_hit", on_damage="increment",
-         target_downed="sometimes", downed_chance=0.4),  # fmt: skip
+    dict(
+        level=5,
+        wounded_rule=True,
+        wounded_adds="every_hit",
+        on_damage="increment",
+        target_downed="sometimes",
+        downed_chance=0.4,
+    ),  # fmt: skip
     dict(level=5, hp=0, start_dying=3, death_at=5, enemies=0, healer_chance=0.2, medicine=7),
     dict(level=5, hp=10, fight_rounds=3, end_chance=0.3, enemies=2),
-    dict(level=5, fight_rounds=None, end_chance=0.05, max_rounds=200, effect_chance=0.2,
-         effect_save="will", effect_damage="3d6"),  # fmt: skip
+    dict(
+        level=5,
+        fight_rounds=None,
+        end_chance=0.05,
+        max_rounds=200,
+        effect_chance=0.2,
+        effect_save="will",
+        effect_damage="3d6",
+    ),  # fmt: skip
     dict(level=5, until="healer", healer_round=2, initiative="enemies_first", enemies=2),
     dict(level=5, dying_rules="seed001", spend="never", zero_pp="end_of_turn", pp=1),
-    dict(level=8, dying_rules="seed001", stabilize_cap=2, back_in_fight=True, enough_pp=2,
-         healer_round=3, heal_when="wounded", enemies=2, con=4),  # fmt: skip
-    dict(level=5, dying_rules="seed001", long_term=True, trait="nonlethal", end_chance=0.2,
-         fight_rounds=None, max_rounds=60, medicine=4, healer_round=6),  # fmt: skip
-    dict(level=10, damage="2d12+4", attack_bonus=22, ac=27, fort=18, hp_max=120, heal_dice="4d8",
-         healer_round=3, heals=2),  # fmt: skip
+    dict(
+        level=8,
+        dying_rules="seed001",
+        stabilize_cap=2,
+        back_in_fight=True,
+        enough_pp=2,
+        healer_round=3,
+        heal_when="wounded",
+        enemies=2,
+        con=4,
+    ),  # fmt: skip
+    dict(
+        level=5,
+        dying_rules="seed001",
+        long_term=True,
+        trait="nonlethal",
+        end_chance=0.2,
+        fight_rounds=None,
+        max_rounds=60,
+        medicine=4,
+        healer_round=6,
+    ),  # fmt: skip
+    dict(
+        level=10,
+        damage="2d12+4",
+        attack_bonus=22,
+        ac=27,
+        fort=18,
+        hp_max=120,
+        heal_dice="4d8",
+        healer_round=3,
+        heals=2,
+    ),  # fmt: skip
 ]
 
 CONFIGS = LOOP_CONFIGS + EXTRA
