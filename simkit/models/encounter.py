@@ -98,10 +98,13 @@ the scalar reference, on the loop's dice, in :mod:`simkit.models.encounter_ref`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
+from types import SimpleNamespace
 from typing import Any, ClassVar
 
 from simkit.core.model import Rules
 from simkit.core.params import ParamError, param
+from simkit.models.downed_rule import PF2E_DEFAULTS, pf2e_of
 from simkit.rules import dying_systems
 from simkit.rules.dice import Dice
 from simkit.rules.dying_damage import WOUNDED_ADDS
@@ -198,6 +201,11 @@ class Encounter(Rules):
         help="damage while dying: keep the higher dying value, or add 1 (2 on a crit)",
     )
     wounded_adds: str = param(**WOUNDED_ADDS)
+    # PF2e's options on the seed-000/pf2e-core track (P-13..P-16, AP-26, AP-29), the party's
+    toughness: bool = shared("toughness")
+    diehard: bool = shared("diehard")
+    fortune: str = shared("fortune")
+    hero_use: str = shared("hero_use")
     dying: Any = param(
         None,
         kind="downed_rule",
@@ -366,6 +374,18 @@ class Encounter(Rules):
                 )
             if why is not None:
                 raise ParamError(why)
+        if self.hero_use == "reroll" and self.fortune != "none":
+            raise ParamError(
+                f"hero_use=reroll and fortune={self.fortune} cannot combine: a hero point's "
+                "reroll is itself a fortune effect (P-15, P-16)"
+            )
+        pf2e = [k for k, v in PF2E_DEFAULTS.items() if getattr(self, k) != v]
+        if pf2e and not self.seed000:
+            raise ParamError(
+                f"{pf2e[0]}={getattr(self, pf2e[0])!r}: toughness, diehard, fortune and "
+                "hero_use are options of the seed000/pf2e-core track; dying_rules=seed001 "
+                "plays agonising (R1-01)"
+            )
         if self.hp is not None and self.hp > self.max_hp:
             raise ParamError(
                 f"hp={self.hp} is not allowed: hp must be at most hp_max ({self.max_hp})"
@@ -483,6 +503,14 @@ class Encounter(Rules):
         return hero_threshold(self.hero_policy, self.hero_points, self.death_at)
 
     @property
+    def pf2e(self) -> dict[str, Any]:
+        """The PC's PF2e options (P-13..P-16) with what they give: its ``death_at`` (Diehard:
+        1 more), hero ``threshold`` (None when its points reroll), ``rerolls`` and ``two``
+        (a second d20 on its recovery check): the party's
+        :func:`simkit.models.downed_rule.pf2e_of` for this one PC."""
+        return _pf2e(self)
+
+    @property
     def long_term_on(self) -> bool:
         return not self.seed000 and self.long_term
 
@@ -512,3 +540,16 @@ class Encounter(Rules):
         from simkit.models.encounter_loop import step as loop_step
 
         return loop_step(self, state, t, rng)
+
+
+@lru_cache(maxsize=256)
+def _pf2e(rules: Encounter) -> dict[str, Any]:
+    one = SimpleNamespace(
+        fighters=SimpleNamespace(pcs=[SimpleNamespace()]),
+        hero_points=rules.hero_points,
+        hero_policy=rules.hero_policy,
+        death_at=rules.death_at,
+        threshold=rules.threshold,
+        **{k: getattr(rules, k) for k in PF2E_DEFAULTS},
+    )
+    return pf2e_of(one, 0)

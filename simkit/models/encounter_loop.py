@@ -1,4 +1,4 @@
-"""The encounter through the compiled fight loop (``Encounter(..., engine="loop")``).
+"""The encounter on the compiled fight loop, its only engine (issue 28, item 3).
 
 Issue 28, item 3: the encounter is a configuration of the loop (:mod:`simkit.fight.encounter`):
 a party of one PC, ``enemies`` monsters that never fall, no defeat, and the encounter's
@@ -47,7 +47,7 @@ def fight_rules(rules) -> SimpleNamespace:
     party of one PC (its saves raw; the effect's save in the Reflex column), the healer's
     heal, heals and Medicine as the PC's, ``enemies`` monsters of 1 HP with the strikes'
     recovery DC and the effect as their area effect (``effect_chance`` a turn, no use
-    counted)."""
+    counted; its PF2e options, P-13..P-16, as the party's: ``pf2e_of``)."""
     E = rules.enemies
     pen = rules.check_penalty
     pc = SimpleNamespace(
@@ -140,6 +140,8 @@ def fight_rules(rules) -> SimpleNamespace:
         pe_on=False,
         temp_hp_of=lambda k: rules.temp_hp,  # R0-14
         hourly_on=rules.long_term_on,
+        # PF2e's options (P-13..P-16, AP-29): the party's, read by the loop's tables
+        pf2e_of=lambda k: rules.pf2e,
     )
 
 

@@ -38,7 +38,7 @@ from simkit.rules.hourly import AWAKE, hourly_result
 from simkit.rules.hourly import DEAD as HOURLY_DEAD
 from simkit.rules.hourly import WAKE_HOURS as HOURS
 from simkit.rules.massive_damage import is_massive, take_damage
-from simkit.rules.recovery_check import recovery_delta
+from simkit.rules.recovery_check import kept_roll, recovery_delta
 from simkit.rules.strike import basic_damage, strike_ac, strike_damage
 
 __all__ = ["LoopDice", "new_track", "play", "quiet", "ref_init", "ref_round"]
@@ -242,13 +242,22 @@ def _pc_turn(r, tr, d):
     if r.dying_rules == "seed000":
         if not tr["dying_now"]:
             return
-        dying = tr["dying"]
-        _new_dying(
-            r,
-            tr,
-            dying
-            + recovery_delta(d.d20(), dying, check=r.check, bonus=r.save("fort"), dc=tr["dcs"]),
-        )
+        dying, o = tr["dying"], r.pf2e
+        roll = d.d20()
+        roll2 = d.d20() if o["two"] else None  # P-15, P-16: a second d20
+
+        def delta(natural):  # R0-05..R0-07, A0-4; P-13 Toughness
+            return recovery_delta(
+                natural, dying, check=r.check, bonus=r.save("fort"), dc=tr["dcs"],
+                toughness=o["toughness"],
+            )  # fmt: skip
+
+        change = delta(kept_roll(roll, roll2, o["fortune"]))
+        if o["rerolls"] and tr["hero"] > 0 and change > 0:  # P-16: the reroll stands
+            change = delta(roll2)
+            tr["hero"] -= 1
+            tr["hero_spent"] += 1
+        _new_dying(r, tr, dying + change)
         return
     spent = False
     if tr["dying_now"] and r.spend != "never":
@@ -277,11 +286,12 @@ def _new_dying(r, tr, new, knockout=False):
     """Dying changes to ``new`` (seed 000): stable, hero point, death or carry on
     (:mod:`simkit.rules.hero_points`)."""
     old = tr["dying"] if tr["dying_now"] else 0
+    o = r.pf2e  # P-14 Diehard's death value, P-16's threshold (none when points reroll)
     res = hp_rule.rise(
         old,
         new,
-        threshold=r.threshold if tr["hero"] > 0 else None,
-        death_at=r.death_at,
+        threshold=o["threshold"] if tr["hero"] > 0 else None,
+        death_at=o["death_at"],
         knockout=knockout,
         hero_knockout=r.hero_knockout,
     )
