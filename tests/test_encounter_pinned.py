@@ -52,8 +52,8 @@ def start_digest() -> str:
     one = np.ones((N, 1), dtype=np.int32)
     start = FightStart(
         hp=20 * one, hp_max=rules.max_hp * one, hero=0 * one, slots=0 * one,
-        heals=rules.heals * one, pp=rules.start_pp * one, wounded=one, dead=np.zeros((N, 1), dtype=bool),
-        pe=4 * one, pe_max=4 * one,
+        heals=rules.heals * one, pp=rules.start_pp * one, wounded=one,
+        dead=np.zeros((N, 1), dtype=bool), pe=4 * one, pe_max=4 * one,
         check_penalty=np.where(np.arange(N) % 2 == 0, 0, -2).astype(np.int32),
     )  # fmt: skip
     return _digest(*run(rules, KEYS, start))

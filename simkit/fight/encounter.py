@@ -314,10 +314,10 @@ def play_round(S, T, C, r):
 def start(S, T, C, given):
     """Step 0 of a track whose PC is set (``given``: from a start, its temporary HP in the
     ``pe`` column; else fresh, at its numbers: ``hp``, ``pp``, ``wounded``, ``temp_hp``,
-    R0-14, soaked only while conscious): the enemies at 1 HP, the acting order; fresh at ``hp=0``, knocked out
-    before round 1 (dying ``start_dying``, the strikes' DC, first in the order); from a
-    start, dead stays dead (R0-15) and at 0 HP it is stable, knocked out before round 1;
-    with no enemy, resolved at once. The outcome if it ends there."""
+    R0-14, soaked only while conscious): the enemies at 1 HP, the acting order; fresh at
+    ``hp=0``, knocked out before round 1 (dying ``start_dying``, the strikes' DC, first in
+    the order); from a start, dead stays dead (R0-15) and at 0 HP it is stable, knocked out
+    before round 1; with no enemy, resolved at once. The outcome if it ends there."""
     P, M = T[t.H_P], T[t.H_M]
     if not given:
         fresh(S, T)

@@ -167,8 +167,9 @@ def play(r: Encounter, key63: int) -> dict:
     while code is None and step < r.max_rounds:
         step += 1
         if quiet(r, tr):  # to the end of the fight's last round (nothing drawn)
-            if r.fight_rounds <= r.max_rounds:
-                step = r.fight_rounds
+            last = int(r.fight_rounds or 0)  # (quiet: a fight with a last round)
+            if last <= r.max_rounds:
+                step = last
                 tr["fight"] = False
                 code = _end(r, tr, d)
             else:
