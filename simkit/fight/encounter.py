@@ -39,6 +39,7 @@ from simkit.fight.phases import dying_turn, first_aid, heal, knock_out, roll, ta
 from simkit.fight.state import (
     AREA_LEFT,
     COND,
+    CTR,
     DEAD,
     DYING,
     FIGHT,
@@ -301,9 +302,10 @@ def play_round(S, T, C, r):
             enemy_turn(S, T, who - P)
         if note(S, T, r):
             return S[OUTCOME]
-        at = 0
-        while S[order(P, M, at)] != who:
-            at += 1
+        if S[order(P, M, at)] != who:  # a knock-out moved the PC (R0-03): find who acted
+            at = 0
+            while S[order(P, M, at)] != who:
+                at += 1
         at += 1
     end_of_round(S, T, C, r)
     resolve(S, T, C)
@@ -350,6 +352,25 @@ def start(S, T, C, given):
     return S[OUTCOME]
 
 
+@scalar
+def play(S, T, C, horizon):
+    """The track's rounds from round 1 until it ends or ``horizon`` (in one compiled helper
+    without reference counting, as the party's :func:`simkit.fight.loop.play`); a
+    :func:`quiet` track goes to the end of the fight's last round at once."""
+    for r in range(1, horizon + 1):
+        S[STEP] = r
+        if quiet(S, T, C):  # to the end of the fight's last round
+            if C[C_FIGHT_ROUNDS] <= horizon:
+                S[STEP] = C[C_FIGHT_ROUNDS]
+                S[ex(T, X_FIGHT)] = 0
+                resolve(S, T, C)
+            else:
+                S[STEP] = horizon
+            return
+        if play_round(S, T, C, r) >= 0:
+            return
+
+
 @njit(cache=True, parallel=True)
 def run_encounters(keys, T, C, horizon, width, starts, given, pens, out, ends):
     """Every track of a block (``keys``: 63-bit dice keys) from its start to its end or
@@ -361,26 +382,29 @@ def run_encounters(keys, T, C, horizon, width, starts, given, pens, out, ends):
     chunk = 256
     for c in prange((n + chunk - 1) // chunk):
         S = np.zeros(width, dtype=np.int64)
+        # a fresh start draws no die (unless its hourly checks end it at once): it is the
+        # same row for every track but its key, made once a chunk and copied to each
+        fresh_row = np.zeros(width, dtype=np.int64)
+        copy = False
+        if not given and pens.shape[0] == 1:
+            fresh_row[PEN_IX] = pens[0]
+            start(fresh_row, T, C, False)
+            copy = fresh_row[CTR] == 0
         for i in range(c * chunk, min(n, (c + 1) * chunk)):
-            S[:] = 0
-            S[KEY] = keys[i]
-            S[PEN_IX] = pens[i if pens.shape[0] > 1 else 0]
-            if given:
-                for f in range(len(CARRIED)):
-                    S[pc(0, CARRIED[f])] = starts[i, 0, f]
-            if start(S, T, C, given) < 0:
-                for r in range(1, horizon + 1):
-                    S[STEP] = r
-                    if quiet(S, T, C):  # to the end of the fight's last round
-                        if C[C_FIGHT_ROUNDS] <= horizon:
-                            S[STEP] = C[C_FIGHT_ROUNDS]
-                            S[ex(T, X_FIGHT)] = 0
-                            resolve(S, T, C)
-                        else:
-                            S[STEP] = horizon
-                        break
-                    if play_round(S, T, C, r) >= 0:
-                        break
+            if copy:
+                S[:] = fresh_row
+                S[KEY] = keys[i]
+                first = S[OUTCOME]
+            else:
+                S[:] = 0
+                S[KEY] = keys[i]
+                S[PEN_IX] = pens[i if pens.shape[0] > 1 else 0]
+                if given:
+                    for f in range(len(CARRIED)):
+                        S[pc(0, CARRIED[f])] = starts[i, 0, f]
+                first = start(S, T, C, given)
+            if first < 0:
+                play(S, T, C, horizon)
             out[i, OUT_OUTCOME] = S[OUTCOME]
             out[i, OUT_STEP] = S[STEP]
             out[i, OUT_KO] = S[ex(T, X_KO)]
