@@ -146,8 +146,7 @@ MODEL_IMPORTS_ALLOWED = {
         "simkit.models.party_replay",
     },
     "simkit.models.encounter": {
-        "simkit.models.downed",
-        "simkit.models.encounter_loop",  # the compiled fight loop's glue (engine="loop")
+        "simkit.models.encounter_loop",  # the compiled fight loop's glue (its only engine)
         "simkit.models.downed_rule",  # a designer's track at 0 HP (dying=, the loop)
     },
     # the encounter on the loop: its starts in the loop's order, as the party's
@@ -194,7 +193,8 @@ MODEL_IMPORTS_ALLOWED = {
     },
     # the exact duel on a grid: the chain's size and start (its reference)
     "simkit.models.duel_grid": {"simkit.models.party_duel"},
-    "simkit.models.encounter_ref": {"simkit.models.encounter"},
+    # the encounter's reference reads the loop's dice contract (the replays' CounterDice)
+    "simkit.models.encounter_ref": {"simkit.models.encounter", "simkit.models.party_replay"},
     "simkit.models.presets": {"simkit.models"},
     "simkit.models.custom": {"simkit.models.custom"},  # (its docstring's example)
 }

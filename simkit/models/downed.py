@@ -1,5 +1,10 @@
 """A PC at 0 HP: the dying, agonising, stable and hourly machinery of a fight, written once.
 
+Since 0.4 no model uses :class:`Downed`: the vectorised kernels of ``party`` and
+``encounter`` that it served were retired (the fights play the compiled loop's phases,
+:mod:`simkit.fight.phases`); its tests keep it, and the exact day duel reads
+:func:`turn_table`.
+
 :class:`Downed` is the bookkeeping of a downed PC, shared by the fight models: ``party``
 (position ``i * P + k`` of its ``(m, P)`` arrays: PC ``k`` of track ``i``) and
 ``encounter`` (position ``i`` of its ``(m,)`` arrays: its one PC, ``P = 1``). It is built
