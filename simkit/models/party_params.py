@@ -30,6 +30,47 @@ AMBIGUITIES: tuple[Ambiguity, ...] = (
         setup={"rules": "seed001", "threat": "severe"},
         outcome="any_death",
     ),
+    # issue 31 item 3: the readings only a fight has a home for, each priced where it arises
+    Ambiguity(
+        "A1-11",
+        "R1-01",
+        "party",
+        "agony_damage",
+        "damage taken while agonising: nothing more, one PP lost a hit, or death on a critical",
+        (
+            _r("nothing", {"agony_damage": "none"}, True),
+            _r("1 PP a hit", {"agony_damage": "pp"}),
+            _r("dead on a critical", {"agony_damage": "crit_kills"}),
+        ),
+        setup={"rules": "seed001", "threat": "severe", "target_downed": "sometimes"},
+        outcome="any_death",
+    ),
+    Ambiguity(
+        "A1-12",
+        "R1-05",
+        "party",
+        "back_again",
+        "R1-05's 1 HP a turn for 1 PP: once per stabilisation, or on every later turn while "
+        "PP last",
+        (_r("once", {"back_again": False}, True), _r("every turn", {"back_again": True})),
+        setup={"rules": "seed001", "threat": "severe", "back_in_fight": True, "spend": "asap"},
+        outcome="any_death",
+    ),
+    Ambiguity(
+        "A0-9",
+        "R0-12/R0-04",
+        "party",
+        "dying_above_0",
+        "an effect giving dying directly to a character above 0 HP: it keeps its HP (and so "
+        "loses dying at once), or drops to 0 HP and follows the track",
+        (
+            _r("keeps HP", {"dying_above_0": "keep_hp"}, True),
+            _r("drops to 0 HP", {"dying_above_0": "drop"}),
+        ),
+        # AP-35's effect as a recharging ability (1d4 rounds: 2/7 a turn, AP-15)
+        setup={"threat": "severe", "dying_effect": 2 / 7},
+        outcome="any_death",
+    ),
     # The seed-000 track's wounded rule as the fight plays it (the dying model's A0-2 also
     # sets a wounded value at the start, which a fight starts at 0): ``compare party
     # --ambiguities A0-2``. A0-1, A0-3..A0-7 are the dying model's own entries, carried.
