@@ -27,7 +27,8 @@ when it applies:
 - ``dice``/``sums``: each dice expression's sums (:func:`simkit.rules.dice.dice_table`);
 - ``trk``: a designer's track at 0 HP in the rules set's place (``dying``, per PC, issue 31:
   :mod:`simkit.fight.tables_trk`, by check penalty and PC): the code after a turn with
-  each face and after a hit, a state's index or ``-1 - effect`` (dead, stable, revived).
+  each face and after a hit, a state's index or ``-1 - effect`` (dead, stable, revived);
+- ``reads``: A1-10, A1-11 and A0-9 with AP-35's effect (:mod:`simkit.fight.tables_read`).
 
 The tables that hold a check's bonus (``pcn``, ``rec``, ``aid``, ``hour``) have one block a
 check penalty present in the block (P-10; a track's ``PEN_IX``), and the monsters' tables

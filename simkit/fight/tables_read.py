@@ -8,8 +8,9 @@ flat int64 array:
   ``none``); ``[R_WAKE_PE]``, ``[R_WAKE_PP]`` whether R1-07's wake-up gives every PE, every
   PP back (A1-10, :func:`simkit.rules.rest.wake_rest`, probed); ``[R_DYING_EDGE]`` the
   32-bit edge of a monster's dying effect a turn (AP-35, 0: none); ``[R_DYING_DROP]``
-  whether a PC it gives dying drops to 0 HP (A0-9, :func:`simkit.rules.dying_damage.
-  dying_given`, probed); ``[R_CAP]`` the PP past which the hit table is clamped;
+  whether a PC it gives dying drops to 0 HP (A0-9,
+  :func:`simkit.rules.dying_damage.dying_given`, probed); ``[R_CAP]`` the PP past which
+  the hit table is clamped;
 - ``hit[pp, crit]`` (pp 0 .. ``R_CAP``): a hit on an agonising PC with ``pp`` PP
   (:func:`simkit.rules.perseverance.agony_hit`), ``dead * 4096 + pp after``.
 

@@ -107,8 +107,8 @@ class Party(Rules):
         "deaths_after_fight",
     )
     rule_ids: ClassVar[str] = (
-        "R0-01..R0-13, R1-01..R1-08, R1-11; A0-1..A0-5, A0-7, A1-1, A1-2, A1-5; P-01..P-10; "
-        "AP-1..AP-17"
+        "R0-01..R0-13, R1-01..R1-08, R1-11; A0-1..A0-5, A0-7, A0-9, A1-1, A1-2, A1-5, "
+        "A1-10..A1-12; P-01..P-10; AP-1..AP-17, AP-33..AP-35"
     )
     #: P(at least one PC dies): ``calibrate party --target any_death=5%``
     events: ClassVar[dict[str, tuple[str, int]]] = {"any_death": ("deaths", 1)}
