@@ -258,7 +258,8 @@ def monster_target(S, T):
 @scalar
 def monster_turn(S, T, j):
     """A monster's turn: its area effect (a chance a turn while it has one), else its
-    strikes at the multiple attack penalty (P-02, P-03), a downed PC's AC lowered (R0-11)."""
+    dying effect (``dying_effect``, a chance a turn, AP-35), else its strikes at the
+    multiple attack penalty (P-02, P-03), a downed PC's AC lowered (R0-11)."""
     if S[mon(T[t.H_P], j, AREA_LEFT)] > 0 and chance(S, t.monn(S, T, j, t.M_EDGE)):
         area_effect(S, T, j)
         return

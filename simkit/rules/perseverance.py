@@ -16,6 +16,9 @@ A1-1, A1-3) as one rule phase.
     table; cached on what they depend on). A kernel indexes them with one
     ``rng.below(20**j)`` per track (``j`` = rounds with a first-aid check; none when no
     helper acts).
+:func:`agony_hit`
+    A hit on an agonising character (A1-11: nothing more, 1 PP lost, or death on a
+    critical): the fights' (``agony_damage``), the track has no enemy.
 
 The round ``t`` (1-based), in order:
 
