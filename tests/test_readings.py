@@ -88,7 +88,7 @@ def test_defaults_are_todays_fight():
     "kw, match",
     [
         (dict(dying_effect=0.3, rules="seed001"), "dying_effect=0.3 .*rules=seed001"),
-        (dict(dying_effect=0.3, dying="dnd5e"), "dying_effect=0.3 .*not a dying="),
+        (dict(dying_effect=0.3, dying="dnd5e"), "dying_effect=0.3 .*custom track at 0 HP"),
         (dict(dying_effect=1.5), "dying_effect"),
         (dict(agony_damage="half"), "agony_damage"),
         (dict(wake_restores="pe"), "wake_restores"),

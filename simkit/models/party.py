@@ -244,7 +244,11 @@ class Party(Rules):
             why = (
                 f"dying_effect={self.dying_effect:g} gives the dying condition (R0-12, AP-35) of "
                 "seed000/pf2e-core's own track; "
-                + (f"rules={self.rules} plays agonising" if not self.seed000 else "not a dying=")
+                + (
+                    f"rules={self.rules} plays agonising"
+                    if not self.seed000
+                    else "a PC here follows a custom track at 0 HP (dying=)"
+                )
             )
         if why is not None:
             raise ParamError(why)
