@@ -187,7 +187,7 @@ def _workers(n: int, rounds: int) -> None:
     the CPU time the two workers and this process spent (Linux), against one process's:
     on a machine whose cores are busy with other work the wall-time speed-up says little,
     the CPU split says whether the work itself is shared out."""
-    from simkit.core.engine import shared_pool
+    from simkit.core.pools import shared_pool
 
     model = CASES[RATE_CASE]
     from simkit.core.streams import STREAM_SIZE

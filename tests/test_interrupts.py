@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from simkit.analysis.sweep import Journal, SweepLocked, journal_path, journal_points, sweep_csv
-from simkit.core.engine import parent_gone
 from simkit.core.params import ParamError
+from simkit.core.pools import parent_gone
 from simkit.testing import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -277,7 +277,7 @@ def test_kill_and_resume_under_cpu_load(tmp_path, big_reference, sig):
 
 POOL_OWNER = """
 import os, sys, time
-from simkit.core.engine import worker_pool
+from simkit.core.pools import worker_pool
 ex = worker_pool(2)
 futs = [ex.submit(time.sleep, 300) for _ in range(2)]
 while len(ex._processes) < 2:

@@ -108,6 +108,7 @@ MODEL_IMPORTS_ALLOWED = {
     "simkit.models.agony": {"simkit.models.perseverance", "simkit.models.recovery"},
     "simkit.models.fall": {"simkit.models.dying", "simkit.models.perseverance"},
     "simkit.models.dnd": {"simkit.models.custom"},
+    "simkit.models.dying": {"simkit.models.dying_readings"},  # its readings' declarations
     "simkit.models.party": {
         "simkit.models.party_lineups",  # its lineups' declarations and draw sources
         "simkit.models.party_params",  # its parameters' and ambiguities' declarations

@@ -234,7 +234,7 @@ def test_generated_configurations_leave_every_default(count, seed):
     apart = {"lineups", "engine", "dying", "check", "on_damage", "wounded_rule", "hero_effect"}
     # the seed rules of issue 31 item 2, the loop only: tests/test_fight_seed_rules.py
     apart |= {"slowed", "slowed_loses", "temp_hp", "back_in_fight", "enough_pp", "back_again"}
-    apart |= {"con_damage", "ability_reading"}
+    apart |= {"con_damage", "ability_reading", "temp_keep"}
     # PF2e's dying options (issue 31 item 4), the loop only: tests/test_fight_pf2e_options.py
     apart |= {"toughness", "diehard", "fortune", "hero_use"}
     # the last readings (issue 31 item 3: A1-10, A1-11, AP-35 / A0-9): tests/test_readings.py

@@ -259,7 +259,7 @@ def fights_by_level(
     ]
     run = partial(_first_deaths, n=n, seed=seed, fights=K)
     if workers > 1 and len(points) > 1:
-        from simkit.core.engine import shared_pool
+        from simkit.core.pools import shared_pool
 
         found = list(shared_pool(min(workers, len(points))).map(run, points))
     else:

@@ -20,6 +20,7 @@ import numpy as np
 from simkit.fight import tables as t
 from simkit.fight._jit import njit, prange, scalar
 from simkit.fight.dice import d20
+from simkit.fight.grant import grants0
 from simkit.fight.phases import (
     RETREAT,
     VICTORY,
@@ -42,6 +43,7 @@ from simkit.fight.state import (
     FIGHT,
     FIGHT_IX,
     FLED,
+    GRANTS,
     HEALS,
     HERO,
     HP,
@@ -150,6 +152,8 @@ def start(S, T, given):
     S[PHASE] = FIGHT if t.n_monsters(S, T) and not care else WON
     S[OUTCOME] = -1
     roll_initiative(S, T)
+    for k in range(P):  # R0-14, AP-37: every fight's grants of temporary HP
+        S[pc(k, GRANTS)] = grants0(T, k)
     if care:  # the start's PCs marked DYING are knocked out now, as hp=0 knocks them out
         for k in range(P):
             if S[pc(k, COND)] == DYING:

@@ -20,7 +20,8 @@ The loop (:mod:`simkit.fight.loop`) reads and writes one track through its row `
   damage, R1-11) and ``NIGHT_HP`` (its HP after a night with no hourly result, R1-07);
   ``TEMP`` (temporary HP, R0-14), ``SLOWED`` (the slowed value its next turn takes,
   R0-04, R0-10), ``BACK`` (up again by R1-05 since its last knock-out, A1-12) and
-  ``CON_DAMAGE`` (points of Constitution damage taken, R1-12);
+  ``CON_DAMAGE`` (points of Constitution damage taken, R1-12), ``GRANTS`` (grants of
+  temporary HP left this fight, R0-14, AP-37);
 - per monster ``j``, at :func:`mon` ``(P, j, field)``: ``MHP`` (its HP; 0 = dead,
   R0-02), ``AREA_LEFT`` (area effects left, AP-10);
 - the acting order, first to act first, at :func:`order` ``(P, M, a)``: PC ``k`` is ``k``,
@@ -121,8 +122,9 @@ N_TRK = MARK0 + len(MARKS)
     SLOWED,
     BACK,
     CON_DAMAGE,
-) = range(21)
-N_PC = 21
+    GRANTS,
+) = range(22)
+N_PC = 22
 # -- a monster's fields ----------------------------------------------------------------------
 MHP, AREA_LEFT = range(2)
 N_MON = 2

@@ -52,7 +52,7 @@ from collections import namedtuple
 import numpy as np
 
 from simkit.core.params import ParamError
-from simkit.fight import tables_con, tables_pf2e, tables_read, tables_trk
+from simkit.fight import tables_con, tables_pf2e, tables_read, tables_tmp, tables_trk
 from simkit.fight._jit import scalar
 from simkit.fight.state import CON_DAMAGE, FIGHT_IX, PEN_IX, pc
 from simkit.fight.tables_pf2e import N_PF2
@@ -192,6 +192,7 @@ Tables = namedtuple(
         "trk",  # a custom track at 0 HP (``dying``), by check penalty: see _trk
         "con",  # (P, damage) int64: Constitution damage (R1-12, tables_con)
         "pf2",  # (P, N_PF2) int64: PF2e's options per PC (P-15, P-16, tables_pf2e)
+        "tmp",  # (P, 3) int64: temporary HP granted (R0-14, AP-37, tables_tmp)
         "reads",  # A1-10, A1-11, A0-9, AP-35 (tables_read)
     ],
 )
@@ -546,6 +547,7 @@ def build(rules, pens: tuple[int, ...] | None = None) -> Tables:
         trk=np.zeros(1, dtype=np.int64) if trk is None else trk,
         con=con,
         pf2=tables_pf2e.pf2_table(rules),
+        tmp=tables_tmp.tmp_table(rules),
         reads=tables_read.read_table(rules),
     )
 
@@ -579,6 +581,7 @@ H_P, H_M, H_V, H_NDC, H_NPEN, H_NFIGHT = range(6)
     O_TRK,
     O_CON,
     O_PF2,
+    O_TMP,
     O_READS,
 ) = range(6, 6 + len(Tables._fields))
 N_HEAD = 6 + len(Tables._fields)

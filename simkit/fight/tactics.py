@@ -7,6 +7,7 @@ from simkit.fight import tables as t
 from simkit.fight import tables_read as tr
 from simkit.fight._jit import scalar
 from simkit.fight.dice import chance, d20, pick
+from simkit.fight.grant import grant
 from simkit.fight.phases import (
     back_up,
     check_defeat,
@@ -140,7 +141,8 @@ def cleric(S, T, c, acts):
     if k >= 0:
         first_aid(S, T, c, k)
         return
-    strikes(S, T, c, acts)
+    if not grant(S, T, c, acts):  # R0-14, AP-37: a grant of temporary HP first
+        strikes(S, T, c, acts)
 
 
 @scalar
@@ -185,6 +187,8 @@ def pc_turn(S, T, k):
         role = t.pcn(S, T, k, t.ROLE)
         if role == t.CLERIC:
             cleric(S, T, k, acts)
+        elif grant(S, T, k, acts):  # R0-14, AP-37: its grant instead of strikes or a spell
+            pass
         elif role == t.WIZARD:
             wizard(S, T, k, acts)
         else:

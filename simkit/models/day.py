@@ -453,10 +453,12 @@ class Day(Rules):
     @property
     def has_exact(self) -> bool:  # type: ignore[override]
         """One PC who is not a cleric, one monster a fight, rules seed000 or pf2e-core: the
-        exact day duel (:mod:`simkit.models.day_duel`)."""
+        exact day duel (:mod:`simkit.models.day_duel`); not with what it does not play: the
+        seed rules of issue 31 (temporary HP and their grant, slowed, R1-05, Constitution
+        damage), a PC's own track at 0 HP or PF2e's options (as the party's duel)."""
         from simkit.models.day_duel import day_duel_supported
 
-        return day_duel_supported(self) and not self.base_party.readings_on  # (A1-10, AP-35)
+        return not self.base_party.beyond_duels and day_duel_supported(self)
 
     def exact_hist(self) -> np.ndarray:
         from simkit.models.day_duel import day_duel_hist

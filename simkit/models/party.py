@@ -157,6 +157,7 @@ class Party(Rules):
     hero_use: str = shared("hero_use")
     # (seed_neutral: at their defaults, the seeds of sweeps and threat runs stay as before)
     temp_hp: int = param(0, seed_neutral=True, **SHARED["temp_hp"][1])
+    temp_keep: str = param(**PARAMS["temp_keep"])
     back_in_fight: bool = param(False, seed_neutral=True, **SHARED["back_in_fight"][1])
     enough_pp: int = param(1, seed_neutral=True, **SHARED["enough_pp"][1])
     con_damage: int = param(**PARAMS["con_damage"])
@@ -450,9 +451,15 @@ class Party(Rules):
     def has_exact(self) -> bool:  # type: ignore[override]
         from simkit.models.party_duel import duel_supported
 
+        return not self.beyond_duels and duel_supported(self)
+
+    @property
+    def beyond_duels(self) -> bool:
+        """Whether the fight plays what the exact duels do not (yet): a seed rule of issue 31
+        (:attr:`seed_rules_on`), a reading of its item 3 (:attr:`readings_on`), a PC's own
+        track at 0 HP or PF2e's options."""
         own = any(getattr(p, "dying", None) is not None for p in self.fighters.pcs)
-        own = own or pf2e_on(self)  # (the exact duel plays neither yet)
-        return not self.seed_rules_on and not self.readings_on and not own and duel_supported(self)
+        return self.seed_rules_on or self.readings_on or own or pf2e_on(self)
 
     @property
     def seed_rules(self) -> dict:
@@ -471,10 +478,11 @@ class Party(Rules):
 
     @property
     def seed_rules_on(self) -> bool:
-        """Whether a seed rule of issue 31 changes this fight (slowed, R1-05, temporary HP):
-        the loop and its reference play them; the exact duel does not."""
+        """Whether a seed rule of issue 31 changes this fight (slowed, R1-05, temporary HP and
+        a PC's grant of them, AP-37): the loop and its reference play them; the exact duel
+        does not."""
         s = self.seed_rules
-        temp = any(self.temp_hp_of(k) for k in range(len(self.fighters.pcs)))
+        temp = any(self.temp_hp_of(k) or p.grant_temp_hp for k, p in enumerate(self.fighters.pcs))
         return bool(s["slowed"] or s["back_in_fight"] or s["con_damage"] or temp)
 
     @property

@@ -12,6 +12,7 @@ from simkit.rules.hero_points import HERO_EFFECT
 from simkit.rules.parameters import SHARED
 from simkit.rules.pf2e import area_census, bestiary, budget, creatures
 from simkit.rules.rest import PE_DAMAGE
+from simkit.rules.temp_hp import TEMP_KEEP
 
 __all__ = ["AMBIGUITIES", "PARAMS"]
 
@@ -92,7 +93,9 @@ PARAMS: dict[str, dict[str, Any]] = {
         default="fighter,rogue,cleric,wizard",
         kind="party",
         help="the PCs: a comma list of roles (fighter, rogue, cleric, wizard), each with "
-        "explicit numbers if wanted: fighter(hp=80;ac=23)",
+        "explicit numbers if wanted: fighter(hp_max=80;ac=23); its own rule at 0 HP, with the "
+        "track's parameters in parentheses: fighter(dying=dnd5e(bonus=2;dc=12)); its grant of "
+        "temporary HP: cleric(grant_temp_hp=13;grant_uses=3)",
     ),
     "threat": dict(
         default="moderate",
@@ -170,6 +173,15 @@ PARAMS: dict[str, dict[str, Any]] = {
         rule="AP-21",
         help="the actions slowed takes of a PC's 3: first the spare third one the fight does "
         "not model (spare), or a strike at once (strike: the third is always spent)",
+    ),
+    "temp_keep": dict(
+        default="larger",
+        seed_neutral=True,
+        kind="choice",
+        choices=TEMP_KEEP,
+        rule="R0-14, AP-37",
+        help="temporary HP gained while some remain (a PC's grant_temp_hp): the PC keeps the "
+        "larger amount (larger), the old ones (old) or takes the new ones (new)",
     ),
     "con_damage": dict(
         default=0,

@@ -145,6 +145,7 @@ def new_track(r: Party, init_rolls, start: dict | None = None) -> dict:
                 "slots": int(start["slots"][k]),
                 "heals": int(start["heals"][k]),
                 "temp": 0 if given else r.temp_hp_of(k),  # R0-14: a fresh start's
+                "grants": F.pcs[k].grant_uses if F.pcs[k].grant_temp_hp else 0,  # AP-37
                 "slowed": 0,  # R0-04
                 "back": False,  # up by R1-05 since the last knock-out (A1-12)
                 "con_dmg": 0,  # Constitution damage (R1-12)
@@ -630,7 +631,8 @@ class _Fight:
         if dying and acts >= seeds.COST["first_aid"]:
             self.first_aid(c, dying[0])
             return
-        self.strikes(c, acts)
+        if not seeds.grant(self, c, acts):  # R0-14, AP-37
+            self.strikes(c, acts)
 
     def pc_turn(self, k):
         """Dying, the dying turn (R1-05: stabilised in it, up again for 1 PP); stable, up
@@ -648,6 +650,8 @@ class _Fight:
         role = self.F.pcs[k].role
         if role == "cleric":
             self.cleric(k, acts)
+        elif seeds.grant(self, k, acts):  # R0-14, AP-37
+            pass
         elif role == "wizard":
             self.wizard(k, acts)
         else:

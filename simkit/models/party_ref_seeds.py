@@ -13,7 +13,11 @@ Plain functions on one PC's dict of :mod:`simkit.models.party_ref` (its ``hp``, 
   ``enough_pp`` PP, or knocked out by nonlethal damage with 1 PP, spends 1 PP to be at
   1 HP, conscious; ``back_again``: 1 PP for 1 HP again on each later turn.
 - R0-14, temporary HP (``temp_hp``): lost first, while the PC is conscious
-  (:func:`simkit.rules.massive_damage.take_damage`).
+  (:func:`simkit.rules.massive_damage.take_damage`); a PC's grant of them (its
+  ``grant_temp_hp``, ``grant_uses`` a fight; AP-37): a 2-action activity, in place of its
+  strikes or spell (a cleric's heal and first aid first), on the conscious PC it gives the
+  most temporary HP to, as ``temp_keep`` reads "one source at a time"
+  (:func:`simkit.rules.temp_hp.kept_temp`); none where it gives none.
 - R1-12 / A1-4, Constitution damage (``con_damage``, seed001): each monster strike that
   hurts a living PC takes that many points of its Constitution score (taken as 10 + 2 x its
   modifier); the modifier is :func:`simkit.rules.rest.ability_modifier`'s under
@@ -41,6 +45,7 @@ from simkit.rules import dying_damage, hero_points, hourly, perseverance, rest
 from simkit.rules.dice import CRIT_FAIL, SUCCESS, degree
 from simkit.rules.massive_damage import take_damage
 from simkit.rules.rest import ability_modifier
+from simkit.rules.temp_hp import kept_temp
 
 __all__ = [
     "ACTIONS",
@@ -52,6 +57,7 @@ __all__ = [
     "con_now",
     "dying_effect",
     "get_up",
+    "grant",
     "slowed_on_waking",
     "soak",
     "wake_rest",
@@ -59,7 +65,7 @@ __all__ = [
 
 #: A PC's actions a turn (PF2e), and what the fight's activities cost of them.
 ACTIONS = 3
-COST = {"strike": 1, "spell": 2, "heal": 2, "first_aid": 2}
+COST = {"strike": 1, "spell": 2, "heal": 2, "first_aid": 2, "grant": 2}
 
 
 def slowed_on_waking(r, pc: dict) -> int:
@@ -128,6 +134,31 @@ def con_hit(r, me, pc: dict) -> None:
     per_level = r.level * (me.con - con_now(r, me, pc))
     pc["pe_max"] = max(me.pe_max - per_level, 0)
     pc["pe"] = min(pc["pe"], pc["pe_max"])
+
+
+def grant(fight, k: int, acts: int) -> bool:
+    """R0-14, AP-37: PC ``k`` of ``fight`` (the reference's round: its rules ``r``, PCs'
+    numbers ``F.pcs``, track ``tr``), with a grant left and ``acts`` actions enough, grants
+    its ``grant_temp_hp`` temporary HP to the conscious PC they add the most to as
+    ``temp_keep`` reads the rule (the first in the party's order of those), if they add
+    any; True if it did (its turn's actions are spent; a row of the log)."""
+    r, pcs, n = fight.r, fight.tr["pcs"], fight.F.pcs[k].grant_temp_hp
+    if pcs[k]["grants"] <= 0 or acts < COST["grant"]:
+        return False
+    gains = {
+        q: kept_temp(pc["temp"], n, r.temp_keep) - pc["temp"]
+        for q, pc in enumerate(pcs)
+        if pc["cond"] == "up"
+    }
+    best = max(gains, key=lambda q: (gains[q], -q), default=None)
+    if best is None or gains[best] <= 0:
+        return False
+    old = pcs[best]["temp"]
+    pcs[k]["grants"] -= 1
+    pcs[best]["temp"] = kept_temp(old, n, r.temp_keep)
+    fight.note(fight.name(k), "temporary HP", target=fight.name(best),
+               note=f"temporary HP {old} -> {pcs[best]['temp']}", **fight.state(best))  # fmt: skip
+    return True
 
 
 def agony_hit(ref, k: int, crit) -> None:

@@ -23,7 +23,11 @@ from simkit.rules.dice import parse_amount, parse_dice
 
 __all__ = ["Field", "apply", "canonical", "split_items"]
 
-_ITEM = re.compile(r"\s*([^(),\s]+)\s*(?:\(([^()]*)\))?\s*$")
+# (a value may hold one level of parentheses of its own: ``dying=dnd5e(bonus=2)``)
+_ITEM = re.compile(r"\s*([^(),\s]+)\s*(?:\(((?:[^()]|\([^()]*\))*)\))?\s*$")
+#: A track's spec (a ``spec`` field): a name, optionally with ``key=value`` parameters.
+_SPEC = re.compile(r"([A-Za-z_][\w-]*)(?:\(([^()]*)\))?")
+_KEY = re.compile(r"[A-Za-z_]\w*")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -32,8 +36,10 @@ class Field:
     :func:`simkit.core.numbers.ascii_int`), ``float`` (in ``[lo, hi]``,
     :func:`simkit.core.numbers.ascii_number`), ``dice`` (an amount of HP, never below 0:
     :func:`simkit.rules.dice.parse_amount`), ``bool``, ``word`` (a name its owner checks,
-    e.g. a track at 0 HP) or ``choice`` (one of ``names`` only); or one of ``names`` (a
-    benchmark of a table, e.g. ``High``, resolved by the owner)."""
+    e.g. a track at 0 HP), ``spec`` (a name with optional parameters in parentheses, its
+    own text: ``dnd5e`` or ``dnd5e(bonus=2;dc=12)``, kept with its keys sorted; its owner
+    checks the name and the values) or ``choice`` (one of ``names`` only); or one of
+    ``names`` (a benchmark of a table, e.g. ``High``, resolved by the owner)."""
 
     kind: str
     lo: float = 0
@@ -59,6 +65,8 @@ class Field:
                 raise ValueError(f"{what}: {key}={raw} is not allowed: {exc}") from None
         if self.kind == "choice":  # one of ``names`` only (matched above)
             raise ValueError(f"{what}: {key} must be one of {', '.join(self.names)}, got {raw!r}")
+        if self.kind == "spec":  # a name(key=value;...), checked by its owner
+            return _spec(key, raw, what)
         if self.kind == "word":  # a name, checked by its owner (e.g. a track at 0 HP)
             if not re.fullmatch(r"[A-Za-z_][\w-]*", raw):
                 raise ValueError(f"{what}: {key} must be a name such as dnd5e, got {raw!r}")
@@ -93,6 +101,34 @@ class Field:
         return ("true" if value else "false") if self.kind == "bool" else str(value)
 
 
+def _spec(key: str, raw: str, what: str) -> str:
+    """A ``spec`` field's text, its parameters sorted: ``"dnd5e(dc=12;bonus=2)"`` ->
+    ``"dnd5e(bonus=2;dc=12)"`` (``,`` or ``;`` between them); ValueError in one line."""
+    m = _SPEC.fullmatch(raw.strip())
+    pairs = [p.partition("=") for p in re.split(r"[;,]", m.group(2) or "")] if m else []
+    pairs = [(k.strip(), eq, v.strip()) for k, eq, v in pairs if (k + eq + v).strip()]
+    if not m or any(not (eq and v and _KEY.fullmatch(k)) for k, eq, v in pairs):
+        raise ValueError(
+            f"{what}: {key} must be a name or a name with its parameters, such as dnd5e or "
+            f"dnd5e(bonus=2;dc=12), got {raw!r}"
+        )
+    if len({k for k, _, _ in pairs}) < len(pairs):
+        raise ValueError(f"{what}: {key}={raw}: a parameter is given twice")
+    inner = ";".join(f"{k}={v}" for k, _, v in sorted(pairs))
+    return f"{m.group(1)}({inner})" if inner else m.group(1)
+
+
+def _split_top(body: str) -> list[str]:
+    """``body`` split at the ``;`` outside parentheses (a ``spec`` value keeps its own)."""
+    parts, depth, start = [], 0, 0
+    for pos, ch in enumerate(body):
+        depth += (ch == "(") - (ch == ")")
+        if ch == ";" and depth == 0:
+            parts.append(body[start:pos])
+            start = pos + 1
+    return [*parts, body[start:]]
+
+
 def split_items(text: str, what: str) -> list[tuple[str, str | None]]:
     """``"a(x=1;y=2),b"`` -> ``[("a", "x=1;y=2"), ("b", None)]``: commas inside
     parentheses do not split."""
@@ -125,7 +161,7 @@ def parse_pairs(body: str | None, fields: dict[str, Field], what: str) -> dict[s
     out: dict[str, object] = {}
     if body is None:
         return out
-    for pair in body.split(";"):
+    for pair in _split_top(body):
         if not pair.strip():
             continue
         key, eq, raw = (s.strip() for s in pair.partition("="))

@@ -128,7 +128,7 @@ def process_pool(workers: int):
     forkserver itself may already be running (:func:`.workers.start_early`).
     """
     from simkit.analysis.sweep.workers import PRELOAD
-    from simkit.core.engine import worker_pool
+    from simkit.core.pools import worker_pool
 
     return worker_pool(workers, PRELOAD)
 

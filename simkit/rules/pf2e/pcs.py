@@ -285,6 +285,10 @@ class PCStats:
     pp_max: int  # perseverance points (seed 001)
     pe_max: int  # stamina points (seed 001, A1-5): rules.rest.pe_max
     temp_hp: int | None = None  # temporary HP at a fresh start (R0-14); None: the fight's
+    # temporary HP it grants an ally in a fight (R0-14, AP-37): each grant's HP (0: none)
+    # and its grants a fight
+    grant_temp_hp: int = 0
+    grant_uses: int = 1
     # its own rule at 0 HP (issue 31): a custom track's name (``dying``), and the PF2e
     # options of the seed-000 track (P-13..P-16); None: the fight's
     dying: str | None = None
@@ -390,9 +394,11 @@ PC_FIELDS: dict[str, overrides.Field] = {
     "pp_max": overrides.Field("int", 0, 100),
     "pe_max": overrides.Field("int", 0, 10_000),
     "temp_hp": overrides.Field("int", 0, 10_000),
+    "grant_temp_hp": overrides.Field("int", 0, 10_000),
+    "grant_uses": overrides.Field("int", 1, 20),
     # the PC's own rule at 0 HP (issue 31): a custom track (the party checks the name) and
     # the seed-000 track's PF2e options (P-13..P-16)
-    "dying": overrides.Field("word"),
+    "dying": overrides.Field("spec"),
     "toughness": overrides.Field("bool"),
     "diehard": overrides.Field("bool"),
     "fortune": overrides.Field("choice", names=("none", "fortune", "misfortune")),
@@ -471,6 +477,6 @@ register_kind(
     "party",
     parse_party,
     f"a comma list of 1..{MAX_PARTY} roles among {', '.join(ROLES)}, each optionally with "
-    "its numbers, e.g. fighter(hp_max=80;ac=23)",
+    "its numbers, e.g. fighter(hp_max=80;ac=23) or fighter(dying=dnd5e(bonus=2;dc=12))",
     show_reason=True,
 )
