@@ -166,6 +166,13 @@ def test_loop_is_the_reference_under_each_reading(i):
     assert not (np.array_equal(out, out0) and np.array_equal(ends, ends0))
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("i", range(len(CASES)))
+def test_loop_is_the_reference_under_each_reading_many(i):
+    """The same, on 800 more tracks a case."""
+    assert_loop_is_reference(Party(**CASES[i], engine="loop"), 800, 900 + i, CASES[i])
+
+
 def test_a_replay_logs_the_dying_effect():
     from simkit.models.party_replay import replay
 
