@@ -448,7 +448,8 @@ class _Fight:
             )
             pc["dc"] = max(pc["dc"], dc)
             self.dying_to(k, old, new, knockout=False)
-        # agonising (seed 001): the damage changes nothing
+        else:  # agonising (seed 001): A1-11 (by default the damage changes nothing)
+            seeds.agony_hit(self, k, crit)
 
     def check_defeat(self):
         """Every PC at 0 HP in the fight: defeat; ``slain`` kills the downed (AP-9)."""
@@ -710,6 +711,8 @@ class _Fight:
         ):
             self.area_effect(j)
             return
+        if seeds.dying_effect(self, j):  # AP-35, A0-9
+            return
         for a in range(r.attacks):  # P-02, P-03, R0-11
             if not self.fighting():
                 return
@@ -794,4 +797,4 @@ class _Fight:
             if result == hourly.DEAD:
                 self.kill(k)
             else:
-                pc.update(cond=UP, hp=hp)
+                pc.update(cond=UP, hp=hp, **seeds.wake_rest(r, self.F.pcs[k], pc, results))
