@@ -8,8 +8,8 @@ rules' scalar references: the functions here only say when a rule applies. Rule 
 
 from __future__ import annotations
 
+from simkit.fight import reads as tr
 from simkit.fight import tables as t
-from simkit.fight import tables_read as tr
 from simkit.fight._jit import scalar
 from simkit.fight.dice import below, d20
 from simkit.fight.state import (

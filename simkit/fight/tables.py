@@ -54,13 +54,13 @@ import numpy as np
 from simkit.core.params import ParamError
 from simkit.fight import tables_con, tables_pf2e, tables_read, tables_tmp, tables_trk
 from simkit.fight._jit import scalar
+from simkit.fight.dice import edge_of
 from simkit.fight.state import CON_DAMAGE, FIGHT_IX, PEN_IX, pc
 from simkit.fight.tables_pf2e import N_PF2
 from simkit.rules import (
     dying_damage,
     dying_systems,
     first_aid,
-    guide,
     hero_points,
     hourly,
     initiative,
@@ -210,12 +210,6 @@ def supported(rules) -> str | None:
     if not F.pcs:
         return "the compiled fight loop needs at least one PC"
     return None
-
-
-def edge_of(p: float) -> int:
-    """The 32-bit edge of a chance ``p``: it happens when a uniform 32-bit word is below
-    it (the fight kernels' cells, :func:`simkit.rules.guide.cell_guide`)."""
-    return int(guide.cell_guide((p, 1.0 - p))[0][1])
 
 
 class _Dice:

@@ -3,8 +3,8 @@ AP-10), for one track's row ``S`` through the packed tables ``T``."""
 
 from __future__ import annotations
 
+from simkit.fight import reads as tr
 from simkit.fight import tables as t
-from simkit.fight import tables_read as tr
 from simkit.fight._jit import scalar
 from simkit.fight.dice import chance, d20, pick
 from simkit.fight.grant import grant

@@ -41,7 +41,9 @@ Plain functions on one PC's dict of :mod:`simkit.models.party_ref` (its ``hp``, 
 
 from __future__ import annotations
 
-from simkit.rules import dying_damage, hero_points, hourly, perseverance, rest
+import numpy as np
+
+from simkit.rules import dying_damage, guide, hero_points, hourly, perseverance, rest
 from simkit.rules.dice import CRIT_FAIL, SUCCESS, degree
 from simkit.rules.massive_damage import take_damage
 from simkit.rules.rest import ability_modifier
@@ -66,6 +68,19 @@ __all__ = [
 #: A PC's actions a turn (PF2e), and what the fight's activities cost of them.
 ACTIONS = 3
 COST = {"strike": 1, "spell": 2, "heal": 2, "first_aid": 2, "grant": 2}
+
+
+def picked(draw, count: int) -> int:
+    """The chosen one (0-based) among ``count``: ``w mod count`` for an integer draw made
+    below a multiple of ``count``; ``floor(u * count)`` for a uniform float."""
+    if isinstance(draw, (float, np.floating)):
+        return min(int(float(draw) * count), count - 1)
+    return int(draw) % count
+
+
+def happens(draw, p: float) -> bool:
+    """A ``chance`` draw (two 16-bit words) falls in the event's cell of ``(p, 1 - p)``."""
+    return guide.cell_of_draw(int(draw[0]), int(draw[1]), (p, 1.0 - p)) == 0
 
 
 def slowed_on_waking(r, pc: dict) -> int:
@@ -184,15 +199,13 @@ def wake_rest(r, me, pc: dict, results) -> dict:
 def dying_effect(ref, j: int) -> bool:
     """AP-35 with A0-9: monster ``j``'s dying effect, if it uses it this turn (its chance
     ``dying_effect``); True if it did (its turn is spent)."""
-    from simkit.models.party_ref import UP, _happens, _pick
-
     r = ref.r
-    if not r.dying_effect or not _happens(ref.d["dying_u"][j], r.dying_effect):
+    if not r.dying_effect or not happens(ref.d["dying_u"][j], r.dying_effect):
         return False
-    up = ref.party(UP)
+    up = ref.party("up")
     if not up:
         return True
-    k = up[_pick(ref.d["dying_tgt"][j], len(up))]
+    k = up[picked(ref.d["dying_tgt"][j], len(up))]
     mo, pc = ref.F.monsters[j], ref.pc(k)
     roll = int(ref.d["dying_save"][j])
     deg = degree(roll, ref.F.pcs[k].fort + ref.pen, mo.spell_dc)
@@ -213,6 +226,6 @@ def dying_effect(ref, j: int) -> bool:
         pc.update(cond="dying", dying=value)
         pc["slowed"] = slowed_on_waking(r, pc)
         ref.leave_dying(k)
-        pc["cond"] = UP
+        pc["cond"] = "up"
     ref.check_defeat()
     return True
