@@ -60,6 +60,8 @@ __all__ = [
     "dying_effect",
     "get_up",
     "grant",
+    "happens",
+    "picked",
     "slowed_on_waking",
     "soak",
     "wake_rest",
