@@ -116,7 +116,6 @@ MODEL_IMPORTS_ALLOWED = {
         "simkit.models.party_duel",
         "simkit.models.duel_grid",  # the duel's exact answer on its grid
         "simkit.models.fight_state",
-        "simkit.models.downed",
         "simkit.models.party_loop",  # the compiled fight loop's glue (engine="loop")
         "simkit.models.downed_rule",  # a designer's track at 0 HP (dying=)
         "simkit.models.dying_keys",  # dying.KEY: the track's options by name
@@ -174,7 +173,6 @@ MODEL_IMPORTS_ALLOWED = {
         "simkit.models.party",
         "simkit.models.party_duel",
         "simkit.models.duel_grid",
-        "simkit.models.downed",
         "simkit.models.day_plan",
     },
     # the day's reference: the party's reference for its fights and care, the plan's and
