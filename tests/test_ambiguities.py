@@ -139,17 +139,19 @@ def test_unregistered_models_are_listed_not_failed(report):
         a15[a15["reading"] == lbl].set_index("level")["p"] for lbl in ("PE first", "HP only")
     )
     assert (first < hp_only).all()  # stamina points save lives
-    # issue 31: A1-7 and A1-8 are the day model's, priced by it (Monte Carlo); the readings
-    # that happen only in a fight are listed with their note
-    for aid in ("A1-7", "A1-8"):
+    # issue 31: A1-7, A1-8 and A1-10 are the day model's, priced by it (Monte Carlo); A1-11,
+    # A1-12 and A0-9 the party's (item 3: no reading is left unpriced)
+    for aid in ("A1-7", "A1-8", "A1-10"):
         rows = report[report["ambiguity"] == aid]
         assert (rows["model"] == "day").all() and (rows["status"] == "ok").all()
         assert set(rows["level"]) == {1, 5, 10}
     a18 = report[report["ambiguity"] == "A1-8"].set_index(["level", "reading"])["p"]
     assert a18[(5, "never")] > a18[(5, "spare PP")]  # no stamina back: more deaths
-    for aid in ("A0-9", "A1-10", "A1-11", "A1-12"):
+    for aid in ("A0-9", "A1-11", "A1-12"):
         rows = report[report["ambiguity"] == aid]
-        assert len(rows) == 1 and rows["status"].iloc[0].startswith("not modelled yet:")
+        assert (rows["model"] == "party").all() and (rows["status"] == "ok").all()
+        assert set(rows["level"]) == {1, 5, 10}
+    assert (report["status"] == "ok").all()
 
 
 def test_issue31_readings_move_the_number_they_should(report):

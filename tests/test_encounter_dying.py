@@ -1,5 +1,5 @@
 """A custom rule at 0 HP in the encounter on the fight loop (issue 31 item 1):
-``Encounter(..., engine="loop", dying=track)``.
+``Encounter(..., dying=track)``.
 
 With no enemies and the PC knocked out at the start the encounter is the track alone: its
 numbers are the track's exact ones. A custom copy of the seed-000 track gives the built-in
@@ -30,7 +30,7 @@ def _close(a: dict, b: dict, n: int, keys) -> None:
 def test_a_knocked_out_pc_alone_follows_the_track_exactly():
     n = 20_000
     for track in ("dnd5e", "dnd5e(bonus=3)"):
-        e = Encounter(engine="loop", hp=0, enemies=0, dying=track)
+        e = Encounter(hp=0, enemies=0, dying=track)
         mc = simkit.simulate(e, n, 3).probabilities
         ex = simkit.solve(make_model("dnd5e", bonus=3 if "bonus" in track else 0)).probabilities
         for k in ("stable", "dead", "revived"):
@@ -62,20 +62,20 @@ def test_the_custom_copy_of_the_seed000_track_gives_the_built_in_encounter():
 
 def test_what_the_encounter_cannot_play_is_refused_in_one_line():
     for kw, words in (
-        (dict(dying="dnd5e"), "Encounter\\(..., engine='loop'\\)"),
-        (dict(engine="loop", dying="dnd5e", dying_rules="seed001"), "keeps its own"),
-        (dict(engine="loop", dying="dnd4e"), "does not say what damage does"),
+        (dict(dying="dnd5e", engine="kernel"), "kernel of 0.3 was retired"),
+        (dict(dying="dnd5e", dying_rules="seed001"), "keeps its own"),
+        (dict(dying="dnd4e"), "does not say what damage does"),
     ):
         with pytest.raises(ParamError, match=words) as e:
             Encounter(**kw)
         assert "\n" not in str(e.value)
     start = FightStart.full(4, hp=[0], hp_max=[40])
     with pytest.raises(ParamError, match="no state on it"):
-        simkit.simulate(Encounter(engine="loop", dying="dnd5e"), 4, 1, start=start)
+        simkit.simulate(Encounter(dying="dnd5e"), 4, 1, start=start)
 
 
 def test_dying_keys_on_the_encounter():
     assert make_model("encounter", **{"dying.check": "flat"}).check == "flat"
-    e = as_rules(Encounter(engine="loop", dying="dnd5e"), **{"dying.bonus": 2})
+    e = as_rules(Encounter(dying="dnd5e"), **{"dying.bonus": 2})
     assert e.dying == "dnd5e(bonus=2)" and e.engine == "loop"
-    assert Encounter(engine="loop", dying=DnD5e(bonus=2)).dying == DnD5e(bonus=2)
+    assert Encounter(dying=DnD5e(bonus=2)).dying == DnD5e(bonus=2)

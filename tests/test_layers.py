@@ -116,7 +116,6 @@ MODEL_IMPORTS_ALLOWED = {
         "simkit.models.party_duel",
         "simkit.models.duel_grid",  # the duel's exact answer on its grid
         "simkit.models.fight_state",
-        "simkit.models.downed",
         "simkit.models.party_loop",  # the compiled fight loop's glue (engine="loop")
         "simkit.models.downed_rule",  # a designer's track at 0 HP (dying=)
         "simkit.models.dying_keys",  # dying.KEY: the track's options by name
@@ -146,8 +145,7 @@ MODEL_IMPORTS_ALLOWED = {
         "simkit.models.party_replay",
     },
     "simkit.models.encounter": {
-        "simkit.models.downed",
-        "simkit.models.encounter_loop",  # the compiled fight loop's glue (engine="loop")
+        "simkit.models.encounter_loop",  # the compiled fight loop's glue (its only engine)
         "simkit.models.downed_rule",  # a designer's track at 0 HP (dying=, the loop)
     },
     # the encounter on the loop: its starts in the loop's order, as the party's
@@ -176,7 +174,6 @@ MODEL_IMPORTS_ALLOWED = {
         "simkit.models.downed_rule",  # (EFFECTS: a custom track's outcomes in the care)
         "simkit.models.party_duel",
         "simkit.models.duel_grid",
-        "simkit.models.downed",
         "simkit.models.day_plan",
     },
     # the day's reference: the party's reference for its fights and care, the plan's and
@@ -197,7 +194,8 @@ MODEL_IMPORTS_ALLOWED = {
     "simkit.models.party_duel": {"simkit.models.downed_rule"},
     # the exact duel on a grid: the chain's size and start (its reference)
     "simkit.models.duel_grid": {"simkit.models.party_duel"},
-    "simkit.models.encounter_ref": {"simkit.models.encounter"},
+    # the encounter's reference reads the loop's dice contract (the replays' CounterDice)
+    "simkit.models.encounter_ref": {"simkit.models.encounter", "simkit.models.party_replay"},
     "simkit.models.presets": {"simkit.models"},
     "simkit.models.custom": {"simkit.models.custom"},  # (its docstring's example)
 }

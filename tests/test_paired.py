@@ -269,8 +269,9 @@ def test_party_presets_and_ambiguities():
 
 
 #: The readings of the fights' seed rules (issue 31 item 2): R1-05's A1-3 and A1-12, R1-12's
-#: A1-4; inert at the party's defaults (back_in_fight and con_damage off).
-SEED_RULES = ("A1-3", "A1-4", "A1-12")
+#: A1-4; inert at the party's defaults (back_in_fight and con_damage off). Issue 31 item 3's:
+#: A0-9 (dying_effect off), A1-11 (no strike at a PC at 0 HP), A1-10 (after the fight only).
+SEED_RULES = ("A1-3", "A1-4", "A1-12", "A0-9", "A1-10", "A1-11")
 
 
 @pytest.mark.parametrize(

@@ -237,6 +237,8 @@ def test_generated_configurations_leave_every_default(count, seed):
     apart |= {"con_damage", "ability_reading", "temp_keep"}
     # PF2e's dying options (issue 31 item 4), the loop only: tests/test_fight_pf2e_options.py
     apart |= {"toughness", "diehard", "fortune", "hero_use"}
+    # the last readings (issue 31 item 3: A1-10, A1-11, AP-35 / A0-9): tests/test_readings.py
+    apart |= {"agony_damage", "wake_restores", "wake_pp_back", "dying_effect", "dying_above_0"}
     every = {f.name for f in dataclasses.fields(Party)} - apart
     assert every == set(OPTIONS) | set(DRAWN_APART), every ^ (set(OPTIONS) | set(DRAWN_APART))
     default = Party()

@@ -64,31 +64,13 @@ REPORT_COLUMNS = (
 )
 
 
-def _fight_only(aid: str, rule: str, param: str, question: str, readings, where: str):
-    """An ambiguity that no track model has a home for: it happens only in a fight (or an
-    adventuring day: ``where``); listed with that as its status. docs/rules.md says why:
-    A0-9, the dying track starts at 0 HP; A1-10, the recovery track carries no PE or PP;
-    A1-11, the perseverance track has no enemy; A1-12, it ends when the character is back
-    in the fight."""
-    return Ambiguity(
-        aid,
-        rule,
-        "fight",
-        param,
-        question,
-        tuple(_reading(label, {param: value}, i == 0) for i, (label, value) in enumerate(readings)),
-        note=f"not modelled yet: {where} (docs/rules.md)",
-    )
-
-
 def _reading(label, params, default=False) -> Reading:
     return Reading(label, params, default)
 
 
-#: Ambiguities that no track model carries: the ``day`` model's (priced with it: A1-7, A1-8;
-#: its module declares none) and those that happen only in a fight, with no home in any model
-#: yet (A0-9, A1-10..A1-12; listed with a note). A1-5 (damage to PE first) is the party
-#: model's ``pe_damage``.
+#: Ambiguities that no track model carries: the ``day`` model's (priced with it: A1-7, A1-8,
+#: A1-10; its module declares none). A1-5 (damage to PE first), A1-11, A1-12 and A0-9 (issue
+#: 31 item 3) are the party model's (:mod:`simkit.models.party_params`).
 UNMODELLED: tuple[Ambiguity, ...] = (
     Ambiguity(
         "A1-7",
@@ -118,39 +100,25 @@ UNMODELLED: tuple[Ambiguity, ...] = (
         setup={"rules": "seed001", "fights": 2, "fight": "moderate", "between": "short_rest"},
         outcome="any_death",
     ),
-    _fight_only(
-        "A0-9",
-        "R0-12/R0-04",
-        "dying_above_0",
-        "an effect giving dying directly to a character above 0 HP: it keeps its HP (and so "
-        "loses dying at once), or drops to 0 HP and follows the track",
-        (("keeps HP", "keep_hp"), ("drops to 0 HP", "drop")),
-        "fight only",
-    ),
-    _fight_only(
+    Ambiguity(
         "A1-10",
         "R1-07",
+        "day",
         "wake_restores",
         "the 8-hour wake-up 'as after a good night's rest': HP only, or PE and PP back too",
-        (("HP only", "hp"), ("HP, PE and PP", "all")),
-        "day only",
-    ),
-    _fight_only(
-        "A1-11",
-        "R1-01",
-        "agony_damage",
-        "damage taken while agonising: nothing more, one PP lost a hit, or death on a critical",
-        (("nothing", "none"), ("1 PP a hit", "pp"), ("dead on a critical", "crit_kills")),
-        "fight only",
-    ),
-    _fight_only(
-        "A1-12",
-        "R1-05",
-        "back_again",
-        "R1-05's 1 HP a turn for 1 PP: once per stabilisation, or on every later turn while "
-        "PP last",
-        (("once", "once"), ("every turn", "every_turn")),
-        "fight only",
+        (
+            _reading("HP only", {"wake_restores": "hp"}, True),
+            _reading("HP, PE and PP", {"wake_restores": "all"}),
+        ),
+        # the cleric's heals spent: the PCs down at a fight's end are left to the night
+        setup={
+            "rules": "seed001",
+            "fights": 2,
+            "fight": "severe",
+            "between": "none",
+            "party": "fighter,rogue,cleric(heals=0),wizard",
+        },
+        outcome="any_death",
     ),
 )
 

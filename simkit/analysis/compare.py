@@ -195,6 +195,7 @@ READINGS_NEED: dict[str, dict] = {
 READINGS_NEED_NOT: dict[str, tuple[str, Any]] = {
     "A0-1": ("target_downed", "never"),
     "A0-6": ("target_downed", "never"),
+    "A1-11": ("target_downed", "never"),  # (a hit on an agonising PC)
 }
 
 #: What a fight's (``party``, ``day``) readings of the seed rules of issue 31 need to differ:
@@ -203,7 +204,12 @@ FIGHT_READINGS_NEED_ON: dict[str, str] = {
     "A1-3": "back_in_fight",
     "A1-12": "back_in_fight",
     "A1-4": "con_damage",
+    "A0-9": "dying_effect",  # (AP-35: the effect that gives dying above 0 HP)
 }
+
+#: Readings a lone fight (``party``) plays only in what its PCs carry out of it: A1-10's
+#: wake-up gives PE and PP after the fight's night, which only a ``day``'s later fights use.
+AFTER_THE_FIGHT: dict[str, str] = {"A1-10": "the PE and PP a PC wakes with after the night"}
 
 #: The dying track whose rules an ambiguity is about, by its document (docs/rules.md): the
 #: seed-000 track (A0-x: seed000 and pf2e-core play it) or the seed-001 one (A1-x).
@@ -249,7 +255,13 @@ def inert_reason(base, ambiguity) -> str | None:
     fight = "rules" in base.params()  # (party, day: the encounter keeps every reading)
     on = FIGHT_READINGS_NEED_ON.get(ambiguity.id)
     if fight and on is not None and not getattr(base, on, None):
-        return f"its readings differ only with {on} on; here {on}={_reading_label(False)}"
+        has = _reading_label(getattr(base, on, None) or False)
+        return f"its readings differ only with {on} on; here {on}={has}"
+    if base.name == "party" and ambiguity.id in AFTER_THE_FIGHT:
+        return (
+            f"its readings change only {AFTER_THE_FIGHT[ambiguity.id]}, which a day's later "
+            "fights use (model day)"
+        )
     if fight and off_when is not None and getattr(base, off_when[0], None) == off_when[1]:
         k, v = off_when
         return (

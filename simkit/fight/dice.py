@@ -24,8 +24,9 @@ import numpy as np
 
 from simkit.fight._jit import scalar
 from simkit.fight.state import CTR, KEY
+from simkit.rules import guide
 
-__all__ = ["below", "chance", "d20", "pick", "word"]
+__all__ = ["below", "chance", "d20", "edge_of", "pick", "word"]
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -65,10 +66,16 @@ def d20(S):
     return below(S, 20) + 1
 
 
+def edge_of(p: float) -> int:
+    """The 32-bit edge of a chance ``p``: it happens when a uniform 32-bit word is below
+    it (the fight kernels' cells, :func:`simkit.rules.guide.cell_guide`)."""
+    return int(guide.cell_guide((p, 1.0 - p))[0][1])
+
+
 @scalar
 def chance(S, edge):
     """Whether an event of probability ``edge / 2**32`` happens (``edge`` from
-    :func:`simkit.fight.tables.edge_of`)."""
+    :func:`edge_of`)."""
     # below(S, 2**32), which is the word's top 32 bits (Lemire's product with 2**32 never
     # rejects), without its division for the rejection bound: one word a chance, drawn
     # whatever the edge

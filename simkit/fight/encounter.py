@@ -39,6 +39,7 @@ from simkit.fight.phases import dying_turn, first_aid, heal, knock_out, roll, ta
 from simkit.fight.state import (
     AREA_LEFT,
     COND,
+    CTR,
     DEAD,
     DYING,
     FIGHT,
@@ -55,11 +56,14 @@ from simkit.fight.state import (
     N_TRK,
     NONLETHAL,
     OUTCOME,
+    PE,
+    PE_MAX,
     PEN_IX,
     PHASE,
     PP,
     STABLE,
     STEP,
+    TEMP,
     UP,
     WOUNDED,
     mon,
@@ -102,6 +106,9 @@ N_C = 18
 #: What a track hands back: outcome, end step, then the marks in ``Encounter.marks`` order.
 OUT_OUTCOME, OUT_STEP, OUT_KO, OUT_KO_ROUND, OUT_HP, OUT_HERO, OUT_HEALER, OUT_HOURS = range(8)
 N_OUT = 8
+#: Where a start's and an end's ``pe`` column is in :data:`~simkit.fight.loop.CARRIED`: the
+#: encounter's temporary HP (R0-14, the loop's ``TEMP``; it has no stamina points).
+CARRIED_PE = CARRIED.index(PE)
 
 
 @scalar
@@ -295,9 +302,10 @@ def play_round(S, T, C, r):
             enemy_turn(S, T, who - P)
         if note(S, T, r):
             return S[OUTCOME]
-        at = 0
-        while S[order(P, M, at)] != who:
-            at += 1
+        if S[order(P, M, at)] != who:  # a knock-out moved the PC (R0-03): find who acted
+            at = 0
+            while S[order(P, M, at)] != who:
+                at += 1
         at += 1
     end_of_round(S, T, C, r)
     resolve(S, T, C)
@@ -306,18 +314,22 @@ def play_round(S, T, C, r):
 
 @scalar
 def start(S, T, C, given):
-    """Step 0 of a track whose PC is set (``given``: from a start; else fresh, at its
-    numbers: ``hp``, ``pp``, ``wounded``, temporary HP as the stamina the loop's damage
-    takes first): the enemies at 1 HP, the acting order; fresh at ``hp=0``, knocked out
-    before round 1 (dying ``start_dying``, the strikes' DC, first in the order); from a
-    start, dead stays dead (R0-15) and at 0 HP it is stable, knocked out before round 1;
-    with no enemy, resolved at once. The outcome if it ends there."""
+    """Step 0 of a track whose PC is set (``given``: from a start, its temporary HP in the
+    ``pe`` column; else fresh, at its numbers: ``hp``, ``pp``, ``wounded``, ``temp_hp``,
+    R0-14, soaked only while conscious): the enemies at 1 HP, the acting order; fresh at
+    ``hp=0``, knocked out before round 1 (dying ``start_dying``, the strikes' DC, first in
+    the order); from a start, dead stays dead (R0-15) and at 0 HP it is stable, knocked out
+    before round 1; with no enemy, resolved at once. The outcome if it ends there."""
     P, M = T[t.H_P], T[t.H_M]
     if not given:
         fresh(S, T)
         S[pc(0, HP)] = C[C_START_HP]
         S[pc(0, PP)] = C[C_START_PP]
         S[pc(0, WOUNDED)] = C[C_WOUNDED0]
+        S[pc(0, PE_MAX)] = S[pc(0, TEMP)]  # (what an end hands on: pe <= pe_max)
+    else:
+        S[pc(0, TEMP)] = S[pc(0, PE)]
+        S[pc(0, PE)] = 0
     for j in range(M):
         S[mon(P, j, MHP)] = t.monn(S, T, j, t.M_HP)
         S[mon(P, j, AREA_LEFT)] = 0
@@ -340,6 +352,25 @@ def start(S, T, C, given):
     return S[OUTCOME]
 
 
+@scalar
+def play(S, T, C, horizon):
+    """The track's rounds from round 1 until it ends or ``horizon`` (in one compiled helper
+    without reference counting, as the party's :func:`simkit.fight.loop.play`); a
+    :func:`quiet` track goes to the end of the fight's last round at once."""
+    for r in range(1, horizon + 1):
+        S[STEP] = r
+        if quiet(S, T, C):  # to the end of the fight's last round
+            if C[C_FIGHT_ROUNDS] <= horizon:
+                S[STEP] = C[C_FIGHT_ROUNDS]
+                S[ex(T, X_FIGHT)] = 0
+                resolve(S, T, C)
+            else:
+                S[STEP] = horizon
+            return
+        if play_round(S, T, C, r) >= 0:
+            return
+
+
 @njit(cache=True, parallel=True)
 def run_encounters(keys, T, C, horizon, width, starts, given, pens, out, ends):
     """Every track of a block (``keys``: 63-bit dice keys) from its start to its end or
@@ -351,26 +382,29 @@ def run_encounters(keys, T, C, horizon, width, starts, given, pens, out, ends):
     chunk = 256
     for c in prange((n + chunk - 1) // chunk):
         S = np.zeros(width, dtype=np.int64)
+        # a fresh start draws no die (unless its hourly checks end it at once): it is the
+        # same row for every track but its key, made once a chunk and copied to each
+        fresh_row = np.zeros(width, dtype=np.int64)
+        copy = False
+        if not given and pens.shape[0] == 1:
+            fresh_row[PEN_IX] = pens[0]
+            start(fresh_row, T, C, False)
+            copy = fresh_row[CTR] == 0
         for i in range(c * chunk, min(n, (c + 1) * chunk)):
-            S[:] = 0
-            S[KEY] = keys[i]
-            S[PEN_IX] = pens[i if pens.shape[0] > 1 else 0]
-            if given:
-                for f in range(len(CARRIED)):
-                    S[pc(0, CARRIED[f])] = starts[i, 0, f]
-            if start(S, T, C, given) < 0:
-                for r in range(1, horizon + 1):
-                    S[STEP] = r
-                    if quiet(S, T, C):  # to the end of the fight's last round
-                        if C[C_FIGHT_ROUNDS] <= horizon:
-                            S[STEP] = C[C_FIGHT_ROUNDS]
-                            S[ex(T, X_FIGHT)] = 0
-                            resolve(S, T, C)
-                        else:
-                            S[STEP] = horizon
-                        break
-                    if play_round(S, T, C, r) >= 0:
-                        break
+            if copy:
+                S[:] = fresh_row
+                S[KEY] = keys[i]
+                first = S[OUTCOME]
+            else:
+                S[:] = 0
+                S[KEY] = keys[i]
+                S[PEN_IX] = pens[i if pens.shape[0] > 1 else 0]
+                if given:
+                    for f in range(len(CARRIED)):
+                        S[pc(0, CARRIED[f])] = starts[i, 0, f]
+                first = start(S, T, C, given)
+            if first < 0:
+                play(S, T, C, horizon)
             out[i, OUT_OUTCOME] = S[OUTCOME]
             out[i, OUT_STEP] = S[STEP]
             out[i, OUT_KO] = S[ex(T, X_KO)]
@@ -381,3 +415,4 @@ def run_encounters(keys, T, C, horizon, width, starts, given, pens, out, ends):
             out[i, OUT_HOURS] = S[ex(T, X_HOURS)]
             for f in range(len(CARRIED)):
                 ends[i, 0, f] = S[pc(0, CARRIED[f])]
+            ends[i, 0, CARRIED_PE] = S[pc(0, TEMP)]  # (temporary HP, in ``pe``)

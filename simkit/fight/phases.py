@@ -8,6 +8,7 @@ rules' scalar references: the functions here only say when a rule applies. Rule 
 
 from __future__ import annotations
 
+from simkit.fight import reads as tr
 from simkit.fight import tables as t
 from simkit.fight._jit import scalar
 from simkit.fight.dice import below, d20
@@ -61,6 +62,7 @@ __all__ = [
     "RETREAT",
     "VICTORY",
     "VICTORY_DEATHS",
+    "dying_given",
     "dying_turn",
     "first_aid",
     "heal",
@@ -69,6 +71,7 @@ __all__ = [
     "night",
     "roll",
     "take_damage",
+    "wake_rest",
 ]
 
 #: The party's outcomes (``Party.outcomes``), by index.
@@ -300,12 +303,34 @@ def take_damage(S, T, k, dmg, crit, dc, by):
         knock_out(S, T, k, crit, dc, -1, 0)
     elif t.custom(S, T, k):  # a designer's track: its on_hit
         custom_to(S, T, k, t.trk_hit(S, T, k, S[pc(k, DYING_V)], crit))
-    elif t.opt(T, t.SEED001):  # agonising: the damage changes nothing
-        return
+    elif t.opt(T, t.SEED001):  # agonising: A1-11 (``none``: the damage changes nothing)
+        dead, S[pc(k, PP)] = tr.agony_hit(T, S[pc(k, PP)], crit)
+        if dead:
+            kill(S, k, False)
     else:  # dying: A0-1, A0-2, A0-6; the higher DC (R0-09)
         old = S[pc(k, DYING_V)]
         S[pc(k, DC)] = max(S[pc(k, DC)], dc)
         dying_to(S, T, k, old, t.hit(T, old, crit, S[pc(k, WOUNDED)]), 0)
+
+
+@scalar
+def dying_given(S, T, k, crit, dc, by):
+    """A0-9 (R0-12 with R0-04): an effect of monster ``by`` gives conscious PC ``k`` dying 1,
+    2 on ``crit`` (its wounded value added, A0-2): ``drop``, a knock-out by it at recovery DC
+    ``dc``; ``keep_hp``, it keeps its HP and loses dying at once (what losing dying does
+    still happens: wounded, slowed), dead if the value reaches its death value (R0-04)."""
+    if tr.dying_drops(T):
+        knock_out(S, T, k, crit, dc, by, 0)
+        return
+    v = t.ko(T, 0, crit, S[pc(k, WOUNDED)])
+    if t.rise(T, k, 0, 1, 0, v) == t.R_DEAD:
+        kill(S, k, False)
+        return
+    if t.opt(T, t.SLOWED_ON):  # slowed by the dying value it held (R0-04)
+        S[pc(k, SLOWED)] = v
+    S[pc(k, COND)] = DYING  # (held for the instant it is lost: A0-2's wounded)
+    leave_dying(S, T, k)
+    S[pc(k, COND)] = UP
 
 
 @scalar
@@ -448,3 +473,15 @@ def night(S, T):
         else:
             S[pc(k, COND)] = UP
             S[pc(k, HP)] = hp
+            if not decided:  # R1-07: after the night (A1-10)
+                wake_rest(S, T, k)
+
+
+@scalar
+def wake_rest(S, T, k):
+    """A1-10: PC ``k`` woken by R1-07 "as after a good night's rest" also gets every PE and
+    every PP back under ``wake_restores=all`` (the PP as A1-7's ``pp_back`` reads a night)."""
+    if tr.wake_pe(T):
+        S[pc(k, PE)] = S[pc(k, PE_MAX)]
+    if tr.wake_pp(T):
+        S[pc(k, PP)] = max(S[pc(k, PP)], t.pcn(S, T, k, t.PP0))

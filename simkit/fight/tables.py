@@ -27,7 +27,8 @@ when it applies:
 - ``dice``/``sums``: each dice expression's sums (:func:`simkit.rules.dice.dice_table`);
 - ``trk``: a designer's track at 0 HP in the rules set's place (``dying``, per PC, issue 31:
   :mod:`simkit.fight.tables_trk`, by check penalty and PC): the code after a turn with
-  each face and after a hit, a state's index or ``-1 - effect`` (dead, stable, revived).
+  each face and after a hit, a state's index or ``-1 - effect`` (dead, stable, revived);
+- ``reads``: A1-10, A1-11 and A0-9 with AP-35's effect (:mod:`simkit.fight.tables_read`).
 
 The tables that hold a check's bonus (``pcn``, ``rec``, ``aid``, ``hour``) have one block a
 check penalty present in the block (P-10; a track's ``PEN_IX``), and the monsters' tables
@@ -51,15 +52,15 @@ from collections import namedtuple
 import numpy as np
 
 from simkit.core.params import ParamError
-from simkit.fight import tables_con, tables_pf2e, tables_tmp, tables_trk
+from simkit.fight import tables_con, tables_pf2e, tables_read, tables_tmp, tables_trk
 from simkit.fight._jit import scalar
+from simkit.fight.dice import edge_of
 from simkit.fight.state import CON_DAMAGE, FIGHT_IX, PEN_IX, pc
 from simkit.fight.tables_pf2e import N_PF2
 from simkit.rules import (
     dying_damage,
     dying_systems,
     first_aid,
-    guide,
     hero_points,
     hourly,
     initiative,
@@ -192,6 +193,7 @@ Tables = namedtuple(
         "con",  # (P, damage) int64: Constitution damage (R1-12, tables_con)
         "pf2",  # (P, N_PF2) int64: PF2e's options per PC (P-15, P-16, tables_pf2e)
         "tmp",  # (P, 3) int64: temporary HP granted (R0-14, AP-37, tables_tmp)
+        "reads",  # A1-10, A1-11, A0-9, AP-35 (tables_read)
     ],
 )
 
@@ -208,12 +210,6 @@ def supported(rules) -> str | None:
     if not F.pcs:
         return "the compiled fight loop needs at least one PC"
     return None
-
-
-def edge_of(p: float) -> int:
-    """The 32-bit edge of a chance ``p``: it happens when a uniform 32-bit word is below
-    it (the fight kernels' cells, :func:`simkit.rules.guide.cell_guide`)."""
-    return int(guide.cell_guide((p, 1.0 - p))[0][1])
 
 
 class _Dice:
@@ -546,6 +542,7 @@ def build(rules, pens: tuple[int, ...] | None = None) -> Tables:
         con=con,
         pf2=tables_pf2e.pf2_table(rules),
         tmp=tables_tmp.tmp_table(rules),
+        reads=tables_read.read_table(rules),
     )
 
 
@@ -579,6 +576,7 @@ H_P, H_M, H_V, H_NDC, H_NPEN, H_NFIGHT = range(6)
     O_CON,
     O_PF2,
     O_TMP,
+    O_READS,
 ) = range(6, 6 + len(Tables._fields))
 N_HEAD = 6 + len(Tables._fields)
 

@@ -45,7 +45,9 @@ def con_table(rules, seeds: dict) -> np.ndarray:
     level = getattr(rules, "level", 0)
     for k, p in enumerate(F.pcs):
         for d in range(cap + 1):
-            loss = int(modifier_loss(score_of(p.con), d, reading))
+            # (no damage, no loss: whatever the score, even one no PC has, as the
+            # encounter's con down to -10 gives)
+            loss = int(modifier_loss(score_of(p.con), d, reading)) if d else 0
             out[k, d] = min(loss, LOSS_CAP) * 65536 + max(p.pe_max - level * loss, 0)
     return out
 

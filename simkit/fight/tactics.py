@@ -3,6 +3,7 @@ AP-10), for one track's row ``S`` through the packed tables ``T``."""
 
 from __future__ import annotations
 
+from simkit.fight import reads as tr
 from simkit.fight import tables as t
 from simkit.fight._jit import scalar
 from simkit.fight.dice import chance, d20, pick
@@ -11,6 +12,8 @@ from simkit.fight.phases import (
     back_up,
     check_defeat,
     con_hit,
+    count_with,
+    dying_given,
     dying_turn,
     fighting,
     first_aid,
@@ -44,7 +47,7 @@ __all__ = ["monster_turn", "pc_turn"]
 
 #: Strikes a PC makes in a turn (P-02: two; the third action is not modelled).
 PC_STRIKES = 2
-CRIT_FAIL, CRIT_SUCCESS = 0, 3
+CRIT_FAIL, FAIL, CRIT_SUCCESS = 0, 1, 3
 
 
 # -- the PCs ------------------------------------------------------------------------------
@@ -211,6 +214,22 @@ def area_effect(S, T, j):
 
 
 @scalar
+def dying_effect(S, T, j):
+    """AP-35: monster ``j``'s effect that gives dying directly (R0-12) at a conscious PC at
+    random: a Fortitude save against its spell DC, dying 1 on a failure, 2 on a critical
+    failure, as A0-9 reads it (:func:`~simkit.fight.phases.dying_given`)."""
+    up = count_with(S, T, UP, UP)
+    if up == 0:
+        return
+    k = nth_with(S, T, UP, UP, pick(S, t.opt(T, t.PICK_P), up))
+    sdc = t.monn(S, T, j, t.M_SDC)
+    d = t.deg(T, d20(S), t.pcn(S, T, k, t.FORT) - sdc)
+    if d <= FAIL:
+        dying_given(S, T, k, 1 if d == CRIT_FAIL else 0, sdc, j)
+        check_defeat(S, T)
+
+
+@scalar
 def monster_target(S, T):
     """The PC a monster's strike goes to (AP-3, AP-6, R0-09): a downed PC when
     ``target_downed`` says so, else a conscious one per ``monster_target``; -1 if none."""
@@ -243,9 +262,13 @@ def monster_target(S, T):
 @scalar
 def monster_turn(S, T, j):
     """A monster's turn: its area effect (a chance a turn while it has one), else its
-    strikes at the multiple attack penalty (P-02, P-03), a downed PC's AC lowered (R0-11)."""
+    dying effect (``dying_effect``, a chance a turn, AP-35), else its strikes at the
+    multiple attack penalty (P-02, P-03), a downed PC's AC lowered (R0-11)."""
     if S[mon(T[t.H_P], j, AREA_LEFT)] > 0 and chance(S, t.monn(S, T, j, t.M_EDGE)):
         area_effect(S, T, j)
+        return
+    if tr.dying_edge(T) and chance(S, tr.dying_edge(T)):  # AP-35
+        dying_effect(S, T, j)
         return
     for a in range(t.opt(T, t.ATTACKS)):
         if not fighting(S):

@@ -191,7 +191,9 @@ def _steps(day: Day):
 
 
 def _party_params(day: Day) -> dict:
-    return {k: getattr(day, k) for k in spec(Party) if k not in _NOT_TAKEN}
+    # (wake_pp_back: A1-7's PP reading for A1-10's wake-up ``as after a night's rest``)
+    own = {k: getattr(day, k) for k in spec(Party) if k not in _NOT_TAKEN}
+    return {**own, "wake_pp_back": day.pp_back}
 
 
 @lru_cache(maxsize=256)

@@ -29,7 +29,7 @@ Monte Carlo day (:mod:`simkit.models.day`) applies each step:
 - **a fall** (R4-07, :func:`simkit.rules.fall.fall_cells`; R0-13 massive damage): dead,
   stable at 0 HP (10 to 12 m), or the damage; a PC knocked out by it follows the dying
   rules until stable, revived by a hero point or dead (the party's care with no
-  monster, AP-7; R0-03..R0-10 through :func:`simkit.models.downed.turn_table`, with
+  monster, AP-7; R0-03..R0-10 through :func:`simkit.rules.dying_turn.turn_table`, with
   the PC's PF2e options P-13..P-15, AP-32), the recovery DC that of a creature of the
   party's level (R0-06), for at most ``max_rounds`` rounds (a care cut there ends the
   day ``unresolved``).
@@ -62,7 +62,6 @@ from simkit.models.day_plan import (
     fatigue_next,
     fatigue_penalty,
 )
-from simkit.models.downed import turn_table
 from simkit.models.downed_rule import EFFECTS, pc_table
 from simkit.models.duel_grid import duel_grid
 from simkit.models.party import Party
@@ -74,6 +73,7 @@ from simkit.models.party_duel import (
 )
 from simkit.rules import fall, hero_points
 from simkit.rules.dying_damage import knockout_value, wounded_after_losing
+from simkit.rules.dying_turn import turn_table
 from simkit.rules.fall import FALL_EDGES, fall_cells
 from simkit.rules.heights import parse_heights
 from simkit.rules.pf2e.rest import night_rest_hp

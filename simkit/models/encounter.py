@@ -53,16 +53,15 @@ Round structure (round ``t``, 1-based)
    taken in the ``hours`` mark). A dying PC carries on (checks, healer) until it
    ends.
 
-The PC at 0 HP is kept by :class:`simkit.models.downed.Downed` (its one-PC case, the
-component ``party`` uses for its PCs); this model keeps only the track's DEAD outcome and
-its marks. Every rule is a phase of :mod:`simkit.rules`, shared with the track models:
-the recovery check (``recovery_check``), damage while dying (``dying_damage``, A0-1, A0-2, A0-6
-``wounded_adds``), hero points (``hero_points``, A0-3, A0-7 ``hero_knockout``), massive
-damage and temporary HP (``massive_damage``) and the hourly Constitution check
-(``hourly``: DC-15 Medicine of a tending healer, ``natural`` for A1-6, no danger of death
-after a nonlethal knock-out). A strike is one draw when ``20 x`` its damage outcomes fit
-in 16 bits (:attr:`Encounter.strike_width`), and the state keeps only the fields a
-configuration uses (:meth:`Encounter.fields`; a mark with no field is 0).
+The Monte Carlo plays it on the compiled fight loop (:mod:`simkit.fight.encounter`, stated
+as the loop's tables by :mod:`simkit.models.encounter_loop`: a party of one PC, enemies that
+never fall, no defeat; dice by counter, so a track can be played again alone). Every rule
+is a phase of the loop shared with the party: the recovery check, damage while dying (A0-1,
+A0-2, A0-6 ``wounded_adds``), hero points (A0-3, A0-7 ``hero_knockout``), massive damage
+and temporary HP (R0-13, R0-14: soaked only while conscious, kept while the PC is down),
+first aid, heals and the hourly Constitution checks (``natural`` for A1-6, no danger of
+death after a nonlethal knock-out). The vectorised kernel of 0.3 was retired in 0.4
+(``engine="kernel"`` is refused; its figures: tests/data/encounter_kernel_0.3.json, AP-27).
 
 Damage (every hit)
 ------------------
@@ -93,71 +92,33 @@ Marks (histogrammed at absorption): ``knocked_out`` (0/1), ``ko_round`` (round o
 the first knock-out, 0 if none or before round 1), ``hp`` (HP left), ``hero_spent``,
 ``healer`` (1 if the healer was there), ``hours`` (seed 001 long-term hours). The
 designer's summary and the level sweep are in :mod:`simkit.analysis.encounter_report`;
-the scalar reference of the kernel in :mod:`simkit.models.encounter_ref`. With
-``engine="loop"`` the compiled fight loop plays it (:mod:`simkit.models.encounter_loop`).
+the scalar reference, on the loop's dice, in :mod:`simkit.models.encounter_ref`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from types import SimpleNamespace
 from typing import Any, ClassVar
-
-import numpy as np
 
 from simkit.core.model import Rules
 from simkit.core.params import ParamError, param
-from simkit.models.downed import DYING as DOWN_DYING
-from simkit.models.downed import STABLE as DOWN_STABLE
-from simkit.models.downed import UP, Downed
+from simkit.models.downed_rule import PF2E_DEFAULTS, pf2e_of
 from simkit.rules import dying_systems
-from simkit.rules.dice import (
-    CRIT_FAIL,
-    CRIT_SUCCESS,
-    MAX_DICE_TABLE,
-    SUCCESS,
-    Dice,
-    degree_table,
-    degrees,
-    dice_draw,
-    dice_table,
-    dice_values,
-)
-from simkit.rules.dying_damage import (
-    WOUNDED_ADDS,
-)
-from simkit.rules.first_aid import first_aid_lookup
-from simkit.rules.hero_points import (
-    HERO_EFFECT,
-    HERO_KNOCKOUT,
-    HERO_POLICY,
-    hero_threshold,
-)
-from simkit.rules.hourly import WAKE_HOURS as HOURS
-from simkit.rules.massive_damage import is_massive, take_damage
+from simkit.rules.dice import Dice
+from simkit.rules.dying_damage import WOUNDED_ADDS
+from simkit.rules.hero_points import HERO_EFFECT, HERO_KNOCKOUT, HERO_POLICY, hero_threshold
 from simkit.rules.parameters import shared
 from simkit.rules.perseverance import stabilize_cost as pp_stabilize_cost
 from simkit.rules.pf2e import creatures, pcs
 from simkit.rules.pf2e.levels import monster_high_dc
-from simkit.rules.strike import BASIC_X2, STRIKE_MULT, map_penalty, strike_ac
+from simkit.rules.strike import map_penalty
 
 __all__ = ["OUTCOMES", "Encounter"]
 
 OUTCOMES = ("standing", "revived", "stable", "dead", "dying")
 STANDING, REVIVED, STABLE, DEAD, DYING = range(5)
-# values of the ``cond`` state field: UP, DOWN_DYING, DOWN_STABLE (the downed-PC component's)
-DELTA = np.array([2, 1, -1, -2], dtype=np.int16)  # degree -> change of dying (R0-05)
-
-
-@lru_cache(maxsize=256)
-def _strike_degrees(bonus: int, ac: int, penalties: tuple[int, ...]) -> np.ndarray:
-    """Degree of each strike (R0-05) by [strike, PC down, natural roll]: int8 (A, 2, 21)."""
-    return np.array(
-        [
-            [degree_table(bonus - p, strike_ac(ac, down)) for down in (False, True)]
-            for p in penalties
-        ]
-    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,13 +138,13 @@ class Encounter(Rules):
     )
     rule_ids: ClassVar[str] = "R0-01..R0-14, R1-01..R1-08, R1-11; A0-1..A0-7, A1-1..A1-3, A1-6"
     headline_params: ClassVar[tuple[str, ...]] = (
-        'level',
-        'monster_level',
-        'enemies',
-        'target_downed',
-        'healer_round',
-        'hero_points',
-        'fight_rounds',
+        "level",
+        "monster_level",
+        "enemies",
+        "target_downed",
+        "healer_round",
+        "hero_points",
+        "fight_rounds",
     )
     active_label: ClassVar[str] = "still in the fight"
     #: the same four overrides for the encounter's seed-000 dying track
@@ -240,6 +201,11 @@ class Encounter(Rules):
         help="damage while dying: keep the higher dying value, or add 1 (2 on a crit)",
     )
     wounded_adds: str = param(**WOUNDED_ADDS)
+    # PF2e's options on the seed-000/pf2e-core track (P-13..P-16, AP-26, AP-29), the party's
+    toughness: bool = shared("toughness")
+    diehard: bool = shared("diehard")
+    fortune: str = shared("fortune")
+    hero_use: str = shared("hero_use")
     dying: Any = param(
         None,
         kind="downed_rule",
@@ -375,11 +341,11 @@ class Encounter(Rules):
         help="run to safety/death, or stop when the healer arrives",
     )
     max_rounds: int = shared("max_rounds")
-    #: How the Monte Carlo plays the encounter: ``kernel`` (the vectorised kernel, the
-    #: default) or ``loop`` (the compiled fight loop of :mod:`simkit.fight`, issue 28: its
-    #: own dice, the same rules; :mod:`simkit.models.encounter_loop`). Not a parameter of
-    #: the command line.
-    engine: str = "kernel"
+    #: How the Monte Carlo plays the encounter: ``loop`` only (the compiled fight loop of
+    #: :mod:`simkit.fight`, dice by counter, :mod:`simkit.models.encounter_loop`; the
+    #: vectorised kernel of 0.3 was retired in 0.4, its figures kept as data in
+    #: tests/data/encounter_kernel_0.3.json). Not a parameter of the command line.
+    engine: str = "loop"
 
     @classmethod
     def typical_character(cls, level: int) -> dict[str, Any]:
@@ -392,17 +358,15 @@ class Encounter(Rules):
         return {"monster_level": level}
 
     def validate(self) -> None:
-        if self.engine not in ("kernel", "loop"):
-            raise ParamError(f"engine must be 'kernel' or 'loop', got {self.engine!r}")
+        if self.engine != "loop":
+            raise ParamError(
+                f"engine={self.engine!r}: the encounter plays on the compiled fight loop only "
+                "(engine='loop'); the vectorised kernel of 0.3 was retired in 0.4"
+            )
         if self.dying is not None:
             from simkit.models.downed_rule import fight_needs, resolve
 
             why = fight_needs(resolve(self.dying))
-            if why is None and self.engine != "loop":
-                why = (
-                    "dying=: the encounter's kernel plays only its own tracks; "
-                    "Encounter(..., engine='loop') plays a custom track"
-                )
             if why is None and not self.seed000:
                 why = (
                     "dying= replaces the seed-000 dying track; dying_rules=seed001 keeps "
@@ -410,12 +374,18 @@ class Encounter(Rules):
                 )
             if why is not None:
                 raise ParamError(why)
-        if self.engine == "loop":
-            from simkit.models.encounter_loop import supported
-
-            why = supported(self)
-            if why is not None:
-                raise ParamError(f"engine='loop': {why}")
+        if self.hero_use == "reroll" and self.fortune != "none":
+            raise ParamError(
+                f"hero_use=reroll and fortune={self.fortune} cannot combine: a hero point's "
+                "reroll is itself a fortune effect (P-15, P-16)"
+            )
+        pf2e = [k for k, v in PF2E_DEFAULTS.items() if getattr(self, k) != v]
+        if pf2e and not self.seed000:
+            raise ParamError(
+                f"{pf2e[0]}={getattr(self, pf2e[0])!r}: toughness, diehard, fortune and "
+                "hero_use are options of the seed000/pf2e-core track; dying_rules=seed001 "
+                "plays agonising (R1-01)"
+            )
         if self.hp is not None and self.hp > self.max_hp:
             raise ParamError(
                 f"hp={self.hp} is not allowed: hp must be at most hp_max ({self.max_hp})"
@@ -456,9 +426,7 @@ class Encounter(Rules):
     def save(self, which: str) -> int:
         """The PC's save bonus (``fort``, ``reflex``, ``will``), with ``check_penalty``."""
         value = getattr(self, which)
-        return (
-            value if value is not None else getattr(self.typical, which)
-        ) + self.check_penalty
+        return (value if value is not None else getattr(self.typical, which)) + self.check_penalty
 
     @property
     def mlevel(self) -> int:
@@ -535,6 +503,14 @@ class Encounter(Rules):
         return hero_threshold(self.hero_policy, self.hero_points, self.death_at)
 
     @property
+    def pf2e(self) -> dict[str, Any]:
+        """The PC's PF2e options (P-13..P-16) with what they give: its ``death_at`` (Diehard:
+        1 more), hero ``threshold`` (None when its points reroll), ``rerolls`` and ``two``
+        (a second d20 on its recovery check): the party's
+        :func:`simkit.models.downed_rule.pf2e_of` for this one PC."""
+        return _pf2e(self)
+
+    @property
     def long_term_on(self) -> bool:
         return not self.seed000 and self.long_term
 
@@ -542,519 +518,38 @@ class Encounter(Rules):
         """Multiple attack penalty of the ``a``-th strike of a turn (0-based)."""
         return map_penalty(self.map, a)
 
-    # -- random draws: one fixed plan per rules object --------------------------------
-    @property
-    def strike_width(self) -> int:
-        """Width of the one integer drawn per strike (d20 and damage dice), or 0 for two draws.
-
-        With ``L = sides ** count`` damage outcomes and ``20 * L <= 65536``, a strike is one
-        uniform integer ``r`` in ``[0, 20 L)``: natural roll ``r % 20 + 1``, damage dice
-        the base-``sides`` digits of ``r // 20`` (exact, and one table lookup).
-        """
-        kind = dice_draw(self.strike_dice)
-        if kind.startswith("below:") and 20 * int(kind[6:]) <= MAX_DICE_TABLE:
-            return 20 * int(kind[6:])
-        return 0
-
-    def draw_plan(
-        self, initial: bool = False, t: int | None = None
-    ) -> list[tuple[str, str, tuple[int, ...]]]:
-        """(name, kind, trailing shape) of every array drawn in round ``t`` (or at step 0).
-
-        The plan depends on the rules and the round alone, never on the tracks' states,
-        so a track's draws do not depend on the other tracks of its block; a round draws
-        only what it can use (no strikes once the fight is over, no healer's rolls before
-        it can be there). ``t=None``: every array any round draws. Kinds: ``d20``,
-        ``random`` (a uniform float), ``below:L`` (a uniform integer in ``[0, L)``; the
-        recovery check's ``check_roll`` is ``below:20``, natural roll = value + 1).
-        """
-        E, A = self.enemies, self.attacks
-        plan: list[tuple[str, str, tuple[int, ...]]] = []
-        if not initial:
-            if self.healer_chance > 0:
-                plan.append(("arrive", "random", ()))
-            if self.healer_possible and (
-                t is None or self.healer_round is None or t >= self.healer_round
-            ):
-                plan.append(("heal_u", dice_draw(self.heal), ()))
-                if self.medicine is not None:
-                    plan.append(("aid_roll", "d20", ()))
-            if self.seed000:
-                plan.append(("check_roll", "below:20", ()))
-            if E and (t is None or self.fighting(t)):
-                if self.target_downed == "sometimes":
-                    plan.append(("target_u", "random", (E, A)))
-                if self.strike_width:  # one contiguous array per strike: strike{e}_{a}
-                    plan += [
-                        (f"strike{e}_{a}", f"below:{self.strike_width}", ())
-                        for e in range(E)
-                        for a in range(A)
-                    ]
-                else:
-                    plan += [
-                        ("atk_roll", "d20", (E, A)),
-                        ("dmg_u", dice_draw(self.strike_dice), (E, A)),
-                    ]
-                if self.effect_chance > 0:
-                    plan += [
-                        ("eff_u", "random", (E,)),
-                        ("save_roll", "d20", (E,)),
-                        ("eff_dmg_u", dice_draw(self.effect_dice), (E,)),
-                    ]
-                if self.end_chance > 0:
-                    plan.append(("end_u", "random", ()))
-        if self.long_term_on and (not initial or E == 0):
-            plan.append(("con_roll", "d20", (HOURS,)))
-            if self.medicine is not None and self.healer_possible:
-                plan.append(("med_roll", "d20", (HOURS,)))
-        return plan
-
-    def _draw(
-        self, rng, m: int, initial: bool = False, t: int | None = None
-    ) -> dict[str, np.ndarray]:
-        out = {}
-        for name, kind, shape in self.draw_plan(initial, t):
-            size = (m,) + shape
-            if kind == "d20":
-                out[name] = rng.d20(size=size)
-            elif kind == "random":
-                out[name] = rng.random(size=size)
-            else:  # below:L
-                out[name] = rng.below(int(kind[6:]), size=size)
-        return out
-
-    # -- the state: only the fields these rules use ------------------------------------------
-    def fields(self) -> tuple[str, ...]:
-        """State fields of this configuration (marks it never changes are left out: 0)."""
-        f = ["hp", "cond", "knocked_out", "ko_round"]
-        if self.enemies > 1 or (self.enemies and self.initiative != "pc_first"):
-            f.append("pos")  # (one enemy and the PC first: every slot is 0)
-        if self.temp_hp:
-            f.append("tmp")
-        if self.seed000:
-            f.append("dying")
-            if self.dcs_vary:
-                f.append("dcs")
-            if self.wounded_rule:
-                f.append("wounded")
-            if self.hero_points:
-                f.append("hero_spent")  # (points held: hero_points - hero_spent)
-        else:
-            f += ["pp", "turns"]
-        if self.trait == "nonlethal":
-            f.append("nl")
-        if self.healer_possible:
-            f += ["healer", "heals"]
-        if self.enemies and self.end_chance > 0:
-            f.append("fight")
-        if self.long_term_on:
-            f.append("hours")
-        return tuple(f)
-
-    @property
-    def dcs_vary(self) -> bool:
-        """Whether tracks' recovery DCs can differ (effects with another DC than strikes)."""
-        return self.effect_chance > 0 and self.spell_dc != self.strike_dc
-
-    def fighting(self, t: int) -> bool:
-        """Whether the enemies still fight in round ``t`` (before ``end_chance``)."""
-        return bool(self.enemies) and (self.fight_rounds is None or t <= self.fight_rounds)
-
-    # -- Monte Carlo kernel ---------------------------------------------------------------
+    # -- Monte Carlo: the compiled fight loop ----------------------------------------------
     def init(self, n: int, rng, start=None):
-        """State arrays of shape (n,) at full HP (or knocked out with ``hp=0``); with
-        ``engine="loop"``, a block played from ``start`` (a one-PC
-        :class:`~simkit.models.fight_state.FightStart`) or fresh."""
-        if self.engine == "loop":
-            from simkit.models.encounter_loop import init as loop_init
+        """A block of ``n`` tracks played on the compiled fight loop, fresh or from ``start``
+        (a one-PC :class:`~simkit.models.fight_state.FightStart`):
+        :func:`simkit.models.encounter_loop.init`."""
+        from simkit.models.encounter_loop import init as loop_init
 
-            return loop_init(self, n, rng, start)
-        start = {
-            "hp": (self.start_hp, np.int32),
-            "tmp": (self.temp_hp, np.int32),
-            "cond": (UP, np.int8),
-            "dying": (0, np.int16),
-            "wounded": (self.wounded, np.int16),
-            "dcs": (self.strike_dc, np.int16),
-            "pos": (0 if self.initiative == "pc_first" else self.enemies, np.int8),
-            "hero_spent": (0, np.int8),
-            "pp": (self.start_pp, np.int16),
-            "turns": (0, np.int16),
-            "nl": (False, bool),
-            "healer": (False, bool),
-            "heals": (self.heals, np.int16),
-            "fight": (self.enemies > 0, bool),
-            "knocked_out": (0, np.int8),
-            "ko_round": (0, np.int16 if self.max_rounds < 2**15 else np.int32),
-            "hours": (0, np.int8),
-        }
-        S = {f: np.full(n, start[f][0], dtype=start[f][1]) for f in self.fields()}
-        code = np.full(n, -1, dtype=np.int8)
-        D = self._draw(rng, n, initial=True)
-        if self.start_hp == 0:
-            idx = np.arange(n)
-            if self.trait == "death":
-                code[:] = DEAD
-            else:
-                self._knockout(
-                    S,
-                    code,
-                    idx,
-                    np.zeros(n, dtype=bool),
-                    self.strike_dc,
-                    0,
-                    0,
-                    dying=self.start_dying,
-                )
-        self._resolve(S, D, code, self.fighting(1), 0)
-        return S, code
+        return loop_init(self, n, rng, start)
 
-    @property
-    def carry(self):
-        """What ended tracks hand to a next fight (``keep_state``): with ``engine="loop"``
-        only (the kernel has none, so ``start=``/``keep_state`` are refused)."""
-        if self.engine != "loop":
-            raise AttributeError("carry")
+    def carry(self, state, rows):
+        """What ended tracks hand to a next fight (``keep_state``):
+        :func:`simkit.models.encounter_loop.carry`."""
         from simkit.models.encounter_loop import carry as loop_carry
 
-        return lambda state, rows: loop_carry(self, state, rows)
+        return loop_carry(self, state, rows)
 
     def step(self, state, t, rng):
-        """One round of the active tracks (see the module docstring for the order)."""
-        if self.engine == "loop":
-            from simkit.models.encounter_loop import step as loop_step
+        """The tracks still going, as the block's run ended them
+        (:func:`simkit.models.encounter_loop.step`)."""
+        from simkit.models.encounter_loop import step as loop_step
 
-            return loop_step(self, state, t, rng)
-        S = state
-        m = len(S["hp"])
-        D = self._draw(rng, m, t=t)
-        code = np.full(m, -1, dtype=np.int8)
-        # 1. healer arrival
-        if self.healer_possible:
-            before = S["healer"].copy() if self.until == "healer" else None
-            if self.healer_round is not None and t >= self.healer_round:
-                S["healer"][:] = True
-            if self.healer_chance > 0:
-                S["healer"] |= D["arrive"] < self.healer_chance
-            if before is not None:
-                arrived = S["healer"] & ~before
-                code[arrived] = self._status(S, arrived)
-            # 2. healer's turn (no healer's rolls drawn: it cannot be there yet)
-            if "heal_u" in D:
-                self._healer_turn(S, D, code)
-        # 3-5. the PC and the enemies in initiative order
-        fight = self.fighting(t)
-        for s in range(self.enemies + 1):
-            if (
-                s < self.enemies or s == 0 or self.initiative != "pc_first"
-            ):  # slot E: where it starts
-                self._pc_turn(S, D, code, s)
-            if s < self.enemies and fight:
-                self._enemy_turn(S, D, code, s, t)
-        # 6. end of round
-        fight = self.fighting(t + 1)
-        if self.enemies and self.end_chance > 0:
-            if not fight:
-                S["fight"][:] = False
-            if "end_u" in D:  # (not drawn once the fight is over: fight_rounds passed)
-                S["fight"] &= D["end_u"] >= self.end_chance
-        self._resolve(S, D, code, fight, t)
-        return code
-
-    # -- pieces of a round ------------------------------------------------------------------
-    def _status(self, S, mask):
-        """Outcome code of the PC's status where ``mask`` (used by ``until="healer"``)."""
-        cond = S["cond"][mask]
-        return np.select(
-            [cond == UP, cond == DOWN_STABLE],
-            [np.where(S["knocked_out"][mask] > 0, REVIVED, STANDING), STABLE],
-            DYING,
-        ).astype(np.int8)
-
-    def _resolve(self, S, D, code, fight: bool, t: int):
-        """Tracks that end now: the fight is over and the PC is conscious or stable."""
-        if "fight" in S:
-            fin = (code < 0) & ~S["fight"]
-        elif fight:
-            return
-        else:
-            fin = code < 0
-        cond = S["cond"]
-        up = fin & (cond == UP)
-        code[up] = np.where(S["knocked_out"][up] > 0, REVIVED, STANDING)
-        st = np.flatnonzero(fin & (cond == DOWN_STABLE))
-        if not len(st):
-            return
-        if not self.long_term_on:
-            code[st] = STABLE
-            return
-        # seed 001, R1-06..R1-08: hourly Constitution checks (rules.hourly), first decisive wins
-        healer = med = None
-        if "med_roll" in D:  # (drawn only with a healer's Medicine)
-            healer = np.where(S["healer"][st], int(self.medicine or 0), -1)
-            med = D["med_roll"][st]
-        died, hours = _downed(self).hourly(
-            S, st, D["con_roll"][st], med, healer, self.check_penalty, self.max_hp
-        )  # R1-07 (R0-01: at most max HP)
-        code[st] = np.where(died, DEAD, REVIVED)
-        S["hours"][st] = hours
-
-    def _healer_turn(self, S, D, code):
-        here = (code < 0) & S["healer"]
-        cond = S["cond"]
-        amount = dice_values(self.heal, D["heal_u"])
-        can_heal = here & (S["heals"] > 0)
-        heal_down = can_heal & (cond != UP)
-        i = np.flatnonzero(heal_down)
-        if len(i):
-            _downed(self).wake(S, i)  # conscious, dying lost (A0-2)
-            S["hp"][i] = np.minimum(self.max_hp, amount[i])
-            S["heals"][i] -= 1
-        if self.medicine is not None:
-            aid = here & ~heal_down & (cond == DOWN_DYING)
-            ok = aid & first_aid_lookup(  # R1-02 (rules/first_aid)
-                D["aid_roll"],
-                bonus=self.medicine,
-                check_penalty=self.check_penalty,
-                dc=self.first_aid_dc,
-            )
-            _downed(self).stabilize(S, np.flatnonzero(ok))
-        if self.heal_when == "wounded":
-            top = np.flatnonzero(
-                can_heal & ~heal_down & (cond == UP) & (2 * S["hp"] <= self.max_hp)
-            )
-            S["hp"][top] = np.minimum(self.max_hp, S["hp"][top] + amount[top])
-            S["heals"][top] -= 1
-
-    def _pc_turn(self, S, D, code, s):
-        cond = S["cond"]
-        dn = np.flatnonzero(cond == DOWN_DYING) if self.seed000 else np.flatnonzero(cond != UP)
-        if not len(dn):
-            return
-        if s or self.until == "healer" or not self.seed000:  # (before slot 0 no track has ended)
-            dn = dn[code.take(dn) < 0]
-        i = dn[S["pos"].take(dn) == s] if "pos" in S else dn
-        if not len(i):
-            return
-        downed = _downed(self)
-        if self.seed000:  # the recovery check (R0-05..R0-07, A0-4), R0-10, R0-04
-            # one recovery DC for every track (no ``dcs``): the whole turn is one lookup
-            dc = S["dcs"][i] if "dcs" in S else self.strike_dc
-            died = downed.recovery_turn(S, i, D["check_roll"].take(i), self.save("fort"), dc)
-            code[died] = DEAD
-            return
-        # seed 001: spend PP to stabilise (R1-04), get back up (R1-05), lose 1 PP (R1-01)
-        code[downed.agonise(S, i)] = DEAD
-
-    def _knockout(self, S, code, i, crit, src_dc, enemy, t, move=True, dying=1):
-        """Tracks ``i`` are knocked out (R0-03; R1-01, R1-11): status, DC, initiative."""
-        if not len(i):
-            return
-        if move and "pos" in S:
-            S["pos"][i] = enemy
-        ko = S["knocked_out"]
-        first = i[ko[i] == 0]
-        S["ko_round"][first] = t
-        ko[i] = 1
-        code[_downed(self).knockout(S, i, crit, src_dc, start=dying)] = DEAD  # R0-03, A0-2
-
-    def _damage(self, S, code, i, dmg, crit, src_dc, enemy, t):
-        """Damage ``dmg`` (> 0) to tracks ``i`` (R0-13, R0-14, R0-03, R0-09, R0-12)."""
-        if not len(i):
-            return
-        massive = is_massive(dmg, self.max_hp)
-        if massive.any():
-            dead = i[massive]
-            code[dead] = DEAD
-            S["hp"][dead] = 0
-            if "tmp" in S:
-                S["tmp"][dead] = 0
-            keep = ~massive
-            i, dmg, crit = i[keep], dmg[keep], crit[keep]
-        up = S["cond"][i] == UP
-        all_up = up.all()
-        # conscious: temporary HP first, then HP; knocked out at 0 (simkit.rules.massive_damage)
-        iu, du, cu = (i, dmg, crit) if all_up else (i[up], dmg[up], crit[up])
-        if "tmp" in S:
-            hp, S["tmp"][iu] = take_damage(S["hp"][iu], S["tmp"][iu], du)
-        else:
-            hp = np.maximum(S["hp"][iu] - du, 0)
-        S["hp"][iu] = hp
-        ko = hp == 0
-        if ko.any():
-            if self.trait == "death":  # R0-12
-                code[iu[ko]] = DEAD
-            else:
-                self._knockout(S, code, iu[ko], cu[ko], src_dc, enemy, t)
-        if all_up:
-            return
-        # unconscious (R0-09): same effects as a knock-out, initiative unchanged
-        died, _ = _downed(self).hit_down(S, i[~up], crit[~up], src_dc)
-        code[died] = DEAD
-
-    def _enemy_turn(self, S, D, code, e, t):
-        acting = code < 0
-        if "fight" in S:
-            acting &= S["fight"]
-        if self.effect_chance > 0:
-            effect = D["eff_u"][:, e] < self.effect_chance
-            aim0 = self._aims(S, D, e, 0)
-            self._effect(S, D, code, acting & effect, aim0, e, t)
-            acting &= ~effect
-        width = self.strike_width
-        if width:
-            dmg_tab, crit_tab = _strike_tables(
-                self.strike_bonus,
-                self.armor,
-                tuple(self.strike_penalty(a) for a in range(self.attacks)),
-                self.strike_dice,
-            )
-        else:
-            table = _strike_degrees(
-                self.strike_bonus,
-                self.armor,
-                tuple(self.strike_penalty(a) for a in range(self.attacks)),
-            )
-        cond = S["cond"]
-        pool = None  # tracks whose turn is played strike by strike (None: all acting ones)
-        if width:
-            # conscious tracks that stay conscious through the whole turn: one lookup of every
-            # strike's damage, then the sum (temporary HP soak the sum as they soak each hit)
-            # (computed over every track, used for the acting conscious ones)
-            up = cond == UP
-            ok = acting & up
-            massive = int(dmg_tab.max(initial=0)) >= 2 * self.max_hp
-            total = None
-            for a in range(self.attacks):
-                dmg = dmg_tab[a].take(D[f"strike{e}_{a}"])
-                total = dmg if total is None else total + dmg
-                if massive:  # a massive hit: strike by strike
-                    ok &= dmg < 2 * self.max_hp
-            hp = S["hp"]
-            if "tmp" in S:
-                ok &= total < hp + S["tmp"]
-                j = np.flatnonzero(ok)
-                hp[j], S["tmp"][j] = take_damage(hp[j], S["tmp"][j], total[j])
-            else:
-                ok &= total < hp
-                hp -= total * ok
-            pool = np.flatnonzero(
-                (acting & ~ok) if self.target_downed != "never" else (acting & up & ~ok)
-            )
-        for a in range(self.attacks):
-            if pool is None:
-                up = cond == UP
-                if self.target_downed == "never":
-                    tgt = acting & up
-                elif self.target_downed == "always":
-                    tgt = acting.copy()
-                else:
-                    tgt = acting & (up | (D["target_u"][:, e, a] < self.downed_chance))
-                if a:
-                    tgt &= code < 0
-                i = np.flatnonzero(tgt)
-            else:
-                i = pool[code.take(pool) < 0] if a else pool
-                if self.target_downed == "never":
-                    i = i[cond.take(i) == UP]
-                elif self.target_downed == "sometimes":
-                    i = i[
-                        (cond.take(i) == UP) | (D["target_u"][:, e, a].take(i) < self.downed_chance)
-                    ]
-            if not len(i):
-                continue
-            if width:
-                idx = D[f"strike{e}_{a}"].take(i).astype(np.intp)
-                if self.target_downed != "never":
-                    idx += (cond.take(i) != UP) * width
-                dmg = dmg_tab[a].take(idx)
-                hit = dmg > 0
-                i, dmg, crit = i[hit], dmg[hit], crit_tab[a].take(idx[hit])
-            else:
-                down = cond.take(i) != UP
-                deg = table[a].ravel().take(down * 21 + D["atk_roll"][:, e, a].take(i))
-                hit = deg >= SUCCESS
-                i, crit = i[hit], deg[hit] == CRIT_SUCCESS
-                dmg = dice_values(self.strike_dice, D["dmg_u"][:, e, a].take(i))
-                dmg[crit] *= 2
-                keep = dmg > 0
-                i, dmg, crit = i[keep], dmg[keep], crit[keep]
-            self._damage(S, code, i, dmg, crit, self.strike_dc, e, t)
-
-    def _aims(self, S, D, e, a):
-        if self.target_downed == "sometimes":
-            return D["target_u"][:, e, a] < self.downed_chance
-        return np.full(len(S["hp"]), self.target_downed == "always")
-
-    def _effect(self, S, D, code, acting, aim, e, t):
-        down = S["cond"] != UP
-        i = np.flatnonzero(acting & (~down | aim))
-        deg = degrees(D["save_roll"][i, e], self.save(self.effect_save), self.spell_dc)
-        base = dice_values(self.effect_dice, D["eff_dmg_u"][i, e])
-        dmg = (np.maximum(base, 0) * _BASIC_X2.take(deg)) >> 1  # P-04 (rules/strike)
-        keep = dmg > 0
-        self._damage(S, code, i[keep], dmg[keep], (deg == CRIT_FAIL)[keep], self.spell_dc, e, t)
+        return loop_step(self, state, t, rng)
 
 
 @lru_cache(maxsize=256)
-def _downed(rules: Encounter) -> Downed:
-    """The downed-PC machinery of ``rules`` (its one PC: ``P = 1``)."""
-    return Downed(
-        seed000=rules.seed000,
-        check=rules.check,
-        on_damage=rules.on_damage,
-        wounded_rule=rules.wounded_rule,
-        hero_effect=rules.hero_effect,
-        wounded_adds=rules.wounded_adds,
+def _pf2e(rules: Encounter) -> dict[str, Any]:
+    one = SimpleNamespace(
+        fighters=SimpleNamespace(pcs=[SimpleNamespace()]),
         hero_points=rules.hero_points,
-        threshold=rules.threshold,
+        hero_policy=rules.hero_policy,
         death_at=rules.death_at,
-        hero_knockout=rules.hero_knockout,
-        hero_held=False,
-        trait=rules.trait,
-        zero_pp=rules.zero_pp,
-        spend=rules.spend,
-        cost=(rules.stabilize_cost,),
-        back_in_fight=rules.back_in_fight,
-        enough_pp=rules.enough_pp,
-        checks=rules.checks,
-        natural=rules.natural,
-        level=rules.level,
-        con=(rules.con_mod,),
+        threshold=rules.threshold,
+        **{k: getattr(rules, k) for k in PF2E_DEFAULTS},
     )
-
-
-#: The strike and basic-save multipliers of rules/strike, indexed by degree (R0-05).
-_STRIKE_MULT = np.array([STRIKE_MULT[d] for d in range(4)], dtype=np.int32)
-_BASIC_X2 = np.array([BASIC_X2[d] for d in range(4)], dtype=np.int32)
-
-
-@lru_cache(maxsize=256)
-def _strike_tables(
-    bonus: int, ac: int, penalties: tuple[int, ...], dice: str
-) -> tuple[np.ndarray, np.ndarray]:
-    """Damage dealt and critical flag of one strike by [strike, PC down * W + r] (W = 20 L).
-
-    ``r`` is the strike's draw (see :attr:`Encounter.strike_width`): natural roll ``r % 20
-    + 1``, damage dice from ``r // 20``. Damage is 0 on a miss (and never negative), doubled
-    on a critical hit (R0-05 degrees; AC - 6 against a PC at 0 HP, R0-11).
-    """
-    values = dice_table(dice).astype(np.int32)
-    L = len(values)
-    r = np.arange(20 * L)
-    roll, base = r % 20 + 1, values[r // 20]
-    dmg = np.zeros((len(penalties), 2 * 20 * L), dtype=np.int32)
-    crit = np.zeros((len(penalties), 2 * 20 * L), dtype=bool)
-    for a, p in enumerate(penalties):
-        for down in (0, 1):
-            deg = degree_table(bonus - p, strike_ac(ac, bool(down)))[roll]  # R0-11
-            d = np.maximum(base, 0) * _STRIKE_MULT.take(deg)  # P-03 (rules/strike)
-            dmg[a, down * 20 * L : (down + 1) * 20 * L] = d
-            crit[a, down * 20 * L : (down + 1) * 20 * L] = deg == CRIT_SUCCESS
-    if (
-        int(dmg.max(initial=0)) * len(penalties) < 2**15
-    ):  # a turn's total fits: half the memory traffic
-        dmg = dmg.astype(np.int16)
-    dmg.setflags(write=False)
-    crit.setflags(write=False)
-    return dmg, crit
+    return pf2e_of(one, 0)

@@ -1,4 +1,4 @@
-"""The encounter through the compiled fight loop (``Encounter(..., engine="loop")``).
+"""The encounter on the compiled fight loop, its only engine (issue 28, item 3).
 
 Issue 28, item 3: the encounter is a configuration of the loop (:mod:`simkit.fight.encounter`):
 a party of one PC, ``enemies`` monsters that never fall, no defeat, and the encounter's
@@ -13,12 +13,11 @@ engine the rest (a track that ends at round ``r`` has code ``outcome + 5 (r - t)
 Where the healer sits: its heal dice, heals and Medicine are the PC's own columns of the
 tables (a party of one heals itself through them), so the loop's heal and first aid
 (:func:`simkit.fight.phases.heal`, :func:`~simkit.fight.phases.first_aid`) are the
-healer's. Temporary HP (R0-14) are the stamina points the loop's damage takes first
-(A1-5's split: the same arithmetic).
-
-What it does not play (a :class:`~simkit.core.params.ParamError`): temporary HP with
-``hp=0``, fresh or in a start (the kernel keeps them untouched while the PC is down; the
-loop's stamina would soak hits at 0 HP).
+healer's. Temporary HP (R0-14) are the loop's own (``TEMP``, the party's ``temp_hp``):
+soaked first while the PC is conscious, kept untouched while it is down (as the kernel of
+0.3 did), so a PC that starts at ``hp=0`` with temporary HP has them when it is healed. A
+start hands them in its ``pe`` column and an end hands them back there (the encounter has
+no stamina points).
 """
 
 from __future__ import annotations
@@ -40,14 +39,7 @@ from simkit.models.fight_state import FightStart
 from simkit.models.party_loop import handed_on, start_fields
 from simkit.rules import dying_systems, hourly, perseverance
 
-__all__ = ["carry", "fight_rules", "init", "options", "packed", "run", "step", "supported"]
-
-
-def supported(rules) -> str | None:
-    """None when the loop plays ``rules`` (an Encounter), else one line why not."""
-    if rules.temp_hp and rules.start_hp == 0:
-        return "the compiled fight loop does not play temp_hp with hp=0 yet"
-    return None
+__all__ = ["carry", "fight_rules", "init", "options", "packed", "run", "step"]
 
 
 def fight_rules(rules) -> SimpleNamespace:
@@ -55,7 +47,7 @@ def fight_rules(rules) -> SimpleNamespace:
     party of one PC (its saves raw; the effect's save in the Reflex column), the healer's
     heal, heals and Medicine as the PC's, ``enemies`` monsters of 1 HP with the strikes'
     recovery DC and the effect as their area effect (``effect_chance`` a turn, no use
-    counted)."""
+    counted; its PF2e options, P-13..P-16, as the party's: ``pf2e_of``)."""
     E = rules.enemies
     pen = rules.check_penalty
     pc = SimpleNamespace(
@@ -75,7 +67,7 @@ def fight_rules(rules) -> SimpleNamespace:
         heal=rules.heal,
         medicine=rules.medicine,
         pp_max=rules.max_pp,
-        pe_max=rules.temp_hp,
+        pe_max=0,
         con=rules.con_mod,
         agile=False,
     )
@@ -145,8 +137,11 @@ def fight_rules(rules) -> SimpleNamespace:
         max_rounds=rules.max_rounds,
         hp=None,
         n_pcs=1,
-        pe_on=rules.temp_hp > 0,
+        pe_on=False,
+        temp_hp_of=lambda k: rules.temp_hp,  # R0-14
         hourly_on=rules.long_term_on,
+        # PF2e's options (P-13..P-16, AP-29): the party's, read by the loop's tables
+        pf2e_of=lambda k: rules.pf2e,
     )
 
 
@@ -200,9 +195,6 @@ def options(rules) -> np.ndarray:
 def packed(rules, pens: tuple[int, ...] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``(T, C)``: the packed tables of ``rules``' fight (no defeat), for the check
     penalties ``pens`` (None: the rules' own), and its options."""
-    why = supported(rules)
-    if why is not None:
-        raise ParamError(why)
     T = tables.build(fight_rules(rules), pens)
     T.opt[tables.DEFEAT_OFF] = 1
     return tables.pack(T), options(rules)
@@ -223,8 +215,6 @@ def run(rules, keys: np.ndarray, start: FightStart | None = None):
             raise ParamError(f"start must hold tracks of 1 PC, got {start.n_pcs}")
         if np.any(np.asarray(start.fight) != 0):
             raise ParamError("start.fight must be 0 (an encounter has one lineup)")
-        if np.any((np.asarray(start.hp) == 0) & (np.asarray(start.pe) > 0)):
-            raise ParamError("start: the loop does not play temporary HP (pe) at 0 HP yet")
         if rules.dying is not None and np.any(
             (np.asarray(start.hp) == 0) & ~np.asarray(start.dead, dtype=bool)
         ):
@@ -274,6 +264,6 @@ def step(rules, state, t: int, rng):
 
 def carry(rules, state, rows_idx: np.ndarray) -> FightStart:
     """What tracks ``rows_idx`` hand to a next fight (``keep_state``): the PC's HP, hero
-    points, the healer's heals left, PP, wounded, temporary HP left (as stamina, ``pe``),
+    points, the healer's heals left, PP, wounded, temporary HP left (in ``pe``),
     whether it is dead, and the track's check penalty."""
     return handed_on(state["ends"], rows_idx, state["penalty"].take(rows_idx))

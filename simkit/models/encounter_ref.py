@@ -1,9 +1,22 @@
-"""Scalar reference of the encounter kernel: one track, one round, plain Python.
+"""Scalar reference of the encounter: one track, one round, plain Python, on the loop's dice.
 
-Written from the rules in :mod:`simkit.models.encounter`'s docstring, one event at a
-time, for tests: fed the same draws as the vectorised kernel (one row of each array
-of :meth:`~simkit.models.encounter.Encounter.draw_plan`), it must end every track
-the same way. Slow on purpose; not used by the engine.
+Written from the rules in :mod:`simkit.models.encounter`'s docstring, one event at a time,
+for tests; independent of the compiled loop that plays the encounter
+(:mod:`simkit.fight.encounter`). It reads each die when the rules need it, from the loop's
+dice contract (:class:`simkit.models.party_replay.CounterDice`, a named contract, not shared
+code): so :func:`play` on a track's dice key must end the track as the loop does, outcome,
+end round, marks and end fields (tests/test_encounter.py, track by track). Slow on purpose;
+not used by the engine.
+
+The draws, in the order the rules read them (:class:`LoopDice`): a d20 is one integer below
+20; a chance ``p`` (the healer's arrival, the end of the fight, an effect, a strike at a PC
+at 0 HP) one 32-bit word below its edge; a sum of dice one integer below ``sides ** count``
+(its base-``sides`` digits) when that is at most 65,536, else one integer a die. A strike
+rolls its damage only when it hits; an effect its damage before the save; every hour of
+seed 001's long-term checks rolls the Constitution d20 then the Medicine d20. A round in
+which nothing can happen to the PC until the fight's last round (:func:`quiet`: stable, not
+aimed at, no healer to act, no end chance, no getting up) draws nothing: the track goes to
+the end of the fight at once.
 """
 
 from __future__ import annotations
@@ -11,26 +24,51 @@ from __future__ import annotations
 from simkit.models.encounter import (
     DEAD,
     DYING,
-    HOURS,
     REVIVED,
     STABLE,
     STANDING,
     Encounter,
 )
+from simkit.models.party_replay import CounterDice
 from simkit.rules import hero_points as hp_rule
-from simkit.rules.dice import CRIT_FAIL, CRIT_SUCCESS, degree, dice_value
+from simkit.rules.dice import CRIT_FAIL, CRIT_SUCCESS, MAX_DICE_TABLE, Dice, degree, dice_value
 from simkit.rules.dying_damage import hit_while_dying, knockout_value
+from simkit.rules.guide import cell_guide
 from simkit.rules.hourly import AWAKE, hourly_result
 from simkit.rules.hourly import DEAD as HOURLY_DEAD
+from simkit.rules.hourly import WAKE_HOURS as HOURS
 from simkit.rules.massive_damage import is_massive, take_damage
-from simkit.rules.recovery_check import recovery_delta
+from simkit.rules.recovery_check import kept_roll, recovery_delta
 from simkit.rules.strike import basic_damage, strike_ac, strike_damage
 
-__all__ = ["new_track", "ref_init", "ref_round"]
+__all__ = ["LoopDice", "new_track", "play", "quiet", "ref_init", "ref_round"]
 
 
 class _Dead(Exception):
     """Raised inside a round when the character dies: the track ends."""
+
+
+class LoopDice:
+    """One track's draws by the loop's dice contract (see the module's docstring)."""
+
+    def __init__(self, key63: int):
+        self.dice = CounterDice(key63)
+
+    def d20(self) -> int:
+        return self.dice.below(20) + 1
+
+    def chance(self, p: float) -> bool:
+        """Whether an event of probability ``p`` happens: one 32-bit word below its edge."""
+        edge = int(cell_guide((p, 1.0 - p))[0][1])
+        return self.dice.below(1 << 32) < edge
+
+    def roll(self, text: str) -> int:
+        """One sum of ``text`` dice."""
+        d = Dice.parse(text)
+        width = d.sides**d.count if d.count else 0
+        if d.count and width <= MAX_DICE_TABLE:
+            return dice_value(text, self.dice.below(width))
+        return d.bonus + sum(self.dice.below(d.sides) + 1 for _ in range(d.count))
 
 
 def new_track(r: Encounter) -> dict:
@@ -58,15 +96,8 @@ def new_track(r: Encounter) -> dict:
     )
 
 
-def _roll(d: dict, name: str, *index):
-    x = d[name]
-    for k in index:
-        x = x[k]
-    return int(x) if "roll" in name else x
-
-
-def ref_init(r: Encounter, d: dict | None = None):
-    """(outcome or None, track) at step 0; ``d`` holds the step-0 draws of this track."""
+def ref_init(r: Encounter, d: LoopDice):
+    """(outcome or None, track) at step 0."""
     tr = new_track(r)
     try:
         if r.start_hp == 0:
@@ -75,38 +106,78 @@ def ref_init(r: Encounter, d: dict | None = None):
             _knock_out(
                 r, tr, crit=False, src_dc=r.strike_dc, enemy=0, t=0, move=True, dying=r.start_dying
             )
-        return _end(r, tr, d or {}), tr
+        return _end(r, tr, d), tr
     except _Dead:
         return DEAD, tr
 
 
-def ref_round(r: Encounter, tr: dict, t: int, d: dict):
+def quiet(r: Encounter, tr: dict) -> bool:
+    """Whether nothing can happen to the PC until the fight ends after ``fight_rounds``:
+    stable, never aimed at while down, no end chance, no getting up (R1-05), and no healer
+    to come or able to heal."""
+    if not tr["down"] or tr["dying_now"] or not tr["fight"] or r.fight_rounds is None:
+        return False
+    if r.target_downed != "never" or r.end_chance > 0:
+        return False
+    if not r.seed000 and r.back_in_fight:
+        return False
+    if tr["healer"]:
+        return tr["heals"] == 0
+    return not r.healer_possible
+
+
+def ref_round(r: Encounter, tr: dict, t: int, d: LoopDice):
     """Play round ``t`` on one track (``tr`` is updated); return the outcome or None."""
     try:
-        was_here = tr["healer"]
-        if r.healer_round is not None and t >= r.healer_round:
-            tr["healer"] = True
-        if r.healer_chance > 0 and _roll(d, "arrive") < r.healer_chance:
-            tr["healer"] = True
-        if r.until == "healer" and tr["healer"] and not was_here:
-            if not tr["down"]:
-                return REVIVED if tr["knocked_out"] else STANDING
-            return DYING if tr["dying_now"] else STABLE
+        if not tr["healer"]:
+            if r.healer_round is not None:
+                arrives = t >= r.healer_round
+            else:
+                arrives = r.healer_chance > 0 and d.chance(r.healer_chance)
+            if arrives:
+                tr["healer"] = True
+                if r.until == "healer":
+                    if not tr["down"]:
+                        return REVIVED if tr["knocked_out"] else STANDING
+                    return DYING if tr["dying_now"] else STABLE
         if tr["healer"]:
             _healer(r, tr, d)
+        fight = tr["fight"]
         for slot in range(r.enemies + 1):
             if tr["pos"] == slot:
                 _pc_turn(r, tr, d)
-            if slot < r.enemies and tr["fight"]:
+            if slot < r.enemies and fight:
                 _enemy(r, tr, d, slot, t)
-        if r.enemies:
+        if tr["fight"]:
             if r.fight_rounds is not None and t >= r.fight_rounds:
                 tr["fight"] = False
-            if r.end_chance > 0 and _roll(d, "end_u") < r.end_chance:
+            elif r.end_chance > 0 and d.chance(r.end_chance):
                 tr["fight"] = False
         return _end(r, tr, d)
     except _Dead:
         return DEAD
+
+
+def play(r: Encounter, key63: int) -> dict:
+    """Track ``key63`` (its dice key) of ``r`` from its start to its end or the horizon: its
+    state, with ``code`` (the outcome, -1 unresolved) and ``step`` (the round it ended)."""
+    d = LoopDice(key63)
+    code, tr = ref_init(r, d)
+    step = 0
+    while code is None and step < r.max_rounds:
+        step += 1
+        if quiet(r, tr):  # to the end of the fight's last round (nothing drawn)
+            last = int(r.fight_rounds or 0)  # (quiet: a fight with a last round)
+            if last <= r.max_rounds:
+                step = last
+                tr["fight"] = False
+                code = _end(r, tr, d)
+            else:
+                step = r.max_rounds
+            break
+        code = ref_round(r, tr, step, d)
+    tr.update(code=-1 if code is None else code, step=step)
+    return tr
 
 
 # -- events -------------------------------------------------------------------------------------
@@ -125,10 +196,11 @@ def _end(r, tr, d):
     for h in range(HOURS):
         if h >= r.checks:
             break
-        healer = r.medicine if ("med_roll" in d and tr["healer"]) else None
+        healer = r.medicine if (r.medicine is not None and tr["healer"]) else None
+        con, med = d.d20(), d.d20()
         res = hourly_result(
-            _roll(d, "con_roll", h),
-            _roll(d, "med_roll", h) if healer is not None else 0,
+            con,
+            med if healer is not None else 0,
             con=r.con_mod,
             healer=healer,
             check_penalty=r.check_penalty,
@@ -139,7 +211,7 @@ def _end(r, tr, d):
             tr.update(hp=1, down=False, hours=h + 1)
             return REVIVED
         if res == HOURLY_DEAD:
-            tr["hours"] = h + 1
+            tr.update(hp=0, hours=h + 1)
             return DEAD
     tr.update(hp=min(r.level, r.max_hp), down=False, hours=HOURS)  # R1-07 (R0-01)
     return REVIVED
@@ -153,18 +225,17 @@ def _lose_dying(r, tr):
 
 
 def _healer(r, tr, d):
-    amount = dice_value(r.heal, _roll(d, "heal_u"))
     if tr["down"] and tr["heals"] > 0:
         _lose_dying(r, tr)
-        tr.update(hp=min(r.max_hp, amount), down=False, nl=False)
+        tr.update(hp=min(r.max_hp, d.roll(r.heal)), down=False, nl=False)
         tr["heals"] -= 1
     elif tr["dying_now"] and r.medicine is not None:
-        if _roll(d, "aid_roll") + r.medicine + r.check_penalty >= r.first_aid_dc:
+        if d.d20() + r.medicine + r.check_penalty >= r.first_aid_dc:
             _lose_dying(r, tr)
     elif (
         r.heal_when == "wounded" and not tr["down"] and tr["heals"] > 0 and 2 * tr["hp"] <= r.max_hp
     ):
-        tr["hp"] = min(r.max_hp, tr["hp"] + amount)
+        tr["hp"] = min(r.max_hp, tr["hp"] + d.roll(r.heal))
         tr["heals"] -= 1
 
 
@@ -172,15 +243,22 @@ def _pc_turn(r, tr, d):
     if r.dying_rules == "seed000":
         if not tr["dying_now"]:
             return
-        dying = tr["dying"]
-        _new_dying(
-            r,
-            tr,
-            dying
-            + recovery_delta(
-                _roll(d, "check_roll") + 1, dying, check=r.check, bonus=r.save("fort"), dc=tr["dcs"]
-            ),
-        )
+        dying, o = tr["dying"], r.pf2e
+        roll = d.d20()
+        roll2 = d.d20() if o["two"] else None  # P-15, P-16: a second d20
+
+        def delta(natural):  # R0-05..R0-07, A0-4; P-13 Toughness
+            return recovery_delta(
+                natural, dying, check=r.check, bonus=r.save("fort"), dc=tr["dcs"],
+                toughness=o["toughness"],
+            )  # fmt: skip
+
+        change = delta(kept_roll(roll, roll2, o["fortune"]))
+        if o["rerolls"] and tr["hero"] > 0 and change > 0:  # P-16: the reroll stands
+            change = delta(roll2)
+            tr["hero"] -= 1
+            tr["hero_spent"] += 1
+        _new_dying(r, tr, dying + change)
         return
     spent = False
     if tr["dying_now"] and r.spend != "never":
@@ -209,11 +287,12 @@ def _new_dying(r, tr, new, knockout=False):
     """Dying changes to ``new`` (seed 000): stable, hero point, death or carry on
     (:mod:`simkit.rules.hero_points`)."""
     old = tr["dying"] if tr["dying_now"] else 0
+    o = r.pf2e  # P-14 Diehard's death value, P-16's threshold (none when points reroll)
     res = hp_rule.rise(
         old,
         new,
-        threshold=r.threshold if tr["hero"] > 0 else None,
-        death_at=r.death_at,
+        threshold=o["threshold"] if tr["hero"] > 0 else None,
+        death_at=o["death_at"],
         knockout=knockout,
         hero_knockout=r.hero_knockout,
     )
@@ -221,8 +300,9 @@ def _new_dying(r, tr, new, knockout=False):
         _lose_dying(r, tr)
         return
     if res == hp_rule.HERO:
-        if r.hero_effect == "revive":  # dying was gained (or rose), then lost: wounded + 1 (A0-2)
-            tr["wounded"] += int(r.wounded_rule)
+        if r.hero_effect == "revive":  # dying lost: wounded + 1 (A0-2), if it was dying
+            # (AP-28: a point spent at the knock-out itself, never dying: no wounded gained)
+            tr["wounded"] += int(r.wounded_rule and tr["dying_now"])
             tr.update(dying_now=False, dying=0)
             tr["hero"] -= 1
             tr["hero_spent"] += 1
@@ -264,17 +344,17 @@ def _knock_out(r, tr, crit, src_dc, enemy, t, move, dying=1):
 
 def _hit(r, tr, dmg, crit, src_dc, enemy, t):
     if is_massive(dmg, r.max_hp):  # R0-13
-        tr.update(hp=0, tmp=0)
+        tr["hp"] = 0
         raise _Dead
     if not tr["down"]:
-        hp, tmp = take_damage(tr["hp"], tr["tmp"], dmg)  # R0-14
+        hp, tmp = take_damage(tr["hp"], tr["tmp"], dmg)  # R0-14: temporary HP first
         tr.update(hp=int(hp), tmp=int(tmp))
         if tr["hp"] == 0:
             if r.trait == "death":  # R0-12
                 raise _Dead
             _knock_out(r, tr, crit, src_dc, enemy, t, move=True)
         return
-    # R0-09: damage while unconscious
+    # R0-09: damage while unconscious (temporary HP untouched)
     if r.trait == "death":
         raise _Dead
     if r.trait == "nonlethal":
@@ -296,32 +376,31 @@ def _hit(r, tr, dmg, crit, src_dc, enemy, t):
     _new_dying(r, tr, new)
 
 
-def _aims(r, tr, d, e, a):
+def _aims(r, tr, d):
+    """Whether an action goes to the PC (at 0 HP: as ``target_downed`` says)."""
     if not tr["down"]:
         return True
     if r.target_downed == "sometimes":
-        return _roll(d, "target_u", e, a) < r.downed_chance
+        return d.chance(r.downed_chance)
     return r.target_downed == "always"
 
 
 def _enemy(r, tr, d, e, t):
-    if r.effect_chance > 0 and _roll(d, "eff_u", e) < r.effect_chance:
-        if _aims(r, tr, d, e, 0):
-            deg = degree(_roll(d, "save_roll", e), r.save(r.effect_save), r.spell_dc)
-            dmg = basic_damage(deg, dice_value(r.effect_dice, _roll(d, "eff_dmg_u", e)))  # P-04
+    if r.effect_chance > 0 and d.chance(r.effect_chance):
+        if _aims(r, tr, d):
+            rolled = d.roll(r.effect_dice)
+            deg = degree(d.d20(), r.save(r.effect_save), r.spell_dc)
+            dmg = basic_damage(deg, rolled)  # P-04
             if dmg > 0:
                 _hit(r, tr, dmg, deg == CRIT_FAIL, r.spell_dc, e, t)
         return
     for a in range(r.attacks):
-        if not _aims(r, tr, d, e, a):
+        if not _aims(r, tr, d):
             continue
         ac = strike_ac(r.armor, tr["down"])  # R0-11
-        if f"strike{e}_{a}" in d:  # one draw: natural roll r % 20 + 1, damage dice from r // 20
-            draw = int(_roll(d, f"strike{e}_{a}"))
-            roll, dmg_draw = draw % 20 + 1, draw // 20
-        else:
-            roll, dmg_draw = _roll(d, "atk_roll", e, a), _roll(d, "dmg_u", e, a)
-        deg = degree(roll, r.strike_bonus - r.strike_penalty(a), ac)
-        dmg = strike_damage(deg, dice_value(r.strike_dice, dmg_draw))  # P-03
+        deg = degree(d.d20(), r.strike_bonus - r.strike_penalty(a), ac)
+        if strike_damage(deg, 1) == 0:  # a miss: no damage rolled
+            continue
+        dmg = strike_damage(deg, d.roll(r.strike_dice))  # P-03
         if dmg > 0:
             _hit(r, tr, dmg, deg == CRIT_SUCCESS, r.strike_dc, e, t)

@@ -106,8 +106,8 @@ class Party(Rules):
         "deaths_after_fight",
     )
     rule_ids: ClassVar[str] = (
-        "R0-01..R0-13, R1-01..R1-08, R1-11; A0-1..A0-5, A0-7, A1-1, A1-2, A1-5; P-01..P-10; "
-        "AP-1..AP-17"
+        "R0-01..R0-13, R1-01..R1-08, R1-11; A0-1..A0-5, A0-7, A0-9, A1-1, A1-2, A1-5, "
+        "A1-10..A1-12; P-01..P-10; AP-1..AP-17, AP-33..AP-35"
     )
     #: P(at least one PC dies): ``calibrate party --target any_death=5%``
     events: ClassVar[dict[str, tuple[str, int]]] = {"any_death": ("deaths", 1)}
@@ -162,6 +162,11 @@ class Party(Rules):
     con_damage: int = param(**PARAMS["con_damage"])
     ability_reading: str = param(**PARAMS["ability_reading"])
     back_again: bool = param(**PARAMS["back_again"])
+    # the last readings of the seeds (issue 31 item 3: A1-11, A1-10, AP-35 with A0-9)
+    agony_damage: str = param(**PARAMS["agony_damage"])
+    wake_restores: str = param(**PARAMS["wake_restores"])
+    dying_effect: float = param(**PARAMS["dying_effect"])
+    dying_above_0: str = param(**PARAMS["dying_above_0"])
     long_term: bool = shared("long_term")
     checks: int = shared("checks")
     attacks: int = shared("attacks")
@@ -200,6 +205,9 @@ class Party(Rules):
     #: figures kept as data in tests/data/kernel_0.3.json). Not a parameter of the command
     #: line; the exact solver ignores it.
     engine: str = "loop"
+    #: A1-7's ``pp_back`` as ``wake_restores=all`` reads a night (a ``day`` sets its own);
+    #: not a parameter of the command line.
+    wake_pp_back: str = "night"
 
     def validate(self) -> None:
         if self.engine != "loop":
@@ -232,6 +240,16 @@ class Party(Rules):
         if why is None and any_custom(self) and self.dying is None and not self.seed000:
             why = f"a PC's dying= replaces seed000/pf2e-core's track; rules={self.rules}"
         why = why or check_pf2e(self)  # PF2e's options per PC (P-13..P-16)
+        if why is None and self.dying_effect > 0 and (not self.seed000 or any_custom(self)):
+            why = (
+                f"dying_effect={self.dying_effect:g} gives the dying condition (R0-12, AP-35) of "
+                "seed000/pf2e-core's own track; "
+                + (
+                    f"rules={self.rules} plays agonising"
+                    if not self.seed000
+                    else "a PC here follows a custom track at 0 HP (dying=)"
+                )
+            )
         if why is not None:
             raise ParamError(why)
         from simkit.fight.tables import supported
@@ -437,9 +455,10 @@ class Party(Rules):
     @property
     def beyond_duels(self) -> bool:
         """Whether the fight plays what the exact duels do not: a PC's grant of temporary HP
-        (AP-37); the other seed rules of issue 31, PF2e's options and a PC's own track at
-        0 HP they play (AP-31, :func:`simkit.models.party_duel.duel_refusal`)."""
-        return any(p.grant_temp_hp for p in self.fighters.pcs)
+        (AP-37) or a reading of issue 31 item 3 (:attr:`readings_on`); the other seed rules
+        of issue 31, PF2e's options and a PC's own track at 0 HP they play (AP-31,
+        :func:`simkit.models.party_duel.duel_refusal`)."""
+        return self.readings_on or any(p.grant_temp_hp for p in self.fighters.pcs)
 
     @property
     def exact_refusal(self) -> str | None:
@@ -471,6 +490,13 @@ class Party(Rules):
         s = self.seed_rules
         temp = any(self.temp_hp_of(k) or p.grant_temp_hp for k, p in enumerate(self.fighters.pcs))
         return bool(s["slowed"] or s["back_in_fight"] or s["con_damage"] or temp)
+
+    @property
+    def readings_on(self) -> bool:
+        """Whether a reading of issue 31 item 3 other than its default is given (A1-10,
+        A1-11, AP-35 with A0-9): the loop and its reference play them; the exact duel
+        does not."""
+        return self.agony_damage != "none" or self.wake_restores != "hp" or self.dying_effect > 0
 
     def temp_hp_of(self, k: int) -> int:
         """PC ``k``'s temporary HP at a fresh start (R0-14): its own (``fighter(temp_hp=5)``)

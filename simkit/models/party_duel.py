@@ -113,6 +113,8 @@ def duel_refusal(r) -> str | None:
         return "a custom track at 0 HP whose start revives at once (dying=)"
     if getattr(F.pcs[0], "grant_temp_hp", 0):
         return "a PC's grant of temporary HP (grant_temp_hp, AP-37)"
+    if getattr(r, "readings_on", False):
+        return "a reading of issue 31 item 3 (agony_damage, wake_restores, dying_effect)"
     return None
 
 

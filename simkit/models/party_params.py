@@ -7,7 +7,7 @@ from typing import Any
 
 from simkit.core.ambiguity import Ambiguity
 from simkit.core.ambiguity import reading as _r
-from simkit.rules import dying_systems
+from simkit.rules import dying_damage, dying_systems, perseverance, rest
 from simkit.rules.hero_points import HERO_EFFECT
 from simkit.rules.parameters import SHARED
 from simkit.rules.pf2e import area_census, bestiary, budget, creatures
@@ -29,6 +29,47 @@ AMBIGUITIES: tuple[Ambiguity, ...] = (
             _r("HP only", {"pe_damage": "hp_only"}),
         ),
         setup={"rules": "seed001", "threat": "severe"},
+        outcome="any_death",
+    ),
+    # issue 31 item 3: the readings only a fight has a home for, each priced where it arises
+    Ambiguity(
+        "A1-11",
+        "R1-01",
+        "party",
+        "agony_damage",
+        "damage taken while agonising: nothing more, one PP lost a hit, or death on a critical",
+        (
+            _r("nothing", {"agony_damage": "none"}, True),
+            _r("1 PP a hit", {"agony_damage": "pp"}),
+            _r("dead on a critical", {"agony_damage": "crit_kills"}),
+        ),
+        setup={"rules": "seed001", "threat": "severe", "target_downed": "sometimes"},
+        outcome="any_death",
+    ),
+    Ambiguity(
+        "A1-12",
+        "R1-05",
+        "party",
+        "back_again",
+        "R1-05's 1 HP a turn for 1 PP: once per stabilisation, or on every later turn while "
+        "PP last",
+        (_r("once", {"back_again": False}, True), _r("every turn", {"back_again": True})),
+        setup={"rules": "seed001", "threat": "severe", "back_in_fight": True, "spend": "asap"},
+        outcome="any_death",
+    ),
+    Ambiguity(
+        "A0-9",
+        "R0-12/R0-04",
+        "party",
+        "dying_above_0",
+        "an effect giving dying directly to a character above 0 HP: it keeps its HP (and so "
+        "loses dying at once), or drops to 0 HP and follows the track",
+        (
+            _r("keeps HP", {"dying_above_0": "keep_hp"}, True),
+            _r("drops to 0 HP", {"dying_above_0": "drop"}),
+        ),
+        # AP-35's effect as a recharging ability (1d4 rounds: 2/7 a turn, AP-15)
+        setup={"threat": "severe", "dying_effect": 2 / 7},
         outcome="any_death",
     ),
     # The seed-000 track's wounded rule as the fight plays it (the dying model's A0-2 also
@@ -169,6 +210,45 @@ PARAMS: dict[str, dict[str, Any]] = {
         rule="A1-12",
         help="seed001 with back_in_fight: a PC up again by R1-05 spends 1 PP for 1 HP on each "
         "later turn while below its max HP and its PP are enough (false: once a stabilisation)",
+    ),
+    "agony_damage": dict(
+        default="none",
+        seed_neutral=True,
+        kind="choice",
+        choices=perseverance.AGONY_DAMAGE,
+        rule="A1-11",
+        help="seed001: a hit on an agonising PC does nothing more (none), takes 1 PP (pp: "
+        "dead when its PP fall to 0, R1-01) or kills it on a critical (crit_kills)",
+    ),
+    "wake_restores": dict(
+        default="hp",
+        seed_neutral=True,
+        kind="choice",
+        choices=rest.WAKE_RESTORES,
+        rule="A1-10",
+        help="seed001: a stable PC that wakes after the night's 8 hours (R1-07) gets its HP "
+        "only (hp), or also every PE and PP back as after a night's rest (all; the PP as "
+        "a day's pp_back reads a night)",
+    ),
+    "dying_effect": dict(
+        default=0.0,
+        seed_neutral=True,
+        kind="float",
+        lo=0.0,
+        hi=1.0,
+        rule="AP-35",
+        help="seed000/pf2e-core: per monster turn, the chance it uses an effect that gives "
+        "dying directly (R0-12) to a conscious PC at random instead of its strikes: a "
+        "Fortitude save against its spell DC, dying 1 on a failure, 2 on a critical failure",
+    ),
+    "dying_above_0": dict(
+        default="keep_hp",
+        seed_neutral=True,
+        kind="choice",
+        choices=dying_damage.DYING_ABOVE_0,
+        rule="A0-9",
+        help="a PC above 0 HP given dying by dying_effect keeps its HP and loses dying at once "
+        "(keep_hp, R0-04), or drops to 0 HP and follows the track (drop)",
     ),
     "downed_pick": dict(
         default="first",

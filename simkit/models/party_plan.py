@@ -75,6 +75,9 @@ def round_plan(rules) -> list[tuple[str, str, tuple[int, ...]]]:
             out.append(("downed_u", "chance", (M, A)))
         if rules.target_downed != "never" and rules.downed_pick == "random":
             out.append(("down_tgt", pick_draw(P), (M, A)))
+        if rules.dying_effect:  # AP-35: its chance, its target, the target's Fortitude save
+            out += [("dying_u", "chance", (M,)), ("dying_tgt", pick_draw(P), (M,))]
+            out.append(("dying_save", "d20", (M,)))
     if rules.hourly_on:
         out += [("con", "d20", (P, HOURS)), ("med", "d20", (P, HOURS))]
     if any(rules.pf2e_of(k)["two"] for k in range(P)):  # P-15, P-16: a second d20

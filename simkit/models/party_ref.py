@@ -8,7 +8,7 @@ kernel, the compiled loop). One combatant at a time, the acting order a list of
 combatants, every rule through its scalar reference in :mod:`simkit.rules`. It shares
 with the engines only what it must to be fed the same draws:
 the names and shapes of a round's draws (:attr:`~simkit.models.party.Party.plan`), what a
-pick draw means (:func:`_pick`), a chance draw (:func:`_happens`) and a dice draw
+pick draw means (:func:`picked`), a chance draw (:func:`happens`) and a dice draw
 (:func:`simkit.rules.dice.dice_value`). Slow on purpose; not used by the engine.
 
 The track (a dict, see :func:`new_track`):
@@ -34,14 +34,12 @@ The track (a dict, see :func:`new_track`):
 
 from __future__ import annotations
 
-import numpy as np
-
 import simkit.models.party_ref_seeds as seeds
 from simkit.models.party import OUTCOMES, Party
+from simkit.models.party_ref_seeds import happens, picked
 from simkit.rules import (
     dying_damage,
     first_aid,
-    guide,
     hero_points,
     hourly,
     initiative,
@@ -69,19 +67,6 @@ PC_STRIKES = 2
 
 
 # -- what a draw means (the draw conventions of the plan, simkit.models.party_plan) ---------------
-def _pick(draw, count: int) -> int:
-    """The chosen one (0-based) among ``count``: ``w mod count`` for an integer draw made
-    below a multiple of ``count``; ``floor(u * count)`` for a uniform float."""
-    if isinstance(draw, (float, np.floating)):
-        return min(int(float(draw) * count), count - 1)
-    return int(draw) % count
-
-
-def _happens(draw, p: float) -> bool:
-    """A ``chance`` draw (two 16-bit words) falls in the event's cell of ``(p, 1 - p)``."""
-    return guide.cell_of_draw(int(draw[0]), int(draw[1]), (p, 1.0 - p)) == 0
-
-
 # -- the start -----------------------------------------------------------------------------------
 def new_track(r: Party, init_rolls, start: dict | None = None) -> dict:
     """A track at the start of its fight.
@@ -448,7 +433,8 @@ class _Fight:
             )
             pc["dc"] = max(pc["dc"], dc)
             self.dying_to(k, old, new, knockout=False)
-        # agonising (seed 001): the damage changes nothing
+        else:  # agonising (seed 001): A1-11 (by default the damage changes nothing)
+            seeds.agony_hit(self, k, crit)
 
     def check_defeat(self):
         """Every PC at 0 HP in the fight: defeat; ``slain`` kills the downed (AP-9)."""
@@ -553,7 +539,7 @@ class _Fight:
             return None
         if self.r.pc_target == "focus":
             return min(alive, key=lambda j: (self.tr["mhp"][j], j))
-        return alive[_pick(self.d["pc_tgt"][k][a], len(alive))]
+        return alive[picked(self.d["pc_tgt"][k][a], len(alive))]
 
     def hit_monster(self, j, dmg):
         """``dmg`` to monster ``j``; at 0 HP it is dead (R0-02); none left: won."""
@@ -686,17 +672,17 @@ class _Fight:
             r.target_downed == "always"
             or (
                 r.target_downed == "sometimes"
-                and _happens(self.d["downed_u"][j][a], r.downed_chance)
+                and happens(self.d["downed_u"][j][a], r.downed_chance)
             )
         )
         if at_down:
             if r.downed_pick == "random":
-                return down[_pick(self.d["down_tgt"][j][a], len(down))]
+                return down[picked(self.d["down_tgt"][j][a], len(down))]
             return down[0]
         if not up:
             return None
         if r.monster_target == "random":
-            return up[_pick(self.d["mon_tgt"][j][a], len(up))]
+            return up[picked(self.d["mon_tgt"][j][a], len(up))]
         if r.monster_target == "weakest":
             return min(up, key=lambda q: (self.pc(q)["hp"], q))
         return up[0]
@@ -706,9 +692,11 @@ class _Fight:
         if (
             r.area_on
             and self.tr["area_left"][j] > 0
-            and _happens(self.d["area_u"][j], self.lu.area_chance_of[j])
+            and happens(self.d["area_u"][j], self.lu.area_chance_of[j])
         ):
             self.area_effect(j)
+            return
+        if seeds.dying_effect(self, j):  # AP-35, A0-9
             return
         for a in range(r.attacks):  # P-02, P-03, R0-11
             if not self.fighting():
@@ -794,4 +782,4 @@ class _Fight:
             if result == hourly.DEAD:
                 self.kill(k)
             else:
-                pc.update(cond=UP, hp=hp)
+                pc.update(cond=UP, hp=hp, **seeds.wake_rest(r, self.F.pcs[k], pc, results))

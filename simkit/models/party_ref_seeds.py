@@ -24,10 +24,27 @@ Plain functions on one PC's dict of :mod:`simkit.models.party_ref` (its ``hp``, 
   ``ability_reading``; the maximum PE fall by the level per modifier point lost
   (:func:`simkit.rules.rest.pe_max`: level x (PE per level + modifier)), the PE with them;
   the hourly checks (R1-06) take the lowered modifier.
+- A1-11, a hit on an agonising PC (``agony_damage``, seed001): nothing more, 1 PP lost
+  (dead when its PP fall to 0, as R1-01 says of the end of its turn), or dead on a critical
+  (:func:`simkit.rules.perseverance.agony_hit`).
+- A1-10, R1-07's wake-up after a night with no hourly result (``wake_restores``): HP only,
+  or every PE and PP back as after a night's rest (:func:`simkit.rules.rest.wake_rest`).
+- AP-35 with A0-9, a monster's effect that gives dying directly (``dying_effect``, R0-12):
+  a chance a monster turn, instead of its strikes, at a conscious PC at random: a
+  Fortitude save against the monster's spell DC, dying 1 on a failure, 2 on a critical
+  failure (the knock-out's value, with the wounded value under A0-2); the PC keeps its HP
+  and loses dying at once (``keep_hp``, R0-04: what losing dying does, the wounded value
+  and slowed, still happen; dead if the value reaches its death value) or drops to 0 HP, a
+  knock-out by the effect (``drop``: its DC the spell DC, R0-06; it moves before the
+  monster, R0-03).
 """
 
 from __future__ import annotations
 
+import numpy as np
+
+from simkit.rules import dying_damage, guide, hero_points, hourly, perseverance, rest
+from simkit.rules.dice import CRIT_FAIL, SUCCESS, degree
 from simkit.rules.massive_damage import take_damage
 from simkit.rules.rest import ability_modifier
 from simkit.rules.temp_hp import kept_temp
@@ -36,18 +53,36 @@ __all__ = [
     "ACTIONS",
     "COST",
     "actions_left",
+    "agony_hit",
     "again",
     "con_hit",
     "con_now",
+    "dying_effect",
     "get_up",
     "grant",
+    "happens",
+    "picked",
     "slowed_on_waking",
     "soak",
+    "wake_rest",
 ]
 
 #: A PC's actions a turn (PF2e), and what the fight's activities cost of them.
 ACTIONS = 3
 COST = {"strike": 1, "spell": 2, "heal": 2, "first_aid": 2, "grant": 2}
+
+
+def picked(draw, count: int) -> int:
+    """The chosen one (0-based) among ``count``: ``w mod count`` for an integer draw made
+    below a multiple of ``count``; ``floor(u * count)`` for a uniform float."""
+    if isinstance(draw, (float, np.floating)):
+        return min(int(float(draw) * count), count - 1)
+    return int(draw) % count
+
+
+def happens(draw, p: float) -> bool:
+    """A ``chance`` draw (two 16-bit words) falls in the event's cell of ``(p, 1 - p)``."""
+    return guide.cell_of_draw(int(draw[0]), int(draw[1]), (p, 1.0 - p)) == 0
 
 
 def slowed_on_waking(r, pc: dict) -> int:
@@ -140,4 +175,59 @@ def grant(fight, k: int, acts: int) -> bool:
     pcs[best]["temp"] = kept_temp(old, n, r.temp_keep)
     fight.note(fight.name(k), "temporary HP", target=fight.name(best),
                note=f"temporary HP {old} -> {pcs[best]['temp']}", **fight.state(best))  # fmt: skip
+    return True
+
+
+def agony_hit(ref, k: int, crit) -> None:
+    """A1-11: a hit on PC ``k``, agonising (seed001), under ``agony_damage``."""
+    pc = ref.pc(k)
+    dead, pc["pp"] = perseverance.agony_hit(pc["pp"], bool(crit), ref.r.agony_damage)
+    if dead:
+        ref.kill(k)
+
+
+def wake_rest(r, me, pc: dict, results) -> dict:
+    """A1-10: what PC ``pc`` woken after its night's ``results`` gets besides its HP: under
+    ``wake_restores=all``, when no hour decided (R1-07), its PE and PP as after a night's
+    rest (``me``: its numbers, ``pp_max``)."""
+    if not hourly.slept_through(results, r.checks):
+        return {}
+    pe, pp = rest.wake_rest(
+        pc["pe"], pc["pe_max"], pc["pp"], me.pp_max, r.wake_restores, r.wake_pp_back
+    )
+    return {"pe": pe, "pp": pp}
+
+
+def dying_effect(ref, j: int) -> bool:
+    """AP-35 with A0-9: monster ``j``'s dying effect, if it uses it this turn (its chance
+    ``dying_effect``); True if it did (its turn is spent)."""
+    r = ref.r
+    if not r.dying_effect or not happens(ref.d["dying_u"][j], r.dying_effect):
+        return False
+    up = ref.party("up")
+    if not up:
+        return True
+    k = up[picked(ref.d["dying_tgt"][j], len(up))]
+    mo, pc = ref.F.monsters[j], ref.pc(k)
+    roll = int(ref.d["dying_save"][j])
+    deg = degree(roll, ref.F.pcs[k].fort + ref.pen, mo.spell_dc)
+    ref.note(f"monster{j}", "dying effect", target=ref.name(k), roll=roll, dc=mo.spell_dc,
+             **ref.state(k))  # fmt: skip
+    if deg >= SUCCESS:
+        return True
+    crit = deg == CRIT_FAIL
+    value = dying_damage.knockout_value(
+        start=1, crit=crit, wounded=pc["wounded"], wounded_rule=ref.opts["wounded_rule"]
+    )
+    if dying_damage.dying_given(pc["hp"], value, r.dying_above_0)[0] == 0:  # drop
+        ref.knock_out(k, crit=crit, dc=mo.spell_dc, by=j)
+    elif hero_points.rise(0, value, threshold=None, death_at=r.pf2e_of(k)["death_at"],
+                          knockout=True) == hero_points.DEAD:  # fmt: skip
+        ref.kill(k)
+    else:  # keep_hp: dying gained and lost at once (R0-04)
+        pc.update(cond="dying", dying=value)
+        pc["slowed"] = slowed_on_waking(r, pc)
+        ref.leave_dying(k)
+        pc["cond"] = "up"
+    ref.check_defeat()
     return True

@@ -26,10 +26,12 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "DYING_ABOVE_0",
     "ON_DAMAGE",
     "WOUNDED",
     "WOUNDED_ADDS",
     "WOUNDED_RULE",
+    "dying_given",
     "hit_phase",
     "hit_while_dying",
     "knockout_phase",
@@ -67,6 +69,24 @@ WOUNDED_ADDS: dict[str, Any] = dict(
     help="with on_damage=increment and the wounded rule: wounded adds only at the knock-out "
     "(on_gain) or to every hit while dying (every_hit)",
 )
+
+
+#: A0-9 (R0-12 with R0-04): an effect gives dying directly to a creature above 0 HP: it keeps
+#: its HP, so it loses dying at once (``keep_hp``, default: R0-04, 1 HP or more ends dying),
+#: or it drops to 0 HP and follows the track (``drop``).
+DYING_ABOVE_0 = ("keep_hp", "drop")
+
+
+def dying_given(hp: int, value: int, reading: str = "keep_hp") -> tuple[int, int]:
+    """``(hp, dying)`` of a creature at ``hp`` HP that an effect gives dying ``value``
+    (R0-12) under A0-9's ``reading``: ``keep_hp`` its HP and dying 0 (above 0 HP, R0-04
+    ends dying at once: what losing dying does still happens, the wounded value of A0-2),
+    ``drop`` 0 HP and dying ``value`` (a knock-out at that value)."""
+    if reading not in DYING_ABOVE_0:
+        raise ValueError(f"reading={reading!r}: one of {', '.join(DYING_ABOVE_0)}")
+    if reading == "drop" or hp <= 0:
+        return 0, int(value)
+    return int(hp), 0
 
 
 def knockout_value(

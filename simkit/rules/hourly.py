@@ -76,6 +76,7 @@ __all__ = [
     "hourly_odds",
     "WAKE_HOURS",
     "wake_up",
+    "slept_through",
     "wake_up_phase",
 ]
 
@@ -377,6 +378,12 @@ def wake_up(results, checks: int, level: int, hp_max: int | None = None) -> tupl
         if res == AWAKE:
             return AWAKE, 1, h + 1
     return AWAKE, night, WAKE_HOURS
+
+
+def slept_through(results, checks: int) -> bool:
+    """Whether :func:`wake_up` wakes the character by R1-07 (no counted hour had a result:
+    it wakes after :data:`WAKE_HOURS` hours, A1-10), rather than by a check."""
+    return all(res == STAYS for res in list(results)[: min(int(checks), WAKE_HOURS)])
 
 
 def wake_up_phase(

@@ -16,6 +16,9 @@ A1-1, A1-3) as one rule phase.
     table; cached on what they depend on). A kernel indexes them with one
     ``rng.below(20**j)`` per track (``j`` = rounds with a first-aid check; none when no
     helper acts).
+:func:`agony_hit`
+    A hit on an agonising character (A1-11: nothing more, 1 PP lost, or death on a
+    critical): the fights' (``agony_damage``), the track has no enemy.
 
 The round ``t`` (1-based), in order:
 
@@ -53,6 +56,8 @@ __all__ = [
     "perseverance_round",
     "round_pmf",
     "packed_rounds",
+    "AGONY_DAMAGE",
+    "agony_hit",
 ]
 
 #: Outcome codes of the perseverance track.
@@ -61,6 +66,10 @@ DEAD, STABLE, REVIVED, BACK = 0, 1, 2, 3
 AGONISING, STABILISED = 0, 1
 _N_OUT = 4
 
+
+#: A1-11: what damage taken while agonising does (R1-01 says nothing): nothing more
+#: (``none``, default), 1 PP lost a hit (``pp``) or death on a critical (``crit_kills``).
+AGONY_DAMAGE = ("none", "pp", "crit_kills")
 
 #: A1-13: a quarter of the maximum PP rounded down (default) or up (R1-04).
 QUARTER = ("down", "up")
@@ -281,3 +290,19 @@ def packed_rounds(
     for a in (code16, pp16):
         a.setflags(write=False)
     return code16, pp16, width
+
+
+def agony_hit(pp: int, crit: bool, reading: str = "none") -> tuple[bool, int]:
+    """A hit on an agonising character (R1-01 under A1-11's ``reading``): ``(dead, pp)``.
+
+    ``none`` (default): nothing more (the text says nothing). ``pp``: it loses 1 PP, and
+    as at the end of its turn (R1-01) it dies when its PP fall to 0 (a character
+    agonising with 0 PP, A1-1's ``end_of_turn``, dies of any hit). ``crit_kills``: a
+    critical hit (a strike's critical success, a save's critical failure) kills it.
+    """
+    if reading not in AGONY_DAMAGE:
+        raise ValueError(f"reading={reading!r}: one of {', '.join(AGONY_DAMAGE)}")
+    if reading == "pp":
+        pp = max(int(pp) - 1, 0)
+        return pp == 0, pp
+    return reading == "crit_kills" and bool(crit), int(pp)

@@ -51,6 +51,8 @@ __all__ = [
     "PE_DAMAGE",
     "PP_BACK",
     "pp_after_rest",
+    "WAKE_RESTORES",
+    "wake_rest",
     "split_damage",
     "split_damage_ref",
     "ability_modifier",
@@ -265,6 +267,26 @@ def pp_after_rest(pp, pp_max, rest: str, reading: str = "night"):
     if rest == "short" or reading == "never":
         return _out(np.broadcast_arrays(pp, pp_max)[0].copy())
     return _out(np.maximum(*np.broadcast_arrays(pp, pp_max)))
+
+
+#: A1-10: what R1-07's wake-up after 8 hours "as after a good night's rest" gives besides
+#: its HP: nothing (``hp``, default) or the PE and PP a night's rest gives (``all``: R1-09,
+#: the PP as A1-7's ``pp_back`` reads a night).
+WAKE_RESTORES = ("hp", "all")
+
+
+def wake_rest(
+    pe: int, pe_max: int, pp: int, pp_max: int, reading: str = "hp", pp_back: str = "night"
+) -> tuple[int, int]:
+    """``(pe, pp)`` of a character that wakes by R1-07 (8 hours, no hourly result) under
+    A1-10's ``reading``: unchanged (``hp``), or as after a night's rest (``all``: every PE
+    back, :func:`recover_pe_ref` ``night``; the PP by :func:`pp_after_rest` ``night`` under
+    A1-7's ``pp_back``)."""
+    _choice("reading", reading, WAKE_RESTORES)
+    if reading == "hp":
+        return int(pe), int(pp)
+    pe = recover_pe_ref(pe, pe_max, pp, "night")[0]
+    return int(pe), int(pp_after_rest(pp, pp_max, "night", pp_back))
 
 
 # -- damage (A1-5) ---------------------------------------------------------------------------
