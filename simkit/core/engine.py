@@ -102,8 +102,8 @@ def _outcome_of_codes(codes: np.ndarray, n_out: int, k: int, out: np.ndarray) ->
     """``out[i]`` = the outcome of step code ``codes[i]`` (``outcome + n_out * offset``,
     ``offset < k``), ``n_out`` for an active track (any code below 0: a kernel may keep
     ``-1 - state`` there). By small-integer arithmetic in ``out``'s dtype (a lookup
-    converts every code to an index: several times slower on a block's first step);
-    ``out`` may be ``codes``."""
+    converts every code to an index: several times slower on a block's first step; with
+    many offsets, one remainder); ``out`` may be ``codes``."""
     flag = np.less(codes, 0)  # (before ``out`` is written: it may be ``codes``)
     work = out
     if n_out * k > np.iinfo(out.dtype).max:  # the codes do not fit ``out``: work wider
@@ -111,10 +111,13 @@ def _outcome_of_codes(codes: np.ndarray, n_out: int, k: int, out: np.ndarray) ->
     np.copyto(work, codes, casting="unsafe")  # (an active track's code may wrap: reset below)
     top = np.empty(work.shape, dtype=np.bool_)  # (ufuncs' where= is far slower)
     tmp = np.empty_like(work)  # what to subtract
-    for _ in range(k - 1):  # outcome + n_out * offset -> outcome, one offset at a time
-        np.greater_equal(work, work.dtype.type(n_out), out=top)
-        np.multiply(top, work.dtype.type(n_out), out=tmp)
-        np.subtract(work, tmp, out=work)
+    if k > 4:  # many offsets (a fight played whole in one call): one remainder
+        np.remainder(work, work.dtype.type(n_out), out=work)
+    else:  # outcome + n_out * offset -> outcome, one offset at a time
+        for _ in range(k - 1):
+            np.greater_equal(work, work.dtype.type(n_out), out=top)
+            np.multiply(top, work.dtype.type(n_out), out=tmp)
+            np.subtract(work, tmp, out=work)
     np.logical_not(flag, out=top)  # active: 0 * code + n_out (copyto's where= is slower)
     np.multiply(work, top, out=work)
     np.multiply(flag, work.dtype.type(n_out), out=tmp)
