@@ -49,6 +49,8 @@ import numpy as np
 from simkit.core.exact import ExactTooLarge
 from simkit.models.downed_rule import EFFECTS, pc_table
 from simkit.rules import hero_points, initiative, massive_damage
+from simkit.rules.dice import CRIT_FAIL, CRIT_SUCCESS, FAIL, SUCCESS, degree_pmf
+from simkit.rules.dying_damage import knockout_value, wounded_after_losing
 from simkit.rules.rest import split_damage
 from simkit.rules.strike import basic_save_pmf, map_penalty, pc_map, strike_pmf
 
@@ -113,8 +115,10 @@ def duel_refusal(r) -> str | None:
         return "a custom track at 0 HP whose start revives at once (dying=)"
     if getattr(F.pcs[0], "grant_temp_hp", 0):
         return "a PC's grant of temporary HP (grant_temp_hp, AP-37)"
-    if getattr(r, "readings_on", False):
-        return "a reading of issue 31 item 3 (agony_damage, wake_restores, dying_effect)"
+    if getattr(r, "dying_effect", 0) and r.dying_above_0 == "keep_hp" and r.seed_rules["slowed"]:
+        return "dying_effect with slowed=true (the PC's slowed turn after it, AP-38)"
+    if getattr(r, "dying_effect", 0) and r.dying_above_0 == "drop" and _temp_hp(r):
+        return "dying_effect=drop with temporary HP (kept through a revival, AP-38)"
     return None
 
 
@@ -147,10 +151,79 @@ def pe_caps(r) -> np.ndarray:
     return caps[: int(changed[-1]) + 2] if changed.size else caps[:1]
 
 
+def wounds(r) -> int:
+    """The wounded values (A0-2) a duel's PC can have that differ (AP-38): a dying effect
+    kept at its HP (AP-35, A0-9 ``keep_hp``) under the wounded rule raises it by 1 each time
+    (up to the PC's death value less 1, where any failed save kills, R0-04); 1 otherwise (a
+    knock-out in a duel is a defeat or a hero point's revival, which adds none)."""
+    if not getattr(r, "dying_effect", 0) or r.dying_above_0 != "keep_hp":
+        return 1
+    if not r.dying_options.get("wounded_rule"):
+        return 1
+    return int(r.pf2e_of(0)["death_at"])
+
+
+def effect_saves(r) -> tuple[float, tuple[tuple[bool, float], ...]]:
+    """The PC's Fortitude save (R0-05, P-10) against the monster's dying effect (AP-35, at
+    its spell DC): ``(P(a success: nothing), ((crit, p), ...))``, the failure (dying 1) and
+    the critical failure (dying 2)."""
+    pc, mo = r.fighters.pcs[0], r.fighters.monsters[0]
+    pmf = degree_pmf(pc.fort + r.check_penalty, mo.spell_dc)
+    return float(pmf[SUCCESS] + pmf[CRIT_SUCCESS]), (
+        (False, float(pmf[FAIL])),
+        (True, float(pmf[CRIT_FAIL])),
+    )
+
+
+def effect_kept(r, wounded: int, crit: bool) -> int | None:
+    """A0-9 ``keep_hp`` (:func:`simkit.rules.dying_damage.dying_given`): the PC's wounded
+    value after a failed save against the dying effect (dying gained and lost at once, A0-2),
+    None when the value reaches its death value (R0-04, P-14: dead)."""
+    wr = bool(r.dying_options.get("wounded_rule"))
+    value = knockout_value(start=1, crit=crit, wounded=wounded, wounded_rule=wr)
+    death_at = r.pf2e_of(0)["death_at"]
+    if (
+        hero_points.rise(0, value, threshold=None, death_at=death_at, knockout=True)
+        == hero_points.DEAD
+    ):
+        return None
+    return min(int(wounded_after_losing(wounded, wr)), wounds(r) - 1)
+
+
+def revives(r, held: bool, crit: bool, wounded: int = 0) -> bool:
+    """Whether a hero point undoes a knock-out at once (R0-10; dying 1, 2 on a critical, its
+    wounded value added under the wounded rule, A0-2; ``hero_points.rise`` with the PC's own
+    death_at and threshold, P-14, P-16: :meth:`Party.pf2e_of`); only on the rules set's own
+    track with ``hero_effect=revive`` (seed 000), never on a custom one nor under a
+    non-lethal trait; ``held``: the PC holds a point."""
+    if r.dying_options.get("hero_effect") != "revive" or custom_down(r) or r.trait != "lethal":
+        return False
+    o = r.pf2e_of(0)
+    value = knockout_value(
+        start=1, crit=crit, wounded=wounded, wounded_rule=bool(r.dying_options.get("wounded_rule"))
+    )
+    res = hero_points.rise(
+        0,
+        value,
+        threshold=o["threshold"] if held else None,
+        death_at=o["death_at"],
+        knockout=True,
+        hero_knockout=r.hero_knockout,
+    )
+    return res == hero_points.HERO
+
+
 def _cons(r) -> int:
     """The Constitution damage values a duel's PC can have (R1-12, AP-24) that differ; 1
     without it."""
     return len(pe_caps(r))
+
+
+def _marks(r) -> int:
+    """The values of the PC's mark, the state's second part besides ``v``: its Constitution
+    damage (seed 001, :func:`_cons`) or its wounded value (seed 000, pf2e-core,
+    :func:`wounds`); 1 without either."""
+    return _cons(r) * wounds(r)
 
 
 def duel_cells(r) -> int:
@@ -159,10 +232,10 @@ def duel_cells(r) -> int:
     and its area effect, per Constitution damage) and its turn ``(mhp, mhp)``."""
     pc, mo = r.fighters.pcs[0], r.fighters.monsters[0]
     n = max(duel_start_v(r), 1) + 1
-    cons = _cons(r)
+    cons = _marks(r)
     side = 2 * (pc.slots + 1) * (r.hero_points + 1) ** 2 * cons * n
     side *= r.area_uses_of[0] + 1 if r.area_on else 1
-    hits = r.attacks + (1 if r.area_on else 0)
+    hits = r.attacks + (1 if r.area_on else 0) + (1 if getattr(r, "dying_effect", 0) else 0)
     return max(side, hits * cons * n * n, (mo.hp + 1) ** 2)
 
 
@@ -196,7 +269,7 @@ def duel_states(r) -> int:
     pc, mo = r.fighters.pcs[0], r.fighters.monsters[0]
     hp = duel_start_v(r)  # (with PE: HP + PE; with temporary HP, those too)
     return (
-        _cons(r)
+        _marks(r)
         * (max(hp, 1) + 1)
         * (mo.hp + 1)
         * (r.hero_points + 1)
@@ -221,7 +294,7 @@ def duel_initial(r, start: tuple[int, int, int] | None = None) -> dict:
     pc, mo = r.fighters.pcs[0], r.fighters.monsters[0]
     first = float(initiative.pc_first_p(pc.perception, mo.perception, r.check_penalty))  # P-01
     hp = duel_start_v(r)  # (with PE: HP + PE; with temporary HP, those too)
-    if _cons(r) > 1:  # (with Constitution damage: (that, its damage), R1-12)
+    if _marks(r) > 1:  # (with Constitution damage or wounded: (that, its mark), R1-12, A0-2)
         hp = (hp, 0)  # type: ignore[assignment]
     out: dict = {}
     pc_part = (hp, r.hero_points, pc.slots) if start is None else tuple(start)
@@ -261,7 +334,6 @@ def _turns(r):
     area = basic_save_pmf(pc.reflex + pen, mo.spell_dc, mo.area) if r.area_on else ()  # P-04
     spell = basic_save_pmf(mo.reflex, pc.spell_dc, pc.area) if pc.area else ()
     cantrip = basic_save_pmf(mo.reflex, pc.spell_dc, pc.cantrip) if pc.cantrip else ()
-    opts = r.dying_options
 
     @cache
     def pc_turn(mhp: int, slot: bool) -> tuple[tuple[int, float], ...]:
@@ -282,8 +354,23 @@ def _turns(r):
     hp_start = start_hp(r)
     caps = pe_caps(r)  # the PE's maximum after each Constitution damage (R1-12)
     con = int(r.seed_rules["con_damage"]) if len(caps) > 1 else 0
-    own = r.pf2e_of(0)
-    down = bool(custom_down(r))  # a custom track at 0 HP: a knock-out is a defeat
+    marked = _marks(r) > 1  # the state's v is (v, its Constitution damage or wounded value)
+    ws = wounds(r)
+    ko = {
+        (h, c, w): revives(r, h, c, w)
+        for h in (False, True)
+        for c in (False, True)
+        for w in range(ws)
+    }
+
+    def knocked(after: int, hero: int, crit: bool, p: float, new, lost) -> None:
+        """The PC knocked out (R0-03) with mark ``after`` (its wounded value when marked):
+        back at 1 HP by a hero point (R0-10, :func:`revives`, moved before the monster), or
+        a defeat (every PC down, AP-9)."""
+        if ko[(hero > 0, bool(crit), after if ws > 1 else 0)]:
+            new[((1, after) if marked else 1, hero - 1, True)] += p
+        else:
+            lost[0] += p
 
     def hit(hp, hero: int, moved: bool, d: int, crit: bool, p: float, new, lost, hurts) -> None:
         """The PC at ``hp`` (with PE: HP + PE; with temporary HP, those too; with
@@ -295,8 +382,8 @@ def _turns(r):
         if massive_damage.is_massive(d, hp_max):  # R0-13: the hit's whole damage
             lost[0] += p
             return
-        hp, c = hp if con else (hp, 0)
-        after = min(c + con, len(caps) - 1) if hurts else c  # R1-12: con_hit after the hit
+        hp, c = hp if marked else (hp, 0)
+        after = min(c + con, len(caps) - 1) if hurts and con else c  # R1-12: con_hit after
         # the pool's parts: HP are whole while PE are left, PE whole while temporary HP are
         whole = min(hp, hp_start)
         pe = min(hp - whole, int(caps[c]) if r.pe_on else 0)
@@ -310,24 +397,9 @@ def _turns(r):
             pe = min(pe, int(caps[after]))  # R1-12: the PE held to the lowered maximum
         if hp - d > 0:
             v = hp - d + pe + temp
-            new[((v, after) if con else v, hero, moved)] += p
+            new[((v, after) if marked else v, hero, moved)] += p
             return
-        if r.trait != "lethal" or down:  # death: dead; nonlethal: stable; a custom track's
-            lost[0] += p  # start: every PC down
-            return
-        threshold = own["threshold"] if hero > 0 else None  # (P-14, P-16: the PC's own)
-        res = hero_points.rise(
-            0,
-            1 + int(crit),
-            threshold=threshold,
-            death_at=own["death_at"],
-            knockout=True,
-            hero_knockout=r.hero_knockout,
-        )
-        if res == hero_points.HERO and opts["hero_effect"] == "revive":
-            new[((1, after) if con else 1, hero - 1, True)] += p
-        else:
-            lost[0] += p
+        knocked(after, hero, crit, p, new, lost)  # (death: dead; nonlethal, a custom track: down)
 
     @cache
     def monster_turn(hp: int, hero: int, use_area: bool):
@@ -342,12 +414,36 @@ def _turns(r):
             dist = new
         return tuple((h, he, mv, p) for (h, he, mv), p in dist.items()), lost[0]
 
+    nothing, fails = effect_saves(r) if getattr(r, "dying_effect", 0) else (1.0, ())
+
+    @cache
+    def effect_turn(hp, hero: int):
+        """The monster's dying effect (AP-35, R0-12) on the PC at ``hp``: a Fortitude save,
+        dying 1 (2 on a critical failure) read by A0-9 (``dying_above_0``, AP-38):
+        ``keep_hp`` the PC keeps its HP, its wounded value raised (:func:`effect_kept`, dead at
+        its death value); ``drop`` a knock-out at that value (:func:`revives`)."""
+        new: dict = defaultdict(float)
+        lost = [0.0]
+        new[(hp, hero, False)] += nothing
+        v, w = hp if marked else (hp, 0)
+        for crit, q in fails:
+            if r.dying_above_0 == "drop":
+                knocked(w, hero, crit, q, new, lost)
+                continue
+            w2 = effect_kept(r, w, crit)
+            if w2 is None:
+                lost[0] += q
+            else:
+                new[((v, w2) if marked else v, hero, False)] += q
+        return tuple((h, he, mv, p) for (h, he, mv), p in new.items()), lost[0]
+
     chance = r.area_chance_of[0] if r.area_on else 0.0  # the monster's area chance a turn
-    return pc_turn, monster_turn, chance
+    return pc_turn, monster_turn, effect_turn, chance
 
 
 def _round(r, state, ends: bool = False):
-    pc_turn, monster_turn, chance = _turns(r)
+    pc_turn, monster_turn, effect_turn, chance = _turns(r)
+    effect = float(getattr(r, "dying_effect", 0.0))  # AP-35: its chance, after the area's
     hp, hero, slots, mhp, area, first = state
     out: dict = defaultdict(float)
 
@@ -368,15 +464,20 @@ def _round(r, state, ends: bool = False):
 
     def monster(hp_, hero_, mhp_, slots_, p, then_pc: bool):
         branches = []
+        plain = 1.0
         if chance > 0 and area > 0:
-            branches.append((True, chance, area - 1))
-            branches.append((False, 1 - chance, area))
-        else:
-            branches.append((False, 1.0, area))
+            branches.append(("area", chance, area - 1))
+            plain = 1 - chance
+        if effect > 0:
+            branches.append(("effect", plain * effect, area))
+        branches.append(("strikes", plain * (1 - effect), area))
         for use, pa, area_ in branches:
             if pa <= 0:
                 continue
-            after, lost = monster_turn(hp_, hero_, use)
+            if use == "effect":
+                after, lost = effect_turn(hp_, hero_)
+            else:
+                after, lost = monster_turn(hp_, hero_, use == "area")
             out["defeat"] += p * pa * lost
             for h2, he2, mv, q in after:
                 if then_pc:
