@@ -477,10 +477,13 @@ def _fight(r: Party, dist: dict, fresh: bool = False) -> tuple[dict, float]:
     """The duel ``r`` from every carried state of ``dist``: (the victories' end states,
     P(defeat)); ``fresh``: the plan's first step, the PC with its temporary HP (R0-14,
     AP-23; none are handed on); the mass still fighting after ``max_rounds`` rounds is dropped
-    (``unresolved``). The wounded value rides along unchanged (a lone PC's knock-out in
-    a fight is a defeat, or a seed-000 hero point's revival, which adds none): the carried
-    states of one wounded value start the duel's grid together (it is linear in them,
-    :mod:`simkit.models.duel_grid`), one grid pushed through the rounds for each."""
+    (``unresolved``). The carried states of one wounded value start the duel's grid
+    together at that mark (it is linear in them, :mod:`simkit.models.duel_grid`), one grid
+    pushed through the rounds for each; under the wounded rule (A0-2) the value is the
+    grid's mark (:func:`simkit.models.party_duel.wounds`): a knock-out's dying value adds it
+    (whether a hero point undoes it, R0-10) and a dying effect kept at its HP raises it
+    (AP-35, AP-38); it is handed on as the fight leaves it (a revival at the knock-out adds
+    none)."""
     lost = 0.0
     live: dict = defaultdict(lambda: defaultdict(float))  # wounded -> {(hp, hero, slots): p}
     for (hp, hero, slots, w), p in dist.items():

@@ -152,15 +152,17 @@ def pe_caps(r) -> np.ndarray:
 
 
 def wounds(r) -> int:
-    """The wounded values (A0-2) a duel's PC can have that differ (AP-38): a dying effect
-    kept at its HP (AP-35, A0-9 ``keep_hp``) under the wounded rule raises it by 1 each time
-    (up to the PC's death value less 1, where any failed save kills, R0-04); 1 otherwise (a
-    knock-out in a duel is a defeat or a hero point's revival, which adds none)."""
-    if not getattr(r, "dying_effect", 0) or r.dying_above_0 != "keep_hp":
-        return 1
+    """The wounded values (A0-2) a duel's PC can have that differ (AP-38), under the wounded
+    rule: a dying effect kept at its HP (AP-35, A0-9 ``keep_hp``) raises it by 1 each time,
+    and a knock-out's dying value, which decides whether a hero point undoes it (R0-10),
+    adds it (a day's fight starts from the value the day carries); up to the PC's death
+    value less 1 (from there on any failed save or knock-out reaches it, R0-04). 1
+    otherwise (a revival at the knock-out adds none: the PC was not dying)."""
     if not r.dying_options.get("wounded_rule"):
         return 1
-    return int(r.pf2e_of(0)["death_at"])
+    kept = getattr(r, "dying_effect", 0) and r.dying_above_0 == "keep_hp"
+    revived = r.dying_options.get("hero_effect") == "revive" and r.hero_points > 0
+    return int(r.pf2e_of(0)["death_at"]) if kept or revived else 1
 
 
 def effect_saves(r) -> tuple[float, tuple[tuple[bool, float], ...]]:
