@@ -19,26 +19,29 @@ monster's HP is independent of the PC's side. So the solver keeps
   ``skips`` the turns it skipped (a hero point's revival while the monster acts first,
   R0-03: the PC moves before the monster and skips its turn), so that in round ``t`` it
   has had ``t - 1 - skips`` turns; ``area`` the monster's area uses left; ``hero`` its
-  hero points; ``con`` its Constitution damage (R1-12, seed 001's ``con_damage``); ``v``
+  hero points; ``con`` its mark: its Constitution damage (R1-12, seed 001's
+  ``con_damage``) or, under the wounded rule (A0-2), its wounded value (AP-38); ``v``
   its HP, plus its stamina points under seed 001 with ``pe_damage=pe_first`` (A1-5) and
   its temporary HP (R0-14), which damage takes in the order temporary HP, PE, HP;
 
 and the duel's mass in a state is ``Y`` times the monster's ``alive``. A round: the PC's
 turn multiplies by the monster's side (its victories: ``Y x killed``), the monster's turn
 is a few ``(v, v)`` matrices applied along ``v`` (one per strike, one for the area
-effect), its defeats ``lost x alive``. A round costs about ``cells(Y) x v`` flops: a
-level-20 duel takes milliseconds. The rounds stop at ``max_rounds`` or once less than
-1e-18 of the mass is still fighting (below float64's rounding of the answers), as before.
-The matrices come from the same pmfs and rules as the state-by-state chain
-(:func:`party_duel.duel_step`, the reference the tests hold this to), and the answers of
-the former grid solver (the whole chain pushed on a grid) are pinned to 1e-12.
+effect, one for a dying effect, AP-35), its defeats ``lost x alive``. A round costs about
+``cells(Y) x v`` flops: a level-20 duel takes milliseconds. The rounds stop at
+``max_rounds`` or once less than 1e-18 of the mass is still fighting (below float64's
+rounding of the answers), as before. The matrices come from the same pmfs and rules as the
+state-by-state chain (:func:`party_duel.duel_step`, the reference the tests hold this to),
+and the answers of the former grid solver (the whole chain pushed on a grid) are pinned to
+1e-12.
 
 Rules: P-01 (initiative), P-02..P-04 (strikes, the multiple attack penalty, basic saves),
 P-10 (the check penalty), R0-03 (a revived PC acts before the monster), R0-10 (a hero
 point's revival), R0-13 (massive damage: the hit's whole damage), R0-14 (temporary HP
 first, AP-23), A1-5 (stamina points next, seed 001), R1-12 (Constitution damage lowers the
 PE's maximum, AP-24), P-14 and P-16 (Diehard, a hero point's reroll: which knock-outs a
-hero point undoes, AP-26).
+hero point undoes, AP-26), R0-12 with A0-9 and A0-2 (a monster's dying effect, AP-35,
+AP-38).
 """
 
 from __future__ import annotations

@@ -26,7 +26,11 @@ memoised on the few fields they depend on.
 
 PF2e's Diehard and a hero point's reroll (P-14, P-16) change which knock-outs a point
 undoes (the PC's own ``death_at`` and threshold, :meth:`Party.pf2e_of`); the other seed
-rules and options of fights change nothing in a duel (AP-31, :func:`duel_supported`).
+rules and options of fights change nothing in a duel (AP-31, :func:`duel_supported`), nor
+do A1-10 and A1-11 (AP-38). A monster's dying effect (AP-35, A0-9) is one more of its
+turns (``effect_turn``: :func:`effect_saves`, :func:`effect_kept`, :func:`revives`); under
+the wounded rule (A0-2) ``pc_hp`` is then ``(that, the wounded value)`` (:func:`wounds`),
+as it is ``(that, the Constitution damage)`` under seed 001.
 
 This chain, state by state, is the reference: :func:`simkit.solve` answers a duel on
 the grid of :mod:`simkit.models.duel_grid` (the PC's side and the monster's pushed apart,
@@ -93,7 +97,9 @@ def duel_supported(r) -> bool:
     (R0-04), back in the fight (R1-05, A1-12), Toughness (P-13) and fortune (P-15) change
     nothing in a duel (a lone PC's knock-out is a defeat at once unless a hero point undoes
     it then, waking it with dying 0); Diehard (P-14) and a hero point's reroll (P-16) change
-    which knock-outs a point undoes."""
+    which knock-outs a point undoes. The readings of issue 31 item 3 too (AP-38): A1-10 and
+    A1-11 change nothing, a monster's dying effect (AP-35, A0-9) is solved, but with slowed
+    under ``keep_hp`` or with temporary HP under ``drop``."""
     return duel_refusal(r) is None
 
 
