@@ -184,3 +184,45 @@ def test_the_day_s_fights_read_the_wounded_value_its_falls_leave():
               hero_policy=2, wounded_rule=True)  # fmt: skip
     assert day.has_exact and wounds(day.fight_rules(day.steps[2])) == 4
     assert_agrees_with_exact(day, 20_000, 3260)
+
+
+def test_a_day_s_fight_with_the_dying_effect_from_wounded_starts_is_the_chain_s():
+    """The day's fight on the grid from carried states of several wounded values (each at
+    its mark, AP-38; pf2e-core's wounded rule, ``keep_hp``) = each start's state-by-state
+    chain (:func:`simkit.models.party_duel.duel_step`), the end states and their wounded
+    values included, and the value a fight leaves differs from the one it started with."""
+    from collections import defaultdict
+
+    from simkit.models.day_duel import _fight, _fight_rules
+    from simkit.models.day_plan import FightStep
+    from simkit.models.party_duel import duel_initial, duel_step
+
+    day = Day(level=1, party="rogue", plan="moderate", rules="pf2e-core", dying_effect=0.7)
+    r = _fight_rules(day, next(s for s in day.steps if isinstance(s, FightStep)))
+    assert wounds(r) == 4
+    hp = r.fighters.pcs[0].hp
+    dist = {(hp, 1, 0, 0): 0.4, (hp - 4, 1, 0, 1): 0.3, (6, 0, 0, 2): 0.2, (hp, 0, 0, 5): 0.1}
+    got, lost = _fight(r, dist)
+    want: dict = defaultdict(float)
+    want_lost = 0.0
+    for (h, he, s, w), p0 in dist.items():
+        chain = {k: p0 * q for k, q in duel_initial(r, (h, he, s, min(w, 3))).items()}
+        for _ in range(r.max_rounds):
+            if sum(chain.values()) <= 1e-18:
+                break
+            nxt: dict = defaultdict(float)
+            for state, p in chain.items():
+                for key, q in duel_step(r, state, 1, ends=True).items():
+                    if key == "defeat":
+                        want_lost += p * q
+                    elif key[0] == "victory":
+                        (v, m), he2, s2 = key[1:]
+                        want[(v, he2, s2, int(m) if w < 3 else w)] += p * q
+                    else:
+                        nxt[key] += p * q
+            chain = nxt
+    assert lost == pytest.approx(want_lost, abs=1e-12)
+    assert set(got) == {k for k, p in want.items() if p > 0}
+    for k, p in want.items():
+        assert got.get(k, 0.0) == pytest.approx(p, abs=1e-12), k
+    assert sum(p for (_, _, _, w), p in got.items() if w == 3) > 0.02  # (none starts at 3)

@@ -290,8 +290,9 @@ def duel_states(r) -> int:
 def duel_initial(r, start: tuple[int, int, int] | None = None) -> dict:
     """Full HP (or ``hp``), initiative by d20 + Perception (ties: the monster first).
 
-    ``start``: the PC's ``(HP, hero points, slots)`` instead (a fight continued from where
-    the last step left it: :mod:`simkit.models.day_duel`; HP at least 1; not with PE)."""
+    ``start``: the PC's ``(HP, hero points, slots)`` instead, or ``(HP, hero points, slots,
+    wounded)`` (a fight continued from where the last step left it:
+    :mod:`simkit.models.day_duel`; HP at least 1; not with PE)."""
     if not duel_supported(r):
         raise NotImplementedError(
             "party: exact only for duels (one non-cleric PC, one monster, not hp=0)"
@@ -305,7 +306,11 @@ def duel_initial(r, start: tuple[int, int, int] | None = None) -> dict:
     if _marks(r) > 1:  # (with Constitution damage or wounded: (that, its mark), R1-12, A0-2)
         hp = (hp, 0)  # type: ignore[assignment]
     out: dict = {}
-    pc_part = (hp, r.hero_points, pc.slots) if start is None else tuple(start)
+    if start is None:
+        pc_part = (hp, r.hero_points, pc.slots)
+    else:  # (a 4th value: the PC's mark, its wounded value under the wounded rule, AP-38)
+        h, he, s, *m = start
+        pc_part = ((h, m[0] if m else 0) if _marks(r) > 1 else h, he, s)
     base = pc_part + (mo.hp, r.area_uses_of[0])
     if first > 0:
         out[base + (True,)] = first
