@@ -226,3 +226,47 @@ def test_a_day_s_fight_with_the_dying_effect_from_wounded_starts_is_the_chain_s(
     for k, p in want.items():
         assert got.get(k, 0.0) == pytest.approx(p, abs=1e-12), k
     assert sum(p for (_, _, _, w), p in got.items() if w == 3) > 0.02  # (none starts at 3)
+
+
+# -- AP-37's grant of temporary HP, state by state (AP-31) --------------------------------------
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(party="fighter(grant_temp_hp=6)"),
+        dict(party="fighter(grant_temp_hp=6)", temp_hp=3, temp_keep="old"),
+        dict(party="fighter(grant_temp_hp=6)", temp_hp=3, temp_keep="new"),
+        dict(party="fighter(grant_temp_hp=4;grant_uses=2)", hero_points=1, xp_budget=30),
+    ],
+    ids=["larger", "old", "new", "two-uses"],
+)
+def test_a_grant_to_itself_is_solved_state_by_state_and_is_monte_carlo_s(params):
+    """AP-31, AP-37: a lone PC's grant of temporary HP (AP-37) goes to itself, in place of its
+    strikes, whenever it adds some under ``temp_keep`` (R0-14): the state-by-state chain
+    (the grid refuses it: the PC's turn on its own HP) = Monte Carlo within 5 SE, and the
+    answer moves from the same duel without the grant (the turn it spends not striking, the
+    temporary HP it gains); ``old`` with temporary HP held grants nothing until they are
+    gone."""
+    base = dict(level=1, threat="severe", **params)
+    r = Party(**base)
+    assert r.has_exact and r.exact_refusal is None
+    with pytest.raises(NotImplementedError, match="state by state"):
+        duel_hist(r)
+    assert_agrees_with_exact(r, 20_000, 3270 + len(str(params)))
+    plain = Party(**{**base, "party": "fighter"})
+    n, p = 20_000, _defeat(plain)
+    assert abs(_defeat(r) - p) > 5 * np.sqrt(p * (1 - p) / n)
+
+
+def test_a_grant_too_large_to_solve_state_by_state_is_refused_in_one_line():
+    """AP-31: past :data:`GRANT_MAX_STATES` (a bound on the chain's states) the grant's duel
+    is refused at once, in one line with its state count; the day duel refuses a grant (its
+    fights are on the grid)."""
+    from simkit.models.party_duel import GRANT_MAX_STATES
+
+    r = Party(level=3, threat="severe", party="fighter(grant_temp_hp=8)")
+    assert r.has_exact and duel_states(r) > GRANT_MAX_STATES
+    with pytest.raises(simkit.core.exact.ExactTooLarge, match="grant of temporary HP") as err:
+        simkit.solve(r)
+    assert "\n" not in str(err.value)
+    day = Day(level=1, party="fighter(grant_temp_hp=5)", plan="severe")
+    assert not day.has_exact and "grant_temp_hp" in day.exact_refusal

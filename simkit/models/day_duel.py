@@ -153,6 +153,8 @@ def day_duel_refusal(day) -> str | None:
     pcs = day.base_party.fighters.pcs
     if len(pcs) != 1:
         return f"{len(pcs)} PCs; a day duel is one PC"
+    if getattr(pcs[0], "grant_temp_hp", 0):
+        return "a PC's grant of temporary HP (grant_temp_hp, AP-37: solved in a party duel only)"
     if pcs[0].heal is not None or pcs[0].medicine is not None:
         return "a PC who heals or has Medicine; a day duel's PC has neither"
     for step in day.steps:

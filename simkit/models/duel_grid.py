@@ -523,11 +523,16 @@ def duel_hist(r) -> np.ndarray:
     """Exact P(the duel ends in each outcome at each round): shape (outcomes, max_rounds
     + 1), rows in ``r.outcomes`` order (``victory`` and ``defeat``; the rest 0; the mass
     still fighting at ``max_rounds`` is ``unresolved``)."""
-    from simkit.models.party_duel import duel_supported
+    from simkit.models.party_duel import duel_supported, grants
 
     if not duel_supported(r):
         raise NotImplementedError(
             "party: exact only for duels (one non-cleric PC, one monster, not hp=0)"
+        )
+    if grants(r):
+        raise NotImplementedError(
+            "party: a grant of temporary HP (AP-37) acts on the PC's own side; the grid keeps "
+            "the sides apart (AP-30): Party.exact_hist solves it state by state"
         )
     g = duel_grid(r)
     won, lost, _rest, _ = g.run(g.initial(), r.max_rounds)

@@ -454,8 +454,9 @@ class Party(Rules):
 
     @property
     def beyond_duels(self) -> bool:
-        """Whether the fight plays what the exact duels do not: a PC's grant of temporary HP
-        (AP-37); the other seed rules of issue 31, PF2e's options, a PC's own track at 0 HP
+        """Whether the fight plays what the exact day duels do not: a PC's grant of temporary
+        HP (AP-37: the party's duel solves it state by state, AP-31, the day's fights are on
+        the grid); the other seed rules of issue 31, PF2e's options, a PC's own track at 0 HP
         and the readings of item 3 (:attr:`readings_on`: A1-10 and A1-11 change nothing in a
         duel, AP-33, AP-34; a dying effect is solved, AP-38, but with slowed or, under
         ``drop``, temporary HP) they play (AP-31,
@@ -511,8 +512,16 @@ class Party(Rules):
     has_exact_hist: ClassVar[bool] = True
 
     def exact_hist(self) -> np.ndarray:
+        """The duel's exact P(outcome at each round): on its grid, or with a PC's grant of
+        temporary HP (AP-37) state by state (:mod:`simkit.models.party_duel`; refused past
+        :data:`simkit.core.exact.MAX_STATES` reachable states)."""
         from simkit.models.duel_grid import duel_hist
+        from simkit.models.party_duel import grants
 
+        if grants(self):
+            from simkit.core.exact import _propagate, build_chain
+
+            return _propagate(self, build_chain(self)).hist
         return duel_hist(self)
 
     def exact_initial(self) -> dict:

@@ -37,7 +37,10 @@ the grid of :mod:`simkit.models.duel_grid` (the PC's side and the monster's push
 AP-30), which the tests hold to it on small duels. With temporary HP (R0-14) ``pc_hp`` is
 HP + PE + temporary HP, taken in the reverse order; with Constitution damage (R1-12)
 ``pc_hp`` is ``(that, the damage)``, each strike that hurts adding ``con_damage`` and the
-PE held to the lowered maximum (:func:`pe_caps`). This
+PE held to the lowered maximum (:func:`pe_caps`). With a PC's grant of temporary HP
+(AP-37) the chain is the solver (:meth:`Party.exact_hist`; the grid refuses it):
+``pc_hp`` is ``(HP + PE, mark, temporary HP, grants left)``, and the PC's turn is the grant
+to itself whenever it has one and it adds temporary HP under ``temp_keep``. This
 module also sizes a duel (:func:`duel_states`: the chain's states; :func:`duel_cells`:
 the grid's cells, refused past :data:`DUEL_MAX_CELLS`) and says why a fight is not a
 duel (:func:`duel_refusal`).
@@ -57,10 +60,12 @@ from simkit.rules.dice import CRIT_FAIL, CRIT_SUCCESS, FAIL, SUCCESS, degree_pmf
 from simkit.rules.dying_damage import knockout_value, wounded_after_losing
 from simkit.rules.rest import split_damage
 from simkit.rules.strike import basic_save_pmf, map_penalty, pc_map, strike_pmf
+from simkit.rules.temp_hp import kept_temp
 
 __all__ = [
     "DUEL_MAX_CELLS",
     "DUEL_MAX_STATES",
+    "GRANT_MAX_STATES",
     "check_size",
     "custom_down",
     "duel_cells",
@@ -79,6 +84,9 @@ __all__ = [
 #: cells; :mod:`simkit.models.duel_grid` pushes the PC's side and the monster's apart,
 #: AP-30).
 DUEL_MAX_CELLS = 40_000_000
+#: Duels with a PC's grant of temporary HP (AP-37, AP-31), solved state by state, are
+#: refused past this bound on their states (:func:`duel_states`): about 10 s of CPU.
+GRANT_MAX_STATES = 400_000
 #: The former bound on the chain's states (kept for compatibility: the bound is now on the
 #: solver's cells, :data:`DUEL_MAX_CELLS`).
 DUEL_MAX_STATES = DUEL_MAX_CELLS
@@ -89,8 +97,8 @@ def duel_supported(r) -> bool:
     starting at 0 HP (any dying system: with one PC, a knock-out no hero point undoes is a
     defeat; a custom track at 0 HP too, unless its start revives at once: :func:`custom_down`;
     the PC's own track, AP-25, as the fight's: the same numbers and dice; a PC's grant of
-    temporary HP, AP-37, is not solved: it is the PC's turn acting on its own HP, which the
-    grid keeps apart, AP-30).
+    temporary HP, AP-37, is solved state by state: it is the PC's turn acting on its own HP,
+    which the grid keeps apart, AP-30; refused past :data:`GRANT_MAX_STATES`).
 
     The seed rules of issue 31 (AP-21..AP-24) and PF2e's options (AP-26) are all solved
     (AP-31): temporary HP (R0-14) and Constitution damage (R1-12) on the grid; slowed
@@ -119,11 +127,9 @@ def duel_refusal(r) -> str | None:
         return "hp=0: the PC starts down"
     if custom_down(r) is False:
         return "a custom track at 0 HP whose start revives at once (dying=)"
-    if getattr(F.pcs[0], "grant_temp_hp", 0):
-        return "a PC's grant of temporary HP (grant_temp_hp, AP-37)"
     if getattr(r, "dying_effect", 0) and r.dying_above_0 == "keep_hp" and r.seed_rules["slowed"]:
         return "dying_effect with slowed=true (the PC's slowed turn after it, AP-38)"
-    if getattr(r, "dying_effect", 0) and r.dying_above_0 == "drop" and _temp_hp(r):
+    if getattr(r, "dying_effect", 0) and r.dying_above_0 == "drop" and (_temp_hp(r) or grants(r)):
         return "dying_effect=drop with temporary HP (kept through a revival, AP-38)"
     return None
 
@@ -221,6 +227,14 @@ def revives(r, held: bool, crit: bool, wounded: int = 0) -> bool:
     return res == hero_points.HERO
 
 
+def grants(r) -> int:
+    """The temporary HP the duel's PC grants itself a turn (``grant_temp_hp``, AP-37, R0-14);
+    0 for none. Such a duel is solved state by state (its turn acts on its own HP: the grid
+    keeps the two sides apart, AP-30), its ``pc_hp`` ``(HP + PE, mark, temporary HP, grants
+    left)``."""
+    return int(getattr(r.fighters.pcs[0], "grant_temp_hp", 0) or 0)
+
+
 def _cons(r) -> int:
     """The Constitution damage values a duel's PC can have (R1-12, AP-24) that differ; 1
     without it."""
@@ -250,6 +264,12 @@ def duel_cells(r) -> int:
 def check_size(r) -> None:
     """Refuse (:class:`~simkit.core.exact.ExactTooLarge`, one line with the chain's states
     and the solver's cells) a duel past :data:`DUEL_MAX_CELLS`."""
+    if grants(r) and duel_states(r) > GRANT_MAX_STATES:  # (solved state by state, AP-31)
+        raise ExactTooLarge(
+            f"the exact duel with a grant of temporary HP has up to {duel_states(r)} states, "
+            f"solved one by one (more than {GRANT_MAX_STATES}); use Monte Carlo "
+            "(simkit run party ...)"
+        )
     cells = duel_cells(r)
     if cells > DUEL_MAX_CELLS:
         raise ExactTooLarge(
@@ -273,10 +293,12 @@ def custom_down(r) -> bool | None:
 
 def duel_states(r) -> int:
     """An upper bound on the duel's transient states (the chain's; with Constitution damage
-    times its values, :func:`_cons`)."""
+    or the wounded value times its values, :func:`_marks`; with a grant of temporary HP times
+    its amounts and its uses, :func:`grants`)."""
     pc, mo = r.fighters.pcs[0], r.fighters.monsters[0]
     hp = duel_start_v(r)  # (with PE: HP + PE; with temporary HP, those too)
-    return (
+    given = (grants(r) + 1) * (pc.grant_uses + 1) if grants(r) else 1
+    return given * (
         _marks(r)
         * (max(hp, 1) + 1)
         * (mo.hp + 1)
@@ -287,7 +309,7 @@ def duel_states(r) -> int:
     )
 
 
-def duel_initial(r, start: tuple[int, int, int] | None = None) -> dict:
+def duel_initial(r, start: tuple[int, ...] | None = None) -> dict:
     """Full HP (or ``hp``), initiative by d20 + Perception (ties: the monster first).
 
     ``start``: the PC's ``(HP, hero points, slots)`` instead, or ``(HP, hero points, slots,
@@ -303,14 +325,18 @@ def duel_initial(r, start: tuple[int, int, int] | None = None) -> dict:
     pc, mo = r.fighters.pcs[0], r.fighters.monsters[0]
     first = float(initiative.pc_first_p(pc.perception, mo.perception, r.check_penalty))  # P-01
     hp = duel_start_v(r)  # (with PE: HP + PE; with temporary HP, those too)
-    if _marks(r) > 1:  # (with Constitution damage or wounded: (that, its mark), R1-12, A0-2)
+    if grants(r):  # (a grant, AP-37: (HP + PE, mark, temporary HP, grants left))
+        temp = _temp_hp(r)
+        hp = (hp - temp, 0, temp, pc.grant_uses)  # type: ignore[assignment]
+    elif _marks(r) > 1:  # (with Constitution damage or wounded: (that, its mark), R1-12, A0-2)
         hp = (hp, 0)  # type: ignore[assignment]
     out: dict = {}
     if start is None:
-        pc_part = (hp, r.hero_points, pc.slots)
+        pc_part: tuple = (hp, r.hero_points, pc.slots)
     else:  # (a 4th value: the PC's mark, its wounded value under the wounded rule, AP-38)
-        h, he, s, *m = start
-        pc_part = ((h, m[0] if m else 0) if _marks(r) > 1 else h, he, s)
+        h, he, s = start[:3]
+        mark = start[3] if len(start) > 3 else 0
+        pc_part = ((h, mark) if _marks(r) > 1 else h, he, s)
     base = pc_part + (mo.hp, r.area_uses_of[0])
     if first > 0:
         out[base + (True,)] = first
@@ -368,6 +394,21 @@ def _turns(r):
     caps = pe_caps(r)  # the PE's maximum after each Constitution damage (R1-12)
     con = int(r.seed_rules["con_damage"]) if len(caps) > 1 else 0
     marked = _marks(r) > 1  # the state's v is (v, its Constitution damage or wounded value)
+    granting = grants(r) > 0  # the state's v is (HP + PE, mark, temporary HP, grants left)
+
+    def unpack(hp) -> tuple:
+        """``(v, mark, temporary HP, grants left)`` of a state's ``pc_hp`` (without a grant,
+        ``v`` holds the temporary HP too and the last two are None)."""
+        if granting:
+            return hp
+        return (*hp, None, None) if marked else (hp, 0, None, None)
+
+    def pack(v: int, c: int, temp, uses):
+        """A state's ``pc_hp`` from its parts (:func:`unpack`)."""
+        if granting:
+            return (v, c, temp, uses)
+        return (v, c) if marked else v
+
     ws = wounds(r)
     ko = {
         (h, c, w): revives(r, h, c, w)
@@ -376,12 +417,12 @@ def _turns(r):
         for w in range(ws)
     }
 
-    def knocked(after: int, hero: int, crit: bool, p: float, new, lost) -> None:
+    def knocked(after: int, hero: int, crit: bool, p: float, new, lost, uses=None) -> None:
         """The PC knocked out (R0-03) with mark ``after`` (its wounded value when marked):
         back at 1 HP by a hero point (R0-10, :func:`revives`, moved before the monster), or
         a defeat (every PC down, AP-9)."""
-        if ko[(hero > 0, bool(crit), after if ws > 1 else 0)]:
-            new[((1, after) if marked else 1, hero - 1, True)] += p
+        if ko[(hero > 0, bool(crit), after if ws > 1 else 0)]:  # (temporary HP: none left)
+            new[(pack(1, after, 0, uses), hero - 1, True)] += p
         else:
             lost[0] += p
 
@@ -395,12 +436,13 @@ def _turns(r):
         if massive_damage.is_massive(d, hp_max):  # R0-13: the hit's whole damage
             lost[0] += p
             return
-        hp, c = hp if marked else (hp, 0)
+        hp, c, temp, uses = unpack(hp)
         after = min(c + con, len(caps) - 1) if hurts and con else c  # R1-12: con_hit after
         # the pool's parts: HP are whole while PE are left, PE whole while temporary HP are
         whole = min(hp, hp_start)
         pe = min(hp - whole, int(caps[c]) if r.pe_on else 0)
-        temp = hp - whole - pe
+        if temp is None:
+            temp = hp - whole - pe
         hp = whole
         soak = min(temp, d)  # R0-14: temporary HP first
         temp, d = temp - soak, d - soak
@@ -409,10 +451,10 @@ def _turns(r):
             d = hp - hp_left + excess  # what the PE did not take
             pe = min(pe, int(caps[after]))  # R1-12: the PE held to the lowered maximum
         if hp - d > 0:
-            v = hp - d + pe + temp
-            new[((v, after) if marked else v, hero, moved)] += p
+            v = hp - d + pe + (0 if granting else temp)
+            new[(pack(v, after, temp, uses), hero, moved)] += p
             return
-        knocked(after, hero, crit, p, new, lost)  # (death: dead; nonlethal, a custom track: down)
+        knocked(after, hero, crit, p, new, lost, uses)  # (death: dead; nonlethal, custom: down)
 
     @cache
     def monster_turn(hp: int, hero: int, use_area: bool):
@@ -438,24 +480,38 @@ def _turns(r):
         new: dict = defaultdict(float)
         lost = [0.0]
         new[(hp, hero, False)] += nothing
-        v, w = hp if marked else (hp, 0)
+        v, w, temp, uses = unpack(hp)
         for crit, q in fails:
-            if r.dying_above_0 == "drop":
-                knocked(w, hero, crit, q, new, lost)
+            if r.dying_above_0 == "drop":  # (refused with temporary HP: none here)
+                knocked(w, hero, crit, q, new, lost, uses)
                 continue
             w2 = effect_kept(r, w, crit)
             if w2 is None:
                 lost[0] += q
             else:
-                new[((v, w2) if marked else v, hero, False)] += q
+                new[(pack(v, w2, temp, uses), hero, False)] += q
         return tuple((h, he, mv, p) for (h, he, mv), p in new.items()), lost[0]
 
+    amount, keep = grants(r), getattr(r, "temp_keep", "larger")
+
+    def granted(hp):
+        """The PC's grant to itself this turn (AP-37, R0-14: in place of its strikes or
+        spell, while it has grants and they add temporary HP under ``temp_keep``,
+        :func:`simkit.rules.temp_hp.kept_temp`): its ``pc_hp`` after, None when it acts."""
+        if not granting:
+            return None
+        v, c, temp, uses = hp
+        more = kept_temp(temp, amount, keep)
+        if uses <= 0 or more <= temp:
+            return None
+        return (v, c, more, uses - 1)
+
     chance = r.area_chance_of[0] if r.area_on else 0.0  # the monster's area chance a turn
-    return pc_turn, monster_turn, effect_turn, chance
+    return pc_turn, monster_turn, effect_turn, granted, chance
 
 
 def _round(r, state, ends: bool = False):
-    pc_turn, monster_turn, effect_turn, chance = _turns(r)
+    pc_turn, monster_turn, effect_turn, granted, chance = _turns(r)
     effect = float(getattr(r, "dying_effect", 0.0))  # AP-35: its chance, after the area's
     hp, hero, slots, mhp, area, first = state
     out: dict = defaultdict(float)
@@ -468,6 +524,10 @@ def _round(r, state, ends: bool = False):
         """The PC's turn (unless moved), then the end of the round."""
         if moved:
             out[(hp_, hero_, slots, mhp, area_, True)] += p
+            return
+        given = granted(hp_)
+        if given is not None:  # AP-37: its turn on its own temporary HP
+            out[(given, hero_, slots, mhp, area_, first_)] += p
             return
         for m2, q in pc_turn(mhp, slots > 0):
             if m2 == 0:
@@ -498,7 +558,10 @@ def _round(r, state, ends: bool = False):
                 else:
                     out[(h2, he2, slots_, mhp_, area_, True if mv else first)] += p * pa * q
 
-    if first:
+    given = granted(hp) if first else None
+    if given is not None:  # AP-37: its turn on its own temporary HP, then the monster's
+        monster(given, hero, mhp, slots, 1.0, then_pc=False)
+    elif first:
         for m2, q in pc_turn(mhp, slots > 0):
             if m2 == 0:
                 out[won(hp, hero)] += q
