@@ -130,7 +130,7 @@ def duel_refusal(r) -> str | None:
     if getattr(r, "dying_effect", 0) and r.dying_above_0 == "keep_hp" and r.seed_rules["slowed"]:
         return "dying_effect with slowed=true (the PC's slowed turn after it, AP-38)"
     if getattr(r, "dying_effect", 0) and r.dying_above_0 == "drop" and (_temp_hp(r) or grants(r)):
-        return "dying_effect=drop with temporary HP (kept through a revival, AP-38)"
+        return "dying_effect=drop with temporary HP or a grant (kept through a revival, AP-38)"
     return None
 
 
