@@ -270,3 +270,20 @@ def test_a_grant_too_large_to_solve_state_by_state_is_refused_in_one_line():
     assert "\n" not in str(err.value)
     day = Day(level=1, party="fighter(grant_temp_hp=5)", plan="severe")
     assert not day.has_exact and "grant_temp_hp" in day.exact_refusal
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(party="fighter(grant_temp_hp=5)", xp_budget=30, rules="seed001"),
+        dict(party="wizard(grant_temp_hp=4)", threat="severe"),
+    ],
+    ids=["seed001-pe", "wizard-slots"],
+)
+def test_a_grant_with_stamina_or_spell_slots_is_monte_carlo_s(params):
+    """The grant's state keeps its temporary HP apart from HP + PE (seed 001: damage takes
+    temporary HP, then PE, then HP, A1-5) and a wizard's turn spent on it keeps its slot:
+    the chain = Monte Carlo within 5 SE."""
+    r = Party(level=1, **params)
+    assert r.has_exact
+    assert_agrees_with_exact(r, 20_000, 3280 + len(str(params)))
