@@ -229,6 +229,7 @@ def test_a_day_s_fight_with_the_dying_effect_from_wounded_starts_is_the_chain_s(
 
 
 # -- AP-37's grant of temporary HP, state by state (AP-31) --------------------------------------
+@pytest.mark.slow  # (the chain state by state: 3-8 s each)
 @pytest.mark.parametrize(
     "params",
     [
@@ -272,6 +273,7 @@ def test_a_grant_too_large_to_solve_state_by_state_is_refused_in_one_line():
     assert not day.has_exact and "grant_temp_hp" in day.exact_refusal
 
 
+@pytest.mark.slow  # (the chain state by state: 3-8 s each)
 @pytest.mark.parametrize(
     "params",
     [
