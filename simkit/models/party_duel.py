@@ -107,7 +107,7 @@ def duel_supported(r) -> bool:
     it then, waking it with dying 0); Diehard (P-14) and a hero point's reroll (P-16) change
     which knock-outs a point undoes. The readings of issue 31 item 3 too (AP-38): A1-10 and
     A1-11 change nothing, a monster's dying effect (AP-35, A0-9) is solved, but with slowed
-    under ``keep_hp`` or with temporary HP under ``drop``."""
+    under ``keep_hp`` or with temporary HP or a grant under ``drop``."""
     return duel_refusal(r) is None
 
 
