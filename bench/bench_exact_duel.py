@@ -1,14 +1,15 @@
 """The cost of an exact duel by level (issue 31, item 6). Not a test.
 
 The cases: ``simkit exact party --set party=fighter --set level=L`` (one fighter against
-the default boss) at levels 1, 5, 10, 15 and 20, then every class and rule set at level
-20 (the largest: a seed-001 wizard, 18.1M chain states), a custom rule at 0 HP
-(``dying=dnd5e``) and the seed rules' options (temporary HP, Constitution damage) at
-level 20, all solved on the duel's grid (:mod:`simkit.models.duel_grid`). Each case is
-solved in a fresh process (``--case N`` runs one), with BLAS held to one thread, so that
-its peak resident memory (``ru_maxrss``, the interpreter and numpy included) and its time
-are its own; the time is CPU time (``time.process_time``), the best of ``--rounds`` solves
-(the matrices rebuilt each time). Printed: the case, chain states
+the default boss) at levels 1, 5, 10, 15 and 20, then every class and rule set at level 20
+(the largest: a seed-001 wizard, 18.1M chain states), a custom rule at 0 HP
+(``dying=dnd5e``), the seed rules' options (temporary HP, Constitution damage) and a
+monster's dying effect under pf2e-core's wounded rule (AP-38) at level 20, all solved on
+the duel's grid (:mod:`simkit.models.duel_grid`). Each case is solved in a fresh process
+(``--case N`` runs one), with BLAS held to one thread, so that its peak resident memory
+(``ru_maxrss``, the interpreter and numpy included) and its time are its own; the time is
+CPU time (``time.process_time``), the best of ``--rounds`` solves (the matrices rebuilt
+each time). Printed: the case, chain states
 (:func:`simkit.models.party_duel.duel_states`), rounds until the fight is over, CPU
 seconds, peak memory, P(defeat), and ok or MISSED against the target: <= 10 s and <= 2 GB
 on one core. The exit status is 1 when a case missed.
@@ -42,6 +43,10 @@ CASES: list[tuple[str, dict]] = [
         dict(party="fighter", level=20, rules="seed001", con_damage=2),
     ),
     ("fighter L20 hero_points=3", dict(party="fighter", level=20, hero_points=3)),
+    (
+        "wizard L20 pf2e-core dying_effect",  # (AP-38: four wounded values on the grid)
+        dict(party="wizard", level=20, rules="pf2e-core", dying_effect=0.4),
+    ),
 ]
 
 

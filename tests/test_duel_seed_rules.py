@@ -162,8 +162,7 @@ def test_pf2e_options_in_a_day_s_care_after_a_fall_are_monte_carlo_s(option):
     ("model", "params", "why"),
     [
         ("party", dict(party="fighter,rogue"), "2 PCs; a duel is one PC"),
-        ("party", dict(party="fighter(grant_temp_hp=5)"), "grant of temporary HP"),
-        ("party", dict(party="fighter", dying_effect=0.5), "dying_effect"),
+        ("party", dict(party="fighter", dying_effect=0.5, slowed=True), "dying_effect"),
         ("day", dict(party="fighter(grant_temp_hp=5)", plan="severe"), "grant_temp_hp"),
         (
             "day",

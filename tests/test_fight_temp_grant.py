@@ -171,16 +171,19 @@ def test_a_clerics_grant_lowers_the_partys_deaths():
     assert (b - a) / (sa**2 + sb**2) ** 0.5 < -5
 
 
-def test_off_by_default_and_the_exact_duel_refuses_it():
+def test_off_by_default_and_the_exact_duel_solves_it_state_by_state():
+    """AP-37, AP-31: the exact duel takes a grant state by state (tests/test_duel_readings.py
+    holds it to Monte Carlo), refused in one line past its bound on the chain's states."""
     base = Party()
     assert base.temp_keep == "larger"
     assert all(p.grant_temp_hp == 0 and p.grant_uses == 1 for p in base.fighters.pcs)
     assert not base.seed_rules_on
     duel = dict(party="fighter", lineup="boss", threat="moderate")
     assert Party(**duel).has_exact and Party(**duel, temp_keep="old").has_exact
-    assert not Party(**{**duel, "party": "fighter(grant_temp_hp=5)"}).has_exact
-    with pytest.raises(ParamError, match="no exact solver"):
-        simkit.solve(Party(**{**duel, "party": "fighter(grant_temp_hp=5)"}))
+    granted = Party(**{**duel, "party": "fighter(grant_temp_hp=5)"})
+    assert granted.has_exact and granted.exact_refusal is None
+    with pytest.raises(ParamError, match="grant of temporary HP"):
+        simkit.solve(granted)  # (level 5: past GRANT_MAX_STATES)
 
 
 def test_the_days_fights_take_the_grant_track_by_track():

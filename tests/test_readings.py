@@ -21,7 +21,6 @@ from test_fight_loop_ref import _reference_track, assert_loop_is_reference
 
 import simkit
 from simkit import ParamError
-from simkit.core.exact import NoExactSolver
 from simkit.fight import block, tables, tables_read
 from simkit.fight.loop import CARRIED
 from simkit.fight.state import PE
@@ -110,14 +109,17 @@ def test_bad_values_are_one_line_refusals(kw, match):
         dict(dying_effect=0.3, dying_above_0="drop"),
     ],
 )
-def test_the_exact_duels_refuse_the_readings(kw):
+def test_the_exact_duels_take_the_readings(kw):
+    """AP-38: the exact duel takes every reading (tests/test_duel_readings.py holds it to
+    Monte Carlo); the day duel too, but seed001's (its fights are seed000 or pf2e-core)."""
     duel = Party(party="fighter", monsters="5", level=5)
-    assert duel.has_exact
-    with pytest.raises(NoExactSolver):
-        simkit.solve(duel.replace(**kw))
+    assert duel.replace(**kw).has_exact
+    assert isinstance(simkit.solve(duel.replace(**kw)), simkit.ExactResult)
     day = make_model("day", party="fighter", fight="[5]", level=5, **kw)
-    assert make_model("day", party="fighter", fight="[5]", level=5).has_exact
-    assert not day.has_exact
+    if kw.get("rules") == "seed001":
+        assert not day.has_exact and "rules=seed001" in day.exact_refusal
+    else:
+        assert day.has_exact
 
 
 # -- the loop = the reference, and the reading moves the tracks --------------------------

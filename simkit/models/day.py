@@ -453,9 +453,9 @@ class Day(Rules):
     @property
     def has_exact(self) -> bool:  # type: ignore[override]
         """One PC who is not a cleric, one monster a fight, rules seed000 or pf2e-core: the
-        exact day duel (:mod:`simkit.models.day_duel`); not with what it does not play: the
-        seed rules of issue 31 (temporary HP and their grant, slowed, R1-05, Constitution
-        damage), a PC's own track at 0 HP or PF2e's options (as the party's duel)."""
+        exact day duel (:mod:`simkit.models.day_duel`); not with what it does not play: a
+        PC's grant of temporary HP (AP-37: its fights are on the duel's grid), nor what its
+        fights' duels refuse (:func:`simkit.models.day_duel.day_duel_refusal`)."""
         from simkit.models.day_duel import day_duel_supported
 
         return not self.base_party.beyond_duels and day_duel_supported(self)

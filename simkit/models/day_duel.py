@@ -22,6 +22,10 @@ Monte Carlo day (:mod:`simkit.models.day`) applies each step:
   (R1-10) or :func:`simkit.rules.pf2e.rest.night_rest_hp` (P-12), slots back, hero
   points back under ``hero_refresh=long_rest``, a night's sleep and a meal for the
   fatigue counters (R4-06), wounded ended at full HP.
+- **R0-08's wake-up** (``wake_after``, AP-39): a PC stable at 0 HP (after a fall) wakes
+  at 1 HP at the end of a rest or a day on the road at least that long
+  (:func:`simkit.models.day_plan.woken`), as the Monte Carlo day does; by default
+  (``long_rest``) only a long or bed rest's healing wakes it.
 - **the road**: the fatigue counters of :func:`simkit.rules.fatigue_day.day_chain`, each
   step's events as the day reads them (:data:`simkit.models.day_plan.ROAD_EVENTS`)
   (deterministic: every living track of a plan step shares them); dead after three days
@@ -61,6 +65,7 @@ from simkit.models.day_plan import (
     fatigue_exhausted,
     fatigue_next,
     fatigue_penalty,
+    woken,
 )
 from simkit.models.downed_rule import EFFECTS, pc_table
 from simkit.models.duel_grid import duel_grid
@@ -70,6 +75,7 @@ from simkit.models.party_duel import (
     duel_cells,
     duel_refusal,
     duel_states,
+    wounds,
 )
 from simkit.rules import fall, hero_points
 from simkit.rules.dying_damage import knockout_value, wounded_after_losing
@@ -125,8 +131,8 @@ def _care_rules(day) -> Party:
 
 def day_duel_supported(day) -> bool:
     """Whether ``day`` is an exact day duel: one PC who is not a cleric (no heals, no
-    Medicine), rules seed000 or pf2e-core, one monster (or none) in every fight, R0-08's
-    wake-up by a long rest only (``wake_after=long_rest``); PF2e's options (AP-26, AP-32) in
+    Medicine), rules seed000 or pf2e-core, one monster (or none) in every fight (R0-08's
+    wake-up, ``wake_after``, as the day reads it, AP-39); PF2e's options (AP-26, AP-32) in
     its fights and in the care after a fall (P-13..P-15), a hero point's reroll (P-16) only
     in a plan without falls (the care has no rerolls). Slowed (R0-04) changes
     nothing here (a lone PC wakes in a fight only by a hero point at its knock-out, dying 0;
@@ -142,13 +148,13 @@ def day_duel_refusal(day) -> str | None:
     :func:`day_duel_supported`)."""
     if getattr(day, "rules") not in _SYSTEMS:
         return f"rules={getattr(day, 'rules')}; a day duel is under seed000 or pf2e-core"
-    if day.wake_after != "long_rest":
-        return f"wake_after={day.wake_after}; a day duel wakes by a long rest only"
     if any(isinstance(s, FallStep) for s in day.steps) and day.base_party.pf2e_of(0)["rerolls"]:
         return "hero_use=reroll with a fall (the care after it has no rerolls, AP-32)"
     pcs = day.base_party.fighters.pcs
     if len(pcs) != 1:
         return f"{len(pcs)} PCs; a day duel is one PC"
+    if getattr(pcs[0], "grant_temp_hp", 0):
+        return "a PC's grant of temporary HP (grant_temp_hp, AP-37: solved in a party duel only)"
     if pcs[0].heal is not None or pcs[0].medicine is not None:
         return "a PC who heals or has Medicine; a day duel's PC has neither"
     for step in day.steps:
@@ -268,10 +274,12 @@ def day_duel_hist(day) -> np.ndarray:
                 dist, lost = _fight(_duel_rules(day, step, _penalty(day, fat)), dist, t == 1)
         elif isinstance(step, RestStep):
             dist, fat, lost = _rest(day, step.kind, dist, fat)
+            dist = _woken(day, step, dist)
         elif isinstance(step, RoadStep):
             fat, died = _road(fat, step.kind)
             if died:
                 lost, dist = sum(dist.values()), {}
+            dist = _woken(day, step, dist)
         elif isinstance(step, FallStep):
             dist, lost = _fall(day, step, dist, _penalty(day, fat))
         hist[defeat, t] = lost
@@ -305,6 +313,18 @@ def _rest(day, kind: str, dist: dict, fat: int) -> tuple[dict, int, float]:
     for (hp, hero, slots, w), p in dist.items():
         ended[(hp, hero, slots, 0 if hp == hp_max else w)] += p
     return dict(ended), fat, lost
+
+
+def _woken(day, step, dist: dict) -> dict:
+    """R0-08's wake-up as ``wake_after`` reads it (:func:`simkit.models.day_plan.woken`): at
+    the end of a step at least that long, a PC alive at 0 HP (stable: between steps no PC
+    is dying) wakes at 1 HP."""
+    if not woken(day.wake_after, step, day.short_rest_minutes):
+        return dist
+    out: dict = defaultdict(float)
+    for (hp, hero, slots, w), p in dist.items():
+        out[(max(hp, 1), hero, slots, w)] += p
+    return dict(out)
 
 
 def _fall(day, step: FallStep, dist: dict, pen: int) -> tuple[dict, float]:
@@ -459,10 +479,13 @@ def _fight(r: Party, dist: dict, fresh: bool = False) -> tuple[dict, float]:
     """The duel ``r`` from every carried state of ``dist``: (the victories' end states,
     P(defeat)); ``fresh``: the plan's first step, the PC with its temporary HP (R0-14,
     AP-23; none are handed on); the mass still fighting after ``max_rounds`` rounds is dropped
-    (``unresolved``). The wounded value rides along unchanged (a lone PC's knock-out in
-    a fight is a defeat, or a seed-000 hero point's revival, which adds none): the carried
-    states of one wounded value start the duel's grid together (it is linear in them,
-    :mod:`simkit.models.duel_grid`), one grid pushed through the rounds for each."""
+    (``unresolved``). The carried states of one wounded value start the duel's grid
+    together at that mark (it is linear in them, :mod:`simkit.models.duel_grid`), one grid
+    pushed through the rounds for each; under the wounded rule (A0-2) the value is the
+    grid's mark (:func:`simkit.models.party_duel.wounds`): a knock-out's dying value adds it
+    (whether a hero point undoes it, R0-10) and a dying effect kept at its HP raises it
+    (AP-35, AP-38); it is handed on as the fight leaves it (a revival at the knock-out adds
+    none)."""
     lost = 0.0
     live: dict = defaultdict(lambda: defaultdict(float))  # wounded -> {(hp, hero, slots): p}
     for (hp, hero, slots, w), p in dist.items():
@@ -473,10 +496,14 @@ def _fight(r: Party, dist: dict, fresh: bool = False) -> tuple[dict, float]:
     if _no_monster(r):  # every PC up and no monster: won at round 0
         return {k + (w,): p for w, d in live.items() for k, p in d.items()}, lost
     out: dict = defaultdict(float)
+    top = wounds(r) - 1  # (a dying effect kept at its HP raises the wounded value, AP-38)
     for w, starts in live.items():
         grid = duel_grid(r, starts)
-        _won, defeat, _rest, ends = grid.run(grid.initial(starts), r.max_rounds, ends=True)
+        X = grid.initial(starts, mark=min(w, top))
+        _won, defeat, _rest, ends = grid.run(X, r.max_rounds, ends=True, marks=True)
         lost += float(defeat.sum())
-        for s, he, h in zip(*np.nonzero(ends), strict=True):
-            out[(int(h), int(he), int(s), w)] += float(ends[s, he, h])
+        for s, he, m, h in zip(*np.nonzero(ends), strict=True):
+            # (from the top value on any failed save kills: the value stays the carried one)
+            w2 = int(m) if w < top else w
+            out[(int(h), int(he), int(s), w2)] += float(ends[s, he, m, h])
     return dict(out), lost

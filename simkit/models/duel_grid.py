@@ -19,26 +19,29 @@ monster's HP is independent of the PC's side. So the solver keeps
   ``skips`` the turns it skipped (a hero point's revival while the monster acts first,
   R0-03: the PC moves before the monster and skips its turn), so that in round ``t`` it
   has had ``t - 1 - skips`` turns; ``area`` the monster's area uses left; ``hero`` its
-  hero points; ``con`` its Constitution damage (R1-12, seed 001's ``con_damage``); ``v``
+  hero points; ``con`` its mark: its Constitution damage (R1-12, seed 001's
+  ``con_damage``) or, under the wounded rule (A0-2), its wounded value (AP-38); ``v``
   its HP, plus its stamina points under seed 001 with ``pe_damage=pe_first`` (A1-5) and
   its temporary HP (R0-14), which damage takes in the order temporary HP, PE, HP;
 
 and the duel's mass in a state is ``Y`` times the monster's ``alive``. A round: the PC's
 turn multiplies by the monster's side (its victories: ``Y x killed``), the monster's turn
 is a few ``(v, v)`` matrices applied along ``v`` (one per strike, one for the area
-effect), its defeats ``lost x alive``. A round costs about ``cells(Y) x v`` flops: a
-level-20 duel takes milliseconds. The rounds stop at ``max_rounds`` or once less than
-1e-18 of the mass is still fighting (below float64's rounding of the answers), as before.
-The matrices come from the same pmfs and rules as the state-by-state chain
-(:func:`party_duel.duel_step`, the reference the tests hold this to), and the answers of
-the former grid solver (the whole chain pushed on a grid) are pinned to 1e-12.
+effect, one for a dying effect, AP-35), its defeats ``lost x alive``. A round costs about
+``cells(Y) x v`` flops: a level-20 duel takes milliseconds. The rounds stop at
+``max_rounds`` or once less than 1e-18 of the mass is still fighting (below float64's
+rounding of the answers), as before. The matrices come from the same pmfs and rules as the
+state-by-state chain (:func:`party_duel.duel_step`, the reference the tests hold this to),
+and the answers of the former grid solver (the whole chain pushed on a grid) are pinned to
+1e-12.
 
 Rules: P-01 (initiative), P-02..P-04 (strikes, the multiple attack penalty, basic saves),
 P-10 (the check penalty), R0-03 (a revived PC acts before the monster), R0-10 (a hero
 point's revival), R0-13 (massive damage: the hit's whole damage), R0-14 (temporary HP
 first, AP-23), A1-5 (stamina points next, seed 001), R1-12 (Constitution damage lowers the
 PE's maximum, AP-24), P-14 and P-16 (Diehard, a hero point's reroll: which knock-outs a
-hero point undoes, AP-26).
+hero point undoes, AP-26), R0-12 with A0-9 and A0-2 (a monster's dying effect, AP-35,
+AP-38).
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from simkit.rules import hero_points, initiative, massive_damage
+from simkit.rules import initiative, massive_damage
 from simkit.rules.rest import split_damage
 from simkit.rules.strike import basic_save_pmf, map_penalty, pc_map, strike_pmf
 
@@ -129,6 +132,10 @@ class DuelGrid:
         Its area effect (P-04, AP-10), None when it never uses one.
     chance : float
         The monster's chance of its area effect a turn while it has uses.
+    effect : Hit or None
+        Its dying effect (AP-35, AP-38), None when it has none.
+    effect_p : float
+        Its chance a turn, when it does not use its area effect.
     first : float
         P(the PC acts before the monster), P-01.
     start : tuple of int
@@ -144,19 +151,21 @@ class DuelGrid:
     strikes: tuple[Hit, ...]
     area: Hit | None
     chance: float
+    effect: Hit | None
+    effect_p: float
     first: float
     start: tuple[int, int, int, int]
     hp0: int
 
-    def initial(self, starts: dict | None = None) -> np.ndarray:
+    def initial(self, starts: dict | None = None, mark: int = 0) -> np.ndarray:
         """The PC's side at the start: ``start`` (or ``starts``: ``{(hp, hero, slots):
-        p}``), no turn skipped, no Constitution damage, initiative by P-01; shape
-        ``(2,) + shape``."""
+        p}``), no turn skipped, its mark ``mark`` (no Constitution damage; a day's carried
+        wounded value, AP-38), initiative by P-01; shape ``(2,) + shape``."""
         X = np.zeros((2,) + self.shape)
         v, hero, slots, area = self.start
         for (h, he, s), p in (starts or {(v, hero, slots): 1.0}).items():
-            X[1, s, 0, area, he, 0, h] += p * self.first
-            X[0, s, 0, area, he, 0, h] += p * (1 - self.first)
+            X[1, s, 0, area, he, mark, h] += p * self.first
+            X[0, s, 0, area, he, mark, h] += p * (1 - self.first)
         return X
 
     def monster_side(self, turns: int) -> tuple[np.ndarray, np.ndarray]:
@@ -166,20 +175,21 @@ class DuelGrid:
         side.upto(turns + 1)
         return side.alive, side.killed
 
-    def run(self, X: np.ndarray, rounds: int, ends: bool = False):
+    def run(self, X: np.ndarray, rounds: int, ends: bool = False, marks: bool = False):
         """Push the PC's side ``X`` (from :meth:`initial`) through up to ``rounds``
         rounds.
 
         Returns ``(victory, defeat, rest, end)``: P(victory) and P(defeat) at each round
         (shape ``(rounds + 1,)``, round 0 empty), the mass still fighting at the end, and
         with ``ends`` the victories' end states ``[slots, hero, hp]`` summed over the
-        rounds (a day carries them on; else None)."""
+        rounds (a day carries them on; else None); with ``marks`` too, ``[slots, hero,
+        mark, hp]`` (the wounded value a dying effect leaves, AP-38)."""
         slots, skips = self.shape[:2]
         side = _MonsterSide(self, rounds)  # (pushed as far as the rounds go, no further)
         alive, killed = side.alive, side.killed
         won = np.zeros(rounds + 1)
         lost = np.zeros(rounds + 1)
-        end = np.zeros((slots, self.shape[3], self.shape[5])) if ends else None
+        end = np.zeros((slots,) + self.shape[3:]) if ends else None
         s0 = np.arange(slots)[:, None]
 
         def turns(t: int) -> np.ndarray:
@@ -210,19 +220,22 @@ class DuelGrid:
         else:
             side.upto(rounds)
             rest = _joined(X, alive[s0, turns(rounds + 1)])
+        if end is not None and not marks:
+            end = end.sum(axis=2)
         return won, lost, rest, end
 
     def _ends(self, end: np.ndarray, win: np.ndarray, k: np.ndarray) -> None:
         """Add the victories ``win[slots0, skips, area, hero, con, v]`` after the PC's
-        ``k[slots0, skips]``-th turn to ``end[slots, hero, hp]`` (its HP: the part of
+        ``k[slots0, skips]``-th turn to ``end[slots, hero, mark, hp]`` (its HP: the part of
         ``v`` that is HP, temporary HP are not handed on)."""
-        per = win.sum(axis=(2, 4))  # (slots0, skips, hero, v)
+        per = win.sum(axis=2)  # (slots0, skips, hero, mark, v)
         hp = np.minimum(np.arange(per.shape[-1]), self.hp0)
         for s in range(per.shape[0]):
             for j in range(per.shape[1]):
                 left = max(s - int(k[s, j]), 0)
                 for h in range(per.shape[2]):
-                    np.add.at(end[left, h], hp, per[s, j, h])
+                    for m in range(per.shape[3]):
+                        np.add.at(end[left, h, m], hp, per[s, j, h, m])
 
     def _monster(self, X: np.ndarray):
         """The monster's turn on ``X[slots0, skips, area, hero, con, v]``: ``(stay, moved,
@@ -230,13 +243,22 @@ class DuelGrid:
         stay = np.zeros_like(X)
         moved = np.zeros_like(X)
         if self.area is None or self.chance <= 0 or X.shape[2] == 1:
-            lost = _strikes(self.strikes, X, stay, moved, 1.0)
+            lost = self._plain(X, stay, moved, 1.0)
         else:
             c = self.chance
-            lost = _strikes(self.strikes, X[:, :, :1], stay[:, :, :1], moved[:, :, :1], 1.0)
-            lost += _strikes(self.strikes, X[:, :, 1:], stay[:, :, 1:], moved[:, :, 1:], 1 - c)
+            lost = self._plain(X[:, :, :1], stay[:, :, :1], moved[:, :, :1], 1.0)
+            lost += self._plain(X[:, :, 1:], stay[:, :, 1:], moved[:, :, 1:], 1 - c)
             lost += _strikes((self.area,), X[:, :, 1:], stay[:, :, :-1], moved[:, :, :-1], c)
         return stay, moved, lost
+
+    def _plain(self, X, stay, moved, w: float) -> np.ndarray:
+        """``w`` times the monster's turn without its area effect: its dying effect with
+        its chance (AP-35), else its strikes."""
+        if self.effect is None:
+            return _strikes(self.strikes, X, stay, moved, w)
+        p = self.effect_p
+        lost = _strikes(self.strikes, X, stay, moved, w * (1 - p))
+        return lost + _strikes((self.effect,), X, stay, moved, w * p)
 
 
 class _MonsterSide:
@@ -356,6 +378,8 @@ def _hit(r, outcomes, n: int, pool: _Pool, ko: dict, plain: bool) -> Hit:
     up = pool.up() if not plain else np.arange(cons)
     if plain:  # (the area effect deals no Constitution damage)
         pool = _Pool(pool.hp0, pool.pe, 0)
+    # a hero point undoes the knock-out: [held, crit, mark] (R0-10; the wounded value, A0-2)
+    ko_at = np.array([[[ko[(h, c_, m)] for m in range(cons)] for c_ in (0, 1)] for h in (0, 1)])
     for d, crit, q in outcomes:
         if d <= 0:
             miss += q
@@ -366,8 +390,11 @@ def _hit(r, outcomes, n: int, pool: _Pool, ko: dict, plain: bool) -> Hit:
         after, down = pool.hit(v, c, d)  # (cons, n - 1): every damage and v at once
         up_ = ~down
         cells.append(((cc[up_] * n + vv[up_]) * n + after[up_], q))
+        cd, vd = cc[down], vv[down]
         for held in (0, 1):
-            (revive if ko[(held, crit)] else lost)[held, cc[down], vv[down]] += q
+            back = ko_at[held, int(crit), cd]
+            revive[held, cd[back], vd[back]] += q
+            lost[held, cd[~back], vd[~back]] += q
     if cells:  # (one pass over every hit that leaves the PC standing)
         at = np.concatenate([i for i, _ in cells])
         w = np.concatenate([np.full(len(i), q) for i, q in cells])
@@ -375,29 +402,49 @@ def _hit(r, outcomes, n: int, pool: _Pool, ko: dict, plain: bool) -> Hit:
     return Hit(miss=miss, hurt=hurt, revive=revive, lost=lost, up=up)
 
 
-def _revives(r) -> dict:
-    """``{(held, crit): bool}``: whether a knock-out (dying 1, 2 on a critical) is undone by
-    a hero point at once (R0-10; ``hero_points.rise`` with the PC's own death_at and
-    threshold, P-14, P-16: :meth:`Party.pf2e_of`); only on the rules set's own track with
-    ``hero_effect=revive`` (seed 000), never on a custom one nor under a non-lethal trait."""
-    from simkit.models.party_duel import custom_down
+def _revives(r, marks: int) -> dict:
+    """``{(held, crit, mark): bool}``: whether a knock-out (dying 1, 2 on a critical, the
+    wounded value ``mark`` added under the wounded rule when the grid's mark is the wounded
+    value, A0-2) is undone by a hero point at once (:func:`party_duel.revives`)."""
+    from simkit.models.party_duel import revives, wounds
 
-    revive = r.dying_options.get("hero_effect") == "revive" and not custom_down(r)
-    revive = revive and r.trait == "lethal"
-    o = r.pf2e_of(0)
-    out = {}
-    for held in (0, 1):
-        for crit in (False, True):
-            res = hero_points.rise(
-                0,
-                1 + int(crit),
-                threshold=o["threshold"] if held else None,
-                death_at=o["death_at"],
-                knockout=True,
-                hero_knockout=r.hero_knockout,
-            )
-            out[(held, crit)] = bool(revive and res == hero_points.HERO)
-    return out
+    wounded = wounds(r) > 1
+    return {
+        (h, c, m): revives(r, bool(h), bool(c), m if wounded else 0)
+        for h in (0, 1)
+        for c in (0, 1)
+        for m in range(marks)
+    }
+
+
+def _effect(r, n: int, marks: int, ko: dict) -> Hit | None:
+    """The monster's dying effect (AP-35, R0-12, AP-38) on the PC's side as a :class:`Hit`:
+    a Fortitude save, dying 1 (2 on a critical failure) read by A0-9: ``keep_hp`` the PC's
+    ``v`` kept and its wounded value (the mark) raised, dead at its death value
+    (:func:`party_duel.effect_kept`); ``drop`` a knock-out (R0-03, a hero point's revival
+    by ``ko``); None without one."""
+    from simkit.models.party_duel import effect_kept, effect_saves
+
+    if not getattr(r, "dying_effect", 0):
+        return None
+    nothing, fails = effect_saves(r)
+    hurt = np.zeros((marks, n, n))
+    revive = np.zeros((2, marks, n))
+    lost = np.zeros((2, marks, n))
+    up = np.arange(marks)
+    for crit, q in fails:
+        for m in range(marks):
+            if r.dying_above_0 == "drop":
+                for held in (0, 1):
+                    (revive if ko[(held, int(crit), m)] else lost)[held, m, 1:] += q
+                continue
+            kept = effect_kept(r, m, crit)
+            if kept is None:
+                lost[:, m, 1:] += q
+            else:  # (every wounded value reached from ``m`` is the same: ``up[m]``)
+                up[m] = kept
+                hurt[m, np.arange(1, n), np.arange(1, n)] += q
+    return Hit(miss=nothing, hurt=hurt, revive=revive, lost=lost, up=up)
 
 
 def duel_grid(r, starts=()) -> DuelGrid:
@@ -422,7 +469,11 @@ def _grid(r, most: tuple[int, int, int]) -> DuelGrid:
     pc, mo = r.fighters.pcs[0], r.fighters.monsters[0]
     v0 = duel_start_v(r)
     n = max(v0, most[0], 1) + 1
-    ko = _revives(r)
+    from simkit.models.party_duel import wounds
+
+    caps = pe_caps(r)
+    marks = len(caps) * wounds(r)  # (Constitution damage, seed 001, or wounded, A0-2)
+    ko = _revives(r, marks)
     revives = any(ko.values())
     heroes = most[1] + 1
     skips = heroes if revives else 1  # (turns skipped: one a revival)
@@ -441,7 +492,8 @@ def _grid(r, most: tuple[int, int, int]) -> DuelGrid:
     else:
         with_slot = plain = pc_strikes
     n_m = mo.hp + 1
-    pool = _Pool(start_hp(r), pe_caps(r), int(r.seed_rules["con_damage"]) if r.pe_on else 0)
+    pe = caps if marks == len(caps) else np.zeros(marks, dtype=np.int64)  # (wounded: no PE)
+    pool = _Pool(start_hp(r), pe, int(r.seed_rules["con_damage"]) if r.pe_on else 0)
     mo_strikes = tuple(
         _hit(r, strike_pmf(mo.attack - map_penalty(r.map, a), pc.ac, mo.damage), n, pool, ko, False)
         for a in range(r.attacks)
@@ -459,6 +511,8 @@ def _grid(r, most: tuple[int, int, int]) -> DuelGrid:
         strikes=mo_strikes,
         area=area,
         chance=chance,
+        effect=_effect(r, n, marks, ko),
+        effect_p=float(getattr(r, "dying_effect", 0.0)),
         first=first,
         start=(v0, r.hero_points, pc.slots, areas - 1),
         hp0=start_hp(r),
@@ -469,11 +523,16 @@ def duel_hist(r) -> np.ndarray:
     """Exact P(the duel ends in each outcome at each round): shape (outcomes, max_rounds
     + 1), rows in ``r.outcomes`` order (``victory`` and ``defeat``; the rest 0; the mass
     still fighting at ``max_rounds`` is ``unresolved``)."""
-    from simkit.models.party_duel import duel_supported
+    from simkit.models.party_duel import duel_supported, grants
 
     if not duel_supported(r):
         raise NotImplementedError(
             "party: exact only for duels (one non-cleric PC, one monster, not hp=0)"
+        )
+    if grants(r):
+        raise NotImplementedError(
+            "party: a grant of temporary HP (AP-37) acts on the PC's own side; the grid keeps "
+            "the sides apart (AP-30): Party.exact_hist solves it state by state"
         )
     g = duel_grid(r)
     won, lost, _rest, _ = g.run(g.initial(), r.max_rounds)

@@ -454,11 +454,14 @@ class Party(Rules):
 
     @property
     def beyond_duels(self) -> bool:
-        """Whether the fight plays what the exact duels do not: a PC's grant of temporary HP
-        (AP-37) or a reading of issue 31 item 3 (:attr:`readings_on`); the other seed rules
-        of issue 31, PF2e's options and a PC's own track at 0 HP they play (AP-31,
+        """Whether the fight plays what the exact day duels do not: a PC's grant of temporary
+        HP (AP-37: the party's duel solves it state by state, AP-31, the day's fights are on
+        the grid); the other seed rules of issue 31, PF2e's options, a PC's own track at 0 HP
+        and the readings of item 3 (:attr:`readings_on`: A1-10 and A1-11 change nothing in a
+        duel, AP-33, AP-34; a dying effect is solved, AP-38, but with slowed or, under
+        ``drop``, temporary HP) they play (AP-31,
         :func:`simkit.models.party_duel.duel_refusal`)."""
-        return self.readings_on or any(p.grant_temp_hp for p in self.fighters.pcs)
+        return any(p.grant_temp_hp for p in self.fighters.pcs)
 
     @property
     def exact_refusal(self) -> str | None:
@@ -494,8 +497,8 @@ class Party(Rules):
     @property
     def readings_on(self) -> bool:
         """Whether a reading of issue 31 item 3 other than its default is given (A1-10,
-        A1-11, AP-35 with A0-9): the loop and its reference play them; the exact duel
-        does not."""
+        A1-11, AP-35 with A0-9): the loop and its reference play them; the exact duel too
+        (AP-38: A1-10 and A1-11 change nothing there, a dying effect is solved)."""
         return self.agony_damage != "none" or self.wake_restores != "hp" or self.dying_effect > 0
 
     def temp_hp_of(self, k: int) -> int:
@@ -509,8 +512,16 @@ class Party(Rules):
     has_exact_hist: ClassVar[bool] = True
 
     def exact_hist(self) -> np.ndarray:
+        """The duel's exact P(outcome at each round): on its grid, or with a PC's grant of
+        temporary HP (AP-37) state by state (:mod:`simkit.models.party_duel`; refused past
+        :data:`simkit.core.exact.MAX_STATES` reachable states)."""
         from simkit.models.duel_grid import duel_hist
+        from simkit.models.party_duel import grants
 
+        if grants(self):
+            from simkit.core.exact import _propagate, build_chain
+
+            return _propagate(self, build_chain(self)).hist
         return duel_hist(self)
 
     def exact_initial(self) -> dict:

@@ -26,14 +26,21 @@ memoised on the few fields they depend on.
 
 PF2e's Diehard and a hero point's reroll (P-14, P-16) change which knock-outs a point
 undoes (the PC's own ``death_at`` and threshold, :meth:`Party.pf2e_of`); the other seed
-rules and options of fights change nothing in a duel (AP-31, :func:`duel_supported`).
+rules and options of fights change nothing in a duel (AP-31, :func:`duel_supported`), nor
+do A1-10 and A1-11 (AP-38). A monster's dying effect (AP-35, A0-9) is one more of its
+turns (``effect_turn``: :func:`effect_saves`, :func:`effect_kept`, :func:`revives`); under
+the wounded rule (A0-2) ``pc_hp`` is then ``(that, the wounded value)`` (:func:`wounds`),
+as it is ``(that, the Constitution damage)`` under seed 001.
 
 This chain, state by state, is the reference: :func:`simkit.solve` answers a duel on
 the grid of :mod:`simkit.models.duel_grid` (the PC's side and the monster's pushed apart,
 AP-30), which the tests hold to it on small duels. With temporary HP (R0-14) ``pc_hp`` is
 HP + PE + temporary HP, taken in the reverse order; with Constitution damage (R1-12)
 ``pc_hp`` is ``(that, the damage)``, each strike that hurts adding ``con_damage`` and the
-PE held to the lowered maximum (:func:`pe_caps`). This
+PE held to the lowered maximum (:func:`pe_caps`). With a PC's grant of temporary HP
+(AP-37) the chain is the solver (:meth:`Party.exact_hist`; the grid refuses it):
+``pc_hp`` is ``(HP + PE, mark, temporary HP, grants left)``, and the PC's turn is the grant
+to itself whenever it has one and it adds temporary HP under ``temp_keep``. This
 module also sizes a duel (:func:`duel_states`: the chain's states; :func:`duel_cells`:
 the grid's cells, refused past :data:`DUEL_MAX_CELLS`) and says why a fight is not a
 duel (:func:`duel_refusal`).
@@ -49,12 +56,16 @@ import numpy as np
 from simkit.core.exact import ExactTooLarge
 from simkit.models.downed_rule import EFFECTS, pc_table
 from simkit.rules import hero_points, initiative, massive_damage
+from simkit.rules.dice import CRIT_FAIL, CRIT_SUCCESS, FAIL, SUCCESS, degree_pmf
+from simkit.rules.dying_damage import knockout_value, wounded_after_losing
 from simkit.rules.rest import split_damage
 from simkit.rules.strike import basic_save_pmf, map_penalty, pc_map, strike_pmf
+from simkit.rules.temp_hp import kept_temp
 
 __all__ = [
     "DUEL_MAX_CELLS",
     "DUEL_MAX_STATES",
+    "GRANT_MAX_STATES",
     "check_size",
     "custom_down",
     "duel_cells",
@@ -73,6 +84,9 @@ __all__ = [
 #: cells; :mod:`simkit.models.duel_grid` pushes the PC's side and the monster's apart,
 #: AP-30).
 DUEL_MAX_CELLS = 40_000_000
+#: Duels with a PC's grant of temporary HP (AP-37, AP-31), solved state by state, are
+#: refused past this bound on their states (:func:`duel_states`): about 10 s of CPU.
+GRANT_MAX_STATES = 400_000
 #: The former bound on the chain's states (kept for compatibility: the bound is now on the
 #: solver's cells, :data:`DUEL_MAX_CELLS`).
 DUEL_MAX_STATES = DUEL_MAX_CELLS
@@ -83,15 +97,17 @@ def duel_supported(r) -> bool:
     starting at 0 HP (any dying system: with one PC, a knock-out no hero point undoes is a
     defeat; a custom track at 0 HP too, unless its start revives at once: :func:`custom_down`;
     the PC's own track, AP-25, as the fight's: the same numbers and dice; a PC's grant of
-    temporary HP, AP-37, is not solved: it is the PC's turn acting on its own HP, which the
-    grid keeps apart, AP-30).
+    temporary HP, AP-37, is solved state by state: it is the PC's turn acting on its own HP,
+    which the grid keeps apart, AP-30; refused past :data:`GRANT_MAX_STATES`).
 
     The seed rules of issue 31 (AP-21..AP-24) and PF2e's options (AP-26) are all solved
     (AP-31): temporary HP (R0-14) and Constitution damage (R1-12) on the grid; slowed
     (R0-04), back in the fight (R1-05, A1-12), Toughness (P-13) and fortune (P-15) change
     nothing in a duel (a lone PC's knock-out is a defeat at once unless a hero point undoes
     it then, waking it with dying 0); Diehard (P-14) and a hero point's reroll (P-16) change
-    which knock-outs a point undoes."""
+    which knock-outs a point undoes. The readings of issue 31 item 3 too (AP-38): A1-10 and
+    A1-11 change nothing, a monster's dying effect (AP-35, A0-9) is solved, but with slowed
+    under ``keep_hp`` or with temporary HP or a grant under ``drop``."""
     return duel_refusal(r) is None
 
 
@@ -111,10 +127,10 @@ def duel_refusal(r) -> str | None:
         return "hp=0: the PC starts down"
     if custom_down(r) is False:
         return "a custom track at 0 HP whose start revives at once (dying=)"
-    if getattr(F.pcs[0], "grant_temp_hp", 0):
-        return "a PC's grant of temporary HP (grant_temp_hp, AP-37)"
-    if getattr(r, "readings_on", False):
-        return "a reading of issue 31 item 3 (agony_damage, wake_restores, dying_effect)"
+    if getattr(r, "dying_effect", 0) and r.dying_above_0 == "keep_hp" and r.seed_rules["slowed"]:
+        return "dying_effect with slowed=true (the PC's slowed turn after it, AP-38)"
+    if getattr(r, "dying_effect", 0) and r.dying_above_0 == "drop" and (_temp_hp(r) or grants(r)):
+        return "dying_effect=drop with temporary HP or a grant (kept through a revival, AP-38)"
     return None
 
 
@@ -147,10 +163,89 @@ def pe_caps(r) -> np.ndarray:
     return caps[: int(changed[-1]) + 2] if changed.size else caps[:1]
 
 
+def wounds(r) -> int:
+    """The wounded values (A0-2) a duel's PC can have that differ (AP-38), under the wounded
+    rule: a dying effect kept at its HP (AP-35, A0-9 ``keep_hp``) raises it by 1 each time,
+    and a knock-out's dying value, which decides whether a hero point undoes it (R0-10),
+    adds it (a day's fight starts from the value the day carries); up to the PC's death
+    value less 1 (from there on any failed save or knock-out reaches it, R0-04). 1
+    otherwise (a revival at the knock-out adds none: the PC was not dying)."""
+    if not r.dying_options.get("wounded_rule"):
+        return 1
+    kept = getattr(r, "dying_effect", 0) and r.dying_above_0 == "keep_hp"
+    revived = r.dying_options.get("hero_effect") == "revive" and r.hero_points > 0
+    return int(r.pf2e_of(0)["death_at"]) if kept or revived else 1
+
+
+def effect_saves(r) -> tuple[float, tuple[tuple[bool, float], ...]]:
+    """The PC's Fortitude save (R0-05, P-10) against the monster's dying effect (AP-35, at
+    its spell DC): ``(P(a success: nothing), ((crit, p), ...))``, the failure (dying 1) and
+    the critical failure (dying 2)."""
+    pc, mo = r.fighters.pcs[0], r.fighters.monsters[0]
+    pmf = degree_pmf(pc.fort + r.check_penalty, mo.spell_dc)
+    return float(pmf[SUCCESS] + pmf[CRIT_SUCCESS]), (
+        (False, float(pmf[FAIL])),
+        (True, float(pmf[CRIT_FAIL])),
+    )
+
+
+def effect_kept(r, wounded: int, crit: bool) -> int | None:
+    """A0-9 ``keep_hp`` (:func:`simkit.rules.dying_damage.dying_given`): the PC's wounded
+    value after a failed save against the dying effect (dying gained and lost at once, A0-2),
+    None when the value reaches its death value (R0-04, P-14: dead)."""
+    wr = bool(r.dying_options.get("wounded_rule"))
+    value = knockout_value(start=1, crit=crit, wounded=wounded, wounded_rule=wr)
+    death_at = r.pf2e_of(0)["death_at"]
+    if (
+        hero_points.rise(0, value, threshold=None, death_at=death_at, knockout=True)
+        == hero_points.DEAD
+    ):
+        return None
+    return min(int(wounded_after_losing(wounded, wr)), wounds(r) - 1)
+
+
+def revives(r, held: bool, crit: bool, wounded: int = 0) -> bool:
+    """Whether a hero point undoes a knock-out at once (R0-10; dying 1, 2 on a critical, its
+    wounded value added under the wounded rule, A0-2; ``hero_points.rise`` with the PC's own
+    death_at and threshold, P-14, P-16: :meth:`Party.pf2e_of`); only on the rules set's own
+    track with ``hero_effect=revive`` (seed 000), never on a custom one nor under a
+    non-lethal trait; ``held``: the PC holds a point."""
+    if r.dying_options.get("hero_effect") != "revive" or custom_down(r) or r.trait != "lethal":
+        return False
+    o = r.pf2e_of(0)
+    value = knockout_value(
+        start=1, crit=crit, wounded=wounded, wounded_rule=bool(r.dying_options.get("wounded_rule"))
+    )
+    res = hero_points.rise(
+        0,
+        value,
+        threshold=o["threshold"] if held else None,
+        death_at=o["death_at"],
+        knockout=True,
+        hero_knockout=r.hero_knockout,
+    )
+    return res == hero_points.HERO
+
+
+def grants(r) -> int:
+    """The temporary HP the duel's PC grants itself a turn (``grant_temp_hp``, AP-37, R0-14);
+    0 for none. Such a duel is solved state by state (its turn acts on its own HP: the grid
+    keeps the two sides apart, AP-30), its ``pc_hp`` ``(HP + PE, mark, temporary HP, grants
+    left)``."""
+    return int(getattr(r.fighters.pcs[0], "grant_temp_hp", 0) or 0)
+
+
 def _cons(r) -> int:
     """The Constitution damage values a duel's PC can have (R1-12, AP-24) that differ; 1
     without it."""
     return len(pe_caps(r))
+
+
+def _marks(r) -> int:
+    """The values of the PC's mark, the state's second part besides ``v``: its Constitution
+    damage (seed 001, :func:`_cons`) or its wounded value (seed 000, pf2e-core,
+    :func:`wounds`); 1 without either."""
+    return _cons(r) * wounds(r)
 
 
 def duel_cells(r) -> int:
@@ -159,16 +254,22 @@ def duel_cells(r) -> int:
     and its area effect, per Constitution damage) and its turn ``(mhp, mhp)``."""
     pc, mo = r.fighters.pcs[0], r.fighters.monsters[0]
     n = max(duel_start_v(r), 1) + 1
-    cons = _cons(r)
+    cons = _marks(r)
     side = 2 * (pc.slots + 1) * (r.hero_points + 1) ** 2 * cons * n
     side *= r.area_uses_of[0] + 1 if r.area_on else 1
-    hits = r.attacks + (1 if r.area_on else 0)
+    hits = r.attacks + (1 if r.area_on else 0) + (1 if getattr(r, "dying_effect", 0) else 0)
     return max(side, hits * cons * n * n, (mo.hp + 1) ** 2)
 
 
 def check_size(r) -> None:
     """Refuse (:class:`~simkit.core.exact.ExactTooLarge`, one line with the chain's states
     and the solver's cells) a duel past :data:`DUEL_MAX_CELLS`."""
+    if grants(r) and duel_states(r) > GRANT_MAX_STATES:  # (solved state by state, AP-31)
+        raise ExactTooLarge(
+            f"the exact duel with a grant of temporary HP has up to {duel_states(r)} states, "
+            f"solved one by one (more than {GRANT_MAX_STATES}); use Monte Carlo "
+            "(simkit run party ...)"
+        )
     cells = duel_cells(r)
     if cells > DUEL_MAX_CELLS:
         raise ExactTooLarge(
@@ -192,11 +293,13 @@ def custom_down(r) -> bool | None:
 
 def duel_states(r) -> int:
     """An upper bound on the duel's transient states (the chain's; with Constitution damage
-    times its values, :func:`_cons`)."""
+    or the wounded value times its values, :func:`_marks`; with a grant of temporary HP times
+    its amounts and its uses, :func:`grants`)."""
     pc, mo = r.fighters.pcs[0], r.fighters.monsters[0]
     hp = duel_start_v(r)  # (with PE: HP + PE; with temporary HP, those too)
-    return (
-        _cons(r)
+    given = (grants(r) + 1) * (pc.grant_uses + 1) if grants(r) else 1
+    return given * (
+        _marks(r)
         * (max(hp, 1) + 1)
         * (mo.hp + 1)
         * (r.hero_points + 1)
@@ -206,11 +309,12 @@ def duel_states(r) -> int:
     )
 
 
-def duel_initial(r, start: tuple[int, int, int] | None = None) -> dict:
+def duel_initial(r, start: tuple[int, ...] | None = None) -> dict:
     """Full HP (or ``hp``), initiative by d20 + Perception (ties: the monster first).
 
-    ``start``: the PC's ``(HP, hero points, slots)`` instead (a fight continued from where
-    the last step left it: :mod:`simkit.models.day_duel`; HP at least 1; not with PE)."""
+    ``start``: the PC's ``(HP, hero points, slots)`` instead, or ``(HP, hero points, slots,
+    wounded)`` (a fight continued from where the last step left it:
+    :mod:`simkit.models.day_duel`; HP at least 1; not with PE)."""
     if not duel_supported(r):
         raise NotImplementedError(
             "party: exact only for duels (one non-cleric PC, one monster, not hp=0)"
@@ -221,10 +325,18 @@ def duel_initial(r, start: tuple[int, int, int] | None = None) -> dict:
     pc, mo = r.fighters.pcs[0], r.fighters.monsters[0]
     first = float(initiative.pc_first_p(pc.perception, mo.perception, r.check_penalty))  # P-01
     hp = duel_start_v(r)  # (with PE: HP + PE; with temporary HP, those too)
-    if _cons(r) > 1:  # (with Constitution damage: (that, its damage), R1-12)
+    if grants(r):  # (a grant, AP-37: (HP + PE, mark, temporary HP, grants left))
+        temp = _temp_hp(r)
+        hp = (hp - temp, 0, temp, pc.grant_uses)  # type: ignore[assignment]
+    elif _marks(r) > 1:  # (with Constitution damage or wounded: (that, its mark), R1-12, A0-2)
         hp = (hp, 0)  # type: ignore[assignment]
     out: dict = {}
-    pc_part = (hp, r.hero_points, pc.slots) if start is None else tuple(start)
+    if start is None:
+        pc_part: tuple = (hp, r.hero_points, pc.slots)
+    else:  # (a 4th value: the PC's mark, its wounded value under the wounded rule, AP-38)
+        h, he, s = start[:3]
+        mark = start[3] if len(start) > 3 else 0
+        pc_part = ((h, mark) if _marks(r) > 1 else h, he, s)
     base = pc_part + (mo.hp, r.area_uses_of[0])
     if first > 0:
         out[base + (True,)] = first
@@ -261,7 +373,6 @@ def _turns(r):
     area = basic_save_pmf(pc.reflex + pen, mo.spell_dc, mo.area) if r.area_on else ()  # P-04
     spell = basic_save_pmf(mo.reflex, pc.spell_dc, pc.area) if pc.area else ()
     cantrip = basic_save_pmf(mo.reflex, pc.spell_dc, pc.cantrip) if pc.cantrip else ()
-    opts = r.dying_options
 
     @cache
     def pc_turn(mhp: int, slot: bool) -> tuple[tuple[int, float], ...]:
@@ -282,8 +393,38 @@ def _turns(r):
     hp_start = start_hp(r)
     caps = pe_caps(r)  # the PE's maximum after each Constitution damage (R1-12)
     con = int(r.seed_rules["con_damage"]) if len(caps) > 1 else 0
-    own = r.pf2e_of(0)
-    down = bool(custom_down(r))  # a custom track at 0 HP: a knock-out is a defeat
+    marked = _marks(r) > 1  # the state's v is (v, its Constitution damage or wounded value)
+    granting = grants(r) > 0  # the state's v is (HP + PE, mark, temporary HP, grants left)
+
+    def unpack(hp) -> tuple:
+        """``(v, mark, temporary HP, grants left)`` of a state's ``pc_hp`` (without a grant,
+        ``v`` holds the temporary HP too and the last two are None)."""
+        if granting:
+            return hp
+        return (*hp, None, None) if marked else (hp, 0, None, None)
+
+    def pack(v: int, c: int, temp, uses):
+        """A state's ``pc_hp`` from its parts (:func:`unpack`)."""
+        if granting:
+            return (v, c, temp, uses)
+        return (v, c) if marked else v
+
+    ws = wounds(r)
+    ko = {
+        (h, c, w): revives(r, h, c, w)
+        for h in (False, True)
+        for c in (False, True)
+        for w in range(ws)
+    }
+
+    def knocked(after: int, hero: int, crit: bool, p: float, new, lost, uses=None) -> None:
+        """The PC knocked out (R0-03) with mark ``after`` (its wounded value when marked):
+        back at 1 HP by a hero point (R0-10, :func:`revives`, moved before the monster), or
+        a defeat (every PC down, AP-9)."""
+        if ko[(hero > 0, bool(crit), after if ws > 1 else 0)]:  # (temporary HP: none left)
+            new[(pack(1, after, 0, uses), hero - 1, True)] += p
+        else:
+            lost[0] += p
 
     def hit(hp, hero: int, moved: bool, d: int, crit: bool, p: float, new, lost, hurts) -> None:
         """The PC at ``hp`` (with PE: HP + PE; with temporary HP, those too; with
@@ -295,12 +436,13 @@ def _turns(r):
         if massive_damage.is_massive(d, hp_max):  # R0-13: the hit's whole damage
             lost[0] += p
             return
-        hp, c = hp if con else (hp, 0)
-        after = min(c + con, len(caps) - 1) if hurts else c  # R1-12: con_hit after the hit
+        hp, c, temp, uses = unpack(hp)
+        after = min(c + con, len(caps) - 1) if hurts and con else c  # R1-12: con_hit after
         # the pool's parts: HP are whole while PE are left, PE whole while temporary HP are
         whole = min(hp, hp_start)
         pe = min(hp - whole, int(caps[c]) if r.pe_on else 0)
-        temp = hp - whole - pe
+        if temp is None:
+            temp = hp - whole - pe
         hp = whole
         soak = min(temp, d)  # R0-14: temporary HP first
         temp, d = temp - soak, d - soak
@@ -309,25 +451,10 @@ def _turns(r):
             d = hp - hp_left + excess  # what the PE did not take
             pe = min(pe, int(caps[after]))  # R1-12: the PE held to the lowered maximum
         if hp - d > 0:
-            v = hp - d + pe + temp
-            new[((v, after) if con else v, hero, moved)] += p
+            v = hp - d + pe + (0 if granting else temp)
+            new[(pack(v, after, temp, uses), hero, moved)] += p
             return
-        if r.trait != "lethal" or down:  # death: dead; nonlethal: stable; a custom track's
-            lost[0] += p  # start: every PC down
-            return
-        threshold = own["threshold"] if hero > 0 else None  # (P-14, P-16: the PC's own)
-        res = hero_points.rise(
-            0,
-            1 + int(crit),
-            threshold=threshold,
-            death_at=own["death_at"],
-            knockout=True,
-            hero_knockout=r.hero_knockout,
-        )
-        if res == hero_points.HERO and opts["hero_effect"] == "revive":
-            new[((1, after) if con else 1, hero - 1, True)] += p
-        else:
-            lost[0] += p
+        knocked(after, hero, crit, p, new, lost, uses)  # (death: dead; nonlethal, custom: down)
 
     @cache
     def monster_turn(hp: int, hero: int, use_area: bool):
@@ -342,12 +469,50 @@ def _turns(r):
             dist = new
         return tuple((h, he, mv, p) for (h, he, mv), p in dist.items()), lost[0]
 
+    nothing, fails = effect_saves(r) if getattr(r, "dying_effect", 0) else (1.0, ())
+
+    @cache
+    def effect_turn(hp, hero: int):
+        """The monster's dying effect (AP-35, R0-12) on the PC at ``hp``: a Fortitude save,
+        dying 1 (2 on a critical failure) read by A0-9 (``dying_above_0``, AP-38):
+        ``keep_hp`` the PC keeps its HP, its wounded value raised (:func:`effect_kept`, dead at
+        its death value); ``drop`` a knock-out at that value (:func:`revives`)."""
+        new: dict = defaultdict(float)
+        lost = [0.0]
+        new[(hp, hero, False)] += nothing
+        v, w, temp, uses = unpack(hp)
+        for crit, q in fails:
+            if r.dying_above_0 == "drop":  # (refused with temporary HP: none here)
+                knocked(w, hero, crit, q, new, lost, uses)
+                continue
+            w2 = effect_kept(r, w, crit)
+            if w2 is None:
+                lost[0] += q
+            else:
+                new[(pack(v, w2, temp, uses), hero, False)] += q
+        return tuple((h, he, mv, p) for (h, he, mv), p in new.items()), lost[0]
+
+    amount, keep = grants(r), getattr(r, "temp_keep", "larger")
+
+    def granted(hp):
+        """The PC's grant to itself this turn (AP-37, R0-14: in place of its strikes or
+        spell, while it has grants and they add temporary HP under ``temp_keep``,
+        :func:`simkit.rules.temp_hp.kept_temp`): its ``pc_hp`` after, None when it acts."""
+        if not granting:
+            return None
+        v, c, temp, uses = hp
+        more = kept_temp(temp, amount, keep)
+        if uses <= 0 or more <= temp:
+            return None
+        return (v, c, more, uses - 1)
+
     chance = r.area_chance_of[0] if r.area_on else 0.0  # the monster's area chance a turn
-    return pc_turn, monster_turn, chance
+    return pc_turn, monster_turn, effect_turn, granted, chance
 
 
 def _round(r, state, ends: bool = False):
-    pc_turn, monster_turn, chance = _turns(r)
+    pc_turn, monster_turn, effect_turn, granted, chance = _turns(r)
+    effect = float(getattr(r, "dying_effect", 0.0))  # AP-35: its chance, after the area's
     hp, hero, slots, mhp, area, first = state
     out: dict = defaultdict(float)
 
@@ -360,6 +525,10 @@ def _round(r, state, ends: bool = False):
         if moved:
             out[(hp_, hero_, slots, mhp, area_, True)] += p
             return
+        given = granted(hp_)
+        if given is not None:  # AP-37: its turn on its own temporary HP
+            out[(given, hero_, slots, mhp, area_, first_)] += p
+            return
         for m2, q in pc_turn(mhp, slots > 0):
             if m2 == 0:
                 out[won(hp_, hero_)] += p * q
@@ -368,15 +537,20 @@ def _round(r, state, ends: bool = False):
 
     def monster(hp_, hero_, mhp_, slots_, p, then_pc: bool):
         branches = []
+        plain = 1.0
         if chance > 0 and area > 0:
-            branches.append((True, chance, area - 1))
-            branches.append((False, 1 - chance, area))
-        else:
-            branches.append((False, 1.0, area))
+            branches.append(("area", chance, area - 1))
+            plain = 1 - chance
+        if effect > 0:
+            branches.append(("effect", plain * effect, area))
+        branches.append(("strikes", plain * (1 - effect), area))
         for use, pa, area_ in branches:
             if pa <= 0:
                 continue
-            after, lost = monster_turn(hp_, hero_, use)
+            if use == "effect":
+                after, lost = effect_turn(hp_, hero_)
+            else:
+                after, lost = monster_turn(hp_, hero_, use == "area")
             out["defeat"] += p * pa * lost
             for h2, he2, mv, q in after:
                 if then_pc:
@@ -384,7 +558,10 @@ def _round(r, state, ends: bool = False):
                 else:
                     out[(h2, he2, slots_, mhp_, area_, True if mv else first)] += p * pa * q
 
-    if first:
+    given = granted(hp) if first else None
+    if given is not None:  # AP-37: its turn on its own temporary HP, then the monster's
+        monster(given, hero, mhp, slots, 1.0, then_pc=False)
+    elif first:
         for m2, q in pc_turn(mhp, slots > 0):
             if m2 == 0:
                 out[won(hp, hero)] += q
