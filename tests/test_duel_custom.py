@@ -92,11 +92,11 @@ def test_the_custom_copy_of_the_seed000_track_is_the_built_in_duel(level):
     ],
 )
 def test_the_grid_gives_the_chains_numbers_under_a_custom_track(params):
-    from simkit.core.exact import _propagate, build_chain
+    from simkit.core.exact import build_chain, propagate
     from simkit.models.duel_grid import duel_hist
 
     r = Party(**params, dying="dnd5e(bonus=2)")
-    chain = _propagate(r, build_chain(r))
+    chain = propagate(r, build_chain(r))
     np.testing.assert_allclose(duel_hist(r), chain.hist, rtol=0, atol=1e-13)
     assert simkit.solve(r).probabilities == pytest.approx(chain.probabilities, abs=1e-13)
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import simkit
-from simkit.core.exact import ExactTooLarge, _propagate, build_chain, solve_if_possible
+from simkit.core.exact import ExactTooLarge, build_chain, propagate, solve_if_possible
 from simkit.core.params import ParamError
 from simkit.models.day import Day
 from simkit.models.day_duel import _fight, _fight_rules
@@ -63,7 +63,7 @@ def _small_duels(count: int, seed: int) -> list[dict]:
 def test_grid_gives_the_chain_s_numbers(params):
     """Every round's P(victory) and P(defeat): the grid = the state-by-state chain."""
     r = Party(**params)
-    chain = _propagate(r, build_chain(r))
+    chain = propagate(r, build_chain(r))
     hist = duel_hist(r)
     np.testing.assert_allclose(hist, chain.hist, rtol=0, atol=1e-13)
     assert simkit.solve(r).probabilities == pytest.approx(chain.probabilities, abs=1e-13)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import simkit
-from simkit.core.exact import NoExactSolver, _propagate, build_chain
+from simkit.core.exact import NoExactSolver, build_chain, propagate
 from simkit.models.day import Day
 from simkit.models.duel_grid import duel_hist
 from simkit.models.party import Party
@@ -80,7 +80,7 @@ def test_the_dying_effect_on_the_grid_is_the_chain_s(params):
     a knock-out a hero point may undo) on the grid = the state-by-state chain, every round."""
     r = Party(**params)
     assert duel_states(r) <= 50_000
-    chain = _propagate(r, build_chain(r))
+    chain = propagate(r, build_chain(r))
     np.testing.assert_allclose(duel_hist(r), chain.hist, rtol=0, atol=1e-13)
 
 

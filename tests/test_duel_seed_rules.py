@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import simkit
-from simkit.core.exact import NoExactSolver, _propagate, build_chain
+from simkit.core.exact import NoExactSolver, build_chain, propagate
 from simkit.models.day import Day
 from simkit.models.duel_grid import duel_hist
 from simkit.models.party import Party
@@ -84,7 +84,7 @@ def test_pf2e_options_on_the_grid_are_the_chain_s(params):
     (:mod:`simkit.models.party_duel`), every round."""
     r = Party(**params)
     assert duel_states(r) <= 20_000
-    chain = _propagate(r, build_chain(r))
+    chain = propagate(r, build_chain(r))
     np.testing.assert_allclose(duel_hist(r), chain.hist, rtol=0, atol=1e-13)
 
 
@@ -100,7 +100,7 @@ def test_con_damage_on_the_grid_is_the_chain_s(params):
     ``per_point``) on the grid = the state-by-state chain, every round; and it matters here
     (P(defeat) several times higher)."""
     r = Party(**params, rules="seed001", ability_reading="per_point", area_uses=1)
-    chain = _propagate(r, build_chain(r))
+    chain = propagate(r, build_chain(r))
     np.testing.assert_allclose(duel_hist(r), chain.hist, rtol=0, atol=1e-13)
     d = list(r.outcomes).index("defeat")
     without = duel_hist(dataclasses.replace(r, con_damage=0))
@@ -120,7 +120,7 @@ def test_temp_hp_on_the_grid_are_the_chain_s(params):
     round."""
     r = Party(**params)
     assert duel_states(r) <= 20_000
-    chain = _propagate(r, build_chain(r))
+    chain = propagate(r, build_chain(r))
     np.testing.assert_allclose(duel_hist(r), chain.hist, rtol=0, atol=1e-13)
 
 

@@ -102,10 +102,15 @@ def test_what_cannot_be_played_is_refused_in_one_line(kw, words):
 
 
 def test_an_option_is_an_exact_duel_too():
-    """AP-31 (tests/test_duel_seed_rules.py); a grant of temporary HP (AP-37) is not."""
+    """AP-31 (tests/test_duel_seed_rules.py); a grant of temporary HP (AP-37, AP-38) in a
+    party duel (state by state), not in a day."""
+    from simkit.models import make_model
+
     assert Party(party="fighter", level=1).has_exact
     assert Party(party="fighter(toughness=true)", level=1).has_exact
-    assert not Party(party="fighter(grant_temp_hp=5)", level=1).has_exact
+    assert Party(party="fighter(grant_temp_hp=5)", level=1).has_exact
+    day = make_model("day", plan="moderate", party="fighter(grant_temp_hp=5)", level=1)
+    assert not day.has_exact
 
 
 def test_the_day_takes_each_pcs_rule_on_its_fights_and_cares():

@@ -25,6 +25,7 @@ from simkit.core.stats import confidence_of
 from simkit.core.tables import summary_html, survival_table
 
 __all__ = [
+    "propagate",
     "solve",
     "solve_many",
     "solve_if_possible",
@@ -325,15 +326,16 @@ def solve(model, *, tol: float = 0.0) -> ModelResult:
             return model.solve_stages(solve)
         if model.has_exact_hist:
             return ExactResult(model=model, hist=np.asarray(model.exact_hist(), dtype=np.float64))
-        return _propagate(model, build_chain(model), tol)
+        return propagate(model, build_chain(model), tol)
     except NoExactSolver:
         raise
     except NotImplementedError as exc:  # a model's own refusal (a duel only, ...)
         raise NoExactSolver(str(exc)) from None
 
 
-def _propagate(model, chain: Chain, tol: float = 0.0) -> ExactResult:
-    """Push the state distribution through the chain, step by step, to the horizon."""
+def propagate(model, chain: Chain, tol: float = 0.0) -> ExactResult:
+    """Push the state distribution through ``chain`` (:func:`build_chain`), step by step, to
+    the horizon: the exact answer of a model state by state."""
     horizon = model.horizon
     hist = np.zeros((len(model.outcomes), horizon + 1))
     hist[:, 0] = chain.initial_absorbed
@@ -419,7 +421,7 @@ def solve_many(models) -> list:
             solving[key] = i
         chain = build_chain(m)
         if len(chain.states) > BATCH_LIMIT:  # stacking dense (B, S, S) arrays would not fit
-            out[i] = _propagate(m, chain)
+            out[i] = propagate(m, chain)
             continue
         built[i] = (chain, list(chain.matrices))
         key = (m.horizon, len(m.outcomes), chain.schedule)

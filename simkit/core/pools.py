@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from concurrent.futures import ProcessPoolExecutor
 
-__all__ = ["discard_shared_pool", "parent_gone", "shared_pool", "worker_pool"]
+__all__ = ["discard_shared_pool", "parent_gone", "shared_pool", "stop_now", "worker_pool"]
 
 
 #: The worker pool that ``simulate(..., workers=k)`` keeps for its next call (one at a time).
@@ -38,10 +38,26 @@ def discard_shared_pool(wait: bool = False) -> None:
     """Stop the kept pool (its workers are terminated unless ``wait``)."""
     for size in list(_SHARED):
         pool = _SHARED.pop(size)
-        if not wait:
-            for proc in list(getattr(pool, "_processes", {}).values()):
-                proc.terminate()
-        pool.shutdown(wait=wait, cancel_futures=True)
+        if wait:
+            pool.shutdown(wait=True, cancel_futures=True)
+        else:
+            stop_now(pool)
+
+
+def stop_now(pool: ProcessPoolExecutor, timeout: float = 5.0) -> None:
+    """Stop ``pool`` at once (Ctrl-C, an error): its workers terminated, its queued tasks
+    cancelled, then a wait (at most ``timeout`` s) for its manager thread to see them gone.
+
+    Without that wait, the interpreter's exit can wake the manager thread through a pipe
+    the thread is closing at the same moment: CPython then prints "Exception ignored ...
+    OSError: [Errno 9] Bad file descriptor" (a race in ``concurrent.futures``), a second
+    line after the one a Ctrl-C of a sweep should print."""
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        proc.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if manager is not None and manager.is_alive():
+        manager.join(timeout)
 
 
 def worker_pool(workers: int, preload: tuple[str, ...] = ()) -> ProcessPoolExecutor:

@@ -519,9 +519,9 @@ class Party(Rules):
         from simkit.models.party_duel import grants
 
         if grants(self):
-            from simkit.core.exact import _propagate, build_chain
+            from simkit.core.exact import build_chain, propagate
 
-            return _propagate(self, build_chain(self)).hist
+            return propagate(self, build_chain(self)).hist
         return duel_hist(self)
 
     def exact_initial(self) -> dict:

@@ -258,9 +258,9 @@ class _Pool:
         if self.ex is None:
             return
         if self.aborted:  # Ctrl-C or an error: stop the workers now, their results are not wanted
-            for proc in list(getattr(self.ex, "_processes", {}).values()):
-                proc.terminate()
-            self.ex.shutdown(wait=False, cancel_futures=True)
+            from simkit.core.pools import stop_now
+
+            stop_now(self.ex)
         else:
             self.ex.shutdown(wait=True, cancel_futures=True)
 
