@@ -11,7 +11,6 @@ import os
 import subprocess
 import sys
 
-import numba
 import numpy as np
 import pytest
 
@@ -60,20 +59,10 @@ CONFIGS = [
 
 
 def test_numbers_do_not_depend_on_blocks_or_threads():
+    from test_fight_loop import assert_blocks_and_threads_agree
+
     rules = Encounter(level=5, healer_chance=0.2, effect_chance=0.3, engine="loop")
-    n = 2**16 + 5_000  # two streams
-    one = simkit.simulate(rules, n, 3, keep_outcomes=True)
-    small = simkit.simulate(rules, n, 3, block_size=2**16, keep_outcomes=True)
-    threads = numba.get_num_threads()
-    numba.set_num_threads(1)
-    try:
-        single = simkit.simulate(rules, n, 3, keep_outcomes=True)
-    finally:
-        numba.set_num_threads(threads)
-    for other in (small, single):
-        assert np.array_equal(one.track_outcomes, other.track_outcomes)
-        for mark in rules.marks:
-            assert np.array_equal(one.track_marks[mark], other.track_marks[mark])
+    assert_blocks_and_threads_agree(rules)
     # a track played alone is the track played in its block
     keys = np.arange(1, 301, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
     out = run(rules, keys)

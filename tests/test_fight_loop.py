@@ -163,8 +163,9 @@ def test_loop_agrees_with_the_exact_duel(kw):
         assert abs(mc[name] - p) <= 5 * se, (name, mc[name], p)
 
 
-def test_numbers_do_not_depend_on_blocks_threads_or_other_tracks():
-    rules = Party(level=5, threat="severe", engine="loop")
+def assert_blocks_and_threads_agree(rules) -> None:
+    """Every track's outcome and marks are the same in one block or two, on every thread
+    or one (the loop's dice by counter)."""
     n = 2**16 + 5_000  # two streams
     one = simkit.simulate(rules, n, 3, keep_outcomes=True)
     small = simkit.simulate(rules, n, 3, block_size=2**16, keep_outcomes=True)
@@ -178,6 +179,11 @@ def test_numbers_do_not_depend_on_blocks_threads_or_other_tracks():
         assert np.array_equal(one.track_outcomes, other.track_outcomes)
         for mark in rules.marks:
             assert np.array_equal(one.track_marks[mark], other.track_marks[mark])
+
+
+def test_numbers_do_not_depend_on_blocks_threads_or_other_tracks():
+    rules = Party(level=5, threat="severe", engine="loop")
+    assert_blocks_and_threads_agree(rules)
     # a track played alone is the track played in its block
     T = tables.pack(tables.build(rules))
     keys = np.arange(1, 301, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
