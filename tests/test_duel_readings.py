@@ -5,18 +5,16 @@ all where a duel leaves the reading nothing to do."""
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pytest
 
 import simkit
-from simkit.core.exact import NoExactSolver, build_chain, propagate
+from simkit.core.exact import build_chain, propagate
 from simkit.models.day import Day
 from simkit.models.duel_grid import duel_hist
 from simkit.models.party import Party
 from simkit.models.party_duel import duel_states, wounds
-from simkit.testing import assert_agrees_with_exact, run_cli
+from simkit.testing import assert_agrees_with_exact
 
 _S001 = dict(party="fighter", level=3, threat="severe", rules="seed001")
 
@@ -138,15 +136,9 @@ def test_the_day_hands_on_the_wounded_value_a_dying_effect_leaves():
     ],
 )
 def test_what_the_dying_effect_leaves_refused_says_why_in_one_line(model, params, why):
-    m = (Party if model == "party" else Day)(level=1, **params)
-    assert not m.has_exact and why in m.exact_refusal
-    with pytest.raises(NoExactSolver, match=re.escape(why)):
-        simkit.solve(m)
-    sets = [f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in params.items()]
-    argv = [x for s in ["level=1", *sets] for x in ("--set", s)]
-    code, out, err = run_cli("exact", model, *argv)
-    assert code == 2 and out == ""
-    assert len(err.strip().splitlines()) == 1 and why in err
+    from test_duel_seed_rules import assert_refused_in_one_line
+
+    assert_refused_in_one_line(model, params, why)
 
 
 # -- R0-08's wake-up in the day duel ------------------------------------------------------------

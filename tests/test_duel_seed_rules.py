@@ -173,6 +173,12 @@ def test_pf2e_options_in_a_day_s_care_after_a_fall_are_monte_carlo_s(option):
     ],
 )
 def test_what_stays_refused_says_why_in_one_line(model, params, why):
+    assert_refused_in_one_line(model, params, why)
+
+
+def assert_refused_in_one_line(model: str, params: dict, why: str) -> None:
+    """``model`` (party or day, level 1, ``params``) has no exact answer, and says ``why``:
+    in ``exact_refusal``, in ``simkit.solve``'s error and in ``simkit exact``'s one line."""
     m = (Party if model == "party" else Day)(level=1, **params)
     assert not m.has_exact and why in m.exact_refusal
     with pytest.raises(NoExactSolver, match=re.escape(why)):
