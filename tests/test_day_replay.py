@@ -35,6 +35,15 @@ def _same_as_run(rules, frame, res, t):
         assert frame.attrs[m] == res.track_marks[m][t], (t, m, frame.attrs)
 
 
+def assert_days_replay(rules, n: int, seed: int):
+    """Run ``n`` days of ``rules`` and replay each: its outcome and marks are the run's.
+    Returns the run (its outcomes kept)."""
+    res = simkit.simulate(rules, n, seed, keep_outcomes=True)
+    for t, frame in enumerate(replay_tracks(rules, seed, range(n), n)):
+        _same_as_run(rules, frame, res, t)
+    return res
+
+
 def _fights_add_up(rules, frame):
     """The replayed fights' deaths by cause are the day's, and with the replayed cares of a
     Treat Wounds critical failure its deaths after a fight; a day lost in a fight ends with

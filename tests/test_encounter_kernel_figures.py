@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 import simkit
-from simkit.core.result import event_counts
 from simkit.models.encounter import Encounter
 
 
@@ -49,16 +48,10 @@ def differ(want: dict, res, k: float = 5.0) -> list[str]:
     """What differs by more than ``k`` standard errors (of both samples) between the
     kernel's figures ``want`` and ``res``: every outcome and event, the mean round of each
     ending, and every mark's mean over all tracks and within each outcome."""
-    m, n = want["n"], res.n
-    got = {**res.probabilities, **{e: c / n for e, c in event_counts(res).items()}}
-    ref = {**want["p"], **want["events"]}
-    assert ref.keys() == got.keys()
-    bad = []
-    for name in ref:
-        p, q = ref[name], got[name]
-        se = np.sqrt(p * (1 - p) / m + q * (1 - q) / n)
-        if abs(p - q) > k * max(se, 1 / n):
-            bad.append(f"{name}: kernel {p:.5f} loop {q:.5f}")
+    from test_fight_loop import outcome_gaps
+
+    n = res.n
+    bad = outcome_gaps(want, res, n, k)
     outs = Encounter.outcomes
     for o, name in enumerate(outs):
         if not _close(want["rounds"][name], _mean_var(res.hist[o]), k):

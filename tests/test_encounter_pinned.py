@@ -11,12 +11,12 @@ When a change is *meant* to change the numbers, regenerate the pins
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
+from test_fight_loop_pinned import digest
 
 from simkit.models.encounter import Encounter
 from simkit.models.encounter_loop import run
@@ -32,17 +32,8 @@ CONFIGS = [
 ]
 
 
-def _digest(*arrays: np.ndarray) -> str:
-    h = hashlib.sha256()
-    for a in arrays:
-        a = np.ascontiguousarray(a)
-        h.update(str((a.dtype.str, a.shape)).encode())
-        h.update(a.tobytes())
-    return h.hexdigest()[:16]
-
-
 def config_digest(i: int) -> str:
-    return _digest(*run(Encounter(**CONFIGS[i]), KEYS))
+    return digest(*run(Encounter(**CONFIGS[i]), KEYS))
 
 
 def start_digest() -> str:
@@ -56,7 +47,7 @@ def start_digest() -> str:
         dead=np.zeros((N, 1), dtype=bool), pe=4 * one, pe_max=4 * one,
         check_penalty=np.where(np.arange(N) % 2 == 0, 0, -2).astype(np.int32),
     )  # fmt: skip
-    return _digest(*run(rules, KEYS, start))
+    return digest(*run(rules, KEYS, start))
 
 
 #: The pins (``python tests/test_encounter_pinned.py`` prints them again).

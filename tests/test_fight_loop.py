@@ -96,10 +96,10 @@ def _kernel() -> dict:
 KERNEL_AREA = {"area_chance": 0.2, "area_uses": 1}
 
 
-def _differ(want: dict, res, n: int, marks, k: float = 5.0) -> list[str]:
-    """What differs by more than ``k`` standard errors between the kernel's figures
-    ``want`` (its ``n``) and ``res`` (``n`` tracks): every outcome, every event and every
-    mark's mean (dead_mask read through its events)."""
+def outcome_gaps(want: dict, res, n: int, k: float = 5.0) -> list[str]:
+    """The outcomes and events whose probabilities differ by more than ``k`` standard errors
+    (of both samples) between a kernel's kept figures ``want`` (its ``n``: ``want["n"]``)
+    and ``res`` (``n`` tracks)."""
     m = want["n"]
     got = {**res.probabilities, **{e: c / n for e, c in event_counts(res).items()}}
     ref = {**want["p"], **want["events"]}
@@ -110,6 +110,14 @@ def _differ(want: dict, res, n: int, marks, k: float = 5.0) -> list[str]:
         se = np.sqrt(p * (1 - p) / m + q * (1 - q) / n)
         if abs(p - q) > k * max(se, 1 / n):
             bad.append(f"{name}: kernel {p:.5f} loop {q:.5f}")
+    return bad
+
+
+def _differ(want: dict, res, n: int, marks, k: float = 5.0) -> list[str]:
+    """What differs by more than ``k`` standard errors between the kernel's figures
+    ``want`` (its ``n``) and ``res`` (``n`` tracks): every outcome, every event and every
+    mark's mean (dead_mask read through its events)."""
+    bad = outcome_gaps(want, res, n, k)
     for mark in marks:  # (over the tracks that ended: the unresolved record none)
         a = want["marks"][mark]
         mb, vb, nb = _mean_var(res.marks[mark])

@@ -30,7 +30,8 @@ AREA = {"area_chance": 0.2, "area_uses": 1}
 KEYS = np.arange(1, N + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
 
 
-def _digest(*arrays: np.ndarray) -> str:
+def digest(*arrays: np.ndarray) -> str:
+    """The first 16 hex digits of the SHA-256 of ``arrays`` (their dtype, shape and bytes)."""
     h = hashlib.sha256()
     for a in arrays:
         a = np.ascontiguousarray(a)
@@ -42,7 +43,7 @@ def _digest(*arrays: np.ndarray) -> str:
 def config_digest(i: int) -> str:
     rules = Party(**{**AREA, **CONFIGS[i]})
     T = tables.pack(tables.build(rules))
-    return _digest(*block.run(T, KEYS, rules.max_rounds))
+    return digest(*block.run(T, KEYS, rules.max_rounds))
 
 
 def start_digest(rules_set: str) -> str:
@@ -59,7 +60,7 @@ def start_digest(rules_set: str) -> str:
     arrays["fight"] = (group // 2).astype(np.int32)
     arrays["check_penalty"] = np.where(group % 2 == 1, -2, 0).astype(np.int32)
     rules = Party(level=5, rules=rules_set, engine="loop", **AREA).with_lineups(lineups)
-    return _digest(*_run(rules, KEYS, FightStart(**arrays)))
+    return digest(*_run(rules, KEYS, FightStart(**arrays)))
 
 
 DAYS = [
@@ -76,7 +77,7 @@ def day_digest(i: int) -> str:
 
     res = simkit.simulate(Day(**DAYS[i], engine="loop", **AREA), N, 7, keep_outcomes=True)
     marks = [res.track_marks[m] for m in sorted(res.track_marks)]
-    return _digest(res.track_outcomes, *marks)
+    return digest(res.track_outcomes, *marks)
 
 
 def carried_digest() -> str:
@@ -93,7 +94,7 @@ def carried_digest() -> str:
         second = simkit.simulate(rules, 70_000, 4, start=res.final, keep_state=True)
         for st in (res.final, second.final):
             h += [np.asarray(getattr(st, f.name)) for f in fields(st)]
-    return _digest(*h)
+    return digest(*h)
 
 
 def observed_digest(i: int) -> str:
@@ -101,7 +102,7 @@ def observed_digest(i: int) -> str:
     from simkit.models.day import Day
 
     res = simkit.simulate(Day(**DAYS[i], engine="loop", **AREA), N, 7)
-    return _digest(*(np.asarray(res.observed[k]) for k in sorted(res.observed)))
+    return digest(*(np.asarray(res.observed[k]) for k in sorted(res.observed)))
 
 
 PINNED_CONFIGS: list[str] = [

@@ -221,17 +221,13 @@ def test_the_days_fights_take_the_seed_rules_track_by_track(params):
     (each fight on the party's reference, its end state checked inside the replay);
     temporary HP only in the day's first fight (a fresh start; later fights start from
     the state handed on); the care after a fall has no fight turn (no seed rule there)."""
-    from simkit.models.day import Day
-    from simkit.models.day_replay import replay_tracks
+    from test_day_replay import assert_days_replay
 
-    rules = Day(**params)
+    from simkit.models.day import Day
+
     n = 120
-    res = simkit.simulate(rules, n, 5, keep_outcomes=True)
-    frames = replay_tracks(rules, 5, range(n), n)
-    for t, frame in enumerate(frames):
-        assert frame.attrs["outcome"] == res.outcomes[res.track_outcomes[t]], (t, frame.attrs)
-        for m in rules.marks:
-            assert frame.attrs[m] == res.track_marks[m][t], (t, m)
+    rules = Day(**params)
+    res = assert_days_replay(rules, n, 5)
     plain = {k: v for k, v in params.items() if k not in SEED_PARAMS}
     plain["party"] = params["party"].replace("(temp_hp=8)", "")
     base = simkit.simulate(Day(**plain), n, 5, keep_outcomes=True)

@@ -189,19 +189,15 @@ def test_off_by_default_and_the_exact_duel_solves_it_state_by_state():
 def test_the_days_fights_take_the_grant_track_by_track():
     """A day's fights are party fights with the day's party text: each fight gives the PCs
     their grants again (``grant_uses`` a fight); the day on the loop = its replay."""
+    from test_day_replay import assert_days_replay
+
     from simkit.models.day import Day
-    from simkit.models.day_replay import replay_tracks
 
     plan = "severe, short_rest, severe, long_rest, moderate"
     params = dict(plan=plan, level=5, party=GRANTER)
-    rules = Day(**params)
     n = 100
-    res = simkit.simulate(rules, n, 5, keep_outcomes=True)
-    frames = replay_tracks(rules, 5, range(n), n)
-    for t, frame in enumerate(frames):
-        assert frame.attrs["outcome"] == res.outcomes[res.track_outcomes[t]], (t, frame.attrs)
-        for m in rules.marks:
-            assert frame.attrs[m] == res.track_marks[m][t], (t, m)
+    rules = Day(**params)
+    res = assert_days_replay(rules, n, 5)
     plain = {**params, "party": GRANTER.replace(";grant_temp_hp=13;grant_uses=3", "")}
     base = simkit.simulate(Day(**plain), n, 5, keep_outcomes=True)
     assert (base.track_outcomes != res.track_outcomes).any() or any(
