@@ -16,6 +16,10 @@ non-negative integer array: ``[v]`` = active tracks whose value is ``v``; traili
 are dropped), which it may get more cheaply than the values (say, by counting its few
 distinct states and mapping each state's count to its value); the engine then uses it
 instead of ``observe``, and records the same numbers.
+
+A model whose ``init`` makes end states for ``carry`` at a cost (the fight loop's) sets
+``init_keeps = True``: the engine then calls ``init(n, rng, ..., keep=...)``, ``keep``
+False when it will not ask for ``carry`` (no ``keep_state``), and the model may skip them.
 """
 
 from __future__ import annotations
@@ -384,10 +388,12 @@ def run_tracks(
         return model.run_block(seed, first_stream, n_tracks, prefix, start=start, keep=keep)
     brng, first_id = block_rng(seed, first_stream, n_tracks, prefix, positional)
     ledger = Ledger(model, first_id, n_tracks, brng, keep, keep_outcomes)
+    # a model whose init takes ``keep`` (``init_keeps``) skips the end states nobody carries
+    told = {"keep": bool(keep)} if getattr(model, "init_keeps", False) else {}
     if start is None:
-        state, codes = model.init(n_tracks, brng)
+        state, codes = model.init(n_tracks, brng, **told)
     else:
-        state, codes = model.init(n_tracks, brng, start=start)
+        state, codes = model.init(n_tracks, brng, start=start, **told)
     state = ledger.absorb(state, codes, 0, 1)
     t = 0  # last step completed
     horizon = model.horizon

@@ -196,7 +196,8 @@ def run_lockstep(
     ]
     states = []
     for m, ledger, v in zip(models, ledgers, views):
-        state, codes = m.init(n_tracks, v)
+        told = {"keep": False} if getattr(m, "init_keeps", False) else {}  # (no carry here)
+        state, codes = m.init(n_tracks, v, **told)
         states.append(ledger.absorb(state, codes, 0, 1))
     shared.end_step(views)
     t = 0  # last step completed

@@ -30,9 +30,9 @@ _WARM = [False]
 THREAD_GRAB = 4
 
 
-def bytes_per_track(P: int) -> int:
-    """Bytes a block keeps a track (``out`` and ``ends``, int32)."""
-    return 4 * (OUT_MARK0 + len(MARKS) + P * len(CARRIED))
+def bytes_per_track(P: int, keep: bool = True) -> int:
+    """Bytes a block keeps a track (``out``, and ``ends`` when ``keep``; int32)."""
+    return 4 * (OUT_MARK0 + len(MARKS) + (P * len(CARRIED) if keep else 0))
 
 
 def _compiling(fn, *args):
@@ -53,7 +53,14 @@ def _compiling(fn, *args):
 
 
 def run(
-    T: np.ndarray, keys: np.ndarray, horizon: int, starts=None, fights=None, pens=None, care=False
+    T: np.ndarray,
+    keys: np.ndarray,
+    horizon: int,
+    starts=None,
+    fights=None,
+    pens=None,
+    care=False,
+    keep=True,
 ):
     """Every track of ``keys`` (uint64 dice keys) played from its start to its end or
     ``horizon``: ``(out, ends)``, int32 arrays of shapes (n, 2 + marks) and (n, P,
@@ -61,7 +68,8 @@ def run(
     :data:`CARRIED` order (None: fresh); ``fights``, ``pens``: each track's lineup and
     check-penalty index into the tables (None: 0 for every track). ``care``: a care of PCs
     knocked out outside a fight (:data:`simkit.fight.loop.CARE`; ``starts`` marks them
-    ``DYING``)."""
+    ``DYING``). ``keep`` False: no end states (``ends`` is None), for a run whose states
+    are not carried on (the loop then writes 52 P bytes a track less)."""
     n = len(keys)
     P, M = int(T[H_P]), int(T[H_M])
     k63 = (np.asarray(keys, dtype=np.uint64) >> np.uint64(1)).astype(np.int64)
@@ -74,7 +82,7 @@ def run(
     else:
         by_field = np.ascontiguousarray(np.asarray(starts, dtype=np.int32).transpose(2, 0, 1))
     out = np.empty((n, OUT_MARK0 + len(MARKS)), dtype=np.int32)
-    ends = np.empty((len(CARRIED), n, P), dtype=np.int32)
+    ends = np.empty((len(CARRIED), n if keep else 0, P), dtype=np.int32)
     zero = np.zeros(1, dtype=np.int32)
     fights = zero if fights is None else np.ascontiguousarray(fights, dtype=np.int32)
     pens = zero if pens is None else np.ascontiguousarray(pens, dtype=np.int32)
@@ -84,7 +92,7 @@ def run(
             loop.run_block,
             *(k63, T, int(horizon), width(P, M), by_field, given, fights, pens, out, ends),
         )
-    return out, ends.transpose(1, 2, 0)
+    return out, (ends.transpose(1, 2, 0) if keep else None)
 
 
 def step_codes(out: np.ndarray, n_out: int, t: int) -> np.ndarray:

@@ -264,11 +264,13 @@ def run_block(keys, T, horizon, width, starts, given, fights, pens, out, ends):
     fields at the start when ``given`` (else fresh: :func:`fresh`), field by field;
     ``fights`` and ``pens`` (n,) or (1,) for every track: each track's lineup and
     check-penalty indices into the tables; ``out`` (n, 2 + marks) and ``ends``
-    (len(CARRIED), n, P) are written. Threads take chunks of tracks, each
+    (len(CARRIED), n, P) are written (``ends`` of (len(CARRIED), 0, P): no end states,
+    when nothing will be carried on: 52 bytes a PC not written). Threads take chunks of tracks, each
     track in one reused row of ``width`` fields (no per-track state is kept: the memory is
     the outputs')."""
     n = keys.shape[0]
     P = T[t.H_P]
+    keep = ends.shape[1] == n  # (an empty ``ends``: no end state is asked for)
     # one penalty for every track and no start: every track's fresh row is the same (a
     # template, made once a chunk and copied)
     same = not given and pens.shape[0] == 1
@@ -279,10 +281,14 @@ def run_block(keys, T, horizon, width, starts, given, fights, pens, out, ends):
             fresh_row[PEN_IX] = pens[0]
             fresh(fresh_row, T)
         for i in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
+            # (element by element: a slice assignment takes a reference, an atomic
+            # increment, a track)
             if same:
-                S[:] = fresh_row
+                for f in range(width):
+                    S[f] = fresh_row[f]
             else:
-                S[:] = 0
+                for f in range(width):
+                    S[f] = 0
             S[KEY] = keys[i]
             S[FIGHT_IX] = fights[i if fights.shape[0] > 1 else 0]
             S[PEN_IX] = pens[i if pens.shape[0] > 1 else 0]
@@ -298,6 +304,7 @@ def run_block(keys, T, horizon, width, starts, given, fights, pens, out, ends):
             out[i, OUT_STEP] = S[STEP]
             for m in range(len(MARKS)):
                 out[i, OUT_MARK0 + m] = S[MARK0 + m]
-            for k in range(P):
-                for f in range(len(CARRIED)):
-                    ends[f, i, k] = S[pc(k, CARRIED[f])]
+            if keep:
+                for k in range(P):
+                    for f in range(len(CARRIED)):
+                        ends[f, i, k] = S[pc(k, CARRIED[f])]

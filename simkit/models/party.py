@@ -611,14 +611,18 @@ class Party(Rules):
             check_penalty=self.check_penalty,
         )
 
-    def init(self, n: int, rng, start: FightStart | None = None):
+    #: :meth:`init` takes ``keep`` (the engine says whether it will ask for :meth:`carry`).
+    init_keeps = True
+
+    def init(self, n: int, rng, start: FightStart | None = None, keep: bool = True):
         """A block of ``n`` fresh fights, or of fights from ``start`` (its ``n`` rows: HP,
         max HP, hero points, slots, heals, PP, PE, wounded, the dead, the check penalty), on
         the compiled fight loop (:mod:`simkit.models.party_loop`). A PC at 0 HP and alive in
-        ``start`` begins stable; ``hp`` then does not apply."""
+        ``start`` begins stable; ``hp`` then does not apply. ``keep`` False: no
+        :meth:`carry` will follow, so the end states are not made."""
         from simkit.models.party_loop import init as loop_init
 
-        return loop_init(self, n, rng, start)
+        return loop_init(self, n, rng, start, keep)
 
     def carry(self, state, rows: np.ndarray) -> FightStart:
         """What tracks ``rows`` of ``state`` hand to a next fight (:class:`FightStart`)."""

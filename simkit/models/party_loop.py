@@ -135,12 +135,19 @@ def _starts(rules, start: FightStart, knocked: np.ndarray | None = None) -> np.n
     return by_field.transpose(1, 2, 0)
 
 
-def _run(rules, keys: np.ndarray, start: FightStart | None, knocked: np.ndarray | None = None):
+def _run(
+    rules,
+    keys: np.ndarray,
+    start: FightStart | None,
+    knocked: np.ndarray | None = None,
+    keep: bool = True,
+):
     """The block of ``keys`` played from ``start`` (None: fresh): ``(out, ends)`` of
     :func:`simkit.fight.block.run`, on the tables of the start's check penalties; with
-    ``knocked`` (n, P), the care of those PCs (:func:`care_ends`)."""
+    ``knocked`` (n, P), the care of those PCs (:func:`care_ends`); ``keep`` False: no
+    ``ends``."""
     if start is None:
-        return block.run(packed(rules), keys, rules.horizon)
+        return block.run(packed(rules), keys, rules.horizon, keep=keep)
     pens, pen_ix = _unique(start.check_penalty)
     fights = np.asarray(start.fight)
     if fights.size and (fights.min() < 0 or fights.max() >= rules.n_fights):
@@ -155,12 +162,13 @@ def _run(rules, keys: np.ndarray, start: FightStart | None, knocked: np.ndarray 
         fights = fights[:1]
     starts = _starts(rules, start, knocked)
     care = knocked is not None
-    return block.run(T, keys, rules.horizon, starts, fights, each_pen, care=care)
+    return block.run(T, keys, rules.horizon, starts, fights, each_pen, care=care, keep=keep)
 
 
-def init(rules, n: int, rng, start: FightStart | None = None):
+def init(rules, n: int, rng, start: FightStart | None = None, keep: bool = True):
     """``(state, codes)`` of a block of ``n`` tracks at step 0 (the engine's ``init``): the
-    whole block is played now; :func:`step` hands the engine the rest."""
+    whole block is played now; :func:`step` hands the engine the rest. ``keep`` False:
+    the engine will not ask for :func:`carry`, so the end states are not made."""
     if start is not None and (len(start) != n or start.n_pcs != rules.n_pcs):
         raise ParamError(
             f"start must hold {n} tracks of {rules.n_pcs} PCs, got {len(start)} of {start.n_pcs}"
@@ -168,13 +176,15 @@ def init(rules, n: int, rng, start: FightStart | None = None):
     keys = rng.track_keys()
     drawn = None if start is not None else bestiary.track_fights(rules, rng)
     if drawn is not None:  # a bestiary lineup (AP-19): each fresh track's own
-        out, ends = block.run(packed(rules), keys, rules.horizon, None, drawn)
+        out, ends = block.run(packed(rules), keys, rules.horizon, None, drawn, keep=keep)
     else:
-        out, ends = _run(rules, keys, start)
+        out, ends = _run(rules, keys, start, keep=keep)
     # ``ends`` (a view of field-by-field arrays) is not a per-track array of the state: the
     # engine's compaction would gather it row by row; ``row`` (each track's row in it) moves
     # instead
-    state = {"out": out, "ends": (ends,), "row": np.arange(n), **block.marks_of(out)}
+    state = {"out": out, "row": np.arange(n), **block.marks_of(out)}
+    if keep:
+        state["ends"] = (ends,)
     if start is not None:  # (handed on by carry; a fresh block's are the rules' own)
         state["penalty"] = np.asarray(start.check_penalty, dtype=np.int32)
         state["fight"] = np.asarray(start.fight, dtype=np.int32)
@@ -217,6 +227,8 @@ def handed_on(ends: np.ndarray, rows: np.ndarray, check_penalty, fight=None) -> 
 
 def carry(rules, state, rows_idx: np.ndarray) -> FightStart:
     """What tracks ``rows_idx`` hand to a next fight (``keep_state``)."""
+    if "ends" not in state:
+        raise RuntimeError("carry: this block was played with keep=False (no end states)")
     (ends,) = state["ends"]  # (a field's (n, P) is contiguous: taken field by field)
     return handed_on(
         ends,
