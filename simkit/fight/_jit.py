@@ -17,7 +17,7 @@ from typing import Any
 
 from numba import njit, prange
 
-__all__ = ["njit", "prange", "scalar"]
+__all__ = ["njit", "prange", "scalar", "hot"]
 
 _HERE = Path(__file__).resolve().parent
 #: The sources the loop is compiled from: this package, and the rules it compiles as they
@@ -65,3 +65,9 @@ def scalar(fn: Any) -> Any:
     reference counting (``_nrt=False``: a helper allocates nothing; the atomic increments
     of its array arguments were a third of the loop's time)."""
     return njit(cache=True, _nrt=False)(fn)  # type: ignore[call-overload]
+
+
+def hot(fn: Any) -> Any:
+    """:func:`scalar`, inlined into each caller by numba (``inline="always"``): for the
+    small helpers a round calls many times (a call passes each array as seven words)."""
+    return njit(cache=True, _nrt=False, inline="always")(fn)  # type: ignore[call-overload]

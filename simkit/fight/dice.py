@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simkit.fight._jit import scalar
+from simkit.fight._jit import hot, scalar
 from simkit.fight.state import CTR, KEY
 from simkit.rules import guide
 
@@ -84,7 +84,7 @@ def chance(S, edge):
     return np.int64(w >> _S32) < edge
 
 
-@scalar
+@hot
 def pick(S, width, count):
     """The position (0-based) of a uniform choice among ``count`` candidates: ``w mod
     count`` for ``w`` below ``width``, a multiple of every count it serves (the least common

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from simkit.fight import tables as t
-from simkit.fight._jit import njit, prange, scalar
+from simkit.fight._jit import hot, njit, prange, scalar
 from simkit.fight.dice import d20
 from simkit.fight.grant import grants0
 from simkit.fight.phases import (
@@ -175,7 +175,7 @@ def start(S, T, given):
     return S[OUTCOME]
 
 
-@scalar
+@hot
 def fight_round(S, T):
     """Every combatant's turn in the acting order (P-01); the next turn is the one after
     the turn in progress, wherever a knock-out moved someone (R0-03)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from simkit.fight import reads as tr
 from simkit.fight import tables as t
-from simkit.fight._jit import scalar
+from simkit.fight._jit import hot, scalar
 from simkit.fight.dice import below, d20
 from simkit.fight.state import (
     AGONY_T,
@@ -80,7 +80,7 @@ VICTORY, VICTORY_DEATHS, RETREAT, DEFEAT = 0, 1, 2, 3
 split_damage = scalar(split_damage_ref)
 
 
-@scalar
+@hot
 def roll(S, T, d):
     """One sum of dice expression ``d``: a table of sums, or one draw a die."""
     width = t.dice_row(T, d, t.D_WIDTH)
@@ -333,7 +333,7 @@ def dying_given(S, T, k, crit, dc, by):
     S[pc(k, COND)] = UP
 
 
-@scalar
+@hot
 def check_defeat(S, T):
     """Every PC at 0 HP while the fight goes on: defeat; ``after_defeat=slain`` kills the
     downed (AP-9). A fight with ``DEFEAT_OFF`` (the encounter's, whose enemies fight on
@@ -432,7 +432,7 @@ def con_hit(S, T, k):
 
 
 # -- the monsters -------------------------------------------------------------------------
-@scalar
+@hot
 def hit_monster(S, T, j, dmg):
     """``dmg`` to monster ``j``; at 0 HP it is dead (R0-02); none left: the party won."""
     P, M = T[t.H_P], T[t.H_M]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from simkit.fight import reads as tr
 from simkit.fight import tables as t
-from simkit.fight._jit import scalar
+from simkit.fight._jit import hot, scalar
 from simkit.fight.dice import chance, d20, pick
 from simkit.fight.grant import grant
 from simkit.fight.phases import (
@@ -51,7 +51,7 @@ CRIT_FAIL, FAIL, CRIT_SUCCESS = 0, 1, 3
 
 
 # -- the PCs ------------------------------------------------------------------------------
-@scalar
+@hot
 def pc_target(S, T):
     """The monster a PC's strike or cantrip goes to (AP-6): ``focus`` the living one with
     the fewest HP (ties: the lower index), ``spread`` one at random; -1 if none lives."""
@@ -74,7 +74,7 @@ def pc_target(S, T):
     return -1
 
 
-@scalar
+@hot
 def strikes(S, T, k, n):
     """``n`` strikes (two, or fewer when slowed) at the multiple attack penalty (P-02, P-03)."""
     for a in range(n):
@@ -91,7 +91,7 @@ def strikes(S, T, k, n):
                 hit_monster(S, T, j, dmg)
 
 
-@scalar
+@hot
 def spell(S, T, k, j, base):
     """Monster ``j``'s basic Reflex against PC ``k``'s spell DC (P-04, P-05)."""
     d = t.deg(T, d20(S), t.monn(S, T, j, t.M_REFLEX) - t.pcn(S, T, k, t.SPELL_DC))
@@ -158,7 +158,7 @@ def actions(S, T, k):
     return max(PC_STRIKES - s, 0)
 
 
-@scalar
+@hot
 def pc_turn(S, T, k):
     """PC ``k``'s turn: dying, its recovery check; conscious, its role's tactic. Under
     seed 001 with ``back_in_fight`` (R1-05): stable at its turn's start, it gets up at 1 HP
@@ -229,7 +229,7 @@ def dying_effect(S, T, j):
         check_defeat(S, T)
 
 
-@scalar
+@hot
 def monster_target(S, T):
     """The PC a monster's strike goes to (AP-3, AP-6, R0-09): a downed PC when
     ``target_downed`` says so, else a conscious one per ``monster_target``; -1 if none."""
@@ -259,7 +259,7 @@ def monster_target(S, T):
     return first_with(S, T, UP, UP)
 
 
-@scalar
+@hot
 def monster_turn(S, T, j):
     """A monster's turn: its area effect (a chance a turn while it has one), else its
     dying effect (``dying_effect``, a chance a turn, AP-35), else its strikes at the
