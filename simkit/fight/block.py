@@ -81,7 +81,9 @@ def run(
         by_field = np.zeros((len(CARRIED), 1, P), dtype=np.int32)
     else:
         by_field = np.ascontiguousarray(np.asarray(starts, dtype=np.int32).transpose(2, 0, 1))
-    out = np.empty((n, OUT_MARK0 + len(MARKS)), dtype=np.int32)
+    # written field by field ((2 + marks, n)) and handed back as its (n, 2 + marks) view: a
+    # field's column is contiguous (the engine's histograms read a mark at a time)
+    out = np.empty((OUT_MARK0 + len(MARKS), n), dtype=np.int32)
     ends = np.empty((len(CARRIED), n if keep else 0, P), dtype=np.int32)
     zero = np.zeros(1, dtype=np.int32)
     fights = zero if fights is None else np.ascontiguousarray(fights, dtype=np.int32)
@@ -92,7 +94,7 @@ def run(
             loop.run_block,
             *(k63, T, int(horizon), width(P, M), by_field, given, fights, pens, out, ends),
         )
-    return out, (ends.transpose(1, 2, 0) if keep else None)
+    return out.T, (ends.transpose(1, 2, 0) if keep else None)
 
 
 def step_codes(out: np.ndarray, n_out: int, t: int) -> np.ndarray:

@@ -91,7 +91,7 @@ def victory(S):
     return VICTORY_DEATHS if S[DEATHS] else VICTORY
 
 
-@scalar
+@hot
 def roll_initiative(S, T):
     """P-01, AP-1: every combatant's d20 + Perception (a PC's with its check penalty, P-10);
     higher acts first; ties as :func:`simkit.rules.initiative.initiative_keys` orders them."""
@@ -263,7 +263,7 @@ def run_block(keys, T, horizon, width, starts, given, fights, pens, out, ends):
     ``keys`` (n,) int64: the tracks' dice keys; ``starts`` (len(CARRIED), n, P): the PCs'
     fields at the start when ``given`` (else fresh: :func:`fresh`), field by field;
     ``fights`` and ``pens`` (n,) or (1,) for every track: each track's lineup and
-    check-penalty indices into the tables; ``out`` (n, 2 + marks) and ``ends``
+    check-penalty indices into the tables; ``out`` (2 + marks, n) and ``ends``
     (len(CARRIED), n, P) are written (``ends`` of (len(CARRIED), 0, P): no end states,
     when nothing will be carried on: 52 bytes a PC not written). Threads take chunks of tracks, each
     track in one reused row of ``width`` fields (no per-track state is kept: the memory is
@@ -300,10 +300,10 @@ def run_block(keys, T, horizon, width, starts, given, fights, pens, out, ends):
                 fresh(S, T)
             if start(S, T, given) < 0:
                 play(S, T, horizon)
-            out[i, OUT_OUTCOME] = S[OUTCOME]
-            out[i, OUT_STEP] = S[STEP]
+            out[OUT_OUTCOME, i] = S[OUTCOME]
+            out[OUT_STEP, i] = S[STEP]
             for m in range(len(MARKS)):
-                out[i, OUT_MARK0 + m] = S[MARK0 + m]
+                out[OUT_MARK0 + m, i] = S[MARK0 + m]
             if keep:
                 for k in range(P):
                     for f in range(len(CARRIED)):

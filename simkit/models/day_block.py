@@ -9,7 +9,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from simkit.core.rows import row_sum as _row_sum
+from simkit.core.row_counts import alive_counts, field_counts, rows_differ_into
 from simkit.core.streams import STREAM_SIZE, BlockRng, stream_generator
 from simkit.models.day_outcomes import CAUSES, PC_FIELDS
 from simkit.models.fight_state import FightStart
@@ -73,13 +73,12 @@ def rest_fields(B) -> list[np.ndarray]:
 
 def rest_changed(B, active: np.ndarray, was: list[np.ndarray]) -> np.ndarray:
     """(m,) bool: the tracks ``active`` whose :func:`rest_fields` differ from ``was``
-    (compared over every track, then the active ones taken: plain copies and compares are
-    faster than a boolean index of each field)."""
+    (compared over every track, compiled, then the active ones taken)."""
     S = B.S
     now = [S[k] for k in REST_FIELDS if k in S]
     changed = B.fat != was[-1]
     for a, b in zip(now, was[:-1]):
-        changed |= (a != b).any(axis=1)
+        rows_differ_into(a, b, changed)
     return changed[active]
 
 
@@ -129,28 +128,6 @@ def add_row(observed: dict, name: str, row: int, T: int, values: np.ndarray) -> 
     add_counts(observed, name, row, T, np.bincount(values.astype(np.intp)))
 
 
-def add_columns(observed: dict, name: str, pcs, row: int, T: int, values: np.ndarray) -> None:
-    """Row ``row`` of ``observed[f"{name}:{pc}"]`` for each column of ``values`` (m, P)
-    (non-negative ints): one bincount for every column."""
-    width = int(values.max()) + 1 if values.size else 1
-    flat = values + np.arange(values.shape[1], dtype=np.int64) * width  # (m, P) codes
-    counts = np.bincount(flat.reshape(-1), minlength=width * values.shape[1])
-    for k, pc in enumerate(pcs):
-        hist = counts[k * width : (k + 1) * width]
-        top = np.flatnonzero(hist)
-        add_counts(observed, f"{name}:{pc}", row, T, hist[: top[-1] + 1 if len(top) else 0])
-
-
-def add_flags(observed: dict, name: str, pcs, row: int, T: int, flags: np.ndarray) -> None:
-    """:func:`add_columns` of bool ``flags`` (m, P): each column's histogram is its count
-    of False and of True."""
-    m = len(flags)
-    for k, pc in enumerate(pcs):
-        ones = int(np.count_nonzero(flags[:, k]))
-        hist = np.array([m - ones, ones], dtype=np.int64)
-        add_counts(observed, f"{name}:{pc}", row, T, hist[: 2 if ones else (1 if m else 0)])
-
-
 def add_counts(observed: dict, name: str, row: int, T: int, counts: np.ndarray) -> None:
     """Add ``counts`` (a histogram) to row ``row`` of ``observed[name]`` ((T + 1, width)
     int64, widened when needed)."""
@@ -171,27 +148,34 @@ def bincount2(rows: np.ndarray, values: np.ndarray, n_rows: int) -> np.ndarray:
 
 def observe(observed, S, active, row, T, fight, names):
     """Before step ``row + 1``, over the tracks still going: the party's totals, and at
-    a fight each PC's (``<field>:<pc>``, :data:`PC_FIELDS`; a dead PC has 0 of each)."""
+    a fight each PC's (``<field>:<pc>``, :data:`PC_FIELDS`; a dead PC has 0 of each);
+    counted in one compiled pass a field (:mod:`simkit.core.row_counts`)."""
     every = bool(active.all())
-    rows = None if every else np.flatnonzero(active)
-    alive = ~(S["dead"] if every else S["dead"].take(rows, axis=0))  # (m, P)
+    rows = _NO_ROWS if every else np.flatnonzero(active)
+    m = len(active) if every else len(rows)
+    dead = S["dead"]
     for name in PC_FIELDS:
         if name == "alive":
-            if fight:  # (a 0/1 column's histogram: its count of 1s)
-                add_flags(observed, name, names, row, T, alive)
+            if fight:  # (a 0/1 column's histogram: its count of 0s and of 1s)
+                ones = alive_counts(dead, rows, every)
+                for k, pc in enumerate(names):
+                    hist = np.array([m - ones[k], ones[k]], dtype=np.int64)
+                    add_counts(
+                        observed, f"{name}:{pc}", row, T, hist[: 2 if ones[k] else int(m > 0)]
+                    )
             continue
-        values = S[name] if every else S[name].take(rows, axis=0)
-        if len(values) and not values.any():  # (PP and PE outside seed 001): all 0
-            one = np.array([len(values)], dtype=np.int64)  # (every histogram: m zeros)
-            add_counts(observed, name, row, T, one)
-            if fight:
-                for pc in names:
-                    add_counts(observed, f"{name}:{pc}", row, T, one)
-            continue
-        values = values * alive  # (m, P) int32: a dead PC has none
-        add_row(observed, name, row, T, _row_sum(values))
+        sums, cols = field_counts(S[name], dead, rows, every, fight)
+        add_counts(observed, name, row, T, sums)
         if fight:
-            add_columns(observed, name, names, row, T, values)
+            for k, pc in enumerate(names):
+                top = np.flatnonzero(cols[k])
+                add_counts(
+                    observed, f"{name}:{pc}", row, T, cols[k, : top[-1] + 1 if len(top) else 0]
+                )
+
+
+#: The rows argument of :mod:`simkit.core.row_counts` when every track is active.
+_NO_ROWS = np.zeros(0, dtype=np.intp)
 
 
 @dataclass(eq=False)

@@ -1,0 +1,86 @@
+"""Counts over the rows of ``(n, P)`` per-PC fields, compiled (numba, ``cache=True``).
+
+What the day's observations (:func:`simkit.models.day_block.observe`) and its rests'
+changes (:func:`~simkit.models.day_block.rest_changed`) read off a block: each function
+walks the rows it is given, where the numpy forms took a copy of the active rows, a
+product with the living PCs, a sum along the short axis and a histogram each. The same
+counts (tests/test_row_counts.py holds them to the numpy forms); numba is imported with
+this module only (the models that use it), not with ``import simkit``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = ["alive_counts", "field_counts", "rows_differ_into"]
+
+
+@njit(cache=True)
+def field_counts(values, dead, rows, every, per_pc):
+    """The counts of one PC field over a block's active tracks (a dead PC counts 0):
+    ``(sums, cols)``, ``sums[v]`` the tracks whose PCs' total is ``v`` (length: the largest
+    total + 1), ``cols[k, v]`` the tracks where PC ``k`` holds ``v`` ((P, the largest value
+    + 1); (P, 1) of zeros unless ``per_pc``). ``values`` (n, P) non-negative ints, ``dead``
+    (n, P) bool; the active tracks are every row (``every``) or the rows ``rows`` (intp)."""
+    n, P = values.shape
+    m = n if every else len(rows)
+    top = 0
+    for i in range(n):  # a bound on the sizes, over every row (a field 0 everywhere: done)
+        for k in range(P):
+            top = max(top, values[i, k])
+    sums = np.zeros(P * top + 1, dtype=np.int64)
+    cols = np.zeros((P, top + 1 if per_pc else 1), dtype=np.int64)
+    if top == 0:
+        for r in range(m):
+            i = r if every else rows[r]
+            for k in range(P):
+                if values[i, k] < 0 and not dead[i, k]:
+                    raise ValueError("observations must be non-negative integers")
+        sums[0] = m
+        if per_pc:
+            cols[:, 0] = m
+        return sums[: 1 if m else 0], cols
+    for r in range(m):
+        i = r if every else rows[r]
+        s = 0
+        for k in range(P):
+            v = values[i, k] * (1 - np.int32(dead[i, k]))
+            if v < 0:
+                raise ValueError("observations must be non-negative integers")
+            s += v
+            if per_pc:
+                cols[k, v] += 1
+        sums[s] += 1
+    last = len(sums) - 1
+    while last >= 0 and sums[last] == 0:
+        last -= 1
+    return sums[: last + 1], cols
+
+
+@njit(cache=True)
+def alive_counts(dead, rows, every):
+    """(P,) int64: each PC's count of active tracks where it lives (``dead``, ``rows``,
+    ``every`` as :func:`field_counts`)."""
+    n, P = dead.shape
+    m = n if every else len(rows)
+    ones = np.zeros(P, dtype=np.int64)
+    for r in range(m):
+        i = r if every else rows[r]
+        for k in range(P):
+            if not dead[i, k]:
+                ones[k] += 1
+    return ones
+
+
+@njit(cache=True)
+def rows_differ_into(a, b, out):
+    """``out[i] |= (a[i] != b[i]).any()`` for every row ``i`` of ``a`` and ``b`` (n, P)."""
+    n, P = a.shape
+    for i in range(n):
+        if out[i]:
+            continue
+        for k in range(P):
+            if a[i, k] != b[i, k]:
+                out[i] = True
+                break
