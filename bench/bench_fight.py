@@ -109,7 +109,10 @@ def main(argv=None) -> int:
         f"day of 4 moderate fights with short rests / one fight (loop, CPU): "
         f"{statistics.median(ratios):.2f}x (target <= 4.5x)"
     )
-    print(f"# a block keeps {bytes_per_track(4)} bytes a track (party of four)")
+    print(
+        f"# a block keeps {bytes_per_track(4, keep=False)} bytes a track (party of four; "
+        f"{bytes_per_track(4)} with keep_state, and in a day's fights)"
+    )
     if args.threads > 1:
         rules = Party(**CASES["moderate"], engine="loop")
         one, many = [], []
