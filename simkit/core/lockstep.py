@@ -196,8 +196,7 @@ def run_lockstep(
     ]
     states = []
     for m, ledger, v in zip(models, ledgers, views):
-        told = {"keep": False} if getattr(m, "init_keeps", False) else {}  # (no carry here)
-        state, codes = m.init(n_tracks, v, **told)
+        state, codes = m.init(n_tracks, v)
         states.append(ledger.absorb(state, codes, 0, 1))
     shared.end_step(views)
     t = 0  # last step completed

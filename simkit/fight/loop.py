@@ -265,9 +265,9 @@ def run_block(keys, T, horizon, width, starts, given, fights, pens, out, ends):
     ``fights`` and ``pens`` (n,) or (1,) for every track: each track's lineup and
     check-penalty indices into the tables; ``out`` (2 + marks, n) and ``ends``
     (len(CARRIED), n, P) are written (``ends`` of (len(CARRIED), 0, P): no end states,
-    when nothing will be carried on: 52 bytes a PC not written). Threads take chunks of tracks, each
-    track in one reused row of ``width`` fields (no per-track state is kept: the memory is
-    the outputs')."""
+    when nothing will be carried on: 52 bytes a PC not written). Threads take chunks of
+    tracks, each track in one reused row of ``width`` fields (no per-track state is kept:
+    the memory is the outputs')."""
     n = keys.shape[0]
     P = T[t.H_P]
     keep = ends.shape[1] == n  # (an empty ``ends``: no end state is asked for)
