@@ -94,20 +94,26 @@ def victory(S):
 @hot
 def roll_initiative(S, T):
     """P-01, AP-1: every combatant's d20 + Perception (a PC's with its check penalty, P-10);
-    higher acts first; ties as :func:`simkit.rules.initiative.initiative_keys` orders them."""
+    higher acts first; ties as :func:`simkit.rules.initiative.initiative_keys` orders them,
+    then the lower combatant first.
+
+    Each combatant's sort key carries its number in its low bits (below ``span``, a power
+    of two above the combatants' count), so the keys sort alone, by insertion as they are
+    rolled, into :func:`~simkit.fight.state.init_key`'s places, highest first."""
     P, M = T[t.H_P], T[t.H_M]
+    span = 1
+    while span < P + M:
+        span *= 2
     for c in range(P + M):
         perc = t.pcn(S, T, c, t.PERC) if c < P else t.monn(S, T, c - P, t.M_PERC)
-        S[init_key(P, M, c)] = (d20(S) + perc) * 256 + t.tie(T, c)
-        S[order(P, M, c)] = c
-    for a in range(1, P + M):  # insertion sort, highest key first
-        c = S[order(P, M, a)]
-        key = S[init_key(P, M, c)]
-        b = a - 1
-        while b >= 0 and S[init_key(P, M, S[order(P, M, b)])] < key:
-            S[order(P, M, b + 1)] = S[order(P, M, b)]
+        key = ((d20(S) + perc) * 256 + t.tie(T, c)) * span + (span - 1 - c)
+        b = c - 1
+        while b >= 0 and S[init_key(P, M, b)] < key:
+            S[init_key(P, M, b + 1)] = S[init_key(P, M, b)]
             b -= 1
-        S[order(P, M, b + 1)] = c
+        S[init_key(P, M, b + 1)] = key
+    for a in range(P + M):
+        S[order(P, M, a)] = span - 1 - (S[init_key(P, M, a)] & (span - 1))
 
 
 @scalar

@@ -26,7 +26,7 @@ The loop (:mod:`simkit.fight.loop`) reads and writes one track through its row `
   R0-02), ``AREA_LEFT`` (area effects left, AP-10);
 - the acting order, first to act first, at :func:`order` ``(P, M, a)``: PC ``k`` is ``k``,
   monster ``j`` is ``P + j`` (P-01, AP-1; R0-03 moves a knocked-out PC in it), and the
-  initiative totals' sort keys after it (:func:`init_key`).
+  initiative's sort keys after it, highest first (:func:`init_key`).
 
 :func:`width` is a row's length; 8 bytes a field: a party of four against one boss holds
 896 bytes a track (:func:`bytes_per_track`).
@@ -149,9 +149,9 @@ def order(P, M, a):
 
 
 @scalar
-def init_key(P, M, c):
-    """Where combatant ``c``'s initiative sort key is."""
-    return N_TRK + P * N_PC + M * N_MON + P + M + c
+def init_key(P, M, a):
+    """Where the ``a``-th highest initiative sort key is (the loop's ``roll_initiative``)."""
+    return N_TRK + P * N_PC + M * N_MON + P + M + a
 
 
 def width(P: int, M: int) -> int:
