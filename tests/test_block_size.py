@@ -99,3 +99,29 @@ def test_block_size_and_workers_change_no_number(name, params):
     first, *others = runs.items()
     for how, res in others:
         _assert_same(first[1], res, f"{first[0]} vs {how}")
+
+
+def test_a_fight_model_states_its_own_block_and_it_changes_no_number(monkeypatch):
+    """The fight models' default block (FIGHT_BLOCK, fewer short-lived pages than
+    DEFAULT_BLOCK): simulate uses it unless told otherwise, with the same numbers."""
+    from simkit.core import engine
+
+    used = []
+    real = engine.run_blocks
+
+    def spy(work, n, block_size, *args, **kwargs):
+        used.append(block_size)
+        return real(work, n, block_size, *args, **kwargs)
+
+    monkeypatch.setattr(engine, "run_blocks", spy)
+    for name in ("party", "encounter", "day"):
+        model = make_model(name)
+        assert type(model).block_size == engine.FIGHT_BLOCK
+        used.clear()
+        own = simulate(model, engine.FIGHT_BLOCK + 5, 11)  # (two blocks: one of 5 tracks)
+        big = simulate(model, engine.FIGHT_BLOCK + 5, 11, block_size=DEFAULT_BLOCK)
+        assert used == [engine.FIGHT_BLOCK, DEFAULT_BLOCK]
+        assert np.array_equal(own.hist, big.hist)
+    used.clear()
+    simulate(make_model("dying"), 1000, 1)
+    assert used == [DEFAULT_BLOCK]

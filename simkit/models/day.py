@@ -86,7 +86,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from simkit.core.engine import Tally
+from simkit.core.engine import FIGHT_BLOCK, Tally
 from simkit.core.model import Rules
 from simkit.core.params import ParamError, param, spec
 from simkit.core.result import pc_names
@@ -212,6 +212,8 @@ class Day(Rules):
     step of the plan."""
 
     name: ClassVar[str] = "day"
+    #: Tracks a block of the engine (:data:`simkit.core.engine.FIGHT_BLOCK`).
+    block_size: ClassVar[int] = FIGHT_BLOCK
     #: Replays one track of a loop run (:meth:`~simkit.core.model.Rules.replay_track`).
     replay_with: ClassVar[str | None] = "simkit.models.day_replay:replay"
     time_unit: ClassVar[str] = "steps"

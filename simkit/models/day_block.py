@@ -9,7 +9,6 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from simkit.core.row_counts import alive_counts, field_counts, rows_differ_into
 from simkit.core.streams import STREAM_SIZE, BlockRng, stream_generator
 from simkit.models.day_outcomes import CAUSES, PC_FIELDS
 from simkit.models.fight_state import FightStart
@@ -74,6 +73,8 @@ def rest_fields(B) -> list[np.ndarray]:
 def rest_changed(B, active: np.ndarray, was: list[np.ndarray]) -> np.ndarray:
     """(m,) bool: the tracks ``active`` whose :func:`rest_fields` differ from ``was``
     (compared over every track, compiled, then the active ones taken)."""
+    from simkit.core.row_counts import rows_differ_into  # (numba: imported when a day runs)
+
     S = B.S
     now = [S[k] for k in REST_FIELDS if k in S]
     changed = B.fat != was[-1]
@@ -150,6 +151,8 @@ def observe(observed, S, active, row, T, fight, names):
     """Before step ``row + 1``, over the tracks still going: the party's totals, and at
     a fight each PC's (``<field>:<pc>``, :data:`PC_FIELDS`; a dead PC has 0 of each);
     counted in one compiled pass a field (:mod:`simkit.core.row_counts`)."""
+    from simkit.core.row_counts import alive_counts, field_counts  # (numba: when a day runs)
+
     every = bool(active.all())
     rows = _NO_ROWS if every else np.flatnonzero(active)
     m = len(active) if every else len(rows)

@@ -102,6 +102,7 @@ from functools import lru_cache
 from types import SimpleNamespace
 from typing import Any, ClassVar
 
+from simkit.core.engine import FIGHT_BLOCK
 from simkit.core.model import Rules
 from simkit.core.params import ParamError, param
 from simkit.models.downed_rule import PF2E_DEFAULTS, pf2e_of
@@ -126,6 +127,8 @@ class Encounter(Rules):
     """One PC against enemies, from full HP to safe, dead or the horizon; one step = one round."""
 
     name: ClassVar[str] = "encounter"
+    #: Tracks a block of the engine (:data:`simkit.core.engine.FIGHT_BLOCK`).
+    block_size: ClassVar[int] = FIGHT_BLOCK
     time_unit: ClassVar[str] = "rounds"
     outcomes: ClassVar[tuple[str, ...]] = OUTCOMES
     marks: ClassVar[tuple[str, ...]] = (

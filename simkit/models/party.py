@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from simkit.core.ambiguity import Ambiguity
+from simkit.core.engine import FIGHT_BLOCK
 from simkit.core.model import Rules
 from simkit.core.params import ParamError, param
 from simkit.core.result import pc_names
@@ -86,6 +87,8 @@ class Party(Rules):
     """A party of PCs against a lineup of monsters; one step = one round of the fight."""
 
     name: ClassVar[str] = "party"
+    #: Tracks a block of the engine (:data:`simkit.core.engine.FIGHT_BLOCK`).
+    block_size: ClassVar[int] = FIGHT_BLOCK
     #: Replays one track of a loop run (:meth:`~simkit.core.model.Rules.replay_track`).
     replay_with: ClassVar[str | None] = "simkit.models.party_replay:replay"
     time_unit: ClassVar[str] = "rounds"
