@@ -320,3 +320,18 @@ def test_workers_exit_when_their_parent_is_killed_and_left_a_zombie():
 def test_parent_gone_is_false_for_a_live_parent():
     assert not parent_gone(os.getpid(), os.getppid())
     assert parent_gone(os.getpid(), os.getppid() + 1)  # re-parented
+
+
+def test_stop_now_waits_for_the_pools_manager_thread():
+    """After ``stop_now`` the pool's manager thread is gone, so the interpreter's exit
+    cannot wake it through a pipe it is closing ("Bad file descriptor", a second stderr
+    line after a sweep's Ctrl-C). ``shutdown(wait=False)`` drops the pool's reference to
+    the thread: it must be taken before."""
+    from simkit.core.pools import stop_now, worker_pool
+
+    pool = worker_pool(1)
+    assert pool.submit(abs, -3).result(timeout=60) == 3
+    manager = pool._executor_manager_thread
+    assert manager is not None and manager.is_alive()
+    stop_now(pool)
+    assert not manager.is_alive()

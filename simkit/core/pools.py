@@ -51,11 +51,12 @@ def stop_now(pool: ProcessPoolExecutor, timeout: float = 5.0) -> None:
     Without that wait, the interpreter's exit can wake the manager thread through a pipe
     the thread is closing at the same moment: CPython then prints "Exception ignored ...
     OSError: [Errno 9] Bad file descriptor" (a race in ``concurrent.futures``), a second
-    line after the one a Ctrl-C of a sweep should print."""
+    line after the one a Ctrl-C of a sweep should print. (The thread is taken before the
+    shutdown: ``shutdown(wait=False)`` drops the pool's reference to it.)"""
+    manager = getattr(pool, "_executor_manager_thread", None)
     for proc in list((getattr(pool, "_processes", None) or {}).values()):
         proc.terminate()
     pool.shutdown(wait=False, cancel_futures=True)
-    manager = getattr(pool, "_executor_manager_thread", None)
     if manager is not None and manager.is_alive():
         manager.join(timeout)
 
