@@ -112,6 +112,7 @@ MODEL_IMPORTS_ALLOWED = {
     "simkit.models.party": {
         "simkit.models.party_lineups",  # its lineups' declarations and draw sources
         "simkit.models.party_params",  # its parameters' and ambiguities' declarations
+        "simkit.models.party_checks",  # its parameters' checks together (validate)
         "simkit.models.party_plan",  # a round's named draws (the references' contract)
         "simkit.models.party_duel",
         "simkit.models.duel_grid",  # the duel's exact answer on its grid
@@ -127,6 +128,11 @@ MODEL_IMPORTS_ALLOWED = {
     "simkit.models.party_loop": {"simkit.models.fight_state"},
     "simkit.models.party_lineups": {"simkit.models.fight_state"},  # (MAX_FIGHTS)
     "simkit.models.party_plan": {"simkit.models.party_lineups"},
+    "simkit.models.party_checks": {
+        "simkit.models.downed_rule",
+        "simkit.models.dying_keys",
+        "simkit.models.party_lineups",
+    },
     # a custom track as a fight's rule at 0 HP: the registry names the tracks
     "simkit.models.downed_rule": {"simkit.models", "simkit.models.custom"},
     # a replay plays a track on the party's reference (its log), from the loop's dice contract
@@ -249,3 +255,16 @@ def test_the_fight_imports_only_core_and_rules():
         for imported, names in _imports(MODULES[m]):
             for target in _target(imported, names):
                 assert target.split(".")[1] in ("core", "rules", "fight"), f"{m} imports {target}"
+
+
+#: Small modules, one concept each (issue 28): none of simkit/ over 800 lines, and the
+#: party model, once a 1,921-line kernel, at most 600.
+MAX_LINES = 800
+MAX_LINES_OF = {"simkit.models.party": 600}
+
+
+def test_no_module_is_too_long():
+    lines = {name: len(path.read_text().splitlines()) for name, path in MODULES.items()}
+    long = {name: n for name, n in lines.items() if n > MAX_LINES_OF.get(name, MAX_LINES)}
+    assert not long, f"modules over their length (lines): {long}"
+    assert set(MAX_LINES_OF) <= set(lines)  # (a renamed module is not left unchecked)

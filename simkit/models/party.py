@@ -27,14 +27,9 @@ import numpy as np
 from simkit.core.ambiguity import Ambiguity
 from simkit.core.engine import FIGHT_BLOCK
 from simkit.core.model import Rules
-from simkit.core.params import ParamError, param
-from simkit.core.result import pc_names
+from simkit.core.params import param
 from simkit.models.downed_rule import (
     EFFECTS,
-    any_custom,
-    check_pcs,
-    check_pf2e,
-    fight_needs,
     fight_table,
     pc_table,
     pc_track,
@@ -49,7 +44,6 @@ from simkit.models.party_lineups import (
     LINEUP_PARAMS,
     MAX_LINEUPS,
     Combatants,
-    check_lineups,
     combatants,
     lineup_rules,
     lineup_sources,
@@ -213,77 +207,9 @@ class Party(Rules):
     wake_pp_back: str = "night"
 
     def validate(self) -> None:
-        if self.engine != "loop":
-            raise ParamError(
-                f"engine={self.engine!r}: the party plays on the compiled fight loop only "
-                "(engine='loop'); the vectorised kernel of 0.3 was retired"
-            )
-        given = [k for k in OPTION_KEYS if getattr(self, k) is not None]
-        if given and (self.dying is not None or not self.seed000):
-            raise ParamError(
-                f"dying.{given[0]}={getattr(self, given[0])!r} is a reading of the seed000/"
-                f"pf2e-core dying track; "
-                + (
-                    f"dying={getattr(self.downed_track, 'name', self.dying)} is a custom track "
-                    "(set its own parameters: dying.KEY)"
-                    if self.dying is not None
-                    else f"rules={self.rules} plays agonising (R1-01)"
-                )
-            )
-        if self.dying is not None:
-            why = fight_needs(self.downed_track)
-            if why is None and not self.seed000:
-                why = (
-                    f"dying= replaces the dying track of seed000 or pf2e-core; rules={self.rules} "
-                    "keeps its own (agonising, R1-01)"
-                )
-            if why is not None:
-                raise ParamError(why)
-        why = check_pcs(self)  # a PC's own track (``fighter(dying=dnd5e)``, issue 31)
-        if why is None and any_custom(self) and self.dying is None and not self.seed000:
-            why = f"a PC's dying= replaces seed000/pf2e-core's track; rules={self.rules}"
-        why = why or check_pf2e(self)  # PF2e's options per PC (P-13..P-16)
-        if why is None and self.dying_effect > 0 and (not self.seed000 or any_custom(self)):
-            why = (
-                f"dying_effect={self.dying_effect:g} gives the dying condition (R0-12, AP-35) of "
-                "seed000/pf2e-core's own track; "
-                + (
-                    f"rules={self.rules} plays agonising"
-                    if not self.seed000
-                    else "a PC here follows a custom track at 0 HP (dying=)"
-                )
-            )
-        if why is not None:
-            raise ParamError(why)
-        from simkit.fight.tables import supported
+        from simkit.models.party_checks import check
 
-        why = supported(self)
-        if why is not None:
-            raise ParamError(f"engine='loop': {why}")
-        if self.monsters is not None and self.xp_budget is not None:
-            raise ParamError("monsters and xp_budget are exclusive: give one of them")
-        if bestiary.applies(self):
-            self.lineup_rules  # a level without a bundled creature: a ParamError (AP-19)
-        if self.hp is not None:
-            over = [
-                (name, pc.hp)
-                for name, pc in zip(pc_names(self.roles), self.fighters.pcs)
-                if self.hp > pc.hp
-            ]
-            if over:
-                name, most = min(over, key=lambda o: o[1])
-                raise ParamError(
-                    f"hp={self.hp} is above the maximum HP of the {name} ({most} at level "
-                    f"{self.level}): hp is every PC's starting HP, at most each one's maximum "
-                    f"(hp_max); give hp <= {most}, or each PC's HP in a start state (FightStart)"
-                )
-        if self.retreat_at is not None and self.retreat_at > self.n_pcs:
-            raise ParamError(
-                f"retreat_at={self.retreat_at} is not allowed: "
-                f"at most the party's size ({self.n_pcs})"
-            )
-        if self.lineups:
-            check_lineups(self)
+        check(self)
 
     # -- several lineups in one block ---------------------------------------------------
     def with_lineups(self, lineups) -> Party:
