@@ -25,33 +25,27 @@ def field_counts(values, dead, rows, every, per_pc):
     (n, P) bool; the active tracks are every row (``every``) or the rows ``rows`` (intp)."""
     n, P = values.shape
     m = n if every else len(rows)
-    top = 0
-    for i in range(n):  # a bound on the sizes, over every row (a field 0 everywhere: done)
-        for k in range(P):
-            top = max(top, values[i, k])
-    sums = np.zeros(P * top + 1, dtype=np.int64)
+    top = values.dtype.type(0)
+    for v in values.ravel():  # a bound on the sizes, over every row (one flat pass)
+        if v > top:
+            top = v
+    sums = np.zeros(P * np.int64(top) + 1, dtype=np.int64)
     cols = np.zeros((P, top + 1 if per_pc else 1), dtype=np.int64)
-    if top == 0:
-        for r in range(m):
-            i = r if every else rows[r]
-            for k in range(P):
-                if values[i, k] < 0 and not dead[i, k]:
-                    raise ValueError("observations must be non-negative integers")
-        sums[0] = m
-        if per_pc:
-            cols[:, 0] = m
-        return sums[: 1 if m else 0], cols
+    negative = False
     for r in range(m):
         i = r if every else rows[r]
         s = 0
         for k in range(P):
-            v = values[i, k] * (1 - np.int32(dead[i, k]))
-            if v < 0:
-                raise ValueError("observations must be non-negative integers")
-            s += v
+            v = np.int64(values[i, k])
+            if dead[i, k]:
+                v = 0
+            negative |= v < 0
             if per_pc:
-                cols[k, v] += 1
-        sums[s] += 1
+                cols[k, max(v, 0)] += 1  # (a negative value is refused below)
+            s += v
+        sums[max(s, 0)] += 1
+    if negative:
+        raise ValueError("observations must be non-negative integers")
     last = len(sums) - 1
     while last >= 0 and sums[last] == 0:
         last -= 1

@@ -613,21 +613,22 @@ class Day(Rules):
             return
         every = len(rows) == len(live)
         at = slice(None) if every else rows  # (every track: no copy, no fancy index)
-        if fresh and every:
-            start = None
-        else:
-            pen = self._penalty(B)
-            start = FightStart.trusted(
-                **{k: take_rows(pen if k == "check_penalty" else S[k], at) for k in FIELDS}
-            )
-        from simkit.models.party_loop import fight_ends  # (numba: only when asked)
+        fresh = fresh and every
+        pen = None if fresh else self._penalty(B)
+        from simkit.models.party_loop import fight_into  # (numba: only when asked)
 
         keys = B.src(np.ones(len(live), dtype=bool), prefix).track_keys()  # under the step's
         if B.record is not None:  # (a replay: each track's start and dice key)
+            start = None
+            if not fresh:
+                start = FightStart.trusted(
+                    **{k: take_rows(pen if k == "check_penalty" else S[k], at) for k in FIELDS}
+                )
             B.record("fight", -1, B, rows=rows, start=start, keys=keys)
-        end = fight_ends(party, keys if every else keys[rows], start)
-        for k in _BACK:
-            put_rows(S[k], at, end[k])
+        # the fight reads its tracks' fields from the block and writes them back (compiled)
+        end = fight_into(
+            party, keys if every else keys[rows], S, None if every else rows, pen, fresh
+        )
         for c in FIGHT_CAUSES:
             B.cause[c][at] += end[c]
         o = end["outcome"]

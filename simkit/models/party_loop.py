@@ -55,6 +55,7 @@ __all__ = [
     "care_ends",
     "carry",
     "fight_ends",
+    "fight_into",
     "handed_on",
     "init",
     "packed",
@@ -138,14 +139,16 @@ def _starts(rules, start: FightStart, knocked: np.ndarray | None = None) -> np.n
 def _run(
     rules,
     keys: np.ndarray,
-    start: FightStart | None,
+    start,
     knocked: np.ndarray | None = None,
     keep: bool = True,
+    starts: np.ndarray | None = None,
 ):
-    """The block of ``keys`` played from ``start`` (None: fresh): ``(out, ends)`` of
-    :func:`simkit.fight.block.run`, on the tables of the start's check penalties; with
-    ``knocked`` (n, P), the care of those PCs (:func:`care_ends`); ``keep`` False: no
-    ``ends``."""
+    """The block of ``keys`` played from ``start`` (a :class:`FightStart`; None: fresh):
+    ``(out, ends)`` of :func:`simkit.fight.block.run`, on the tables of the start's check
+    penalties; with ``knocked`` (n, P), the care of those PCs (:func:`care_ends`); ``keep``
+    False: no ``ends``. ``starts``: the PCs' fields already laid out (:func:`_starts`'
+    form; ``start`` then gives only ``check_penalty`` and ``fight``)."""
     if start is None:
         return block.run(packed(rules), keys, rules.horizon, keep=keep)
     pens, pen_ix = _unique(start.check_penalty)
@@ -160,7 +163,8 @@ def _run(
     each_pen = None if len(pens) == 1 else pen_ix
     if fights.size and (fights == fights[:1]).all():
         fights = fights[:1]
-    starts = _starts(rules, start, knocked)
+    if starts is None:
+        starts = _starts(rules, start, knocked)
     care = knocked is not None
     return block.run(T, keys, rules.horizon, starts, fights, each_pen, care=care, keep=keep)
 
@@ -256,6 +260,58 @@ def fight_ends(rules, keys: np.ndarray, start: FightStart | None) -> dict[str, n
     return _day_ends(*_run(rules, keys, start))
 
 
+def fight_into(rules, keys: np.ndarray, S: dict, rows: np.ndarray | None, pen, fresh=False):
+    """:func:`fight_ends` played from and written back into a day's fields: ``S`` holds
+    each carried field of every track ((n, P) each, :class:`FightStart`'s names, ``fight``
+    (n,)), ``rows`` the tracks that fight (sorted; None: every track), ``keys`` their dice
+    keys (m,), ``pen`` every track's check penalty (n,). ``fresh`` (every track only): the
+    rules' own start, as ``party`` plays it, and ``S`` is only written. The fight's
+    changes (HP, hero points, slots, heals, PP, PE, wounded, the dead) are written into
+    ``S`` at ``rows`` (compiled: :mod:`simkit.fight.rows`); returned: ``outcome`` and the
+    deaths by cause, (m,) each, as :func:`fight_ends`'."""
+    from simkit.fight.rows import gather, scatter
+
+    every = rows is None
+    at = _NO_ROWS if rows is None else np.asarray(rows, dtype=np.intp)
+    if fresh:
+        if not every:
+            raise ValueError("fight_into: a fresh start is every track's")
+        out, ends = _run(rules, keys, None)
+    else:
+        hp_max = S["hp_max"]
+        maxima = _unique(hp_max)[0].astype(np.int64)
+        by_max = np.zeros((3, int(maxima[-1]) + 1 if len(maxima) else 1), dtype=np.int64)
+        by_max[0, maxima] = _massive_at(maxima)
+        by_max[1, maxima] = np.floor(rules.heal_below * maxima).astype(np.int64)
+        by_max[2, maxima] = tables.night_hp(rules, maxima)
+        m, P = (len(hp_max) if every else len(at)), hp_max.shape[1]
+        by_field = np.empty((len(CARRIED), m, P), dtype=np.int32)
+        gather(
+            at, every, *(S[k] for k in _GATHERED), np.asarray(S["dead"], dtype=bool), by_max,
+            by_field,
+        )  # fmt: skip
+        fights = S["fight"] if every else S["fight"].take(at)
+        pens = pen if every else np.asarray(pen).take(at)
+        start = _Start(check_penalty=pens, fight=fights)
+        out, ends = _run(rules, keys, start, starts=by_field.transpose(1, 2, 0))
+    scatter(ends.transpose(2, 0, 1), at, every, *(S[k] for k in _SCATTERED), S["dead"])
+    return _outcome_causes(out)
+
+
+#: The fields :func:`fight_into` reads (after them: ``dead``) and writes back, in
+#: :func:`simkit.fight.rows.gather`'s and :func:`~simkit.fight.rows.scatter`'s order.
+_GATHERED = ("hp", "hp_max", "hero", "slots", "heals", "wounded", "pp", "pe", "pe_max")
+_SCATTERED = ("hp", "hero", "slots", "heals", "pp", "pe", "wounded")
+_NO_ROWS = np.zeros(0, dtype=np.intp)
+
+
+class _Start:
+    """What :func:`_run` reads of a start besides the PCs' fields (given laid out)."""
+
+    def __init__(self, check_penalty, fight):
+        self.check_penalty, self.fight = check_penalty, fight
+
+
 def care_ends(rules, keys: np.ndarray, start: FightStart, knocked: np.ndarray):
     """A day's care on the loop (AP-7 with no monster): the PCs ``knocked`` (n, P) out
     outside a fight (a fall, a Treat Wounds critical failure) from ``start``, the lineup's
@@ -265,6 +321,17 @@ def care_ends(rules, keys: np.ndarray, start: FightStart, knocked: np.ndarray):
     heal and give first aid until no PC is dying. What it hands back is
     :func:`fight_ends`' (``outcome`` 4: cut at ``max_rounds``)."""
     return _day_ends(*_run(rules, keys, start, knocked))
+
+
+def _outcome_causes(out: np.ndarray) -> dict[str, np.ndarray]:
+    """A day's reading of ``out``: ``outcome`` ((n,) int8, unresolved 4) and the deaths by
+    cause ((n,) int64 each)."""
+    outcome = out[:, 0]
+    res = {"outcome": _DAY_OUTCOME[np.where(outcome < 0, 4, outcome)]}
+    marks = block.marks_of(out)
+    for cause in ("deaths_in_fight", "deaths_after_defeat", "deaths_after_fight"):
+        res[cause] = marks[cause].astype(np.int64)
+    return res
 
 
 def _day_ends(out: np.ndarray, ends: np.ndarray) -> dict[str, np.ndarray]:
@@ -281,12 +348,7 @@ def _day_ends(out: np.ndarray, ends: np.ndarray) -> dict[str, np.ndarray]:
         )
     }
     res["dead"] = ends[:, :, CARRIED.index(COND)] == DEAD
-    outcome = out[:, 0]
-    res["outcome"] = _DAY_OUTCOME[np.where(outcome < 0, 4, outcome)]
-    marks = block.marks_of(out)
-    for cause in ("deaths_in_fight", "deaths_after_defeat", "deaths_after_fight"):
-        res[cause] = marks[cause].astype(np.int64)
-    return res
+    return {**res, **_outcome_causes(out)}
 
 
 def start_fields(rules, start: FightStart) -> np.ndarray:
