@@ -10,7 +10,7 @@ building the conditions and copying field by field took a dozen numpy passes a f
 
 from __future__ import annotations
 
-from simkit.fight._jit import njit
+from simkit.fight._jit import scalar
 from simkit.fight.loop import CARRIED
 from simkit.fight.state import (
     COND,
@@ -40,7 +40,7 @@ _COND, _PP, _PE, _PE_MAX = (CARRIED.index(f) for f in (COND, PP, PE, PE_MAX))
 _NIGHT_HP = CARRIED.index(NIGHT_HP)
 
 
-@njit(cache=True)
+@scalar
 def gather(rows, every, hp, hp_max, hero, slots, heals, wounded, pp, pe, pe_max, dead, by_max, out):
     """Write the starts of tracks ``rows`` (every track when ``every``) into ``out``
     ((len(CARRIED), m, P) int32, :data:`CARRIED` order): each field's (n, P) array taken
@@ -74,7 +74,7 @@ def gather(rows, every, hp, hp_max, hero, slots, heals, wounded, pp, pe, pe_max,
             out[_NIGHT_HP, r, k] = by_max[2, top]
 
 
-@njit(cache=True)
+@scalar
 def scatter(ends, rows, every, hp, hero, slots, heals, pp, pe, wounded, dead):
     """Write back what a fight changes from ``ends`` ((len(CARRIED), m, P), the loop's end
     states of tracks ``rows``, or of every track when ``every``) into the caller's (n, P)
