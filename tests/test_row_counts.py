@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from simkit.core.row_counts import alive_counts, field_counts, rows_differ_into
+from simkit.core.row_counts import alive_counts, field_counts, fields_counts, rows_differ_into
 
 
 def _numpy_counts(values, dead, active):
@@ -78,3 +78,24 @@ def test_alive_counts_and_rows_differ(seed):
     want = out | (a != b).any(axis=1)
     rows_differ_into(a, b, out)
     assert np.array_equal(out, want)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_several_fields_in_one_pass_equal_each_alone(seed):
+    rng = np.random.default_rng(seed)
+    n, P = int(rng.integers(1, 300)), int(rng.integers(1, 6))
+    fields = tuple(
+        rng.integers(0, top + 1, size=(n, P)).astype(np.int32) for top in (0, 2, 9, 60)
+    )
+    dead = rng.random((n, P)) < 0.3
+    active = rng.random(n) < (1.0 if seed % 2 else 0.5)
+    rows, every = _rows(active)
+    sums, cols = fields_counts(fields, dead, rows, every, True)
+    assert sums.shape[0] == cols.shape[0] == len(fields)
+    for f, values in enumerate(fields):
+        want_sums, want_cols = _numpy_counts(values, dead, active)
+        top = np.flatnonzero(sums[f])
+        assert np.array_equal(sums[f, : top[-1] + 1 if len(top) else 0], want_sums)
+        for k in range(P):
+            top_k = np.flatnonzero(cols[f, k])
+            assert np.array_equal(cols[f, k, : top_k[-1] + 1 if len(top_k) else 0], want_cols[k])

@@ -13,43 +13,55 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["alive_counts", "field_counts", "rows_differ_into"]
+__all__ = ["alive_counts", "field_counts", "fields_counts", "rows_differ_into"]
 
 
-@njit(cache=True)
 def field_counts(values, dead, rows, every, per_pc):
     """The counts of one PC field over a block's active tracks (a dead PC counts 0):
     ``(sums, cols)``, ``sums[v]`` the tracks whose PCs' total is ``v`` (length: the largest
     total + 1), ``cols[k, v]`` the tracks where PC ``k`` holds ``v`` ((P, the largest value
     + 1); (P, 1) of zeros unless ``per_pc``). ``values`` (n, P) non-negative ints, ``dead``
-    (n, P) bool; the active tracks are every row (``every``) or the rows ``rows`` (intp)."""
-    n, P = values.shape
+    (n, P) bool; the active tracks are every row (``every``) or the rows ``rows`` (intp).
+    (:func:`fields_counts` of one field.)"""
+    sums, cols = fields_counts((values,), dead, rows, every, per_pc)
+    top = np.flatnonzero(sums[0])
+    return sums[0, : top[-1] + 1 if len(top) else 0], cols[0]
+
+
+@njit(cache=True)
+def fields_counts(fields, dead, rows, every, per_pc):
+    """:func:`field_counts` of several fields (a tuple of (n, P) arrays of one dtype) in
+    one pass over the rows: ``(sums, cols)``, ``sums[f]`` field ``f``'s sums (F, the
+    largest total + 1; zeros past each field's own), ``cols[f]`` its columns (F, P, the
+    largest value + 1; (F, P, 1) of zeros unless ``per_pc``)."""
+    n, P = dead.shape
+    F = len(fields)
     m = n if every else len(rows)
-    top = values.dtype.type(0)
-    for v in values.ravel():  # a bound on the sizes, over every row (one flat pass)
-        if v > top:
-            top = v
-    sums = np.zeros(P * np.int64(top) + 1, dtype=np.int64)
-    cols = np.zeros((P, top + 1 if per_pc else 1), dtype=np.int64)
+    top = 0
+    for f in range(F):  # a bound on the sizes, over every row (one flat pass a field)
+        for v in fields[f].ravel():
+            if v > top:
+                top = v
+    sums = np.zeros((F, P * np.int64(top) + 1), dtype=np.int64)
+    cols = np.zeros((F, P, top + 1 if per_pc else 1), dtype=np.int64)
     negative = False
     for r in range(m):
         i = r if every else rows[r]
-        s = 0
-        for k in range(P):
-            v = np.int64(values[i, k])
-            if dead[i, k]:
-                v = 0
-            negative |= v < 0
-            if per_pc:
-                cols[k, max(v, 0)] += 1  # (a negative value is refused below)
-            s += v
-        sums[max(s, 0)] += 1
+        for f in range(F):
+            values = fields[f]
+            s = 0
+            for k in range(P):
+                v = np.int64(values[i, k])
+                if dead[i, k]:
+                    v = 0
+                negative |= v < 0
+                if per_pc:
+                    cols[f, k, max(v, 0)] += 1  # (a negative value is refused below)
+                s += v
+            sums[f, max(s, 0)] += 1
     if negative:
         raise ValueError("observations must be non-negative integers")
-    last = len(sums) - 1
-    while last >= 0 and sums[last] == 0:
-        last -= 1
-    return sums[: last + 1], cols
+    return sums, cols
 
 
 @njit(cache=True)

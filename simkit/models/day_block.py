@@ -150,31 +150,31 @@ def bincount2(rows: np.ndarray, values: np.ndarray, n_rows: int) -> np.ndarray:
 def observe(observed, S, active, row, T, fight, names):
     """Before step ``row + 1``, over the tracks still going: the party's totals, and at
     a fight each PC's (``<field>:<pc>``, :data:`PC_FIELDS`; a dead PC has 0 of each);
-    counted in one compiled pass a field (:mod:`simkit.core.row_counts`)."""
-    from simkit.core.row_counts import alive_counts, field_counts  # (numba: when a day runs)
+    counted in one compiled pass over the rows (:mod:`simkit.core.row_counts`)."""
+    from simkit.core.row_counts import alive_counts, fields_counts  # (numba: when a day runs)
 
     every = bool(active.all())
     rows = _NO_ROWS if every else np.flatnonzero(active)
     m = len(active) if every else len(rows)
     dead = S["dead"]
-    for name in PC_FIELDS:
-        if name == "alive":
-            if fight:  # (a 0/1 column's histogram: its count of 0s and of 1s)
-                ones = alive_counts(dead, rows, every)
-                for k, pc in enumerate(names):
-                    hist = np.array([m - ones[k], ones[k]], dtype=np.int64)
-                    add_counts(
-                        observed, f"{name}:{pc}", row, T, hist[: 2 if ones[k] else int(m > 0)]
-                    )
-            continue
-        sums, cols = field_counts(S[name], dead, rows, every, fight)
-        add_counts(observed, name, row, T, sums)
+    counted = [name for name in PC_FIELDS if name != "alive"]
+    sums, cols = fields_counts(tuple(S[name] for name in counted), dead, rows, every, fight)
+    for f, name in enumerate(counted):
+        add_counts(observed, name, row, T, _trimmed(sums[f]))
         if fight:
             for k, pc in enumerate(names):
-                top = np.flatnonzero(cols[k])
-                add_counts(
-                    observed, f"{name}:{pc}", row, T, cols[k, : top[-1] + 1 if len(top) else 0]
-                )
+                add_counts(observed, f"{name}:{pc}", row, T, _trimmed(cols[f, k]))
+    if fight:  # (a 0/1 column's histogram: its count of 0s and of 1s)
+        ones = alive_counts(dead, rows, every)
+        for k, pc in enumerate(names):
+            hist = np.array([m - ones[k], ones[k]], dtype=np.int64)
+            add_counts(observed, f"alive:{pc}", row, T, hist[: 2 if ones[k] else int(m > 0)])
+
+
+def _trimmed(counts: np.ndarray) -> np.ndarray:
+    """``counts`` up to its last non-zero count (nothing when none)."""
+    top = np.flatnonzero(counts)
+    return counts[: top[-1] + 1 if len(top) else 0]
 
 
 #: The rows argument of :mod:`simkit.core.row_counts` when every track is active.
