@@ -115,7 +115,7 @@ CARRIED_PE = CARRIED.index(PE)
 def ex(T, f):
     """Where the encounter's field ``f`` is in a track's row (after the loop's fields)."""
     P, M = T[t.H_P], T[t.H_M]
-    return N_TRK + P * N_PC + M * N_MON + 2 * (P + M) + f
+    return np.uint64(N_TRK + P * N_PC + M * N_MON + 2 * (P + M) + f)
 
 
 # -- the healer -----------------------------------------------------------------------------

@@ -11,6 +11,8 @@ The PC gaining them keeps what :func:`simkit.rules.temp_hp.kept_temp_ref` says.
 
 from __future__ import annotations
 
+import numpy as np
+
 from simkit.fight import tables as t
 from simkit.fight._jit import scalar
 from simkit.fight.state import COND, GRANTS, TEMP, UP, pc
@@ -26,7 +28,7 @@ kept = scalar(kept_temp_ref)
 @scalar
 def tmp(T, k, f):
     """PC ``k``'s entry ``f`` (GRANT, USES, KEEP) of the grants' table."""
-    return T[T[t.O_TMP] + k * N_TMP + f]
+    return T[np.uint64(T[t.O_TMP] + k * N_TMP + f)]
 
 
 @scalar

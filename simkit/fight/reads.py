@@ -3,6 +3,8 @@ AP-35's effect; built by :mod:`simkit.fight.tables_read`, held at ``T[O_READS]``
 
 from __future__ import annotations
 
+import numpy as np
+
 from simkit.fight import tables as t
 from simkit.fight._jit import scalar
 from simkit.fight.tables_read import (
@@ -20,7 +22,7 @@ __all__ = ["agony_hit", "dying_drops", "dying_edge", "wake_pe", "wake_pp"]
 
 @scalar
 def _head(T, f):
-    return T[T[t.O_READS] + f]
+    return T[np.uint64(T[t.O_READS] + f)]
 
 
 @scalar
@@ -30,7 +32,7 @@ def agony_hit(T, pp, crit):
     if not _head(T, R_AGONY):
         return 0, pp
     cap = _head(T, R_CAP)
-    code = T[T[t.O_READS] + N_HEAD + 2 * min(pp, cap) + crit]
+    code = T[np.uint64(T[t.O_READS] + N_HEAD + 2 * min(pp, cap) + crit)]
     return code // 4096, code % 4096 + max(pp - cap, 0)
 
 

@@ -41,7 +41,9 @@ Dying values are clamped at ``V`` and wounded values at ``V`` in the lookups, pa
 no rule changes its answer (both only rise towards death).
 
 The rules object is read by its attributes (a :class:`simkit.models.party.Party`): this
-module imports nothing from the models.
+module imports nothing from the models. The readers index ``T`` with unsigned numbers
+(``np.uint64``), as the row's places are (:mod:`simkit.fight.state`): numba then leaves
+out its negative-index wraparound.
 """
 
 from __future__ import annotations
@@ -601,84 +603,86 @@ def pack(T: Tables) -> np.ndarray:
 @scalar
 def pcn(S, T, k, f):
     """PC ``k``'s number ``f`` (HP_MAX, AC, ...) at track ``S``'s check penalty."""
-    return T[T[O_PCN] + (S[PEN_IX] * T[H_P] + k) * N_PCN + f]
+    return T[np.uint64(T[O_PCN] + (S[PEN_IX] * T[H_P] + k) * N_PCN + f)]
 
 
 @scalar
 def pmap(T, k, a):
     """PC ``k``'s multiple attack penalty on its ``a``-th strike (P-02)."""
-    return T[T[O_PMAP] + 2 * k + a]
+    return T[np.uint64(T[O_PMAP] + 2 * k + a)]
 
 
 @scalar
 def monn(S, T, j, f):
     """Monster ``j``'s number ``f`` (M_HP, M_AC, ...) in track ``S``'s lineup."""
-    return T[T[O_MONN] + (S[FIGHT_IX] * T[H_M] + j) * N_MONN + f]
+    return T[np.uint64(T[O_MONN] + (S[FIGHT_IX] * T[H_M] + j) * N_MONN + f)]
 
 
 @scalar
 def mmap(S, T, a):
     """A monster's multiple attack penalty on its ``a``-th strike (P-02), in track ``S``'s
     lineup."""
-    return T[T[O_MMAP] + S[FIGHT_IX] * max(T[T[O_OPT] + ATTACKS], 1) + a]
+    return T[np.uint64(T[O_MMAP] + S[FIGHT_IX] * max(T[np.uint64(T[O_OPT] + ATTACKS)], 1) + a)]
 
 
 @scalar
 def n_monsters(S, T):
     """How many monsters track ``S``'s lineup has (the rest of the slots are padding)."""
-    return T[T[O_FIGHTS] + 2 * S[FIGHT_IX]]
+    return T[np.uint64(T[O_FIGHTS] + 2 * S[FIGHT_IX])]
 
 
 @scalar
 def start_dc(S, T):
     """The recovery DC of a PC of track ``S`` starting at 0 HP (``hp=0``)."""
-    return T[T[O_FIGHTS] + 2 * S[FIGHT_IX] + 1]
+    return T[np.uint64(T[O_FIGHTS] + 2 * S[FIGHT_IX] + 1)]
 
 
 @scalar
 def opt(T, o):
     """Option ``o`` (ATTACKS, TRAIT, ...)."""
-    return T[T[O_OPT] + o]
+    return T[np.uint64(T[O_OPT] + o)]
 
 
 @scalar
 def dice_row(T, d, f):
     """Field ``f`` (D_COUNT, D_SIDES, ...) of dice expression ``d``."""
-    return T[T[O_DICE] + 5 * d + f]
+    return T[np.uint64(T[O_DICE] + 5 * d + f)]
 
 
 @scalar
 def dice_sum(T, at):
     """The ``at``-th entry of the tables of sums."""
-    return T[T[O_SUMS] + at]
+    return T[np.uint64(T[O_SUMS] + at)]
 
 
 @scalar
 def deg(T, natural, margin):
     """The degree of a check (R0-05): natural d20 ``natural``, bonus minus DC ``margin``."""
     m = min(max(margin, -MARGIN), MARGIN)
-    return T[T[O_DEG] + (natural - 1) * (2 * MARGIN + 1) + m + MARGIN]
+    return T[np.uint64(T[O_DEG] + (natural - 1) * (2 * MARGIN + 1) + m + MARGIN)]
 
 
 @scalar
 def strike_x(T, d):
     """A strike's damage multiplier at degree ``d`` (P-03)."""
-    return T[T[O_STRX] + d]
+    return T[np.uint64(T[O_STRX] + d)]
 
 
 @scalar
 def basic_x2(T, d):
     """Twice a basic save's damage multiplier at the saver's degree ``d`` (P-04)."""
-    return T[T[O_BASX] + d]
+    return T[np.uint64(T[O_BASX] + d)]
 
 
 @scalar
 def rec(S, T, k, dc, dying, natural):
     """PC ``k``'s recovery check (R0-05..R0-07): the change of dying at recovery DC ``dc``."""
     v1 = T[H_V] + 1
-    i = T[T[O_DCI] + dc]
+    i = T[np.uint64(T[O_DCI] + dc)]
     pk = S[PEN_IX] * T[H_P] + k
-    return T[T[O_REC] + ((pk * T[H_NDC] + i) * v1 + min(dying, v1 - 1)) * 20 + natural - 1]
+    return T[
+        np.uint64(T[O_REC] + ((pk * T[H_NDC] + i) * v1 + min(dying, v1 - 1)) * 20 + natural - 1)
+    ]
 
 
 @scalar
@@ -687,69 +691,71 @@ def rise(T, k, held, knockout, old, new):
     R_CARRY), at its own death value and hero threshold (P-14, P-16)."""
     v = T[H_V]
     at = (((k * 2 + held) * 2 + knockout) * (v + 1) + min(old, v)) * (v + 1) + min(max(new, 0), v)
-    return T[T[O_RISE] + at]
+    return T[np.uint64(T[O_RISE] + at)]
 
 
 @scalar
 def pf2(T, k, f):
     """PC ``k``'s PF2e option entry ``f`` (0 two d20s, 1 rerolls, 2 + i the kept d20s)."""
-    return T[T[O_PF2] + k * N_PF2 + f]
+    return T[np.uint64(T[O_PF2] + k * N_PF2 + f)]
 
 
 @scalar
 def ko(T, start, crit, wounded):
     """The dying value of a knock-out (R0-03, A0-2); ``start`` 1: a fight begun at 0 HP."""
     v = T[H_V]
-    return T[T[O_KO] + (start * 2 + crit) * (v + 1) + min(wounded, v)]
+    return T[np.uint64(T[O_KO] + (start * 2 + crit) * (v + 1) + min(wounded, v))]
 
 
 @scalar
 def hit(T, dying, crit, wounded):
     """The dying value after a hit while dying (R0-09, A0-1, A0-6)."""
     v = T[H_V]
-    return T[T[O_HIT] + (min(dying, v) * 2 + crit) * (v + 1) + min(wounded, v)]
+    return T[np.uint64(T[O_HIT] + (min(dying, v) * 2 + crit) * (v + 1) + min(wounded, v))]
 
 
 @scalar
 def wafter(T, wounded):
     """The wounded value after losing dying (A0-2)."""
-    return T[T[O_WAFTER] + min(wounded, T[H_V])]
+    return T[np.uint64(T[O_WAFTER] + min(wounded, T[H_V]))]
 
 
 @scalar
 def aid(S, T, k, natural):
     """Whether PC ``k``'s first aid works on natural d20 ``natural`` (R1-02, AP-4)."""
-    return T[T[O_AID] + (S[PEN_IX] * T[H_P] + k) * 20 + natural - 1]
+    return T[np.uint64(T[O_AID] + (S[PEN_IX] * T[H_P] + k) * 20 + natural - 1)]
 
 
 @scalar
 def tie(T, c):
     """Combatant ``c``'s initiative tie-break (AP-1)."""
-    return T[T[O_TIE] + c]
+    return T[np.uint64(T[O_TIE] + c)]
 
 
 @scalar
 def agony(T, k, pp, turn):
     """PC ``k``'s agonising turn (R1-01, R1-04) with ``pp`` at its ``turn``-th turn:
     ``(outcome, pp after)``, outcome 0 agonising on, 1 stable, 2 dead."""
-    cap, tcap = T[T[O_OPT] + PP_CAP], T[T[O_OPT] + T_CAP]
-    code = T[T[O_AGONY] + (k * (cap + 1) + min(pp, cap)) * (tcap + 1) + min(turn, tcap)]
+    cap, tcap = T[np.uint64(T[O_OPT] + PP_CAP)], T[np.uint64(T[O_OPT] + T_CAP)]
+    code = T[np.uint64(T[O_AGONY] + (k * (cap + 1) + min(pp, cap)) * (tcap + 1) + min(turn, tcap))]
     return code // 4096, code % 4096 + max(pp - cap, 0)
 
 
 @scalar
 def hour(S, T, k, healer, lethal, con, med):
     """An hourly check of PC ``k`` (R1-06, R1-08): 0 dead, 1 stays, 2 awake."""
-    nh = T[T[O_OPT] + N_HEALERS]
-    pkl = (S[PEN_IX] * T[H_P] + k) * T[T[O_OPT] + CON_L] + con_loss(S, T, k)
-    return T[T[O_HOUR] + (((pkl * nh + healer) * 2 + lethal) * 20 + con - 1) * 20 + med - 1]
+    nh = T[np.uint64(T[O_OPT] + N_HEALERS)]
+    pkl = (S[PEN_IX] * T[H_P] + k) * T[np.uint64(T[O_OPT] + CON_L)] + con_loss(S, T, k)
+    return T[
+        np.uint64(T[O_HOUR] + (((pkl * nh + healer) * 2 + lethal) * 20 + con - 1) * 20 + med - 1)
+    ]
 
 
 @scalar
 def con_of(S, T, k):
     """PC ``k``'s Constitution row (R1-12): ``loss * 65536 + max PE`` after its damage."""
-    d = min(S[pc(k, CON_DAMAGE)], T[T[O_OPT] + CON_CAP])
-    return T[T[O_CON] + k * (T[T[O_OPT] + CON_CAP] + 1) + d]
+    d = min(S[pc(k, CON_DAMAGE)], T[np.uint64(T[O_OPT] + CON_CAP)])
+    return T[np.uint64(T[O_CON] + k * (T[np.uint64(T[O_OPT] + CON_CAP)] + 1) + d)]
 
 
 @scalar
@@ -761,32 +767,33 @@ def con_loss(S, T, k):
 @scalar
 def custom(S, T, k):
     """Whether PC ``k`` follows a custom track at 0 HP (its own or the fight's ``dying``)."""
-    if not T[T[O_OPT] + CUSTOM]:
+    if not T[np.uint64(T[O_OPT] + CUSTOM)]:
         return False
-    return T[T[O_TRK] + 4 * (S[PEN_IX] * T[H_P] + k)] > 0
+    return T[np.uint64(T[O_TRK] + 4 * (S[PEN_IX] * T[H_P] + k))] > 0
 
 
 @scalar
 def trk_face(S, T, k, draw):
     """PC ``k``'s face of its track from a ``trk`` draw (below ``TRK_FACES``)."""
-    return draw % T[T[O_TRK] + 4 * (S[PEN_IX] * T[H_P] + k)]
+    return draw % T[np.uint64(T[O_TRK] + 4 * (S[PEN_IX] * T[H_P] + k))]
 
 
 @scalar
 def trk_start(S, T, k):
     """The code a knock-out enters PC ``k``'s custom track at."""
-    return T[T[O_TRK] + 4 * (S[PEN_IX] * T[H_P] + k) + 1]
+    return T[np.uint64(T[O_TRK] + 4 * (S[PEN_IX] * T[H_P] + k) + 1)]
 
 
 @scalar
 def trk_turn(S, T, k, code, face):
     """PC ``k``'s custom track: the code after a turn of state ``code`` with face ``face``."""
-    base, row = T[O_TRK], T[O_TRK] + 4 * (S[PEN_IX] * T[H_P] + k)
-    return T[base + T[row + 2] + code * T[row] + face]
+    row = T[O_TRK] + 4 * (S[PEN_IX] * T[H_P] + k)
+    at = T[np.uint64(row + 2)] + code * T[np.uint64(row)] + face
+    return T[np.uint64(T[O_TRK] + at)]
 
 
 @scalar
 def trk_hit(S, T, k, code, crit):
     """PC ``k``'s custom track: the code after a hit (``crit`` 1: critical) in ``code``."""
-    base, row = T[O_TRK], T[O_TRK] + 4 * (S[PEN_IX] * T[H_P] + k)
-    return T[base + T[row + 3] + 2 * code + crit]
+    row = T[O_TRK] + 4 * (S[PEN_IX] * T[H_P] + k)
+    return T[np.uint64(T[O_TRK] + T[np.uint64(row + 3)] + 2 * code + crit)]
