@@ -17,6 +17,13 @@ are dropped), which it may get more cheaply than the values (say, by counting it
 distinct states and mapping each state's count to its value); the engine then uses it
 instead of ``observe``, and records the same numbers.
 
+A model may count the tracks a call ends itself: ``absorb_counts(state, codes, n_codes)``
+gives ``(per_code, counts)``, ``per_code`` (n_codes,) the tracks ending with each code and
+``counts`` mark -> (n_outcomes, largest value + 1) the ended tracks by outcome and value
+(what the engine's own counts give; the fight loop counts them compiled,
+:func:`simkit.fight.block.ended_counts`). The engine uses it unless each track's outcome
+is kept (``keep_outcomes``).
+
 A model whose ``init`` makes end states for ``carry`` at a cost (the fight loop's) sets
 ``init_keeps = True``: the engine then calls ``init(n, rng, ..., keep=...)``, ``keep``
 False when it will not ask for ``carry`` (no ``keep_state``), and the model may skip them.
@@ -147,6 +154,8 @@ def compact_state(state, kept: np.ndarray, n: int):
     other values in its state)."""
     if hasattr(state, "take_rows"):
         return state.take_rows(kept)
+    if not len(kept):  # (no track left: empty views; a take copies a strided array first)
+        return {name: v[:0] if _per_track(v, n) else v for name, v in state.items()}
     return {name: v.take(kept, axis=0) if _per_track(v, n) else v for name, v in state.items()}
 
 
@@ -194,6 +203,9 @@ class Ledger:
             self.n_tracks = n_tracks
             if model.marks:
                 self.tally.marks_of.append((first_id, self.mark_of))
+        # a model that counts its ended tracks itself (``absorb_counts``; not where each
+        # track's outcome is kept, which reads the tracks one by one anyway)
+        self.absorb_counts = None if keep_outcomes else getattr(model, "absorb_counts", None)
         self.observe = model.observe if model.observes else None
         self.observe_counts = getattr(model, "observe_counts", None) if model.observes else None
 
@@ -205,6 +217,7 @@ class Ledger:
         keep_outcomes = self.keep_outcomes
         n_codes = n_out * k
         done_at = None  # the ended tracks' indices (computed once, where needed)
+        counted = None  # the ended tracks' marks counted by the model (``absorb_counts``)
         if keep_outcomes and len(self.mark_of) < len(model.marks):
             self._make_marks(state)
         if codes.strides == (0,) and len(codes):  # one code for every track (a broadcast)
@@ -225,13 +238,15 @@ class Ledger:
             kept = np.flatnonzero(active)  # indices of tracks still active, in order
             if len(kept) == len(codes):
                 return state
-            if n_codes <= 24:  # (faster than a bincount, which converts the codes to intp)
+            if self.absorb_counts is not None:
+                per_code, counted = self.absorb_counts(state, codes, n_codes)
+            elif n_codes <= 24:  # (faster than a bincount, which converts the codes to intp)
                 per_code = np.array(
                     [np.count_nonzero(codes == c) for c in range(n_codes)], dtype=np.int64
                 )
             else:
                 per_code = np.bincount(codes[~active], minlength=n_codes)
-            if keep_outcomes or (model.marks and len(kept)):
+            if keep_outcomes or (model.marks and len(kept) and counted is None):
                 done_at = np.flatnonzero(~active)
             if keep_outcomes:
                 rows, outcome_of = self.rows, self.outcome_of
@@ -252,7 +267,10 @@ class Ledger:
                     self.rows = rows.take(kept)
         tally = self.tally
         tally.hist[:, start : start + k] += per_code.reshape(k, n_out).T
-        if model.marks:
+        if counted is not None:
+            for name in model.marks:
+                tally.marks[name] = _padded_add(tally.marks.get(name), counted[name])
+        elif model.marks:
             all_done = not len(kept)
             done = None if all_done else done_at
             out = (codes if all_done else codes.take(done)).astype(np.intp)

@@ -21,7 +21,7 @@ from simkit.fight.loop import CARRIED, OUT_MARK0, OUT_OUTCOME, OUT_STEP
 from simkit.fight.state import MARKS, width
 from simkit.fight.tables import H_M, H_P
 
-__all__ = ["CARRIED", "bytes_per_track", "marks_of", "run", "step_codes"]
+__all__ = ["CARRIED", "bytes_per_track", "ended_counts", "marks_of", "run", "step_codes"]
 
 _WARM = [False]
 #: Chunks of tracks (:data:`simkit.fight.loop.CHUNK` each) a thread takes at a time: a
@@ -99,11 +99,60 @@ def run(
 
 def step_codes(out: np.ndarray, n_out: int, t: int) -> np.ndarray:
     """The engine's codes for tracks played from step ``t`` (``outcome + n_out * (end - t)``,
-    -1 for the unresolved); at ``t = 0``, the tracks that ended at the start."""
-    outcome, step = out[:, OUT_OUTCOME].astype(np.int64), out[:, OUT_STEP].astype(np.int64)
-    if t == 0:
-        return np.where((outcome >= 0) & (step == 0), outcome, -1)
-    return np.where(outcome >= 0, outcome + n_out * (step - t), -1)
+    -1 for the unresolved); at ``t = 0``, the tracks that ended at the start. One compiled
+    pass over ``out``'s outcome and end-step columns."""
+    codes = np.empty(len(out), dtype=np.int64)
+    _codes(out[:, OUT_OUTCOME], out[:, OUT_STEP], n_out, t, codes)
+    return codes
+
+
+@numba.njit(cache=True)
+def _codes(outcome, step, n_out, t, codes):
+    for i in range(codes.shape[0]):
+        o, s = outcome[i], step[i]
+        if t == 0:
+            codes[i] = o if o >= 0 and s == 0 else -1
+        else:
+            codes[i] = o + n_out * (s - t) if o >= 0 else -1
+
+
+def ended_counts(codes: np.ndarray, n_out: int, n_codes: int, marks: np.ndarray):
+    """What the engine counts of the tracks ``codes`` end (a model's ``absorb_counts``,
+    :class:`simkit.core.engine.Ledger`), in two compiled passes: ``(per_code, counts,
+    tops)``, ``per_code`` (n_codes,) the tracks ending with each code, ``counts[m, o, v]``
+    those ending with outcome ``o`` (``code % n_out``) and value ``v`` of mark ``m``
+    (``marks`` (marks, n), any layout: each mark's row), ``tops[m]`` mark ``m``'s largest
+    value among them. A negative mark is refused (ValueError), as the engine's counts do."""
+    return _ended_counts(codes, n_out, n_codes, marks)
+
+
+@numba.njit(cache=True)
+def _ended_counts(codes, n_out, n_codes, marks):
+    M, n = marks.shape
+    per_code = np.zeros(n_codes, dtype=np.int64)
+    tops = np.zeros(M, dtype=np.int64)
+    negative = False
+    for i in range(n):
+        c = codes[i]
+        if c < 0:
+            continue
+        per_code[c] += 1
+        for m in range(M):
+            v = np.int64(marks[m, i])
+            negative |= v < 0
+            if v > tops[m]:
+                tops[m] = v
+    if negative:
+        raise ValueError("marks and observations must be non-negative integers")
+    counts = np.zeros((M, n_out, tops.max() + 1 if M else 1), dtype=np.int64)
+    for i in range(n):
+        c = codes[i]
+        if c < 0:
+            continue
+        o = c % n_out
+        for m in range(M):
+            counts[m, o, marks[m, i]] += 1
+    return per_code, counts, tops
 
 
 def marks_of(out: np.ndarray) -> dict[str, np.ndarray]:

@@ -544,6 +544,13 @@ class Encounter(Rules):
 
         return loop_step(self, state, t, rng)
 
+    def absorb_counts(self, state, codes, n_codes):
+        """The ended tracks' counts, compiled (the engine's hook,
+        :func:`simkit.models.encounter_loop.absorb_counts`)."""
+        from simkit.models.encounter_loop import absorb_counts
+
+        return absorb_counts(self, state, codes, n_codes)
+
 
 @lru_cache(maxsize=256)
 def _pf2e(rules: Encounter) -> dict[str, Any]:

@@ -39,7 +39,7 @@ from simkit.models.fight_state import FightStart
 from simkit.models.party_loop import handed_on, start_fields
 from simkit.rules import dying_systems, hourly, perseverance
 
-__all__ = ["carry", "fight_rules", "init", "options", "packed", "run", "step"]
+__all__ = ["absorb_counts", "carry", "fight_rules", "init", "options", "packed", "run", "step"]
 
 
 def fight_rules(rules) -> SimpleNamespace:
@@ -234,6 +234,16 @@ def run(rules, keys: np.ndarray, start: FightStart | None = None):
     with np.errstate(over="ignore"):  # (uncompiled: uint64 products wrap by design)
         block._compiling(fe.run_encounters, *args, pen_ix, out, ends)
     return out, ends
+
+
+def absorb_counts(rules, state, codes: np.ndarray, n_codes: int):
+    """The engine's counts of the tracks ``codes`` end, compiled from the block's ``out``
+    (:func:`simkit.fight.block.ended_counts`), as the party's
+    (:func:`simkit.models.party_loop.absorb_counts`)."""
+    M = len(rules.marks)
+    marks = state["out"].T[2 : 2 + M]
+    per_code, counts, tops = block.ended_counts(codes, len(rules.outcomes), n_codes, marks)
+    return per_code, {name: counts[i, :, : tops[i] + 1] for i, name in enumerate(rules.marks)}
 
 
 def _marks(rules, out: np.ndarray) -> dict[str, np.ndarray]:

@@ -563,3 +563,9 @@ class Party(Rules):
         from simkit.models.party_loop import step as loop_step
 
         return loop_step(self, state, t, rng)
+
+    def absorb_counts(self, state, codes, n_codes):
+        """The ended tracks' counts, compiled (the engine's hook)."""
+        from simkit.models.party_loop import absorb_counts
+
+        return absorb_counts(self, state, codes, n_codes)

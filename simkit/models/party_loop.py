@@ -37,6 +37,7 @@ from simkit.fight.state import (
     HP,
     HP_MAX,
     LOW,
+    MARKS,
     MASSIVE,
     NIGHT_HP,
     PE,
@@ -52,6 +53,7 @@ from simkit.rules.massive_damage import is_massive
 from simkit.rules.pf2e import bestiary
 
 __all__ = [
+    "absorb_counts",
     "care_ends",
     "carry",
     "fight_ends",
@@ -203,6 +205,15 @@ def step(rules, state, t: int, rng):
     out = state["out"]
     state.update(block.marks_of(out))
     return block.step_codes(out, len(rules.outcomes), t), rules.horizon - t + 1
+
+
+def absorb_counts(rules, state, codes: np.ndarray, n_codes: int):
+    """The engine's counts of the tracks ``codes`` end (its ``absorb_counts`` hook,
+    :class:`simkit.core.engine.Ledger`): per code, and each mark's by outcome and value,
+    counted compiled from the block's ``out`` (:func:`simkit.fight.block.ended_counts`)."""
+    marks = state["out"].T[block.OUT_MARK0 : block.OUT_MARK0 + len(MARKS)]
+    per_code, counts, tops = block.ended_counts(codes, len(rules.outcomes), n_codes, marks)
+    return per_code, {name: counts[i, :, : tops[i] + 1] for i, name in enumerate(MARKS)}
 
 
 def handed_on(ends: np.ndarray, rows: np.ndarray, check_penalty, fight=None) -> FightStart:
