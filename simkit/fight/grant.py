@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from simkit.fight import tables as t
-from simkit.fight._jit import scalar
+from simkit.fight._jit import hot, scalar
 from simkit.fight.state import COND, GRANTS, TEMP, UP, pc
 from simkit.fight.tables_tmp import GRANT, KEEP, N_TMP, USES
 from simkit.rules.temp_hp import kept_temp_ref
@@ -53,12 +53,19 @@ def grant_target(S, T, k):
     return best
 
 
-@scalar
+@hot
 def grant(S, T, k, acts):
     """PC ``k``'s grant (R0-14, AP-37) with ``acts`` modelled actions: True if it spent the
-    two of them on one (a grant left, a target it helps)."""
+    two of them on one (a grant left, a target it helps). (Inlined: most turns have no
+    grant left, and end at the first test without a call.)"""
     if acts < 2 or S[pc(k, GRANTS)] <= 0:
         return False
+    return give(S, T, k)
+
+
+@scalar
+def give(S, T, k):
+    """PC ``k``'s grant to the PC it helps most, if any (True: given)."""
     q = grant_target(S, T, k)
     if q < 0:
         return False
