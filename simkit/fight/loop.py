@@ -98,22 +98,21 @@ def roll_initiative(S, T):
     then the lower combatant first.
 
     Each combatant's sort key carries its number in its low bits (below ``span``, a power
-    of two above the combatants' count), so the keys sort alone, by insertion as they are
-    rolled, into :func:`~simkit.fight.state.init_key`'s places, highest first."""
+    of two above the combatants' count), so no two are equal; a combatant's place in the
+    order is how many keys are higher than its own (counted without a branch: a sort's
+    comparisons of random keys are mispredicted)."""
     P, M = T[t.H_P], T[t.H_M]
     span = 1
     while span < P + M:
         span *= 2
     for c in range(P + M):
         perc = t.pcn(S, T, c, t.PERC) if c < P else t.monn(S, T, c - P, t.M_PERC)
-        key = ((d20(S) + perc) * 256 + t.tie(T, c)) * span + (span - 1 - c)
-        b = c - 1
-        while b >= 0 and S[init_key(P, M, b)] < key:
-            S[init_key(P, M, b + 1)] = S[init_key(P, M, b)]
-            b -= 1
-        S[init_key(P, M, b + 1)] = key
-    for a in range(P + M):
-        S[order(P, M, a)] = span - 1 - (S[init_key(P, M, a)] & (span - 1))
+        S[init_key(P, M, c)] = ((d20(S) + perc) * 256 + t.tie(T, c)) * span + (span - 1 - c)
+    for c in range(P + M):
+        key, higher = S[init_key(P, M, c)], 0
+        for b in range(P + M):
+            higher += S[init_key(P, M, b)] > key
+        S[order(P, M, higher)] = c
 
 
 @scalar

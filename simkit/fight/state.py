@@ -26,7 +26,7 @@ The loop (:mod:`simkit.fight.loop`) reads and writes one track through its row `
   R0-02), ``AREA_LEFT`` (area effects left, AP-10);
 - the acting order, first to act first, at :func:`order` ``(P, M, a)``: PC ``k`` is ``k``,
   monster ``j`` is ``P + j`` (P-01, AP-1; R0-03 moves a knocked-out PC in it), and the
-  initiative's sort keys after it, highest first (:func:`init_key`).
+  initiative's sort keys after it, each combatant's in its own place (:func:`init_key`).
 
 Every place is an unsigned number (``np.uint64``): numba wraps a signed index around when
 it is negative (Python's ``a[-1]``), a test and an addition before every read, on the
@@ -157,7 +157,7 @@ def order(P, M, a):
 
 @scalar
 def init_key(P, M, a):
-    """Where the ``a``-th highest initiative sort key is (the loop's ``roll_initiative``)."""
+    """Where combatant ``a``'s initiative sort key is (the loop's ``roll_initiative``)."""
     return np.uint64(N_TRK + P * N_PC + M * N_MON + P + M + a)
 
 
