@@ -48,6 +48,8 @@ __all__ = ["monster_turn", "pc_turn"]
 #: Strikes a PC makes in a turn (P-02: two; the third action is not modelled).
 PC_STRIKES = 2
 CRIT_FAIL, FAIL, CRIT_SUCCESS = 0, 1, 3
+#: More HP than any monster has (the focus target's search starts above it).
+_NO_HP = 1 << 62
 
 
 # -- the PCs ------------------------------------------------------------------------------
@@ -56,13 +58,14 @@ def pc_target(S, T):
     """The monster a PC's strike or cantrip goes to (AP-6): ``focus`` the living one with
     the fewest HP (ties: the lower index), ``spread`` one at random; -1 if none lives."""
     P, M = T[t.H_P], T[t.H_M]
-    best, alive = -1, 0
-    for j in range(M):
+    best, fewest, alive = -1, _NO_HP, 0
+    for j in range(M):  # (selects, not branches: the monsters' HP are the dice's)
         hp = S[mon(P, j, MHP)]
-        if hp > 0:
-            alive += 1
-            if best < 0 or hp < S[mon(P, best, MHP)]:
-                best = j
+        live = hp > 0
+        alive += live
+        fewer = live & (hp < fewest)
+        best = j if fewer else best
+        fewest = hp if fewer else fewest
     if alive == 0 or not t.opt(T, t.PC_SPREAD):
         return best
     n = pick(S, t.opt(T, t.PICK_M), alive)
