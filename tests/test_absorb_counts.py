@@ -54,11 +54,13 @@ def test_ended_counts_equal_numpy(seed):
     rng = np.random.default_rng(seed)
     n, n_out, k = int(rng.integers(1, 500)), 4, int(rng.integers(1, 6))
     codes = rng.integers(-1, n_out * k, size=n)
-    marks = rng.integers(0, [[1], [3], [40]], size=(3, n)).astype(np.int32)
+    # (the last mark past the first guess at a width: counted again, wider)
+    marks = rng.integers(0, [[1], [3], [40], [300 if seed % 2 else 60]], size=(4, n))
+    marks = marks.astype(np.int32)
     per_code, counts, tops = ended_counts(codes, n_out, n_out * k, marks.T.copy().T)
     done = codes >= 0
     assert np.array_equal(per_code, np.bincount(codes[done], minlength=n_out * k))
-    for m in range(3):
+    for m in range(4):
         v = marks[m, done]
         assert tops[m] == (v.max() if len(v) else 0)
         want = np.zeros((n_out, int(tops[m]) + 1), dtype=np.int64)
