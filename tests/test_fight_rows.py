@@ -71,3 +71,23 @@ def test_a_fresh_fight_into_equals_the_fresh_fight():
         assert np.array_equal(S[k], want[k]), k
     with pytest.raises(ValueError, match="every track"):
         party_loop.fight_into(rules, keys[:5], S, np.arange(5), pen, fresh=True)
+
+
+def test_buffers_kept_from_fight_to_fight_change_nothing():
+    rules = Party(level=4, threat="severe")
+    rng = np.random.default_rng(9)
+    n = 2500
+    S, pen = _block(rules, n, rng)
+    keys = rng.integers(1, 2**62, size=n).astype(np.uint64)
+    work: dict = {}
+    S_work = {k: v.copy() for k, v in S.items()}
+    for share in (0.5, 1.0, 0.3):  # (smaller, larger, smaller again: the buffers reused)
+        rows = np.flatnonzero(rng.random(n) < share)
+        every = len(rows) == n
+        args = (keys[rows], None if every else rows, pen)
+        want = party_loop.fight_into(rules, args[0], S, args[1], pen)
+        got = party_loop.fight_into(rules, args[0], S_work, args[1], pen, work=work)
+        assert np.array_equal(got["outcome"], want["outcome"])
+        for k in S:
+            assert np.array_equal(S_work[k], S[k]), k
+    assert set(work) == {"starts", "ends"}

@@ -61,6 +61,7 @@ def run(
     pens=None,
     care=False,
     keep=True,
+    ends_out=None,
 ):
     """Every track of ``keys`` (uint64 dice keys) played from its start to its end or
     ``horizon``: ``(out, ends)``, int32 arrays of shapes (n, 2 + marks) and (n, P,
@@ -69,7 +70,9 @@ def run(
     check-penalty index into the tables (None: 0 for every track). ``care``: a care of PCs
     knocked out outside a fight (:data:`simkit.fight.loop.CARE`; ``starts`` marks them
     ``DYING``). ``keep`` False: no end states (``ends`` is None), for a run whose states
-    are not carried on (the loop then writes 52 P bytes a track less)."""
+    are not carried on (the loop then writes 52 P bytes a track less). ``ends_out``: a
+    C-contiguous int32 array of shape (len(CARRIED), n, P) the end states are written into
+    (every element: a caller's reused buffer), else a new one."""
     n = len(keys)
     P, M = int(T[H_P]), int(T[H_M])
     k63 = (np.asarray(keys, dtype=np.uint64) >> np.uint64(1)).astype(np.int64)
@@ -84,7 +87,12 @@ def run(
     # written field by field ((2 + marks, n)) and handed back as its (n, 2 + marks) view: a
     # field's column is contiguous (the engine's histograms read a mark at a time)
     out = np.empty((OUT_MARK0 + len(MARKS), n), dtype=np.int32)
-    ends = np.empty((len(CARRIED), n if keep else 0, P), dtype=np.int32)
+    if ends_out is not None and keep:
+        if ends_out.shape != (len(CARRIED), n, P) or not ends_out.flags.c_contiguous:
+            raise ValueError("ends_out must be a C-contiguous (len(CARRIED), n, P) array")
+        ends = ends_out
+    else:
+        ends = np.empty((len(CARRIED), n if keep else 0, P), dtype=np.int32)
     zero = np.zeros(1, dtype=np.int32)
     fights = zero if fights is None else np.ascontiguousarray(fights, dtype=np.int32)
     pens = zero if pens is None else np.ascontiguousarray(pens, dtype=np.int32)

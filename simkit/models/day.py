@@ -627,7 +627,7 @@ class Day(Rules):
             B.record("fight", -1, B, rows=rows, start=start, keys=keys)
         # the fight reads its tracks' fields from the block and writes them back (compiled)
         end = fight_into(
-            party, keys if every else keys[rows], S, None if every else rows, pen, fresh
+            party, keys if every else keys[rows], S, None if every else rows, pen, fresh, B.work
         )
         for c in FIGHT_CAUSES:
             B.cause[c][at] += end[c]

@@ -5,7 +5,7 @@ its random source, the rows it reads and writes, and its observations.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -198,6 +198,7 @@ class DayBlock:
     #   AP-18; W = 1, or one counter per medic under treat_immunity=per_healer)
     cause: dict  # CAUSES -> (n,) int64: the day's deaths by cause
     record: object = None  # a replay's recorder (Day.run_block's _record), or None
+    work: dict = field(default_factory=dict)  # buffers its fights reuse (party_loop.fight_into)
 
     @classmethod
     def new(cls, day, first: FightStart, n: int, src, prefix) -> DayBlock:

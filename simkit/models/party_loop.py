@@ -145,14 +145,16 @@ def _run(
     knocked: np.ndarray | None = None,
     keep: bool = True,
     starts: np.ndarray | None = None,
+    ends_out: np.ndarray | None = None,
 ):
     """The block of ``keys`` played from ``start`` (a :class:`FightStart`; None: fresh):
     ``(out, ends)`` of :func:`simkit.fight.block.run`, on the tables of the start's check
     penalties; with ``knocked`` (n, P), the care of those PCs (:func:`care_ends`); ``keep``
     False: no ``ends``. ``starts``: the PCs' fields already laid out (:func:`_starts`'
-    form; ``start`` then gives only ``check_penalty`` and ``fight``)."""
+    form; ``start`` then gives only ``check_penalty`` and ``fight``); ``ends_out``: where
+    the end states are written (:func:`simkit.fight.block.run`)."""
     if start is None:
-        return block.run(packed(rules), keys, rules.horizon, keep=keep)
+        return block.run(packed(rules), keys, rules.horizon, keep=keep, ends_out=ends_out)
     pens, pen_ix = _unique(start.check_penalty)
     fights = np.asarray(start.fight)
     if fights.size and (fights.min() < 0 or fights.max() >= rules.n_fights):
@@ -168,7 +170,9 @@ def _run(
     if starts is None:
         starts = _starts(rules, start, knocked)
     care = knocked is not None
-    return block.run(T, keys, rules.horizon, starts, fights, each_pen, care=care, keep=keep)
+    return block.run(
+        T, keys, rules.horizon, starts, fights, each_pen, care=care, keep=keep, ends_out=ends_out
+    )
 
 
 def init(rules, n: int, rng, start: FightStart | None = None, keep: bool = True):
@@ -271,7 +275,9 @@ def fight_ends(rules, keys: np.ndarray, start: FightStart | None) -> dict[str, n
     return _day_ends(*_run(rules, keys, start))
 
 
-def fight_into(rules, keys: np.ndarray, S: dict, rows: np.ndarray | None, pen, fresh=False):
+def fight_into(
+    rules, keys: np.ndarray, S: dict, rows: np.ndarray | None, pen, fresh=False, work=None
+):
     """:func:`fight_ends` played from and written back into a day's fields: ``S`` holds
     each carried field of every track ((n, P) each, :class:`FightStart`'s names, ``fight``
     (n,)), ``rows`` the tracks that fight (sorted; None: every track), ``keys`` their dice
@@ -279,15 +285,20 @@ def fight_into(rules, keys: np.ndarray, S: dict, rows: np.ndarray | None, pen, f
     rules' own start, as ``party`` plays it, and ``S`` is only written. The fight's
     changes (HP, hero points, slots, heals, PP, PE, wounded, the dead) are written into
     ``S`` at ``rows`` (compiled: :mod:`simkit.fight.rows`); returned: ``outcome`` and the
-    deaths by cause, (m,) each, as :func:`fight_ends`'."""
+    deaths by cause, (m,) each, as :func:`fight_ends`'. ``work``: a dict the caller keeps
+    from one fight to the next (a day's block), where the laid-out starts and the end states
+    are written in buffers made once (fresh memory is cleared by the kernel at first touch:
+    two 52 P-byte arrays a track a fight)."""
     from simkit.fight.rows import gather, scatter
 
     every = rows is None
     at = _NO_ROWS if rows is None else np.asarray(rows, dtype=np.intp)
+    m, P = len(keys), S["hp"].shape[1]
+    ends_out = _buffer(work, "ends", (len(CARRIED), m, P))
     if fresh:
         if not every:
             raise ValueError("fight_into: a fresh start is every track's")
-        out, ends = _run(rules, keys, None)
+        out, ends = _run(rules, keys, None, ends_out=ends_out)
     else:
         hp_max = S["hp_max"]
         maxima = _unique(hp_max)[0].astype(np.int64)
@@ -295,8 +306,9 @@ def fight_into(rules, keys: np.ndarray, S: dict, rows: np.ndarray | None, pen, f
         by_max[0, maxima] = _massive_at(maxima)
         by_max[1, maxima] = np.floor(rules.heal_below * maxima).astype(np.int64)
         by_max[2, maxima] = tables.night_hp(rules, maxima)
-        m, P = (len(hp_max) if every else len(at)), hp_max.shape[1]
-        by_field = np.empty((len(CARRIED), m, P), dtype=np.int32)
+        by_field = _buffer(work, "starts", (len(CARRIED), m, P))
+        if by_field is None:
+            by_field = np.empty((len(CARRIED), m, P), dtype=np.int32)
         gather(
             at, every, *(S[k] for k in _GATHERED), np.asarray(S["dead"], dtype=bool), by_max,
             by_field,
@@ -304,7 +316,9 @@ def fight_into(rules, keys: np.ndarray, S: dict, rows: np.ndarray | None, pen, f
         fights = S["fight"] if every else S["fight"].take(at)
         pens = pen if every else np.asarray(pen).take(at)
         start = _Start(check_penalty=pens, fight=fights)
-        out, ends = _run(rules, keys, start, starts=by_field.transpose(1, 2, 0))
+        out, ends = _run(
+            rules, keys, start, starts=by_field.transpose(1, 2, 0), ends_out=ends_out
+        )
     scatter(ends.transpose(2, 0, 1), at, every, *(S[k] for k in _SCATTERED), S["dead"])
     return _outcome_causes(out)
 
@@ -314,6 +328,19 @@ def fight_into(rules, keys: np.ndarray, S: dict, rows: np.ndarray | None, pen, f
 _GATHERED = ("hp", "hp_max", "hero", "slots", "heals", "wounded", "pp", "pe", "pe_max")
 _SCATTERED = ("hp", "hero", "slots", "heals", "pp", "pe", "wounded")
 _NO_ROWS = np.zeros(0, dtype=np.intp)
+
+
+def _buffer(work: dict | None, name: str, shape: tuple) -> np.ndarray | None:
+    """A C-contiguous int32 array of ``shape`` in ``work``'s buffer ``name`` (made, or
+    grown, when too small; its contents are whatever the last use left), or None without
+    ``work``."""
+    if work is None:
+        return None
+    size = int(np.prod(shape))
+    flat = work.get(name)
+    if flat is None or len(flat) < size:
+        flat = work[name] = np.empty(size, dtype=np.int32)
+    return flat[:size].reshape(shape)
 
 
 class _Start:
