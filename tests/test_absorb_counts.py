@@ -79,7 +79,12 @@ class _EncounterEngineCounts(Encounter):
 
 
 @pytest.mark.parametrize(
-    "kw", [dict(level=5), dict(level=3, dying_rules="seed001", long_term=True), dict(level=4, max_rounds=2)]
+    "kw",
+    [
+        dict(level=5),
+        dict(level=3, dying_rules="seed001", long_term=True),
+        dict(level=4, max_rounds=2),
+    ],
 )
 def test_the_encounter_hook_counts_what_the_engine_counts(kw):
     hooked = simkit.simulate(Encounter(**kw), 20_000, 5)
@@ -87,3 +92,19 @@ def test_the_encounter_hook_counts_what_the_engine_counts(kw):
     assert np.array_equal(hooked.hist, plain.hist)
     for name in plain.marks:
         assert np.array_equal(hooked.marks[name], plain.marks[name]), name
+
+
+@pytest.mark.parametrize("kw", CASES[:3])
+def test_the_hook_with_each_tracks_outcome_kept(kw):
+    """A paired comparison keeps each track's outcome and marks: the same with the hook."""
+    n = 20_000
+    opts = dict(positional=True, keep_outcomes=True)
+    hooked = simkit.simulate(Party(**kw), n, 3, **opts)
+    plain = simkit.simulate(_EngineCounts(**kw), n, 3, **opts)
+    assert np.array_equal(hooked.hist, plain.hist)
+    for name in plain.marks:
+        assert np.array_equal(hooked.marks[name], plain.marks[name]), name
+    assert np.array_equal(hooked.track_outcomes, plain.track_outcomes)
+    assert hooked.track_marks is not None and plain.track_marks is not None
+    for name, values in plain.track_marks.items():
+        assert np.array_equal(hooked.track_marks[name], values), name

@@ -21,8 +21,7 @@ A model may count the tracks a call ends itself: ``absorb_counts(state, codes, n
 gives ``(per_code, counts)``, ``per_code`` (n_codes,) the tracks ending with each code and
 ``counts`` mark -> (n_outcomes, largest value + 1) the ended tracks by outcome and value
 (what the engine's own counts give; the fight loop counts them compiled,
-:func:`simkit.fight.block.ended_counts`). The engine uses it unless each track's outcome
-is kept (``keep_outcomes``).
+:func:`simkit.fight.block.ended_counts`).
 
 A model whose ``init`` makes end states for ``carry`` at a cost (the fight loop's) sets
 ``init_keeps = True``: the engine then calls ``init(n, rng, ..., keep=...)``, ``keep``
@@ -203,9 +202,8 @@ class Ledger:
             self.n_tracks = n_tracks
             if model.marks:
                 self.tally.marks_of.append((first_id, self.mark_of))
-        # a model that counts its ended tracks itself (``absorb_counts``; not where each
-        # track's outcome is kept, which reads the tracks one by one anyway)
-        self.absorb_counts = None if keep_outcomes else getattr(model, "absorb_counts", None)
+        # a model that counts its ended tracks itself (``absorb_counts``)
+        self.absorb_counts = getattr(model, "absorb_counts", None)
         self.observe = model.observe if model.observes else None
         self.observe_counts = getattr(model, "observe_counts", None) if model.observes else None
 
@@ -246,12 +244,21 @@ class Ledger:
                 )
             else:
                 per_code = np.bincount(codes[~active], minlength=n_codes)
-            if keep_outcomes or (model.marks and len(kept) and counted is None):
+            rows = self.rows if keep_outcomes else None
+            if (keep_outcomes and rows is not None) or (
+                model.marks and len(kept) and counted is None
+            ):
                 done_at = np.flatnonzero(~active)
             if keep_outcomes:
-                rows, outcome_of = self.rows, self.outcome_of
-                if self.mark_of:  # each ended track's marks, in its row
-                    at = done_at if rows is None else rows.take(done_at)
+                outcome_of = self.outcome_of
+                if self.mark_of and rows is None:  # every row in order: the ended ones' marks
+                    ended = ~active
+                    for name, arr in self.mark_of.items():
+                        values = state.get(name)
+                        if values is not None:
+                            np.copyto(arr, values, casting="unsafe", where=ended)
+                elif self.mark_of:  # each ended track's marks, in its row
+                    at = rows.take(done_at)
                     for name, arr in self.mark_of.items():
                         values = state.get(name)
                         if values is not None:
