@@ -251,7 +251,15 @@ class Ledger:
                 done_at = np.flatnonzero(~active)
             if keep_outcomes:
                 outcome_of = self.outcome_of
-                if self.mark_of and rows is None:  # every row in order: the ended ones' marks
+                if self.mark_of and rows is None and not len(kept):
+                    # every track ends here, in order: each mark is the state's own array
+                    for name, arr in self.mark_of.items():
+                        values = state.get(name)
+                        if values is not None and values.dtype == arr.dtype:
+                            self.mark_of[name] = values
+                        elif values is not None:
+                            arr[...] = values
+                elif self.mark_of and rows is None:  # every row in order: the ended ones'
                     ended = ~active
                     for name, arr in self.mark_of.items():
                         values = state.get(name)
