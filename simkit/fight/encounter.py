@@ -388,6 +388,7 @@ def run_encounters(keys, T, C, horizon, width, starts, given, pens, out, ends):
         copy = False
         if not given and pens.shape[0] == 1:
             fresh_row[PEN_IX] = pens[0]
+            t.place(fresh_row, T)
             start(fresh_row, T, C, False)
             copy = fresh_row[CTR] == 0
         for i in range(c * chunk, min(n, (c + 1) * chunk)):
@@ -399,6 +400,7 @@ def run_encounters(keys, T, C, horizon, width, starts, given, pens, out, ends):
                 S[:] = 0
                 S[KEY] = keys[i]
                 S[PEN_IX] = pens[i if pens.shape[0] > 1 else 0]
+                t.place(S, T)
                 if given:
                     for f in range(len(CARRIED)):
                         S[pc(0, CARRIED[f])] = starts[i, 0, f]

@@ -284,6 +284,7 @@ def run_block(keys, T, horizon, width, starts, given, fights, pens, out, ends):
         fresh_row = np.zeros(width, dtype=np.int64)
         if same:
             fresh_row[PEN_IX] = pens[0]
+            t.place(fresh_row, T)
             fresh(fresh_row, T)
         for i in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
             # (element by element: a slice assignment takes a reference, an atomic
@@ -297,6 +298,7 @@ def run_block(keys, T, horizon, width, starts, given, fights, pens, out, ends):
             S[KEY] = keys[i]
             S[FIGHT_IX] = fights[i if fights.shape[0] > 1 else 0]
             S[PEN_IX] = pens[i if pens.shape[0] > 1 else 0]
+            t.place(S, T)
             if given:
                 for k in range(P):
                     for f in range(len(CARRIED)):

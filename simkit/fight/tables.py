@@ -57,7 +57,7 @@ from simkit.core.params import ParamError
 from simkit.fight import tables_con, tables_pf2e, tables_read, tables_tmp, tables_trk
 from simkit.fight._jit import scalar
 from simkit.fight.dice import edge_of
-from simkit.fight.state import CON_DAMAGE, FIGHT_IX, PEN_IX, pc
+from simkit.fight.state import CON_DAMAGE, FIGHT_IX, MONN_AT, PCN_AT, PEN_IX, pc
 from simkit.fight.tables_pf2e import N_PF2
 from simkit.rules import (
     dying_damage,
@@ -603,7 +603,15 @@ def pack(T: Tables) -> np.ndarray:
 @scalar
 def pcn(S, T, k, f):
     """PC ``k``'s number ``f`` (HP_MAX, AC, ...) at track ``S``'s check penalty."""
-    return T[np.uint64(T[O_PCN] + (S[PEN_IX] * T[H_P] + k) * N_PCN + f)]
+    return T[np.uint64(S[PCN_AT] + k * N_PCN + f)]
+
+
+@scalar
+def place(S, T):
+    """Where track ``S``'s PC numbers and monster numbers start in the tables (its check
+    penalty's and its lineup's), kept in its row for the readers."""
+    S[PCN_AT] = T[O_PCN] + S[PEN_IX] * T[H_P] * N_PCN
+    S[MONN_AT] = T[O_MONN] + S[FIGHT_IX] * T[H_M] * N_MONN
 
 
 @scalar
@@ -615,7 +623,7 @@ def pmap(T, k, a):
 @scalar
 def monn(S, T, j, f):
     """Monster ``j``'s number ``f`` (M_HP, M_AC, ...) in track ``S``'s lineup."""
-    return T[np.uint64(T[O_MONN] + (S[FIGHT_IX] * T[H_M] + j) * N_MONN + f)]
+    return T[np.uint64(S[MONN_AT] + j * N_MONN + f)]
 
 
 @scalar
