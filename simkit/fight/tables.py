@@ -58,6 +58,7 @@ from simkit.fight import tables_con, tables_pf2e, tables_read, tables_tmp, table
 from simkit.fight._jit import scalar
 from simkit.fight.dice import edge_of
 from simkit.fight.state import CON_DAMAGE, FIGHT_IX, MONN_AT, PCN_AT, PEN_IX, pc
+from simkit.fight.tables_con import night, night_hp_of
 from simkit.fight.tables_pf2e import N_PF2
 from simkit.rules import (
     dying_damage,
@@ -258,30 +259,6 @@ def _massive_at(hp_max: int) -> int:
     return lo
 
 
-def _night_hp(rules, hp_max: int) -> int:
-    """HP after a night whose hours give no result (R1-07, :func:`hourly.wake_up`)."""
-    stays = [hourly.STAYS] * hourly.WAKE_HOURS
-    return hourly.wake_up(stays, rules.checks, rules.level, hp_max)[1]
-
-
-def night_hp(rules, hp_max: np.ndarray) -> np.ndarray:
-    """:func:`_night_hp` of each maximum HP (a start's, per track)."""
-    values = {int(h): _night_hp(rules, int(h)) for h in np.unique(hp_max)}
-    return np.vectorize(values.__getitem__, otypes=[np.int64])(hp_max)
-
-
-def _night(rules) -> tuple[int, int]:
-    """(hours whose check counts, HP of a PC woken by a check) of a night (R1-06, R1-07,
-    A1-2), read from :func:`hourly.wake_up`: the hours in which a decisive result decides."""
-    counted = 0
-    for h in range(hourly.WAKE_HOURS):
-        probe = [hourly.STAYS] * h + [hourly.DEAD] + [hourly.STAYS] * (hourly.WAKE_HOURS - h - 1)
-        if hourly.wake_up(probe, rules.checks, rules.level)[0] == hourly.DEAD:
-            counted = h + 1
-    awake = [hourly.AWAKE] + [hourly.STAYS] * (hourly.WAKE_HOURS - 1)
-    return counted, hourly.wake_up(awake, max(rules.checks, 1), rules.level)[1]
-
-
 def _pc_tables(rules, pen: int, healers, dcs, Vmax: int, opts, dice) -> dict:
     """The tables of the PCs that depend on the check penalty ``pen`` (P-10): their row of
     numbers, recovery checks, first aid and hourly checks."""
@@ -319,7 +296,7 @@ def _pc_tables(rules, pen: int, healers, dcs, Vmax: int, opts, dice) -> dict:
             p.pe_max,
             rules.stabilize_cost(k),
             healers.index(p.medicine),
-            _night_hp(rules, p.hp),
+            night_hp_of(rules, p.hp),
             rules.temp_hp_of(k) if hasattr(rules, "temp_hp_of") else 0,  # R0-14
         )
     rec = np.zeros((P, len(dcs), Vmax + 1, 20), dtype=np.int64)
@@ -468,7 +445,7 @@ def build(rules, pens: tuple[int, ...] | None = None) -> Tables:
                         perseverance.AGONISING, pp, turn, cost=cost, spend=spend
                     )
                     agony[k, pp, turn] = codes[res] * 4096 + left
-    night_checks, awake_hp = _night(rules)
+    night_checks, awake_hp = night(rules)
     # the initiative's ties: the keys of zero rolls at zero Perception (AP-1)
     tie = initiative.initiative_keys(np.zeros((1, P + M)), [0] * P, [0] * M)[0].astype(np.int64)
     opt = np.zeros(N_OPT, dtype=np.int64)

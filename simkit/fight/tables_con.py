@@ -1,4 +1,5 @@
-"""The fight loop's tables of the hourly checks and of Constitution damage (R1-06, R1-12).
+"""The fight loop's tables of the hourly checks and of Constitution damage (R1-06, R1-12),
+and what a night with no hourly result gives (R1-07).
 
 Built from the rules' scalar references, as every table of :mod:`simkit.fight.tables`:
 
@@ -21,7 +22,16 @@ import numpy as np
 from simkit.rules import hourly
 from simkit.rules.rest import modifier_loss
 
-__all__ = ["DAMAGE_CAP", "LOSS_CAP", "con_table", "hour_table", "score_of"]
+__all__ = [
+    "DAMAGE_CAP",
+    "LOSS_CAP",
+    "con_table",
+    "hour_table",
+    "night",
+    "night_hp",
+    "night_hp_of",
+    "score_of",
+]
 
 #: Constitution damage counted (clamped in the lookups: more is as much).
 DAMAGE_CAP = 200
@@ -76,3 +86,28 @@ def hour_table(rules, pen: int, healers) -> np.ndarray:
                                 lethal=bool(lethal),
                             )
     return hour
+
+
+# -- the night after a fight (AP-11: R1-06, R1-07, A1-2) ------------------------------------
+def night_hp_of(rules, hp_max: int) -> int:
+    """HP after a night whose hours give no result (R1-07, :func:`hourly.wake_up`)."""
+    stays = [hourly.STAYS] * hourly.WAKE_HOURS
+    return hourly.wake_up(stays, rules.checks, rules.level, hp_max)[1]
+
+
+def night_hp(rules, hp_max: np.ndarray) -> np.ndarray:
+    """:func:`night_hp_of` each maximum HP (a start's, per track)."""
+    values = {int(h): night_hp_of(rules, int(h)) for h in np.unique(hp_max)}
+    return np.vectorize(values.__getitem__, otypes=[np.int64])(hp_max)
+
+
+def night(rules) -> tuple[int, int]:
+    """(hours whose check counts, HP of a PC woken by a check) of a night (R1-06, R1-07,
+    A1-2), read from :func:`hourly.wake_up`: the hours in which a decisive result decides."""
+    counted = 0
+    for h in range(hourly.WAKE_HOURS):
+        probe = [hourly.STAYS] * h + [hourly.DEAD] + [hourly.STAYS] * (hourly.WAKE_HOURS - h - 1)
+        if hourly.wake_up(probe, rules.checks, rules.level)[0] == hourly.DEAD:
+            counted = h + 1
+    awake = [hourly.AWAKE] + [hourly.STAYS] * (hourly.WAKE_HOURS - 1)
+    return counted, hourly.wake_up(awake, max(rules.checks, 1), rules.level)[1]

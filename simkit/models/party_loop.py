@@ -26,7 +26,7 @@ from functools import lru_cache
 import numpy as np
 
 from simkit.core.params import ParamError
-from simkit.fight import block, tables
+from simkit.fight import block, tables, tables_con
 from simkit.fight.loop import CARRIED
 from simkit.fight.state import (
     COND,
@@ -130,7 +130,7 @@ def _starts(rules, start: FightStart, knocked: np.ndarray | None = None) -> np.n
         PP: start.pp,
         PE: start.pe,
         PE_MAX: start.pe_max,
-        NIGHT_HP: tables.night_hp(rules, maxima)[at],
+        NIGHT_HP: tables_con.night_hp(rules, maxima)[at],
     }
     by_field = np.empty((len(CARRIED),) + hp.shape, dtype=np.int32)  # (the loop's layout)
     for i, f in enumerate(CARRIED):
@@ -305,7 +305,7 @@ def fight_into(
         by_max = np.zeros((3, int(maxima[-1]) + 1 if len(maxima) else 1), dtype=np.int64)
         by_max[0, maxima] = _massive_at(maxima)
         by_max[1, maxima] = np.floor(rules.heal_below * maxima).astype(np.int64)
-        by_max[2, maxima] = tables.night_hp(rules, maxima)
+        by_max[2, maxima] = tables_con.night_hp(rules, maxima)
         by_field = _buffer(work, "starts", (len(CARRIED), m, P))
         if by_field is None:
             by_field = np.empty((len(CARRIED), m, P), dtype=np.int32)
