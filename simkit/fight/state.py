@@ -7,8 +7,9 @@ The loop (:mod:`simkit.fight.loop`) reads and writes one track through its row `
   outcome's index, -1 while going on), ``STEP`` (steps played), ``KEY`` (its dice key, 63
   bits), ``CTR`` (the next draw's index, :mod:`simkit.fight.dice`), ``FIGHT_IX`` (its
   lineup, an index into the tables' fights), ``PEN_IX`` (its check penalty, an index into
-  the tables' penalties, P-10), ``PCN_AT`` and ``MONN_AT`` (where its penalty's PC numbers
-  and its lineup's monster numbers start in the tables: :func:`simkit.fight.tables.place`,
+  the tables' penalties, P-10), ``PCN_AT``, ``MONN_AT`` and ``MMAP_AT`` (where its penalty's
+  PC numbers, its lineup's monster numbers and their multiple attack penalties start in
+  the tables: :func:`simkit.fight.tables.place`,
   one read a number instead of three and a product) and the marks,
   ``DEATHS`` .. ``DEATHS_AFTER_FIGHT`` (in :data:`MARKS` order);
 - per PC ``k`` (party order), at :func:`pc` ``(k, field)``: ``HP`` (current hit points),
@@ -82,7 +83,7 @@ UP, DYING, STABLE, DEAD = (int(c) for c in Cond)
 FIGHT, WON, FLED = (int(p) for p in Phase)
 
 # -- the track's fields --------------------------------------------------------------------
-PHASE, OUTCOME, STEP, KEY, CTR, FIGHT_IX, PEN_IX, PCN_AT, MONN_AT = range(9)
+PHASE, OUTCOME, STEP, KEY, CTR, FIGHT_IX, PEN_IX, PCN_AT, MONN_AT, MMAP_AT = range(10)
 #: The marks, in the model's order (``Party.marks``), at ``S[MARK0 + i]``.
 MARKS = (
     "deaths",
@@ -95,7 +96,7 @@ MARKS = (
     "deaths_after_defeat",
     "deaths_after_fight",
 )
-MARK0 = 9
+MARK0 = 10
 (
     DEATHS,
     KNOCKOUTS,

@@ -57,7 +57,7 @@ from simkit.core.params import ParamError
 from simkit.fight import tables_con, tables_pf2e, tables_read, tables_tmp, tables_trk
 from simkit.fight._jit import scalar
 from simkit.fight.dice import edge_of
-from simkit.fight.state import CON_DAMAGE, FIGHT_IX, MONN_AT, PCN_AT, PEN_IX, pc
+from simkit.fight.state import CON_DAMAGE, FIGHT_IX, MMAP_AT, MONN_AT, PCN_AT, PEN_IX, pc
 from simkit.fight.tables_con import night, night_hp_of
 from simkit.fight.tables_pf2e import N_PF2
 from simkit.rules import (
@@ -585,10 +585,12 @@ def pcn(S, T, k, f):
 
 @scalar
 def place(S, T):
-    """Where track ``S``'s PC numbers and monster numbers start in the tables (its check
-    penalty's and its lineup's), kept in its row for the readers."""
+    """Where track ``S``'s PC numbers, monster numbers and monsters' multiple attack
+    penalties start in the tables (its check penalty's and its lineup's), kept in its row
+    for the readers."""
     S[PCN_AT] = T[O_PCN] + S[PEN_IX] * T[H_P] * N_PCN
     S[MONN_AT] = T[O_MONN] + S[FIGHT_IX] * T[H_M] * N_MONN
+    S[MMAP_AT] = T[O_MMAP] + S[FIGHT_IX] * max(T[np.uint64(T[O_OPT] + ATTACKS)], 1)
 
 
 @scalar
@@ -607,7 +609,7 @@ def monn(S, T, j, f):
 def mmap(S, T, a):
     """A monster's multiple attack penalty on its ``a``-th strike (P-02), in track ``S``'s
     lineup."""
-    return T[np.uint64(T[O_MMAP] + S[FIGHT_IX] * max(T[np.uint64(T[O_OPT] + ATTACKS)], 1) + a)]
+    return T[np.uint64(S[MMAP_AT] + a)]
 
 
 @scalar
