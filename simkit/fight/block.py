@@ -21,7 +21,15 @@ from simkit.fight.loop import CARRIED, OUT_MARK0, OUT_OUTCOME, OUT_STEP
 from simkit.fight.state import MARKS, width
 from simkit.fight.tables import H_M, H_P
 
-__all__ = ["CARRIED", "bytes_per_track", "ended_counts", "marks_of", "run", "step_codes"]
+__all__ = [
+    "CARRIED",
+    "bytes_per_track",
+    "counted",
+    "ended_counts",
+    "marks_of",
+    "run",
+    "step_codes",
+]
 
 _WARM = [False]
 #: Chunks of tracks (:data:`simkit.fight.loop.CHUNK` each) a thread takes at a time: a
@@ -132,6 +140,14 @@ def ended_counts(codes: np.ndarray, n_out: int, n_codes: int, marks: np.ndarray)
     (``marks`` (marks, n), any layout: each mark's row), ``tops[m]`` mark ``m``'s largest
     value among them. A negative mark is refused (ValueError), as the engine's counts do."""
     return _ended_counts(codes, n_out, n_codes, marks)
+
+
+def counted(codes: np.ndarray, n_out: int, n_codes: int, marks: np.ndarray, names) -> tuple:
+    """:func:`ended_counts` as the engine's ``absorb_counts`` hook gives them: ``(per_code,
+    counts)``, ``counts`` mark name (``names``, in ``marks``' row order) -> (n_out, its
+    largest value + 1)."""
+    per_code, counts, tops = ended_counts(codes, n_out, n_codes, marks)
+    return per_code, {name: counts[i, :, : tops[i] + 1] for i, name in enumerate(names)}
 
 
 @numba.njit(cache=True)

@@ -240,10 +240,8 @@ def absorb_counts(rules, state, codes: np.ndarray, n_codes: int):
     """The engine's counts of the tracks ``codes`` end, compiled from the block's ``out``
     (:func:`simkit.fight.block.ended_counts`), as the party's
     (:func:`simkit.models.party_loop.absorb_counts`)."""
-    M = len(rules.marks)
-    marks = state["out"].T[2 : 2 + M]
-    per_code, counts, tops = block.ended_counts(codes, len(rules.outcomes), n_codes, marks)
-    return per_code, {name: counts[i, :, : tops[i] + 1] for i, name in enumerate(rules.marks)}
+    marks = state["out"].T[2 : 2 + len(rules.marks)]
+    return block.counted(codes, len(rules.outcomes), n_codes, marks, rules.marks)
 
 
 def _marks(rules, out: np.ndarray) -> dict[str, np.ndarray]:

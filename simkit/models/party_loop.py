@@ -22,6 +22,7 @@ is the party's only Monte Carlo.
 from __future__ import annotations
 
 from functools import lru_cache
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -86,6 +87,17 @@ def _massive_at(hp_max: np.ndarray) -> np.ndarray:
     return lo
 
 
+def _of_maxima(rules, maxima: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What follows from each maximum HP of ``maxima`` (int64): the least damage that kills
+    outright (R0-13), the HP at or below which a cleric heals (AP-5: ``heal_below``), the
+    HP after a night with no hourly result (R1-07)."""
+    return (
+        _massive_at(maxima),
+        np.floor(rules.heal_below * maxima).astype(np.int64),
+        tables_con.night_hp(rules, maxima),
+    )
+
+
 def _unique(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(a, return_inverse=True)``, the inverse in ``a``'s shape or, when every
     row of ``a`` is its first (a day's tracks mostly are: the same maximum HP, the same
@@ -117,11 +129,12 @@ def _starts(rules, start: FightStart, knocked: np.ndarray | None = None) -> np.n
     cond[dead] = DEAD
     if knocked is not None:
         cond[knocked] = DYING
+    massive, low, night = _of_maxima(rules, maxima)
     fields = {
         HP: hp,
         HP_MAX: hp_max,
-        MASSIVE: _massive_at(maxima)[at],
-        LOW: np.floor(rules.heal_below * maxima).astype(np.int64)[at],
+        MASSIVE: massive[at],
+        LOW: low[at],
         HERO: start.hero,
         SLOTS: start.slots,
         HEALS: start.heals,
@@ -130,7 +143,7 @@ def _starts(rules, start: FightStart, knocked: np.ndarray | None = None) -> np.n
         PP: start.pp,
         PE: start.pe,
         PE_MAX: start.pe_max,
-        NIGHT_HP: tables_con.night_hp(rules, maxima)[at],
+        NIGHT_HP: night[at],
     }
     by_field = np.empty((len(CARRIED),) + hp.shape, dtype=np.int32)  # (the loop's layout)
     for i, f in enumerate(CARRIED):
@@ -216,8 +229,7 @@ def absorb_counts(rules, state, codes: np.ndarray, n_codes: int):
     :class:`simkit.core.engine.Ledger`): per code, and each mark's by outcome and value,
     counted compiled from the block's ``out`` (:func:`simkit.fight.block.ended_counts`)."""
     marks = state["out"].T[block.OUT_MARK0 : block.OUT_MARK0 + len(MARKS)]
-    per_code, counts, tops = block.ended_counts(codes, len(rules.outcomes), n_codes, marks)
-    return per_code, {name: counts[i, :, : tops[i] + 1] for i, name in enumerate(MARKS)}
+    return block.counted(codes, len(rules.outcomes), n_codes, marks, MARKS)
 
 
 def handed_on(ends: np.ndarray, rows: np.ndarray, check_penalty, fight=None) -> FightStart:
@@ -303,9 +315,7 @@ def fight_into(
         hp_max = S["hp_max"]
         maxima = _unique(hp_max)[0].astype(np.int64)
         by_max = np.zeros((3, int(maxima[-1]) + 1 if len(maxima) else 1), dtype=np.int64)
-        by_max[0, maxima] = _massive_at(maxima)
-        by_max[1, maxima] = np.floor(rules.heal_below * maxima).astype(np.int64)
-        by_max[2, maxima] = tables_con.night_hp(rules, maxima)
+        by_max[:, maxima] = _of_maxima(rules, maxima)
         by_field = _buffer(work, "starts", (len(CARRIED), m, P))
         if by_field is None:
             by_field = np.empty((len(CARRIED), m, P), dtype=np.int32)
@@ -315,7 +325,7 @@ def fight_into(
         )  # fmt: skip
         fights = S["fight"] if every else S["fight"].take(at)
         pens = pen if every else np.asarray(pen).take(at)
-        start = _Start(check_penalty=pens, fight=fights)
+        start = SimpleNamespace(check_penalty=pens, fight=fights)  # (the fields: laid out)
         out, ends = _run(
             rules, keys, start, starts=by_field.transpose(1, 2, 0), ends_out=ends_out
         )
@@ -341,13 +351,6 @@ def _buffer(work: dict | None, name: str, shape: tuple) -> np.ndarray | None:
     if flat is None or len(flat) < size:
         flat = work[name] = np.empty(size, dtype=np.int32)
     return flat[:size].reshape(shape)
-
-
-class _Start:
-    """What :func:`_run` reads of a start besides the PCs' fields (given laid out)."""
-
-    def __init__(self, check_penalty, fight):
-        self.check_penalty, self.fight = check_penalty, fight
 
 
 def care_ends(rules, keys: np.ndarray, start: FightStart, knocked: np.ndarray):
